@@ -1,0 +1,39 @@
+/**
+ * Model sizes by name (DESIGN.md §3 "Policy"). `small` matches ../shared/bench/peer_torch.py's default
+ * (d=128, 4 layers, 4 heads) so `npm run bench` compares like with like.
+ */
+
+/** Hyper-parameters of the decoder-only transformer. */
+export interface ModelConfig {
+  /** Vocabulary size V (tokenizer.size). */
+  vocabSize: number;
+  /** Model width d. */
+  dModel: number;
+  /** Number of transformer blocks. */
+  nLayers: number;
+  /** Attention heads h; d must be divisible by h (head size hs = d/h). */
+  nHeads: number;
+  /** Max sequence length (learned position embeddings); prompts are cut from the left to fit. */
+  maxSeq: number;
+}
+
+/** Named sizes without the vocabulary (filled in from the tokenizer). */
+export const MODEL_PRESETS: Record<'nano' | 'small' | 'base', Omit<ModelConfig, 'vocabSize'>> = {
+  /** ~60k non-embedding params: tests and quick from-scratch runs on the CPU. */
+  nano: { dModel: 48, nLayers: 2, nHeads: 2, maxSeq: 384 },
+  /** ~0.8M non-embedding params: the page's default. */
+  small: { dModel: 128, nLayers: 4, nHeads: 4, maxSeq: 384 },
+  /** ~4.7M non-embedding params: real GPUs. */
+  base: { dModel: 256, nLayers: 6, nHeads: 8, maxSeq: 512 },
+};
+
+/**
+ * Resolve a named size for a vocabulary.
+ * @throws Error naming the accepted sizes on an unknown name.
+ */
+export function modelConfig(size: string, vocabSize: number): ModelConfig {
+  const p = (MODEL_PRESETS as Record<string, Omit<ModelConfig, 'vocabSize'>>)[size];
+  if (!p) throw new Error(`unknown model size "${size}"; accepted: ${Object.keys(MODEL_PRESETS).join(', ')}`);
+  if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new Error(`modelConfig: vocabSize must be an integer ≥ 2, got ${vocabSize}`);
+  return { ...p, vocabSize };
+}

@@ -1,0 +1,119 @@
+/**
+ * KV-cached batched sampling of responses (DESIGN.md §2 step 2; issue #2 "KV-cached sampling with temperature").
+ *
+ * Prompts of different lengths are left-padded into [B, Lmax]; position ids restart at 0 after the padding and
+ * padded keys are masked, so each row sees exactly its own prompt. Each decoding step runs one token per row
+ * through the cached keys/values. The next token is drawn on the CPU with the explicit `Rng` from
+ * softmax((logits + allowedMask)/temperature), so sampling is reproducible on every backend given the logits.
+ */
+import * as tf from '../tf';
+import type { Rng } from '../rng';
+import type { ModelConfig } from './config';
+import type { Params } from './params';
+import { decodeStep, forward, logits, NEG, type LayerCache } from './transformer';
+
+/** Options of `sampleResponses`. */
+export interface SampleOptions {
+  /** Softmax temperature (> 0); logits are divided by it. */
+  temperature: number;
+  /** Max response tokens (including <eos>); a row that reaches it stops without <eos>. */
+  maxTokens: number;
+  /** Id of the end-of-response token. */
+  eos: number;
+  /**
+   * Allowed next tokens for row `row` after it produced `prefix` (ids so far), or null for the free set
+   * (`freeRow`). An empty array means the row cannot continue and is stopped.
+   */
+  allowed: (row: number, prefix: readonly number[]) => Int32Array | null;
+  /** Additive mask [V] of the free-decoding set (0 allowed, NEG not). */
+  freeRow: Float32Array;
+  /** The run's generator; one draw per sampled token, rows in order. */
+  rng: Rng;
+}
+
+/** One sampled response. */
+export interface SampledResponse {
+  /** Token ids, ending with eos unless cut at maxTokens. */
+  tokens: number[];
+  /** Allowed set used at each token (null = free set). */
+  allowed: (Int32Array | null)[];
+  /** Sampler's own log-probs at the sampling temperature (nats), for display only; training re-scores. */
+  sampleLogp: number[];
+}
+
+/**
+ * Sample one response per prompt. prompts: B arrays of token ids (each ≤ maxSeq − maxTokens long).
+ * @throws Error if a prompt is empty or too long.
+ */
+export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: readonly (readonly number[])[], o: SampleOptions): Promise<SampledResponse[]> {
+  const B = prompts.length;
+  if (B === 0) return [];
+  const Lmax = Math.max(...prompts.map((x) => x.length));
+  if (Math.min(...prompts.map((x) => x.length)) === 0) throw new Error('sampleResponses: empty prompt');
+  if (Lmax + o.maxTokens > cfg.maxSeq) throw new Error(`sampleResponses: prompt length ${Lmax} + ${o.maxTokens} response tokens exceeds maxSeq ${cfg.maxSeq}`);
+  const V = cfg.vocabSize;
+  const ids = new Int32Array(B * Lmax), pos = new Int32Array(B * Lmax);
+  const keyBias: number[][] = [];
+  prompts.forEach((pr, i) => {
+    const pad = Lmax - pr.length;
+    const kb: number[] = [];
+    for (let t = 0; t < Lmax; t++) {
+      ids[i * Lmax + t] = t < pad ? 0 : pr[t - pad];
+      pos[i * Lmax + t] = Math.max(0, t - pad);
+      kb.push(t < pad ? NEG : 0);
+    }
+    keyBias.push(kb);
+  });
+  const out: SampledResponse[] = prompts.map(() => ({ tokens: [], allowed: [], sampleLogp: [] }));
+  const active = prompts.map(() => true);
+  // Prefill: logits at the last prompt position and the caches.
+  let { lastLogits, cache } = tf.tidy(() => {
+    const f = forward(p, cfg, tf.tensor2d(ids, [B, Lmax], 'int32'), tf.tensor2d(pos, [B, Lmax], 'int32'), tf.tensor2d(keyBias.flat(), [B, Lmax]), true);
+    const last = tf.reshape(tf.slice(f.hidden, [0, Lmax - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D;
+    return { lastLogits: logits(p, last), cache: f.cache };
+  });
+  const row = new Float64Array(V);
+  for (let step = 0; step < o.maxTokens; step++) {
+    const lg = (await lastLogits.data()) as Float32Array;
+    lastLogits.dispose();
+    const next = new Int32Array(B);
+    for (let i = 0; i < B; i++) {
+      if (!active[i]) continue;
+      const allowed = o.allowed(i, out[i].tokens);
+      if (allowed && allowed.length === 0) {
+        active[i] = false;
+        continue;
+      }
+      for (let v = 0; v < V; v++) row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
+      if (allowed) for (const a of allowed) row[a] = lg[i * V + a] / o.temperature;
+      const tok = o.rng.categorical(row);
+      let m = -Infinity, z = 0;
+      for (let v = 0; v < V; v++) if (row[v] > m) m = row[v];
+      for (let v = 0; v < V; v++) if (row[v] !== -Infinity) z += Math.exp(row[v] - m);
+      out[i].tokens.push(tok);
+      out[i].allowed.push(allowed);
+      out[i].sampleLogp.push(row[tok] - m - Math.log(z));
+      next[i] = tok;
+      if (tok === o.eos) active[i] = false;
+    }
+    if (!active.some(Boolean) || step === o.maxTokens - 1) break;
+    // One cached decoding step for every row (finished rows compute a throwaway token).
+    for (let i = 0; i < B; i++) keyBias[i].push(0);
+    const t = Lmax + step;
+    const stepPos = prompts.map((pr) => pr.length + step);
+    const r = tf.tidy(() => {
+      const d = decodeStep(p, cfg, tf.tensor2d(next, [B, 1], 'int32'), tf.tensor2d(stepPos, [B, 1], 'int32'), tf.tensor2d(keyBias.flat(), [B, t + 1]), cache);
+      return { lastLogits: logits(p, tf.reshape(d.hidden, [B, -1]) as tf.Tensor2D), cache: d.cache };
+    });
+    disposeCache(cache);
+    cache = r.cache;
+    lastLogits = r.lastLogits;
+  }
+  if (!lastLogits.isDisposed) lastLogits.dispose();
+  disposeCache(cache);
+  return out;
+}
+
+function disposeCache(c: LayerCache[]): void {
+  for (const l of c) tf.dispose([l.kT, l.v]);
+}

@@ -1,0 +1,168 @@
+/**
+ * Batched per-token log-probs of responses given prompts (DESIGN.md §2 steps 4 and 6; issue #2).
+ *
+ * Layout: a batch of n samples is right-padded into ids [n, T] int32 (T = longest prompt+response). The
+ * DESIGN's masks [n, T] have 1 on response (action) tokens; here those positions are *packed*: M = Σ response
+ * lengths, in sample-major order, and every per-token result is a float32 [M] vector. `unpack` turns it back
+ * into per-sample arrays. Only the M predicting positions go through the output head (cheaper than [n,T,V]),
+ * which also means prompt tokens can never receive gradient from the loss.
+ *
+ * Log-probs are of the *sampling* distribution: logits + allowed-mask (admissible decoding: only tokens that
+ * extend a prefix of an admissible action; free decoding: every non-special token and <eos>), log-softmax in nats.
+ */
+import * as tf from '../tf';
+import type { ModelConfig } from './config';
+import type { Params } from './params';
+import { forward, logits, NEG } from './transformer';
+import { gatherRows } from './ops';
+
+/** One (prompt, response) pair to score. */
+export interface ScoreSample {
+  /** Prompt token ids (context, never trained). */
+  prompt: readonly number[];
+  /** Response (action) token ids, ending with <eos> when the action was complete. */
+  response: readonly number[];
+  /** Per response token: the allowed next-token ids when it was sampled, or null for the free-decoding set. */
+  allowed: readonly (Int32Array | null)[];
+}
+
+/** Tensors for one scoring batch; dispose with `disposeBatch`. */
+export interface ScoreBatch {
+  ids: tf.Tensor2D; // [n,T] int32
+  pos: tf.Tensor2D; // [n,T] int32
+  predIdx: tf.Tensor1D; // [M] int32: flat index i·T + (t−1) of the position predicting response token t
+  targets: tf.Tensor1D; // [M] int32
+  maskAdd: tf.Tensor2D; // [M,V] float32: 0 allowed, NEG otherwise
+  /** Response length per sample (to unpack [M] results). */
+  lengths: number[];
+  /** Total tokens in ids (n·T), for throughput accounting. */
+  tokens: number;
+}
+
+/** Additive mask [V] for free decoding: NEG on special tokens except `eos`, 0 elsewhere. */
+export function freeMaskRow(vocabSize: number, specialCount: number, eos: number): Float32Array {
+  const row = new Float32Array(vocabSize);
+  for (let i = 0; i < specialCount; i++) if (i !== eos) row[i] = NEG;
+  return row;
+}
+
+/**
+ * Build the tensors for scoring `samples`. `freeRow` is `freeMaskRow(...)`.
+ * @throws Error if a sample is longer than cfg.maxSeq or a response is empty.
+ */
+export function buildScoreBatch(samples: readonly ScoreSample[], cfg: ModelConfig, freeRow: Float32Array): ScoreBatch {
+  const n = samples.length;
+  let T = 0, M = 0;
+  for (const s of samples) {
+    if (s.response.length === 0) throw new Error('scoring: empty response');
+    T = Math.max(T, s.prompt.length + s.response.length);
+    M += s.response.length;
+  }
+  if (T > cfg.maxSeq) throw new Error(`scoring: sample length ${T} exceeds maxSeq ${cfg.maxSeq}`);
+  const V = cfg.vocabSize;
+  const ids = new Int32Array(n * T), pos = new Int32Array(n * T);
+  const predIdx = new Int32Array(M), targets = new Int32Array(M);
+  const mask = new Float32Array(M * V);
+  let m = 0;
+  samples.forEach((s, i) => {
+    const L = s.prompt.length;
+    for (let t = 0; t < T; t++) pos[i * T + t] = t;
+    for (let t = 0; t < L; t++) ids[i * T + t] = s.prompt[t];
+    for (let r = 0; r < s.response.length; r++) {
+      ids[i * T + L + r] = s.response[r];
+      predIdx[m] = i * T + L + r - 1;
+      targets[m] = s.response[r];
+      const allowed = s.allowed[r];
+      const row = mask.subarray(m * V, (m + 1) * V);
+      if (allowed) {
+        row.fill(NEG);
+        for (const a of allowed) row[a] = 0;
+      } else row.set(freeRow);
+      m++;
+    }
+  });
+  return {
+    ids: tf.tensor2d(ids, [n, T], 'int32'),
+    pos: tf.tensor2d(pos, [n, T], 'int32'),
+    predIdx: tf.tensor1d(predIdx, 'int32'),
+    targets: tf.tensor1d(targets, 'int32'),
+    maskAdd: tf.tensor2d(mask, [M, V]),
+    lengths: samples.map((s) => s.response.length),
+    tokens: n * T,
+  };
+}
+
+/** Dispose a ScoreBatch's tensors. */
+export function disposeBatch(b: ScoreBatch): void {
+  tf.dispose([b.ids, b.pos, b.predIdx, b.targets, b.maskAdd]);
+}
+
+/**
+ * Per-token log-probs (nats) and entropies (nats) of the batch's response tokens under params `p`.
+ * Differentiable w.r.t. `p` (call inside a gradient scope to train). Returns logp [M] and entropy [M] float32.
+ */
+export function tokenLogProbs(p: Params, cfg: ModelConfig, b: ScoreBatch): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+  const { hidden } = forward(p, cfg, b.ids, b.pos);
+  const [n, T, d] = hidden.shape;
+  const h = gatherRows(tf.reshape(hidden, [n * T, d]) as tf.Tensor2D, b.predIdx); // [M,d]
+  const lsm = tf.logSoftmax(tf.add(logits(p, h), b.maskAdd)); // [M,V]
+  const oh = tf.oneHot(b.targets, cfg.vocabSize); // [M,V]
+  const logp = tf.sum(tf.mul(lsm, oh), 1) as tf.Tensor1D;
+  const entropy = tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)) as tf.Tensor1D;
+  return { logp, entropy };
+}
+
+/**
+ * Score many samples without gradient, in chunks of `chunk` samples (bounded memory). Returns plain arrays
+ * (float32 [M] packed, sample-major) and the number of tokens processed.
+ */
+export async function scoreSamples(
+  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array, chunk = 64,
+): Promise<{ logp: Float32Array; entropy: Float32Array; tokens: number }> {
+  // Offsets of each sample's tokens in the packed output.
+  const offsets: number[] = [];
+  let M = 0;
+  for (const s of samples) {
+    offsets.push(M);
+    M += s.response.length;
+  }
+  // Score in order of length so each chunk pads little; results go back to their original offsets.
+  const order = samples.map((_, i) => i).sort((a, b) => {
+    const la = samples[a].prompt.length + samples[a].response.length;
+    const lb = samples[b].prompt.length + samples[b].response.length;
+    return la - lb || a - b;
+  });
+  const logp = new Float32Array(M), entropy = new Float32Array(M);
+  let tokens = 0;
+  for (let i = 0; i < order.length; i += chunk) {
+    const idx = order.slice(i, i + chunk);
+    const b = buildScoreBatch(idx.map((j) => samples[j]), cfg, freeRow);
+    const r = tf.tidy(() => {
+      const o = tokenLogProbs(p, cfg, b);
+      return [o.logp, o.entropy];
+    });
+    const [lp, en] = (await Promise.all([r[0].data(), r[1].data()])) as Float32Array[];
+    let o = 0;
+    for (const j of idx) {
+      const L = samples[j].response.length;
+      logp.set(lp.subarray(o, o + L), offsets[j]);
+      entropy.set(en.subarray(o, o + L), offsets[j]);
+      o += L;
+    }
+    tokens += b.tokens;
+    tf.dispose(r);
+    disposeBatch(b);
+  }
+  return { logp, entropy, tokens };
+}
+
+/** Split a packed [M] vector into per-sample arrays by response length. */
+export function unpack(packed: Float32Array, lengths: readonly number[]): Float32Array[] {
+  const out: Float32Array[] = [];
+  let o = 0;
+  for (const L of lengths) {
+    out.push(packed.slice(o, o + L));
+    o += L;
+  }
+  return out;
+}

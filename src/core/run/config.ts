@@ -1,0 +1,181 @@
+/**
+ * RunConfig: one schema for every setting of a run (DESIGN.md §3 "Run config and links"; issue #2).
+ *
+ * The schema (zod) is the single source of truth for defaults, ranges and accepted names; the CLI flags, the
+ * page's controls and the URL hash all read it. Each field documents type, default, meaning, what 0 means,
+ * the paper symbol and a recommended value (TRL style). Cross-field rules are checked by `validateRunConfig`.
+ */
+import { z } from 'zod';
+
+/** Bumped whenever a field is renamed or its meaning changes; stored in links and exports. */
+export const SCHEMA_VERSION = 1;
+
+/** Environment names known to the config (the env registry must agree). */
+export const ENV_NAMES = ['household'] as const;
+/** Algorithm names (registered in core/algos). */
+export const ALGO_NAMES = ['grpo'] as const;
+/** Model sizes (core/model/config.ts). */
+export const MODEL_SIZES = ['nano', 'small', 'base'] as const;
+/** Backends; `auto` means webgpu → webgl → wasm → cpu in the page, wasm in Node. */
+export const BACKENDS = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const num = (min: number, max: number) => z.number().min(min).max(max);
+
+/** The zod schema; `RunConfigSchema.parse({})` gives the shipped defaults. */
+export const RunConfigSchema = z.object({
+  /** Schema version of the settings (this file's SCHEMA_VERSION). */
+  schemaVersion: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
+  /** Environment family. Default `household`. */
+  env: z.enum(ENV_NAMES).default('household'),
+  /** Environment preset (`easy`: one task type, few receptacles, quick to learn from scratch; `default`: all six types). */
+  preset: z.enum(['easy', 'default']).default('easy'),
+  /** Training algorithm. `grpo`: group-normalised outcome advantage + PPO-clip (DESIGN.md §2). */
+  algo: z.enum(ALGO_NAMES).default('grpo'),
+  /** Model size: `nano` (tests, fast), `small` (default in the page), `base` (real GPUs). */
+  model: z.enum(MODEL_SIZES).default('nano'),
+  /** Seed of the one generator every random draw derives from (tasks, init, sampling, mini-batch order). */
+  seed: int(0, 2 ** 31 - 1).default(1),
+  /** Number of training steps (policy updates rounds). Recommended 100–300 on `easy`. */
+  steps: int(1, 100000).default(120),
+  /** B: tasks sampled per step from the train split. */
+  tasksPerStep: int(1, 256).default(8),
+  /** G: rollouts per task (the group). G=1 makes every advantage 0 under mean-std (singleton group). */
+  groupSize: int(1, 64).default(8),
+  /**
+   * Decoding mode. `admissible`: sampling masked token by token to prefixes of admissible actions (a policy
+   * trained from scratch can act at all). `free`: any token; an inadmissible action gets `Nothing happens.`.
+   * Training log-probs (old, current, reference) are always those of the distribution that sampled.
+   */
+  decoding: z.enum(['admissible', 'free']).default('admissible'),
+  /** Rollout temperature (1.0 = on-policy). */
+  temperature: num(0.05, 5).default(1.0),
+  /** H: how many past turns (action + observation) the prompt keeps. 0 = none. */
+  historyTurns: int(0, 30).default(3),
+  /** Max tokens of one action (including the end token). */
+  maxActionTokens: int(2, 64).default(12),
+  /** Adam learning rate. Recommended 1e-3 (nano, from scratch), 3e-4 (small). */
+  learningRate: num(1e-7, 1).default(1e-3),
+  /** PPO clip range ε (ratio clipped to [1−ε, 1+ε]). 0 disables updates away from the old policy. */
+  clipEps: num(0, 1).default(0.2),
+  /** Dual-clip constant c > 1 for negative advantages (Ye et al. 2020); 0 disables dual-clip. */
+  dualClip: num(0, 100).default(3),
+  /** β: weight of the k3 KL to the frozen initial (reference) policy. 0 = no KL term (KL still reported). */
+  klBeta: num(0, 10).default(0.001),
+  /** Advantage normalisation: `mean-std` (A=(S−μ)/(σ+ε), GRPO) or `mean-only` (A=S−μ, Dr. GRPO). */
+  advNorm: z.enum(['mean-std', 'mean-only']).default('mean-std'),
+  /**
+   * Over what μ, σ are taken: `trajectory` (default; one score per trajectory, as in GRPO) or `step`
+   * (over the group's step-samples, as OPID's reference code; long trajectories weigh more).
+   */
+  advGroupBy: z.enum(['trajectory', 'step']).default('trajectory'),
+  /** ε in the advantage denominator σ+ε. */
+  advEps: num(0, 1).default(1e-6),
+  /** Penalty subtracted from the score S per invalid (inadmissible) action. 0 = none. */
+  invalidPenalty: num(0, 10).default(0.1),
+  /** Mini-batches per step (one Adam update each; ratio ≠ 1 after the first). */
+  miniBatches: int(1, 64).default(4),
+  /** Passes over the step's samples (PPO epochs). */
+  ppoEpochs: int(1, 16).default(1),
+  /** Global grad-norm clip (L2). 0 disables. */
+  maxGradNorm: num(0, 1000).default(1.0),
+  /** Evaluate every k steps (and at step 0 and the last step). 0 = never. */
+  evalEvery: int(0, 100000).default(20),
+  /** Episodes per split at each evaluation (test-seen and test-unseen). */
+  evalEpisodes: int(1, 2000).default(40),
+  /** Evaluation sampling temperature. */
+  evalTemperature: num(0.05, 5).default(0.4),
+  /** Backend preference; not part of the reproducibility contract except that the same backend replays exactly. */
+  backend: z.enum(BACKENDS).default('auto'),
+});
+
+/** A complete, validated run configuration. */
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+/** Field names of RunConfig. */
+export type RunConfigKey = keyof RunConfig;
+
+/** The shipped defaults. */
+export const DEFAULT_CONFIG: RunConfig = RunConfigSchema.parse({});
+
+/** A problem with one field: its name, what is wrong and how to fix it. */
+export interface ConfigIssue {
+  field: string;
+  message: string;
+}
+
+/** Error thrown by `parseRunConfig`; `issues` names each bad field. */
+export class ConfigError extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map((i) => `${i.field}: ${i.message}`).join('; '));
+    this.name = 'ConfigError';
+  }
+}
+
+/** Accepted values or range of a field, in words, for error messages. */
+export function describeField(key: RunConfigKey): string {
+  const def = (RunConfigSchema.shape[key] as unknown as { def: { innerType?: unknown } }).def;
+  const inner = (def.innerType ?? RunConfigSchema.shape[key]) as z.ZodType;
+  if (inner instanceof z.ZodEnum) return `one of ${(inner.options as string[]).join(', ')}`;
+  if (inner instanceof z.ZodNumber) {
+    const lo = inner.minValue, hi = inner.maxValue;
+    return `${inner.isInt ? 'an integer' : 'a number'} in [${lo}, ${hi}]`;
+  }
+  return 'see the schema';
+}
+
+function zodIssues(err: z.ZodError): ConfigIssue[] {
+  return err.issues.map((i) => {
+    const field = i.path.join('.') || '(config)';
+    const key = i.path[0] as RunConfigKey;
+    const accepted = key in RunConfigSchema.shape ? ` (accepted: ${describeField(key)})` : '';
+    return { field, message: `${i.message}${accepted}` };
+  });
+}
+
+/** Cross-field rules; each message says the rule and the fix. */
+export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const samplesLowerBound = c.tasksPerStep * c.groupSize;
+  if (c.miniBatches > samplesLowerBound)
+    out.push({ field: 'miniBatches', message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G` });
+  if (c.dualClip !== 0 && c.dualClip <= 1)
+    out.push({ field: 'dualClip', message: 'dual-clip constant must be > 1 (or 0 to disable); recommended 3' });
+  return out;
+}
+
+/**
+ * Parse and validate a partial config: missing fields take defaults.
+ * @throws ConfigError listing every bad field with its accepted values.
+ */
+export function parseRunConfig(partial: unknown): RunConfig {
+  const r = RunConfigSchema.safeParse(partial ?? {});
+  if (!r.success) throw new ConfigError(zodIssues(r.error));
+  const cross = crossFieldIssues(r.data);
+  if (cross.length) throw new ConfigError(cross);
+  return r.data;
+}
+
+/**
+ * Like parseRunConfig but never throws: invalid fields are dropped (their defaults kept) and reported.
+ * Used for links and imports so that the valid part of a malformed input is kept.
+ */
+export function parseRunConfigLenient(partial: Record<string, unknown>): { config: RunConfig; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(partial)) {
+    if (!(k in RunConfigSchema.shape)) {
+      issues.push({ field: k, message: 'unknown setting, ignored' });
+      continue;
+    }
+    const r = (RunConfigSchema.shape[k as RunConfigKey] as z.ZodType).safeParse(v);
+    if (r.success) kept[k] = r.data;
+    else issues.push(...zodIssues(new z.ZodError(r.error.issues.map((i) => ({ ...i, path: [k, ...i.path] })))));
+  }
+  let config = RunConfigSchema.parse(kept);
+  const cross = crossFieldIssues(config);
+  for (const c of cross) {
+    issues.push({ ...c, message: `${c.message}; reset to default` });
+    config = { ...config, [c.field]: DEFAULT_CONFIG[c.field as RunConfigKey] } as RunConfig;
+  }
+  return { config, issues };
+}

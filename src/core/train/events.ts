@@ -1,0 +1,126 @@
+/**
+ * Typed events the trainer yields (issue #2 "The trainer is an async generator of typed events").
+ * Consumed by the CLI (one JSON line each) and by the worker (forwarded to the page). Plain data only:
+ * structured-cloneable, no tensors, no functions.
+ */
+import type { RunConfig } from '../run/config';
+import type { Split } from '../envs/types';
+
+/** One policy update round. Metric units: rates in [0,1], losses dimensionless, KL in nats/token, time in ms. */
+export interface StepEvent {
+  event: 'step';
+  /** 1-based index of the completed step. */
+  step: number;
+  /** Fraction of this step's B·G training trajectories that succeeded (R ≥ 1). */
+  successRate: number;
+  /** Mean outcome reward R over the trajectories. */
+  rewardMean: number;
+  /** Mean score S = R − invalidPenalty·#invalid used for the advantage. */
+  scoreMean: number;
+  /** Token-mean PPO-clip policy loss (without the KL term), averaged over mini-batches. */
+  policyLoss: number;
+  /** Token-mean k3 KL estimate to the reference policy (nats/token), clamped to [−10, 10] per token. */
+  kl: number;
+  /** Fraction of action tokens whose ratio was clipped (either side, incl. dual-clip). */
+  clipFraction: number;
+  /** Token-mean entropy of the sampling distribution (nats). */
+  entropy: number;
+  /** Global L2 grad norm before clipping, mean over mini-batches. */
+  gradNorm: number;
+  /** Mean |A| over action tokens. */
+  advantageAbsMean: number;
+  /** Fraction of steps whose action was inadmissible. */
+  invalidRate: number;
+  /** Mean trajectory length (env steps). */
+  episodeLength: number;
+  /** Step-samples (env steps) trained on. */
+  samples: number;
+  /** Action tokens trained on. */
+  actionTokens: number;
+  /** Tokens processed per second of wall time this step (rollout prompts + scoring + training forward/backward). */
+  tokensPerSecond: number;
+  /** Wall time of this step (ms). */
+  stepMs: number;
+  /** Wall time since training started (ms). */
+  elapsedMs: number;
+  /** tf.memory().numTensors after the step (must stay constant after the first step). */
+  numTensors: number;
+}
+
+/** One token of an action, for the rollout viewer. Log-probs in nats. */
+export interface TokenView {
+  text: string;
+  /** Old-policy log-prob of this token (pre-update re-score). */
+  logpOld: number;
+  /** Reference-policy log-prob. */
+  logpRef: number;
+  /** Advantage applied to this token (A_ep for GRPO). */
+  adv: number;
+  /** Entropy of the sampling distribution at this token (nats). */
+  entropy: number;
+}
+
+/** One env step of a trajectory, for display. */
+export interface StepView {
+  observation: string;
+  action: string;
+  valid: boolean;
+  tokens: TokenView[];
+}
+
+/** One trajectory, for display. */
+export interface TrajectoryView {
+  task: string;
+  taskType: string;
+  success: boolean;
+  reward: number;
+  /** S used for the advantage. */
+  score: number;
+  /** Trajectory-level advantage A_ep. */
+  advantage: number;
+  /** Initial observation. */
+  initialObservation: string;
+  steps: StepView[];
+}
+
+/** A sample of the latest step's trajectories: one whole group (G trajectories of one task). */
+export interface TrajectoriesEvent {
+  event: 'trajectories';
+  step: number;
+  group: TrajectoryView[];
+}
+
+/** Success of one split at one evaluation. */
+export interface SplitEval {
+  successRate: number;
+  episodes: number;
+  /** Per task type: success rate and episode count. */
+  byTaskType: Record<string, { successRate: number; episodes: number }>;
+}
+
+/** Evaluation on test-seen and test-unseen at evalTemperature. `step` 0 = before training. */
+export interface EvalEvent {
+  event: 'eval';
+  step: number;
+  splits: Partial<Record<Split, SplitEval>>;
+  evalMs: number;
+}
+
+/** Start of training: the resolved config and model facts. */
+export interface StartEvent {
+  event: 'start';
+  config: RunConfig;
+  backend: string;
+  params: number;
+  vocabSize: number;
+}
+
+/** Training ended (all steps done). */
+export interface DoneEvent {
+  event: 'done';
+  steps: number;
+  elapsedMs: number;
+}
+
+/** Every event the trainer yields. */
+export type TrainEvent = StartEvent | StepEvent | TrajectoriesEvent | EvalEvent | DoneEvent;
