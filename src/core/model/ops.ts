@@ -10,8 +10,11 @@
  */
 import * as tf from '../tf';
 
+// tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
+type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
+
 /** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls. */
-export const matmul = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
@@ -20,10 +23,10 @@ export const matmul = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSa
       return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sb) as tf.Tensor2D), tf.matMul(tf.transpose(sa) as tf.Tensor2D, dy as tf.Tensor2D)];
     },
   };
-}) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
+}) as unknown as CGF) as unknown as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
 /** a: [B, M, K], b: [B, K, N] → [B, M, N] (batched). Gradients via plain batched matMuls. */
-export const bmm = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D),
@@ -35,20 +38,20 @@ export const bmm = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveF
       ];
     },
   };
-}) as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
+}) as unknown as CGF) as unknown as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
 
 /**
  * Rows of `table` at `indices`: table [R, C] float32, indices [n] int32 → [n, C].
  * Gradient w.r.t. table: scatterND of dy into [R, C] (rows hit twice are summed). No gradient to indices.
  */
 export function gatherRows(table: tf.Tensor2D, indices: tf.Tensor1D): tf.Tensor2D {
-  const f = tf.customGrad((t: tf.Tensor, save: tf.GradSaveFunc) => {
+  const f = tf.customGrad(((t: tf.Tensor, save: tf.GradSaveFunc) => {
     save([]);
     return {
       value: tf.gather(t, indices),
       gradFunc: (dy: tf.Tensor) => [tf.scatterND(tf.expandDims(indices, 1), dy, t.shape)],
     };
-  }) as (t: tf.Tensor2D) => tf.Tensor2D;
+  }) as unknown as CGF) as unknown as (t: tf.Tensor2D) => tf.Tensor2D;
   return f(table);
 }
 

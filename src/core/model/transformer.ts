@@ -14,10 +14,10 @@ import { bmm, gatherRows, gelu, layerNorm, linear, matmul } from './ops';
 export const NEG = -1e9;
 
 /** Key/value cache of one layer: kT [B·h, hs, Tc] (keys stored transposed), v [B·h, Tc, hs]. */
-export interface LayerCache {
+export type LayerCache = {
   kT: tf.Tensor3D;
   v: tf.Tensor3D;
-}
+};
 
 /** [B,T,d] → [B·h, T, hs] */
 function splitHeads(x: tf.Tensor, B: number, T: number, h: number, hs: number): tf.Tensor3D {
@@ -44,11 +44,14 @@ function block(p: Params, i: number, cfg: ModelConfig, x: tf.Tensor, bias: tf.Te
   const [B, T, d] = x.shape;
   const h = cfg.nHeads, hs = d / h;
   const a = layerNorm(x, p[`h${i}.ln1.g`], p[`h${i}.ln1.b`]);
-  const qkv = linear(a, p[`h${i}.attn.wqkv`] as tf.Tensor2D, p[`h${i}.attn.bqkv`]); // [B,T,3d]
-  const [q, k, v] = tf.split(qkv, 3, 2);
-  const qh = splitHeads(q, B, T, h, hs); // [B·h,T,hs]
-  let kT = tf.transpose(splitHeads(k, B, T, h, hs), [0, 2, 1]) as tf.Tensor3D; // [B·h,hs,T]
-  let vh = splitHeads(v, B, T, h, hs); // [B·h,T,hs]
+  // Three [d,d] projections sliced from wqkv instead of one [d,3d] projection and a split of the activation:
+  // slicing the small weight is cheap, while SplitV on a [B,T,3d] activation is slow on wasm.
+  const w = p[`h${i}.attn.wqkv`], bqkv = p[`h${i}.attn.bqkv`];
+  const proj = (j: number) => linear(a, tf.slice(w, [0, j * d], [d, d]) as tf.Tensor2D, tf.slice(bqkv, [j * d], [d]));
+  const qh = splitHeads(proj(0), B, T, h, hs); // [B·h,T,hs]
+  // Keys go straight to [B·h,hs,T] with one transpose.
+  let kT = tf.reshape(tf.transpose(tf.reshape(proj(1), [B, T, h, hs]), [0, 2, 3, 1]), [B * h, hs, T]) as tf.Tensor3D;
+  let vh = splitHeads(proj(2), B, T, h, hs); // [B·h,T,hs]
   if (past) {
     kT = tf.concat([past.kT, kT], 2);
     vh = tf.concat([past.v, vh], 1);

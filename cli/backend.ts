@@ -1,0 +1,36 @@
+/**
+ * tfjs backend setup for Node (issue #2 "CLI (Node, cpu or wasm backend)"). `webgpu` also works in Node through
+ * the `webgpu` package (Dawn), which supplies `navigator.gpu`; on a machine without a GPU set
+ * VK_ICD_FILENAMES to a SwiftShader ICD (see README).
+ */
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import * as tf from '../src/core/tf';
+
+/** Backends the CLI accepts. */
+export const NODE_BACKENDS = ['cpu', 'wasm', 'webgpu'] as const;
+/** One of NODE_BACKENDS. */
+export type NodeBackend = (typeof NODE_BACKENDS)[number];
+
+/**
+ * Activate a backend. @throws Error naming the backend and the reason when it cannot start.
+ */
+export async function setupBackend(name: NodeBackend): Promise<string> {
+  tf.env().set('PROD', true); // silence the "install tfjs-node" banner; we choose our backends deliberately
+  if (name === 'wasm') {
+    const wasm = await import('@tensorflow/tfjs-backend-wasm');
+    const require = createRequire(import.meta.url);
+    const dist = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
+    wasm.setWasmPaths(dist + path.sep);
+  } else if (name === 'webgpu') {
+    const { create, globals } = await import('webgpu');
+    Object.assign(globalThis, globals);
+    Object.defineProperty(globalThis, 'navigator', { value: { gpu: create([]) }, configurable: true });
+    await import('@tensorflow/tfjs-backend-webgpu');
+    tf.env().set('WEBGPU_CPU_FORWARD', false);
+  }
+  const ok = await tf.setBackend(name);
+  if (!ok) throw new Error(`backend ${name} failed to initialise`);
+  await tf.ready();
+  return tf.getBackend();
+}

@@ -1,0 +1,101 @@
+/**
+ * `npm run train -- --env household [--preset easy] --algo grpo --model nano --steps N --tasks B --group G
+ *  --seed S --backend cpu|wasm [--json]` (issue #2). With --json: one JSON object per line (step and eval events;
+ * see src/core/train/events.ts). Without: a progress line and a readable summary. Bad input: a message naming
+ * the flag and the accepted values, exit code 2.
+ */
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { setupBackend, NODE_BACKENDS } from './backend';
+import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
+import { train } from '../src/core/train/trainer';
+import type { EvalEvent, StepEvent } from '../src/core/train/events';
+
+const SPEC = {
+  env: { type: 'string', help: 'environment', default: 'household' },
+  preset: { type: 'string', help: 'environment preset', default: 'easy' },
+  algo: { type: 'string', help: 'algorithm', default: 'grpo' },
+  model: { type: 'string', help: 'model size', default: 'nano' },
+  steps: { type: 'int', help: 'training steps' },
+  tasks: { type: 'int', help: 'B: tasks per step' },
+  group: { type: 'int', help: 'G: rollouts per task' },
+  seed: { type: 'int', help: 'seed' },
+  backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
+  decoding: { type: 'string', help: 'decoding mode (admissible|free)' },
+  lr: { type: 'float', help: 'Adam learning rate' },
+  'kl-beta': { type: 'float', help: 'β, KL weight' },
+  'mini-batches': { type: 'int', help: 'mini-batches per step' },
+  history: { type: 'int', help: 'H: past turns in the prompt' },
+  'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
+  'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
+  'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
+  json: { type: 'boolean', help: 'print one JSON object per line' },
+  help: { type: 'boolean', help: 'show this help' },
+} as const;
+
+/** RunConfig field for each flag that maps to one (for error messages and building the config). */
+const FIELD: Record<string, keyof RunConfig> = {
+  env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
+  decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'mini-batches': 'miniBatches', history: 'historyTurns',
+  'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm',
+};
+
+function fail(msg: string): never {
+  process.stderr.write(`train: ${msg}\n`);
+  process.exit(USAGE_EXIT_CODE);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2), SPEC);
+  } catch (e) {
+    if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run train --', SPEC)}`);
+    throw e;
+  }
+  if (args.help) {
+    process.stdout.write(usage('npm run train --', SPEC) + '\n');
+    return;
+  }
+  const partial: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(FIELD)) {
+    const v = (args as Record<string, unknown>)[flag];
+    if (v !== undefined) partial[field] = v;
+  }
+  let config: RunConfig;
+  try {
+    config = parseRunConfig({ ...partial, backend: args.backend });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      const flagOf = (field: string) => Object.entries(FIELD).find(([, f]) => f === field)?.[0] ?? field;
+      fail(e.issues.map((i) => `--${flagOf(i.field)}: ${i.message}`).join('\n'));
+    }
+    throw e;
+  }
+  const backend = await setupBackend(args.backend);
+  const out = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
+  for await (const ev of train(config, { backend })) {
+    if (args.json) {
+      if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
+      continue;
+    }
+    if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
+    else if (ev.event === 'step') process.stdout.write(progress(ev, config.steps) + '\n');
+    else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
+    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s\n`);
+  }
+}
+
+function progress(e: StepEvent, total: number): string {
+  const w = 20, filled = Math.round((e.step / total) * w);
+  const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
+  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s`;
+}
+
+function evalLine(e: EvalEvent): string {
+  return `eval @ step ${e.step}: ` + Object.entries(e.splits).map(([s, v]) => `${s} ${(100 * v!.successRate).toFixed(1)}% (${v!.episodes} episodes; ` + Object.entries(v!.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(0)}%`).join(', ') + ')').join('  ');
+}
+
+main().catch((e) => {
+  process.stderr.write(`train: ${e instanceof Error ? (process.env.OPD_DEBUG ? e.stack : e.message) : String(e)}\n`);
+  process.exit(1);
+});

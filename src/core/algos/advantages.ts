@@ -1,0 +1,71 @@
+/**
+ * Outcome advantages, looked up by name (STYLE.md habit 2; DESIGN.md §2 step 7; issue #2).
+ *
+ * GRPO (Shao et al. 2024, eq. for outcome supervision): every trajectory τ of a group (same task) gets
+ * A_ep(τ) = (S(τ) − μ_q) / (σ_q + ε)   (`mean-std`)   or   A_ep(τ) = S(τ) − μ_q   (`mean-only`, Dr. GRPO),
+ * broadcast to every action token of every step of τ. σ_q is the unbiased (n−1) standard deviation, as verl's
+ * `compute_grpo_outcome_advantage`; a singleton group gets A = 0, and a zero-variance group gets A = 0 since
+ * S − μ = 0 exactly.
+ *
+ * `groupBy: 'step'` takes μ_q, σ_q over the group's step-samples instead of its trajectories (OPID's reference
+ * code): each trajectory's score counts once per step, so long trajectories weigh more.
+ */
+
+/** Advantage normalisation mode. */
+export type AdvNorm = 'mean-std' | 'mean-only';
+/** What μ and σ are taken over. */
+export type AdvGroupBy = 'trajectory' | 'step';
+
+/** Input of an outcome-advantage estimator: one entry per trajectory. */
+export interface OutcomeInput {
+  /** Score S per trajectory (outcome reward minus penalties). */
+  scores: readonly number[];
+  /** Group id per trajectory (trajectories of one task share an id). */
+  groups: readonly number[];
+  /** Steps (samples) per trajectory; used when groupBy = 'step'. */
+  lengths: readonly number[];
+}
+
+/** Options of an outcome-advantage estimator. */
+export interface OutcomeOptions {
+  norm: AdvNorm;
+  groupBy: AdvGroupBy;
+  /** ε in σ + ε. */
+  eps: number;
+}
+
+/** An advantage estimator: per-trajectory advantages (float64 numbers), same order as the input. */
+export type OutcomeEstimator = (x: OutcomeInput, o: OutcomeOptions) => number[];
+
+/** GRPO group-relative outcome advantage (see file doc). @throws Error if input arrays differ in length. */
+export const grpoAdvantage: OutcomeEstimator = (x, o) => {
+  const n = x.scores.length;
+  if (x.groups.length !== n || x.lengths.length !== n) throw new Error('grpoAdvantage: scores, groups and lengths must have the same length');
+  const members = new Map<number, number[]>();
+  x.groups.forEach((g, i) => (members.get(g) ?? members.set(g, []).get(g)!).push(i));
+  const out = new Array<number>(n).fill(0);
+  for (const idx of members.values()) {
+    // Weighted sample: each trajectory counts once (trajectory) or once per step (step).
+    const w = idx.map((i) => (o.groupBy === 'step' ? x.lengths[i] : 1));
+    const W = w.reduce((a, b) => a + b, 0);
+    if (idx.length < 2 || W < 2) continue; // singleton group → 0
+    const mu = idx.reduce((s, i, k) => s + w[k] * x.scores[i], 0) / W;
+    const varU = idx.reduce((s, i, k) => s + w[k] * (x.scores[i] - mu) ** 2, 0) / (W - 1);
+    const sd = Math.sqrt(varU);
+    for (const i of idx) {
+      const d = x.scores[i] - mu;
+      out[i] = o.norm === 'mean-std' ? d / (sd + o.eps) : d;
+    }
+  }
+  return out;
+};
+
+/** Registered outcome estimators by algorithm name. */
+export const OUTCOME_ESTIMATORS: Record<string, OutcomeEstimator> = { grpo: grpoAdvantage };
+
+/** Look up an estimator. @throws Error listing the known names. */
+export function getOutcomeEstimator(name: string): OutcomeEstimator {
+  const f = OUTCOME_ESTIMATORS[name];
+  if (!f) throw new Error(`unknown advantage estimator "${name}"; known: ${Object.keys(OUTCOME_ESTIMATORS).join(', ')}`);
+  return f;
+}

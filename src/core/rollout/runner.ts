@@ -1,0 +1,97 @@
+/**
+ * Batched rollouts (DESIGN.md §2 step 2): all episodes step in lockstep; at each env step every unfinished
+ * episode's prompt is built and one action per episode is sampled in one KV-cached batch. Draws come from the
+ * explicit `rng` in episode order, so a rollout is reproducible given the policy's logits.
+ */
+import type { Env, EnvSpec, TaskRef } from '../envs/types';
+import type { Rng } from '../rng';
+import type { Tokenizer } from '../tokenizer/tokenizer';
+import type { ModelConfig } from '../model/config';
+import type { Params } from '../model/params';
+import { sampleResponses } from '../model/sample';
+import { actionTokens, buildPrompt, type Turn } from './prompt';
+import { ActionTrie } from './trie';
+import type { StepRecord, Trajectory } from './types';
+
+/** A policy's weights plus what is needed to prompt and decode it. */
+export interface PolicyHandle {
+  params: Params;
+  cfg: ModelConfig;
+  tok: Tokenizer;
+  /** Free-decoding additive mask [V] (see model/scoring.freeMaskRow). */
+  freeRow: Float32Array;
+}
+
+/** Options of `runEpisodes`. */
+export interface RolloutOptions {
+  decoding: 'admissible' | 'free';
+  temperature: number;
+  historyTurns: number;
+  maxActionTokens: number;
+  rng: Rng;
+  /** Max episodes per sampling batch (memory bound). Default 128. */
+  maxBatch?: number;
+  /** Optional per-episode skill injection (OPID/Skill-GRPO, issue #4): episode-level text per episode index. */
+  episodeSkill?: (episode: number) => string | undefined;
+}
+
+/** Result of a batch of episodes. */
+export interface RolloutResult {
+  trajectories: Trajectory[];
+  /** Tokens that went through the model (prompt prefill + decoded tokens). */
+  tokens: number;
+}
+
+/** Run one episode per task ref with the policy. @throws Error from the env on a bad ref. */
+export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: string, refs: readonly TaskRef[], o: RolloutOptions): Promise<RolloutResult> {
+  const { tok, cfg } = policy;
+  const eos = tok.special('<eos>');
+  const maxPrompt = cfg.maxSeq - o.maxActionTokens;
+  const envs: Env[] = refs.map(() => spec.create(preset));
+  const trajs: Trajectory[] = refs.map((ref, i) => {
+    const r = envs[i].reset(ref);
+    return { ref, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0 };
+  });
+  const obs = trajs.map((t) => t.initialObservation);
+  const hist: Turn[][] = refs.map(() => []);
+  const done = refs.map(() => false);
+  let tokens = 0;
+  const maxBatch = o.maxBatch ?? 128;
+  while (done.some((d) => !d)) {
+    const active = done.flatMap((d, i) => (d ? [] : [i]));
+    for (let c = 0; c < active.length; c += maxBatch) {
+      const rows = active.slice(c, c + maxBatch);
+      const adm = rows.map((i) => envs[i].admissibleActions());
+      const prompts = rows.map((i, k) =>
+        buildPrompt(tok, { task: trajs[i].task, history: hist[i], observation: obs[i], admissible: adm[k], historyTurns: o.historyTurns, episodeSkill: o.episodeSkill?.(i) }, maxPrompt),
+      );
+      const tries = o.decoding === 'admissible' ? adm.map((a) => new ActionTrie(a.map((x) => actionTokens(tok, x)), eos)) : null;
+      const res = await sampleResponses(policy.params, cfg, prompts, {
+        temperature: o.temperature, maxTokens: o.maxActionTokens, eos, freeRow: policy.freeRow, rng: o.rng,
+        allowed: (row, prefix) => (tries ? tries[row].allowed(prefix) : null),
+      });
+      rows.forEach((i, k) => {
+        const r = res[k];
+        tokens += prompts[k].length + r.tokens.length;
+        const body = r.tokens[r.tokens.length - 1] === eos ? r.tokens.slice(0, -1) : r.tokens;
+        // A response cut before <eos> is not a complete action: send it as is (it will be inadmissible).
+        const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
+        const st = envs[i].step(action);
+        const rec: StepRecord = {
+          observation: obs[i], admissible: adm[k], prompt: prompts[k], response: r.tokens, allowed: r.allowed,
+          action, valid: st.valid, reward: st.reward,
+        };
+        const t = trajs[i];
+        t.steps.push(rec);
+        t.reward += st.reward;
+        if (!st.valid) t.invalidCount++;
+        if (st.success) t.success = true;
+        hist[i].push({ action, observation: st.observation });
+        obs[i] = st.observation;
+        if (st.done) done[i] = true;
+      });
+    }
+  }
+  for (const t of trajs) t.success = t.success || t.reward >= 1;
+  return { trajectories: trajs, tokens };
+}

@@ -1,0 +1,39 @@
+/**
+ * Trajectory records produced by rollouts (DESIGN.md §2 steps 2–3). Plain data, no tensors.
+ */
+import type { TaskRef } from '../envs/types';
+
+/** One env step = one training sample: prompt tokens are context, response tokens are trained. */
+export interface StepRecord {
+  /** Observation the action answered. */
+  observation: string;
+  /** Admissible actions offered in the prompt. */
+  admissible: string[];
+  /** Prompt token ids (int32 values). */
+  prompt: number[];
+  /** Response token ids (the action, ending with <eos> unless cut at maxActionTokens). */
+  response: number[];
+  /** Allowed next-token set per response token (null = free decoding set). */
+  allowed: (Int32Array | null)[];
+  /** Decoded action text as sent to the env. */
+  action: string;
+  /** False when the env answered `Nothing happens.` to an inadmissible action. */
+  valid: boolean;
+  /** Reward of this step. */
+  reward: number;
+}
+
+/** One episode. */
+export interface Trajectory {
+  ref: TaskRef;
+  task: string;
+  taskType: string;
+  initialObservation: string;
+  steps: StepRecord[];
+  /** Outcome reward R(τ) = Σ step rewards. */
+  reward: number;
+  /** R ≥ 1. */
+  success: boolean;
+  /** Number of inadmissible actions. */
+  invalidCount: number;
+}

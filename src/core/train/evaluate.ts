@@ -1,0 +1,50 @@
+/**
+ * Evaluation (issue #2): the policy plays the first `episodes` tasks (indices 0..n−1) of each split at the
+ * evaluation temperature; success overall and per task type. The same tasks every time, so evaluations at
+ * different steps are comparable.
+ */
+import type { EnvSpec, Split } from '../envs/types';
+import type { Rng } from '../rng';
+import { runEpisodes, type PolicyHandle } from '../rollout/runner';
+import type { Trajectory } from '../rollout/types';
+import type { SplitEval } from './events';
+
+/** Success summary of trajectories: overall and per task type (rates in [0,1]). */
+export function summarize(trajs: readonly Trajectory[]): SplitEval {
+  const byTaskType: SplitEval['byTaskType'] = {};
+  for (const t of trajs) {
+    const e = (byTaskType[t.taskType] ??= { successRate: 0, episodes: 0 });
+    e.successRate += t.success ? 1 : 0;
+    e.episodes++;
+  }
+  for (const e of Object.values(byTaskType)) e.successRate /= e.episodes;
+  const ok = trajs.filter((t) => t.success).length;
+  return { successRate: trajs.length ? ok / trajs.length : 0, episodes: trajs.length, byTaskType };
+}
+
+/** Options of `evaluatePolicy`. */
+export interface EvalOptions {
+  preset: string;
+  splits: readonly Split[];
+  episodes: number;
+  temperature: number;
+  decoding: 'admissible' | 'free';
+  historyTurns: number;
+  maxActionTokens: number;
+  rng: Rng;
+}
+
+/** Evaluate on each split; returns the summaries and the tokens processed. */
+export async function evaluatePolicy(policy: PolicyHandle, spec: EnvSpec, o: EvalOptions): Promise<{ splits: Partial<Record<Split, SplitEval>>; tokens: number; trajectories: Partial<Record<Split, Trajectory[]>> }> {
+  const splits: Partial<Record<Split, SplitEval>> = {};
+  const trajectories: Partial<Record<Split, Trajectory[]>> = {};
+  let tokens = 0;
+  for (const split of o.splits) {
+    const refs = Array.from({ length: o.episodes }, (_, index) => ({ split, index }));
+    const r = await runEpisodes(policy, spec, o.preset, refs, { decoding: o.decoding, temperature: o.temperature, historyTurns: o.historyTurns, maxActionTokens: o.maxActionTokens, rng: o.rng.fork(split) });
+    splits[split] = summarize(r.trajectories);
+    trajectories[split] = r.trajectories;
+    tokens += r.tokens;
+  }
+  return { splits, tokens, trajectories };
+}

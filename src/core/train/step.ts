@@ -1,0 +1,55 @@
+/**
+ * From rollouts to update inputs (DESIGN.md §2 steps 3–7 for GRPO): scores S = R − invalidPenalty·#invalid,
+ * group advantages broadcast to every action token of every step, old and reference log-probs re-scored.
+ */
+import type { Trajectory } from '../rollout/types';
+import type { ScoreSample } from '../model/scoring';
+import { getOutcomeEstimator, type OutcomeOptions } from '../algos/advantages';
+
+/** Samples of a batch of trajectories, packed (see model/scoring), with their bookkeeping. */
+export interface PackedSamples {
+  samples: ScoreSample[];
+  /** Trajectory index of each sample. */
+  sampleTraj: number[];
+  /** Offset of each sample's tokens in packed vectors. */
+  offsets: number[];
+  /** Total action tokens M. */
+  tokens: number;
+}
+
+/** Flatten trajectories into step-samples (one per env step). */
+export function packSamples(trajs: readonly Trajectory[]): PackedSamples {
+  const samples: ScoreSample[] = [], sampleTraj: number[] = [], offsets: number[] = [];
+  let M = 0;
+  trajs.forEach((t, ti) =>
+    t.steps.forEach((s) => {
+      samples.push({ prompt: s.prompt, response: s.response, allowed: s.allowed });
+      sampleTraj.push(ti);
+      offsets.push(M);
+      M += s.response.length;
+    }),
+  );
+  return { samples, sampleTraj, offsets, tokens: M };
+}
+
+/** Score S of a trajectory: outcome reward minus the invalid-action penalty. */
+export function trajectoryScore(t: Trajectory, invalidPenalty: number): number {
+  return t.reward - invalidPenalty * t.invalidCount;
+}
+
+/**
+ * Per-trajectory outcome advantages for trajectories grouped by `groupOf` (e.g. the task slot), using the
+ * estimator registered under `algo`.
+ */
+export function outcomeAdvantages(trajs: readonly Trajectory[], groupOf: readonly number[], invalidPenalty: number, algo: string, o: OutcomeOptions): { scores: number[]; adv: number[] } {
+  const scores = trajs.map((t) => trajectoryScore(t, invalidPenalty));
+  const adv = getOutcomeEstimator(algo)({ scores, groups: groupOf, lengths: trajs.map((t) => t.steps.length) }, o);
+  return { scores, adv };
+}
+
+/** Broadcast per-trajectory values to a packed per-token vector float32 [M]. */
+export function broadcastToTokens(p: PackedSamples, perTraj: readonly number[]): Float32Array {
+  const out = new Float32Array(p.tokens);
+  p.samples.forEach((s, i) => out.fill(perTraj[p.sampleTraj[i]], p.offsets[i], p.offsets[i] + s.response.length));
+  return out;
+}

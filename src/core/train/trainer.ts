@@ -1,0 +1,148 @@
+/**
+ * The trainer loop as an async generator of typed events (DESIGN.md §2; issue #2). Pulling `next()` advances
+ * training: pausing is not pulling, "step once" is pulling until the next `step` event. Every random draw comes
+ * from streams forked off one `Rng(seed)` by purpose and step (`init`, `tasks/s`, `rollout/s`, `minibatch/s`,
+ * `eval/s`), so the evaluation schedule never shifts the training stream.
+ *
+ * Per step: sample B train tasks → G rollouts each → scores and group advantages → old and reference
+ * log-probs re-scored → PPO-clip + KL update over mini-batches → events.
+ */
+import * as tf from '../tf';
+import { Rng } from '../rng';
+import { parseRunConfig, type RunConfig } from '../run/config';
+import { getEnvSpec } from '../envs/registry';
+import type { EnvSpec, TaskRef } from '../envs/types';
+import { cloneFrozen, type Params } from '../model/params';
+import { scoreSamples } from '../model/scoring';
+import { runEpisodes, type PolicyHandle } from '../rollout/runner';
+import type { Trajectory } from '../rollout/types';
+import { buildTokenizer, createPolicy } from './setup';
+import { ppoUpdate } from './update';
+import { broadcastToTokens, outcomeAdvantages, packSamples } from './step';
+import { evaluatePolicy } from './evaluate';
+import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
+
+/** Options of `train` that are not part of the run config. */
+export interface TrainOptions {
+  /** Name of the active tfjs backend (reported in the start event). */
+  backend: string;
+  /** Set `aborted` to stop after the current step (the generator then returns without a `done` event). */
+  signal?: { aborted: boolean };
+  /** Called with the live policy once built (e.g. to save weights at the end). */
+  onPolicy?: (p: PolicyHandle) => void;
+}
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/**
+ * Train per `config` (validated here; throws ConfigError naming bad fields). Yields start, eval (step 0), then per
+ * step: step, trajectories, and eval every `evalEvery` steps and at the last step; finally done.
+ * Disposes every tensor it made when the generator finishes or is closed early.
+ */
+export async function* train(config: Partial<RunConfig>, opts: TrainOptions): AsyncGenerator<TrainEvent> {
+  const cfg = parseRunConfig(config);
+  const spec = getEnvSpec(cfg.env);
+  const root = new Rng(cfg.seed);
+  const tok = buildTokenizer(spec);
+  const policy = createPolicy(cfg.model, tok, root.fork('init'));
+  const ref: Params = cloneFrozen(policy.params);
+  const optimizer = tf.train.adam(cfg.learningRate, 0.9, 0.999, 1e-8);
+  opts.onPolicy?.(policy);
+  const t0 = now();
+  try {
+    yield { event: 'start', config: cfg, backend: opts.backend, params: policy.paramCount, vocabSize: tok.size };
+    if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0);
+    for (let step = 1; step <= cfg.steps; step++) {
+      if (opts.signal?.aborted) return;
+      const ts = now();
+      const { event, group } = await trainStep(policy, ref, optimizer, spec, cfg, root, step);
+      event.stepMs = now() - ts;
+      event.elapsedMs = now() - t0;
+      event.tokensPerSecond = (event.tokensPerSecond * 1000) / Math.max(event.stepMs, 1e-3);
+      event.numTensors = tf.memory().numTensors;
+      yield event;
+      yield { event: 'trajectories', step, group };
+      if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) yield await evalEvent(policy, spec, cfg, root, step);
+    }
+    yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0 };
+  } finally {
+    optimizer.dispose();
+    tf.dispose(Object.values(ref));
+    tf.dispose(Object.values(policy.params));
+  }
+}
+
+async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number): Promise<EvalEvent> {
+  const t = now();
+  const r = await evaluatePolicy(policy, spec, {
+    preset: cfg.preset, splits: ['test-seen', 'test-unseen'], episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature,
+    decoding: cfg.decoding, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`eval/${step}`),
+  });
+  return { event: 'eval', step, splits: r.splits, evalMs: now() - t };
+}
+
+/** One training step; `tokensPerSecond` holds the raw token count until the caller divides by time. */
+async function trainStep(
+  policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number,
+): Promise<{ event: StepEvent; group: TrajectoryView[] }> {
+  const taskRng = root.fork(`tasks/${step}`);
+  const refs: TaskRef[] = [], groupOf: number[] = [];
+  for (let b = 0; b < cfg.tasksPerStep; b++) {
+    const index = taskRng.int(1_000_000);
+    for (let g = 0; g < cfg.groupSize; g++) {
+      refs.push({ split: 'train', index });
+      groupOf.push(b);
+    }
+  }
+  const roll = await runEpisodes(policy, spec, cfg.preset, refs, {
+    decoding: cfg.decoding, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`rollout/${step}`),
+  });
+  const trajs = roll.trajectories;
+  const { scores, adv } = outcomeAdvantages(trajs, groupOf, cfg.invalidPenalty, cfg.algo, { norm: cfg.advNorm, groupBy: cfg.advGroupBy, eps: cfg.advEps });
+  const packed = packSamples(trajs);
+  const old = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
+  const refS = await scoreSamples(ref, policy.cfg, packed.samples, policy.freeRow);
+  const advTok = broadcastToTokens(packed, adv);
+  const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
+  const nSteps = packed.samples.length;
+  const event: StepEvent = {
+    event: 'step', step,
+    successRate: trajs.filter((t) => t.success).length / trajs.length,
+    rewardMean: mean(trajs.map((t) => t.reward)),
+    scoreMean: mean(scores),
+    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm,
+    advantageAbsMean: mean(Array.from(advTok, Math.abs)),
+    invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
+    episodeLength: nSteps / trajs.length,
+    samples: nSteps, actionTokens: packed.tokens,
+    tokensPerSecond: roll.tokens + old.tokens + refS.tokens + m.tokens,
+    stepMs: 0, elapsedMs: 0, numTensors: 0,
+  };
+  const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy);
+  return { event, group };
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+/** Display records of the first group (trajectories 0..G−1), with per-token numbers. */
+function trajectoryViews(
+  trajs: readonly Trajectory[], scores: number[], adv: number[], packed: ReturnType<typeof packSamples>,
+  oldLogp: Float32Array, refLogp: Float32Array, entropy: Float32Array, advTok: Float32Array, policy: PolicyHandle,
+): TrajectoryView[] {
+  let sample = 0;
+  return trajs.map((t, ti) => ({
+    task: t.task, taskType: t.taskType, success: t.success, reward: t.reward, score: scores[ti], advantage: adv[ti],
+    initialObservation: t.initialObservation,
+    steps: t.steps.map((s) => {
+      const off = packed.offsets[sample++];
+      return {
+        observation: s.observation, action: s.action, valid: s.valid,
+        tokens: s.response.map((id, k) => ({
+          text: policy.tok.tokenText(id), logpOld: oldLogp[off + k], logpRef: refLogp[off + k], adv: advTok[off + k], entropy: entropy[off + k],
+        })),
+      };
+    }),
+  }));
+}

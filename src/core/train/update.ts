@@ -1,0 +1,161 @@
+/**
+ * One PPO-style update over a step's samples (DESIGN.md §2 step 8; issue #2): the samples are shuffled with the
+ * run's generator and split into `miniBatches`; each mini-batch takes one Adam step on
+ *   L = agg(PPO-clip(ℓ, ℓ_old, A)) + β·agg(k3(ℓ, ℓ_ref)),
+ * with token-mean aggregation whose divisor (total action tokens / miniBatches) is the same for every
+ * mini-batch, and the global grad norm clipped to `maxGradNorm`.
+ */
+import * as tf from '../tf';
+import type { Rng } from '../rng';
+import type { ModelConfig } from '../model/config';
+import type { Params } from '../model/params';
+import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
+import { aggLoss, aggWeights, klK3, ppoClipLoss } from '../algos/losses';
+
+/** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
+export interface UpdateInputs {
+  samples: readonly ScoreSample[];
+  /** Advantage per action token. */
+  adv: Float32Array;
+  /** Old-policy log-probs (nats). */
+  oldLogp: Float32Array;
+  /** Reference-policy log-probs (nats). */
+  refLogp: Float32Array;
+  /** Free-decoding additive mask [V] (model/scoring.freeMaskRow). */
+  freeRow: Float32Array;
+}
+
+/** Hyper-parameters of the update (subset of RunConfig). */
+export interface UpdateOptions {
+  miniBatches: number;
+  ppoEpochs: number;
+  clipEps: number;
+  dualClip: number;
+  klBeta: number;
+  maxGradNorm: number;
+  /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384. */
+  microBatchTokens?: number;
+}
+
+const DEFAULT_MICRO_TOKENS = 16384;
+
+/** Split sample indices into runs whose padded size (count × longest) stays ≤ maxTokens (at least one sample each). */
+export function microBatches(idx: readonly number[], samples: readonly ScoreSample[], maxTokens: number): number[][] {
+  const out: number[][] = [];
+  let cur: number[] = [], longest = 0;
+  const len = (i: number) => samples[i].prompt.length + samples[i].response.length;
+  // Shortest first, so each micro-batch pads little (the summed gradient does not depend on the order).
+  for (const i of [...idx].sort((a, b) => len(a) - len(b) || a - b)) {
+    const L = samples[i].prompt.length + samples[i].response.length;
+    const nextLongest = Math.max(longest, L);
+    if (cur.length && (cur.length + 1) * nextLongest > maxTokens) {
+      out.push(cur);
+      cur = [];
+      longest = 0;
+    }
+    cur.push(i);
+    longest = Math.max(longest, L);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
+function microGrads(
+  params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], divisor: number, o: UpdateOptions,
+): { grads: Record<string, tf.Tensor>; metrics: tf.Tensor[]; tokens: number } {
+  const mbSamples = idx.map((i) => x.samples[i]);
+  const pick = (v: Float32Array) => {
+    const out = new Float32Array(mbSamples.reduce((s, q) => s + q.response.length, 0));
+    let o2 = 0;
+    for (const i of idx) {
+      const L = x.samples[i].response.length;
+      out.set(v.subarray(offsets[i], offsets[i] + L), o2);
+      o2 += L;
+    }
+    return out;
+  };
+  const batch = buildScoreBatch(mbSamples, cfg, x.freeRow);
+  const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = tf.tensor1d(pick(x.refLogp));
+  const wT = tf.tensor1d(aggWeights(batch.lengths, 'token-mean'));
+  let metrics: tf.Tensor[] = [];
+  const { value, grads } = tf.variableGrads(() => {
+    const { logp, entropy } = tokenLogProbs(params, cfg, batch);
+    const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip);
+    const kl = klK3(logp, refT);
+    const pgLoss = aggLoss(pg.loss, wT, divisor);
+    const klLoss = aggLoss(kl, wT, divisor);
+    metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy)].map((t) => tf.keep(t));
+    return o.klBeta > 0 ? tf.add(pgLoss, tf.mul(klLoss, o.klBeta)) : pgLoss;
+  }, vars);
+  tf.dispose([value, advT, oldT, refT, wT]);
+  const tokens = batch.tokens;
+  disposeBatch(batch);
+  return { grads, metrics, tokens };
+}
+
+/** Metrics of one update, averaged over mini-batches (token-weighted where per token). */
+export interface UpdateMetrics {
+  policyLoss: number;
+  kl: number;
+  clipFraction: number;
+  entropy: number;
+  gradNorm: number;
+  /** Tokens pushed through forward+backward. */
+  tokens: number;
+}
+
+/** Run the update; mutates `params` through `optimizer`. Leaves no new tensors behind except the optimizer's state. */
+export async function ppoUpdate(
+  params: Params, cfg: ModelConfig, optimizer: tf.Optimizer, x: UpdateInputs, o: UpdateOptions, rng: Rng,
+): Promise<UpdateMetrics> {
+  const n = x.samples.length;
+  const offsets: number[] = [];
+  let M = 0;
+  for (const s of x.samples) {
+    offsets.push(M);
+    M += s.response.length;
+  }
+  const nMb = Math.min(o.miniBatches, n);
+  const divisor = M / nMb; // constant across mini-batches (token-mean)
+  const vars = Object.values(params) as tf.Variable[];
+  let sumLoss = 0, sumKl = 0, sumClip = 0, sumEnt = 0, sumNorm = 0, tokens = 0, updates = 0;
+  for (let epoch = 0; epoch < o.ppoEpochs; epoch++) {
+    const order = rng.shuffle([...Array(n).keys()]);
+    for (let b = 0; b < nMb; b++) {
+      const idx = order.slice(Math.floor((b * n) / nMb), Math.floor(((b + 1) * n) / nMb));
+      // Gradient accumulation over micro-batches of bounded padded size; each uses the same constant divisor,
+      // so the summed gradient equals the whole mini-batch's gradient.
+      let grads: Record<string, tf.Tensor> | null = null;
+      for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? DEFAULT_MICRO_TOKENS)) {
+        const r = microGrads(params, cfg, vars, x, offsets, micro, divisor, o);
+        if (!grads) grads = r.grads;
+        else for (const k of Object.keys(grads)) {
+          const prev = grads[k];
+          grads[k] = tf.add(prev, r.grads[k]);
+          tf.dispose([prev, r.grads[k]]);
+        }
+        const [pgL, klS, clipS, entS] = await Promise.all(r.metrics.map((t) => t.data()));
+        sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumEnt += entS[0];
+        tokens += r.tokens;
+        tf.dispose(r.metrics);
+      }
+      const g = grads!;
+      const normT = tf.tidy(() => tf.sqrt(tf.addN(Object.values(g).map((t) => tf.sum(tf.square(t))))));
+      const norm = (await normT.data())[0];
+      normT.dispose();
+      const scale = o.maxGradNorm > 0 && norm > o.maxGradNorm ? o.maxGradNorm / (norm + 1e-6) : 1;
+      if (scale !== 1) for (const k of Object.keys(g)) {
+        const prev = g[k];
+        g[k] = tf.mul(prev, scale);
+        prev.dispose();
+      }
+      optimizer.applyGradients(g as tf.NamedTensorMap);
+      tf.dispose(Object.values(g));
+      sumNorm += norm;
+      updates++;
+    }
+  }
+  const tokTotal = M * o.ppoEpochs;
+  return { policyLoss: (sumLoss * divisor) / tokTotal, kl: sumKl / tokTotal, clipFraction: sumClip / tokTotal, entropy: sumEnt / tokTotal, gradNorm: sumNorm / updates, tokens };
+}
