@@ -4,7 +4,11 @@
  * see src/core/train/events.ts). Without: a progress line and a readable summary. Bad input: a message naming
  * the flag and the accepted values, exit code 2.
  */
+import fs from 'node:fs';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/train/setup';
+import { getEnvSpec } from '../src/core/envs/registry';
+import type { PolicyHandle } from '../src/core/rollout/runner';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
@@ -28,6 +32,8 @@ const SPEC = {
   'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
   'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
+  save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
+  init: { type: 'string', help: 'start from these weights (safetensors) instead of a fresh init' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -71,9 +77,32 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  let initWeights: Uint8Array | undefined;
+  if (args.init) {
+    if (!fs.existsSync(args.init)) fail(`--init: no file at ${args.init}`);
+    initWeights = new Uint8Array(fs.readFileSync(args.init));
+  }
   const backend = await setupBackend(args.backend);
+  if (initWeights) {
+    // Validate before training so a bad file is a usage error (exit 2) naming what is wrong.
+    try {
+      const p = loadPolicy(initWeights, buildTokenizer(getEnvSpec(config.env)));
+      disposePolicy(p);
+      if (p.size !== config.model) fail(`--init ${args.init} holds a ${p.size} model; pass --model ${p.size}`);
+    } catch (e) {
+      fail(`--init ${args.init}: ${(e as Error).message}`);
+    }
+  }
   const out = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
-  for await (const ev of train(config, { backend })) {
+  let policy: PolicyHandle | undefined;
+  for await (const ev of train(config, { backend, initWeights, onPolicy: (p) => (policy = p) })) {
+    if (ev.event === 'done' && args.save && policy) {
+      const bytes = await savePolicy(policy, config.model, { [config.env]: getEnvSpec(config.env).version }, { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
+      // Write to a temporary file, then rename: an interrupted save never leaves a half-written weights file.
+      const tmp = `${args.save}.tmp-${process.pid}`;
+      fs.writeFileSync(tmp, bytes);
+      fs.renameSync(tmp, args.save);
+    }
     if (args.json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
       continue;

@@ -65,7 +65,10 @@ export function makeVariables(cfg: ModelConfig, values: Map<string, Float32Array
     const n = shape.reduce((a, b) => a * b, 1);
     if (!v) throw new Error(`weights: missing parameter ${name} [${shape}]`);
     if (v.length !== n) throw new Error(`weights: parameter ${name} has ${v.length} values, expected [${shape}] = ${n}`);
-    p[name] = tf.variable(tf.tensor(v, shape, 'float32'), true, `p_${name}_${nextId++}`);
+    const t = tf.tensor(v, shape, 'float32');
+    p[name] = tf.variable(t, true, `p_${name}_${nextId++}`);
+    t.dispose(); // the variable holds its own reference to the data
+
   }
   return p;
 }

@@ -135,3 +135,14 @@ export class Tokenizer {
     return this.tokens.slice(this.byteOffset + 256) as string[];
   }
 }
+
+/** FNV-1a 64-bit hash (hex) of the vocabulary's token list: identifies a vocabulary in weights metadata. */
+export function vocabHash(tok: Tokenizer): string {
+  let h = 0xcbf29ce484222325n;
+  const s = JSON.stringify(tok.tokens);
+  for (let i = 0; i < s.length; i++) {
+    h ^= BigInt(s.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}

@@ -4,7 +4,8 @@
  */
 import * as tf from '../tf';
 import type { EnvSpec } from '../envs/types';
-import { Tokenizer, SPECIAL_TOKENS } from '../tokenizer/tokenizer';
+import { Tokenizer, SPECIAL_TOKENS, vocabHash } from '../tokenizer/tokenizer';
+import { checkWeights, decodeSafetensors, encodeSafetensors } from '../model/io';
 import { modelConfig } from '../model/config';
 import { initValues, makeVariables, countParams } from '../model/params';
 import { freeMaskRow } from '../model/scoring';
@@ -30,4 +31,29 @@ export function createPolicy(size: string, tok: Tokenizer, rng: Rng): PolicyHand
 /** Dispose a policy's parameter tensors. */
 export function disposePolicy(p: PolicyHandle): void {
   tf.dispose(Object.values(p.params));
+}
+
+/** Current parameter values (name → float32 copy), read asynchronously from the backend. */
+export async function policyValues(p: PolicyHandle): Promise<Map<string, Float32Array>> {
+  const out = new Map<string, Float32Array>();
+  for (const [k, v] of Object.entries(p.params)) out.set(k, (await v.data()) as Float32Array);
+  return out;
+}
+
+/** Serialise a policy to safetensors bytes with its size, vocabulary hash and env versions in the metadata. */
+export async function savePolicy(p: PolicyHandle, size: string, envVersions: Record<string, string>, extra: Record<string, string> = {}): Promise<Uint8Array> {
+  return encodeSafetensors(p.cfg, await policyValues(p), {
+    format: 'opd-playground', modelSize: size, vocabSize: String(p.tok.size), vocabHash: vocabHash(p.tok), envVersions: JSON.stringify(envVersions), ...extra,
+  });
+}
+
+/**
+ * Load a policy from safetensors bytes for tokenizer `tok`.
+ * @throws Error naming the problem (corrupt file, vocabulary mismatch, wrong shapes) — nothing is half-loaded.
+ */
+export function loadPolicy(bytes: Uint8Array, tok: Tokenizer): PolicyHandle & { size: string; meta: Record<string, string> } {
+  const w = decodeSafetensors(bytes);
+  const cfg = checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
+  const params = makeVariables(cfg, w.values);
+  return { params, cfg, tok, freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')), size: w.meta.modelSize, meta: w.meta };
 }

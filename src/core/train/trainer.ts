@@ -16,7 +16,8 @@ import { cloneFrozen, type Params } from '../model/params';
 import { scoreSamples } from '../model/scoring';
 import { runEpisodes, type PolicyHandle } from '../rollout/runner';
 import type { Trajectory } from '../rollout/types';
-import { buildTokenizer, createPolicy } from './setup';
+import { buildTokenizer, createPolicy, loadPolicy } from './setup';
+import { countParams } from '../model/params';
 import { ppoUpdate } from './update';
 import { broadcastToTokens, outcomeAdvantages, packSamples } from './step';
 import { evaluatePolicy } from './evaluate';
@@ -28,8 +29,10 @@ export interface TrainOptions {
   backend: string;
   /** Set `aborted` to stop after the current step (the generator then returns without a `done` event). */
   signal?: { aborted: boolean };
-  /** Called with the live policy once built (e.g. to save weights at the end). */
+  /** Called with the live policy once built (e.g. to save weights at the end, before the generator finishes). */
   onPolicy?: (p: PolicyHandle) => void;
+  /** Start from these weights (safetensors bytes) instead of a fresh init; must match the config's model size. */
+  initWeights?: Uint8Array;
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -44,13 +47,18 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   const spec = getEnvSpec(cfg.env);
   const root = new Rng(cfg.seed);
   const tok = buildTokenizer(spec);
-  const policy = createPolicy(cfg.model, tok, root.fork('init'));
+  const policy = opts.initWeights ? loadPolicy(opts.initWeights, tok) : createPolicy(cfg.model, tok, root.fork('init'));
+  if ('size' in policy && policy.size !== cfg.model) {
+    tf.dispose(Object.values(policy.params));
+    throw new Error(`initial weights are model size ${policy.size} but the config asks for ${cfg.model}; set model to ${policy.size}`);
+  }
+  const paramCount = countParams(policy.cfg);
   const ref: Params = cloneFrozen(policy.params);
   const optimizer = tf.train.adam(cfg.learningRate, 0.9, 0.999, 1e-8);
   opts.onPolicy?.(policy);
   const t0 = now();
   try {
-    yield { event: 'start', config: cfg, backend: opts.backend, params: policy.paramCount, vocabSize: tok.size };
+    yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size };
     if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0);
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;

@@ -1,0 +1,102 @@
+/**
+ * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|PATH [--preset default]
+ *  [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issue #2). Plays the first `episodes` tasks of
+ * the split. With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
+ */
+import fs from 'node:fs';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { setupBackend, NODE_BACKENDS } from './backend';
+import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
+import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
+import { Rng } from '../src/core/rng';
+import { buildTokenizer, loadPolicy } from '../src/core/train/setup';
+import { runEpisodes } from '../src/core/rollout/runner';
+import { summarize } from '../src/core/train/evaluate';
+import type { Trajectory } from '../src/core/rollout/types';
+
+const SPEC = {
+  env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
+  preset: { type: 'string', help: 'environment preset', default: 'default' },
+  split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
+  episodes: { type: 'int', help: 'episodes (tasks 0..n-1 of the split)', default: 60, min: 1, max: 100000 },
+  policy: { type: 'string', help: 'expert | random | path to a .safetensors weights file', default: 'expert' },
+  temperature: { type: 'float', help: 'sampling temperature for a model policy', default: 0.4, min: 0.05, max: 5 },
+  decoding: { type: 'string', help: 'decoding mode for a model policy', default: 'admissible', choices: ['admissible', 'free'] },
+  history: { type: 'int', help: 'H: past turns in the prompt', default: 3, min: 0, max: 30 },
+  seed: { type: 'int', help: 'seed of the sampling generator', default: 1, min: 0 },
+  backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
+  json: { type: 'boolean', help: 'print JSON lines' },
+  help: { type: 'boolean', help: 'show this help' },
+} as const;
+
+function fail(msg: string, code = USAGE_EXIT_CODE): never {
+  process.stderr.write(`eval: ${msg}\n`);
+  process.exit(code);
+}
+
+/** Play with a non-model policy that reads the env (expert) or draws uniformly from admissible actions (random). */
+function playScripted(spec: EnvSpec, preset: string, split: Split, n: number, kind: 'expert' | 'random', rng: Rng): Trajectory[] {
+  const out: Trajectory[] = [];
+  for (let index = 0; index < n; index++) {
+    const env = spec.create(preset);
+    const r = env.reset({ split, index });
+    const expert = kind === 'expert' ? spec.expert(env) : null;
+    const t: Trajectory = { ref: { split, index }, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0 };
+    let obs = r.observation;
+    for (;;) {
+      const admissible = env.admissibleActions();
+      const action = expert ? expert.act() : rng.pick(admissible);
+      const st = env.step(action);
+      t.steps.push({ observation: obs, admissible, prompt: [], response: [], allowed: [], action, valid: st.valid, reward: st.reward });
+      t.reward += st.reward;
+      if (!st.valid) t.invalidCount++;
+      obs = st.observation;
+      if (st.done) {
+        t.success = st.success;
+        break;
+      }
+    }
+    out.push(t);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  let a;
+  try {
+    a = parseArgs(process.argv.slice(2), SPEC);
+  } catch (e) {
+    if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run eval --', SPEC)}`);
+    throw e;
+  }
+  if (a.help) return void process.stdout.write(usage('npm run eval --', SPEC) + '\n');
+  const spec = getEnvSpec(a.env);
+  if (!spec.presets.includes(a.preset)) fail(`--preset must be one of: ${spec.presets.join(', ')} (got "${a.preset}")`);
+  const split = a.split as Split;
+  const rng = new Rng(a.seed);
+  let trajs: Trajectory[];
+  if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a.episodes, a.policy, rng);
+  else {
+    if (!fs.existsSync(a.policy)) fail(`--policy: no file at ${a.policy}; accepted: expert, random, or a path to a .safetensors file written by npm run train -- --save`);
+    await setupBackend(a.backend);
+    const tok = buildTokenizer(spec);
+    let policy;
+    try {
+      policy = loadPolicy(new Uint8Array(fs.readFileSync(a.policy)), tok);
+    } catch (e) {
+      fail(`--policy ${a.policy}: ${(e as Error).message}`);
+    }
+    const refs = Array.from({ length: a.episodes }, (_, index) => ({ split, index }));
+    trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: a.history, maxActionTokens: 12, rng })).trajectories;
+  }
+  const s = summarize(trajs);
+  if (a.json) {
+    for (const t of trajs) process.stdout.write(JSON.stringify({ event: 'episode', split, index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length }) + '\n');
+    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
+  } else {
+    process.stdout.write(`${a.policy} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes\n`);
+    for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episodes)\n`);
+  }
+}
+
+main().catch((e) => fail(e instanceof Error ? e.message : String(e), 1));
