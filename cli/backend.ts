@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import * as tf from '../src/core/tf';
+import { registerFastCpuKernels } from '../src/core/backend/cpu-fast';
 
 /** Backends the CLI accepts. */
 export const NODE_BACKENDS = ['cpu', 'wasm', 'webgpu'] as const;
@@ -17,6 +18,7 @@ export type NodeBackend = (typeof NODE_BACKENDS)[number];
  */
 export async function setupBackend(name: NodeBackend): Promise<string> {
   tf.env().set('PROD', true); // silence the "install tfjs-node" banner; we choose our backends deliberately
+  if (name === 'cpu') registerFastCpuKernels();
   if (name === 'wasm') {
     const wasm = await import('@tensorflow/tfjs-backend-wasm');
     const require = createRequire(import.meta.url);
