@@ -20,6 +20,16 @@ export function hash32(s: string): number {
   return h >>> 0;
 }
 
+/** murmur3's 32-bit finaliser: a bijective scramble of a 32-bit integer. */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
 /** Seeded pseudo-random generator (xoroshiro128+). Source: DESIGN.md §4 reproducibility contract. */
 export class Rng {
   private gen: Gen;
@@ -33,7 +43,10 @@ export class Rng {
   constructor(seed: number) {
     if (!Number.isFinite(seed)) throw new Error(`Rng: seed must be a finite number, got ${seed}`);
     this.seed = seed | 0;
-    this.gen = xoroshiro128plus(this.seed);
+    // xoroshiro128+'s first output is ~seed, so nearby seeds (11 and 12, or hashes of `…/0` and `…/1`) would
+    // start almost alike: scramble the seed (murmur3's fmix32) and drop a few outputs to decorrelate streams.
+    this.gen = xoroshiro128plus(fmix32(this.seed));
+    for (let i = 0; i < 4; i++) this.gen.next();
   }
 
   /** Uniform float in [0, 1) with 53 bits of randomness (two 32-bit draws). */

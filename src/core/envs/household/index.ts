@@ -1,0 +1,41 @@
+/**
+ * The `household` environment: ALFWorld-like rooms with numbered receptacles and objects, six task types
+ * (pick, look, clean, heat, cool, pick2), an expert, and train / test-seen / test-unseen splits
+ * (DESIGN.md §3 "Environments"; issue #2). See `env.ts` for actions, reward and `done`; `rules.ts` for the
+ * preconditions; `presets.ts` for the presets and the unseen hold-out.
+ */
+import type { Env, EnvSpec, Expert } from '../types';
+import { HouseholdEnv } from './env';
+import { HouseholdExpert } from './expert';
+import { HOUSEHOLD_VERSION, PRESET_NAMES, presetConfig } from './presets';
+import { householdCorpus } from './vocab';
+
+export { HouseholdEnv } from './env';
+export { HouseholdExpert, expertAction, expertPlan, subgoals } from './expert';
+export { HOUSEHOLD_VERSION, PRESET_NAMES, isHeldOutCombo } from './presets';
+export { TASK_TYPES, type TaskType } from './catalog';
+export type { Goal, World } from './world';
+
+/** The household env family, registered as `household`. Presets: `default` (first, all six types), `easy` (pick only). */
+export const household: EnvSpec = {
+  name: 'household',
+  version: HOUSEHOLD_VERSION,
+  presets: PRESET_NAMES,
+  /** Task types present in a preset. @throws Error naming the accepted presets on an unknown one. */
+  taskTypes(preset: string): readonly string[] {
+    return presetConfig(preset).taskTypes;
+  },
+  /** A fresh env for a preset. @throws Error naming the accepted presets on an unknown one. */
+  create(preset: string): Env {
+    return new HouseholdEnv(preset);
+  },
+  /** The expert bound to an env made by `create`. @throws Error for any other env. */
+  expert(env: Env): Expert {
+    if (!(env instanceof HouseholdEnv)) throw new Error('household.expert: env must come from household.create()');
+    return new HouseholdExpert(() => env.world);
+  },
+  /** Every word the env can emit (see `vocab.ts`). */
+  vocabularyCorpus(): string[] {
+    return householdCorpus();
+  },
+};
