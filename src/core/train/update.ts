@@ -86,7 +86,8 @@ function microGrads(
     const pgLoss = aggLoss(pg.loss, wT, divisor);
     const klLoss = aggLoss(kl, wT, divisor);
     metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy)].map((t) => tf.keep(t));
-    return o.klBeta > 0 ? tf.add(pgLoss, tf.mul(klLoss, o.klBeta)) : pgLoss;
+    // Always a new tensor: `value` is disposed below while the kept metric tensors live on.
+    return tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
   }, vars);
   tf.dispose([value, advT, oldT, refT, wT]);
   const tokens = batch.tokens;

@@ -50,6 +50,17 @@ describe('ppoUpdate', () => {
     }
   });
 
+  it('works with β = 0 (no KL term) and still reports the KL', async () => {
+    const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
+    const { samples, adv } = toyInputs(new Rng(4));
+    const old = await scoreSamples(p, cfg, samples, free);
+    const ref = Float32Array.from(old.logp, (x) => x - 0.5);
+    const m = await ppoUpdate(p, cfg, tf.train.adam(1e-3), { samples, adv, oldLogp: old.logp, refLogp: ref, freeRow: free }, { ...opts, klBeta: 0 }, new Rng(1));
+    // first mini-batch has ρ = 1, ℓ_ref − ℓ = −0.5 → k3 = e^−0.5 + 0.5 − 1 = 0.1065; later ones move slightly
+    expect(m.kl).toBeGreaterThan(0.09);
+    expect(m.kl).toBeLessThan(0.13);
+  });
+
   it('micro-batches bound the padded size and cover every sample once', () => {
     const samples = [5, 9, 3, 7, 2].map((L) => ({ prompt: Array(L).fill(1), response: [2], allowed: [null] }));
     const mb = microBatches([0, 1, 2, 3, 4], samples, 16);
