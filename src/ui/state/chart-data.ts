@@ -1,0 +1,48 @@
+/**
+ * Turns the run's events into chart series (pure; no DOM). Steps are 1-based; evaluations may sit at step 0
+ * (before training), so the success chart's x axis is the union of both.
+ */
+import type { EvalEvent, StepEvent } from '../../core/train/events';
+
+/** One line: its label, CSS colour and one value per x (null = no point at that x). */
+export interface ChartSeries {
+  label: string;
+  color: string;
+  values: (number | null)[];
+}
+
+/** Data of one chart: ascending x (training steps) and its lines. */
+export interface ChartData {
+  xs: number[];
+  series: ChartSeries[];
+}
+
+/** Colours readable on light and dark backgrounds (canvas cannot read CSS variables). */
+export const COLORS = ['#3b82f6', '#22a35a', '#e8590c'] as const;
+
+/** Success rate: train (per step), test-seen and test-unseen (per evaluation); rates in [0, 1]. */
+export function successChart(steps: StepEvent[], evals: EvalEvent[]): ChartData {
+  const xs = [...new Set([...steps.map((s) => s.step), ...evals.map((e) => e.step)])].sort((a, b) => a - b);
+  const at = new Map(xs.map((x, i) => [x, i]));
+  const train: (number | null)[] = xs.map(() => null);
+  const seen: (number | null)[] = xs.map(() => null);
+  const unseen: (number | null)[] = xs.map(() => null);
+  for (const s of steps) train[at.get(s.step)!] = s.successRate;
+  for (const e of evals) {
+    seen[at.get(e.step)!] = e.splits['test-seen']?.successRate ?? null;
+    unseen[at.get(e.step)!] = e.splits['test-unseen']?.successRate ?? null;
+  }
+  return {
+    xs,
+    series: [
+      { label: 'train', color: COLORS[0], values: train },
+      { label: 'test-seen', color: COLORS[1], values: seen },
+      { label: 'test-unseen', color: COLORS[2], values: unseen },
+    ],
+  };
+}
+
+/** One step metric as a single-line chart. */
+export function metricChart(steps: StepEvent[], label: string, pick: (s: StepEvent) => number, color: string = COLORS[0]): ChartData {
+  return { xs: steps.map((s) => s.step), series: [{ label, color, values: steps.map(pick) }] };
+}

@@ -1,0 +1,42 @@
+/**
+ * Number formatting for the page: every number is shown with its unit (DESIGN.md §3 "UI").
+ * Pure functions; `—` stands for "no value yet".
+ */
+
+/** Placeholder for a missing value. */
+export const NONE = '—';
+
+/** A rate in [0, 1] as a percentage, e.g. `0.4567 → "45.7 %"`. */
+export function pct(x: number | null | undefined, digits = 1): string {
+  return x == null || !Number.isFinite(x) ? NONE : `${(x * 100).toFixed(digits)} %`;
+}
+
+/** A plain number with a fixed number of significant-looking digits, e.g. `fixed(0.01234, 3) → "0.0123"`. */
+export function num(x: number | null | undefined, digits = 3): string {
+  if (x == null || !Number.isFinite(x)) return NONE;
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(2);
+  return x.toFixed(a >= 100 ? 0 : digits);
+}
+
+/** A duration in milliseconds as `850 ms`, `12.3 s` or `4 min 05 s`. */
+export function duration(ms: number | null | undefined): string {
+  if (ms == null || !Number.isFinite(ms) || ms < 0) return NONE;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(Math.round(s - m * 60)).padStart(2, '0')} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/** A signed number, e.g. `+0.71` / `−0.71`, for advantages. */
+export function signed(x: number | null | undefined, digits = 2): string {
+  if (x == null || !Number.isFinite(x)) return NONE;
+  return (x >= 0 ? '+' : '−') + Math.abs(x).toFixed(digits);
+}
+
+/** An integer count with thousands separators and a unit, e.g. `count(1234, 'params') → "1,234 params"`. */
+export function count(x: number | null | undefined, unit: string): string {
+  return x == null || !Number.isFinite(x) ? NONE : `${Math.round(x).toLocaleString('en-US')} ${unit}`;
+}

@@ -1,0 +1,51 @@
+/**
+ * Shareable links: the run config in `location.hash` as `#k=v&…` (DESIGN.md §3 "Run config and links").
+ *
+ * Only fields that differ from the shipped defaults are written, plus the seed (always). Reading is lenient:
+ * bad or unknown fields are dropped (their defaults kept) and reported, so a foreign link still opens.
+ */
+import {
+  DEFAULT_CONFIG,
+  parseRunConfigLenient,
+  type ConfigIssue,
+  type RunConfig,
+  type RunConfigKey,
+} from '../../core/run/config';
+
+/** Encodes the non-default fields (and the seed) as a hash string without the leading `#`. */
+export function encodeHash(config: RunConfig): string {
+  const parts: string[] = [];
+  for (const key of Object.keys(DEFAULT_CONFIG) as RunConfigKey[]) {
+    const v = config[key];
+    if (key !== 'seed' && v === DEFAULT_CONFIG[key]) continue;
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
+  }
+  return parts.join('&');
+}
+
+/**
+ * Decodes a hash (with or without `#`) into a config.
+ * @returns the config (defaults for missing or bad fields) and one issue per ignored field; never throws.
+ */
+export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIssue[] } {
+  const raw: Record<string, unknown> = {};
+  const issues: ConfigIssue[] = [];
+  const body = hash.replace(/^#/, '');
+  for (const part of body.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    let key: string, value: string;
+    try {
+      key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+      value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
+    } catch {
+      issues.push({ field: part.slice(0, 40), message: 'not valid URL encoding, ignored' });
+      continue;
+    }
+    // Numbers travel as text; convert where the schema's default is a number so zod can range-check them.
+    const numeric = typeof (DEFAULT_CONFIG as Record<string, unknown>)[key] === 'number';
+    raw[key] = numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  }
+  const r = parseRunConfigLenient(raw);
+  return { config: r.config, issues: [...issues, ...r.issues] };
+}

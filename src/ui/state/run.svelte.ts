@@ -1,0 +1,261 @@
+/**
+ * The page's run state: the config being edited, the worker's backend, and the events of the current run
+ * (STYLE.md habit 9: logic in a reactive class; big arrays in `$state.raw`, replaced whole; summaries
+ * `$derived`; methods are verbs). Talks to the worker only through `TrainerApi`; never trains itself.
+ */
+import * as Comlink from 'comlink';
+import {
+  ConfigError,
+  parseRunConfig,
+  type ConfigIssue,
+  type RunConfig,
+  type RunConfigKey,
+} from '../../core/run/config';
+import type { EvalEvent, StartEvent, StepEvent, TrainEvent, TrajectoriesEvent } from '../../core/train/events';
+import type { BackendInfo, BackendPref, TrainerStatus } from '../../worker/api';
+import { decodeHash, encodeHash } from './link';
+import { spawnTrainer, type TrainerHandle } from './trainer-client';
+
+/** What the page is doing: the worker's status, plus `booting` (worker or backend starting). */
+export type RunPhase = 'booting' | TrainerStatus;
+
+/** How many recent steps the ms/step average uses. */
+const RATE_WINDOW = 10;
+
+/** Message text of an unknown error (Comlink re-creates worker errors as Error with the same message). */
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Run state for one page. Call `boot()` once after construction. */
+export class RunState {
+  /** The settings as the controls show them (may be invalid while being edited). */
+  draft = $state.raw<RunConfig>(decodeHash('').config);
+  /** The last valid config, sent to the worker. */
+  config = $state.raw<RunConfig>(decodeHash('').config);
+  /** Problems with `draft`, one per field; empty when valid. */
+  fieldIssues = $state.raw<ConfigIssue[]>([]);
+  /** Fields of the opened link that were ignored, and why. */
+  linkIssues = $state.raw<ConfigIssue[]>([]);
+  /** Last error from the worker (configure, training, crash), shown as a banner; null when none. */
+  error = $state<string | null>(null);
+  /** Short status line for screen readers and the copy-link button (e.g. "Link copied"). */
+  notice = $state('');
+
+  /** What the worker is doing. */
+  phase = $state<RunPhase>('booting');
+  /** True between `pause()` and the worker actually stopping. */
+  pausing = $state(false);
+  /** The worker's backend once chosen; null while starting or after it failed. */
+  backend = $state.raw<BackendInfo | null>(null);
+
+  /** The current run's start event (resolved config, parameter count), null before the first pull. */
+  startInfo = $state.raw<StartEvent | null>(null);
+  /** Every step event of the current run, in order (replaced whole on each event). */
+  steps = $state.raw<StepEvent[]>([]);
+  /** Every evaluation of the current run, in order (step 0 first when evaluation is on). */
+  evals = $state.raw<EvalEvent[]>([]);
+  /** The latest sampled group of trajectories. */
+  group = $state.raw<TrajectoriesEvent | null>(null);
+
+  /** The most recent step's metrics, or null before the first update. */
+  lastStep = $derived(this.steps.length ? this.steps[this.steps.length - 1] : null);
+  /** Updates completed in this run. */
+  stepsDone = $derived(this.lastStep?.step ?? 0);
+  /** Mean wall time per update over the last few steps (ms), or null before the first. */
+  msPerStep = $derived.by(() => {
+    const recent = this.steps.slice(-RATE_WINDOW);
+    return recent.length ? recent.reduce((a, s) => a + s.stepMs, 0) / recent.length : null;
+  });
+  /** Estimated time to finish the remaining steps (ms), or null when unknown. */
+  etaMs = $derived(this.msPerStep == null ? null : Math.max(0, this.config.steps - this.stepsDone) * this.msPerStep);
+  /** True while the worker trains (controls that would change the run are disabled). */
+  busy = $derived(this.phase === 'running' || this.phase === 'booting');
+  /** True when the draft has no problems. */
+  valid = $derived(this.fieldIssues.length === 0);
+
+  private trainer: TrainerHandle | null = null;
+  private readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
+
+  /** Reads the link in `location.hash`, starts the worker on the chosen backend and loads the config. */
+  async boot(): Promise<void> {
+    const { config, issues } = decodeHash(location.hash);
+    this.linkIssues = issues;
+    this.draft = config;
+    this.config = config;
+    try {
+      parseRunConfig(config);
+    } catch (e) {
+      // A link can still break a cross-field rule after its bad fields fell back to defaults.
+      this.fieldIssues = e instanceof ConfigError ? e.issues : [{ field: '(config)', message: message(e) }];
+    }
+    await this.respawn(config.backend);
+  }
+
+  /** Changes one setting. A valid change discards the current run (a new config is a new run). */
+  async setField<K extends RunConfigKey>(key: K, value: RunConfig[K]): Promise<void> {
+    const backendChanged = key === 'backend' && value !== this.config.backend;
+    this.draft = { ...this.draft, [key]: value };
+    let next: RunConfig;
+    try {
+      next = parseRunConfig(this.draft);
+    } catch (e) {
+      this.fieldIssues = e instanceof ConfigError ? e.issues : [{ field: key, message: message(e) }];
+      return;
+    }
+    this.fieldIssues = [];
+    this.config = next;
+    this.writeHash();
+    if (backendChanged) await this.respawn(next.backend);
+    else await this.configure();
+  }
+
+  /** Issues for one field (for `aria-invalid` and the message under the control). */
+  issuesFor(key: RunConfigKey): ConfigIssue[] {
+    return this.fieldIssues.filter((i) => i.field === key || i.field.startsWith(`${key}.`));
+  }
+
+  /** Starts (or resumes) training; a finished or failed run restarts from scratch. */
+  async start(): Promise<void> {
+    if (this.busy || !this.valid || !(await this.ready(this.phase === 'done'))) return;
+    await this.drive((api) => api.start(this.sink));
+  }
+
+  /** Runs exactly one more update. */
+  async step(): Promise<void> {
+    if (this.busy || !this.valid || this.phase === 'done' || !(await this.ready(false))) return;
+    await this.drive((api) => api.stepOnce(this.sink));
+  }
+
+  /** Asks the worker to stop after the current update. */
+  async pause(): Promise<void> {
+    if (this.phase !== 'running' || !this.trainer) return;
+    this.pausing = true;
+    await this.trainer.api.pause().catch((e: unknown) => (this.error = message(e)));
+  }
+
+  /** Discards the run and starts over with the same config. */
+  async reset(): Promise<void> {
+    if (this.busy) return;
+    await this.configure();
+  }
+
+  /** Copies a link that reproduces this run to the clipboard (the hash is kept up to date anyway). */
+  async copyLink(): Promise<void> {
+    this.writeHash();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      this.notice = 'Link copied to the clipboard.';
+    } catch {
+      this.notice = `Copy this link: ${location.href}`;
+    }
+  }
+
+  /** Hides the link notice. */
+  dismissLinkIssues(): void {
+    this.linkIssues = [];
+  }
+
+  /**
+   * Makes the worker able to train: a worker whose backend never came up (or that crashed) is replaced, a failed
+   * run is reconfigured, and so is a finished one when `restart`. Returns false (with the error shown) if not.
+   */
+  private async ready(restart: boolean): Promise<boolean> {
+    if (!this.trainer || !this.backend) {
+      await this.respawn(this.config.backend);
+      return this.phase === 'idle';
+    }
+    if (restart || this.phase === 'error') return this.configure();
+    return true;
+  }
+
+  private writeHash(): void {
+    history.replaceState(null, '', `#${encodeHash(this.config)}`);
+  }
+
+  private clearRun(): void {
+    this.startInfo = null;
+    this.steps = [];
+    this.evals = [];
+    this.group = null;
+  }
+
+  private receive(e: TrainEvent): void {
+    switch (e.event) {
+      case 'start':
+        this.startInfo = e;
+        break;
+      case 'step':
+        this.steps = [...this.steps, e];
+        break;
+      case 'eval':
+        this.evals = [...this.evals, e];
+        break;
+      case 'trajectories':
+        this.group = e;
+        break;
+      case 'done':
+        break;
+    }
+  }
+
+  /** Replaces the worker (new backend), then configures it. */
+  private async respawn(pref: BackendPref): Promise<void> {
+    this.trainer?.dispose();
+    this.phase = 'booting';
+    this.backend = null;
+    this.error = null;
+    this.clearRun();
+    const trainer: TrainerHandle = spawnTrainer((m) => {
+      if (this.trainer !== trainer) return;
+      // An uncaught error inside the worker: its state is unknown, so the next Start replaces it.
+      this.error = m;
+      this.phase = 'error';
+      this.backend = null;
+    });
+    this.trainer = trainer;
+    try {
+      const info = await trainer.api.init(pref);
+      if (this.trainer !== trainer) return; // replaced while starting
+      this.backend = info;
+    } catch (e) {
+      this.error = `backend: ${message(e)}`;
+      this.phase = 'error';
+      return;
+    }
+    this.phase = 'idle';
+    if (this.valid) await this.configure();
+  }
+
+  /** Sends the config to the worker, which discards any run. Returns false (and shows why) on failure. */
+  private async configure(): Promise<boolean> {
+    if (!this.trainer) return false;
+    this.clearRun();
+    this.error = null;
+    try {
+      await this.trainer.api.configure($state.snapshot(this.config));
+      this.phase = 'idle';
+      return true;
+    } catch (e) {
+      this.error = `configure: ${message(e)}`;
+      this.phase = 'error';
+      return false;
+    }
+  }
+
+  private async drive(call: (api: TrainerHandle['api']) => Promise<TrainerStatus>): Promise<void> {
+    const trainer = this.trainer!;
+    this.error = null;
+    this.phase = 'running';
+    try {
+      const status = await call(trainer.api);
+      if (this.trainer === trainer) this.phase = status;
+    } catch (e) {
+      if (this.trainer !== trainer) return;
+      this.error = `training: ${message(e)}`;
+      this.phase = 'error';
+    } finally {
+      this.pausing = false;
+    }
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * One training run driven step by step inside the worker (DESIGN.md §1 worker/).
+ *
+ * The trainer is an async generator of events; pulling `next()` is what trains. So:
+ * - *pause* = stop pulling after the current update's events;
+ * - *step* = pull until the next `step` event, then the events that belong to it (`trajectories`, an `eval`
+ *   when one is due, and `done` after the last step).
+ * No tfjs here: the generator does all tensor work on whatever backend is active.
+ */
+import { parseRunConfig, type RunConfig } from '../core/run/config';
+import type { TrainEvent } from '../core/train/events';
+import type { TrainerStatus } from './api';
+
+/** The trainer's signature (src/core/train/trainer.ts). */
+export type TrainFn = (
+  config: RunConfig,
+  opts: { backend: string; signal?: { aborted: boolean } },
+) => AsyncGenerator<TrainEvent>;
+
+/** Receives each event as it is pulled (a Comlink proxy in the worker). */
+export type EventSink = (e: TrainEvent) => void;
+
+/** True when the trainer yields an `eval` right after step `s` (every `evalEvery` steps and at the last). */
+export function evalDueAfter(config: RunConfig, s: number): boolean {
+  return config.evalEvery > 0 && (s % config.evalEvery === 0 || s === config.steps);
+}
+
+/** Owns the current config and generator; at most one `start`/`stepOnce` runs at a time. */
+export class TrainingSession {
+  private config: RunConfig | null = null;
+  private gen: AsyncGenerator<TrainEvent> | null = null;
+  private signal = { aborted: false };
+  private state: TrainerStatus = 'idle';
+  private pauseRequested = false;
+  private running: Promise<TrainerStatus> | null = null;
+
+  /**
+   * @param trainFn the trainer.
+   * @param backendName returns the active tfjs backend's name (passed to the trainer).
+   */
+  constructor(
+    private readonly trainFn: TrainFn,
+    private readonly backendName: () => string,
+  ) {}
+
+  /** Current status. */
+  get status(): TrainerStatus {
+    return this.state;
+  }
+
+  /**
+   * Validates `partial` (missing fields take defaults), stops and discards any run in progress, and makes the
+   * next `start`/`stepOnce` begin a fresh run with this config.
+   * @throws ConfigError naming each bad field.
+   */
+  async configure(partial: Partial<RunConfig>): Promise<RunConfig> {
+    const config = parseRunConfig(partial);
+    await this.discard();
+    this.config = config;
+    this.state = 'idle';
+    return config;
+  }
+
+  /** Runs updates until the run is done or `pause()` is called. Resolves with the status after stopping. */
+  start(onEvent: EventSink): Promise<TrainerStatus> {
+    return this.exclusive(async () => {
+      while (!this.pauseRequested) {
+        if ((await this.update(onEvent)) === 'done') return 'done';
+      }
+      return 'paused';
+    });
+  }
+
+  /** Runs exactly one update (with its trailing events). Resolves with the status after it. */
+  stepOnce(onEvent: EventSink): Promise<TrainerStatus> {
+    return this.exclusive(async () => ((await this.update(onEvent)) === 'done' ? 'done' : 'paused'));
+  }
+
+  /** Asks a running `start` to stop after the current update; no-op otherwise. */
+  pause(): void {
+    if (this.running) this.pauseRequested = true;
+  }
+
+  /** Stops the current run (after its current update) and releases the generator's resources. */
+  async discard(): Promise<void> {
+    this.pause();
+    this.signal.aborted = true;
+    await this.running?.catch(() => undefined);
+    const gen = this.gen;
+    this.gen = null;
+    this.signal = { aborted: false };
+    if (gen) await gen.return(undefined).catch(() => undefined);
+  }
+
+  private async exclusive(body: () => Promise<TrainerStatus>): Promise<TrainerStatus> {
+    if (this.running) throw new Error('training is already running; pause it first');
+    if (this.state === 'done') return 'done';
+    if (!this.config) throw new Error('configure() must be called before training');
+    this.pauseRequested = false;
+    this.state = 'running';
+    const run = body().then(
+      (s) => (this.state = s),
+      (e: unknown) => {
+        this.state = 'error';
+        throw e;
+      },
+    );
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      this.running = null;
+      this.pauseRequested = false;
+    }
+  }
+
+  /** Pulls one update's events. Returns 'done' when the generator has finished. */
+  private async update(onEvent: EventSink): Promise<'more' | 'done'> {
+    const config = this.config!;
+    this.gen ??= this.trainFn(config, { backend: this.backendName(), signal: this.signal });
+    // Pull until the step event (the first update also brings `start` and the step-0 `eval`).
+    let step = -1;
+    while (step < 0) {
+      const r = await this.gen.next();
+      if (r.done) return 'done';
+      onEvent(r.value);
+      if (r.value.event === 'done') return 'done';
+      if (r.value.event === 'step') step = r.value.step;
+    }
+    // Then the events that belong to this step: trajectories, an eval if due, and done after the last step.
+    let trailing = 1 + (evalDueAfter(config, step) ? 1 : 0) + (step >= config.steps ? 1 : 0);
+    while (trailing-- > 0) {
+      const r = await this.gen.next();
+      if (r.done) return 'done';
+      onEvent(r.value);
+      if (r.value.event === 'done') return 'done';
+    }
+    return 'more';
+  }
+}

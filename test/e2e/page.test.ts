@@ -1,0 +1,137 @@
+/**
+ * Browser end-to-end test of the page (DESIGN.md §3 "UI"): the worker picks WebGPU, Start trains, the charts'
+ * text tables and the trajectory panel update; forcing wasm trains too. Tiny settings through the link hash,
+ * because WebGPU here runs on SwiftShader (CPU emulation).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './harness';
+
+/**
+ * WebGPU here is SwiftShader (CPU emulation, ~70–100 s per update even at these sizes on 2 cores), so the WebGPU
+ * run is as small as the trainer allows: B=1, G=2, no evaluation, no history in the prompt.
+ * miniBatches must stay ≤ B·G.
+ */
+const TINY_GPU = 'model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&historyTurns=0';
+/** wasm is fast enough (~1 s per update) for evaluation and pause/step checks. */
+const TINY_WASM = 'backend=wasm&model=nano&steps=8&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=2&evalEpisodes=2';
+
+let e2e: E2E | null = null;
+
+beforeAll(async () => {
+  e2e = await startE2E();
+}, 180_000);
+
+afterAll(async () => {
+  await e2e?.close();
+}, 30_000);
+
+/** Opens the page with `hash`, collecting console errors for failure messages. */
+async function open(hash: string): Promise<{ page: Page; logs: string[] }> {
+  const page = await e2e!.context.newPage();
+  const logs: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') logs.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
+  await page.goto(`${e2e!.url}#${hash}`);
+  return { page, logs };
+}
+
+/** The step number shown by the step counter (`step N / M`). */
+async function stepShown(page: Page): Promise<number> {
+  const text = (await page.getByTestId('step-counter').textContent()) ?? '';
+  return Number(/step (\d+)/.exec(text)?.[1] ?? NaN);
+}
+
+/** Waits until the step counter shows at least `n`, failing early with the page's error banner if one shows. */
+async function waitForStep(page: Page, n: number, timeoutMs: number, logs: string[]): Promise<void> {
+  try {
+    await page.waitForFunction(
+      (min) => {
+        if (document.querySelector('[data-testid="error-banner"]')) return true;
+        const t = document.querySelector('[data-testid="step-counter"]')?.textContent ?? '';
+        return Number(/step (\d+)/.exec(t)?.[1] ?? -1) >= min;
+      },
+      n,
+      { timeout: timeoutMs, polling: 500 },
+    );
+  } catch (e) {
+    throw new Error(`step ${n} not reached (shown: ${await stepShown(page)}); console:\n${logs.join('\n')}\n${e}`);
+  }
+  const banner = page.getByTestId('error-banner');
+  if (await banner.count()) throw new Error(`error banner: ${await banner.textContent()}\nconsole:\n${logs.join('\n')}`);
+}
+
+describe('page in Chromium', () => {
+  it('picks webgpu, trains on Start, updates charts and trajectories', async () => {
+    const { page, logs } = await open(TINY_GPU);
+    const badge = page.getByTestId('backend-badge');
+    await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/webgpu/);
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+
+    const successBefore = await page.getByTestId('chart-table-success').textContent();
+    const klBefore = await page.getByTestId('chart-table-kl').textContent();
+    const trajBefore = await page.getByTestId('trajectory-panel').textContent();
+    expect(await stepShown(page)).toBe(0);
+
+    await page.getByTestId('start-button').click();
+    await waitForStep(page, 2, 330_000, logs);
+
+    const successAfter = await page.getByTestId('chart-table-success').textContent();
+    const klAfter = await page.getByTestId('chart-table-kl').textContent();
+    const trajAfter = (await page.getByTestId('trajectory-panel').textContent()) ?? '';
+    expect(successAfter).not.toBe(successBefore);
+    expect(successAfter).toMatch(/\d+\.\d %/);
+    expect(klAfter).not.toBe(klBefore);
+    expect(klAfter).toMatch(/nats\/tok/);
+    expect(trajAfter).not.toBe(trajBefore);
+    expect(trajAfter).toMatch(/rollout 1: (success|failure)/);
+    expect(trajAfter).toMatch(/R = \d/);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.screenshot({ path: '/tmp/opd-page.png', fullPage: true });
+    await page.close();
+  }, 400_000);
+
+  it('trains on a forced wasm backend; Pause stops and Step runs exactly one update', async () => {
+    const { page, logs } = await open(TINY_WASM);
+    const badge = page.getByTestId('backend-badge');
+    await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/wasm/);
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.getByTestId('start-button').click();
+    await waitForStep(page, 2, 120_000, logs);
+    expect(await page.getByTestId('trajectory-panel').textContent()).toMatch(/rollout 1/);
+    expect(await page.getByTestId('chart-table-success').textContent()).toMatch(/\d+\.\d %/);
+
+    await page.getByTestId('pause-button').click();
+    const phase = page.getByTestId('run-phase');
+    await expect.poll(async () => (await phase.textContent())?.trim(), { timeout: 60_000 }).toMatch(/^(paused|done)$/);
+    const paused = await stepShown(page);
+    if ((await phase.textContent())?.trim() === 'paused') {
+      await page.waitForTimeout(1500); // nothing may advance while paused
+      expect(await stepShown(page)).toBe(paused);
+      await page.getByTestId('step-button').click();
+      await waitForStep(page, paused + 1, 60_000, logs);
+      await expect.poll(async () => (await phase.textContent())?.trim(), { timeout: 60_000 }).toMatch(/^(paused|done)$/);
+      expect(await stepShown(page)).toBe(paused + 1);
+    }
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 240_000);
+
+  it('shows ignored link fields and names a bad field', async () => {
+    const { page } = await open(`${TINY_WASM}&steps=abc&bogus=1`);
+    const notice = page.getByTestId('link-notice');
+    await notice.waitFor({ timeout: 30_000 });
+    expect(await notice.textContent()).toMatch(/steps/);
+    expect(await notice.textContent()).toMatch(/bogus/);
+    await page.locator('#field-groupSize').fill('0');
+    await page.locator('#field-groupSize').press('Enter');
+    await page.locator('#field-groupSize').blur();
+    const err = page.getByTestId('field-error-groupSize');
+    await err.waitFor({ timeout: 10_000 });
+    expect(await err.textContent()).toMatch(/groupSize/);
+    expect(await page.getByTestId('start-button').isDisabled()).toBe(true);
+    await page.close();
+  }, 60_000);
+});
