@@ -5,17 +5,37 @@
  * - *pause* = stop pulling after the current update's events;
  * - *step* = pull until the next `step` event, then the events that belong to it (`trajectories`, an `eval`
  *   when one is due, and `done` after the last step).
+ *
+ * The live policy (for saving weights) comes from the trainer's `onPolicy` hook. It stays alive after the run is
+ * done because the session never pulls the generator past its `done` event: the generator stays suspended there,
+ * and its `finally` (which disposes every tensor) runs only on the next `configure` or `discard`. Reading it is
+ * refused while an update runs, and updates and `discard` wait for a read in progress, so a checkpoint is always
+ * the weights after a whole update and never a disposed tensor.
  * No tfjs here: the generator does all tensor work on whatever backend is active.
  */
 import { parseRunConfig, type RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
+import type { PolicyHandle } from '../core/rollout/runner';
 import type { TrainerStatus } from './api';
 
-/** The trainer's signature (src/core/train/trainer.ts). */
+/** The trainer's signature (src/core/train/trainer.ts; see its `TrainOptions`). */
 export type TrainFn = (
   config: RunConfig,
-  opts: { backend: string; signal?: { aborted: boolean } },
+  opts: {
+    backend: string;
+    signal?: { aborted: boolean };
+    onPolicy?: (p: PolicyHandle) => void;
+    initWeights?: Uint8Array;
+  },
 ) => AsyncGenerator<TrainEvent>;
+
+/** The current run's policy, handed to `TrainingSession.withPolicy`. */
+export interface LivePolicy {
+  policy: PolicyHandle;
+  config: RunConfig;
+  /** Updates applied to it so far (0 = as initialised or loaded). */
+  step: number;
+}
 
 /** Receives each event as it is pulled (a Comlink proxy in the worker). */
 export type EventSink = (e: TrainEvent) => void;
@@ -33,6 +53,14 @@ export class TrainingSession {
   private state: TrainerStatus = 'idle';
   private pauseRequested = false;
   private running: Promise<TrainerStatus> | null = null;
+  /** Initial weights (safetensors bytes) for the next generator; null = fresh init from the seed. */
+  private initWeights: Uint8Array | null = null;
+  /** The generator's policy once built (null before the first pull and after discard). */
+  private policy: PolicyHandle | null = null;
+  /** The last step event's index. */
+  private lastStep = 0;
+  /** A `withPolicy` read in progress. */
+  private reading: Promise<unknown> | null = null;
 
   /**
    * @param trainFn the trainer.
@@ -51,12 +79,15 @@ export class TrainingSession {
   /**
    * Validates `partial` (missing fields take defaults), stops and discards any run in progress, and makes the
    * next `start`/`stepOnce` begin a fresh run with this config.
+   * @param initWeights safetensors bytes to start from instead of a fresh init (checked by the trainer on the
+   *   first pull: model size, vocabulary, shapes); omitted = fresh init from the seed.
    * @throws ConfigError naming each bad field.
    */
-  async configure(partial: Partial<RunConfig>): Promise<RunConfig> {
+  async configure(partial: Partial<RunConfig>, initWeights?: Uint8Array): Promise<RunConfig> {
     const config = parseRunConfig(partial);
     await this.discard();
     this.config = config;
+    this.initWeights = initWeights ?? null;
     this.state = 'idle';
     return config;
   }
@@ -81,19 +112,47 @@ export class TrainingSession {
     if (this.running) this.pauseRequested = true;
   }
 
+  /**
+   * Runs `read` on the current run's live policy, between updates (e.g. to serialise its weights). Updates and
+   * `discard` wait until `read` settles; do not train or dispose inside it.
+   * @throws Error naming why there is no policy to read: no run configured, not started, training in progress,
+   *   or the policy already released (the run failed or was discarded).
+   */
+  async withPolicy<T>(read: (live: LivePolicy) => Promise<T>): Promise<T> {
+    if (!this.config) throw new Error('no run is configured yet; choose the settings and press Start or Step first');
+    if (this.running) throw new Error('training is running; pause it (or let it finish) first');
+    if (this.reading) throw new Error('the weights are being read already; try again when that finishes');
+    const policy = this.policy;
+    if (!policy) throw new Error('the run has not started yet, so there are no weights; press Start or Step first');
+    if (Object.values(policy.params).some((v) => v.isDisposed)) {
+      throw new Error('the run\'s policy was released (the run failed or was stopped); train again first');
+    }
+    const r = read({ policy, config: this.config, step: this.lastStep });
+    this.reading = r;
+    try {
+      return await r;
+    } finally {
+      this.reading = null;
+    }
+  }
+
   /** Stops the current run (after its current update) and releases the generator's resources. */
   async discard(): Promise<void> {
     this.pause();
     this.signal.aborted = true;
     await this.running?.catch(() => undefined);
+    await this.reading?.catch(() => undefined);
     const gen = this.gen;
     this.gen = null;
+    this.policy = null;
+    this.lastStep = 0;
     this.signal = { aborted: false };
     if (gen) await gen.return(undefined).catch(() => undefined);
   }
 
   private async exclusive(body: () => Promise<TrainerStatus>): Promise<TrainerStatus> {
     if (this.running) throw new Error('training is already running; pause it first');
+    if (this.reading) throw new Error('the weights are being saved; try again when that finishes');
     if (this.state === 'done') return 'done';
     if (!this.config) throw new Error('configure() must be called before training');
     this.pauseRequested = false;
@@ -117,7 +176,12 @@ export class TrainingSession {
   /** Pulls one update's events. Returns 'done' when the generator has finished. */
   private async update(onEvent: EventSink): Promise<'more' | 'done'> {
     const config = this.config!;
-    this.gen ??= this.trainFn(config, { backend: this.backendName(), signal: this.signal });
+    this.gen ??= this.trainFn(config, {
+      backend: this.backendName(),
+      signal: this.signal,
+      onPolicy: (p) => (this.policy = p),
+      initWeights: this.initWeights ?? undefined,
+    });
     // Pull until the step event (the first update also brings `start` and the step-0 `eval`).
     let step = -1;
     while (step < 0) {
@@ -125,7 +189,7 @@ export class TrainingSession {
       if (r.done) return 'done';
       onEvent(r.value);
       if (r.value.event === 'done') return 'done';
-      if (r.value.event === 'step') step = r.value.step;
+      if (r.value.event === 'step') step = this.lastStep = r.value.step;
     }
     // Then the events that belong to this step: trajectories, an eval if due, and done after the last step.
     let trailing = 1 + (evalDueAfter(config, step) ? 1 : 0) + (step >= config.steps ? 1 : 0);

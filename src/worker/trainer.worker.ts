@@ -8,9 +8,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import { selectBackend } from './backend';
 import { TrainingSession } from './session';
 import { train } from '../core/train/trainer';
+import { parseRunConfig } from '../core/run/config';
+import { deleteWeights, getWeights, listWeights, putWeights } from './persist';
+import { initWeightsFor, loadBytes, saveCurrent, type WeightsStore } from './weights';
 import type { TrainerApi } from './api';
 
 const session = new TrainingSession(train, () => tf.getBackend());
+const store: WeightsStore = { put: putWeights, get: getWeights, list: listWeights, delete: deleteWeights };
 
 /** The exposed API; each method's contract is documented on `TrainerApi`. */
 const api: TrainerApi = {
@@ -18,7 +22,11 @@ const api: TrainerApi = {
     await session.discard();
     return selectBackend(pref);
   },
-  configure: (config) => session.configure(config),
+  async configure(config, opts) {
+    // Validate first, so a bad field is reported before a missing checkpoint.
+    const init = opts?.initWeights ? await initWeightsFor(store, opts.initWeights, parseRunConfig(config)) : undefined;
+    return session.configure(config, init);
+  },
   start: (onEvent) => session.start(onEvent),
   async pause() {
     session.pause();
@@ -26,6 +34,13 @@ const api: TrainerApi = {
   stepOnce: (onEvent) => session.stepOnce(onEvent),
   async status() {
     return session.status;
+  },
+  saveWeights: (name) => saveCurrent(session, store, name),
+  listWeights: () => store.list(),
+  deleteWeights: (name) => store.delete(name),
+  async exportWeights(name) {
+    const { bytes } = await loadBytes(store, name);
+    return Comlink.transfer(bytes, [bytes.buffer]);
   },
 };
 

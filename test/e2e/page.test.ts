@@ -1,10 +1,13 @@
 /**
  * Browser end-to-end test of the page (DESIGN.md §3 "UI"): the worker picks WebGPU, Start trains, the charts'
- * text tables and the trajectory panel update; forcing wasm trains too. Tiny settings through the link hash,
- * because WebGPU here runs on SwiftShader (CPU emulation).
+ * text tables and the trajectory panel update; forcing wasm trains too, and its weights are saved, downloaded
+ * and trained from again. Tiny settings through the link hash, because WebGPU here runs on SwiftShader (CPU
+ * emulation).
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { decodeSafetensors } from '../../src/core/model/io';
 import { startE2E, type E2E } from './harness';
 
 /**
@@ -93,7 +96,7 @@ describe('page in Chromium', () => {
     await page.close();
   }, 400_000);
 
-  it('trains on a forced wasm backend; Pause stops and Step runs exactly one update', async () => {
+  it('trains on a forced wasm backend; Pause stops and Step runs exactly one update; saved weights start a new run', async () => {
     const { page, logs } = await open(TINY_WASM);
     const badge = page.getByTestId('backend-badge');
     await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/wasm/);
@@ -115,9 +118,32 @@ describe('page in Chromium', () => {
       await expect.poll(async () => (await phase.textContent())?.trim(), { timeout: 60_000 }).toMatch(/^(paused|done)$/);
       expect(await stepShown(page)).toBe(paused + 1);
     }
+
+    // Weights: Save → listed; Download → a safetensors file the CLI reads; Start from → a new run trains from it.
+    const name = 'e2e-wasm-checkpoint';
+    await page.getByTestId('weights-name').fill(name);
+    await expect.poll(async () => page.getByTestId('weights-save').isEnabled(), { timeout: 10_000 }).toBe(true);
+    await page.getByTestId('weights-save').click();
+    const list = page.getByTestId('weights-list');
+    await expect.poll(async () => (await list.textContent()) ?? '', { timeout: 30_000 }).toContain(name);
+    expect(await list.textContent()).toContain('nano');
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      page.getByRole('button', { name: `Download ${name}` }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${name}.safetensors`);
+    const file = decodeSafetensors(new Uint8Array(readFileSync(await download.path())));
+    expect(file.meta).toMatchObject({ format: 'opd-playground', modelSize: 'nano', step: String(await stepShown(page)) });
+
+    await page.getByRole('button', { name: `Start from ${name}` }).click();
+    await expect.poll(async () => (await page.getByTestId('weights-init').textContent()) ?? '', { timeout: 30_000 }).toContain(name);
+    await expect.poll(async () => stepShown(page), { timeout: 30_000 }).toBe(0);
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.getByTestId('start-button').click();
+    await waitForStep(page, 1, 60_000, logs);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await page.close();
-  }, 240_000);
+  }, 300_000);
 
   it('shows ignored link fields and names a bad field', async () => {
     const { page } = await open(`${TINY_WASM}&steps=abc&bogus=1`);

@@ -1,22 +1,35 @@
 /**
  * TrainingSession drives the trainer generator: Step pulls exactly one update with its trailing events,
- * Pause stops between updates, a new config discards the old generator (its `finally` runs).
+ * Pause stops between updates, a new config discards the old generator (its `finally` runs). It hands out the
+ * live policy between updates (also after `done`) and refuses once it is released.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type RunConfig } from '../../src/core/run/config';
 import type { TrainEvent } from '../../src/core/train/events';
+import type { PolicyHandle } from '../../src/core/rollout/runner';
 import { TrainingSession, evalDueAfter, type TrainFn } from '../../src/worker/session';
 
-/** A stand-in trainer with the real one's event order; records how far it was pulled and whether it was closed. */
-function fakeTrainer() {
-  const log = { pulledSteps: 0, closed: 0 };
+/** A stand-in policy: one "tensor" whose `isDisposed` the fake trainer sets in its `finally`. */
+type FakePolicy = { params: { w: { isDisposed: boolean } } };
+
+/**
+ * A stand-in trainer with the real one's event order; records how far it was pulled, whether it was closed,
+ * the initial weights it got, and its policy (handed out through `onPolicy`, disposed in `finally`).
+ */
+function fakeTrainer(failAtStep = 0) {
+  const log = { pulledSteps: 0, closed: 0, initWeights: [] as (Uint8Array | undefined)[], policies: [] as FakePolicy[] };
   const trainFn: TrainFn = async function* (config, opts) {
+    const policy: FakePolicy = { params: { w: { isDisposed: false } } };
+    log.policies.push(policy);
+    log.initWeights.push(opts.initWeights);
+    opts.onPolicy?.(policy as unknown as PolicyHandle);
     try {
       yield { event: 'start', config, backend: opts.backend, params: 1, vocabSize: 1 } as TrainEvent;
       if (config.evalEvery > 0) yield { event: 'eval', step: 0, splits: {}, evalMs: 0 };
       for (let step = 1; step <= config.steps; step++) {
         if (opts.signal?.aborted) return;
         log.pulledSteps = step;
+        if (step === failAtStep) throw new Error('boom');
         yield { event: 'step', step } as TrainEvent;
         yield { event: 'trajectories', step, group: [] };
         if (evalDueAfter(config, step)) yield { event: 'eval', step, splits: {}, evalMs: 0 };
@@ -24,6 +37,7 @@ function fakeTrainer() {
       }
       yield { event: 'done', steps: config.steps, elapsedMs: 0 };
     } finally {
+      policy.params.w.isDisposed = true;
       log.closed++;
     }
   };
@@ -86,5 +100,72 @@ describe('TrainingSession', () => {
     await expect(s.stepOnce(() => undefined)).rejects.toThrow(/already running/);
     s.pause();
     await first;
+  });
+});
+
+describe('TrainingSession.withPolicy', () => {
+  const read = (s: TrainingSession) => s.withPolicy(async ({ policy, step }) => ({ policy: policy as unknown as FakePolicy, step }));
+
+  it('refuses before a run exists, hands out the live policy between updates and after done', async () => {
+    const { log, trainFn } = fakeTrainer();
+    const s = new TrainingSession(trainFn, () => 'cpu');
+    await expect(read(s)).rejects.toThrow(/no run is configured/);
+    await s.configure(small);
+    await expect(read(s)).rejects.toThrow(/not started yet/);
+    await s.stepOnce(() => undefined);
+    expect(await read(s)).toEqual({ policy: log.policies[0], step: 1 });
+
+    const running = s.start(() => undefined);
+    await expect(read(s)).rejects.toThrow(/training is running/);
+    expect(await running).toBe('done');
+    // Done, but the generator is kept suspended at `done`: the policy is still alive.
+    const after = await read(s);
+    expect(after.step).toBe(5);
+    expect(after.policy.params.w.isDisposed).toBe(false);
+    expect(log.closed).toBe(0);
+
+    // The next configure finishes the generator: the policy is disposed and no longer handed out.
+    await s.configure(small);
+    expect(log.closed).toBe(1);
+    expect(log.policies[0].params.w.isDisposed).toBe(true);
+    await expect(read(s)).rejects.toThrow(/not started yet/);
+  });
+
+  it('refuses after the run failed (its policy was released)', async () => {
+    const { trainFn } = fakeTrainer(2);
+    const s = new TrainingSession(trainFn, () => 'cpu');
+    await s.configure(small);
+    await s.stepOnce(() => undefined);
+    await expect(s.stepOnce(() => undefined)).rejects.toThrow(/boom/);
+    expect(s.status).toBe('error');
+    await expect(read(s)).rejects.toThrow(/released/);
+  });
+
+  it('updates and discard wait for a read in progress', async () => {
+    const { log, trainFn } = fakeTrainer();
+    const s = new TrainingSession(trainFn, () => 'cpu');
+    await s.configure(small);
+    await s.stepOnce(() => undefined);
+    let finish!: () => void;
+    const reading = s.withPolicy(({ policy }) => new Promise<boolean>((r) => (finish = () => r(policy.params.w.isDisposed as unknown as boolean))));
+    await expect(s.stepOnce(() => undefined)).rejects.toThrow(/being saved/);
+    const reconfigured = s.configure(small);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(log.closed).toBe(0); // discard waits for the read
+    finish();
+    expect(await reading).toBe(false); // read while alive
+    await reconfigured;
+    expect(log.closed).toBe(1);
+  });
+
+  it('passes initial weights to the next run only', async () => {
+    const { log, trainFn } = fakeTrainer();
+    const s = new TrainingSession(trainFn, () => 'cpu');
+    const bytes = new Uint8Array([1, 2, 3]);
+    await s.configure(small, bytes);
+    await s.stepOnce(() => undefined);
+    await s.configure(small);
+    await s.stepOnce(() => undefined);
+    expect(log.initWeights).toEqual([bytes, undefined]);
   });
 });

@@ -6,6 +6,7 @@
 import * as Comlink from 'comlink';
 import {
   ConfigError,
+  MODEL_SIZES,
   parseRunConfig,
   type ConfigIssue,
   type RunConfig,
@@ -57,6 +58,8 @@ export class RunState {
   evals = $state.raw<EvalEvent[]>([]);
   /** The latest sampled group of trajectories. */
   group = $state.raw<TrajectoriesEvent | null>(null);
+  /** Stored checkpoint that new runs start from (sent with every configure); null = fresh init from the seed. */
+  initWeights = $state<string | null>(null);
 
   /** The most recent step's metrics, or null before the first update. */
   lastStep = $derived(this.steps.length ? this.steps[this.steps.length - 1] : null);
@@ -151,6 +154,29 @@ export class RunState {
     }
   }
 
+  /**
+   * Makes new runs start from stored checkpoint `name` (null = fresh init again) and begins a new run now,
+   * discarding the current one (as a settings change does). A checkpoint of another model size switches Model to it.
+   */
+  async startFrom(name: string | null, modelSize?: string): Promise<void> {
+    if (this.busy) return;
+    this.initWeights = name;
+    const size = MODEL_SIZES.find((m) => m === modelSize);
+    if (size && size !== this.config.model && this.valid) {
+      this.draft = { ...this.draft, model: size };
+      this.config = { ...this.config, model: size };
+      this.writeHash();
+    }
+    if (await this.configure()) {
+      this.notice = name ? `New runs start from "${name}".` : 'New runs start from fresh weights.';
+    }
+  }
+
+  /** The worker's API, or null while none is up (for the weights panel; see weights.svelte.ts). */
+  get api(): TrainerHandle['api'] | null {
+    return this.trainer && this.backend ? this.trainer.api : null;
+  }
+
   /** Hides the link notice. */
   dismissLinkIssues(): void {
     this.linkIssues = [];
@@ -233,7 +259,8 @@ export class RunState {
     this.clearRun();
     this.error = null;
     try {
-      await this.trainer.api.configure($state.snapshot(this.config));
+      const opts = this.initWeights ? { initWeights: this.initWeights } : undefined;
+      await this.trainer.api.configure($state.snapshot(this.config), opts);
       this.phase = 'idle';
       return true;
     } catch (e) {

@@ -1,0 +1,85 @@
+/**
+ * Worker-side checkpoints with the real trainer (wasm in Node) and an in-memory store: a saved checkpoint
+ * holds exactly the live policy's weights after the last update, also once the run is done; a run starts from
+ * it; missing checkpoints and other model sizes are named; no tensor leaks across save and discard.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '../../src/core/tf';
+import { getEnvSpec } from '../../src/core/envs/registry';
+import { parseRunConfig, type RunConfig } from '../../src/core/run/config';
+import { train } from '../../src/core/train/trainer';
+import { buildTokenizer, disposePolicy, loadPolicy, policyValues } from '../../src/core/train/setup';
+import type { PolicyHandle } from '../../src/core/rollout/runner';
+import type { StoredWeights } from '../../src/worker/persist';
+import { TrainingSession } from '../../src/worker/session';
+import { checkName, initWeightsFor, loadBytes, saveCurrent, type WeightsStore } from '../../src/worker/weights';
+import { useBackend } from '../helpers/backend';
+
+beforeAll(() => useBackend('wasm'));
+
+/** A WeightsStore on a Map (IndexedDB's semantics: put replaces, delete of a missing key is fine). */
+function memoryStore(): WeightsStore & { map: Map<string, StoredWeights> } {
+  const map = new Map<string, StoredWeights>();
+  return {
+    map,
+    put: async (w) => void map.set(w.name, w),
+    get: async (n) => map.get(n),
+    list: async () => [...map.values()].map(({ name, modelSize, savedAt }) => ({ name, modelSize, savedAt })).sort((a, b) => b.savedAt - a.savedAt),
+    delete: async (n) => void map.delete(n),
+  };
+}
+
+const tiny: Partial<RunConfig> = { model: 'nano', preset: 'easy', steps: 2, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0, seed: 3 };
+
+describe('worker weights', () => {
+  it('saves the live policy after an update and after done, starts a run from it, and leaks nothing', async () => {
+    const store = memoryStore();
+    let live: Awaited<ReturnType<typeof policyValues>> | null = null;
+    const s = new TrainingSession(train, () => 'wasm');
+    const base = tf.memory().numTensors;
+    await expect(saveCurrent(s, store, 'x')).rejects.toThrow(/no run is configured/);
+    await s.configure(tiny);
+    await expect(saveCurrent(s, store, 'x')).rejects.toThrow(/not started yet/);
+
+    await s.stepOnce(() => undefined);
+    const info1 = await saveCurrent(s, store, '  step1 ');
+    expect(info1).toMatchObject({ name: 'step1', modelSize: 'nano' });
+    expect(await s.stepOnce(() => undefined)).toBe('done');
+    const afterDone = tf.memory().numTensors;
+    await saveCurrent(s, store, 'final');
+    expect(tf.memory().numTensors).toBe(afterDone); // saving reads, makes no tensors
+    await s.withPolicy(async ({ policy }) => void (live = await policyValues(policy)));
+
+    const tok = buildTokenizer(getEnvSpec('household'));
+    const loaded = loadPolicy(store.map.get('final')!.bytes, tok);
+    expect(loaded.meta).toMatchObject({ modelSize: 'nano', step: '2', seed: '3', env: 'household', envVersions: JSON.stringify({ household: getEnvSpec('household').version }) });
+    const got = await policyValues(loaded);
+    for (const [k, v] of live!) expect(got.get(k), k).toEqual(v);
+    disposePolicy(loaded);
+    expect(store.map.get('step1')!.bytes).not.toEqual(store.map.get('final')!.bytes);
+
+    // A new run from the checkpoint: its first policy equals the saved one.
+    await s.configure(tiny, await initWeightsFor(store, 'final', parseRunConfig(tiny)));
+    expect(tf.memory().numTensors).toBe(base); // the finished run's tensors are gone
+    expect(await s.stepOnce(() => undefined)).toBe('paused');
+    expect(tf.memory().numTensors).toBeGreaterThan(base);
+    // Check against the trainer itself that a run started from the bytes begins with exactly those weights.
+    let first: PolicyHandle | null = null;
+    const gen = train(tiny, { backend: 'wasm', initWeights: store.map.get('final')!.bytes, onPolicy: (p) => (first = p) });
+    await gen.next();
+    const firstValues = await policyValues(first!);
+    for (const [k, v] of live!) expect(firstValues.get(k), k).toEqual(v);
+    await gen.return(undefined);
+    await s.discard();
+    expect(tf.memory().numTensors).toBe(base);
+  });
+
+  it('names a missing checkpoint, another model size, and a bad name', async () => {
+    const store = memoryStore();
+    await store.put({ name: 'small-one', bytes: new Uint8Array(8), modelSize: 'small', savedAt: 1 });
+    await expect(loadBytes(store, 'nope')).rejects.toThrow(/no saved weights named "nope"/);
+    await expect(initWeightsFor(store, 'small-one', parseRunConfig(tiny))).rejects.toThrow(/model size small but the run's model is nano; set Model to small/);
+    expect(() => checkName('   ')).toThrow(/empty/);
+    expect(() => checkName('a'.repeat(121))).toThrow(/at most 120/);
+  });
+});
