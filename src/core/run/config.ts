@@ -60,8 +60,12 @@ export const RunConfigSchema = z.object({
   clipEps: num(0, 1).default(0.2),
   /** Dual-clip constant c > 1 for negative advantages (Ye et al. 2020); 0 disables dual-clip. */
   dualClip: num(0, 100).default(3),
-  /** β: weight of the k3 KL to the frozen initial (reference) policy. 0 = no KL term (KL still reported). */
-  klBeta: num(0, 10).default(0.001),
+  /**
+   * β: weight of the k3 KL to the frozen initial (reference) policy. 0 = no KL term (KL still reported).
+   * Default 0: from scratch the reference is a random policy, and pulling towards it only slows learning (as
+   * DAPO drops the term). From a pretrained base policy 0.001–0.01 keeps it close to what it knew.
+   */
+  klBeta: num(0, 10).default(0),
   /** Advantage normalisation: `mean-std` (A=(S−μ)/(σ+ε), GRPO) or `mean-only` (A=S−μ, Dr. GRPO). */
   advNorm: z.enum(['mean-std', 'mean-only']).default('mean-std'),
   /**
@@ -73,8 +77,8 @@ export const RunConfigSchema = z.object({
   advEps: num(0, 1).default(1e-6),
   /** Penalty subtracted from the score S per invalid (inadmissible) action. 0 = none. */
   invalidPenalty: num(0, 10).default(0.1),
-  /** Mini-batches per step (one Adam update each; ratio ≠ 1 after the first). */
-  miniBatches: int(1, 64).default(4),
+  /** Mini-batches per step (one Adam update each; ratio ≠ 1 after the first). Measured on household/easy from scratch: 8 learns faster than 4. */
+  miniBatches: int(1, 64).default(8),
   /** Passes over the step's samples (PPO epochs). */
   ppoEpochs: int(1, 16).default(1),
   /** Global grad-norm clip (L2). 0 disables. */

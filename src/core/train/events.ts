@@ -62,6 +62,7 @@ export interface TokenView {
 
 /** One env step of a trajectory, for display. */
 export interface StepView {
+  /** The observation the action answered (before the action); the env's reply is the next step's observation. */
   observation: string;
   action: string;
   valid: boolean;
