@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Run a CLI script with tsx; returns exit code, stdout and stderr. */
+function cli(script: string, args: string[]) {
+  const r = spawnSync('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the accepted values', () => {
+  it.each([
+    [['--model', 'huge'], /--model: .*accepted: one of nano, small, base/],
+    [['--env', 'kitchen'], /--env: .*accepted: one of household/],
+    [['--algo', 'ppo'], /--algo: .*accepted: one of grpo/],
+    [['--backend', 'tpu'], /--backend must be one of: cpu, wasm, webgpu/],
+    [['--steps', 'ten'], /--steps must be an integer/],
+    [['--steps', '0'], /--steps: .*accepted: an integer in \[1, 100000\]/],
+    [['--tasks', '1', '--group', '2', '--mini-batches', '8'], /--mini-batches: must be ≤ tasksPerStep·groupSize/],
+    [['--lr', '-1'], /--lr: .*accepted: a number in/],
+  ])('train %j', (args, msg) => {
+    const r = cli('train', args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(msg);
+  });
+
+  it('train --init with a corrupt or wrong-vocabulary weights file exits 2 and writes nothing', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const bad = path.join(dir, 'bad.safetensors');
+    fs.writeFileSync(bad, Buffer.from('not a weights file at all'));
+    const save = path.join(dir, 'out.safetensors');
+    const r = cli('train', ['--init', bad, '--steps', '1', '--save', save]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--init .*bad\.safetensors: weights file/);
+    expect(fs.existsSync(save)).toBe(false);
+  });
+
+  it('eval rejects a bad split, a missing weights file and a corrupt one', () => {
+    expect(cli('eval', ['--split', 'validation']).err).toMatch(/--split must be one of: train, test-seen, test-unseen/);
+    const missing = cli('eval', ['--policy', '/nonexistent/w.safetensors']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/no file at .*accepted: expert, random/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const bad = path.join(dir, 'w.safetensors');
+    fs.writeFileSync(bad, Buffer.alloc(64, 7));
+    const corrupt = cli('eval', ['--policy', bad, '--backend', 'cpu']);
+    expect(corrupt.code).toBe(2);
+    expect(corrupt.err).toMatch(/weights file/);
+  });
+
+  it('eval --policy expert: the last JSON line is the summary with success 1 on test-unseen', () => {
+    const r = cli('eval', ['--env', 'household', '--split', 'test-unseen', '--episodes', '30', '--policy', 'expert', '--json']);
+    expect(r.code).toBe(0);
+    const last = JSON.parse(r.out.trim().split('\n').at(-1)!);
+    expect(last).toMatchObject({ event: 'summary', successRate: 1, episodes: 30 });
+    expect(Object.keys(last.byTaskType).sort()).toEqual(['clean', 'cool', 'heat', 'look', 'pick', 'pick2']);
+  });
+
+  it('bench rejects a sequence longer than it supports', () => {
+    const r = cli('bench', ['--seq', '100000']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--seq must be an integer in 2\.\.512/);
+  });
+});
