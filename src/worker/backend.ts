@@ -17,6 +17,7 @@ import wasmPlain from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm
 import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreadedSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import type { BackendInfo, BackendPref } from './api';
+import { registerFastCpuKernels } from '../core/backend/cpu-fast';
 
 /** Backends in the order `auto` tries them. */
 export const BACKEND_ORDER = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
@@ -56,6 +57,7 @@ async function smokeTest(): Promise<string | null> {
 /** Activates `name` through tf.setBackend, then smoke-tests it. Returns a failure reason or null. */
 async function activate(name: BackendName): Promise<string | null> {
   if (!tf.findBackendFactory(name)) return `tfjs ${name} backend is not registered in this context`;
+  if (name === 'cpu') registerFastCpuKernels(); // the same faster float32 kernels the CLI uses
   let ok: boolean;
   try {
     ok = await tf.setBackend(name);
