@@ -145,6 +145,18 @@ describe('page in Chromium', () => {
     await page.close();
   }, 300_000);
 
+  it('trains on a forced webgl backend (the third of the four backends; cpu is covered in Node)', async () => {
+    const { page, logs } = await open(TINY_GPU.replace('steps=2', 'steps=1') + '&backend=webgl');
+    const badge = page.getByTestId('backend-badge');
+    await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/webgl/);
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.getByTestId('start-button').click();
+    await waitForStep(page, 1, 240_000, logs);
+    expect(await page.getByTestId('trajectory-panel').textContent()).toMatch(/rollout 1: (success|failure)/);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 300_000);
+
   it('shows ignored link fields and names a bad field', async () => {
     const { page } = await open(`${TINY_WASM}&steps=abc&bogus=1`);
     const notice = page.getByTestId('link-notice');
