@@ -12,11 +12,12 @@ import { Rng } from '../src/core/rng';
 import { buildTokenizer, loadPolicy } from '../src/core/train/setup';
 import { runEpisodes } from '../src/core/rollout/runner';
 import { summarize } from '../src/core/train/evaluate';
+import { DEFAULT_CONFIG } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
 
 const SPEC = {
   env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
-  preset: { type: 'string', help: 'environment preset', default: 'default' },
+  preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
   split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
   episodes: { type: 'int', help: 'episodes (tasks 0..n-1 of the split)', default: 60, min: 1, max: 100000 },
   policy: { type: 'string', help: 'expert | random | path to a .safetensors weights file', default: 'expert' },
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
   } else {
     process.stdout.write(`${a.policy} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes\n`);
-    for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episodes)\n`);
+    for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);
   }
 }
 

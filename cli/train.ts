@@ -5,12 +5,13 @@
  * the flag and the accepted values, exit code 2.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/train/setup';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/rollout/runner';
 import { setupBackend, NODE_BACKENDS } from './backend';
-import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
+import { ConfigError, DEFAULT_CONFIG, describeField, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
 import type { EvalEvent, StepEvent } from '../src/core/train/events';
 
@@ -46,6 +47,19 @@ const FIELD: Record<string, keyof RunConfig> = {
   'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm',
 };
 
+/** Checks before training that `--save` names a file we can create: its folder exists and is writable. */
+function checkSavePath(p: string): void {
+  if (p.trim() === '') fail('--save needs a file path, e.g. --save runs/policy.safetensors');
+  const dir = path.dirname(path.resolve(p));
+  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) fail(`--save: "${p}" is a folder; give a file path inside it, e.g. ${path.join(p, 'policy.safetensors')}`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`--save: folder "${dir}" does not exist; create it first`);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch {
+    fail(`--save: folder "${dir}" is not writable`);
+  }
+}
+
 function fail(msg: string): never {
   process.stderr.write(`train: ${msg}\n`);
   process.exit(USAGE_EXIT_CODE);
@@ -60,7 +74,8 @@ async function main(): Promise<void> {
     throw e;
   }
   if (args.help) {
-    process.stdout.write(usage('npm run train --', SPEC) + '\n');
+    const ranges = Object.entries(FIELD).map(([flag, field]) => `  --${flag.padEnd(14)} ${describeField(field)}; default ${DEFAULT_CONFIG[field]}`);
+    process.stdout.write(usage('npm run train --', SPEC) + '\naccepted values (from the run config schema):\n' + ranges.join('\n') + '\n');
     return;
   }
   const partial: Record<string, unknown> = {};
@@ -78,9 +93,10 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  if (args.save !== undefined) checkSavePath(args.save);
   let initWeights: Uint8Array | undefined;
-  if (args.init) {
-    if (!fs.existsSync(args.init)) fail(`--init: no file at ${args.init}`);
+  if (args.init !== undefined) {
+    if (!fs.existsSync(args.init) || !fs.statSync(args.init).isFile()) fail(`--init: no weights file at "${args.init}" (a .safetensors file written by --save)`);
     initWeights = new Uint8Array(fs.readFileSync(args.init));
   }
   const backend = await setupBackend(args.backend);
@@ -101,8 +117,13 @@ async function main(): Promise<void> {
       const bytes = await savePolicy(policy, config.model, { [config.env]: getEnvSpec(config.env).version }, { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
       // Write to a temporary file, then rename: an interrupted save never leaves a half-written weights file.
       const tmp = `${args.save}.tmp-${process.pid}`;
-      fs.writeFileSync(tmp, bytes);
-      fs.renameSync(tmp, args.save);
+      try {
+        fs.writeFileSync(tmp, bytes);
+        fs.renameSync(tmp, args.save);
+      } catch (e) {
+        fs.rmSync(tmp, { force: true });
+        throw e;
+      }
     }
     if (args.json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);

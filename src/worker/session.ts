@@ -97,6 +97,9 @@ export class TrainingSession {
     return this.exclusive(async () => {
       while (!this.pauseRequested) {
         if ((await this.update(onEvent)) === 'done') return 'done';
+        // Yield a macrotask between updates: on wasm and cpu every await resolves as a microtask, so without
+        // this the worker never reads its message queue and a `pause()` sent by the page would never arrive.
+        await new Promise((r) => setTimeout(r, 0));
       }
       return 'paused';
     });

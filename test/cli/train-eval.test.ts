@@ -37,6 +37,17 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(fs.existsSync(save)).toBe(false);
   });
 
+  it('train checks --save before training: a folder, a missing folder or an empty path exit 2', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    expect(cli('train', ['--save', dir]).err).toMatch(/--save: ".*" is a folder/);
+    const r = cli('train', ['--save', path.join(dir, 'no', 'such', 'w.safetensors')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--save: folder ".*" does not exist/);
+    expect(cli('train', ['--save', '']).err).toMatch(/--save needs a file path/);
+    expect(cli('train', ['--init', dir]).err).toMatch(/--init: no weights file at/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   it('eval rejects a bad split, a missing weights file and a corrupt one', () => {
     expect(cli('eval', ['--split', 'validation']).err).toMatch(/--split must be one of: train, test-seen, test-unseen/);
     const missing = cli('eval', ['--policy', '/nonexistent/w.safetensors']);
@@ -51,7 +62,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
   });
 
   it('eval --policy expert: the last JSON line is the summary with success 1 on test-unseen', () => {
-    const r = cli('eval', ['--env', 'household', '--split', 'test-unseen', '--episodes', '30', '--policy', 'expert', '--json']);
+    const r = cli('eval', ['--env', 'household', '--preset', 'default', '--split', 'test-unseen', '--episodes', '30', '--policy', 'expert', '--json']);
     expect(r.code).toBe(0);
     const last = JSON.parse(r.out.trim().split('\n').at(-1)!);
     expect(last).toMatchObject({ event: 'summary', successRate: 1, episodes: 30 });
