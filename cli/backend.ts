@@ -25,9 +25,12 @@ export async function setupBackend(name: NodeBackend): Promise<string> {
     const dist = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dist + path.sep);
   } else if (name === 'webgpu') {
-    const { create, globals } = await import('webgpu');
-    Object.assign(globalThis, globals);
-    Object.defineProperty(globalThis, 'navigator', { value: { gpu: create([]) }, configurable: true });
+    // One Dawn instance per process: creating a second one (e.g. switching back to webgpu) crashes Dawn.
+    if (!(globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu) {
+      const { create, globals } = await import('webgpu');
+      Object.assign(globalThis, globals);
+      Object.defineProperty(globalThis, 'navigator', { value: { gpu: create([]) }, configurable: true });
+    }
     await import('@tensorflow/tfjs-backend-webgpu');
     tf.env().set('WEBGPU_CPU_FORWARD', false);
   }

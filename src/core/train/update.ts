@@ -142,7 +142,9 @@ export async function ppoUpdate(
         tf.dispose(r.metrics);
       }
       const g = grads!;
-      const normT = tf.tidy(() => tf.sqrt(tf.addN(Object.values(g).map((t) => tf.sum(tf.square(t))))));
+      // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input, and 28+ inputs exceed the
+      // per-stage limit (8 on many devices) — the pipeline is then invalid and the norm is garbage.
+      const normT = tf.tidy(() => tf.sqrt(Object.values(g).map((t) => tf.sum(tf.square(t))).reduce((a, b) => tf.add(a, b))));
       const norm = (await normT.data())[0];
       normT.dispose();
       const scale = o.maxGradNorm > 0 && norm > o.maxGradNorm ? o.maxGradNorm / (norm + 1e-6) : 1;

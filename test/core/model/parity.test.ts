@@ -11,6 +11,8 @@ import { initValues, makeVariables } from '../../../src/core/model/params';
 import { buildScoreBatch, disposeBatch, freeMaskRow, tokenLogProbs } from '../../../src/core/model/scoring';
 import { aggLoss, klK3, ppoClipLoss } from '../../../src/core/algos/losses';
 import { useBackend } from '../../helpers/backend';
+import { ppoUpdate } from '../../../src/core/train/update';
+import { scoreSamples } from '../../../src/core/model/scoring';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
@@ -63,5 +65,28 @@ describe('gradient parity webgpu vs cpu', () => {
       }
       expect(Math.sqrt(diff), k).toBeLessThanOrEqual(1e-4 * Math.sqrt(norm) + 1e-7);
     }
+  });
+
+  it('a whole ppoUpdate (grad-norm clip, Adam) gives the same grad norm and weights; zero advantage gives zero gradient', async () => {
+    const run = async (advScale: number) => {
+      const p = makeVariables(cfg, initValues(cfg, new Rng(9)));
+      const old = await scoreSamples(p, cfg, samples, free);
+      const adv = Float32Array.from({ length: 15 }, (_, k) => advScale * (((k * 7) % 5) - 2));
+      const m = await ppoUpdate(p, cfg, tf.train.adam(1e-2), { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free },
+        { miniBatches: 2, ppoEpochs: 1, clipEps: 0.2, dualClip: 3, klBeta: 0, maxGradNorm: 0.5 }, new Rng(2));
+      const w = Array.from(await p['h1.mlp.wfc'].data());
+      tf.dispose(Object.values(p));
+      return { norm: m.gradNorm, w };
+    };
+    await useBackend('cpu');
+    const cpu = await run(1), cpu0 = await run(0);
+    await useBackend('webgpu');
+    const gpu = await run(1), gpu0 = await run(0);
+    expect(cpu0.norm).toBe(0);
+    expect(gpu0.norm).toBe(0);
+    expect(Math.abs(gpu.norm - cpu.norm)).toBeLessThan(1e-4 * cpu.norm);
+    let diff = 0;
+    cpu.w.forEach((v, i) => (diff = Math.max(diff, Math.abs(v - gpu.w[i]))));
+    expect(diff).toBeLessThan(1e-4);
   });
 });
