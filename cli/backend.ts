@@ -35,6 +35,8 @@ export async function setupBackend(name: NodeBackend): Promise<string> {
     tf.env().set('WEBGPU_CPU_FORWARD', false);
   }
   const ok = await tf.setBackend(name);
+  if (!ok && name === 'webgpu')
+    throw new Error('backend webgpu failed to initialise: no WebGPU adapter. Without a GPU, use SwiftShader: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp (needs Debian\'s chromium and libvulkan1)');
   if (!ok) throw new Error(`backend ${name} failed to initialise`);
   await tf.ready();
   return tf.getBackend();
