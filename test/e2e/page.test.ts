@@ -102,14 +102,21 @@ describe('page in Chromium', () => {
     await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/wasm/);
     await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
     await page.getByTestId('start-button').click();
+    // Start turns disabled while training: keyboard focus moves to Pause instead of being dropped.
+    await expect
+      .poll(async () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid), { timeout: 30_000 })
+      .toBe('pause-button');
     await waitForStep(page, 2, 120_000, logs);
     expect(await page.getByTestId('trajectory-panel').textContent()).toMatch(/rollout 1/);
     expect(await page.getByTestId('chart-table-success').textContent()).toMatch(/\d+\.\d %/);
 
     await page.getByTestId('pause-button').click();
     const phase = page.getByTestId('run-phase');
-    await expect.poll(async () => (await phase.textContent())?.trim(), { timeout: 60_000 }).toMatch(/^(paused|done)$/);
+    // The run has 8 steps: Pause at step ≥ 2 must stop it before it finishes (it did not on wasm before the
+    // worker yielded to its message queue between updates).
+    await expect.poll(async () => (await phase.textContent())?.trim(), { timeout: 60_000 }).toMatch(/^paused$/);
     const paused = await stepShown(page);
+    expect(paused).toBeLessThan(8);
     if ((await phase.textContent())?.trim() === 'paused') {
       await page.waitForTimeout(1500); // nothing may advance while paused
       expect(await stepShown(page)).toBe(paused);
@@ -168,8 +175,15 @@ describe('page in Chromium', () => {
     await page.locator('#field-groupSize').blur();
     const err = page.getByTestId('field-error-groupSize');
     await err.waitFor({ timeout: 10_000 });
-    expect(await err.textContent()).toMatch(/groupSize/);
+    expect(await err.textContent()).toMatch(/Group size \(G\) must be an integer from 1 to 64/);
+    expect(await page.locator('#field-groupSize').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByTestId('start-button').isDisabled()).toBe(true);
+    // The top-bar seed reports like the left panel: label, plain sentence, aria-invalid.
+    await page.locator('#field-seed').fill('-3');
+    await page.locator('#field-seed').press('Enter');
+    await page.getByTestId('field-error-seed').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('field-error-seed').textContent()).toMatch(/Seed must be an integer from 0 to/);
+    expect(await page.locator('#field-seed').getAttribute('aria-invalid')).toBe('true');
     await page.close();
   }, 60_000);
 });

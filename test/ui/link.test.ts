@@ -23,4 +23,17 @@ describe('link codec', () => {
     expect(r.config.model).toBe(DEFAULT_CONFIG.model);
     expect(r.issues.map((i) => i.field).sort()).toEqual(['%E0%A4%A=1', 'bogus', 'model', 'steps'].sort());
   });
+
+  it('names a key given twice and uses the last value', () => {
+    const r = decodeHash('#steps=3&steps=5');
+    expect(r.config.steps).toBe(5);
+    expect(r.issues).toEqual([{ field: 'steps', message: 'given twice; using 5' }]);
+    expect(decodeHash('#seed=1&seed=2&seed=3').issues).toEqual([{ field: 'seed', message: 'given 3 times; using 3' }]);
+  });
+
+  it('truncates a very long key so the notice stays narrow', () => {
+    const r = decodeHash(`#${'x'.repeat(5000)}=1`);
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0].field.length).toBeLessThanOrEqual(41);
+  });
 });

@@ -12,6 +12,13 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 
+/** Longest key or value quoted back in a link notice (characters). */
+const MAX_KEY = 40;
+
+function short(v: string): string {
+  return v.length > MAX_KEY ? `${v.slice(0, MAX_KEY)}…` : v;
+}
+
 /** Encodes the non-default fields (and the seed) as a hash string without the leading `#`. */
 export function encodeHash(config: RunConfig): string {
   const parts: string[] = [];
@@ -25,11 +32,13 @@ export function encodeHash(config: RunConfig): string {
 
 /**
  * Decodes a hash (with or without `#`) into a config.
- * @returns the config (defaults for missing or bad fields) and one issue per ignored field; never throws.
+ * @returns the config (defaults for missing or bad fields) and one issue per ignored or repeated field (the last
+ *   of a repeated key wins); never throws.
  */
 export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIssue[] } {
   const raw: Record<string, unknown> = {};
   const issues: ConfigIssue[] = [];
+  const dupes = new Map<string, { times: number; value: string }>();
   const body = hash.replace(/^#/, '');
   for (const part of body.split('&')) {
     if (!part) continue;
@@ -42,10 +51,17 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
       issues.push({ field: part.slice(0, 40), message: 'not valid URL encoding, ignored' });
       continue;
     }
+    if (key.length > MAX_KEY) key = `${key.slice(0, MAX_KEY)}…`; // a long bogus key must not stretch the notice
+    // A repeated key: the last one wins (as URLSearchParams.get would not), and the user is told.
+    if (key in raw) dupes.set(key, { times: (dupes.get(key)?.times ?? 1) + 1, value });
     // Numbers travel as text; convert where the schema's default is a number so zod can range-check them.
     const numeric = typeof (DEFAULT_CONFIG as Record<string, unknown>)[key] === 'number';
     raw[key] = numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
   }
   const r = parseRunConfigLenient(raw);
-  return { config: r.config, issues: [...issues, ...r.issues] };
+  const twice = [...dupes].map(([field, d]) => ({
+    field,
+    message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
+  }));
+  return { config: r.config, issues: [...issues, ...twice, ...r.issues] };
 }

@@ -58,6 +58,13 @@ export class RunState {
   evals = $state.raw<EvalEvent[]>([]);
   /** The latest sampled group of trajectories. */
   group = $state.raw<TrajectoriesEvent | null>(null);
+  /** Step at which the current run's weights were last saved (0 = never); see `unsaved`. */
+  savedStep = $state(0);
+  /**
+   * The field of a valid settings change held back because it would discard a run with unsaved progress (the
+   * draft has it; `config` does not). `confirmChange()` applies the draft, `cancelChange()` restores `config`.
+   */
+  pendingChange = $state.raw<RunConfigKey | null>(null);
   /** Stored checkpoint that new runs start from (sent with every configure); null = fresh init from the seed. */
   initWeights = $state<string | null>(null);
 
@@ -76,6 +83,18 @@ export class RunState {
   busy = $derived(this.phase === 'running' || this.phase === 'booting');
   /** True when the draft has no problems. */
   valid = $derived(this.fieldIssues.length === 0);
+  /** True when the current run has updates that were not saved as weights since. */
+  unsaved = $derived(this.stepsDone > this.savedStep);
+  /**
+   * What a running run does before its first update completes (which takes seconds on wasm, minutes on an emulated
+   * GPU); empty otherwise. Events arrive in the order start → eval (step 0, when evaluation is on) → step 1.
+   */
+  activity = $derived.by(() => {
+    if (this.phase !== 'running' || this.steps.length > 0) return '';
+    if (!this.startInfo) return 'building the model…';
+    if (this.config.evalEvery > 0 && this.evals.length === 0) return 'evaluating before training (step 0)…';
+    return 'sampling rollouts for step 1…';
+  });
 
   private trainer: TrainerHandle | null = null;
   private readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
@@ -95,9 +114,11 @@ export class RunState {
     await this.respawn(config.backend);
   }
 
-  /** Changes one setting. A valid change discards the current run (a new config is a new run). */
+  /**
+   * Changes one setting. A valid change discards the current run (a new config is a new run); when that run has
+   * unsaved updates the change waits in `pendingChange` for `confirmChange()`.
+   */
   async setField<K extends RunConfigKey>(key: K, value: RunConfig[K]): Promise<void> {
-    const backendChanged = key === 'backend' && value !== this.config.backend;
     this.draft = { ...this.draft, [key]: value };
     let next: RunConfig;
     try {
@@ -107,6 +128,37 @@ export class RunState {
       return;
     }
     this.fieldIssues = [];
+    if (encodeHash(next) === encodeHash(this.config)) {
+      this.pendingChange = null; // changed back: nothing to ask
+      return;
+    }
+    if (this.unsaved) {
+      this.pendingChange = key;
+      return;
+    }
+    await this.apply(next);
+  }
+
+  /** Applies the held-back settings change, discarding the run. */
+  async confirmChange(): Promise<void> {
+    if (!this.pendingChange) return;
+    this.pendingChange = null;
+    try {
+      await this.apply(parseRunConfig(this.draft));
+    } catch (e) {
+      this.fieldIssues = e instanceof ConfigError ? e.issues : [{ field: '(config)', message: message(e) }];
+    }
+  }
+
+  /** Drops the held-back settings change: the control shows the run's value again. */
+  cancelChange(): void {
+    this.pendingChange = null;
+    this.draft = this.config;
+    this.fieldIssues = [];
+  }
+
+  private async apply(next: RunConfig): Promise<void> {
+    const backendChanged = next.backend !== this.config.backend;
     this.config = next;
     this.writeHash();
     if (backendChanged) await this.respawn(next.backend);
@@ -120,12 +172,14 @@ export class RunState {
 
   /** Starts (or resumes) training; a finished or failed run restarts from scratch. */
   async start(): Promise<void> {
+    if (this.pendingChange) this.cancelChange();
     if (this.busy || !this.valid || !(await this.ready(this.phase === 'done'))) return;
     await this.drive((api) => api.start(this.sink));
   }
 
   /** Runs exactly one more update. */
   async step(): Promise<void> {
+    if (this.pendingChange) this.cancelChange();
     if (this.busy || !this.valid || this.phase === 'done' || !(await this.ready(false))) return;
     await this.drive((api) => api.stepOnce(this.sink));
   }
@@ -200,6 +254,8 @@ export class RunState {
   }
 
   private clearRun(): void {
+    if (this.pendingChange) this.cancelChange(); // the run it asked about is gone (reset, new weights)
+    this.savedStep = 0;
     this.startInfo = null;
     this.steps = [];
     this.evals = [];

@@ -48,6 +48,7 @@ export class WeightsState {
     const replaced = this.list.some((w) => w.name === name.trim());
     return this.act('save weights', async (api) => {
       const info = await api.saveWeights(name);
+      this.run.savedStep = this.run.stepsDone;
       this.run.notice = `Saved weights "${info.name}"${replaced ? ' (replaced the older one)' : ''}.`;
     });
   }

@@ -1,0 +1,68 @@
+/**
+ * Plain-language field errors for the page. The core's ConfigIssue messages are written for the CLI (config keys,
+ * zod wording, "accepted: an integer in [1, 256]"); the page names the field by its visible label and says the
+ * rule in one sentence, e.g. "Tasks per step (B) must be an integer from 1 to 256." Pure functions.
+ */
+import { describeField, RunConfigSchema, type ConfigIssue, type RunConfigKey } from '../../core/run/config';
+
+/** The label each setting has on the page (top bar and left panel); other keys are shown as themselves. */
+export const FIELD_LABELS: Partial<Record<RunConfigKey, string>> = {
+  env: 'Environment',
+  algo: 'Algorithm',
+  model: 'Model',
+  seed: 'Seed',
+  preset: 'Preset',
+  steps: 'Steps',
+  tasksPerStep: 'Tasks per step (B)',
+  groupSize: 'Group size (G)',
+  learningRate: 'Learning rate',
+  klBeta: 'KL weight (β)',
+  miniBatches: 'Mini-batches',
+  decoding: 'Decoding',
+  evalEvery: 'Evaluate every',
+  evalEpisodes: 'Eval episodes',
+  backend: 'Backend',
+};
+
+/** The visible label of a config key (the key itself when the page has no control for it). */
+export function labelOf(key: string): string {
+  return FIELD_LABELS[key as RunConfigKey] ?? key;
+}
+
+function isKey(key: string): key is RunConfigKey {
+  return key in RunConfigSchema.shape;
+}
+
+/** `describeField` in words for a sentence: "an integer in [1, 256]" → "an integer from 1 to 256". */
+export function acceptedText(key: RunConfigKey): string {
+  return describeField(key).replace(/ in \[(.+), (.+)\]$/, ' from $1 to $2');
+}
+
+/**
+ * One sentence for an issue of field `issue.field`, naming the field by its label.
+ * @param value the value the control holds (NaN or '' = empty); undefined when unknown (e.g. from a link).
+ */
+export function plainIssue(issue: ConfigIssue, value?: unknown): string {
+  const key = issue.field.split('.')[0];
+  const label = labelOf(key);
+  if (value === '' || (typeof value === 'number' && Number.isNaN(value)) || /received NaN/.test(issue.message))
+    return `${label} is empty.`;
+  // Schema issues end in "(accepted: …)" (core/run/config.ts zodIssues); the range says it all.
+  if (isKey(key) && /\(accepted: /.test(issue.message)) return `${label} must be ${acceptedText(key)}.`;
+  // Anything else is a cross-field rule or a link note ("must be ≤ tasksPerStep·groupSize (64); lower miniBatches
+  // or raise B·G"): keep its words, naming fields by their labels.
+  const text = issue.message
+    .replace(/\b[a-z][A-Za-z]+\b/g, (w) => (isKey(w) && FIELD_LABELS[w] ? FIELD_LABELS[w] : w))
+    .replace(/\.?$/, '.');
+  return /^must /.test(text) ? `${label} ${text}` : `${label}: ${text}`;
+}
+
+/**
+ * The text after a link key in the link notice (the key itself is shown as code), e.g. "steps: must be an integer
+ * from 1 to 100000; ignored" for `#steps=abc`; other notes ("unknown setting, ignored") are kept.
+ */
+export function linkIssueText(issue: ConfigIssue): string {
+  const key = issue.field.split('.')[0];
+  if (isKey(key) && /\(accepted: /.test(issue.message)) return `must be ${acceptedText(key)}; ignored`;
+  return issue.message;
+}
