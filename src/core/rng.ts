@@ -1,7 +1,7 @@
 /**
  * The one seeded random generator every random draw in the project goes through (DESIGN.md §4).
  *
- * Wraps pure-rand's xoroshiro128+ (a known PRNG, 2^128 period). Never use `Math.random` in core code:
+ * Wraps pure-rand's xoroshiro128+ (a known PRNG, 2^128 period). Never use the global unseeded generator in core code:
  * pass an `Rng` explicitly. `fork(label)` derives an independent, reproducible stream for a named purpose
  * (e.g. `'tasks'`, `'init'`, `'sample'`) so that changing how many draws one purpose makes does not shift
  * another purpose's stream.
