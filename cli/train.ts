@@ -30,6 +30,7 @@ const SPEC = {
   'kl-beta': { type: 'float', help: 'β, KL weight' },
   'mini-batches': { type: 'int', help: 'mini-batches per step' },
   'ppo-epochs': { type: 'int', help: 'passes over each step\'s samples' },
+  'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
   history: { type: 'int', help: 'H: past turns in the prompt' },
   'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
@@ -43,7 +44,7 @@ const SPEC = {
 /** RunConfig field for each flag that maps to one (for error messages and building the config). */
 const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
-  decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', history: 'historyTurns',
+  decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns',
   'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm',
 };
 

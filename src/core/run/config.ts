@@ -77,6 +77,12 @@ export const RunConfigSchema = z.object({
   advEps: num(0, 1).default(1e-6),
   /** Penalty subtracted from the score S per invalid (inadmissible) action. 0 = none. */
   invalidPenalty: num(0, 10).default(0.1),
+  /**
+   * Loss aggregation over action tokens (core/algos/losses.ts aggLoss): `token-mean` (every token weighs the same;
+   * long failed trajectories weigh more — DAPO) or `seq-mean-token-mean` (every step-sample weighs the same).
+   * Either way the divisor is the same for every mini-batch of a step.
+   */
+  lossAgg: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
   /** Mini-batches per step (one Adam update each; ratio ≠ 1 after the first). Measured on household/easy from scratch: 8 learns faster than 4. */
   miniBatches: int(1, 64).default(8),
   /** Passes over the step's samples (PPO epochs). */

@@ -10,7 +10,7 @@ import type { Rng } from '../rng';
 import type { ModelConfig } from '../model/config';
 import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
-import { aggLoss, aggWeights, klK3, ppoClipLoss } from '../algos/losses';
+import { aggLoss, aggWeights, klK3, ppoClipLoss, type AggMode } from '../algos/losses';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
 export interface UpdateInputs {
@@ -33,6 +33,8 @@ export interface UpdateOptions {
   dualClip: number;
   klBeta: number;
   maxGradNorm: number;
+  /** Aggregation mode (default token-mean). */
+  lossAgg?: AggMode;
   /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384. */
   microBatchTokens?: number;
 }
@@ -77,7 +79,7 @@ function microGrads(
   };
   const batch = buildScoreBatch(mbSamples, cfg, x.freeRow);
   const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = tf.tensor1d(pick(x.refLogp));
-  const wT = tf.tensor1d(aggWeights(batch.lengths, 'token-mean'));
+  const wT = tf.tensor1d(aggWeights(batch.lengths, o.lossAgg ?? 'token-mean'));
   let metrics: tf.Tensor[] = [];
   const { value, grads } = tf.variableGrads(() => {
     const { logp, entropy } = tokenLogProbs(params, cfg, batch);
@@ -118,7 +120,9 @@ export async function ppoUpdate(
     M += s.response.length;
   }
   const nMb = Math.min(o.miniBatches, n);
-  const divisor = M / nMb; // constant across mini-batches (token-mean)
+  const mode: AggMode = o.lossAgg ?? 'token-mean';
+  // Constant across mini-batches: mean tokens (token-mean) or mean samples (seq-mean) per mini-batch.
+  const divisor = (mode === 'token-mean' ? M : n) / nMb;
   const vars = Object.values(params) as tf.Variable[];
   let sumLoss = 0, sumKl = 0, sumClip = 0, sumEnt = 0, sumNorm = 0, tokens = 0, updates = 0;
   for (let epoch = 0; epoch < o.ppoEpochs; epoch++) {
@@ -160,5 +164,5 @@ export async function ppoUpdate(
     }
   }
   const tokTotal = M * o.ppoEpochs;
-  return { policyLoss: (sumLoss * divisor) / tokTotal, kl: sumKl / tokTotal, clipFraction: sumClip / tokTotal, entropy: sumEnt / tokTotal, gradNorm: sumNorm / updates, tokens };
+  return { policyLoss: (sumLoss * divisor) / ((mode === 'token-mean' ? M : n) * o.ppoEpochs), kl: sumKl / tokTotal, clipFraction: sumClip / tokTotal, entropy: sumEnt / tokTotal, gradNorm: sumNorm / updates, tokens };
 }

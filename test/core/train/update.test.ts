@@ -61,6 +61,19 @@ describe('ppoUpdate', () => {
     expect(m.kl).toBeLessThan(0.13);
   });
 
+  it('token-mean and seq-mean-token-mean agree when every response has the same length', async () => {
+    const run = async (lossAgg: 'token-mean' | 'seq-mean-token-mean') => {
+      const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
+      const { samples, adv } = toyInputs(new Rng(4)); // every response is 3 tokens
+      const old = await scoreSamples(p, cfg, samples, free);
+      const m = await ppoUpdate(p, cfg, tf.train.sgd(0.1), { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free }, { ...opts, maxGradNorm: 0, lossAgg }, new Rng(1));
+      return { loss: m.policyLoss, w: Array.from(p['h0.mlp.wfc'].dataSync()) };
+    };
+    const a = await run('token-mean'), b = await run('seq-mean-token-mean');
+    expect(b.loss).toBeCloseTo(a.loss, 6);
+    a.w.forEach((v, i) => expect(b.w[i]).toBeCloseTo(v, 6));
+  });
+
   it('micro-batches bound the padded size and cover every sample once', () => {
     const samples = [5, 9, 3, 7, 2].map((L) => ({ prompt: Array(L).fill(1), response: [2], allowed: [null] }));
     const mb = microBatches([0, 1, 2, 3, 4], samples, 16);
