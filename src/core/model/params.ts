@@ -80,8 +80,3 @@ export function cloneFrozen(p: Params): Params {
   for (const [k, v] of Object.entries(p)) out[k] = tf.keep(tf.clone(v));
   return out;
 }
-
-/** Dispose every tensor of a parameter set. */
-export function disposeParams(p: Params): void {
-  for (const v of Object.values(p)) v.dispose();
-}

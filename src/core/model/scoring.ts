@@ -155,14 +155,3 @@ export async function scoreSamples(
   }
   return { logp, entropy, tokens };
 }
-
-/** Split a packed [M] vector into per-sample arrays by response length. */
-export function unpack(packed: Float32Array, lengths: readonly number[]): Float32Array[] {
-  const out: Float32Array[] = [];
-  let o = 0;
-  for (const L of lengths) {
-    out.push(packed.slice(o, o + L));
-    o += L;
-  }
-  return out;
-}

@@ -63,10 +63,10 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
       const ts = now();
-      const { event, group } = await trainStep(policy, ref, optimizer, spec, cfg, root, step);
+      const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step);
       event.stepMs = now() - ts;
       event.elapsedMs = now() - t0;
-      event.tokensPerSecond = (event.tokensPerSecond * 1000) / Math.max(event.stepMs, 1e-3);
+      event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
       event.numTensors = tf.memory().numTensors;
       yield event;
       yield { event: 'trajectories', step, group };
@@ -89,10 +89,10 @@ async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, ro
   return { event: 'eval', step, splits: r.splits, evalMs: now() - t };
 }
 
-/** One training step; `tokensPerSecond` holds the raw token count until the caller divides by time. */
+/** One training step; returns its event (timing fields filled by the caller) and the tokens it processed. */
 async function trainStep(
   policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number,
-): Promise<{ event: StepEvent; group: TrajectoryView[] }> {
+): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number }> {
   const taskRng = root.fork(`tasks/${step}`);
   const refs: TaskRef[] = [], groupOf: number[] = [];
   for (let b = 0; b < cfg.tasksPerStep; b++) {
@@ -123,11 +123,10 @@ async function trainStep(
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
     samples: nSteps, actionTokens: packed.tokens,
-    tokensPerSecond: roll.tokens + old.tokens + refS.tokens + m.tokens,
-    stepMs: 0, elapsedMs: 0, numTensors: 0,
+    tokensPerSecond: 0, stepMs: 0, elapsedMs: 0, numTensors: 0,
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy);
-  return { event, group };
+  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + m.tokens };
 }
 
 function mean(xs: readonly number[]): number {
