@@ -1,6 +1,9 @@
 /**
- * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|PATH [--preset default]
- *  [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issue #2). Plays the first `episodes` tasks of
+ * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset default]
+ *  [--hints none|episode|step|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
+ * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
+ * hints from the expert oracle (issue #3 hint-following measurement): the episode skill of the expert's successful
+ * trajectory of the same task, a step skill with the expert's action at every step, or both (`correct`). Plays the first `episodes` tasks of
  * the split. With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
  */
 import fs from 'node:fs';
@@ -14,16 +17,19 @@ import { runEpisodes } from '../src/core/rollout/runner';
 import { summarize } from '../src/core/train/evaluate';
 import { DEFAULT_CONFIG } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
+import { HINT_MODES, hintHooks, type HintMode } from '../src/core/pretrain/hints';
+import { loadBaseFiles } from './base';
 
 const SPEC = {
   env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
   split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
   episodes: { type: 'int', help: 'episodes (tasks 0..n-1 of the split)', default: 60, min: 1, max: 100000 },
-  policy: { type: 'string', help: 'expert | random | path to a .safetensors weights file', default: 'expert' },
+  policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
+  hints: { type: 'string', help: 'hints for a model policy (expert oracle)', default: 'none', choices: HINT_MODES },
   temperature: { type: 'float', help: 'sampling temperature for a model policy', default: 0.4, min: 0.05, max: 5 },
   decoding: { type: 'string', help: 'decoding mode for a model policy', default: 'admissible', choices: ['admissible', 'free'] },
-  history: { type: 'int', help: 'H: past turns in the prompt', default: 3, min: 0, max: 30 },
+  history: { type: 'int', help: 'H: past turns in the prompt (default: the base manifest\'s, else 3)', min: 0, max: 30 },
   seed: { type: 'int', help: 'seed of the sampling generator', default: 1, min: 0 },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   json: { type: 'boolean', help: 'print JSON lines' },
@@ -42,7 +48,7 @@ function playScripted(spec: EnvSpec, preset: string, split: Split, n: number, ki
     const env = spec.create(preset);
     const r = env.reset({ split, index });
     const expert = kind === 'expert' ? spec.expert(env) : null;
-    const t: Trajectory = { ref: { split, index }, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0 };
+    const t: Trajectory = { ref: { split, index }, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0, finalObservation: r.observation };
     let obs = r.observation;
     for (;;) {
       const admissible = env.admissibleActions();
@@ -52,6 +58,7 @@ function playScripted(spec: EnvSpec, preset: string, split: Split, n: number, ki
       t.reward += st.reward;
       if (!st.valid) t.invalidCount++;
       obs = st.observation;
+      t.finalObservation = st.observation;
       if (st.done) {
         t.success = st.success;
         break;
@@ -78,24 +85,38 @@ async function main(): Promise<void> {
   let trajs: Trajectory[];
   if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a.episodes, a.policy, rng);
   else {
-    if (!fs.existsSync(a.policy)) fail(`--policy: no file at ${a.policy}; accepted: expert, random, or a path to a .safetensors file written by npm run train -- --save`);
     await setupBackend(a.backend);
     const tok = buildTokenizer(spec);
+    let bytes: Uint8Array;
+    let history = a.history ?? 3;
+    if (a.policy === 'base') {
+      try {
+        const base = await loadBaseFiles(spec, a.preset, tok);
+        bytes = base.bytes;
+        history = a.history ?? Number(base.manifest.pretrain.historyTurns ?? 3);
+      } catch (e) {
+        fail(`--policy base: ${(e as Error).message}`);
+      }
+    } else {
+      if (!fs.existsSync(a.policy)) fail(`--policy: no file at ${a.policy}; accepted: expert, random, base, or a path to a .safetensors file written by npm run train -- --save`);
+      bytes = new Uint8Array(fs.readFileSync(a.policy));
+    }
     let policy;
     try {
-      policy = loadPolicy(new Uint8Array(fs.readFileSync(a.policy)), tok);
+      policy = loadPolicy(bytes, tok);
     } catch (e) {
       fail(`--policy ${a.policy}: ${(e as Error).message}`);
     }
     const refs = Array.from({ length: a.episodes }, (_, index) => ({ split, index }));
-    trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: a.history, maxActionTokens: 12, rng })).trajectories;
+    const hooks = hintHooks(spec, a.preset, refs, a.hints as HintMode);
+    trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
   }
   const s = summarize(trajs);
   if (a.json) {
     for (const t of trajs) process.stdout.write(JSON.stringify({ event: 'episode', split, index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length }) + '\n');
-    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
+    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
   } else {
-    process.stdout.write(`${a.policy} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes\n`);
+    process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes\n`);
     for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);
   }
 }

@@ -11,6 +11,7 @@ import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/co
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/rollout/runner';
 import { setupBackend, NODE_BACKENDS } from './backend';
+import { loadBaseFiles } from './base';
 import { ConfigError, DEFAULT_CONFIG, describeField, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
 import type { EvalEvent, StepEvent } from '../src/core/train/events';
@@ -28,6 +29,8 @@ const SPEC = {
   decoding: { type: 'string', help: 'decoding mode (admissible|free)' },
   lr: { type: 'float', help: 'Adam learning rate' },
   'kl-beta': { type: 'float', help: 'β, KL weight' },
+  'clip-high': { type: 'float', help: 'DAPO clip-higher ε_high (0 = same as ε)' },
+  'entropy-coef': { type: 'float', help: 'entropy bonus coefficient' },
   'mini-batches': { type: 'int', help: 'mini-batches per step' },
   'ppo-epochs': { type: 'int', help: 'passes over each step\'s samples' },
   'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
@@ -35,8 +38,15 @@ const SPEC = {
   'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
   'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
+  ablation: { type: 'string', help: 'OPID ablation (none|no-episode|no-step|additive)' },
+  'lambda-skill': { type: 'float', help: 'λ_skill, weight of the skill advantage' },
+  'max-step-skills': { type: 'int', help: 'K, max step skills per trajectory' },
+  analyzer: { type: 'string', help: 'analyzer for opid/skill-grpo (heuristic|http)' },
+  'analyzer-url': { type: 'string', help: 'http analyzer base URL (OpenAI-compatible); the key comes only from OPD_ANALYZER_API_KEY' },
+  'analyzer-model': { type: 'string', help: 'http analyzer model name' },
+  'analyzer-timeout-ms': { type: 'int', help: 'http analyzer request timeout (ms)' },
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
-  init: { type: 'string', help: 'start from these weights (safetensors) instead of a fresh init' },
+  init: { type: 'string', help: 'starting weights: base (the shipped base policy, default) | scratch (fresh init) | PATH (.safetensors)' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -44,8 +54,10 @@ const SPEC = {
 /** RunConfig field for each flag that maps to one (for error messages and building the config). */
 const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
-  decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns',
+  decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns',
   'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm',
+  ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', analyzer: 'analyzer',
+  'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',
 };
 
 /** Checks before training that `--save` names a file we can create: its folder exists and is writable. */
@@ -96,7 +108,9 @@ async function main(): Promise<void> {
   }
   if (args.save !== undefined) checkSavePath(args.save);
   let initWeights: Uint8Array | undefined;
-  if (args.init !== undefined) {
+  if (args.init === 'base' || args.init === 'scratch') {
+    config = { ...config, init: args.init };
+  } else if (args.init !== undefined) {
     if (!fs.existsSync(args.init) || !fs.statSync(args.init).isFile()) fail(`--init: no weights file at "${args.init}" (a .safetensors file written by --save)`);
     initWeights = new Uint8Array(fs.readFileSync(args.init));
   }
@@ -111,9 +125,20 @@ async function main(): Promise<void> {
       fail(`--init ${args.init}: ${(e as Error).message}`);
     }
   }
+  if (!initWeights && config.init === 'base') {
+    const spec = getEnvSpec(config.env);
+    try {
+      const base = await loadBaseFiles(spec, config.preset, buildTokenizer(spec));
+      if (base.manifest.model !== config.model) fail(`--init base: the shipped base policy for ${config.env}/${config.preset} is a ${base.manifest.model} model; pass --model ${base.manifest.model}, or --init scratch`);
+      initWeights = base.bytes;
+    } catch (e) {
+      fail(`--init base: ${(e as Error).message}`);
+    }
+  }
   const out = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
   let policy: PolicyHandle | undefined;
-  for await (const ev of train(config, { backend, initWeights, onPolicy: (p) => (policy = p) })) {
+  const analyzerApiKey = process.env.OPD_ANALYZER_API_KEY || undefined;
+  for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
     if (ev.event === 'done' && args.save && policy) {
       const bytes = await savePolicy(policy, config.model, { [config.env]: getEnvSpec(config.env).version }, { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
       // Write to a temporary file, then rename: an interrupted save never leaves a half-written weights file.
@@ -140,7 +165,8 @@ async function main(): Promise<void> {
 function progress(e: StepEvent, total: number): string {
   const w = 20, filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
-  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
+    (e.analyzerCalls || e.analyzerFailures ? `  | teacher share ${(100 * e.teacherShare).toFixed(1)}%  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '');
 }
 
 function evalLine(e: EvalEvent): string {

@@ -37,6 +37,29 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(fs.existsSync(save)).toBe(false);
   });
 
+  it('train --init base refuses a model size the shipped base policy is not, and a preset without one (exit 2)', () => {
+    const m = JSON.parse(fs.readFileSync('public/base/household-easy.json', 'utf8'));
+    const other = m.model === 'small' ? 'nano' : 'small';
+    const r = cli('train', ['--model', other, '--steps', '1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--init base: the shipped base policy for household/easy is a ${m.model} model; pass --model ${m.model}, or --init scratch`);
+    const d = cli('train', ['--preset', 'default', '--steps', '1']);
+    expect(d.code).toBe(2);
+    expect(d.err).toMatch(/--init base: no base policy for household\/default .*npm run pretrain -- --env household --preset default, or start from scratch/);
+  });
+
+  it('pretrain rejects bad flags with exit 2 and writes nothing', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    expect(cli('pretrain', ['--model', 'huge']).err).toMatch(/--model must be one of: nano, small, base/);
+    expect(cli('pretrain', ['--iters', '0']).err).toMatch(/--iters must be an integer in 1\.\.100000/);
+    expect(cli('pretrain', ['--noise', '2']).err).toMatch(/--noise must be a number in 0\.\.1/);
+    const r = cli('pretrain', ['--out', path.join(dir, 'x.bin')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--out must end in \.safetensors/);
+    expect(cli('pretrain', ['--out', path.join(dir, 'no', 'b.safetensors')]).err).toMatch(/--out: folder ".*" does not exist/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   it('train checks --save before training: a folder, a missing folder or an empty path exit 2', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
     expect(cli('train', ['--save', dir]).err).toMatch(/--save: ".*" is a folder/);

@@ -61,7 +61,13 @@ export const grpoAdvantage: OutcomeEstimator = (x, o) => {
 };
 
 /** Registered outcome estimators by algorithm name. */
-export const OUTCOME_ESTIMATORS: Record<string, OutcomeEstimator> = { grpo: grpoAdvantage };
+export const OUTCOME_ESTIMATORS: Record<string, OutcomeEstimator> = {
+  grpo: grpoAdvantage,
+  /** OPID's episode-level advantage A_ep is GRPO's (issue #4); the skill term is added in core/algos/skill.ts. */
+  opid: grpoAdvantage,
+  /** Skill-GRPO is GRPO with skills in the prompt (issue #4 baseline). */
+  'skill-grpo': grpoAdvantage,
+};
 
 /** Look up an estimator. @throws Error listing the known names. */
 export function getOutcomeEstimator(name: string): OutcomeEstimator {

@@ -11,14 +11,14 @@
  */
 import * as tf from '../tf';
 
-/** Per-token PPO-clip loss and clip indicators. ρ is clamped in the exponent to avoid overflow (|ℓ−ℓ_old| ≤ 20). */
+/** Per-token PPO-clip loss and clip indicators; the upper clip bound is 1+clipEpsHigh (DAPO clip-higher; defaults to ε). ρ is clamped in the exponent to avoid overflow (|ℓ−ℓ_old| ≤ 20). */
 export function ppoClipLoss(
-  logp: tf.Tensor1D, oldLogp: tf.Tensor1D, adv: tf.Tensor1D, clipEps: number, dualClip: number,
+  logp: tf.Tensor1D, oldLogp: tf.Tensor1D, adv: tf.Tensor1D, clipEps: number, dualClip: number, clipEpsHigh = clipEps,
 ): { loss: tf.Tensor1D; clipped: tf.Tensor1D; ratio: tf.Tensor1D } {
   const ratio = tf.exp(tf.clipByValue(tf.sub(logp, oldLogp), -20, 20)) as tf.Tensor1D;
   const negA = tf.neg(adv);
   const l1 = tf.mul(negA, ratio);
-  const l2 = tf.mul(negA, tf.clipByValue(ratio, 1 - clipEps, 1 + clipEps));
+  const l2 = tf.mul(negA, tf.clipByValue(ratio, 1 - clipEps, 1 + clipEpsHigh));
   const lc = tf.maximum(l1, l2);
   let loss = lc, clipped = tf.cast(tf.greater(l2, l1), 'float32');
   if (dualClip > 1) {

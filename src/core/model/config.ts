@@ -37,3 +37,12 @@ export function modelConfig(size: string, vocabSize: number): ModelConfig {
   if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new Error(`modelConfig: vocabSize must be an integer ≥ 2, got ${vocabSize}`);
   return { ...p, vocabSize };
 }
+
+/**
+ * Activation memory per token relative to `nano` (∝ dModel·nLayers; nano = 1). Used to shrink micro-batches and
+ * scoring chunks for bigger models so a step fits the wasm heap (a `small` step with nano's 16k-token micro-batches
+ * ran out of wasm memory: "memory access out of bounds").
+ */
+export function activationScale(cfg: Pick<ModelConfig, 'dModel' | 'nLayers'>): number {
+  return Math.max(1, (cfg.dModel * cfg.nLayers) / (48 * 2));
+}

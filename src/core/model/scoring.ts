@@ -11,7 +11,7 @@
  * extend a prefix of an admissible action; free decoding: every non-special token and <eos>), log-softmax in nats.
  */
 import * as tf from '../tf';
-import type { ModelConfig } from './config';
+import { activationScale, type ModelConfig } from './config';
 import type { Params } from './params';
 import { forward, logits, NEG } from './transformer';
 import { gatherRows } from './ops';
@@ -117,7 +117,8 @@ export function tokenLogProbs(p: Params, cfg: ModelConfig, b: ScoreBatch): { log
  * (float32 [M] packed, sample-major) and the number of tokens processed.
  */
 export async function scoreSamples(
-  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array, chunk = 64,
+  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array,
+  chunk = Math.max(8, Math.floor(64 / activationScale(cfg))),
 ): Promise<{ logp: Float32Array; entropy: Float32Array; tokens: number }> {
   // Offsets of each sample's tokens in the packed output.
   const offsets: number[] = [];

@@ -32,7 +32,12 @@ export interface RolloutOptions {
   /** Max episodes per sampling batch (memory bound). Default 128. */
   maxBatch?: number;
   /** Optional per-episode skill injection (OPID/Skill-GRPO, issue #4): episode-level text per episode index. */
-  episodeSkill?: (episode: number) => string | undefined;
+  episodeSkill?: (episode: number, taskType: string) => string | undefined;
+  /**
+   * Optional per-step skill injection (hinted evaluation, issue #3; Skill-GRPO, issue #4): called before each
+   * step with the episode index and its env (state after the previous action); returns the step skill or nothing.
+   */
+  stepSkill?: (episode: number, env: Env) => string | undefined;
 }
 
 /** Result of a batch of episodes. */
@@ -50,7 +55,7 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
   const envs: Env[] = refs.map(() => spec.create(preset));
   const trajs: Trajectory[] = refs.map((ref, i) => {
     const r = envs[i].reset(ref);
-    return { ref, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0 };
+    return { ref, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0, finalObservation: r.observation };
   });
   const obs = trajs.map((t) => t.initialObservation);
   const hist: Turn[][] = refs.map(() => []);
@@ -63,7 +68,7 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
       const rows = active.slice(c, c + maxBatch);
       const adm = rows.map((i) => envs[i].admissibleActions());
       const prompts = rows.map((i, k) =>
-        buildPrompt(tok, { task: trajs[i].task, history: hist[i], observation: obs[i], admissible: adm[k], historyTurns: o.historyTurns, episodeSkill: o.episodeSkill?.(i) }, maxPrompt),
+        buildPrompt(tok, { task: trajs[i].task, history: hist[i], observation: obs[i], admissible: adm[k], historyTurns: o.historyTurns, episodeSkill: o.episodeSkill?.(i, trajs[i].taskType), stepSkill: o.stepSkill?.(i, envs[i]) }, maxPrompt),
       );
       const tries = o.decoding === 'admissible' ? adm.map((a) => new ActionTrie(a.map((x) => actionTokens(tok, x)), eos)) : null;
       const res = await sampleResponses(policy.params, cfg, prompts, {
@@ -88,6 +93,7 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
         if (st.success) t.success = true;
         hist[i].push({ action, observation: st.observation });
         obs[i] = st.observation;
+        t.finalObservation = st.observation;
         if (st.done) done[i] = true;
       });
     }

@@ -36,4 +36,8 @@ export interface Trajectory {
   success: boolean;
   /** Number of inadmissible actions. */
   invalidCount: number;
+  /** The env's reply to the last action (the initial observation if no step was taken). */
+  finalObservation: string;
+  /** Episode skill injected into this episode's prompts at rollout (Skill-GRPO), if any. */
+  episodeSkill?: string;
 }

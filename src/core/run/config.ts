@@ -13,7 +13,9 @@ export const SCHEMA_VERSION = 1;
 /** Environment names known to the config (the env registry must agree). */
 export const ENV_NAMES = ['household'] as const;
 /** Algorithm names (registered in core/algos). */
-export const ALGO_NAMES = ['grpo'] as const;
+export const ALGO_NAMES = ['grpo', 'opid', 'skill-grpo'] as const;
+/** OPID ablations (issue #4): none, no episode skills, no step skills, additive routing. */
+export const ABLATIONS = ['none', 'no-episode', 'no-step', 'additive'] as const;
 /** Model sizes (core/model/config.ts). */
 export const MODEL_SIZES = ['nano', 'small', 'base'] as const;
 /** Backends; `auto` means webgpu → webgl → wasm → cpu in the page, wasm in Node. */
@@ -30,10 +32,19 @@ export const RunConfigSchema = z.object({
   env: z.enum(ENV_NAMES).default('household'),
   /** Environment preset (`easy`: one task type, few receptacles, quick to learn from scratch; `default`: all six types). */
   preset: z.enum(['easy', 'default']).default('easy'),
-  /** Training algorithm. `grpo`: group-normalised outcome advantage + PPO-clip (DESIGN.md §2). */
+  /**
+   * Training algorithm. `grpo`: group-normalised outcome advantage + PPO-clip (DESIGN.md §2). `opid`: GRPO plus the
+   * skill advantage A_skill from hindsight skills re-scored by the old policy (issue #4). `skill-grpo`: GRPO with a
+   * memory of extracted skills injected into rollout and evaluation prompts, no distillation (issue #4 baseline).
+   */
   algo: z.enum(ALGO_NAMES).default('grpo'),
   /** Model size: `nano` (tests, fast), `small` (default in the page), `base` (real GPUs). */
   model: z.enum(MODEL_SIZES).default('nano'),
+  /**
+   * Starting weights (issue #3): `base` = the shipped pretrained base policy for this env/preset (the default; the
+   * caller loads it and passes the bytes to `train`), `scratch` = a fresh seeded init.
+   */
+  init: z.enum(['base', 'scratch']).default('base'),
   /** Seed of the one generator every random draw derives from (tasks, init, sampling, mini-batch order). */
   seed: int(0, 2 ** 31 - 1).default(1),
   /** Number of training steps (policy updates rounds). Recommended 100–300 on `easy`. */
@@ -60,6 +71,16 @@ export const RunConfigSchema = z.object({
   clipEps: num(0, 1).default(0.2),
   /** Dual-clip constant c > 1 for negative advantages (Ye et al. 2020); 0 disables dual-clip. */
   dualClip: num(0, 100).default(3),
+  /**
+   * Upper clip range ε_high (DAPO "clip-higher": ratio clipped to [1−ε, 1+ε_high]); 0 = same as clipEps. A larger
+   * upper range lets rare good actions gain probability faster and keeps the policy's entropy from collapsing.
+   */
+  clipEpsHigh: num(0, 1).default(0),
+  /**
+   * Entropy bonus coefficient c: the loss subtracts c·(token-mean entropy of the sampling distribution, nats), as
+   * verl's `entropy_coeff`. Forced tokens (one allowed continuation) have entropy 0, so only decisions get the bonus.
+   */
+  entropyCoef: num(0, 1).default(0),
   /**
    * β: weight of the k3 KL to the frozen initial (reference) policy. 0 = no KL term (KL still reported).
    * Default 0: from scratch the reference is a random policy, and pulling towards it only slows learning (as
@@ -95,6 +116,31 @@ export const RunConfigSchema = z.object({
   evalEpisodes: int(1, 2000).default(40),
   /** Evaluation sampling temperature. */
   evalTemperature: num(0.05, 5).default(0.4),
+  /** OPID ablation: `none` (critical-first routing, default), `no-episode`, `no-step`, `additive` routing. */
+  ablation: z.enum(ABLATIONS).default('none'),
+  /**
+   * λ_skill: weight of A_skill in A = A_ep + λ·A_skill. The reference scripts use 0.001 with Qwen models; chosen for
+   * our tiny base policy by measurement (teacherShare in the step metrics; see README).
+   */
+  lambdaSkill: num(0, 100).default(0.5),
+  /** K: max step skills per trajectory (household 5). */
+  maxStepSkills: int(0, 20).default(5),
+  /** OPID `failedOnly`: analyse only failed trajectories. */
+  failedOnly: z.boolean().default(false),
+  /** Z-score A_skill over the batch's skill-active tokens before λ. */
+  skillZscore: z.boolean().default(false),
+  /** Clip A_skill to [−c, c] (after the z-score). 0 = no clip. */
+  skillClip: num(0, 100).default(0),
+  /** Skill-GRPO: how many remembered skills of the task type are injected (most recent first). */
+  skillMemoryTopK: int(1, 5).default(1),
+  /** Analyzer for OPID / Skill-GRPO: `heuristic` (embedded, no network) or `http` (OpenAI-compatible endpoint). */
+  analyzer: z.enum(['heuristic', 'http']).default('heuristic'),
+  /** Base URL of the http analyzer, e.g. http://localhost:11434 (Ollama). The API key is never part of the config. */
+  analyzerUrl: z.string().max(2000).default(''),
+  /** Model name for the http analyzer. */
+  analyzerModel: z.string().max(200).default(''),
+  /** Timeout of one analyzer request (ms). */
+  analyzerTimeoutMs: int(100, 600000).default(20000),
   /** Backend preference; not part of the reproducibility contract except that the same backend replays exactly. */
   backend: z.enum(BACKENDS).default('auto'),
 });
@@ -148,6 +194,12 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   const samplesLowerBound = c.tasksPerStep * c.groupSize;
   if (c.miniBatches > samplesLowerBound)
     out.push({ field: 'miniBatches', message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G` });
+  if (c.analyzer === 'http' && (c.algo === 'opid' || c.algo === 'skill-grpo')) {
+    // The URL is not echoed: a user may have pasted a key into it.
+    if (!/^https?:\/\/[^\s@?#]+$/i.test(c.analyzerUrl))
+      out.push({ field: 'analyzerUrl', message: 'the http analyzer needs an http:// or https:// base URL without credentials, query or fragment, e.g. http://localhost:11434 (put the API key in OPD_ANALYZER_API_KEY or the page\'s key field)' });
+    if (!c.analyzerModel.trim()) out.push({ field: 'analyzerModel', message: 'the http analyzer needs a model name, e.g. qwen2.5:7b' });
+  }
   if (c.dualClip !== 0 && c.dualClip <= 1)
     out.push({ field: 'dualClip', message: 'dual-clip constant must be > 1 (or 0 to disable); recommended 3' });
   return out;

@@ -3,6 +3,7 @@
  * evaluation temperature; success overall and per task type. The same tasks every time, so evaluations at
  * different steps are comparable.
  */
+import { hintHooks, type HintMode } from '../pretrain/hints';
 import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
 import { runEpisodes, type PolicyHandle } from '../rollout/runner';
@@ -32,6 +33,10 @@ export interface EvalOptions {
   historyTurns: number;
   maxActionTokens: number;
   rng: Rng;
+  /** Hints injected by the expert oracle (issue #3 hint-following measurement). Default `none`. */
+  hints?: HintMode;
+  /** Skill-GRPO: an episode skill per task type (its memory), injected into every prompt. */
+  episodeSkillFor?: (taskType: string) => string | undefined;
 }
 
 /** Evaluate on each split; returns the summaries and the tokens processed. */
@@ -41,7 +46,9 @@ export async function evaluatePolicy(policy: PolicyHandle, spec: EnvSpec, o: Eva
   let tokens = 0;
   for (const split of o.splits) {
     const refs = Array.from({ length: o.episodes }, (_, index) => ({ split, index }));
-    const r = await runEpisodes(policy, spec, o.preset, refs, { decoding: o.decoding, temperature: o.temperature, historyTurns: o.historyTurns, maxActionTokens: o.maxActionTokens, rng: o.rng.fork(split) });
+    const hooks = o.hints && o.hints !== 'none' ? hintHooks(spec, o.preset, refs, o.hints) : {};
+    if (o.episodeSkillFor) hooks.episodeSkill = (_i: number, type: string) => o.episodeSkillFor!(type);
+    const r = await runEpisodes(policy, spec, o.preset, refs, { decoding: o.decoding, temperature: o.temperature, historyTurns: o.historyTurns, maxActionTokens: o.maxActionTokens, rng: o.rng.fork(split), ...hooks });
     splits[split] = summarize(r.trajectories);
     trajectories[split] = r.trajectories;
     tokens += r.tokens;

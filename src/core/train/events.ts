@@ -45,6 +45,25 @@ export interface StepEvent {
   elapsedMs: number;
   /** tf.memory().numTensors after the step (must stay constant after the first step). */
   numTensors: number;
+  /** OPID (issue #4): mean |λ·A_skill| / mean |A| over action tokens; 0 for other algorithms. */
+  teacherShare: number;
+  /** OPID: fraction of action tokens with a skill routed to them. */
+  skillActiveTokenRatio: number;
+  /** OPID: fraction of analysed trajectories whose mean A_skill has the sign of A_ep. */
+  skillSignAgreement: number;
+  /** OPID / Skill-GRPO: analyzer requests this step (heuristic: trajectories analysed). */
+  analyzerCalls: number;
+  /** Trajectories whose analysis failed this step (they get no skill signal). */
+  analyzerFailures: number;
+  /** Wall time spent waiting for the analyzer this step (ms). */
+  analyzerLatencyMs: number;
+  /** Failure reasons this step, in words, with counts. */
+  analyzerFailureReasons: Record<string, number>;
+  /**
+   * Tokens through the model this step by phase: rollout (prefill + decode), old and ref re-scoring, skill
+   * re-scoring (OPID only), and update (forward+backward). OPID = GRPO + skill (issue #4 cost accounting).
+   */
+  forwardTokens: { rollout: number; old: number; ref: number; skill: number; update: number };
 }
 
 /** One token of an action, for the rollout viewer. Log-probs in nats. */
@@ -58,6 +77,10 @@ export interface TokenView {
   adv: number;
   /** Entropy of the sampling distribution at this token (nats). */
   entropy: number;
+  /** OPID: old-policy log-prob with the routed skill in the prompt (additive: sum of gains + logpOld). */
+  logpSkill?: number;
+  /** OPID: A_skill used for this token (after z-score/clip, before λ). */
+  advSkill?: number;
 }
 
 /** One env step of a trajectory, for display. */
@@ -67,6 +90,10 @@ export interface StepView {
   action: string;
   valid: boolean;
   tokens: TokenView[];
+  /** OPID: the step is in the critical set C_τ (it has a step skill). */
+  critical?: boolean;
+  /** OPID: the step skill, if any. */
+  stepSkill?: string;
 }
 
 /** One trajectory, for display. */
@@ -82,6 +109,10 @@ export interface TrajectoryView {
   /** Initial observation. */
   initialObservation: string;
   steps: StepView[];
+  /** OPID / Skill-GRPO: the trajectory's episode skill (analyzer output, or the injected memory skill). */
+  episodeSkill?: string;
+  /** OPID: why the analysis failed, in words (no skill signal for this trajectory). */
+  analyzerError?: string;
 }
 
 /** A sample of the latest step's trajectories: one whole group (G trajectories of one task). */

@@ -2,6 +2,7 @@
  * Building a run's pieces from its config: tokenizer from the env's corpus, a freshly initialised policy, and
  * the frozen reference copy.
  */
+import { skillCorpus } from '../skills/grammar';
 import * as tf from '../tf';
 import type { EnvSpec } from '../envs/types';
 import { Tokenizer, SPECIAL_TOKENS, vocabHash } from '../tokenizer/tokenizer';
@@ -13,11 +14,12 @@ import type { PolicyHandle } from '../rollout/runner';
 import type { Rng } from '../rng';
 
 /**
- * Word-level vocabulary for an env, built deterministically from `spec.vocabularyCorpus()`; each line is also
+ * Word-level vocabulary for an env, built deterministically from `spec.vocabularyCorpus()` plus the skill grammar's
+ * words (`skillCorpus`, so hints encode as words); each line is also
  * added with a leading space, since prompt sections and actions are encoded as `␣text`.
  */
 export function buildTokenizer(spec: EnvSpec): Tokenizer {
-  const corpus = spec.vocabularyCorpus();
+  const corpus = [...spec.vocabularyCorpus(), ...skillCorpus()];
   return Tokenizer.fromCorpus([...corpus, ...corpus.map((l) => ' ' + l)]);
 }
 

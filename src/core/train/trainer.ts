@@ -21,6 +21,10 @@ import { countParams } from '../model/params';
 import { ppoUpdate } from './update';
 import { broadcastToTokens, outcomeAdvantages, packSamples } from './step';
 import { evaluatePolicy } from './evaluate';
+import { analyzeBatch, skillRescore, SkillMemory, type BatchAnalysis, type SkillRescore } from './opid';
+import { combineAdvantages, skillMetrics } from '../algos/skill';
+import { makeAnalyzer } from '../analyzer';
+import type { Analyzer } from '../analyzer/types';
 import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
 
 /** Options of `train` that are not part of the run config. */
@@ -33,6 +37,13 @@ export interface TrainOptions {
   onPolicy?: (p: PolicyHandle) => void;
   /** Start from these weights (safetensors bytes) instead of a fresh init; must match the config's model size. */
   initWeights?: Uint8Array;
+  /**
+   * The analyzer for `opid` / `skill-grpo` (issue #4). Default: built from the config (`heuristic`, or `http` with
+   * `analyzerApiKey`). Tests inject their own.
+   */
+  analyzer?: Analyzer;
+  /** API key for the http analyzer; never stored in the config, a link, an export or a log. */
+  analyzerApiKey?: string;
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -47,6 +58,8 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   const spec = getEnvSpec(cfg.env);
   const root = new Rng(cfg.seed);
   const tok = buildTokenizer(spec);
+  if (!opts.initWeights && cfg.init === 'base')
+    throw new Error("train: config.init is 'base' but no base weights were passed (opts.initWeights); load the shipped base policy first, or set init to 'scratch'");
   const policy = opts.initWeights ? loadPolicy(opts.initWeights, tok) : createPolicy(cfg.model, tok, root.fork('init'));
   if ('size' in policy && policy.size !== cfg.model) {
     tf.dispose(Object.values(policy.params));
@@ -55,22 +68,23 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   const paramCount = countParams(policy.cfg);
   const ref: Params = cloneFrozen(policy.params);
   const optimizer = tf.train.adam(cfg.learningRate, 0.9, 0.999, 1e-8);
+  const skill: SkillState = { analyzer: cfg.algo === 'grpo' ? null : (opts.analyzer ?? makeAnalyzer(cfg, opts.analyzerApiKey)), memory: new SkillMemory() };
   opts.onPolicy?.(policy);
   const t0 = now();
   try {
     yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size };
-    if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0);
+    if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0, skill);
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
       const ts = now();
-      const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step);
+      const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill);
       event.stepMs = now() - ts;
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
       event.numTensors = tf.memory().numTensors;
       yield event;
       yield { event: 'trajectories', step, group };
-      if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) yield await evalEvent(policy, spec, cfg, root, step);
+      if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) yield await evalEvent(policy, spec, cfg, root, step, skill);
     }
     yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0 };
   } finally {
@@ -80,18 +94,20 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   }
 }
 
-async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number): Promise<EvalEvent> {
+async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState): Promise<EvalEvent> {
   const t = now();
   const r = await evaluatePolicy(policy, spec, {
     preset: cfg.preset, splits: ['test-seen', 'test-unseen'], episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature,
     decoding: cfg.decoding, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`eval/${step}`),
+    // Skill-GRPO evaluates with its memory's skills in the prompt, as it acts at rollout.
+    episodeSkillFor: cfg.algo === 'skill-grpo' ? (type) => skill.memory.get(type, cfg.skillMemoryTopK) : undefined,
   });
   return { event: 'eval', step, splits: r.splits, evalMs: now() - t };
 }
 
 /** One training step; returns its event (timing fields filled by the caller) and the tokens it processed. */
 async function trainStep(
-  policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number,
+  policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState,
 ): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number }> {
   const taskRng = root.fork(`tasks/${step}`);
   const refs: TaskRef[] = [], groupOf: number[] = [];
@@ -104,13 +120,36 @@ async function trainStep(
   }
   const roll = await runEpisodes(policy, spec, cfg.preset, refs, {
     decoding: cfg.decoding, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`rollout/${step}`),
+    episodeSkill: cfg.algo === 'skill-grpo' ? (_i, type) => skill.memory.get(type, cfg.skillMemoryTopK) : undefined,
   });
   const trajs = roll.trajectories;
+  if (cfg.algo === 'skill-grpo') for (const t of trajs) t.episodeSkill = skill.memory.get(t.taskType, cfg.skillMemoryTopK);
   const { scores, adv } = outcomeAdvantages(trajs, groupOf, cfg.invalidPenalty, cfg.algo, { norm: cfg.advNorm, groupBy: cfg.advGroupBy, eps: cfg.advEps });
   const packed = packSamples(trajs);
   const old = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
   const refS = await scoreSamples(ref, policy.cfg, packed.samples, policy.freeRow);
-  const advTok = broadcastToTokens(packed, adv);
+  let advTok = broadcastToTokens(packed, adv);
+  const aEpTok = advTok;
+  // OPID / Skill-GRPO: analyse this step's groups (the run goes on whatever the analyzer does).
+  const before = skill.analyzer?.stats();
+  const ta = now();
+  const analysis = skill.analyzer ? await analyzeBatch(skill.analyzer, spec.name, trajs, groupOf) : null;
+  const analyzerMs = now() - ta;
+  let rescore: SkillRescore | null = null;
+  let sm = { teacherShare: 0, skillActiveTokenRatio: 0, skillSignAgreement: 0 };
+  let aSkillUsed: Float32Array | null = null;
+  if (analysis && cfg.algo === 'opid') {
+    rescore = await skillRescore(policy, trajs, packed, analysis.skills, old.logp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens });
+    const c = combineAdvantages(aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip });
+    advTok = c.adv;
+    aSkillUsed = c.aSkillUsed;
+    const tokenTraj = new Int32Array(packed.tokens);
+    packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
+    sm = skillMetrics(aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill);
+  }
+  if (analysis && cfg.algo === 'skill-grpo')
+    trajs.forEach((t, i) => t.success && analysis.skills[i]?.episodeSkill && skill.memory.add(t.taskType, analysis.skills[i]!.episodeSkill));
+  const after = skill.analyzer?.stats();
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
   const nSteps = packed.samples.length;
   const event: StepEvent = {
@@ -124,9 +163,29 @@ async function trainStep(
     episodeLength: nSteps / trajs.length,
     samples: nSteps, actionTokens: packed.tokens,
     tokensPerSecond: 0, stepMs: 0, elapsedMs: 0, numTensors: 0,
+    ...sm,
+    analyzerCalls: (after?.calls ?? 0) - (before?.calls ?? 0),
+    analyzerFailures: analysis ? analysis.skills.filter((x, i) => x === null && (analysis.errors[i] !== undefined || !(cfg.failedOnly && trajs[i].success))).length : 0,
+    analyzerLatencyMs: analysis ? analyzerMs : 0,
+    analyzerFailureReasons: diffReasons(before?.failureReasons, after?.failureReasons, analysis?.errors),
+    forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: rescore?.tokens ?? 0, update: m.tokens },
   };
-  const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy);
-  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + m.tokens };
+  const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, { analysis, rescore, aSkillUsed });
+  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens };
+}
+
+/** What OPID / Skill-GRPO keep across steps: the analyzer and the skill memory. */
+interface SkillState {
+  analyzer: Analyzer | null;
+  memory: SkillMemory;
+}
+
+/** Failure reasons added this step (analyzer counters' difference, plus thrown-analyzer errors). */
+function diffReasons(a: Record<string, number> | undefined, b: Record<string, number> | undefined, errors: (string | undefined)[] | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b ?? {})) if (v - (a?.[k] ?? 0) > 0) out[k] = v - (a?.[k] ?? 0);
+  for (const e of errors ?? []) if (e) out[e] = (out[e] ?? 0) + 1;
+  return out;
 }
 
 function mean(xs: readonly number[]): number {
@@ -137,17 +196,22 @@ function mean(xs: readonly number[]): number {
 function trajectoryViews(
   trajs: readonly Trajectory[], scores: number[], adv: number[], packed: ReturnType<typeof packSamples>,
   oldLogp: Float32Array, refLogp: Float32Array, entropy: Float32Array, advTok: Float32Array, policy: PolicyHandle,
+  sk: { analysis: BatchAnalysis | null; rescore: SkillRescore | null; aSkillUsed: Float32Array | null },
 ): TrajectoryView[] {
   let sample = 0;
   return trajs.map((t, ti) => ({
     task: t.task, taskType: t.taskType, success: t.success, reward: t.reward, score: scores[ti], advantage: adv[ti],
     initialObservation: t.initialObservation,
+    ...(sk.analysis ? { episodeSkill: sk.analysis.skills[ti]?.episodeSkill ?? t.episodeSkill, analyzerError: sk.analysis.errors[ti] } : {}),
     steps: t.steps.map((s) => {
-      const off = packed.offsets[sample++];
+      const i = sample++;
+      const off = packed.offsets[i];
       return {
         observation: s.observation, action: s.action, valid: s.valid,
+        ...(sk.rescore ? { critical: sk.rescore.critical[i], stepSkill: sk.rescore.stepSkill[i] } : {}),
         tokens: s.response.map((id, k) => ({
           text: policy.tok.tokenText(id), logpOld: oldLogp[off + k], logpRef: refLogp[off + k], adv: advTok[off + k], entropy: entropy[off + k],
+          ...(sk.rescore && sk.aSkillUsed ? { logpSkill: sk.rescore.logpSkill[off + k], advSkill: sk.aSkillUsed[off + k] } : {}),
         })),
       };
     }),

@@ -7,7 +7,7 @@
  */
 import * as tf from '../tf';
 import type { Rng } from '../rng';
-import type { ModelConfig } from '../model/config';
+import { activationScale, type ModelConfig } from '../model/config';
 import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { aggLoss, aggWeights, klK3, ppoClipLoss, type AggMode } from '../algos/losses';
@@ -31,11 +31,15 @@ export interface UpdateOptions {
   ppoEpochs: number;
   clipEps: number;
   dualClip: number;
+  /** DAPO clip-higher ε_high (0 or absent = clipEps). */
+  clipEpsHigh?: number;
+  /** Entropy bonus coefficient (0 or absent = none). */
+  entropyCoef?: number;
   klBeta: number;
   maxGradNorm: number;
   /** Aggregation mode (default token-mean). */
   lossAgg?: AggMode;
-  /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384. */
+  /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384 / activationScale(cfg). */
   microBatchTokens?: number;
 }
 
@@ -83,18 +87,41 @@ function microGrads(
   let metrics: tf.Tensor[] = [];
   const { value, grads } = tf.variableGrads(() => {
     const { logp, entropy } = tokenLogProbs(params, cfg, batch);
-    const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip);
+    const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip, o.clipEpsHigh || o.clipEps);
     const kl = klK3(logp, refT);
     const pgLoss = aggLoss(pg.loss, wT, divisor);
     const klLoss = aggLoss(kl, wT, divisor);
     metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy)].map((t) => tf.keep(t));
     // Always a new tensor: `value` is disposed below while the kept metric tensors live on.
-    return tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
+    const total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
+    return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, divisor), o.entropyCoef)) : total) as tf.Scalar;
   }, vars);
   tf.dispose([value, advT, oldT, refT, wT]);
   const tokens = batch.tokens;
   disposeBatch(batch);
   return { grads, metrics, tokens };
+}
+
+/**
+ * Clip gradients to a global L2 norm and apply them with the optimizer; disposes `grads`. Returns the norm before
+ * clipping. `maxNorm` ≤ 0 disables clipping.
+ */
+export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string, tf.Tensor>, maxNorm: number): Promise<number> {
+  const g = grads;
+  // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input, and 28+ inputs exceed the
+  // per-stage limit (8 on many devices) — the pipeline is then invalid and the norm is garbage.
+  const normT = tf.tidy(() => tf.sqrt(Object.values(g).map((t) => tf.sum(tf.square(t))).reduce((a, b) => tf.add(a, b))));
+  const norm = (await normT.data())[0];
+  normT.dispose();
+  const scale = maxNorm > 0 && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
+  if (scale !== 1) for (const k of Object.keys(g)) {
+    const prev = g[k];
+    g[k] = tf.mul(prev, scale);
+    prev.dispose();
+  }
+  optimizer.applyGradients(g as tf.NamedTensorMap);
+  tf.dispose(Object.values(g));
+  return norm;
 }
 
 /** Metrics of one update, averaged over mini-batches (token-weighted where per token). */
@@ -132,7 +159,7 @@ export async function ppoUpdate(
       // Gradient accumulation over micro-batches of bounded padded size; each uses the same constant divisor,
       // so the summed gradient equals the whole mini-batch's gradient.
       let grads: Record<string, tf.Tensor> | null = null;
-      for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? DEFAULT_MICRO_TOKENS)) {
+      for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
         const r = microGrads(params, cfg, vars, x, offsets, micro, divisor, o);
         if (!grads) grads = r.grads;
         else for (const k of Object.keys(grads)) {
@@ -145,20 +172,7 @@ export async function ppoUpdate(
         tokens += r.tokens;
         tf.dispose(r.metrics);
       }
-      const g = grads!;
-      // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input, and 28+ inputs exceed the
-      // per-stage limit (8 on many devices) — the pipeline is then invalid and the norm is garbage.
-      const normT = tf.tidy(() => tf.sqrt(Object.values(g).map((t) => tf.sum(tf.square(t))).reduce((a, b) => tf.add(a, b))));
-      const norm = (await normT.data())[0];
-      normT.dispose();
-      const scale = o.maxGradNorm > 0 && norm > o.maxGradNorm ? o.maxGradNorm / (norm + 1e-6) : 1;
-      if (scale !== 1) for (const k of Object.keys(g)) {
-        const prev = g[k];
-        g[k] = tf.mul(prev, scale);
-        prev.dispose();
-      }
-      optimizer.applyGradients(g as tf.NamedTensorMap);
-      tf.dispose(Object.values(g));
+      const norm = await applyClipped(optimizer, grads!, o.maxGradNorm);
       sumNorm += norm;
       updates++;
     }

@@ -5,7 +5,7 @@ import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('wasm'));
 
-const tiny = { model: 'nano', preset: 'easy', steps: 3, tasksPerStep: 2, groupSize: 3, miniBatches: 2, evalEvery: 3, evalEpisodes: 2 } as const;
+const tiny = { init: 'scratch', model: 'nano', preset: 'easy', steps: 3, tasksPerStep: 2, groupSize: 3, miniBatches: 2, evalEvery: 3, evalEpisodes: 2 } as const;
 
 async function collect(seed: number): Promise<TrainEvent[]> {
   const out: TrainEvent[] = [];

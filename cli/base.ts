@@ -1,0 +1,33 @@
+/**
+ * Loading the shipped base policy in Node (issue #3): `public/base/<env>-<preset>.json` and its weights, checked
+ * against the code (vocabulary hash, env version) and the manifest (size, sha256).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EnvSpec } from '../src/core/envs/types';
+import type { Tokenizer } from '../src/core/tokenizer/tokenizer';
+import { baseManifestPath, checkBaseManifest, checkBaseWeights, type BaseManifest } from '../src/core/pretrain/base';
+
+/** Folder holding the app's static files (the repository's `public/`). */
+export const PUBLIC_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'public');
+
+/**
+ * Read and check the base policy for an env and preset.
+ * @throws Error saying which file is missing or what does not match, and how to regenerate it.
+ */
+export async function loadBaseFiles(spec: EnvSpec, preset: string, tok: Tokenizer): Promise<{ manifest: BaseManifest; bytes: Uint8Array; path: string }> {
+  const mPath = path.join(PUBLIC_DIR, baseManifestPath(spec.name, preset));
+  if (!fs.existsSync(mPath)) throw new Error(`no base policy for ${spec.name}/${preset} (${path.relative(process.cwd(), mPath)} is missing); make one with npm run pretrain -- --env ${spec.name} --preset ${preset}, or start from scratch`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(mPath, 'utf8'));
+  } catch (e) {
+    throw new Error(`base manifest ${mPath} is not valid JSON (${(e as Error).message}); regenerate it with npm run pretrain -- --env ${spec.name} --preset ${preset}`);
+  }
+  const manifest = checkBaseManifest(raw, spec, tok);
+  const wPath = path.join(path.dirname(mPath), manifest.file);
+  if (!fs.existsSync(wPath)) throw new Error(`base weights ${wPath} are missing; regenerate with: ${manifest.command}`);
+  const bytes = new Uint8Array(fs.readFileSync(wPath));
+  await checkBaseWeights(bytes, manifest);
+  return { manifest, bytes, path: wPath };
+}

@@ -1,0 +1,119 @@
+/**
+ * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--backend wasm|cpu] [--json]`
+ * (issue #3): behaviour cloning of the base policy on expert, noisy-expert and hint-conditioned demonstrations,
+ * then measurement (success with hints none|correct per split and task type, skill sensitivity in nats), then the
+ * weights and a manifest (sha256, vocabulary hash, env versions, the exact command, the measurements) are written
+ * to `--out` (default `public/base/<env>-<preset>.safetensors` + `.json`). Prints the sha256. Deterministic for a
+ * given command on one backend. Bad input: a message naming the flag, exit code 2.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { setupBackend, NODE_BACKENDS } from './backend';
+import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
+import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/train/setup';
+import { MODEL_PRESETS } from '../src/core/model/config';
+import { Rng } from '../src/core/rng';
+import { vocabHash } from '../src/core/tokenizer/tokenizer';
+import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pretrain/pretrain';
+import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
+import { baseManifestPath, sha256Hex, type BaseManifest } from '../src/core/pretrain/base';
+import type { Split } from '../src/core/envs/types';
+
+const D = DEFAULT_PRETRAIN;
+const SPEC = {
+  env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
+  preset: { type: 'string', help: 'environment preset', default: D.preset },
+  model: { type: 'string', help: 'model size', default: 'nano', choices: Object.keys(MODEL_PRESETS) },
+  seed: { type: 'int', help: 'seed', default: D.seed },
+  backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
+  tasks: { type: 'int', help: 'train-split tasks used for demonstrations', default: D.tasks, min: 1, max: 100000 },
+  iters: { type: 'int', help: 'optimiser iterations', default: D.iters, min: 1, max: 100000 },
+  batch: { type: 'int', help: 'samples per iteration', default: D.batch, min: 1, max: 4096 },
+  lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, min: 1e-7, max: 1 },
+  noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
+  history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, min: 0, max: 30 },
+  'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
+  out: { type: 'string', help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors' },
+  json: { type: 'boolean', help: 'print one JSON object per line' },
+  help: { type: 'boolean', help: 'show this help' },
+} as const;
+
+function fail(msg: string): never {
+  process.stderr.write(`pretrain: ${msg}\n`);
+  process.exit(USAGE_EXIT_CODE);
+}
+
+/** Write bytes atomically (temp file + rename), so an interrupted run never leaves a half-written file. */
+function writeAtomic(p: string, data: Uint8Array | string): void {
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, p);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+async function main(): Promise<void> {
+  let a;
+  try {
+    a = parseArgs(process.argv.slice(2), SPEC);
+  } catch (e) {
+    if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run pretrain --', SPEC)}`);
+    throw e;
+  }
+  if (a.help) return void process.stdout.write(usage('npm run pretrain --', SPEC) + '\n');
+  const spec = getEnvSpec(a.env);
+  if (!spec.presets.includes(a.preset)) fail(`--preset must be one of: ${spec.presets.join(', ')} (got "${a.preset}")`);
+  const out = a.out ?? path.join('public', baseManifestPath(a.env, a.preset).replace(/\.json$/, '.safetensors'));
+  if (!out.endsWith('.safetensors')) fail(`--out must end in .safetensors (got "${out}")`);
+  const dir = path.dirname(path.resolve(out));
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`--out: folder "${dir}" does not exist; create it first`);
+  const manifestPath = out.replace(/\.safetensors$/, '.json');
+  const backend = await setupBackend(a.backend);
+  const cfg: PretrainConfig = {
+    ...D, preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
+  };
+  const tok = buildTokenizer(spec);
+  const policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
+  const emit = (o: object) => a.json && process.stdout.write(JSON.stringify(o) + '\n');
+  const say = (s: string) => !a.json && process.stdout.write(s);
+  say(`pretraining ${a.model} on ${a.env}/${a.preset} (${policy.paramCount} params), backend ${backend}, seed ${a.seed}\n`);
+  let seconds = 0;
+  for await (const ev of pretrain(policy, spec, cfg)) {
+    emit(ev);
+    if (ev.event === 'demos') say(`demonstrations: ${ev.samples} samples (${ev.hinted} with a hint) from ${JSON.stringify(ev.episodes)} episodes\n`);
+    if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters)) say(`iter ${ev.iter}/${ev.iters}  loss ${ev.loss.toFixed(4)} nats/token  ${ev.tokensPerSecond.toFixed(0)} tok/s  ${(ev.elapsedMs / 1000).toFixed(0)} s\n`);
+    if (ev.event === 'done') seconds = ev.elapsedMs / 1000;
+  }
+  const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command: 'npm run pretrain -- ' + process.argv.slice(2).join(' ') });
+  const sha = await sha256Hex(bytes);
+  const manifest: BaseManifest = {
+    format: 1, env: spec.name, preset: a.preset, model: a.model as BaseManifest['model'], file: path.basename(out), sha256: sha, bytes: bytes.length,
+    vocabHash: vocabHash(tok), envVersions: { [spec.name]: spec.version }, command: 'npm run pretrain -- ' + process.argv.slice(2).join(' '),
+    seed: a.seed, backend, pretrain: { ...cfg }, trainSeconds: Math.round(seconds),
+    machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+  };
+  if (a['measure-episodes'] > 0) {
+    const splits: Split[] = ['test-seen', 'test-unseen'];
+    manifest.measured = await measureHinted(policy, spec, { preset: a.preset, splits, modes: ['none', 'episode', 'step', 'correct'], episodes: a['measure-episodes'], historyTurns: a.history, rng: new Rng(a.seed).fork('measure') }) as BaseManifest['measured'];
+    manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
+    for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
+      say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);
+    const k = manifest.skillSensitivity;
+    say(`skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`);
+  }
+  writeAtomic(out, bytes);
+  writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+  emit({ event: 'saved', weights: out, manifest: manifestPath, sha256: sha, bytes: bytes.length, measured: manifest.measured, skillSensitivity: manifest.skillSensitivity });
+  say(`wrote ${out} (${bytes.length} bytes) and ${manifestPath}\nsha256 ${sha}\n`);
+  disposePolicy(policy);
+}
+
+main().catch((e) => {
+  process.stderr.write(`pretrain: ${e instanceof Error ? (process.env.OPD_DEBUG ? e.stack : e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,121 @@
+/**
+ * OPID's skill advantage (issue #4; DESIGN.md §2 steps 6–7; OPID paper §3): routing of hindsight skills to steps,
+ * A_skill = (ℓ_skill − ℓ_old)·m per action token (stop-gradient: plain numbers here), the combined advantage
+ * A = A_ep + λ_skill·A_skill with optional batch z-score and clip of A_skill, and the OPID metrics.
+ * Pure functions over plain arrays; no tensors.
+ */
+import type { TrajectorySkills } from '../analyzer/types';
+
+/** Ablations of issue #4: none, no episode skills, no step skills, additive routing. */
+export type SkillAblation = 'none' | 'no-episode' | 'no-step' | 'additive';
+
+/** Accepted ablation names. */
+export const SKILL_ABLATIONS: readonly SkillAblation[] = ['none', 'no-episode', 'no-step', 'additive'];
+
+/** What one step is re-scored with: zero, one or two skill prompts (additive routing scores both). */
+export interface StepRoute {
+  /** Episode skill text to inject (undefined = none). */
+  episodeSkill?: string;
+  /** Step skill text to inject (undefined = none). */
+  stepSkill?: string;
+  /** Whether the step is in the critical set C_τ (it has a step skill that routing uses). */
+  critical: boolean;
+}
+
+/**
+ * Route a trajectory's skills to its steps (issue #4 "Critical-first routing"): step t ∈ C_τ is re-scored with a
+ * prompt holding only its step skill; every other step with only the episode skill. `additive`: each step is scored
+ * once with the episode skill and, if t ∈ C_τ, once more with only its step skill; both gains are added.
+ * `no-episode`: non-critical steps get nothing. `no-step`: C_τ is empty, every step gets the episode skill.
+ * Returns, per step, the list of prompts (as skill pairs) to score: length 0, 1 or 2.
+ * Step-skill keys outside [0, nSteps) are ignored.
+ */
+export function routeSkills(skills: TrajectorySkills | null, nSteps: number, ablation: SkillAblation): { routes: StepRoute[][]; critical: boolean[] } {
+  const routes: StepRoute[][] = [], critical: boolean[] = [];
+  for (let t = 0; t < nSteps; t++) {
+    const step = ablation === 'no-step' ? undefined : skills?.stepSkills[t];
+    const ep = ablation === 'no-episode' ? undefined : skills?.episodeSkill || undefined;
+    const crit = !!step;
+    critical.push(crit);
+    const r: StepRoute[] = [];
+    if (ablation === 'additive') {
+      if (ep) r.push({ episodeSkill: ep, critical: crit });
+      if (step) r.push({ stepSkill: step, critical: crit });
+    } else if (crit) r.push({ stepSkill: step, critical: true });
+    else if (ep) r.push({ episodeSkill: ep, critical: false });
+    routes.push(r);
+  }
+  return { routes, critical };
+}
+
+/** Options of `combineAdvantages`. */
+export interface CombineOptions {
+  /** λ_skill. */
+  lambda: number;
+  /** Z-score A_skill over the batch's skill-active tokens before weighting. */
+  zscore: boolean;
+  /** Clip A_skill (after the z-score) to [−clip, clip]; 0 = no clip. */
+  clip: number;
+}
+
+/**
+ * A = A_ep + λ·A_skill per action token, float32 [M]. `aSkill` is already (ℓ_skill − ℓ_old)·m (0 where no skill
+ * was routed; `active` marks tokens with a skill). Returns the combined vector and the A_skill actually used
+ * (after z-score/clip, before λ).
+ */
+export function combineAdvantages(aEp: Float32Array, aSkill: Float32Array, active: Uint8Array, o: CombineOptions): { adv: Float32Array; aSkillUsed: Float32Array } {
+  const used = Float32Array.from(aSkill);
+  if (o.zscore) {
+    let n = 0, s = 0, s2 = 0;
+    for (let i = 0; i < used.length; i++) if (active[i]) { n++; s += used[i]; s2 += used[i] * used[i]; }
+    if (n > 1) {
+      const mu = s / n, sd = Math.sqrt(Math.max(0, s2 / n - mu * mu));
+      for (let i = 0; i < used.length; i++) used[i] = active[i] ? (used[i] - mu) / (sd + 1e-6) : 0;
+    }
+  }
+  if (o.clip > 0) for (let i = 0; i < used.length; i++) used[i] = Math.max(-o.clip, Math.min(o.clip, used[i]));
+  const adv = new Float32Array(aEp.length);
+  for (let i = 0; i < adv.length; i++) adv[i] = aEp[i] + o.lambda * used[i];
+  return { adv, aSkillUsed: used };
+}
+
+/** OPID metrics of one step (issue #4 "Metrics"). */
+export interface SkillMetrics {
+  /** mean |λ·A_skill| / mean |A| over action tokens (0 when A is all 0). */
+  teacherShare: number;
+  /** Fraction of action tokens that had a skill routed to them. */
+  skillActiveTokenRatio: number;
+  /** Among trajectories with skill-active tokens and A_ep ≠ 0: fraction where mean A_skill has the sign of A_ep. */
+  skillSignAgreement: number;
+}
+
+/**
+ * Metrics from packed per-token vectors [M]: A_ep, the A_skill used (pre-λ), the combined A, the active mask, and
+ * each token's trajectory index.
+ */
+export function skillMetrics(aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, lambda: number): SkillMetrics {
+  const M = adv.length;
+  let sumSkill = 0, sumA = 0, nActive = 0;
+  const perTraj = new Map<number, { s: number; n: number; ep: number }>();
+  for (let i = 0; i < M; i++) {
+    sumSkill += Math.abs(lambda * aSkillUsed[i]);
+    sumA += Math.abs(adv[i]);
+    if (!active[i]) continue;
+    nActive++;
+    const e = perTraj.get(tokenTraj[i]) ?? { s: 0, n: 0, ep: aEp[i] };
+    e.s += aSkillUsed[i];
+    e.n++;
+    perTraj.set(tokenTraj[i], e);
+  }
+  let agree = 0, counted = 0;
+  for (const e of perTraj.values()) {
+    if (e.ep === 0) continue;
+    counted++;
+    if (Math.sign(e.s / e.n) === Math.sign(e.ep)) agree++;
+  }
+  return {
+    teacherShare: sumA > 0 ? sumSkill / sumA : 0,
+    skillActiveTokenRatio: M ? nActive / M : 0,
+    skillSignAgreement: counted ? agree / counted : 0,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The embedded `heuristic` analyzer (issue #4): deterministic, no network. It contrasts the group's failed
+ * trajectories with its successful ones and writes skills in the grammar the base policy was pretrained to follow
+ * (src/core/skills/grammar.ts). It reads only what the trajectories show — task text, observations, actions,
+ * validity, returns — never the environment's hidden state or expert.
+ *
+ * Rules:
+ * - The *workflow* of a successful trajectory: its valid actions minus wasted moves (a `go to` directly followed by
+ *   another `go to`, and exact repeats of an action that changed nothing). Its episode skill is that workflow; its
+ *   step skills (the critical set, ≤ K) are the workflow's steps, latest first when there are more than K
+ *   (the decisive moves — take, move, treat — come last in an episode).
+ * - A failed trajectory, given the group's shortest successful workflow W: walk its steps; the first step whose
+ *   action is not the next unfinished action of W (and not a harmless search `go to` that W also visits) is the
+ *   mistake; the fix is W's next unfinished action. Episode skill = failure skill(mistake, warning sign, fix).
+ *   Step skills at every divergent step (≤ K, first ones first), each naming the fix at that point.
+ * - A failed trajectory without a successful sibling: the task text names the object and target kinds
+ *   (`put a X in Y.`); a `take` of another kind, a `move` to another kind, an inadmissible action or a repeat is the
+ *   mistake; the fix is read from the observations (`X N` seen at a receptacle; `Y N` in the room description).
+ *   No recognisable mistake → the steps-run-out skill.
+ */
+import type { Analyzer, AnalyzerGroup, AnalyzerOptions, AnalyzerStats, AnalyzerTrajectory, AnalysisResult, TrajectorySkills } from './types';
+import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../skills/grammar';
+
+/** Index list of a trajectory's workflow steps (see module doc). */
+export function workflowSteps(t: AnalyzerTrajectory): number[] {
+  const keep: number[] = [];
+  const seen = new Set<string>();
+  t.steps.forEach((s, i) => {
+    if (!s.valid) return;
+    const next = t.steps[i + 1];
+    if (s.action.startsWith('go to ') && next && next.action.startsWith('go to ')) return;
+    if (seen.has(s.action) && !s.action.startsWith('go to ')) return;
+    seen.add(s.action);
+    keep.push(i);
+  });
+  return keep;
+}
+
+/** Object and target kinds named by a household task line `put a X in Y.` (null if the task has another shape). */
+function taskKinds(task: string): { object: string; target: string } | null {
+  const m = task.match(/\b(?:a|an|some|two)\s+(?:clean |hot |cool )?([a-z]+)s?\s+(?:in|on)\s+(?:the\s+)?([a-z]+)/);
+  return m ? { object: m[1], target: m[2] } : null;
+}
+
+/** Kind of an `X N` name. */
+const kindOf = (name: string) => name.replace(/\s+\d+$/, '');
+
+export class HeuristicAnalyzer implements Analyzer {
+  readonly name = 'heuristic';
+  private readonly s: AnalyzerStats = { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
+
+  /** @param o K (maxStepSkills ≥ 0) and failedOnly. @throws Error if K is negative or not an integer. */
+  constructor(private readonly o: AnalyzerOptions) {
+    if (!Number.isInteger(o.maxStepSkills) || o.maxStepSkills < 0) throw new Error(`heuristic analyzer: maxStepSkills must be an integer ≥ 0, got ${o.maxStepSkills}`);
+  }
+
+  /** Skills per trajectory of the group (never null: the heuristic always writes something). */
+  async analyze(group: AnalyzerGroup): Promise<AnalysisResult> {
+    const t0 = performance.now();
+    const wins = group.trajectories.filter((t) => t.success).map(workflowActions).sort((a, b) => a.length - b.length);
+    const best = wins[0];
+    const out = group.trajectories.map((t) => {
+      if (t.success && this.o.failedOnly) return null;
+      this.s.calls++;
+      return t.success ? this.success(t) : best ? this.contrast(t, best) : this.alone(t);
+    });
+    this.s.latencyMs += performance.now() - t0;
+    return out;
+  }
+
+  stats(): AnalyzerStats {
+    return { ...this.s, failureReasons: { ...this.s.failureReasons } };
+  }
+
+  private success(t: AnalyzerTrajectory): TrajectorySkills {
+    const idx = workflowSteps(t);
+    const stepSkills: Record<number, string> = {};
+    for (const i of idx.slice(-this.o.maxStepSkills || idx.length).slice(0, this.o.maxStepSkills)) stepSkills[i] = stepSkill(t.steps[i].action);
+    return { episodeSkill: episodeSkill(idx.map((i) => t.steps[i].action)), stepSkills };
+  }
+
+  private contrast(t: AnalyzerTrajectory, w: string[]): TrajectorySkills {
+    const visits = new Set(w.filter((a) => a.startsWith('go to ')));
+    let next = 0;
+    let first: { i: number; mistake: string; fix: string } | null = null;
+    const stepSkills: Record<number, string> = {};
+    t.steps.forEach((s, i) => {
+      if (next >= w.length) return;
+      if (s.valid && s.action === w[next]) {
+        next++;
+        return;
+      }
+      if (s.valid && s.action.startsWith('go to ') && visits.has(s.action) && !w.slice(next).every((a) => a.startsWith('go to '))) return;
+      const fix = w[next];
+      if (!first) first = { i, mistake: s.action, fix };
+      if (Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(fix);
+    });
+    if (!first) return this.alone(t);
+    const f = first as { i: number; mistake: string; fix: string };
+    return { episodeSkill: failureSkill(f.mistake, this.sign(t, f.i, f.mistake, f.fix), f.fix), stepSkills };
+  }
+
+  private sign(t: AnalyzerTrajectory, i: number, mistake: string, fix: string): string {
+    if (!t.steps[i].valid) return warningSign('invalid');
+    if (t.steps.slice(0, i).some((s) => s.action === mistake)) return warningSign('repeat');
+    const k = taskKinds(t.task);
+    if (mistake.startsWith('take ') && k) return warningSign('wrongObject', k.object);
+    if (k && (mistake.startsWith('move ') || fix.includes(k.target))) return warningSign('wrongPlace', k.target);
+    return warningSign('wrongPlace', fix.replace(/^(go to|take|move|open) /, '').split(' ')[0]);
+  }
+
+  /** A failed trajectory with no successful sibling: judge it against the task text alone. */
+  private alone(t: AnalyzerTrajectory): TrajectorySkills {
+    const k = taskKinds(t.task);
+    const stepSkills: Record<number, string> = {};
+    let episode: string | null = null;
+    const roomLine = t.steps[0]?.observation ?? '';
+    const targetName = k ? roomLine.match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
+    t.steps.forEach((s, i) => {
+      let fix: string | undefined, sign: string | undefined;
+      const take = s.action.match(/^take (.+?) from (.+)$/);
+      const move = s.action.match(/^move (.+?) to (.+)$/);
+      if (!s.valid) sign = warningSign('invalid');
+      else if (take && k && kindOf(take[1]) !== k.object) {
+        const right = s.observation.match(new RegExp(`\\b(${k.object} \\d+)`))?.[1];
+        fix = right ? `take ${right} from ${take[2]}` : undefined;
+        sign = warningSign('wrongObject', k.object);
+      } else if (move && k && kindOf(move[2]) !== k.target) {
+        fix = targetName ? `go to ${targetName}` : undefined;
+        sign = warningSign('wrongPlace', k.target);
+      } else if (i > 0 && t.steps.slice(0, i).some((p) => p.action === s.action) && !s.action.startsWith('go to ')) sign = warningSign('repeat');
+      if (!sign) return;
+      if (fix && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(fix);
+      episode ??= failureSkill(s.action, sign, fix ?? FALLBACK_PHRASES.sooner, 0);
+    });
+    const fix = targetName && k ? FALLBACK_PHRASES.bringTo.replace('{t}', targetName).replace('{o}', k.object) : FALLBACK_PHRASES.sooner;
+    return { episodeSkill: episode ?? failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), fix), stepSkills };
+  }
+}
+
+/** The workflow actions of a trajectory (see `workflowSteps`). */
+function workflowActions(t: AnalyzerTrajectory): string[] {
+  return workflowSteps(t).map((i) => t.steps[i].action);
+}
+
+/** Options accepted by the heuristic analyzer (re-exported for callers building one). */
+export type HeuristicOptions = AnalyzerOptions;

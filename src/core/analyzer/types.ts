@@ -1,0 +1,81 @@
+/**
+ * The analyzer interface (issue #4; DESIGN.md §2 step 5): reads the finished trajectories of one group and writes
+ * hindsight skills — one episode skill per trajectory and step skills at up to K critical steps (the set C_τ).
+ * Implementations: `heuristic` (embedded, deterministic, no network) and `http` (an OpenAI-compatible
+ * chat-completions endpoint). An analyzer never sees the environment's hidden state or its expert.
+ */
+
+/** One step of a trajectory as the analyzer sees it. */
+export interface AnalyzerStep {
+  /** The observation the action answered (raw env text). */
+  observation: string;
+  /** The action taken. */
+  action: string;
+  /** False when the env answered `Nothing happens.` (inadmissible action). */
+  valid: boolean;
+  /** Discounted return from this step, G_t = Σ_{k≥t} γ^{k−t} r_k with γ = 0.95 (unitless reward). */
+  return: number;
+}
+
+/** One trajectory as the analyzer sees it. */
+export interface AnalyzerTrajectory {
+  task: string;
+  success: boolean;
+  /** The observation after the last action (so the analyzer can see how the episode ended). */
+  finalObservation: string;
+  steps: AnalyzerStep[];
+}
+
+/** The trajectories of one group (same task, G rollouts). */
+export interface AnalyzerGroup {
+  env: string;
+  trajectories: AnalyzerTrajectory[];
+}
+
+/** Skills for one trajectory. `stepSkills` keys are 0-based step indices within the trajectory. */
+export interface TrajectorySkills {
+  episodeSkill: string;
+  stepSkills: Record<number, string>;
+}
+
+/** Per trajectory: its skills, or `null` when its analysis failed (it then gets no skill signal). */
+export type AnalysisResult = (TrajectorySkills | null)[];
+
+/** Counters an analyzer reports for the run's metrics (issue #4 "Metrics"). */
+export interface AnalyzerStats {
+  /** Requests made (heuristic: trajectories analysed). */
+  calls: number;
+  /** Trajectories whose analysis failed after retries. */
+  failures: number;
+  /** Sum of call latencies (ms). */
+  latencyMs: number;
+  /** Failure counts by reason, in words a user understands (e.g. "HTTP 429 (rate limited)": 3). */
+  failureReasons: Record<string, number>;
+}
+
+/** Analyzer options shared by implementations. */
+export interface AnalyzerOptions {
+  /** K: max step skills per trajectory (household/shop 5, search-QA 2). */
+  maxStepSkills: number;
+  /** `failedOnly` (issue #4): analyse only failed trajectories; successful ones get no skills (null). */
+  failedOnly?: boolean;
+}
+
+/** An analyzer: one group in, skills per trajectory out. Must not throw for bad model replies: return null entries. */
+export interface Analyzer {
+  readonly name: string;
+  analyze(group: AnalyzerGroup, signal?: AbortSignal): Promise<AnalysisResult>;
+  /** Cumulative counters since creation. */
+  stats(): AnalyzerStats;
+}
+
+/** γ of the discounted return shown to the analyzer (issue #4). */
+export const ANALYZER_GAMMA = 0.95;
+
+/** Discounted returns G_t for per-step rewards r_t: G_t = r_t + γ·G_{t+1}. */
+export function discountedReturns(rewards: readonly number[], gamma = ANALYZER_GAMMA): number[] {
+  const out = new Array<number>(rewards.length);
+  let g = 0;
+  for (let t = rewards.length - 1; t >= 0; t--) out[t] = g = rewards[t] + gamma * g;
+  return out;
+}

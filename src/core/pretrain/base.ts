@@ -1,0 +1,81 @@
+/**
+ * The shipped base policy's manifest (issue #3): what the weights are, how they were made, and what they measure.
+ * Files: `public/base/<env>-<preset>.json` (this manifest) next to `public/base/<env>-<preset>.safetensors`.
+ * A manifest whose vocabulary hash or environment version does not match the code is refused with an error
+ * saying which, and how to regenerate (the exact command is in the manifest).
+ */
+import { z } from 'zod';
+import type { EnvSpec } from '../envs/types';
+import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
+
+/** Success of one split: overall and per task type (fractions in [0, 1]). */
+const SplitRate = z.object({ successRate: z.number(), episodes: z.number().int(), byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number().int() })) });
+
+/** Manifest schema (format 1). */
+export const BaseManifestSchema = z.object({
+  format: z.literal(1),
+  env: z.string(),
+  preset: z.string(),
+  model: z.enum(['nano', 'small', 'base']),
+  /** Weights file name, relative to the manifest's folder. */
+  file: z.string().regex(/^[A-Za-z0-9._-]+\.safetensors$/),
+  /** Hex sha256 of the weights file. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int().positive(),
+  vocabHash: z.string(),
+  envVersions: z.record(z.string(), z.string()),
+  /** The exact command that regenerates the weights. */
+  command: z.string(),
+  seed: z.number().int(),
+  backend: z.string(),
+  /** Pretraining settings (PretrainConfig) as used. */
+  pretrain: z.record(z.string(), z.unknown()),
+  /** Wall-clock seconds of the pretraining run and the machine it ran on. */
+  trainSeconds: z.number(),
+  machine: z.string(),
+  /** Measured success (temperature 0.4, admissible decoding): split → hint mode → rates. */
+  measured: z.record(z.string(), z.record(z.string(), SplitRate)).optional(),
+  /** Mean log-prob (nats) of the expert action on held-out steps, without / with the correct step skill. */
+  skillSensitivity: z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() }).optional(),
+});
+
+/** A parsed base-policy manifest. */
+export type BaseManifest = z.infer<typeof BaseManifestSchema>;
+
+/** Relative path (under `public/`) of the manifest for an env and preset, e.g. `base/household-easy.json`. */
+export function baseManifestPath(env: string, preset: string): string {
+  return `base/${env}-${preset}.json`;
+}
+
+/**
+ * Parse and check a manifest against the code: schema, vocabulary hash, environment version.
+ * @throws Error naming the bad field, or the mismatch and the command to regenerate the weights.
+ */
+export function checkBaseManifest(raw: unknown, spec: EnvSpec, tok: Tokenizer): BaseManifest {
+  const r = BaseManifestSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new Error(`base manifest: field "${i.path.join('.') || '(root)'}" ${i.message}; regenerate it with npm run pretrain`);
+  }
+  const m = r.data;
+  if (m.env !== spec.name) throw new Error(`base manifest is for env "${m.env}", not "${spec.name}"`);
+  const vh = vocabHash(tok);
+  if (m.vocabHash !== vh)
+    throw new Error(`base manifest: vocabulary hash ${m.vocabHash} does not match the code's ${vh} (the tokenizer changed); regenerate with: ${m.command}`);
+  if (m.envVersions[spec.name] !== spec.version)
+    throw new Error(`base manifest: environment version ${m.envVersions[spec.name] ?? '(none)'} does not match the code's ${spec.version}; regenerate with: ${m.command}`);
+  return m;
+}
+
+/** Hex sha256 of bytes (Web Crypto: Node ≥ 19 and browsers). */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const d = await crypto.subtle.digest('SHA-256', bytes as unknown as ArrayBuffer);
+  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Check weights bytes against the manifest. @throws Error if the size or sha256 differs (corrupt or replaced file). */
+export async function checkBaseWeights(bytes: Uint8Array, m: BaseManifest): Promise<void> {
+  if (bytes.length !== m.bytes) throw new Error(`base weights ${m.file}: ${bytes.length} bytes, manifest says ${m.bytes} (corrupt or truncated); regenerate with: ${m.command}`);
+  const h = await sha256Hex(bytes);
+  if (h !== m.sha256) throw new Error(`base weights ${m.file}: sha256 ${h} differs from the manifest's ${m.sha256} (corrupt or replaced); regenerate with: ${m.command}`);
+}

@@ -1,0 +1,134 @@
+/**
+ * Demonstrations for behaviour cloning (issue #3): per train-split task, one episode of one kind, turned into
+ * per-step samples (prompt as the policy sees it, response = the demonstrated action + <eos>, with the admissible
+ * trie masks so cloning fits the same distribution admissible decoding samples from).
+ *
+ * Kinds (chosen per task by the seeded rng with `DemoMix` weights):
+ * - `noisy`: no hint; a noisy demonstrator — the expert, except that with probability `noise` a uniformly random
+ *   admissible action is taken *and demonstrated*. This keeps the base policy competent but far from perfect.
+ * - `episode`: the expert's whole plan as a success episode skill (a random paraphrase); expert actions.
+ * - `step`: at each step, with probability `stepHintRate`, the expert's action as a step skill; expert actions.
+ * - `failure`: a failure episode skill naming a wrong admissible action at one step of the episode (the mistake),
+ *   its warning sign and the expert's action there (the fix); expert actions, so the policy learns to avoid the
+ *   named mistake and take the fix — never to obey a wrong hint (we teach no misleading hints at all).
+ * The expert reads hidden state, so without a hint its search moves look arbitrary to the policy, which then
+ * learns to search; with a hint it learns to go where the hint says.
+ */
+import type { Env, EnvSpec, Split } from '../envs/types';
+import type { Rng } from '../rng';
+import type { Tokenizer } from '../tokenizer/tokenizer';
+import type { ScoreSample } from '../model/scoring';
+import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
+import { ActionTrie } from '../rollout/trie';
+import { episodeSkill, failureSkill, stepSkill, warningSign, EPISODE_TEMPLATES, FAILURE_TEMPLATES, STEP_TEMPLATES } from '../skills/grammar';
+import { expertPlanFor } from './hints';
+
+/** Demonstration kinds. */
+export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';
+
+/** Relative weights of the demonstration kinds (need not sum to 1). */
+export type DemoMix = Record<DemoKind, number>;
+
+/** Default mix: 40% unhinted noisy episodes, 20% each hinted kind. */
+export const DEFAULT_MIX: DemoMix = { noisy: 0.4, episode: 0.2, step: 0.2, failure: 0.2 };
+
+/** Options of `makeDemos`. */
+export interface DemoOptions {
+  preset: string;
+  /** Number of train-split tasks (indices 0..tasks−1), one episode each. */
+  tasks: number;
+  /** Probability that the noisy demonstrator takes (and demonstrates) a random admissible action. */
+  noise: number;
+  /** Probability that a step of a `step` episode carries the step skill. */
+  stepHintRate: number;
+  mix: DemoMix;
+  historyTurns: number;
+  /** Max prompt length in tokens (model maxSeq − max action tokens). */
+  maxPrompt: number;
+  rng: Rng;
+  split?: Split;
+}
+
+/** Demonstration samples and how many of each kind. */
+export interface Demos {
+  samples: ScoreSample[];
+  /** Episode count per kind. */
+  episodes: Record<DemoKind, number>;
+  /** Samples that carry a hint (episode or step skill). */
+  hinted: number;
+}
+
+const KINDS: readonly DemoKind[] = ['noisy', 'episode', 'step', 'failure'];
+
+/** First word of `fix` that `mistake` lacks (the thing the task needs), for the warning sign; falls back to `fix`. */
+function difference(mistake: string, fix: string): string {
+  const m = new Set(mistake.split(' '));
+  return fix.split(' ').find((w) => !m.has(w) && !/^[0-9]+$/.test(w)) ?? fix;
+}
+
+/**
+ * A failure episode skill for a task: at a random step of the expert's plan, a wrong admissible action (the
+ * mistake), its warning sign and the expert's action (the fix). A failure skill is written after the fact, so it
+ * is in the prompt from step 0. Undefined if no step has a wrong alternative.
+ */
+function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: number }, r: Rng): string | undefined {
+  const plan = expertPlanFor(spec, preset, ref);
+  const at = r.int(plan.length);
+  const sim = spec.create(preset);
+  sim.reset(ref);
+  for (let s = 0; s < at; s++) sim.step(plan[s]);
+  const fix = plan[at];
+  const wrong = sim.admissibleActions().filter((a) => a !== fix);
+  if (!wrong.length) return undefined;
+  const mistake = r.pick(wrong);
+  const sign = warningSign(fix.startsWith('take ') ? 'wrongObject' : 'wrongPlace', difference(mistake, fix));
+  return failureSkill(mistake, sign, fix, r.int(FAILURE_TEMPLATES.length));
+}
+
+/**
+ * Generate demonstrations, deterministically from `o.rng`.
+ * @throws Error if `tasks` < 1 or a weight is negative or all are 0.
+ */
+export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos {
+  if (!(o.tasks >= 1)) throw new Error(`makeDemos: tasks must be ≥ 1, got ${o.tasks}`);
+  const weights = KINDS.map((k) => o.mix[k]);
+  if (weights.some((w) => !(w >= 0)) || !weights.some((w) => w > 0)) throw new Error('makeDemos: mix weights must be ≥ 0 and not all 0');
+  const total = weights.reduce((a, b) => a + b, 0);
+  const eos = tok.special('<eos>');
+  const split = o.split ?? 'train';
+  const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0 };
+  for (let index = 0; index < o.tasks; index++) {
+    const r = o.rng.fork(`demo/${index}`);
+    let u = r.next() * total, ki = 0;
+    while (ki < KINDS.length - 1 && (u -= weights[ki]) >= 0) ki++;
+    const kind = KINDS[ki];
+    out.episodes[kind]++;
+    const ref = { split, index };
+    const env: Env = spec.create(o.preset);
+    const reset = env.reset(ref);
+    const ex = spec.expert(env);
+    let epSkill: string | undefined;
+    if (kind === 'episode') epSkill = episodeSkill(expertPlanFor(spec, o.preset, ref), r.int(EPISODE_TEMPLATES.length));
+    if (kind === 'failure') epSkill = failureHint(spec, o.preset, ref, r);
+    const hist: Turn[] = [];
+    let obs = reset.observation;
+    for (let t = 0; t < env.maxSteps; t++) {
+      const adm = env.admissibleActions();
+      const expert = ex.act();
+      let action = expert;
+      let sSkill: string | undefined;
+      if (kind === 'noisy' && r.next() < o.noise) action = r.pick(adm);
+      if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
+      const prompt = buildPrompt(tok, { task: reset.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns, episodeSkill: epSkill, stepSkill: sSkill }, o.maxPrompt);
+      const response = [...actionTokens(tok, action), eos];
+      const trie = new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos);
+      out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
+      if (epSkill || sSkill) out.hinted++;
+      const st = env.step(action);
+      hist.push({ action, observation: st.observation });
+      obs = st.observation;
+      if (st.done) break;
+    }
+  }
+  return out;
+}

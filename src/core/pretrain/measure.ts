@@ -1,0 +1,79 @@
+/**
+ * Measurements of a base policy (issue #3 targets): success with and without correct hints per split and task
+ * type, and skill sensitivity at the token level — the mean log-prob (nats, summed over an action's tokens) of the
+ * expert action on held-out steps without and with the correct step skill in the prompt.
+ */
+import type { EnvSpec, Split } from '../envs/types';
+import type { Rng } from '../rng';
+import type { PolicyHandle } from '../rollout/runner';
+import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
+import { ActionTrie } from '../rollout/trie';
+import { scoreSamples, type ScoreSample } from '../model/scoring';
+import { evaluatePolicy } from '../train/evaluate';
+import type { SplitEval } from '../train/events';
+import { stepSkill } from '../skills/grammar';
+import type { HintMode } from './hints';
+
+/** Success per split and hint mode. */
+export type HintedSuccess = Partial<Record<Split, Partial<Record<HintMode, SplitEval>>>>;
+
+/**
+ * Evaluate `policy` on each split under each hint mode (temperature 0.4, admissible decoding, same task indices
+ * 0..episodes−1 for every mode). @throws Error from the env on bad settings.
+ */
+export async function measureHinted(
+  policy: PolicyHandle, spec: EnvSpec, o: { preset: string; splits: readonly Split[]; modes: readonly HintMode[]; episodes: number; historyTurns: number; rng: Rng },
+): Promise<HintedSuccess> {
+  const out: HintedSuccess = {};
+  for (const mode of o.modes) {
+    const e = await evaluatePolicy(policy, spec, { preset: o.preset, splits: o.splits, episodes: o.episodes, temperature: 0.4, decoding: 'admissible', historyTurns: o.historyTurns, maxActionTokens: 12, rng: o.rng.fork(mode), hints: mode });
+    for (const s of o.splits) (out[s] ??= {})[mode] = e.splits[s];
+  }
+  return out;
+}
+
+/** Result of `skillSensitivity`: mean per-action log-probs in nats. */
+export interface SkillSensitivity {
+  steps: number;
+  logpNoSkill: number;
+  logpWithSkill: number;
+  /** logpWithSkill − logpNoSkill (nats per action). */
+  gainNats: number;
+}
+
+/**
+ * On the expert's trajectories of `episodes` held-out tasks of `split`, the mean log-prob of each expert action
+ * without and with its step skill (canonical phrasing) in the prompt.
+ */
+export async function skillSensitivity(
+  policy: PolicyHandle, spec: EnvSpec, o: { preset: string; split: Split; episodes: number; historyTurns: number; maxActionTokens: number },
+): Promise<SkillSensitivity> {
+  const { tok, cfg } = policy;
+  const eos = tok.special('<eos>');
+  const plain: ScoreSample[] = [], hinted: ScoreSample[] = [];
+  for (let index = 0; index < o.episodes; index++) {
+    const env = spec.create(o.preset);
+    const r = env.reset({ split: o.split, index });
+    const ex = spec.expert(env);
+    const hist: Turn[] = [];
+    let obs = r.observation;
+    for (let t = 0; t < env.maxSteps; t++) {
+      const adm = env.admissibleActions();
+      const a = ex.act();
+      const response = [...actionTokens(tok, a), eos];
+      const trie = new ActionTrie(adm.map((x) => actionTokens(tok, x)), eos);
+      const allowed = response.map((_, k) => trie.allowed(response.slice(0, k)));
+      const base = { task: r.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns };
+      plain.push({ prompt: buildPrompt(tok, base, cfg.maxSeq - o.maxActionTokens), response, allowed });
+      hinted.push({ prompt: buildPrompt(tok, { ...base, stepSkill: stepSkill(a) }, cfg.maxSeq - o.maxActionTokens), response, allowed });
+      const st = env.step(a);
+      hist.push({ action: a, observation: st.observation });
+      obs = st.observation;
+      if (st.done) break;
+    }
+  }
+  const total = (x: Float32Array) => x.reduce((s, v) => s + v, 0) / plain.length;
+  const a = total((await scoreSamples(policy.params, cfg, plain, policy.freeRow)).logp);
+  const b = total((await scoreSamples(policy.params, cfg, hinted, policy.freeRow)).logp);
+  return { steps: plain.length, logpNoSkill: a, logpWithSkill: b, gainNats: b - a };
+}

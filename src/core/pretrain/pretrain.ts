@@ -1,0 +1,99 @@
+/**
+ * Behaviour-cloning pretraining of the base policy (issue #3; DESIGN.md §3 "Base policy"): demonstrations from
+ * `makeDemos`, loss = token-mean negative log-likelihood (nats) of the demonstrated action tokens under the
+ * admissible-masked distribution (the one admissible decoding samples from), Adam, grad-norm clip 1.0.
+ * An async generator of progress events, like `train`; deterministic for a given config on one backend.
+ */
+import * as tf from '../tf';
+import { Rng } from '../rng';
+import type { EnvSpec } from '../envs/types';
+import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
+import { activationScale } from '../model/config';
+import type { PolicyHandle } from '../rollout/runner';
+import { applyClipped, microBatches } from '../train/update';
+import { makeDemos, DEFAULT_MIX, type DemoMix } from './demos';
+
+/** Pretraining settings (issue #3). Defaults are the shipped base policy's. */
+export interface PretrainConfig {
+  preset: string;
+  /** Train-split tasks used for demonstrations (one episode each). */
+  tasks: number;
+  /** Optimiser iterations. */
+  iters: number;
+  /** Samples (env steps) per iteration. */
+  batch: number;
+  learningRate: number;
+  /** Noisy demonstrator's random-action probability. */
+  noise: number;
+  stepHintRate: number;
+  mix: DemoMix;
+  historyTurns: number;
+  maxActionTokens: number;
+  seed: number;
+}
+
+/** The shipped base policy's pretraining settings (household/easy). */
+export const DEFAULT_PRETRAIN: PretrainConfig = {
+  preset: 'easy', tasks: 4000, iters: 400, batch: 64, learningRate: 1e-3, noise: 0.3, stepHintRate: 0.7,
+  mix: DEFAULT_MIX, historyTurns: 3, maxActionTokens: 12, seed: 1,
+};
+
+/** Progress events: demos built, one per iteration, done. */
+export type PretrainEvent =
+  | { event: 'demos'; samples: number; hinted: number; episodes: Record<string, number>; ms: number }
+  | { event: 'iter'; iter: number; iters: number; loss: number; tokensPerSecond: number; elapsedMs: number; numTensors: number }
+  | { event: 'done'; iters: number; loss: number; elapsedMs: number };
+
+/**
+ * Pretrain `policy` in place. Yields a `demos` event, one `iter` event per iteration (loss = mean NLL per action
+ * token in nats), then `done`. Stops early (after the current iteration) when `signal` aborts.
+ * @throws Error from `makeDemos` on bad settings.
+ */
+export async function* pretrain(policy: PolicyHandle, spec: EnvSpec, c: PretrainConfig, signal?: AbortSignal): AsyncGenerator<PretrainEvent> {
+  const t0 = performance.now();
+  const root = new Rng(c.seed);
+  const demos = makeDemos(spec, policy.tok, {
+    preset: c.preset, tasks: c.tasks, noise: c.noise, stepHintRate: c.stepHintRate, mix: c.mix,
+    historyTurns: c.historyTurns, maxPrompt: policy.cfg.maxSeq - c.maxActionTokens, rng: root.fork('demos'),
+  });
+  yield { event: 'demos', samples: demos.samples.length, hinted: demos.hinted, episodes: demos.episodes, ms: performance.now() - t0 };
+  const opt = tf.train.adam(c.learningRate);
+  const vars = Object.values(policy.params) as tf.Variable[];
+  const pick = root.fork('batches');
+  const microTokens = Math.max(1024, Math.floor(16384 / activationScale(policy.cfg)));
+  let loss = NaN;
+  let it = 0;
+  try {
+    for (it = 1; it <= c.iters && !signal?.aborted; it++) {
+      const ts = performance.now();
+      const idx = Array.from({ length: c.batch }, () => pick.int(demos.samples.length));
+      const samples: ScoreSample[] = idx.map((i) => demos.samples[i]);
+      const M = samples.reduce((s, x) => s + x.response.length, 0);
+      let grads: Record<string, tf.Tensor> | null = null;
+      let sum = 0, tokens = 0;
+      for (const micro of microBatches(samples.map((_, i) => i), samples, microTokens)) {
+        const b = buildScoreBatch(micro.map((i) => samples[i]), policy.cfg, policy.freeRow);
+        const { value, grads: g } = tf.variableGrads(() => tf.div(tf.neg(tf.sum(tokenLogProbs(policy.params, policy.cfg, b).logp)), M) as tf.Scalar, vars);
+        sum += (await value.data())[0];
+        tokens += b.tokens;
+        value.dispose();
+        disposeBatch(b);
+        if (!grads) grads = g;
+        else for (const k of Object.keys(grads)) {
+          const prev = grads[k];
+          grads[k] = tf.add(prev, g[k]);
+          tf.dispose([prev, g[k]]);
+        }
+      }
+      await applyClipped(opt, grads!, 1.0);
+      loss = sum;
+      const now = performance.now();
+      yield { event: 'iter', iter: it, iters: c.iters, loss, tokensPerSecond: tokens / ((now - ts) / 1000), elapsedMs: now - t0, numTensors: tf.memory().numTensors };
+      // Let a pause/abort message reach a worker between iterations (a macrotask, not just a microtask).
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  } finally {
+    opt.dispose();
+  }
+  yield { event: 'done', iters: it - 1, loss, elapsedMs: performance.now() - t0 };
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { makeDemos } from '../../../src/core/pretrain/demos';
+import { expertPlanFor, hintHooks } from '../../../src/core/pretrain/hints';
+import { getEnvSpec } from '../../../src/core/envs/registry';
+import { buildTokenizer } from '../../../src/core/train/setup';
+import { Rng } from '../../../src/core/rng';
+
+const spec = getEnvSpec('household');
+const tok = buildTokenizer(spec);
+const base = { preset: 'easy', tasks: 40, noise: 0.3, stepHintRate: 0.7, historyTurns: 3, maxPrompt: 372 };
+const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
+
+describe('pretraining demonstrations (issue #3)', () => {
+  it('are deterministic for a seed and differ for another', () => {
+    const mix = { noisy: 1, episode: 1, step: 1, failure: 1 };
+    const a = makeDemos(spec, tok, { ...base, mix, rng: new Rng(3) });
+    const b = makeDemos(spec, tok, { ...base, mix, rng: new Rng(3) });
+    const c = makeDemos(spec, tok, { ...base, mix, rng: new Rng(4) });
+    expect(a.samples.map((s) => [...s.prompt, -1, ...s.response])).toEqual(b.samples.map((s) => [...s.prompt, -1, ...s.response]));
+    expect(a.samples.map((s) => s.prompt.join())).not.toEqual(c.samples.map((s) => s.prompt.join()));
+    expect(Object.values(a.episodes).reduce((x, y) => x + y, 0)).toBe(40);
+  });
+
+  it('noise 0 without hints replays the expert plan exactly, with no skill block', () => {
+    const d = makeDemos(spec, tok, { ...base, tasks: 3, noise: 0, mix: { noisy: 1, episode: 0, step: 0, failure: 0 }, rng: new Rng(1) });
+    const actions = d.samples.map((s) => text(s.response).trim());
+    const plans = [0, 1, 2].flatMap((index) => expertPlanFor(spec, 'easy', { split: 'train', index }));
+    expect(actions).toEqual(plans);
+    expect(d.hinted).toBe(0);
+    for (const s of d.samples) expect(s.prompt).not.toContain(tok.special('<skill>'));
+  });
+
+  it('episode demos carry the expert plan as the episode skill, step demos the expert action as the step skill', () => {
+    const ep = makeDemos(spec, tok, { ...base, tasks: 1, mix: { noisy: 0, episode: 1, step: 0, failure: 0 }, rng: new Rng(1) });
+    const plan = expertPlanFor(spec, 'easy', { split: 'train', index: 0 });
+    const p0 = text(ep.samples[0].prompt);
+    for (const a of plan) expect(p0).toContain(a);
+    expect(ep.hinted).toBe(ep.samples.length);
+    const st = makeDemos(spec, tok, { ...base, tasks: 5, stepHintRate: 1, mix: { noisy: 0, episode: 0, step: 1, failure: 0 }, rng: new Rng(1) });
+    for (const s of st.samples) {
+      const action = text(s.response).trim();
+      const at = s.prompt.indexOf(tok.special('<step_skill>'));
+      expect(at).toBeGreaterThan(0);
+      expect(text(s.prompt.slice(at + 1, -1))).toContain(action);
+    }
+  });
+
+  it('failure demos name a wrong admissible action and the expert fix; the demonstrated actions are the expert\'s', () => {
+    const d = makeDemos(spec, tok, { ...base, tasks: 6, mix: { noisy: 0, episode: 0, step: 0, failure: 1 }, rng: new Rng(2) });
+    const plans = [0, 1, 2, 3, 4, 5].flatMap((index) => expertPlanFor(spec, 'easy', { split: 'train', index }));
+    expect(d.samples.map((s) => text(s.response).trim())).toEqual(plans);
+    const first = text(d.samples[0].prompt);
+    expect(first).toMatch(/avoid: .+\. warning sign: .+\. instead: .+\.|do not .+, since .+; .+ instead\./);
+  });
+
+  it('hinted evaluation hooks give the expert plan and the expert next action', () => {
+    const refs = [{ split: 'test-seen' as const, index: 0 }];
+    const h = hintHooks(spec, 'easy', refs, 'correct');
+    const plan = expertPlanFor(spec, 'easy', refs[0]);
+    expect(h.episodeSkill!(0, "pick")).toBe('plan: ' + plan.join(', then ') + '.');
+    const env = spec.create('easy');
+    env.reset(refs[0]);
+    expect(h.stepSkill!(0, env)).toBe(`next, ${plan[0]}.`);
+    expect(hintHooks(spec, 'easy', refs, 'none')).toEqual({});
+  });
+
+  it('rejects bad settings', () => {
+    expect(() => makeDemos(spec, tok, { ...base, tasks: 0, mix: { noisy: 1, episode: 0, step: 0, failure: 0 }, rng: new Rng(1) })).toThrow(/tasks must be ≥ 1/);
+    expect(() => makeDemos(spec, tok, { ...base, mix: { noisy: 0, episode: 0, step: 0, failure: 0 }, rng: new Rng(1) })).toThrow(/mix weights/);
+  });
+});
