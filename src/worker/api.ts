@@ -34,8 +34,89 @@ export interface WeightsInfo {
 
 /** Options of `TrainerApi.configure`. */
 export interface ConfigureOptions {
-  /** Name of a stored checkpoint to start the run from instead of a fresh init; omitted = fresh init. */
+  /**
+   * Name of a stored checkpoint to start the run from; it overrides `config.init`. Omitted = `config.init`: the
+   * shipped base policy (`base`) or a fresh seeded init (`scratch`).
+   */
   initWeights?: string;
+}
+
+/** Where a configured run's initial weights come from. */
+export interface InitSource {
+  /** `base`: the shipped pretrained base policy; `checkpoint`: a stored checkpoint; `scratch`: a fresh seeded init. */
+  kind: 'base' | 'checkpoint' | 'scratch';
+  /** In words, for the page: e.g. `the base policy (pretrained; household/easy, nano)`. */
+  label: string;
+  /**
+   * Set when the run asked for the base policy (`init: 'base'`) but it could not be used, so the run starts from
+   * scratch: why, and what to do, e.g. "No base policy for household/default (…); make one with npm run pretrain
+   * -- --env household --preset default. Starting from scratch."
+   */
+  fallback?: string;
+}
+
+/** What `TrainerApi.configure` resolves with. */
+export interface ConfigureResult {
+  /** The validated config as asked (`init` unchanged even when the run falls back to scratch). */
+  config: RunConfig;
+  /** Where the run's initial weights come from. */
+  init: InitSource;
+}
+
+/** Iterations a page pretraining runs unless the user picks another number. */
+export const PRETRAIN_ITERS_DEFAULT = 100;
+/** Most iterations one pretraining request may ask for. */
+export const PRETRAIN_ITERS_MAX = 100_000;
+
+/** A pretraining request (`TrainerApi.pretrain`): which policy to make, and how long to train it. */
+export interface PretrainRequest {
+  env: string;
+  preset: string;
+  /** Model size, e.g. `nano`. */
+  model: string;
+  /** Seed of the initial weights, the demonstrations and the batch order. */
+  seed: number;
+  /** Optimiser iterations (integer, 1 to PRETRAIN_ITERS_MAX). */
+  iters: number;
+  /** Train-split tasks demonstrated (one episode each); default `BROWSER_PRETRAIN.tasks`. */
+  tasks?: number;
+  /** Samples (env steps) per iteration; default `BROWSER_PRETRAIN.batch`. */
+  batch?: number;
+  /** Adam learning rate; default `BROWSER_PRETRAIN.learningRate`. */
+  learningRate?: number;
+  /** H: past turns in the prompt (use the run's, so the policy sees the prompts RL will show it). */
+  historyTurns?: number;
+  /** Max tokens of one action. */
+  maxActionTokens?: number;
+}
+
+/** Progress of a pretraining, one per event of the core's `pretrain`. */
+export interface PretrainProgress {
+  /** `demos`: demonstrations built (before the first iteration); `iter`: one iteration done; `done`: finished. */
+  phase: 'demos' | 'iter' | 'done';
+  /** Iterations done so far. */
+  iter: number;
+  /** Iterations asked for. */
+  iters: number;
+  /** Mean negative log-likelihood per demonstrated action token (nats/token) at the last iteration; NaN before. */
+  loss: number;
+  /** Wall time since the pretraining began, pauses included (ms). */
+  elapsedMs: number;
+  /** Demonstration samples (env steps) built. */
+  samples: number;
+}
+
+/** How a `pretrain`/`resumePretrain` call ended. */
+export interface PretrainResult {
+  /** `done`: finished and stored; `paused`: `pausePretrain` was called (resume or abort next); `aborted`: discarded. */
+  status: 'done' | 'paused' | 'aborted';
+  /** Iterations done. */
+  iters: number;
+  /** Last iteration's loss (nats/token); NaN before the first. */
+  loss: number;
+  elapsedMs: number;
+  /** The stored checkpoint, when `done`. */
+  weights?: WeightsInfo;
 }
 
 /** The Comlink-exposed API. Every method resolves after the worker has acted; errors reject with a message. */
@@ -46,9 +127,11 @@ export interface TrainerApi {
    * Validate and load a config, discarding any run (and its policy); the next start/step begins a new run,
    * from the stored checkpoint `opts.initWeights` when given. Rejects with a ConfigError message naming fields,
    * or when that checkpoint does not exist or has another model size than `config.model`. A checkpoint of
-   * another vocabulary or corrupt bytes are reported by the first start/step.
+   * another vocabulary or corrupt bytes are reported by the first start/step. With `init: 'base'` and no
+   * checkpoint the shipped base policy is fetched and checked; if it is missing or does not fit the run (env
+   * version, vocabulary, model size, corrupt bytes), the run starts from scratch and `init.fallback` says why.
    */
-  configure(config: Partial<RunConfig>, opts?: ConfigureOptions): Promise<RunConfig>;
+  configure(config: Partial<RunConfig>, opts?: ConfigureOptions): Promise<ConfigureResult>;
   /** Run until all steps are done or `pause()` is called; each event is passed to `onEvent` (a Comlink proxy). */
   start(onEvent: (e: TrainEvent) => void): Promise<TrainerStatus>;
   /** Ask a running `start` to stop after the current step. */
@@ -72,4 +155,18 @@ export interface TrainerApi {
    * `npm run eval -- --policy FILE` and `npm run train -- --init FILE` read. Rejects naming it if absent.
    */
   exportWeights(name: string): Promise<Uint8Array>;
+  /**
+   * Pretrain a fresh policy by behaviour cloning (issue #3; core `pretrain`) on the worker's backend, calling
+   * `onProgress` (a Comlink proxy) after the demonstrations are built and after every iteration. When all
+   * iterations are done the weights are stored as checkpoint `pretrained-<model>-<preset>-seed<S>` (replacing one of
+   * that name), ready for "Start from". Resolves when done, paused or aborted. Rejects, saying why, on a bad request
+   * or while training runs, another pretraining runs or one is paused (resume or abort it first).
+   */
+  pretrain(req: PretrainRequest, onProgress: (p: PretrainProgress) => void): Promise<PretrainResult>;
+  /** Continue a paused pretraining. Rejects when none is paused. */
+  resumePretrain(onProgress: (p: PretrainProgress) => void): Promise<PretrainResult>;
+  /** Ask a running pretraining to stop after its current iteration (its `pretrain` call resolves `paused`). */
+  pausePretrain(): Promise<void>;
+  /** Discard a running or paused pretraining (nothing is stored); no-op when there is none. */
+  abortPretrain(): Promise<void>;
 }

@@ -5,11 +5,14 @@
  * `npm run eval -- --policy file.safetensors` and `npm run train -- --init file.safetensors` reads the same format.
  */
 import { getEnvSpec } from '../core/envs/registry';
+import type { EnvSpec } from '../core/envs/types';
 import type { RunConfig } from '../core/run/config';
-import { savePolicy } from '../core/train/setup';
+import type { Tokenizer } from '../core/tokenizer/tokenizer';
+import { buildTokenizer, savePolicy } from '../core/train/setup';
 import type { StoredWeights } from './persist';
 import type { TrainingSession } from './session';
-import type { WeightsInfo } from './api';
+import type { InitSource, WeightsInfo } from './api';
+import type { BasePolicy } from './base';
 
 /** Where checkpoints live; `src/worker/persist.ts` implements it on IndexedDB. */
 export interface WeightsStore {
@@ -66,4 +69,41 @@ export async function initWeightsFor(store: WeightsStore, name: string, config: 
     throw new Error(`weights "${name}" are model size ${w.modelSize} but the run's model is ${config.model}; set Model to ${w.modelSize} or clear "Start from"`);
   }
   return w.bytes;
+}
+
+/** Fetches and checks a base policy (`fetchBasePolicy` bound to a fetch and site root). */
+export type BaseLoader = (spec: EnvSpec, preset: string, tok: Tokenizer, model: string) => Promise<BasePolicy>;
+
+/** A run's starting point: the config to train (its `init` is `scratch` after a fallback), the bytes, and in words. */
+export interface RunStart {
+  /** The config to hand the trainer; equal to the asked one except `init: 'scratch'` after a base fallback. */
+  config: RunConfig;
+  /** Initial weights (safetensors); undefined = fresh init from the seed. */
+  bytes?: Uint8Array;
+  init: InitSource;
+}
+
+/**
+ * Where a run with `config` starts (issue #3): stored checkpoint `checkpoint` when given (it overrides
+ * `config.init`), else the base policy when `config.init` is `base`, else a fresh seeded init. A base policy that
+ * cannot be used (missing, corrupt, another vocabulary, env version or model size — anything `loadBase` throws)
+ * never fails the run: it starts from scratch and `init.fallback` says why, in one sentence.
+ * @throws Error from `initWeightsFor` when the checkpoint does not exist or has another model size.
+ */
+export async function resolveStart(config: RunConfig, store: WeightsStore, loadBase: BaseLoader, checkpoint?: string): Promise<RunStart> {
+  if (checkpoint) {
+    const bytes = await initWeightsFor(store, checkpoint, config);
+    return { config, bytes, init: { kind: 'checkpoint', label: `checkpoint "${checkpoint}"` } };
+  }
+  const scratch = { kind: 'scratch' as const, label: `fresh weights from seed ${config.seed}` };
+  if (config.init === 'scratch') return { config, init: scratch };
+  const spec = getEnvSpec(config.env);
+  try {
+    const base = await loadBase(spec, config.preset, buildTokenizer(spec), config.model);
+    const m = base.manifest;
+    return { config, bytes: base.bytes, init: { kind: 'base', label: `the base policy (pretrained; ${m.env}/${m.preset}, ${m.model})` } };
+  } catch (e) {
+    const why = (e instanceof Error ? e.message : String(e)).replace(/\.$/, '');
+    return { config: { ...config, init: 'scratch' }, init: { ...scratch, fallback: `Starting from scratch: ${why}.` } };
+  }
 }

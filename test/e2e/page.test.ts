@@ -1,14 +1,19 @@
 /**
  * Browser end-to-end test of the page (DESIGN.md §3 "UI"): the worker picks WebGPU, Start trains, the charts'
- * text tables and the trajectory panel update; forcing wasm trains too, and its weights are saved, downloaded
- * and trained from again. Tiny settings through the link hash, because WebGPU here runs on SwiftShader (CPU
- * emulation).
+ * text tables and the trajectory panel update; forcing wasm trains too, from the shipped base policy (issue #3),
+ * and its weights are saved, downloaded and trained from again; a preset without a base policy starts from scratch
+ * with a notice; Pretrain shows progress and stores its weights. Tiny settings through the link hash, because
+ * WebGPU here runs on SwiftShader (CPU emulation).
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { decodeSafetensors } from '../../src/core/model/io';
-import { startE2E, type E2E } from './harness';
+import { ROOT, startE2E, type E2E } from './harness';
+
+/** The shipped base policy's model size (household/easy), so the wasm run can start from it whatever it is. */
+const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
 
 /**
  * WebGPU here is SwiftShader (CPU emulation, ~70–100 s per update even at these sizes on 2 cores), so the WebGPU
@@ -16,8 +21,11 @@ import { startE2E, type E2E } from './harness';
  * miniBatches must stay ≤ B·G.
  */
 const TINY_GPU = 'model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&historyTurns=0';
-/** wasm is fast enough (~1 s per update) for evaluation and pause/step checks. */
-const TINY_WASM = 'backend=wasm&model=nano&steps=8&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=2&evalEpisodes=2';
+/**
+ * wasm is fast enough (~1 s per update) for evaluation and pause/step checks. Start from (`init`) is left at its
+ * default, the base policy, which needs the base policy's model size.
+ */
+const TINY_WASM = `backend=wasm&model=${BASE_MODEL}&steps=8&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=2&evalEpisodes=2`;
 
 let e2e: E2E | null = null;
 
@@ -96,17 +104,23 @@ describe('page in Chromium', () => {
     await page.close();
   }, 400_000);
 
-  it('trains on a forced wasm backend; Pause stops and Step runs exactly one update; saved weights start a new run', async () => {
+  it('trains on a forced wasm backend from the base policy; Pause stops and Step runs exactly one update; saved weights start a new run', async () => {
     const { page, logs } = await open(TINY_WASM);
     const badge = page.getByTestId('backend-badge');
     await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/wasm/);
     await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+    // Start from defaults to the base policy, which loaded (no fallback notice).
+    expect(await page.locator('#field-init').inputValue()).toBe('base');
+    const baseLabel = `the base policy (pretrained; household/easy, ${BASE_MODEL})`;
+    expect(await page.getByTestId('weights-init').textContent()).toContain(`starts from ${baseLabel}`);
+    expect(await page.getByTestId('base-notice').count()).toBe(0);
     await page.getByTestId('start-button').click();
     // Start turns disabled while training: keyboard focus moves to Pause instead of being dropped.
     await expect
       .poll(async () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid), { timeout: 30_000 })
       .toBe('pause-button');
     await waitForStep(page, 2, 120_000, logs);
+    expect(await page.getByTestId('init-source').textContent()).toBe(`from ${baseLabel}`);
     expect(await page.getByTestId('trajectory-panel').textContent()).toMatch(/rollout 1/);
     expect(await page.getByTestId('chart-table-success').textContent()).toMatch(/\d+\.\d %/);
 
@@ -133,14 +147,14 @@ describe('page in Chromium', () => {
     await page.getByTestId('weights-save').click();
     const list = page.getByTestId('weights-list');
     await expect.poll(async () => (await list.textContent()) ?? '', { timeout: 30_000 }).toContain(name);
-    expect(await list.textContent()).toContain('nano');
+    expect(await list.textContent()).toContain(BASE_MODEL);
     const [download] = await Promise.all([
       page.waitForEvent('download', { timeout: 30_000 }),
       page.getByRole('button', { name: `Download ${name}` }).click(),
     ]);
     expect(download.suggestedFilename()).toBe(`${name}.safetensors`);
     const file = decodeSafetensors(new Uint8Array(readFileSync(await download.path())));
-    expect(file.meta).toMatchObject({ format: 'opd-playground', modelSize: 'nano', step: String(await stepShown(page)) });
+    expect(file.meta).toMatchObject({ format: 'opd-playground', modelSize: BASE_MODEL, step: String(await stepShown(page)) });
 
     await page.getByRole('button', { name: `Start from ${name}` }).click();
     await expect.poll(async () => (await page.getByTestId('weights-init').textContent()) ?? '', { timeout: 30_000 }).toContain(name);
@@ -148,9 +162,66 @@ describe('page in Chromium', () => {
     await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
     await page.getByTestId('start-button').click();
     await waitForStep(page, 1, 60_000, logs);
+    expect(await page.getByTestId('init-source').textContent()).toBe(`from checkpoint "${name}"`);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await page.close();
   }, 300_000);
+
+  it('starts from scratch with a notice when the preset has no base policy; Start from scratch goes in the link', async () => {
+    const { page, logs } = await open('backend=wasm&model=nano&preset=default&steps=1&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0');
+    const notice = page.getByTestId('base-notice');
+    await notice.waitFor({ timeout: 60_000 });
+    const text = (await notice.textContent()) ?? '';
+    expect(text).toMatch(/Starting from scratch: no base policy for household\/default/);
+    expect(text).toContain('make one with npm run pretrain -- --env household --preset default');
+    expect(await page.getByTestId('weights-init').textContent()).toContain('starts from fresh weights from seed 1');
+    // The run still trains, from scratch.
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.getByTestId('start-button').click();
+    await waitForStep(page, 1, 120_000, logs);
+    expect(await page.getByTestId('init-source').textContent()).toBe('from fresh weights from seed 1');
+    // Choosing scratch explicitly: stored in the link, and nothing to warn about.
+    await expect.poll(async () => (await page.getByTestId('run-phase').textContent())?.trim(), { timeout: 60_000 }).toBe('done');
+    await page.locator('#field-init').selectOption('scratch');
+    // The finished run has an unsaved step: the page asks before discarding it.
+    await page.getByTestId('confirm-change-yes').click();
+    await expect.poll(async () => page.evaluate(() => location.hash), { timeout: 10_000 }).toContain('init=scratch');
+    await expect.poll(async () => notice.count(), { timeout: 30_000 }).toBe(0);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it('pretrains in the worker: progress per iteration, then a done message and the weights in the list', async () => {
+    const { page, logs } = await open(TINY_WASM);
+    await expect.poll(async () => (await page.getByTestId('backend-badge').textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/wasm/);
+    const button = page.getByTestId('pretrain-button');
+    await expect.poll(async () => button.isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.getByTestId('pretrain-iters').fill('4');
+    // Record every text the progress readout shows (the run is short: polling alone could miss the middle).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { pretrainSeen: string[] }).pretrainSeen = seen;
+      new MutationObserver(() => {
+        const t = document.querySelector('[data-testid="pretrain-progress"]')?.textContent ?? '';
+        if (t && seen[seen.length - 1] !== t) seen.push(t);
+      }).observe(document.querySelector('section.pretrain')!, { subtree: true, childList: true, characterData: true });
+    });
+    await button.click();
+    // Training waits while pretraining runs.
+    await expect.poll(async () => page.getByTestId('start-button').isDisabled(), { timeout: 10_000 }).toBe(true);
+    const message = page.getByTestId('pretrain-message');
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 120_000 }).toMatch(/^Pretraining (done|failed)/);
+    const name = `pretrained-${BASE_MODEL}-easy-seed1`;
+    expect(await message.textContent()).toMatch(new RegExp(`^Pretraining done: 4 iterations, loss \\d+\\.\\d+ nats/token, .+\\. Saved as "${name}" in this browser \\(Weights panel\\)`));
+    const seen = await page.evaluate(() => (window as unknown as { pretrainSeen: string[] }).pretrainSeen);
+    const iters = seen.map((t) => /^iter (\d+) \/ 4 · loss \d+\.\d+ nats\/token/.exec(t)?.[1]).filter((x) => x).map(Number);
+    expect(iters).toEqual([1, 2, 3, 4]);
+    expect(await page.getByTestId('pretrain-bar').getAttribute('value')).toBe('4');
+    await expect.poll(async () => (await page.getByTestId('weights-list').textContent()) ?? '', { timeout: 30_000 }).toContain(name);
+    expect(await page.getByTestId('start-button').isEnabled()).toBe(true);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 180_000);
 
   it('trains on a forced webgl backend (the third of the four backends; cpu is covered in Node)', async () => {
     const { page, logs } = await open(TINY_GPU.replace('steps=2', 'steps=1') + '&backend=webgl');

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { decodeHash, encodeHash } from '../../src/ui/state/link';
+import { linkIssueText, plainIssue } from '../../src/ui/state/messages';
 
 describe('link codec', () => {
   it('round-trips a config and writes only what differs', () => {
@@ -35,5 +36,23 @@ describe('link codec', () => {
     const r = decodeHash(`#${'x'.repeat(5000)}=1`);
     expect(r.issues).toHaveLength(1);
     expect(r.issues[0].field.length).toBeLessThanOrEqual(41);
+  });
+
+  it('round-trips the start-from choice: base is the default and not written, scratch is', () => {
+    expect(DEFAULT_CONFIG.init).toBe('base');
+    const c = { ...DEFAULT_CONFIG, init: 'scratch' as const, seed: 4 };
+    expect(encodeHash(c)).toBe('init=scratch&seed=4');
+    expect(decodeHash('#init=scratch&seed=4')).toEqual({ config: c, issues: [] });
+    expect(decodeHash(`#${encodeHash({ ...DEFAULT_CONFIG, seed: 4 })}`).config.init).toBe('base');
+    expect(decodeHash('#init=base&seed=4')).toEqual({ config: { ...DEFAULT_CONFIG, seed: 4 }, issues: [] });
+  });
+
+  it('keeps the rest of a link with a bad start-from value and names it', () => {
+    const r = decodeHash('#init=pretrained&steps=7&seed=2');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, steps: 7, seed: 2 });
+    expect(r.issues).toHaveLength(1);
+    expect(r.issues[0].field).toBe('init');
+    expect(linkIssueText(r.issues[0])).toBe('must be one of base, scratch; ignored');
+    expect(plainIssue(r.issues[0])).toBe('Start from must be one of base, scratch.');
   });
 });

@@ -10,26 +10,15 @@ import { parseRunConfig, type RunConfig } from '../../src/core/run/config';
 import { train } from '../../src/core/train/trainer';
 import { buildTokenizer, disposePolicy, loadPolicy, policyValues } from '../../src/core/train/setup';
 import type { PolicyHandle } from '../../src/core/rollout/runner';
-import type { StoredWeights } from '../../src/worker/persist';
 import { TrainingSession } from '../../src/worker/session';
-import { checkName, initWeightsFor, loadBytes, saveCurrent, type WeightsStore } from '../../src/worker/weights';
+import { checkName, initWeightsFor, loadBytes, saveCurrent } from '../../src/worker/weights';
 import { useBackend } from '../helpers/backend';
+import { memoryStore } from '../helpers/store';
 
 beforeAll(() => useBackend('wasm'));
 
-/** A WeightsStore on a Map (IndexedDB's semantics: put replaces, delete of a missing key is fine). */
-function memoryStore(): WeightsStore & { map: Map<string, StoredWeights> } {
-  const map = new Map<string, StoredWeights>();
-  return {
-    map,
-    put: async (w) => void map.set(w.name, w),
-    get: async (n) => map.get(n),
-    list: async () => [...map.values()].map(({ name, modelSize, savedAt }) => ({ name, modelSize, savedAt })).sort((a, b) => b.savedAt - a.savedAt),
-    delete: async (n) => void map.delete(n),
-  };
-}
-
-const tiny: Partial<RunConfig> = { model: 'nano', preset: 'easy', steps: 2, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0, seed: 3 };
+// Fresh weights (`init: 'scratch'`): these tests are about checkpoints, not the base policy (test/worker/base.test.ts).
+const tiny: Partial<RunConfig> = { init: 'scratch', model: 'nano', preset: 'easy', steps: 2, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0, seed: 3 };
 
 describe('worker weights', () => {
   it('saves the live policy after an update and after done, starts a run from it, and leaks nothing', async () => {

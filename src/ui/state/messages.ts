@@ -10,6 +10,7 @@ export const FIELD_LABELS: Partial<Record<RunConfigKey, string>> = {
   env: 'Environment',
   algo: 'Algorithm',
   model: 'Model',
+  init: 'Start from',
   seed: 'Seed',
   preset: 'Preset',
   steps: 'Steps',

@@ -13,7 +13,7 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import type { EvalEvent, StartEvent, StepEvent, TrainEvent, TrajectoriesEvent } from '../../core/train/events';
-import type { BackendInfo, BackendPref, TrainerStatus } from '../../worker/api';
+import type { BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
 import { decodeHash, encodeHash } from './link';
 import { spawnTrainer, type TrainerHandle } from './trainer-client';
 
@@ -65,8 +65,16 @@ export class RunState {
    * draft has it; `config` does not). `confirmChange()` applies the draft, `cancelChange()` restores `config`.
    */
   pendingChange = $state.raw<RunConfigKey | null>(null);
-  /** Stored checkpoint that new runs start from (sent with every configure); null = fresh init from the seed. */
+  /** Stored checkpoint that new runs start from (sent with every configure; overrides `config.init`); null = none. */
   initWeights = $state<string | null>(null);
+  /** Where the configured run's weights come from, as the worker resolved it; null before the first configure. */
+  initSource = $state.raw<InitSource | null>(null);
+  /** Why the base policy asked for could not be used (the run starts from scratch); null when none or dismissed. */
+  baseNotice = $state<string | null>(null);
+  /** True while a pretraining runs in the worker (set by PretrainState): training and settings wait for it. */
+  pretraining = $state(false);
+  /** Called when the worker is replaced or crashes (work in it, such as a pretraining, is lost). */
+  onWorkerLost: (() => void) | null = null;
 
   /** The most recent step's metrics, or null before the first update. */
   lastStep = $derived(this.steps.length ? this.steps[this.steps.length - 1] : null);
@@ -79,8 +87,8 @@ export class RunState {
   });
   /** Estimated time to finish the remaining steps (ms), or null when unknown. */
   etaMs = $derived(this.msPerStep == null ? null : Math.max(0, this.config.steps - this.stepsDone) * this.msPerStep);
-  /** True while the worker trains (controls that would change the run are disabled). */
-  busy = $derived(this.phase === 'running' || this.phase === 'booting');
+  /** True while the worker trains or pretrains (controls that would change the run are disabled). */
+  busy = $derived(this.phase === 'running' || this.phase === 'booting' || this.pretraining);
   /** True when the draft has no problems. */
   valid = $derived(this.fieldIssues.length === 0);
   /** True when the current run has updates that were not saved as weights since. */
@@ -97,6 +105,8 @@ export class RunState {
   });
 
   private trainer: TrainerHandle | null = null;
+  /** Counts configure calls, so the answer to an older one (a slower base-policy fetch) is ignored. */
+  private configureSeq = 0;
   private readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
 
   /** Reads the link in `location.hash`, starts the worker on the chosen backend and loads the config. */
@@ -209,7 +219,8 @@ export class RunState {
   }
 
   /**
-   * Makes new runs start from stored checkpoint `name` (null = fresh init again) and begins a new run now,
+   * Makes new runs start from stored checkpoint `name` (null = as the Start from setting says: the base policy or
+   * scratch) and begins a new run now,
    * discarding the current one (as a settings change does). A checkpoint of another model size switches Model to it.
    */
   async startFrom(name: string | null, modelSize?: string): Promise<void> {
@@ -222,7 +233,7 @@ export class RunState {
       this.writeHash();
     }
     if (await this.configure()) {
-      this.notice = name ? `New runs start from "${name}".` : 'New runs start from fresh weights.';
+      this.notice = `New runs start from ${this.initSource?.label ?? (name ? `"${name}"` : 'the Start from setting')}.`;
     }
   }
 
@@ -234,6 +245,11 @@ export class RunState {
   /** Hides the link notice. */
   dismissLinkIssues(): void {
     this.linkIssues = [];
+  }
+
+  /** Hides the base-policy fallback notice (until the next configure falls back again). */
+  dismissBaseNotice(): void {
+    this.baseNotice = null;
   }
 
   /**
@@ -288,12 +304,14 @@ export class RunState {
     this.backend = null;
     this.error = null;
     this.clearRun();
+    this.onWorkerLost?.();
     const trainer: TrainerHandle = spawnTrainer((m) => {
       if (this.trainer !== trainer) return;
       // An uncaught error inside the worker: its state is unknown, so the next Start replaces it.
       this.error = m;
       this.phase = 'error';
       this.backend = null;
+      this.onWorkerLost?.();
     });
     this.trainer = trainer;
     try {
@@ -314,13 +332,19 @@ export class RunState {
     if (!this.trainer) return false;
     this.clearRun();
     this.error = null;
+    const seq = ++this.configureSeq;
     try {
       const opts = this.initWeights ? { initWeights: this.initWeights } : undefined;
-      await this.trainer.api.configure($state.snapshot(this.config), opts);
+      const r = await this.trainer.api.configure($state.snapshot(this.config), opts);
+      if (seq !== this.configureSeq) return true; // a later configure is in flight; its answer counts
+      this.initSource = r.init;
+      this.baseNotice = r.init.fallback ?? null;
       this.phase = 'idle';
       return true;
     } catch (e) {
+      if (seq !== this.configureSeq) return false;
       this.error = `configure: ${message(e)}`;
+      this.initSource = null;
       this.phase = 'error';
       return false;
     }

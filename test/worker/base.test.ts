@@ -1,0 +1,176 @@
+/**
+ * The browser's base-policy loader (issue #3) with a stub fetch: the shipped files (public/base, read from disk)
+ * load and a run starts from exactly their weights; a missing, corrupt, foreign-vocabulary or other-size base policy
+ * makes the run start from scratch with one sentence saying why and what to do; a chosen checkpoint overrides it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getEnvSpec } from '../../src/core/envs/registry';
+import { parseRunConfig, MODEL_SIZES, type RunConfig } from '../../src/core/run/config';
+import { baseManifestPath } from '../../src/core/pretrain/base';
+import { decodeSafetensors } from '../../src/core/model/io';
+import { train } from '../../src/core/train/trainer';
+import { buildTokenizer, policyValues } from '../../src/core/train/setup';
+import type { PolicyHandle } from '../../src/core/rollout/runner';
+import { fetchBasePolicy, type FetchLike } from '../../src/worker/base';
+import { resolveStart, type BaseLoader } from '../../src/worker/weights';
+import { useBackend } from '../helpers/backend';
+import { memoryStore } from '../helpers/store';
+
+beforeAll(() => useBackend('wasm'));
+
+const PUBLIC = join(import.meta.dirname, '../../public');
+const MANIFEST_REL = baseManifestPath('household', 'easy');
+const manifestText = readFileSync(join(PUBLIC, MANIFEST_REL), 'utf8');
+const manifest = JSON.parse(manifestText) as { model: string; file: string; sha256: string; vocabHash: string };
+const weightsBytes = new Uint8Array(readFileSync(join(PUBLIC, 'base', manifest.file)));
+/** The shipped base policy's model size, so the tests follow the file when the real one replaces the placeholder. */
+const baseModel = manifest.model as RunConfig['model'];
+const otherModel = MODEL_SIZES.find((m) => m !== baseModel)!;
+
+/** A fetch that serves `files` (URL → body) and answers 404 for anything else; records the URLs asked for. */
+function stubFetch(files: Record<string, string | Uint8Array>): FetchLike & { asked: string[] } {
+  const asked: string[] = [];
+  const f = async (url: string) => {
+    asked.push(url);
+    const body = files[url];
+    if (body === undefined) return { ok: false, status: 404, statusText: 'Not Found', text: async () => 'not found', arrayBuffer: async () => new ArrayBuffer(0) };
+    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+    return {
+      ok: true, status: 200, statusText: 'OK',
+      text: async () => new TextDecoder().decode(bytes),
+      arrayBuffer: async () => bytes.slice().buffer as ArrayBuffer,
+    };
+  };
+  return Object.assign(f, { asked });
+}
+
+/** The shipped files as the dev server serves them under `/`, with `patch` replacing some. */
+function site(patch: Record<string, string | Uint8Array> = {}): Record<string, string | Uint8Array> {
+  return { [`/${MANIFEST_REL}`]: manifestText, [`/base/${manifest.file}`]: weightsBytes, ...patch };
+}
+
+function loader(files: Record<string, string | Uint8Array>): BaseLoader & { asked: string[] } {
+  const fetch = stubFetch(files);
+  const load: BaseLoader = (spec, preset, tok, model) => fetchBasePolicy(spec, preset, tok, model, { baseUrl: '/', fetch });
+  return Object.assign(load, { asked: fetch.asked });
+}
+
+const config = (patch: Partial<RunConfig> = {}) => parseRunConfig({ preset: 'easy', model: baseModel, steps: 1, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0, ...patch });
+const spec = getEnvSpec('household');
+
+describe('fetchBasePolicy', () => {
+  it('loads the shipped manifest and weights, checked', async () => {
+    const load = loader(site());
+    const b = await load(spec, 'easy', buildTokenizer(spec), baseModel);
+    expect(load.asked).toEqual([`/${MANIFEST_REL}`, `/base/${manifest.file}`]);
+    expect(b.url).toBe(`/base/${manifest.file}`);
+    expect(b.manifest.sha256).toBe(manifest.sha256);
+    expect(b.bytes).toEqual(weightsBytes);
+  });
+
+  it('resolves the weights next to the manifest under a sub-path site root', async () => {
+    const fetch = stubFetch({ [`/app/${MANIFEST_REL}`]: manifestText, [`/app/base/${manifest.file}`]: weightsBytes });
+    const b = await fetchBasePolicy(spec, 'easy', buildTokenizer(spec), baseModel, { baseUrl: '/app/', fetch });
+    expect(b.url).toBe(`/app/base/${manifest.file}`);
+  });
+});
+
+describe('resolveStart', () => {
+  it('starts a base run from exactly the shipped weights', async () => {
+    const start = await resolveStart(config(), memoryStore(), loader(site()));
+    expect(start.init).toEqual({ kind: 'base', label: `the base policy (pretrained; household/easy, ${baseModel})` });
+    expect(start.config.init).toBe('base');
+    expect(start.bytes).toEqual(weightsBytes);
+    let first: PolicyHandle | null = null;
+    const gen = train(start.config, { backend: 'wasm', initWeights: start.bytes, onPolicy: (p) => (first = p) });
+    const ev = await gen.next();
+    expect(ev.value).toMatchObject({ event: 'start', config: { init: 'base', model: baseModel } });
+    const got = await policyValues(first!);
+    const want = decodeSafetensors(weightsBytes).values;
+    expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [k, v] of want) expect(got.get(k), k).toEqual(v);
+    await gen.return(undefined);
+  });
+
+  /** Runs resolveStart with `files` served and checks it fell back to scratch with a reason matching `why`. */
+  async function fallsBack(files: Record<string, string | Uint8Array>, why: RegExp, patch: Partial<RunConfig> = {}) {
+    const start = await resolveStart(config(patch), memoryStore(), loader(files));
+    expect(start.bytes).toBeUndefined();
+    expect(start.config.init).toBe('scratch');
+    expect(start.init.kind).toBe('scratch');
+    expect(start.init.label).toBe(`fresh weights from seed ${start.config.seed}`);
+    expect(start.init.fallback).toMatch(/^Starting from scratch: /);
+    expect(start.init.fallback).toMatch(why);
+    // The trainer accepts the fallback config without weights (it throws for init 'base' without them).
+    const gen = train(start.config, { backend: 'wasm' });
+    expect((await gen.next()).value).toMatchObject({ event: 'start' });
+    await gen.return(undefined);
+    return start.init.fallback!;
+  }
+
+  it('falls back on a missing base policy (404), naming the preset and the command', async () => {
+    const msg = await fallsBack(site(), /no base policy for household\/default \(base\/household-default\.json is not on the server\)/, { preset: 'default' });
+    expect(msg).toMatch(/make one with npm run pretrain -- --env household --preset default\.$/);
+  });
+
+  it('falls back when the server answers a web page instead of the manifest (a dev server\'s fallback)', async () => {
+    await fallsBack(site({ [`/${MANIFEST_REL}`]: '<!doctype html><html></html>' }), /no base policy for household\/easy .*answered with a web page/);
+  });
+
+  it('falls back on a manifest that is not JSON or misses fields', async () => {
+    await fallsBack(site({ [`/${MANIFEST_REL}`]: '{"format": 1,' }), /base manifest base\/household-easy\.json is not valid JSON/);
+    await fallsBack(site({ [`/${MANIFEST_REL}`]: JSON.stringify({ ...JSON.parse(manifestText), sha256: undefined }) }), /base manifest: field "sha256"/);
+  });
+
+  it('falls back on corrupt weights (sha256 differs) and on missing weights', async () => {
+    const corrupt = weightsBytes.slice();
+    corrupt[corrupt.length - 1] ^= 0xff;
+    await fallsBack(site({ [`/base/${manifest.file}`]: corrupt }), new RegExp(`base weights ${manifest.file}: sha256 [0-9a-f]{64} differs from the manifest's ${manifest.sha256}`));
+    await fallsBack(site({ [`/base/${manifest.file}`]: weightsBytes.slice(0, 100) }), /100 bytes, manifest says/);
+    const files = site();
+    delete files[`/base/${manifest.file}`];
+    await fallsBack(files, new RegExp(`base weights /base/${manifest.file} answered HTTP 404`));
+  });
+
+  it('falls back on a vocabulary mismatch, quoting the regenerate command', async () => {
+    const other = JSON.stringify({ ...JSON.parse(manifestText), vocabHash: '0000000000000000' });
+    const msg = await fallsBack(site({ [`/${MANIFEST_REL}`]: other }), /vocabulary hash 0000000000000000 does not match the code's [0-9a-f]+ \(the tokenizer changed\)/);
+    expect(msg).toContain('regenerate with: npm run pretrain');
+  });
+
+  it('falls back on another env version', async () => {
+    const other = JSON.stringify({ ...JSON.parse(manifestText), envVersions: { household: 'household-v0' } });
+    await fallsBack(site({ [`/${MANIFEST_REL}`]: other }), /environment version household-v0 does not match/);
+  });
+
+  it('never trains a model of another size: falls back, naming both sizes', async () => {
+    const msg = await fallsBack(site(), new RegExp(`is model size ${baseModel} but the run's model is ${otherModel}; set Model to ${baseModel}`), { model: otherModel });
+    expect(msg).toMatch(/^Starting from scratch: the base policy for household\/easy/);
+  });
+
+  it('falls back when the manifest claims another size than the weights hold', async () => {
+    const lying = JSON.stringify({ ...JSON.parse(manifestText), model: otherModel });
+    await fallsBack(site({ [`/${MANIFEST_REL}`]: lying }), new RegExp(`are model size ${baseModel} although the manifest says ${otherModel}`), { model: otherModel });
+  });
+
+  it('falls back when the fetch itself fails (offline)', async () => {
+    const offline: BaseLoader = (s, p, t, m) => fetchBasePolicy(s, p, t, m, { baseUrl: '/', fetch: async () => { throw new TypeError('Failed to fetch'); } });
+    const start = await resolveStart(config(), memoryStore(), offline);
+    expect(start.init.fallback).toBe(`Starting from scratch: could not fetch base manifest /${MANIFEST_REL} (Failed to fetch).`);
+  });
+
+  it('scratch fetches nothing; a checkpoint overrides the base policy', async () => {
+    const load = loader(site());
+    const s = await resolveStart(config({ init: 'scratch' }), memoryStore(), load);
+    expect(s).toEqual({ config: config({ init: 'scratch' }), init: { kind: 'scratch', label: 'fresh weights from seed 1' } });
+    const store = memoryStore();
+    await store.put({ name: 'mine', bytes: new Uint8Array([1, 2, 3]), modelSize: baseModel, savedAt: 1 });
+    const c = await resolveStart(config(), store, load, 'mine');
+    expect(c.init).toEqual({ kind: 'checkpoint', label: 'checkpoint "mine"' });
+    expect(c.bytes).toEqual(new Uint8Array([1, 2, 3]));
+    expect(load.asked).toEqual([]);
+    await expect(resolveStart(config(), store, load, 'gone')).rejects.toThrow(/no saved weights named "gone"/);
+  });
+});
