@@ -5,6 +5,8 @@
  */
 import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
+import type { PromptTemplate } from '../core/analyzer/prompt';
+import type { ConnectionResult } from '../core/analyzer/http';
 
 /** A backend the user may force, or `auto` (webgpu → webgl → wasm → cpu). */
 export type BackendPref = 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'cpu';
@@ -119,6 +121,29 @@ export interface PretrainResult {
   weights?: WeightsInfo;
 }
 
+/**
+ * Analyzer settings of the page that are not part of the run config (issue #4): they never enter a run link, an
+ * export or a log. Used by the `http` analyzer only; the `heuristic` one ignores them.
+ */
+export interface AnalyzerExtras {
+  /** API key, sent only as `Authorization: Bearer <key>`; '' or absent = no header. Kept in worker memory only. */
+  apiKey?: string;
+  /** The prompt (system + user, placeholders as in core/analyzer/prompt.ts); absent = `DEFAULT_HTTP_PROMPT`. */
+  promptTemplate?: PromptTemplate;
+}
+
+/** What the page's "Test connection" button checks (issue #4): the analyzer fields of the draft config and the key. */
+export interface ConnectionRequest {
+  /** Server root, `http://` or `https://`, e.g. `http://localhost:11434`. */
+  baseUrl: string;
+  /** Model name, e.g. `qwen2.5:7b-instruct`. */
+  model: string;
+  /** API key, or '' for none. Never part of the answer. */
+  apiKey: string;
+  /** Limit of the one request (ms). */
+  timeoutMs: number;
+}
+
 /** The Comlink-exposed API. Every method resolves after the worker has acted; errors reject with a message. */
 export interface TrainerApi {
   /** Initialise tfjs on the preferred backend (falls back in order); resolves with what was chosen. */
@@ -169,4 +194,16 @@ export interface TrainerApi {
   pausePretrain(): Promise<void>;
   /** Discard a running or paused pretraining (nothing is stored); no-op when there is none. */
   abortPretrain(): Promise<void>;
+  /**
+   * Set the analyzer's API key and prompt template (issue #4) for every run whose first update comes after this
+   * call; a run that has already started keeps the analyzer it was built with (reset it to use the new ones).
+   * Never rejects; the key is kept in the worker's memory only.
+   */
+  setAnalyzerExtras(extras: AnalyzerExtras): Promise<void>;
+  /**
+   * One chat-completions request to the analyzer endpoint (core `testConnection`): resolves `{ok: true, latencyMs
+   * (ms), model}` or `{ok: false, reason}` in words (bad URL, HTTP 401/429/500, timeout, connection refused …).
+   * Never rejects; the answer never contains the key.
+   */
+  testAnalyzer(req: ConnectionRequest): Promise<ConnectionResult>;
 }

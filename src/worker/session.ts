@@ -16,7 +16,9 @@
 import { parseRunConfig, type RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
 import type { PolicyHandle } from '../core/rollout/runner';
-import type { TrainerStatus } from './api';
+import type { Analyzer } from '../core/analyzer/types';
+import type { AnalyzerExtras, TrainerStatus } from './api';
+import { runAnalyzer } from './analyzer';
 
 /** The trainer's signature (src/core/train/trainer.ts; see its `TrainOptions`). */
 export type TrainFn = (
@@ -26,6 +28,8 @@ export type TrainFn = (
     signal?: { aborted: boolean };
     onPolicy?: (p: PolicyHandle) => void;
     initWeights?: Uint8Array;
+    /** OPID / Skill-GRPO analyzer built by the worker (issue #4); absent = the trainer builds it from the config. */
+    analyzer?: Analyzer;
   },
 ) => AsyncGenerator<TrainEvent>;
 
@@ -61,6 +65,8 @@ export class TrainingSession {
   private lastStep = 0;
   /** A `withPolicy` read in progress. */
   private reading: Promise<unknown> | null = null;
+  /** The page's analyzer key and prompt template (memory only; never in the config). */
+  private extras: AnalyzerExtras = {};
 
   /**
    * @param trainFn the trainer.
@@ -90,6 +96,14 @@ export class TrainingSession {
     this.initWeights = initWeights ?? null;
     this.state = 'idle';
     return config;
+  }
+
+  /**
+   * Sets the analyzer's key and prompt template for runs whose first update comes later (a started run keeps its
+   * analyzer). Kept in memory only.
+   */
+  setAnalyzerExtras(extras: AnalyzerExtras): void {
+    this.extras = { apiKey: extras.apiKey, promptTemplate: extras.promptTemplate };
   }
 
   /** Runs updates until the run is done or `pause()` is called. Resolves with the status after stopping. */
@@ -184,6 +198,7 @@ export class TrainingSession {
       signal: this.signal,
       onPolicy: (p) => (this.policy = p),
       initWeights: this.initWeights ?? undefined,
+      analyzer: runAnalyzer(config, this.extras),
     });
     // Pull until the step event (the first update also brings `start` and the step-0 `eval`).
     let step = -1;

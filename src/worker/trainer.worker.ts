@@ -13,6 +13,7 @@ import { parseRunConfig } from '../core/run/config';
 import { deleteWeights, getWeights, listWeights, putWeights } from './persist';
 import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStore } from './weights';
 import { fetchBasePolicy } from './base';
+import { testConnection } from '../core/analyzer/http';
 import type { TrainerApi } from './api';
 
 const session = new TrainingSession(train, () => tf.getBackend());
@@ -78,6 +79,10 @@ const api: TrainerApi = {
     pretrainer.pause();
   },
   abortPretrain: () => pretrainer.abort(),
+  async setAnalyzerExtras(extras) {
+    session.setAnalyzerExtras(extras);
+  },
+  testAnalyzer: (req) => testConnection({ baseUrl: req.baseUrl, model: req.model, apiKey: req.apiKey, timeoutMs: req.timeoutMs }),
 };
 
 Comlink.expose(api);

@@ -2,10 +2,12 @@
  * Browser end-to-end test of the page (DESIGN.md §3 "UI"): the worker picks WebGPU, Start trains, the charts'
  * text tables and the trajectory panel update; forcing wasm trains too, from the shipped base policy (issue #3),
  * and its weights are saved, downloaded and trained from again; a preset without a base policy starts from scratch
- * with a notice; Pretrain shows progress and stores its weights. Tiny settings through the link hash, because
+ * with a notice; Pretrain shows progress and stores its weights; OPID shows skills beside the trajectory with the
+ * critical steps marked, from the heuristic analyzer and from a local http one (issue #4). Tiny settings through the link hash, because
  * WebGPU here runs on SwiftShader (CPU emulation).
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -256,5 +258,86 @@ describe('page in Chromium', () => {
     expect(await page.getByTestId('field-error-seed').textContent()).toMatch(/Seed must be an integer from 0 to/);
     expect(await page.locator('#field-seed').getAttribute('aria-invalid')).toBe('true');
     await page.close();
+  }, 60_000);
+
+  it('OPID with the heuristic analyzer: skill settings, episode skills beside the trajectory, critical steps marked', async () => {
+    const { page, logs } = await open(`backend=wasm&model=${BASE_MODEL}&algo=opid&steps=3&tasksPerStep=1&groupSize=4&miniBatches=2&evalEvery=0`);
+    await expect.poll(async () => (await page.getByTestId('backend-badge').textContent())?.trim() ?? '', { timeout: 30_000 }).toMatch(/wasm/);
+    await expect.poll(async () => page.getByTestId('step-button').isEnabled(), { timeout: 20_000 }).toBe(true);
+    expect(await page.locator('#field-lambdaSkill').inputValue()).toBe('0.5');
+    expect(await page.locator('#field-analyzer').inputValue()).toBe('heuristic');
+    const panel = page.getByTestId('trajectory-panel');
+    // The heuristic marks critical steps in most groups, not in every one (a failed rollout alone may have none).
+    for (let n = 1; n <= 3; n++) {
+      await page.getByTestId('step-button').click();
+      await waitForStep(page, n, 30_000, logs);
+      await expect.poll(async () => (await page.getByTestId('run-phase').textContent())?.trim(), { timeout: 10_000 }).toMatch(/^(paused|done)$/);
+      if ((await panel.getByTestId('critical-step').count()) > 0) break;
+    }
+    expect(await panel.getByTestId('episode-skill').count()).toBeGreaterThan(0);
+    expect(await panel.getByTestId('episode-skill').first().textContent()).toMatch(/^episode skill: \S/);
+    const critical = panel.getByTestId('critical-step').first();
+    expect(await critical.textContent()).toMatch(/critical/);
+    expect(await critical.getByTestId('step-skill').textContent()).toMatch(/^step skill: \S/);
+    expect(await page.getByTestId('chart-table-teacher-share').textContent()).toMatch(/\d+\.\d %/);
+    await page.getByTestId('token-colouring').selectOption('aSkill');
+    expect(await panel.locator('.tok').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('analyzer-notice').count()).toBe(0);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('http analyzer: test connection, the key only in the request header, <script> in a skill shown as text, a 401 in words', async () => {
+    const KEY = 'sk-e2e-secret-0123456789';
+    const auth: (string | undefined)[] = [];
+    let analyses = 0;
+    const completion = (content: string) => JSON.stringify({ model: 'e2e-model', choices: [{ message: { role: 'assistant', content } }] });
+    const server: Server = createServer((req, res) => {
+      // The page's worker is another origin: answer the CORS preflight, and allow the reply to be read.
+      const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'authorization, content-type', 'access-control-allow-methods': 'POST' };
+      if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const user = (JSON.parse(raw) as { messages: { content: string }[] }).messages.at(-1)!.content;
+        auth.push(req.headers.authorization);
+        if (/Connection test/.test(user)) return void res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(completion('{"ok": true}'));
+        if (analyses++ > 0) return void res.writeHead(401, { ...cors, 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${KEY}` }));
+        const skills = { episodeSkill: '<script>window.pwned = 1</script> take <b>apple</b>', stepSkills: { 0: '<img src=x onerror="window.pwned = 2">' } };
+        res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(completion(JSON.stringify(skills)));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const { page, logs } = await open(`backend=wasm&model=${BASE_MODEL}&algo=opid&analyzer=http&analyzerUrl=${encodeURIComponent(url)}&analyzerModel=tiny` +
+        '&steps=2&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0');
+      await expect.poll(async () => page.getByTestId('step-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+      await page.getByTestId('analyzer-key').fill(KEY);
+      await page.getByTestId('analyzer-test').click();
+      await expect.poll(async () => (await page.getByTestId('analyzer-test-result').textContent()) ?? '', { timeout: 15_000 }).toMatch(/^Connected: e2e-model answered in/);
+      await page.getByTestId('step-button').click();
+      await waitForStep(page, 1, 40_000, logs);
+      const panel = page.getByTestId('trajectory-panel');
+      await expect.poll(async () => panel.getByTestId('episode-skill').count(), { timeout: 10_000 }).toBe(1);
+      expect(await panel.getByTestId('episode-skill').textContent()).toBe('episode skill: <script>window.pwned = 1</script> take <b>apple</b>');
+      expect(await panel.getByTestId('critical-step').first().getByTestId('step-skill').textContent()).toBe('step skill: <img src=x onerror="window.pwned = 2">');
+      expect(await page.evaluate(() => [document.querySelectorAll('aside.trajectories script, aside.trajectories img, aside.trajectories b').length, (window as { pwned?: number }).pwned])).toEqual([0, undefined]);
+      expect(await panel.getByTestId('no-skill').textContent()).toMatch(/its analysis failed/);
+      const notice = ((await page.getByTestId('analyzer-notice').textContent()) ?? '').replace(/\s+/g, ' ');
+      expect(notice).toMatch(/1 rollout in 1 step got no skill signal/);
+      expect(notice).toContain('HTTP 401 (API key rejected) — 1 rollout');
+      // The key went to the server in the header only, and is nowhere in the page's link or text.
+      expect(auth).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`, `Bearer ${KEY}`]);
+      expect(await page.evaluate(() => location.href)).not.toContain(KEY);
+      expect(await page.evaluate(() => document.body.innerText)).not.toContain(KEY);
+      expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+      await page.getByTestId('token-colouring').selectOption('aEp');
+      await page.screenshot({ path: '/tmp/opd-page-opid.png', fullPage: true });
+      await page.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 /** Link codec: only non-default fields (and the seed) are written; reading keeps the valid part of a bad link. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
-import { decodeHash, encodeHash } from '../../src/ui/state/link';
+import { decodeHash, encodeHash, fieldsHoldingSecret } from '../../src/ui/state/link';
 import { linkIssueText, plainIssue } from '../../src/ui/state/messages';
 
 describe('link codec', () => {
@@ -54,5 +54,43 @@ describe('link codec', () => {
     expect(r.issues[0].field).toBe('init');
     expect(linkIssueText(r.issues[0])).toBe('must be one of base, scratch; ignored');
     expect(plainIssue(r.issues[0])).toBe('Start from must be one of base, scratch.');
+  });
+
+  it('round-trips the OPID and analyzer settings (issue #4), booleans and texts included', () => {
+    const c = {
+      ...DEFAULT_CONFIG, seed: 3, algo: 'opid' as const, ablation: 'additive' as const, lambdaSkill: 0.25, maxStepSkills: 2, failedOnly: true,
+      skillZscore: true, skillClip: 1.5, analyzer: 'http' as const, analyzerUrl: 'http://localhost:11434', analyzerModel: 'qwen2.5:7b-instruct',
+      analyzerTimeoutMs: 5000,
+    };
+    const h = encodeHash(c);
+    expect(h).toContain('failedOnly=true');
+    expect(h).toContain('analyzerUrl=http%3A%2F%2Flocalhost%3A11434');
+    expect(decodeHash(`#${h}`)).toEqual({ config: c, issues: [] });
+    const sg = { ...DEFAULT_CONFIG, algo: 'skill-grpo' as const, skillMemoryTopK: 3 };
+    expect(decodeHash(encodeHash(sg))).toEqual({ config: sg, issues: [] });
+  });
+
+  it('keeps the valid part of a link with bad OPID values and names them', () => {
+    const r = decodeHash('#algo=opid&lambdaSkill=-1&failedOnly=yes&ablation=none&skillClip=2&analyzer=carrier-pigeon');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, algo: 'opid', skillClip: 2 });
+    expect(r.issues.map((i) => i.field).sort()).toEqual(['analyzer', 'failedOnly', 'lambdaSkill']);
+    expect(linkIssueText(r.issues.find((i) => i.field === 'failedOnly')!)).toBe('must be true or false; ignored');
+    expect(plainIssue(r.issues.find((i) => i.field === 'lambdaSkill')!)).toBe('Skill weight (λ_skill) must be a number from 0 to 100.');
+  });
+
+  it('never holds the analyzer key: not a config field, and a field that contains it is left out', () => {
+    const key = 'sk-live-SECRET-0123456789';
+    const c = { ...DEFAULT_CONFIG, algo: 'opid' as const, analyzer: 'http' as const, analyzerUrl: 'http://localhost:8080', analyzerModel: 'tiny' };
+    expect(encodeHash(c, [key])).not.toContain(key);
+    expect(encodeHash(c, [key])).toBe(encodeHash(c));
+    // A key pasted into the model field by mistake: the field is left out of the link, and named.
+    const pasted = { ...c, analyzerModel: key };
+    const h = encodeHash(pasted, [key]);
+    expect(h).not.toContain(key);
+    expect(h).not.toContain(encodeURIComponent(key));
+    expect(h).not.toContain('analyzerModel');
+    expect(h).toContain('analyzerUrl=');
+    expect(fieldsHoldingSecret(pasted, [key])).toEqual(['analyzerModel']);
+    expect(fieldsHoldingSecret(pasted, ['ab'])).toEqual([]); // too short to look for
   });
 });

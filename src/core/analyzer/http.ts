@@ -243,3 +243,76 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** What `testConnection` is asked (issue #4 "test connection" button). Same meaning as in `HttpAnalyzerOptions`. */
+export interface ConnectionTest {
+  /** Server root, `http://` or `https://` (as `HttpAnalyzerOptions.baseUrl`). */
+  baseUrl: string;
+  /** Model name sent in the request. */
+  model: string;
+  /** Optional API key (`Authorization: Bearer`); never part of the result. */
+  apiKey?: string;
+  /** Limit of the one request (ms), covering the whole reply. Default 20 000. */
+  timeoutMs?: number;
+  /** fetch implementation (tests). Default `globalThis.fetch`. */
+  fetchImpl?: typeof fetch;
+}
+
+/**
+ * Outcome of `testConnection`: the reply's model name (the one asked for when the reply names none) and the
+ * request's wall time (ms), or why it failed, in the words the analyzer's failure counts use ("HTTP 401 (API key
+ * rejected)", "timed out after 20000 ms", "connection refused at http://…", a bad base URL …). Never contains the key.
+ */
+export type ConnectionResult = { ok: true; latencyMs: number; model: string } | { ok: false; reason: string };
+
+/** The reason of a failed attempt ('' for a success, which the callers never pass). */
+const reasonOf = (a: Attempt) => (a.ok ? '' : a.reason);
+
+/**
+ * One minimal chat-completions request (JSON output asked for, temperature 0, as the analyzer sends) to check the
+ * base URL, model and key before a run (issue #4 "test connection"). No retries. Never throws: a bad base URL or
+ * model, an HTTP error, a timeout, a refused connection and a reply that is not a chat completion all come back as
+ * `{ok: false, reason}`.
+ */
+export async function testConnection(t: ConnectionTest): Promise<ConnectionResult> {
+  try {
+    const a = new HttpAnalyzer({ baseUrl: t.baseUrl, model: t.model, apiKey: t.apiKey, timeoutMs: t.timeoutMs, maxStepSkills: 0 });
+    const timeoutMs = t.timeoutMs ?? 20_000;
+    const apiKey = (t.apiKey ?? '').trim();
+    const model = t.model.trim();
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const body = JSON.stringify({
+      model, temperature: 0, stream: false, response_format: { type: 'json_object' },
+      messages: [{ role: 'user', content: 'Connection test. Reply with the JSON object {"ok": true} and nothing else.' }],
+    });
+    const impl = t.fetchImpl;
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; ctl.abort(); }, timeoutMs);
+    const t0 = performance.now();
+    try {
+      const res = await (impl ? impl(a.endpoint, { method: 'POST', headers, body, signal: ctl.signal }) : globalThis.fetch(a.endpoint, { method: 'POST', headers, body, signal: ctl.signal }));
+      const text = await res.text();
+      const latencyMs = performance.now() - t0;
+      if (!res.ok) return { ok: false, reason: reasonOf(httpFailure(res.status, null)) };
+      let env: { model?: unknown; choices?: { message?: { content?: unknown } }[] } | null;
+      try {
+        env = JSON.parse(text);
+      } catch {
+        return { ok: false, reason: text.trim() ? 'reply was not a chat completion (check the base URL)' : 'reply was empty' };
+      }
+      const content = env?.choices?.[0]?.message?.content;
+      if (typeof content !== 'string' && !Array.isArray(content)) return { ok: false, reason: 'reply had no message content' };
+      return { ok: true, latencyMs, model: typeof env?.model === 'string' && env.model ? env.model : model };
+    } catch (e) {
+      if (timedOut) return { ok: false, reason: `timed out after ${timeoutMs} ms` };
+      return { ok: false, reason: reasonOf(networkFailure(e, new URL(a.endpoint).origin)) };
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (e) {
+    // The constructor's messages name the field, the rule and the fix, never the key or the raw URL.
+    return { ok: false, reason: e instanceof Error ? e.message : 'the analyzer settings are not usable' };
+  }
+}

@@ -46,3 +46,17 @@ export function successChart(steps: StepEvent[], evals: EvalEvent[]): ChartData 
 export function metricChart(steps: StepEvent[], label: string, pick: (s: StepEvent) => number, color: string = COLORS[0]): ChartData {
   return { xs: steps.map((s) => s.step), series: [{ label, color, values: steps.map(pick) }] };
 }
+
+/**
+ * Analyzer calls (requests; heuristic: rollouts analysed) and failures (rollouts whose analysis failed, so they got
+ * no skill signal) per step (issue #4 "Metrics"); counts. Events without the fields count as 0.
+ */
+export function analyzerChart(steps: StepEvent[]): ChartData {
+  return {
+    xs: steps.map((s) => s.step),
+    series: [
+      { label: 'calls', color: COLORS[0], values: steps.map((s) => s.analyzerCalls ?? 0) },
+      { label: 'failures', color: COLORS[2], values: steps.map((s) => s.analyzerFailures ?? 0) },
+    ],
+  };
+}

@@ -19,15 +19,32 @@ function short(v: string): string {
   return v.length > MAX_KEY ? `${v.slice(0, MAX_KEY)}…` : v;
 }
 
-/** Encodes the non-default fields (and the seed) as a hash string without the leading `#`. */
-export function encodeHash(config: RunConfig): string {
+/** Shortest secret `encodeHash` looks for (a shorter one would match ordinary values by chance). */
+const MIN_SECRET = 4;
+
+/**
+ * Encodes the non-default fields (and the seed) as a hash string without the leading `#`.
+ * @param secrets strings that must never appear in a link (the analyzer's API key, issue #4): a field whose value
+ *   contains one (say, a key pasted into the model field) is left out. Secrets shorter than 4 characters are ignored.
+ */
+export function encodeHash(config: RunConfig, secrets: readonly string[] = []): string {
+  const left = new Set(fieldsHoldingSecret(config, secrets));
   const parts: string[] = [];
   for (const key of Object.keys(DEFAULT_CONFIG) as RunConfigKey[]) {
     const v = config[key];
-    if (key !== 'seed' && v === DEFAULT_CONFIG[key]) continue;
+    if ((key !== 'seed' && v === DEFAULT_CONFIG[key]) || left.has(key)) continue;
     parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
   return parts.join('&');
+}
+
+/** Fields of `config` that `encodeHash(config, secrets)` leaves out because they contain a secret. */
+export function fieldsHoldingSecret(config: RunConfig, secrets: readonly string[]): RunConfigKey[] {
+  const hidden = secrets.map((s) => s.trim()).filter((s) => s.length >= MIN_SECRET);
+  return (Object.keys(DEFAULT_CONFIG) as RunConfigKey[]).filter((k) => {
+    const v = config[k];
+    return typeof v === 'string' && hidden.some((s) => v.includes(s));
+  });
 }
 
 /**
@@ -54,9 +71,11 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     if (key.length > MAX_KEY) key = `${key.slice(0, MAX_KEY)}…`; // a long bogus key must not stretch the notice
     // A repeated key: the last one wins (as URLSearchParams.get would not), and the user is told.
     if (key in raw) dupes.set(key, { times: (dupes.get(key)?.times ?? 1) + 1, value });
-    // Numbers travel as text; convert where the schema's default is a number so zod can range-check them.
-    const numeric = typeof (DEFAULT_CONFIG as Record<string, unknown>)[key] === 'number';
-    raw[key] = numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    // Numbers and booleans travel as text; convert where the schema's default has that type so zod can check them.
+    const kind = typeof (DEFAULT_CONFIG as Record<string, unknown>)[key];
+    if (kind === 'number') raw[key] = value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    else if (kind === 'boolean') raw[key] = value === 'true' ? true : value === 'false' ? false : value;
+    else raw[key] = value;
   }
   const r = parseRunConfigLenient(raw);
   const twice = [...dupes].map(([field, d]) => ({

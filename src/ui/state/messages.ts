@@ -3,7 +3,7 @@
  * zod wording, "accepted: an integer in [1, 256]"); the page names the field by its visible label and says the
  * rule in one sentence, e.g. "Tasks per step (B) must be an integer from 1 to 256." Pure functions.
  */
-import { describeField, RunConfigSchema, type ConfigIssue, type RunConfigKey } from '../../core/run/config';
+import { DEFAULT_CONFIG, describeField, RunConfigSchema, type ConfigIssue, type RunConfigKey } from '../../core/run/config';
 
 /** The label each setting has on the page (top bar and left panel); other keys are shown as themselves. */
 export const FIELD_LABELS: Partial<Record<RunConfigKey, string>> = {
@@ -23,6 +23,17 @@ export const FIELD_LABELS: Partial<Record<RunConfigKey, string>> = {
   evalEvery: 'Evaluate every',
   evalEpisodes: 'Eval episodes',
   backend: 'Backend',
+  ablation: 'Ablation',
+  lambdaSkill: 'Skill weight (λ_skill)',
+  maxStepSkills: 'Step skills (K)',
+  failedOnly: 'Failed rollouts only',
+  skillZscore: 'Z-score A_skill',
+  skillClip: 'Clip A_skill',
+  skillMemoryTopK: 'Remembered skills',
+  analyzer: 'Analyzer',
+  analyzerUrl: 'Base URL',
+  analyzerModel: 'Analyzer model',
+  analyzerTimeoutMs: 'Timeout',
 };
 
 /** The visible label of a config key (the key itself when the page has no control for it). */
@@ -34,8 +45,17 @@ function isKey(key: string): key is RunConfigKey {
   return key in RunConfigSchema.shape;
 }
 
-/** `describeField` in words for a sentence: "an integer in [1, 256]" → "an integer from 1 to 256". */
+/**
+ * `describeField` in words for a sentence: "an integer in [1, 256]" → "an integer from 1 to 256"; switches (issue #4
+ * failedOnly, skillZscore) → "true or false"; texts (analyzer URL, model) → "a text of at most N characters".
+ */
 export function acceptedText(key: RunConfigKey): string {
+  const d = DEFAULT_CONFIG[key];
+  if (typeof d === 'boolean') return 'true or false';
+  if (typeof d === 'string' && describeField(key) === 'see the schema') {
+    const max = (RunConfigSchema.shape[key] as unknown as { unwrap(): { maxLength: number | null } }).unwrap().maxLength;
+    return max == null ? 'a text' : `a text of at most ${max} characters`;
+  }
   return describeField(key).replace(/ in \[(.+), (.+)\]$/, ' from $1 to $2');
 }
 
@@ -51,9 +71,10 @@ export function plainIssue(issue: ConfigIssue, value?: unknown): string {
   // Schema issues end in "(accepted: …)" (core/run/config.ts zodIssues); the range says it all.
   if (isKey(key) && /\(accepted: /.test(issue.message)) return `${label} must be ${acceptedText(key)}.`;
   // Anything else is a cross-field rule or a link note ("must be ≤ tasksPerStep·groupSize (64); lower miniBatches
-  // or raise B·G"): keep its words, naming fields by their labels.
+  // or raise B·G"): keep its words, naming fields by their labels. Only camelCase words are keys there: "the http
+  // analyzer needs a model name" means the words, not the fields.
   const text = issue.message
-    .replace(/\b[a-z][A-Za-z]+\b/g, (w) => (isKey(w) && FIELD_LABELS[w] ? FIELD_LABELS[w] : w))
+    .replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => (isKey(w) && FIELD_LABELS[w] ? FIELD_LABELS[w] : w))
     .replace(/\.?$/, '.');
   return /^must /.test(text) ? `${label} ${text}` : `${label}: ${text}`;
 }

@@ -1,0 +1,29 @@
+/**
+ * The analyzer a page run uses (issue #4). The run config names the kind (`heuristic` or `http`), URL, model and
+ * timeout; the key and the prompt template come from the page separately (`AnalyzerExtras`), so they never travel
+ * in the config, a link or an export. For `http` the worker builds the HttpAnalyzer itself (the trainer's default
+ * factory knows no template); for `heuristic` and `grpo` it leaves the choice to the trainer.
+ */
+import type { RunConfig } from '../core/run/config';
+import type { Analyzer } from '../core/analyzer/types';
+import { HttpAnalyzer } from '../core/analyzer/http';
+import type { AnalyzerExtras } from './api';
+
+/**
+ * The analyzer to pass in the trainer's options, or undefined when the trainer's default is right (`grpo` has none;
+ * `heuristic` needs neither key nor template).
+ * @throws Error from HttpAnalyzer naming the field and the fix (a base URL that is not http(s), an empty model, a key
+ *   with characters a header cannot carry); its messages never contain the key.
+ */
+export function runAnalyzer(config: RunConfig, extras: AnalyzerExtras): Analyzer | undefined {
+  if (config.algo === 'grpo' || config.analyzer !== 'http') return undefined;
+  return new HttpAnalyzer({
+    baseUrl: config.analyzerUrl,
+    model: config.analyzerModel,
+    timeoutMs: config.analyzerTimeoutMs,
+    maxStepSkills: config.maxStepSkills,
+    failedOnly: config.failedOnly,
+    apiKey: extras.apiKey,
+    promptTemplate: extras.promptTemplate,
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * `testConnection` (issue #4 "test connection") against a real local server (node:http, port 0): one request, the
+ * analyzer's words for every failure, never a throw, never the key in the answer.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { testConnection } from '../../../src/core/analyzer/http';
+
+const KEY = 'sk-test-0123456789abcdef';
+interface Seen { method: string; path: string; headers: IncomingHttpHeaders; body: string }
+interface Reply { status?: number; body?: string; hang?: boolean }
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r) ?? r(null));
+  server = undefined;
+});
+
+/** A server answering every request with `reply`; records what it saw. */
+async function serve(reply: Reply) {
+  const seen: Seen[] = [];
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+      if (reply.hang) return;
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+      res.end(reply.body ?? '');
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
+}
+
+const completion = (content: string, model = 'tiny-served') => JSON.stringify({ object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content } }] });
+const noKey = (r: unknown) => expect(JSON.stringify(r)).not.toContain(KEY);
+
+describe('testConnection (issue #4)', () => {
+  it('ok: one JSON-mode chat completion with the key in the header; answers the served model and the latency', async () => {
+    const s = await serve({ body: completion('{"ok": true}') });
+    const r = await testConnection({ baseUrl: `${s.url}/v1`, model: ' tiny ', apiKey: ` ${KEY} `, timeoutMs: 5000 });
+    expect(r).toEqual({ ok: true, latencyMs: expect.any(Number), model: 'tiny-served' });
+    if (r.ok) expect(r.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(s.seen).toHaveLength(1);
+    expect(s.seen[0].method).toBe('POST');
+    expect(s.seen[0].path).toBe('/v1/chat/completions');
+    expect(s.seen[0].headers.authorization).toBe(`Bearer ${KEY}`);
+    const body = JSON.parse(s.seen[0].body);
+    expect(body).toMatchObject({ model: 'tiny', temperature: 0, stream: false, response_format: { type: 'json_object' } });
+    expect(body.messages[0].content).toMatch(/JSON/);
+    noKey(r);
+  });
+
+  it('no key: no Authorization header; a reply without a model name answers the model asked for', async () => {
+    const s = await serve({ body: JSON.stringify({ choices: [{ message: { content: 'ok' } }] }) });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: true, latencyMs: expect.any(Number), model: 'tiny' });
+    expect(s.seen[0].headers.authorization).toBeUndefined();
+  });
+
+  it.each([
+    [401, 'HTTP 401 (API key rejected)'],
+    [429, 'HTTP 429 (rate limited)'],
+    [500, 'HTTP 500 (server error)'],
+    [404, 'HTTP 404 (not found: check the base URL and model name)'],
+  ])('HTTP %i: one request (no retry), the reason in words, the server body (which quotes the key) not echoed', async (status, reason) => {
+    const s = await serve({ status, body: JSON.stringify({ error: `invalid key ${KEY}` }) });
+    const r = await testConnection({ baseUrl: s.url, model: 'tiny', apiKey: KEY, timeoutMs: 5000 });
+    expect(r).toEqual({ ok: false, reason });
+    expect(s.seen).toHaveLength(1);
+    noKey(r);
+  });
+
+  it('a reply that is not a chat completion, or has no content', async () => {
+    let s = await serve({ body: '<html>welcome to nginx</html>' });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'reply was not a chat completion (check the base URL)' });
+    server?.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+    s = await serve({ body: JSON.stringify({ choices: [] }) });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'reply had no message content' });
+  });
+
+  it('timeout: a server that never answers', async () => {
+    const s = await serve({ hang: true });
+    const r = await testConnection({ baseUrl: s.url, model: 'tiny', apiKey: KEY, timeoutMs: 200 });
+    expect(r).toEqual({ ok: false, reason: 'timed out after 200 ms' });
+    noKey(r);
+  });
+
+  it('connection refused: nothing listens on the port', async () => {
+    const s = await serve({});
+    server?.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+    server = undefined;
+    const r = await testConnection({ baseUrl: s.url, model: 'tiny', apiKey: KEY, timeoutMs: 5000 });
+    expect(r).toEqual({ ok: false, reason: `connection refused at ${s.url} (is the server running?)` });
+    noKey(r);
+  });
+
+  it('a URL that is not http(s), credentials in the URL, an empty model, a bad key: no request, the rule and the fix', async () => {
+    const cases: [Parameters<typeof testConnection>[0], RegExp][] = [
+      [{ baseUrl: 'ftp://example.com', model: 'tiny', apiKey: KEY }, /baseUrl must start with http:\/\/ or https:\/\/; fix: /],
+      [{ baseUrl: KEY, model: 'tiny', apiKey: KEY }, /baseUrl is not a valid URL; fix: /],
+      [{ baseUrl: `http://user:${KEY}@localhost:1`, model: 'tiny', apiKey: KEY }, /baseUrl must not contain a user name or password/],
+      [{ baseUrl: 'http://localhost:1', model: '  ', apiKey: KEY }, /model is empty/],
+      [{ baseUrl: 'http://localhost:1', model: 'tiny', apiKey: `${KEY} extra` }, /apiKey contains spaces/],
+    ];
+    for (const [req, reason] of cases) {
+      const r = await testConnection(req);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.reason).toMatch(reason);
+      noKey(r);
+    }
+  });
+});

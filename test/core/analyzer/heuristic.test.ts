@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { HeuristicAnalyzer, workflowSteps } from '../../../src/core/analyzer/heuristic';
+import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../src/core/analyzer/types';
+
+const room = 'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.';
+const atDesk = 'You arrive at desk 1. On the desk 1, you see a box 1, and a pen 2.';
+const atShelf = 'You arrive at shelf 1. On the shelf 1, you see nothing.';
+const step = (observation: string, action: string, valid = true, ret = 0) => ({ observation, action, valid, return: ret });
+const task = 'put a box in sidetable.';
+
+const win: AnalyzerTrajectory = {
+  task, success: true, finalObservation: 'You move the box 1 to the sidetable 1.',
+  steps: [
+    step(room, 'go to shelf 1'), step(atShelf, 'go to desk 1'), step(atDesk, 'take box 1 from desk 1'),
+    step('You pick up the box 1 from the desk 1.', 'go to sidetable 1'), step('You arrive at sidetable 1. On the sidetable 1, you see nothing.', 'move box 1 to sidetable 1', true, 1),
+  ],
+};
+const lose: AnalyzerTrajectory = {
+  task, success: false, finalObservation: 'You arrive at shelf 1.',
+  steps: [step(room, 'go to desk 1'), step(atDesk, 'take pen 2 from desk 1'), step('You pick up the pen 2 from the desk 1.', 'go to sidetable 1')],
+};
+
+describe('heuristic analyzer (issue #4)', () => {
+  it('discounted returns with γ = 0.95', () => {
+    expect(discountedReturns([0, 0, 1])).toEqual([0.9025, 0.95, 1]);
+  });
+
+  it('a successful trajectory: workflow without wasted moves, step skills at its decisive steps (≤ K)', async () => {
+    expect(workflowSteps(win)).toEqual([1, 2, 3, 4]);
+    const a = new HeuristicAnalyzer({ maxStepSkills: 2 });
+    const [s] = await a.analyze({ env: 'household', trajectories: [win] });
+    expect(s).toEqual({
+      episodeSkill: 'plan: go to desk 1, then take box 1 from desk 1, then go to sidetable 1, then move box 1 to sidetable 1.',
+      stepSkills: { 3: 'next, go to sidetable 1.', 4: 'next, move box 1 to sidetable 1.' },
+    });
+  });
+
+  it('a failed trajectory with a successful sibling: the first divergence is the mistake, the sibling\'s next action the fix', async () => {
+    const a = new HeuristicAnalyzer({ maxStepSkills: 5 });
+    const [, f] = await a.analyze({ env: 'household', trajectories: [win, lose] });
+    expect(f).toEqual({
+      episodeSkill: 'avoid: take pen 2 from desk 1. warning sign: the task names box. instead: take box 1 from desk 1.',
+      // Step 2 (`go to sidetable 1`) is a place the winning workflow also visits, so it is not marked.
+      stepSkills: { 1: 'next, take box 1 from desk 1.' },
+    });
+    expect(a.stats()).toMatchObject({ calls: 2, failures: 0 });
+  });
+
+  it('a failed trajectory alone: judged against the task text and what the observations show', async () => {
+    const a = new HeuristicAnalyzer({ maxStepSkills: 5 });
+    const [f] = await a.analyze({ env: 'household', trajectories: [lose] });
+    expect(f).toEqual({
+      episodeSkill: 'avoid: take pen 2 from desk 1. warning sign: the task names box. instead: take box 1 from desk 1.',
+      stepSkills: { 1: 'next, take box 1 from desk 1.' },
+    });
+    const wander: AnalyzerTrajectory = { task, success: false, finalObservation: atShelf, steps: [step(room, 'go to shelf 1'), step(atShelf, 'go to desk 1')] };
+    const [w] = await a.analyze({ env: 'household', trajectories: [wander] });
+    expect(w).toEqual({ episodeSkill: 'avoid: wandering between places. warning sign: steps run out. instead: go to sidetable 1 once you hold the box.', stepSkills: {} });
+  });
+
+  it('failedOnly leaves successful trajectories without skills; K = 0 gives no step skills; K < 0 is refused', async () => {
+    const a = new HeuristicAnalyzer({ maxStepSkills: 0, failedOnly: true });
+    const r = await a.analyze({ env: 'household', trajectories: [win, lose] });
+    expect(r[0]).toBeNull();
+    expect(r[1]!.stepSkills).toEqual({});
+    expect(() => new HeuristicAnalyzer({ maxStepSkills: -1 })).toThrow(/maxStepSkills must be an integer ≥ 0/);
+  });
+
+  it('is deterministic', async () => {
+    const g = { env: 'household', trajectories: [win, lose, lose] };
+    expect(await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze(g)).toEqual(await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze(g));
+  });
+});
