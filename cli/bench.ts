@@ -3,7 +3,9 @@
  * Prints one JSON line: `trainTokensPerSecond` (forward + backward + Adam on random tokens, next-token
  * cross-entropy over all positions with a vocabulary of 1024 — the same work as ../shared/bench/peer_torch.py),
  * `sampleTokensPerSecond` (KV-cached generation, batch × new tokens / s) and the backend's own `matmulGflops`
- * (a 512×512 by 512×512 float32 matmul) measured in the same process. Speed is measured here, never in tests.
+ * (a 512×512 by 512×512 float32 matmul) measured in the same process; and `opidOverGrpo`, the ratio of the mean
+ * wall time of an OPID training step to a GRPO step (same seed and settings; issue #4). Speed is measured here, never
+ * in tests.
  */
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
@@ -14,6 +16,7 @@ import { countParams, initValues, makeVariables } from '../src/core/model/params
 import { forward, logits } from '../src/core/model/transformer';
 import { sampleResponses } from '../src/core/model/sample';
 import { freeMaskRow } from '../src/core/model/scoring';
+import { train } from '../src/core/train/trainer';
 
 const SPEC = {
   model: { type: 'string', help: 'model size', default: 'small', choices: Object.keys(MODEL_PRESETS) },
@@ -22,6 +25,7 @@ const SPEC = {
   vocab: { type: 'int', help: 'vocabulary size', default: 1024, min: 32, max: 65536 },
   steps: { type: 'int', help: 'timed training steps', default: 10, min: 1, max: 1000 },
   warmup: { type: 'int', help: 'untimed warm-up steps', default: 2, min: 0, max: 100 },
+  'opid-steps': { type: 'int', help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)', default: 3, min: 0, max: 100 },
   'new-tokens': { type: 'int', help: 'tokens generated per row in the sampling benchmark', default: 32, min: 1, max: 256 },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   json: { type: 'boolean', help: 'print one JSON line' },
@@ -29,6 +33,18 @@ const SPEC = {
 } as const;
 
 const now = () => performance.now();
+
+/** Mean step wall time (ms) of `steps` GRPO and OPID steps from the same fresh nano policy (household/easy, B 4, G 4). */
+async function opidRatio(steps: number, backend: string): Promise<{ grpo: number; opid: number }> {
+  const out = { grpo: 0, opid: 0 };
+  for (const algo of ['grpo', 'opid'] as const) {
+    let sum = 0;
+    for await (const e of train({ algo, init: 'scratch', model: 'nano', preset: 'easy', steps, tasksPerStep: 4, groupSize: 4, miniBatches: 4, evalEvery: 0, seed: 1 }, { backend }))
+      if (e.event === 'step') sum += e.stepMs;
+    out[algo] = sum / steps;
+  }
+  return out;
+}
 
 async function matmulGflops(): Promise<number> {
   const n = 512;
@@ -91,13 +107,16 @@ async function main(): Promise<void> {
   await sample();
   const sampleMs = now() - t;
   const gflops = await matmulGflops();
+  const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
   const r = {
     event: 'bench', backend, model: a.model, params: countParams(cfg), seq: T, batch: B, vocab: V,
     trainStepMs: trainMs, trainTokensPerSecond: (B * T) / (trainMs / 1000),
     sampleTokensPerSecond: (B * nNew) / (sampleMs / 1000), matmulGflops: gflops,
+    ...(ratio ? { grpoStepMs: ratio.grpo, opidStepMs: ratio.opid, opidOverGrpo: ratio.opid / ratio.grpo } : {}),
   };
   if (a.json) process.stdout.write(JSON.stringify(r) + '\n');
-  else process.stdout.write(`${a.model} on ${backend}: train ${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step, B=${B}, T=${T}), sample ${r.sampleTokensPerSecond.toFixed(0)} tok/s, matmul ${gflops.toFixed(1)} GFLOP/s\n`);
+  else process.stdout.write(`${a.model} on ${backend}: train ${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step, B=${B}, T=${T}), sample ${r.sampleTokensPerSecond.toFixed(0)} tok/s, matmul ${gflops.toFixed(1)} GFLOP/s` +
+    (ratio ? `; OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})` : '') + '\n');
 }
 
 main().catch((e) => {

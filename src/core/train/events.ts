@@ -64,6 +64,8 @@ export interface StepEvent {
    * re-scoring (OPID only), and update (forward+backward). OPID = GRPO + skill (issue #4 cost accounting).
    */
   forwardTokens: { rollout: number; old: number; ref: number; skill: number; update: number };
+  /** Sequences through the model this step by phase (same phases; rollout counts one prefill per env step). */
+  forwardSequences: { rollout: number; old: number; ref: number; skill: number; update: number };
 }
 
 /** One token of an action, for the rollout viewer. Log-probs in nats. */

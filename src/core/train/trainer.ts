@@ -169,6 +169,7 @@ async function trainStep(
     analyzerLatencyMs: analysis ? analyzerMs : 0,
     analyzerFailureReasons: diffReasons(before?.failureReasons, after?.failureReasons, analysis?.errors),
     forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: rescore?.tokens ?? 0, update: m.tokens },
+    forwardSequences: { rollout: nSteps, old: nSteps, ref: nSteps, skill: rescore?.prompts ?? 0, update: nSteps * cfg.ppoEpochs },
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, { analysis, rescore, aSkillUsed });
   return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens };
@@ -202,7 +203,8 @@ function trajectoryViews(
   return trajs.map((t, ti) => ({
     task: t.task, taskType: t.taskType, success: t.success, reward: t.reward, score: scores[ti], advantage: adv[ti],
     initialObservation: t.initialObservation,
-    ...(sk.analysis ? { episodeSkill: sk.analysis.skills[ti]?.episodeSkill ?? t.episodeSkill, analyzerError: sk.analysis.errors[ti] } : {}),
+    // Skill-GRPO shows the skill injected into this episode; OPID the analyzer's skill for it.
+    ...(sk.analysis ? { episodeSkill: sk.rescore ? sk.analysis.skills[ti]?.episodeSkill : t.episodeSkill, analyzerError: sk.analysis.errors[ti] } : {}),
     steps: t.steps.map((s) => {
       const i = sample++;
       const off = packed.offsets[i];
