@@ -29,8 +29,8 @@ export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';
 /** Relative weights of the demonstration kinds (need not sum to 1). */
 export type DemoMix = Record<DemoKind, number>;
 
-/** Default mix: 35% unhinted noisy episodes, 20% episode hints, 30% step hints, 15% failure hints. */
-export const DEFAULT_MIX: DemoMix = { noisy: 0.35, episode: 0.2, step: 0.3, failure: 0.15 };
+/** Default mix: 25% unhinted noisy episodes, 15% episode hints, 50% step hints, 10% failure hints (hint-following is what nano learns slowest). */
+export const DEFAULT_MIX: DemoMix = { noisy: 0.25, episode: 0.15, step: 0.5, failure: 0.1 };
 
 /** Options of `makeDemos`. */
 export interface DemoOptions {
