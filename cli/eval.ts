@@ -1,10 +1,10 @@
 /**
  * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset default]
- *  [--hints none|episode|step|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
+ *  [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
  * hints from the expert oracle (issue #3 hint-following measurement): the episode skill of the expert's successful
- * trajectory of the same task, a step skill with the expert's action at every step, or both (`correct`). Plays the first `episodes` tasks of
- * the split. With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
+ * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
+ * Plays the first `episodes` tasks of the split. With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
  */
 import fs from 'node:fs';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
@@ -17,7 +17,7 @@ import { runEpisodes } from '../src/core/rollout/runner';
 import { summarize } from '../src/core/train/evaluate';
 import { DEFAULT_CONFIG } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
-import { HINT_MODES, hintHooks, type HintMode } from '../src/core/pretrain/hints';
+import { HINT_MODES, hintHooks, parseHintMode, type HintMode } from '../src/core/pretrain/hints';
 import { loadBaseFiles } from './base';
 
 const SPEC = {
@@ -26,7 +26,7 @@ const SPEC = {
   split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
   episodes: { type: 'int', help: 'episodes (tasks 0..n-1 of the split)', default: 60, min: 1, max: 100000 },
   policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
-  hints: { type: 'string', help: 'hints for a model policy (expert oracle)', default: 'none', choices: HINT_MODES },
+  hints: { type: 'string', help: 'hints for a model policy (expert oracle): correct = step', default: 'none', choices: [...HINT_MODES, 'correct'] },
   temperature: { type: 'float', help: 'sampling temperature for a model policy', default: 0.4, min: 0.05, max: 5 },
   decoding: { type: 'string', help: 'decoding mode for a model policy', default: 'admissible', choices: ['admissible', 'free'] },
   history: { type: 'int', help: 'H: past turns in the prompt (default: the base manifest\'s, else 3)', min: 0, max: 30 },
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       fail(`--policy ${a.policy}: ${(e as Error).message}`);
     }
     const refs = Array.from({ length: a.episodes }, (_, index) => ({ split, index }));
-    const hooks = hintHooks(spec, a.preset, refs, a.hints as HintMode);
+    const hooks = hintHooks(spec, a.preset, refs, parseHintMode(a.hints) as HintMode);
     trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
   }
   const s = summarize(trajs);

@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   };
   if (a['measure-episodes'] > 0) {
     const splits: Split[] = ['test-seen', 'test-unseen'];
-    manifest.measured = await measureHinted(policy, spec, { preset: a.preset, splits, modes: ['none', 'episode', 'step', 'correct'], episodes: a['measure-episodes'], historyTurns: a.history, rng: new Rng(a.seed).fork('measure') }) as BaseManifest['measured'];
+    manifest.measured = await measureHinted(policy, spec, { preset: a.preset, splits, modes: ['none', 'episode', 'step', 'both'], episodes: a['measure-episodes'], historyTurns: a.history, rng: new Rng(a.seed).fork('measure') }) as BaseManifest['measured'];
     manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
     for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
       say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);

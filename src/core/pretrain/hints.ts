@@ -6,11 +6,21 @@
 import type { Env, EnvSpec, TaskRef } from '../envs/types';
 import { episodeSkill, stepSkill } from '../skills/grammar';
 
-/** Which hints a hinted rollout gets: none, the episode skill, a step skill at every step, or both. */
-export type HintMode = 'none' | 'episode' | 'step' | 'correct';
+/**
+ * Which hints a hinted rollout gets: none, the episode skill of a successful trajectory of the same task (the
+ * expert's), a step skill at every step (on `easy` every expert step is a decision, so every step is critical), or
+ * both. Issue #3's "correct hint" is either of the first two; `eval --hints correct` means `step`.
+ */
+export type HintMode = 'none' | 'episode' | 'step' | 'both';
 
 /** Accepted hint modes, for CLI/config validation. */
-export const HINT_MODES: readonly HintMode[] = ['none', 'episode', 'step', 'correct'];
+export const HINT_MODES: readonly HintMode[] = ['none', 'episode', 'step', 'both'];
+
+/** A hint-mode name from the CLI: one of HINT_MODES, or `correct` (= `step`). Undefined for anything else. */
+export function parseHintMode(s: string): HintMode | undefined {
+  if (s === 'correct') return 'step';
+  return (HINT_MODES as readonly string[]).includes(s) ? (s as HintMode) : undefined;
+}
 
 /**
  * The expert's whole action sequence for a task from its initial state (a successful trajectory of that task),
@@ -50,10 +60,10 @@ export function hintHooks(spec: EnvSpec, preset: string, refs: readonly TaskRef[
   stepSkill?: (i: number, env: Env) => string | undefined;
 } {
   const out: ReturnType<typeof hintHooks> = {};
-  if (mode === 'episode' || mode === 'correct') {
+  if (mode === 'episode' || mode === 'both') {
     const skills = refs.map((r) => correctEpisodeSkill(spec, preset, r));
     out.episodeSkill = (i) => skills[i];
   }
-  if (mode === 'step' || mode === 'correct') out.stepSkill = (_i, env) => correctStepSkill(spec, env);
+  if (mode === 'step' || mode === 'both') out.stepSkill = (_i, env) => correctStepSkill(spec, env);
   return out;
 }

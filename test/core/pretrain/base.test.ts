@@ -47,13 +47,13 @@ describe('shipped base policy (issue #3)', () => {
     await expect(checkBaseWeights(bytes.slice(0, 100), manifest)).rejects.toThrow(/100 bytes, manifest says \d+ \(corrupt or truncated\)/);
   });
 
-  it('the manifest\'s no-hint and correct-hint success on test-seen reproduce within tolerance on the cpu backend (60 episodes)', async () => {
+  it('the manifest\'s no-hint and step-hint success on test-seen reproduce within tolerance on the cpu backend (60 episodes)', async () => {
     const m = checkBaseManifest(raw(), spec, tok);
     const p = loadPolicy(new Uint8Array(fs.readFileSync(path.join(path.dirname(mPath), m.file))), tok);
-    const r = await measureHinted(p, spec, { preset: 'easy', splits: ['test-seen'], modes: ['none', 'correct'], episodes: 60, historyTurns: Number(m.pretrain.historyTurns), rng: new Rng(7) });
+    const r = await measureHinted(p, spec, { preset: 'easy', splits: ['test-seen'], modes: ['none', 'step'], episodes: 60, historyTurns: Number(m.pretrain.historyTurns), rng: new Rng(7) });
     disposePolicy(p);
     // 60 episodes vs the manifest's 200: binomial sd ≤ 0.065 and 0.035 (combined 0.074), so 0.2 is ~2.7 sd.
-    for (const mode of ['none', 'correct'] as const)
+    for (const mode of ['none', 'step'] as const)
       expect(Math.abs(r['test-seen']![mode]!.successRate - m.measured!['test-seen'][mode].successRate)).toBeLessThanOrEqual(0.2);
   });
 });

@@ -55,7 +55,7 @@ describe('pretraining demonstrations (issue #3)', () => {
 
   it('hinted evaluation hooks give the expert plan and the expert next action', () => {
     const refs = [{ split: 'test-seen' as const, index: 0 }];
-    const h = hintHooks(spec, 'easy', refs, 'correct');
+    const h = hintHooks(spec, 'easy', refs, 'both');
     const plan = expertPlanFor(spec, 'easy', refs[0]);
     expect(h.episodeSkill!(0, "pick")).toBe('plan: ' + plan.join(', then ') + '.');
     const env = spec.create('easy');
