@@ -41,6 +41,9 @@ const SPEC = {
   ablation: { type: 'string', help: 'OPID ablation (none|no-episode|no-step|additive)' },
   'lambda-skill': { type: 'float', help: 'λ_skill, weight of the skill advantage' },
   'max-step-skills': { type: 'int', help: 'K, max step skills per trajectory' },
+  'skill-clip': { type: 'float', help: 'clip A_skill to [−c, c] (0 = no clip)' },
+  'skill-zscore': { type: 'boolean', help: 'z-score A_skill over the batch before λ' },
+  'failed-only': { type: 'boolean', help: 'OPID: analyse only failed trajectories' },
   analyzer: { type: 'string', help: 'analyzer for opid/skill-grpo (heuristic|http)' },
   'analyzer-url': { type: 'string', help: 'http analyzer base URL (OpenAI-compatible); the key comes only from OPD_ANALYZER_API_KEY' },
   'analyzer-model': { type: 'string', help: 'http analyzer model name' },
@@ -56,7 +59,7 @@ const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
   decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns',
   'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm',
-  ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', analyzer: 'analyzer',
+  ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', 'skill-clip': 'skillClip', 'skill-zscore': 'skillZscore', 'failed-only': 'failedOnly', analyzer: 'analyzer',
   'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',
 };
 

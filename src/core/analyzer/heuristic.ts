@@ -6,7 +6,7 @@
  *
  * Rules:
  * - The *workflow* of a successful trajectory: its valid actions minus wasted moves (a `go to` directly followed by
- *   another `go to`, and exact repeats of an action that changed nothing). Its episode skill is that workflow; its
+ *   another `go to`, put-back loops `move X to R … take X from R`, and exact repeats of an action). Its episode skill is that workflow; its
  *   step skills (the critical set, ≤ K) are the workflow's steps, latest first when there are more than K
  *   (the decisive moves — take, move, treat — come last in an episode).
  * - A failed trajectory, given the group's shortest successful workflow W: walk its steps; the first step whose
@@ -21,13 +21,25 @@
 import type { Analyzer, AnalyzerGroup, AnalyzerOptions, AnalyzerStats, AnalyzerTrajectory, AnalysisResult, TrajectorySkills } from './types';
 import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../skills/grammar';
 
-/** Index list of a trajectory's workflow steps (see module doc). */
+/**
+ * Index list of a trajectory's workflow steps (see module doc): valid actions, minus a `go to` directly followed by
+ * another `go to`, minus put-back loops (`move X to R` later undone by `take X from R`: both are wasted, and so is
+ * the `go to` that only led back), minus exact repeats of a non-`go to` action.
+ */
 export function workflowSteps(t: AnalyzerTrajectory): number[] {
+  const drop = new Set<number>();
+  t.steps.forEach((s, i) => {
+    const mv = s.action.match(/^move (.+?) to (.+)$/);
+    if (!mv || !s.valid) return;
+    const j = t.steps.findIndex((q, k) => k > i && q.valid && q.action === `take ${mv[1]} from ${mv[2]}`);
+    if (j < 0) return;
+    for (let k = i; k <= j; k++) drop.add(k);
+  });
   const keep: number[] = [];
   const seen = new Set<string>();
   t.steps.forEach((s, i) => {
-    if (!s.valid) return;
-    const next = t.steps[i + 1];
+    if (!s.valid || drop.has(i)) return;
+    const next = t.steps.slice(i + 1).find((_, k) => !drop.has(i + 1 + k));
     if (s.action.startsWith('go to ') && next && next.action.startsWith('go to ')) return;
     if (seen.has(s.action) && !s.action.startsWith('go to ')) return;
     seen.add(s.action);

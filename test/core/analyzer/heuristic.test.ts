@@ -72,3 +72,19 @@ describe('heuristic analyzer (issue #4)', () => {
     expect(await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze(g)).toEqual(await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze(g));
   });
 });
+
+describe('workflow of a trajectory with a put-back loop (issue #4)', () => {
+  it('drops the put-back and the retake (the first take stays), so their steps get no step skill', async () => {
+    const loop: AnalyzerTrajectory = {
+      task: 'put a kettle in countertop.', success: true, finalObservation: 'done',
+      steps: [
+        step(room, 'go to diningtable 1'), step('x', 'take kettle 1 from diningtable 1'), step('x', 'move kettle 1 to diningtable 1'),
+        step('x', 'take kettle 1 from diningtable 1'), step('x', 'go to countertop 1'), step('x', 'move kettle 1 to countertop 1', true, 1),
+      ],
+    };
+    expect(workflowSteps(loop)).toEqual([0, 1, 4, 5]);
+    const [s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [loop] });
+    expect(s!.episodeSkill).toBe('plan: go to diningtable 1, then take kettle 1 from diningtable 1, then go to countertop 1, then move kettle 1 to countertop 1.');
+    expect(Object.keys(s!.stepSkills).map(Number)).toEqual([0, 1, 4, 5]);
+  });
+});
