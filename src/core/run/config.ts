@@ -65,8 +65,12 @@ export const RunConfigSchema = z.object({
   historyTurns: int(0, 30).default(3),
   /** Max tokens of one action (including the end token). */
   maxActionTokens: int(2, 64).default(12),
-  /** Adam learning rate. Recommended 1e-3 (nano, from scratch), 3e-4 (small). */
-  learningRate: num(1e-7, 1).default(1e-3),
+  /**
+   * Adam learning rate. Default 1e-4, for fine-tuning the pretrained base policy (the default start): from the base,
+   * 1e-3 dropped eval success from 72.5% to 35% in 40 GRPO steps and made OPID collapse within 8, while 1e-4 rose to
+   * 87.5% by step 20. From scratch use 1e-3 (nano).
+   */
+  learningRate: num(1e-7, 1).default(1e-4),
   /** PPO clip range ε (ratio clipped to [1−ε, 1+ε]). 0 disables updates away from the old policy. */
   clipEps: num(0, 1).default(0.2),
   /** Dual-clip constant c > 1 for negative advantages (Ye et al. 2020); 0 disables dual-clip. */
