@@ -18,7 +18,7 @@ import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 /** Flags of `play`. */
 export const PLAY_FLAGS = {
   env: { type: 'string', choices: ENV_NAMES, default: 'household', help: 'environment' },
-  preset: { type: 'string', help: "environment preset (default: the env's first preset)" },
+  preset: { type: 'string', help: 'environment preset (default easy, as train and eval)' },
   split: { type: 'string', choices: SPLITS, default: 'train', help: 'task split' },
   task: { type: 'int', min: 0, default: 0, help: 'task index in the split' },
   json: { type: 'boolean', help: 'JSON lines on stdin/stdout instead of text' },
@@ -52,7 +52,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       return 0;
     }
     const spec = getEnvSpec(args.env);
-    const preset = args.preset ?? spec.presets[0];
+    const preset = args.preset ?? (spec.presets.includes('easy') ? 'easy' : spec.presets[0]);
     if (!spec.presets.includes(preset)) {
       throw new UsageError(`--preset must be one of: ${spec.presets.join(', ')} (got "${preset}")`, 'preset');
     }

@@ -56,6 +56,8 @@ export async function savePolicy(p: PolicyHandle, size: string, envVersions: Rec
 export function loadPolicy(bytes: Uint8Array, tok: Tokenizer): PolicyHandle & { size: string; meta: Record<string, string> } {
   const w = decodeSafetensors(bytes);
   const cfg = checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
+  for (const [name, v] of w.values)
+    if (!v.every(Number.isFinite)) throw new Error(`weights file: tensor "${name}" holds NaN or Infinity values (a diverged or corrupt run); use other weights`);
   const params = makeVariables(cfg, w.values);
   return { params, cfg, tok, freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')), size: w.meta.modelSize, meta: w.meta };
 }

@@ -79,3 +79,20 @@ describe('transformer policy', () => {
     disposeBatch(b);
   });
 });
+
+describe('loadPolicy refuses non-finite weights (fresh-eyes trial)', () => {
+  it('names the tensor holding NaN', async () => {
+    const { getEnvSpec } = await import('../../../src/core/envs/registry');
+    const { buildTokenizer, createPolicy, savePolicy, loadPolicy, disposePolicy } = await import('../../../src/core/train/setup');
+    const { decodeSafetensors, encodeSafetensors } = await import('../../../src/core/model/io');
+    const { Rng } = await import('../../../src/core/rng');
+    const tok = buildTokenizer(getEnvSpec('household'));
+    const p = createPolicy('nano', tok, new Rng(1));
+    const bytes = await savePolicy(p, 'nano', { household: 'x' });
+    disposePolicy(p);
+    const w = decodeSafetensors(bytes);
+    w.values.get('wpe')![3] = NaN;
+    const bad = encodeSafetensors(p.cfg, w.values, w.meta as never);
+    expect(() => loadPolicy(bad, tok)).toThrow(/tensor "wpe" holds NaN or Infinity values/);
+  });
+});
