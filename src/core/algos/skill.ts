@@ -91,9 +91,10 @@ export interface SkillMetrics {
 
 /**
  * Metrics from packed per-token vectors [M]: A_ep, the A_skill used (pre-λ), the combined A, the active mask, and
- * each token's trajectory index.
+ * each token's trajectory index. Sign agreement is judged on `aSkillRaw` (ℓ_skill − ℓ_old before z-score/clip;
+ * defaults to the used one), so it describes the skills, not the post-processing.
  */
-export function skillMetrics(aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, lambda: number): SkillMetrics {
+export function skillMetrics(aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, lambda: number, aSkillRaw: Float32Array = aSkillUsed): SkillMetrics {
   const M = adv.length;
   let sumSkill = 0, sumA = 0, nActive = 0;
   const perTraj = new Map<number, { s: number; n: number; ep: number }>();
@@ -103,7 +104,7 @@ export function skillMetrics(aEp: Float32Array, aSkillUsed: Float32Array, adv: F
     if (!active[i]) continue;
     nActive++;
     const e = perTraj.get(tokenTraj[i]) ?? { s: 0, n: 0, ep: aEp[i] };
-    e.s += aSkillUsed[i];
+    e.s += aSkillRaw[i];
     e.n++;
     perTraj.set(tokenTraj[i], e);
   }

@@ -145,7 +145,7 @@ async function trainStep(
     aSkillUsed = c.aSkillUsed;
     const tokenTraj = new Int32Array(packed.tokens);
     packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
-    sm = skillMetrics(aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill);
+    sm = skillMetrics(aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill);
   }
   if (analysis && cfg.algo === 'skill-grpo')
     trajs.forEach((t, i) => t.success && analysis.skills[i]?.episodeSkill && skill.memory.add(t.taskType, analysis.skills[i]!.episodeSkill));

@@ -68,5 +68,9 @@ describe('skill advantage (issue #4): a two-step toy with known log-probs', () =
     const m2 = skillMetrics(aEp, aSkillUsed, adv, Uint8Array.from([1, 1, 0]), Int32Array.from([0, 0, 1]), 0.5);
     expect(m2.skillActiveTokenRatio).toBeCloseTo(2 / 3, 6);
     expect(m2.skillSignAgreement).toBe(1);
+    // Sign agreement reads the raw gains: a z-score that flips trajectory 1's sign does not change it.
+    const raw = Float32Array.from([0.6, 0, -0.5]), used = Float32Array.from([0.6, 0, 0.4]);
+    expect(skillMetrics(aEp, used, adv, Uint8Array.from([1, 1, 1]), Int32Array.from([0, 0, 1]), 0.5, raw).skillSignAgreement).toBe(0.5);
+    expect(skillMetrics(aEp, used, adv, Uint8Array.from([1, 1, 1]), Int32Array.from([0, 0, 1]), 0.5).skillSignAgreement).toBe(1);
   });
 });
