@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { decodeSafetensors } from '../../src/core/model/io';
 import { ROOT, startE2E, type E2E } from './harness';
+import { DEFAULT_CONFIG } from '../../src/core/run/config';
 
 /** The shipped base policy's model size (household/easy), so the wasm run can start from it whatever it is. */
 const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
@@ -264,7 +265,7 @@ describe('page in Chromium', () => {
     const { page, logs } = await open(`backend=wasm&model=${BASE_MODEL}&algo=opid&steps=3&tasksPerStep=1&groupSize=4&miniBatches=2&evalEvery=0`);
     await expect.poll(async () => (await page.getByTestId('backend-badge').textContent())?.trim() ?? '', { timeout: 30_000 }).toMatch(/wasm/);
     await expect.poll(async () => page.getByTestId('step-button').isEnabled(), { timeout: 20_000 }).toBe(true);
-    expect(await page.locator('#field-lambdaSkill').inputValue()).toBe('0.5');
+    expect(await page.locator('#field-lambdaSkill').inputValue()).toBe(String(DEFAULT_CONFIG.lambdaSkill));
     expect(await page.locator('#field-analyzer').inputValue()).toBe('heuristic');
     const panel = page.getByTestId('trajectory-panel');
     // The heuristic marks critical steps in most groups, not in every one (a failed rollout alone may have none).
