@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { writeAtomic } from './files';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/train/setup';
@@ -43,18 +44,6 @@ const SPEC = {
 function fail(msg: string): never {
   process.stderr.write(`pretrain: ${msg}\n`);
   process.exit(USAGE_EXIT_CODE);
-}
-
-/** Write bytes atomically (temp file + rename), so an interrupted run never leaves a half-written file. */
-function writeAtomic(p: string, data: Uint8Array | string): void {
-  const tmp = `${p}.tmp-${process.pid}`;
-  try {
-    fs.writeFileSync(tmp, data);
-    fs.renameSync(tmp, p);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
 }
 
 async function main(): Promise<void> {

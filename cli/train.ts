@@ -12,6 +12,7 @@ import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/rollout/runner';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { loadBaseFiles } from './base';
+import { writeAtomic } from './files';
 import { ConfigError, DEFAULT_CONFIG, describeField, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
 import type { EvalEvent, StepEvent } from '../src/core/train/events';
@@ -144,15 +145,7 @@ async function main(): Promise<void> {
   for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
     if (ev.event === 'done' && args.save && policy) {
       const bytes = await savePolicy(policy, config.model, { [config.env]: getEnvSpec(config.env).version }, { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
-      // Write to a temporary file, then rename: an interrupted save never leaves a half-written weights file.
-      const tmp = `${args.save}.tmp-${process.pid}`;
-      try {
-        fs.writeFileSync(tmp, bytes);
-        fs.renameSync(tmp, args.save);
-      } catch (e) {
-        fs.rmSync(tmp, { force: true });
-        throw e;
-      }
+      writeAtomic(args.save, bytes);
     }
     if (args.json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);

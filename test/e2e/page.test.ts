@@ -115,7 +115,8 @@ describe('page in Chromium', () => {
     // Start from defaults to the base policy, which loaded (no fallback notice).
     expect(await page.locator('#field-init').inputValue()).toBe('base');
     const baseLabel = `the base policy (pretrained; household/easy, ${BASE_MODEL})`;
-    expect(await page.getByTestId('weights-init').textContent()).toContain(`starts from ${baseLabel}`);
+    // The worker resolves the start weights asynchronously (fetch + sha256 of the base): wait for its answer.
+    await expect.poll(async () => (await page.getByTestId('weights-init').textContent()) ?? '', { timeout: 30_000 }).toContain(`starts from ${baseLabel}`);
     expect(await page.getByTestId('base-notice').count()).toBe(0);
     await page.getByTestId('start-button').click();
     // Start turns disabled while training: keyboard focus moves to Pause instead of being dropped.

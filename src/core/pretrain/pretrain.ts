@@ -10,7 +10,7 @@ import type { EnvSpec } from '../envs/types';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { activationScale } from '../model/config';
 import type { PolicyHandle } from '../rollout/runner';
-import { applyClipped, microBatches } from '../train/update';
+import { accumulate, applyClipped, microBatches } from '../train/update';
 import { makeDemos, DEFAULT_MIX, type DemoMix } from './demos';
 
 /** Pretraining settings (issue #3). Defaults are the shipped base policy's. */
@@ -78,12 +78,7 @@ export async function* pretrain(policy: PolicyHandle, spec: EnvSpec, c: Pretrain
         tokens += b.tokens;
         value.dispose();
         disposeBatch(b);
-        if (!grads) grads = g;
-        else for (const k of Object.keys(grads)) {
-          const prev = grads[k];
-          grads[k] = tf.add(prev, g[k]);
-          tf.dispose([prev, g[k]]);
-        }
+        grads = accumulate(grads, g);
       }
       await applyClipped(opt, grads!, 1.0);
       loss = sum;

@@ -102,6 +102,17 @@ function microGrads(
   return { grads, metrics, tokens };
 }
 
+/** Add micro-batch gradients `g` into `acc` (null = first), disposing the inputs it replaces. Returns the sum. */
+export function accumulate(acc: Record<string, tf.Tensor> | null, g: Record<string, tf.Tensor>): Record<string, tf.Tensor> {
+  if (!acc) return g;
+  for (const k of Object.keys(acc)) {
+    const prev = acc[k];
+    acc[k] = tf.add(prev, g[k]);
+    tf.dispose([prev, g[k]]);
+  }
+  return acc;
+}
+
 /**
  * Clip gradients to a global L2 norm and apply them with the optimizer; disposes `grads`. Returns the norm before
  * clipping. `maxNorm` ≤ 0 disables clipping.
@@ -161,12 +172,7 @@ export async function ppoUpdate(
       let grads: Record<string, tf.Tensor> | null = null;
       for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
         const r = microGrads(params, cfg, vars, x, offsets, micro, divisor, o);
-        if (!grads) grads = r.grads;
-        else for (const k of Object.keys(grads)) {
-          const prev = grads[k];
-          grads[k] = tf.add(prev, r.grads[k]);
-          tf.dispose([prev, r.grads[k]]);
-        }
+        grads = accumulate(grads, r.grads);
         const [pgL, klS, clipS, entS] = await Promise.all(r.metrics.map((t) => t.data()));
         sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumEnt += entS[0];
         tokens += r.tokens;

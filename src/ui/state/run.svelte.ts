@@ -337,6 +337,9 @@ export class RunState {
    * run is reconfigured, and so is a finished one when `restart`. Returns false (with the error shown) if not.
    */
   private async ready(restart: boolean): Promise<boolean> {
+    // A configure still in flight (the base policy is being fetched and hashed): training before it lands would hit
+    // a worker without a config ("configure() must be called before training").
+    while (this.pendingConfigure) if (!(await this.pendingConfigure)) return false;
     if (!this.trainer || !this.backend) {
       await this.respawn(this.config.backend);
       return this.phase === 'idle';
@@ -419,8 +422,21 @@ export class RunState {
     if (this.valid) await this.configure();
   }
 
+  /** The configure call in flight, if any (Start/Step wait for it). */
+  private pendingConfigure: Promise<boolean> | null = null;
+
   /** Sends the config to the worker, which discards any run. Returns false (and shows why) on failure. */
   private async configure(): Promise<boolean> {
+    const p = this.configureNow();
+    this.pendingConfigure = p;
+    try {
+      return await p;
+    } finally {
+      if (this.pendingConfigure === p) this.pendingConfigure = null;
+    }
+  }
+
+  private async configureNow(): Promise<boolean> {
     if (!this.trainer) return false;
     this.clearRun();
     this.error = null;
