@@ -7,6 +7,7 @@
  * wall time of an OPID training step to a GRPO step (same seed and settings; issue #4). Speed is measured here, never
  * in tests.
  */
+import { exitOnClosedStdout } from './files';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import * as tf from '../src/core/tf';
@@ -17,6 +18,8 @@ import { forward, logits } from '../src/core/model/transformer';
 import { sampleResponses } from '../src/core/model/sample';
 import { freeMaskRow } from '../src/core/model/scoring';
 import { train } from '../src/core/train/trainer';
+
+exitOnClosedStdout();
 
 const SPEC = {
   model: { type: 'string', help: 'model size', default: 'small', choices: Object.keys(MODEL_PRESETS) },

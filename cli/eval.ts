@@ -7,6 +7,7 @@
  * Plays the first `episodes` tasks of the split. With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
  */
 import fs from 'node:fs';
+import { exitOnClosedStdout } from './files';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
@@ -19,6 +20,8 @@ import { DEFAULT_CONFIG } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
 import { HINT_MODES, hintHooks, parseHintMode, type HintMode } from '../src/core/pretrain/hints';
 import { loadBaseFiles } from './base';
+
+exitOnClosedStdout();
 
 const SPEC = {
   env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },

@@ -15,3 +15,11 @@ export function writeAtomic(p: string, data: Uint8Array | string): void {
     throw e;
   }
 }
+
+/** Exit quietly when stdout's reader goes away (`npm run play -- … | head`) instead of printing an EPIPE stack. */
+export function exitOnClosedStdout(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
 import { SPLITS, type Env, type Split } from '../src/core/envs/types';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
+import { exitOnClosedStdout } from './files';
 
 /** Flags of `play`. */
 export const PLAY_FLAGS = {
@@ -100,6 +101,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  exitOnClosedStdout();
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   const code = await play(process.argv.slice(2), {
     lines: rl,

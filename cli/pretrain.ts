@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
-import { writeAtomic } from './files';
+import { exitOnClosedStdout, writeAtomic } from './files';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/train/setup';
@@ -23,6 +23,8 @@ import { baseManifestPath, sha256Hex, type BaseManifest } from '../src/core/pret
 import type { Split } from '../src/core/envs/types';
 
 const D = DEFAULT_PRETRAIN;
+exitOnClosedStdout();
+
 const SPEC = {
   env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset', default: D.preset },

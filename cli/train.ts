@@ -12,10 +12,12 @@ import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/rollout/runner';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { loadBaseFiles } from './base';
-import { writeAtomic } from './files';
+import { exitOnClosedStdout, writeAtomic } from './files';
 import { ConfigError, DEFAULT_CONFIG, describeField, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
 import type { EvalEvent, StepEvent } from '../src/core/train/events';
+
+exitOnClosedStdout();
 
 const SPEC = {
   env: { type: 'string', help: 'environment', default: 'household' },
