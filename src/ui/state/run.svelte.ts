@@ -13,18 +13,14 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import type { EvalEvent, StartEvent, StepEvent, TrainEvent, TrajectoriesEvent } from '../../core/train/events';
-import type { AnalyzerExtras, BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
-import { DEFAULT_HTTP_PROMPT, type PromptTemplate } from '../../core/analyzer/prompt';
+import type { BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
 import { decodeHash, encodeHash, fieldsHoldingSecret } from './link';
-import { connectionText, redact, summariseFailures } from './analyzer-view';
+import { AnalyzerState } from './analyzer.svelte';
 import { labelOf } from './messages';
 import { spawnTrainer, type TrainerHandle } from './trainer-client';
 
 /** What the page is doing: the worker's status, plus `booting` (worker or backend starting). */
 export type RunPhase = 'booting' | TrainerStatus;
-
-/** Where a "Test connection" stands: not run (or settings changed since), running, or its answer. */
-export type ConnectionState = 'idle' | 'testing' | 'ok' | 'failed';
 
 /** How many recent steps the ms/step average uses. */
 const RATE_WINDOW = 10;
@@ -83,29 +79,17 @@ export class RunState {
   onWorkerLost: (() => void) | null = null;
 
   /**
-   * The analyzer's API key (issue #4): in this page's memory only, sent to the worker apart from the config; never
-   * in the config, a link, an export, a log or a notice. Lost on reload, by design.
+   * The analyzer panel (issue #4): its API key (page memory only; never in the config, a link, an export, a log or a
+   * notice), prompt template, connection test and failure notice. Setting the key rewrites the link without it.
    */
-  analyzerKey = $state('');
-  /** The http analyzer's prompt template as edited (issue #4); not stored in links (too long). */
-  promptTemplate = $state.raw<PromptTemplate>(DEFAULT_HTTP_PROMPT);
-  /** The last "Test connection": its state and the answer in words (key hidden). */
-  connection = $state.raw<{ state: ConnectionState; text: string }>({ state: 'idle', text: '' });
-  /** Failure total when the analyzer notice was dismissed; it shows again when more failures arrive. */
-  failuresDismissedAt = $state(0);
+  readonly analyzer = new AnalyzerState(this, () => this.writeHash());
 
   /** The most recent step's metrics, or null before the first update. */
   lastStep = $derived(this.steps.length ? this.steps[this.steps.length - 1] : null);
   /** Updates completed in this run. */
   stepsDone = $derived(this.lastStep?.step ?? 0);
-  /** Analyzer failures of this run, merged over its steps (issue #4: one notice, not one per step). */
-  analyzerFailures = $derived(summariseFailures(this.steps));
-  /** True when the analyzer notice has failures the user has not dismissed. */
-  showAnalyzerFailures = $derived(this.analyzerFailures.total > this.failuresDismissedAt);
   /** True once the configured run has built its analyzer (its first update began): a new key or template waits for Reset. */
   runStarted = $derived(this.startInfo !== null || this.phase === 'running' || this.stepsDone > 0);
-  /** True when the prompt template differs from DEFAULT_HTTP_PROMPT. */
-  promptEdited = $derived(this.promptTemplate.system !== DEFAULT_HTTP_PROMPT.system || this.promptTemplate.user !== DEFAULT_HTTP_PROMPT.user);
   /** Mean wall time per update over the last few steps (ms), or null before the first. */
   msPerStep = $derived.by(() => {
     const recent = this.steps.slice(-RATE_WINDOW);
@@ -156,7 +140,7 @@ export class RunState {
    */
   async setField<K extends RunConfigKey>(key: K, value: RunConfig[K]): Promise<void> {
     this.draft = { ...this.draft, [key]: value };
-    if (key.startsWith('analyzer')) this.connection = { state: 'idle', text: '' }; // the last test was of other settings
+    if (key.startsWith('analyzer')) this.analyzer.connection = { state: 'idle', text: '' }; // the last test was of other settings
     let next: RunConfig;
     try {
       next = parseRunConfig(this.draft);
@@ -240,7 +224,7 @@ export class RunState {
    */
   async copyLink(): Promise<void> {
     this.writeHash();
-    const left = fieldsHoldingSecret(this.config, [this.analyzerKey]).map(labelOf);
+    const left = fieldsHoldingSecret(this.config, [this.analyzer.analyzerKey]).map(labelOf);
     const why = left.length ? ` ${left.join(', ')} left out: it contains the API key.` : '';
     try {
       await navigator.clipboard.writeText(location.href);
@@ -248,54 +232,6 @@ export class RunState {
     } catch {
       this.notice = `Copy this link: ${location.href}${why}`;
     }
-  }
-
-  /**
-   * Sets the analyzer's API key (page memory only) and hands it to the worker for runs not started yet (a started run
-   * keeps its analyzer until Reset). Rewrites the link, in case a settings field holds the key.
-   */
-  async setAnalyzerKey(key: string): Promise<void> {
-    this.analyzerKey = key;
-    this.connection = { state: 'idle', text: '' };
-    this.writeHash();
-    await this.sendExtras();
-  }
-
-  /** Replaces the system or user part of the prompt template; used by runs not started yet. */
-  async setPromptTemplate(part: keyof PromptTemplate, text: string): Promise<void> {
-    this.promptTemplate = { ...this.promptTemplate, [part]: text };
-    await this.sendExtras();
-  }
-
-  /** Restores DEFAULT_HTTP_PROMPT. */
-  async resetPromptTemplate(): Promise<void> {
-    this.promptTemplate = DEFAULT_HTTP_PROMPT;
-    await this.sendExtras();
-  }
-
-  /**
-   * Sends one chat-completions request with the draft's analyzer URL, model and timeout and the key (issue #4 "test
-   * connection"); `connection` holds the answer in words, the key hidden.
-   */
-  async testConnection(): Promise<void> {
-    const api = this.api;
-    if (!api) {
-      this.connection = { state: 'failed', text: 'Connection failed: the training worker is not running yet.' };
-      return;
-    }
-    const d = this.draft;
-    this.connection = { state: 'testing', text: `Testing ${d.analyzerModel || 'the model'}…` };
-    try {
-      const r = await api.testAnalyzer({ baseUrl: d.analyzerUrl, model: d.analyzerModel, apiKey: this.analyzerKey, timeoutMs: d.analyzerTimeoutMs });
-      this.connection = { state: r.ok ? 'ok' : 'failed', text: redact(connectionText(r), this.analyzerKey) };
-    } catch (e) {
-      this.connection = { state: 'failed', text: redact(`Connection failed: ${message(e)}`, this.analyzerKey) };
-    }
-  }
-
-  /** Hides the analyzer failure notice until more failures arrive. */
-  dismissAnalyzerFailures(): void {
-    this.failuresDismissedAt = this.analyzerFailures.total;
   }
 
   /**
@@ -317,7 +253,7 @@ export class RunState {
     }
   }
 
-  /** The worker's API, or null while none is up (for the weights panel; see weights.svelte.ts). */
+  /** The worker's API, or null while none is up (for the weights, pretraining and analyzer state beside this file). */
   get api(): TrainerHandle['api'] | null {
     return this.trainer && this.backend ? this.trainer.api : null;
   }
@@ -349,18 +285,7 @@ export class RunState {
   }
 
   private writeHash(): void {
-    history.replaceState(null, '', `#${encodeHash(this.config, [this.analyzerKey])}`);
-  }
-
-  /** The key and template as plain data (never a reactive proxy across the worker boundary). */
-  private extras(): AnalyzerExtras {
-    return { apiKey: this.analyzerKey, promptTemplate: { system: this.promptTemplate.system, user: this.promptTemplate.user } };
-  }
-
-  /** Hands the key and template to the worker; failures are ignored (the next configure sends them again). */
-  private async sendExtras(): Promise<void> {
-    if (!this.trainer || !this.backend) return;
-    await this.trainer.api.setAnalyzerExtras(this.extras()).catch(() => undefined);
+    history.replaceState(null, '', `#${encodeHash(this.config, [this.analyzer.analyzerKey])}`);
   }
 
   private clearRun(): void {
@@ -370,7 +295,7 @@ export class RunState {
     this.steps = [];
     this.evals = [];
     this.group = null;
-    this.failuresDismissedAt = 0;
+    this.analyzer.failuresDismissedAt = 0;
   }
 
   private receive(e: TrainEvent): void {
@@ -444,7 +369,7 @@ export class RunState {
     try {
       const opts = this.initWeights ? { initWeights: this.initWeights } : undefined;
       // The key and template travel apart from the config (issue #4), before it, so the run's analyzer gets them.
-      await this.trainer.api.setAnalyzerExtras(this.extras());
+      await this.trainer.api.setAnalyzerExtras(this.analyzer.extras());
       const r = await this.trainer.api.configure($state.snapshot(this.config), opts);
       if (seq !== this.configureSeq) return true; // a later configure is in flight; its answer counts
       this.initSource = r.init;
