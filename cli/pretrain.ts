@@ -18,6 +18,7 @@ import { MODEL_PRESETS } from '../src/core/model/config';
 import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';
 import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pretrain/pretrain';
+import { parseMix } from '../src/core/pretrain/demos';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseManifestPath, sha256Hex, type BaseManifest } from '../src/core/pretrain/base';
 import type { Split } from '../src/core/envs/types';
@@ -36,6 +37,8 @@ const SPEC = {
   batch: { type: 'int', help: 'samples per iteration', default: D.batch, min: 1, max: 4096 },
   lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, min: 1e-7, max: 1 },
   noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
+  'step-hint-rate': { type: 'float', help: 'share of a step-hint episode\'s steps that carry the step skill', default: D.stepHintRate, min: 0, max: 1 },
+  mix: { type: 'string', help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix).map(([k, v]) => `${k}=${v}`).join(',')})` },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, min: 0, max: 30 },
   'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
   out: { type: 'string', help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors' },
@@ -64,9 +67,18 @@ async function main(): Promise<void> {
   const dir = path.dirname(path.resolve(out));
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`--out: folder "${dir}" does not exist; create it first`);
   const manifestPath = out.replace(/\.safetensors$/, '.json');
+  let mix = D.mix;
+  try {
+    if (a.mix !== undefined) mix = parseMix(a.mix);
+  } catch (e) {
+    fail(`--${(e as Error).message}`);
+  }
   const backend = await setupBackend(a.backend);
+  // The command that reproduces these weights: --out and --json change where and how results are written, not the weights.
+  const argv = process.argv.slice(2);
+  const command = 'npm run pretrain -- ' + argv.filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out=')).join(' ');
   const cfg: PretrainConfig = {
-    ...D, preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
+    ...D, mix, stepHintRate: a['step-hint-rate'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
   };
   const tok = buildTokenizer(spec);
   const policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
@@ -80,11 +92,11 @@ async function main(): Promise<void> {
     if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters)) say(`iter ${ev.iter}/${ev.iters}  loss ${ev.loss.toFixed(4)} nats/token  ${ev.tokensPerSecond.toFixed(0)} tok/s  ${(ev.elapsedMs / 1000).toFixed(0)} s\n`);
     if (ev.event === 'done') seconds = ev.elapsedMs / 1000;
   }
-  const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command: 'npm run pretrain -- ' + process.argv.slice(2).join(' ') });
+  const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command });
   const sha = await sha256Hex(bytes);
   const manifest: BaseManifest = {
     format: 1, env: spec.name, preset: a.preset, model: a.model as BaseManifest['model'], file: path.basename(out), sha256: sha, bytes: bytes.length,
-    vocabHash: vocabHash(tok), envVersions: { [spec.name]: spec.version }, command: 'npm run pretrain -- ' + process.argv.slice(2).join(' '),
+    vocabHash: vocabHash(tok), envVersions: { [spec.name]: spec.version }, command,
     seed: a.seed, backend, pretrain: { ...cfg }, trainSeconds: Math.round(seconds),
     machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
   };

@@ -53,6 +53,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--model', 'huge']).err).toMatch(/--model must be one of: nano, small, base/);
     expect(cli('pretrain', ['--iters', '0']).err).toMatch(/--iters must be an integer in 1\.\.100000/);
     expect(cli('pretrain', ['--noise', '2']).err).toMatch(/--noise must be a number in 0\.\.1/);
+    expect(cli('pretrain', ['--mix', 'noisy=1,foo=2']).err).toMatch(/--mix: "foo=2" is not kind=weight/);
     const r = cli('pretrain', ['--out', path.join(dir, 'x.bin')]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--out must end in \.safetensors/);

@@ -29,8 +29,8 @@ export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';
 /** Relative weights of the demonstration kinds (need not sum to 1). */
 export type DemoMix = Record<DemoKind, number>;
 
-/** Default mix: 25% unhinted noisy episodes, 15% episode hints, 50% step hints, 10% failure hints (hint-following is what nano learns slowest). */
-export const DEFAULT_MIX: DemoMix = { noisy: 0.25, episode: 0.15, step: 0.5, failure: 0.1 };
+/** Default mix: 25% unhinted noisy episodes, 10% episode hints, 55% step hints, 10% failure hints (hint-following is what nano learns slowest). */
+export const DEFAULT_MIX: DemoMix = { noisy: 0.25, episode: 0.1, step: 0.55, failure: 0.1 };
 
 /** Options of `makeDemos`. */
 export interface DemoOptions {
@@ -59,6 +59,21 @@ export interface Demos {
 }
 
 const KINDS: readonly DemoKind[] = ['noisy', 'episode', 'step', 'failure'];
+
+/**
+ * Parse a mix from the CLI: `kind=weight` pairs separated by commas (e.g. `noisy=0.3,step=0.6`); kinds left out keep
+ * their weight in `base`. @throws Error naming the bad part and the accepted kinds.
+ */
+export function parseMix(s: string, base: DemoMix = DEFAULT_MIX): DemoMix {
+  const out = { ...base };
+  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = part.match(/^([a-z]+)=([0-9]*\.?[0-9]+)$/);
+    if (!m || !(KINDS as readonly string[]).includes(m[1])) throw new Error(`mix: "${part}" is not kind=weight with kind one of ${KINDS.join(', ')} and weight ≥ 0 (e.g. noisy=0.3,step=0.6)`);
+    out[m[1] as DemoKind] = Number(m[2]);
+  }
+  if (!KINDS.some((k) => out[k] > 0)) throw new Error('mix: at least one weight must be > 0');
+  return out;
+}
 
 /** First word of `fix` that `mistake` lacks (the thing the task needs), for the warning sign; falls back to `fix`. */
 function difference(mistake: string, fix: string): string {

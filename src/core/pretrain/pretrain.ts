@@ -34,7 +34,7 @@ export interface PretrainConfig {
 
 /** The shipped base policy's pretraining settings (household/easy). */
 export const DEFAULT_PRETRAIN: PretrainConfig = {
-  preset: 'easy', tasks: 4000, iters: 1000, batch: 64, learningRate: 2e-3, noise: 0.3, stepHintRate: 0.9,
+  preset: 'easy', tasks: 4000, iters: 2200, batch: 64, learningRate: 2e-3, noise: 0.5, stepHintRate: 1,
   mix: DEFAULT_MIX, historyTurns: 3, maxActionTokens: 12, seed: 1,
 };
 

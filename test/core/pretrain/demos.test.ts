@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeDemos } from '../../../src/core/pretrain/demos';
+import { makeDemos, parseMix, DEFAULT_MIX } from '../../../src/core/pretrain/demos';
 import { expertPlanFor, hintHooks } from '../../../src/core/pretrain/hints';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { buildTokenizer } from '../../../src/core/train/setup';
@@ -11,6 +11,14 @@ const base = { preset: 'easy', tasks: 40, noise: 0.3, stepHintRate: 0.7, history
 const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
 
 describe('pretraining demonstrations (issue #3)', () => {
+  it('parseMix reads kind=weight pairs over the defaults and names a bad part', () => {
+    expect(parseMix('noisy=0.25,step=0.55')).toEqual({ ...DEFAULT_MIX, noisy: 0.25, step: 0.55 });
+    expect(parseMix(' failure=0 , episode=2 ', { noisy: 1, episode: 1, step: 1, failure: 1 })).toEqual({ noisy: 1, episode: 2, step: 1, failure: 0 });
+    expect(() => parseMix('noise=0.3')).toThrow(/"noise=0.3" is not kind=weight with kind one of noisy, episode, step, failure/);
+    expect(() => parseMix('step=-1')).toThrow(/"step=-1"/);
+    expect(() => parseMix('noisy=0,episode=0,step=0,failure=0')).toThrow(/at least one weight must be > 0/);
+  });
+
   it('are deterministic for a seed and differ for another', () => {
     const mix = { noisy: 1, episode: 1, step: 1, failure: 1 };
     const a = makeDemos(spec, tok, { ...base, mix, rng: new Rng(3) });
