@@ -38,6 +38,7 @@ const SPEC = {
   lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, min: 1e-7, max: 1 },
   noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
   'step-hint-rate': { type: 'float', help: 'share of a step-hint episode\'s steps that carry the step skill', default: D.stepHintRate, min: 0, max: 1 },
+  'step-noise': { type: 'float', help: 'share of a step-hint episode\'s steps that are random and not demonstrated (off-path states)', default: D.stepNoise, min: 0, max: 0.95 },
   mix: { type: 'string', help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix).map(([k, v]) => `${k}=${v}`).join(',')})` },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, min: 0, max: 30 },
   'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const command = 'npm run pretrain -- ' + argv.filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out=')).join(' ');
   const cfg: PretrainConfig = {
-    ...D, mix, stepHintRate: a['step-hint-rate'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
+    ...D, mix, stepHintRate: a['step-hint-rate'], stepNoise: a['step-noise'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
   };
   const tok = buildTokenizer(spec);
   const policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
@@ -106,12 +107,15 @@ async function main(): Promise<void> {
     manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
     for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
       say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);
+    manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens, noise: 0.5, rng: new Rng(a.seed).fork('off-path') });
+    const o = manifest.skillSensitivityOffPath;
+    say(`off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} → ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`);
     const k = manifest.skillSensitivity;
     say(`skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`);
   }
   writeAtomic(out, bytes);
   writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
-  emit({ event: 'saved', weights: out, manifest: manifestPath, sha256: sha, bytes: bytes.length, measured: manifest.measured, skillSensitivity: manifest.skillSensitivity });
+  emit({ event: 'saved', weights: out, manifest: manifestPath, sha256: sha, bytes: bytes.length, measured: manifest.measured, skillSensitivity: manifest.skillSensitivity, skillSensitivityOffPath: manifest.skillSensitivityOffPath });
   say(`wrote ${out} (${bytes.length} bytes) and ${manifestPath}\nsha256 ${sha}\n`);
   disposePolicy(policy);
 }

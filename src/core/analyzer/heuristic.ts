@@ -7,12 +7,17 @@
  * Rules:
  * - The *workflow* of a successful trajectory: its valid actions minus wasted moves (a `go to` directly followed by
  *   another `go to`, put-back loops `move X to R … take X from R`, and exact repeats of an action). Its episode skill is that workflow; its
- *   step skills (the critical set, ≤ K) are the workflow's steps, latest first when there are more than K
- *   (the decisive moves — take, move, treat — come last in an episode).
+ *   step skills (the critical set, ≤ K): first each detour (a step outside the workflow) with the workflow's next
+ *   action made executable there, then, with the room left, the workflow's own steps, latest first (the decisive
+ *   moves — take, move, treat — come last in an episode).
  * - A failed trajectory, given the group's shortest successful workflow W: walk its steps; the first step whose
  *   action is not the next unfinished action of W (and not a harmless search `go to` that W also visits) is the
  *   mistake; the fix is W's next unfinished action. Episode skill = failure skill(mistake, warning sign, fix).
- *   Step skills at every divergent step (≤ K, first ones first), each naming the fix at that point.
+ *   Step skills at every divergent step (≤ K, first ones first), each naming the fix at that point — made
+ *   executable there (`executableFix`): the base policy was taught step skills that name an action it can take now,
+ *   so `take X from R` while elsewhere becomes `go to R`, a move while holding another object first puts that one
+ *   down, and so on (read from the trajectory's own valid actions: where it stood, what it held, where it left
+ *   things).
  * - A failed trajectory without a successful sibling: the task text names the object and target kinds
  *   (`put a X in Y.`); a `take` of another kind, a `move` to another kind, an inadmissible action or a repeat is the
  *   mistake; the fix is read from the observations (`X N` seen at a receptacle; `Y N` in the room description).
@@ -46,6 +51,73 @@ export function workflowSteps(t: AnalyzerTrajectory): number[] {
     keep.push(i);
   });
   return keep;
+}
+
+/** Where a trajectory stands before a step, as its own valid actions show: location, held object, objects it moved. */
+export interface TrackedState {
+  at: string | null;
+  held: string | null;
+  /** Object name → receptacle it was last put in by this trajectory. */
+  placed: Map<string, string>;
+}
+
+/** The state before each step of `t` (index i = before step i; length steps + 1), from its valid actions only. */
+export function trackStates(t: AnalyzerTrajectory): TrackedState[] {
+  const out: TrackedState[] = [];
+  let cur: TrackedState = { at: null, held: null, placed: new Map() };
+  for (const s of t.steps) {
+    out.push(cur);
+    if (!s.valid) continue;
+    const next: TrackedState = { at: cur.at, held: cur.held, placed: new Map(cur.placed) };
+    let m: RegExpMatchArray | null;
+    if ((m = s.action.match(/^go to (.+)$/))) next.at = m[1];
+    else if ((m = s.action.match(/^take (.+?) from (.+)$/))) { next.held = m[1]; next.placed.delete(m[1]); }
+    else if ((m = s.action.match(/^move (.+?) to (.+)$/))) { next.held = null; next.placed.set(m[1], m[2]); }
+    cur = next;
+  }
+  out.push(cur);
+  return out;
+}
+
+/**
+ * The action that starts `fix` from state `st` (the environment's preconditions, DESIGN.md §4: be at the
+ * receptacle, hold the object, one object at a time): `go to R` when `fix` needs R and the agent is elsewhere; `move
+ * <held> to <here>` when it must free its hands first; `take X from <where X is>` before moving or treating an X it
+ * does not hold (where X is: where this trajectory left it, else the `take X from R` in `workflow`), also before a
+ * `go to R` that in `workflow` leads to moving or treating X; `move <held> to <here>` before a `go to R` that leads to a
+ * `take`. Undefined when
+ * no executable first action can be read off (e.g. the agent already holds X for a `take X`).
+ */
+export function executableFix(fix: string, st: TrackedState, workflow: readonly string[]): string | undefined {
+  const putDown = st.held && st.at ? `move ${st.held} to ${st.at}` : undefined;
+  const reach = (r: string, then: string) => (st.at !== r ? `go to ${r}` : then);
+  let m: RegExpMatchArray | null;
+  if ((m = fix.match(/^take (.+?) from (.+)$/))) {
+    if (st.held === m[1]) return undefined;
+    if (st.held) return putDown;
+    const where = st.placed.get(m[1]) ?? m[2];
+    return reach(where, `take ${m[1]} from ${where}`);
+  }
+  const needsHeld = fix.match(/^move (.+?) to (.+)$/) ?? fix.match(/^(?:clean|heat|cool) (.+?) with (.+)$/);
+  if (needsHeld) {
+    const [, obj, r] = needsHeld;
+    if (st.held && st.held !== obj) return putDown;
+    if (!st.held) {
+      const take = workflow.find((a) => a.startsWith(`take ${obj} from `));
+      const from = st.placed.get(obj) ?? take?.slice(`take ${obj} from `.length);
+      return from ? reach(from, `take ${obj} from ${from}`) : undefined;
+    }
+    return reach(r, fix);
+  }
+  if ((m = fix.match(/^(?:open|close) (.+)$/))) return reach(m[1], fix);
+  if (fix.startsWith('go to ')) {
+    // Going on is only right with the object the workflow carries there: fetch it first.
+    const after = workflow[workflow.indexOf(fix) + 1];
+    const carried = after?.match(/^move (.+?) to /) ?? after?.match(/^(?:clean|heat|cool) (.+?) with /);
+    if (carried && st.held !== carried[1]) return executableFix(after, st, workflow);
+    if (after?.startsWith('take ') && st.held) return putDown; // hands must be free to take there
+  }
+  return fix;
 }
 
 /** Object and target kinds named by a household task line `put a X in Y.` (null if the task has another shape). */
@@ -86,13 +158,26 @@ export class HeuristicAnalyzer implements Analyzer {
 
   private success(t: AnalyzerTrajectory): TrajectorySkills {
     const idx = workflowSteps(t);
+    const w = idx.map((i) => t.steps[i].action);
+    const states = trackStates(t);
     const stepSkills: Record<number, string> = {};
-    for (const i of idx.slice(-this.o.maxStepSkills || idx.length).slice(0, this.o.maxStepSkills)) stepSkills[i] = stepSkill(t.steps[i].action);
-    return { episodeSkill: episodeSkill(idx.map((i) => t.steps[i].action)), stepSkills };
+    const K = this.o.maxStepSkills;
+    // Detours first: a step outside the workflow gets the workflow's next action, made executable there.
+    for (let i = 0; i < t.steps.length && Object.keys(stepSkills).length < K; i++) {
+      if (idx.includes(i)) continue;
+      const k = idx.findIndex((j) => j > i);
+      const now = k < 0 ? undefined : executableFix(w[k], states[i], w);
+      if (now && now !== t.steps[i].action) stepSkills[i] = stepSkill(now);
+    }
+    // Then the decisive moves, latest first: the workflow's own steps.
+    const room = K - Object.keys(stepSkills).length;
+    if (room > 0) for (const i of idx.slice(-room)) stepSkills[i] = stepSkill(t.steps[i].action);
+    return { episodeSkill: episodeSkill(w), stepSkills };
   }
 
   private contrast(t: AnalyzerTrajectory, w: string[]): TrajectorySkills {
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));
+    const states = trackStates(t);
     let next = 0;
     let first: { i: number; mistake: string; fix: string } | null = null;
     const stepSkills: Record<number, string> = {};
@@ -104,8 +189,10 @@ export class HeuristicAnalyzer implements Analyzer {
       }
       if (s.valid && s.action.startsWith('go to ') && visits.has(s.action) && !w.slice(next).every((a) => a.startsWith('go to '))) return;
       const fix = w[next];
+      const now = executableFix(fix, states[i], w);
+      if (now === s.action) return; // a step on the way to the fix, not a mistake
       if (!first) first = { i, mistake: s.action, fix };
-      if (Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(fix);
+      if (now && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(now);
     });
     if (!first) return this.alone(t);
     const f = first as { i: number; mistake: string; fix: string };

@@ -37,6 +37,8 @@ export const BaseManifestSchema = z.object({
   measured: z.record(z.string(), z.record(z.string(), SplitRate)).optional(),
   /** Mean log-prob (nats) of the expert action on held-out steps, without / with the correct step skill. */
   skillSensitivity: z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() }).optional(),
+  /** The same off the expert's path (a demonstrator with 50% random moves): only reading the skill helps there. */
+  skillSensitivityOffPath: z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() }).optional(),
 });
 
 /** A parsed base-policy manifest. */

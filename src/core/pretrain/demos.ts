@@ -7,7 +7,12 @@
  * - `noisy`: no hint; a noisy demonstrator — the expert, except that with probability `noise` a uniformly random
  *   admissible action is taken *and demonstrated*. This keeps the base policy competent but far from perfect.
  * - `episode`: the expert's whole plan as a success episode skill (a random paraphrase); expert actions.
- * - `step`: at each step, with probability `stepHintRate`, the expert's action as a step skill; expert actions.
+ * - `step`: off the expert's path as well as on it: at each step, with probability `stepNoise`, a random admissible
+ *   action is taken and *not* demonstrated; otherwise the expert's action from the current state (so, after a random
+ *   move, a recovery the state alone does not reveal) is demonstrated, with the step skill naming it (probability
+ *   `stepHintRate`). Without the off-path states the policy learned to act like the expert whenever a step skill
+ *   was present and to ignore what the skill said (a probe after a detour: 0.999 on the same action whatever the
+ *   skill named), which gives OPID's re-scoring nothing to read.
  * - `failure`: a failure episode skill naming a wrong admissible action at one step of the episode (the mistake),
  *   its warning sign and the expert's action there (the fix); expert actions, so the policy learns to avoid the
  *   named mistake and take the fix — never to obey a wrong hint (we teach no misleading hints at all).
@@ -41,6 +46,8 @@ export interface DemoOptions {
   noise: number;
   /** Probability that a step of a `step` episode carries the step skill. */
   stepHintRate: number;
+  /** Probability that a step of a `step` episode is a random admissible action (taken, not demonstrated). */
+  stepNoise: number;
   mix: DemoMix;
   historyTurns: number;
   /** Max prompt length in tokens (model maxSeq − max action tokens). */
@@ -133,12 +140,16 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
       let action = expert;
       let sSkill: string | undefined;
       if (kind === 'noisy' && r.next() < o.noise) action = r.pick(adm);
-      if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
-      const prompt = buildPrompt(tok, { task: reset.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns, episodeSkill: epSkill, stepSkill: sSkill }, o.maxPrompt);
-      const response = [...actionTokens(tok, action), eos];
-      const trie = new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos);
-      out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
-      if (epSkill || sSkill) out.hinted++;
+      const offPath = kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise;
+      if (offPath) action = r.pick(adm);
+      else if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
+      if (!offPath) {
+        const prompt = buildPrompt(tok, { task: reset.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns, episodeSkill: epSkill, stepSkill: sSkill }, o.maxPrompt);
+        const response = [...actionTokens(tok, action), eos];
+        const trie = new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos);
+        out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
+        if (epSkill || sSkill) out.hinted++;
+      }
       const st = env.step(action);
       hist.push({ action, observation: st.observation });
       obs = st.observation;

@@ -42,12 +42,17 @@ export interface SkillSensitivity {
 }
 
 /**
- * On the expert's trajectories of `episodes` held-out tasks of `split`, the mean log-prob of each expert action
- * without and with its step skill (canonical phrasing) in the prompt.
+ * On `episodes` held-out tasks of `split`, the mean log-prob of the expert's action at each visited state without
+ * and with its step skill (canonical phrasing) in the prompt. States: the expert's own path (`noise` 0, default), or
+ * the path of a demonstrator that takes a random admissible action with probability `noise` (drawn from `rng`), so
+ * the expert action is a recovery the state alone does not reveal and only a policy that reads the skill's words
+ * gains there. @throws Error if `noise` > 0 without `rng`.
  */
 export async function skillSensitivity(
-  policy: PolicyHandle, spec: EnvSpec, o: { preset: string; split: Split; episodes: number; historyTurns: number; maxActionTokens: number },
+  policy: PolicyHandle, spec: EnvSpec, o: { preset: string; split: Split; episodes: number; historyTurns: number; maxActionTokens: number; noise?: number; rng?: Rng },
 ): Promise<SkillSensitivity> {
+  const noise = o.noise ?? 0;
+  if (noise > 0 && !o.rng) throw new Error('skillSensitivity: noise > 0 needs an rng');
   const { tok, cfg } = policy;
   const eos = tok.special('<eos>');
   const plain: ScoreSample[] = [], hinted: ScoreSample[] = [];
@@ -66,8 +71,9 @@ export async function skillSensitivity(
       const base = { task: r.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns };
       plain.push({ prompt: buildPrompt(tok, base, cfg.maxSeq - o.maxActionTokens), response, allowed });
       hinted.push({ prompt: buildPrompt(tok, { ...base, stepSkill: stepSkill(a) }, cfg.maxSeq - o.maxActionTokens), response, allowed });
-      const st = env.step(a);
-      hist.push({ action: a, observation: st.observation });
+      const taken = noise > 0 && o.rng!.next() < noise ? o.rng!.pick(adm) : a;
+      const st = env.step(taken);
+      hist.push({ action: taken, observation: st.observation });
       obs = st.observation;
       if (st.done) break;
     }

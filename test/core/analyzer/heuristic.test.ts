@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeuristicAnalyzer, workflowSteps } from '../../../src/core/analyzer/heuristic';
+import { HeuristicAnalyzer, executableFix, trackStates, workflowSteps } from '../../../src/core/analyzer/heuristic';
 import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
 import { discountedReturns } from '../../../src/core/analyzer/types';
 
@@ -26,13 +26,14 @@ describe('heuristic analyzer (issue #4)', () => {
     expect(discountedReturns([0, 0, 1])).toEqual([0.9025, 0.95, 1]);
   });
 
-  it('a successful trajectory: workflow without wasted moves, step skills at its decisive steps (≤ K)', async () => {
+  it('a successful trajectory: workflow without wasted moves, step skills at its detours, then its decisive steps (≤ K)', async () => {
     expect(workflowSteps(win)).toEqual([1, 2, 3, 4]);
     const a = new HeuristicAnalyzer({ maxStepSkills: 2 });
     const [s] = await a.analyze({ env: 'household', trajectories: [win] });
     expect(s).toEqual({
       episodeSkill: 'plan: go to desk 1, then take box 1 from desk 1, then go to sidetable 1, then move box 1 to sidetable 1.',
-      stepSkills: { 3: 'next, go to sidetable 1.', 4: 'next, move box 1 to sidetable 1.' },
+      // Step 0 (`go to shelf 1`) is a detour: it gets the workflow's first action; the one slot left goes to the last step.
+      stepSkills: { 0: 'next, go to desk 1.', 4: 'next, move box 1 to sidetable 1.' },
     });
   });
 
@@ -74,7 +75,7 @@ describe('heuristic analyzer (issue #4)', () => {
 });
 
 describe('workflow of a trajectory with a put-back loop (issue #4)', () => {
-  it('drops the put-back and the retake (the first take stays), so their steps get no step skill', async () => {
+  it('drops the put-back and the retake (the first take stays); the put-back gets the way on, the retake (the right fix then) nothing', async () => {
     const loop: AnalyzerTrajectory = {
       task: 'put a kettle in countertop.', success: true, finalObservation: 'done',
       steps: [
@@ -85,6 +86,56 @@ describe('workflow of a trajectory with a put-back loop (issue #4)', () => {
     expect(workflowSteps(loop)).toEqual([0, 1, 4, 5]);
     const [s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [loop] });
     expect(s!.episodeSkill).toBe('plan: go to diningtable 1, then take kettle 1 from diningtable 1, then go to countertop 1, then move kettle 1 to countertop 1.');
-    expect(Object.keys(s!.stepSkills).map(Number)).toEqual([0, 1, 4, 5]);
+    expect(s!.stepSkills).toEqual({
+      0: 'next, go to diningtable 1.', 1: 'next, take kettle 1 from diningtable 1.', 2: 'next, go to countertop 1.',
+      4: 'next, go to countertop 1.', 5: 'next, move kettle 1 to countertop 1.',
+    });
+  });
+});
+
+describe('step skills name an action the agent can take at that step (issue #4; DESIGN.md §4 preconditions)', () => {
+  const W = ['go to diningtable 1', 'take tomato 1 from diningtable 1', 'go to countertop 1', 'move tomato 1 to countertop 1'];
+  const st = (at: string | null, held: string | null, placed: [string, string][] = []) => ({ at, held, placed: new Map(placed) });
+
+  it('executableFix: go where the fix needs, free the hands, fetch the object first', () => {
+    expect(executableFix('take tomato 1 from diningtable 1', st('shelf 1', null), W)).toBe('go to diningtable 1');
+    expect(executableFix('take tomato 1 from diningtable 1', st('diningtable 1', null), W)).toBe('take tomato 1 from diningtable 1');
+    expect(executableFix('take tomato 1 from diningtable 1', st('shelf 1', 'egg 1'), W)).toBe('move egg 1 to shelf 1');
+    expect(executableFix('take tomato 1 from diningtable 1', st('shelf 1', 'tomato 1'), W)).toBeUndefined();
+    expect(executableFix('take tomato 1 from diningtable 1', st('shelf 1', null, [['tomato 1', 'sidetable 1']]), W)).toBe('go to sidetable 1');
+    expect(executableFix('move tomato 1 to countertop 1', st('shelf 1', 'tomato 1'), W)).toBe('go to countertop 1');
+    expect(executableFix('move tomato 1 to countertop 1', st('countertop 1', 'tomato 1'), W)).toBe('move tomato 1 to countertop 1');
+    expect(executableFix('move tomato 1 to countertop 1', st('countertop 1', null), W)).toBe('go to diningtable 1');
+    expect(executableFix('go to countertop 1', st('diningtable 1', null), W)).toBe('take tomato 1 from diningtable 1');
+    expect(executableFix('go to countertop 1', st('diningtable 1', 'tomato 1'), W)).toBe('go to countertop 1');
+    expect(executableFix('go to diningtable 1', st('countertop 1', 'egg 1'), W)).toBe('move egg 1 to countertop 1');
+    expect(executableFix('go to diningtable 1', st('countertop 1', null), W)).toBe('go to diningtable 1');
+    expect(executableFix('open fridge 1', st('shelf 1', null), W)).toBe('go to fridge 1');
+  });
+
+  it('trackStates follows valid actions only', () => {
+    const t: AnalyzerTrajectory = {
+      task: 'put a tomato in countertop.', success: false, finalObservation: 'x',
+      steps: [step(room, 'go to diningtable 1'), step('x', 'take tomato 1 from diningtable 1'), step('x', 'go to moon 1', false), step('x', 'move tomato 1 to diningtable 1')],
+    };
+    const s = trackStates(t);
+    expect(s.map((x) => [x.at, x.held])).toEqual([[null, null], ['diningtable 1', null], ['diningtable 1', 'tomato 1'], ['diningtable 1', 'tomato 1'], ['diningtable 1', null]]);
+    expect([...s[4].placed]).toEqual([['tomato 1', 'diningtable 1']]);
+  });
+
+  it('a failed trajectory holding the wrong object is told to put it down before going on', async () => {
+    const winner: AnalyzerTrajectory = {
+      task: 'put a tomato in countertop.', success: true, finalObservation: 'x',
+      steps: W.map((a, i) => step('x', a, true, i === 3 ? 1 : 0)),
+    };
+    const loser: AnalyzerTrajectory = {
+      task: 'put a tomato in countertop.', success: false, finalObservation: 'x',
+      steps: [step(room, 'go to countertop 1'), step('x', 'take egg 1 from countertop 1'), step('x', 'go to shelf 1')],
+    };
+    const [, f] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [winner, loser] });
+    // Step 0 is a search to a place the workflow visits; step 1 takes the wrong object (fix: go to diningtable 1);
+    // step 2 goes on holding it, so the fix there is to put the egg down first.
+    expect(f!.stepSkills).toEqual({ 1: 'next, go to diningtable 1.', 2: 'next, move egg 1 to countertop 1.' });
+    expect(f!.episodeSkill).toMatch(/^avoid: take egg 1 from countertop 1\. .* instead: go to diningtable 1\.$/);
   });
 });

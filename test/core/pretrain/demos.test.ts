@@ -7,7 +7,7 @@ import { Rng } from '../../../src/core/rng';
 
 const spec = getEnvSpec('household');
 const tok = buildTokenizer(spec);
-const base = { preset: 'easy', tasks: 40, noise: 0.3, stepHintRate: 0.7, historyTurns: 3, maxPrompt: 372 };
+const base = { preset: 'easy', tasks: 40, noise: 0.3, stepHintRate: 0.7, stepNoise: 0, historyTurns: 3, maxPrompt: 372 };
 const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
 
 describe('pretraining demonstrations (issue #3)', () => {
@@ -51,6 +51,30 @@ describe('pretraining demonstrations (issue #3)', () => {
       expect(at).toBeGreaterThan(0);
       expect(text(s.prompt.slice(at + 1, -1))).toContain(action);
     }
+  });
+
+  it('step demos with stepNoise also hint off the expert path: random moves are taken, not demonstrated, and the next hint names the recovery', () => {
+    const plans = new Set(Array.from({ length: 8 }, (_, index) => expertPlanFor(spec, 'easy', { split: 'train', index })).flat());
+    const stepOnly = { noisy: 0, episode: 0, step: 1, failure: 0 };
+    /** Samples whose prompt history holds an action the expert never takes on these tasks (an off-path state). */
+    const offPath = (d: ReturnType<typeof makeDemos>) => d.samples.filter((s) => {
+      const action = text(s.response).trim();
+      const at = s.prompt.indexOf(tok.special('<step_skill>'));
+      expect(text(s.prompt.slice(at + 1, -1))).toContain(action); // every demonstrated step names its action
+      const h = s.prompt.indexOf(tok.special('<hist>')), o = s.prompt.indexOf(tok.special('<obs>'));
+      const turns: string[] = [];
+      let cur: number[] = [];
+      for (const id of s.prompt.slice(h + 1, o)) {
+        if (id === tok.special('<sep>')) { turns.push(text(cur).trim()); cur = []; } else cur.push(id);
+      }
+      return turns.filter((_, k) => k % 2 === 0).some((a) => !plans.has(a));
+    }).length;
+    const noisy = makeDemos(spec, tok, { ...base, tasks: 8, stepNoise: 0.5, stepHintRate: 1, mix: stepOnly, rng: new Rng(5) });
+    const clean = makeDemos(spec, tok, { ...base, tasks: 8, stepNoise: 0, stepHintRate: 1, mix: stepOnly, rng: new Rng(5) });
+    expect(noisy.hinted).toBe(noisy.samples.length);
+    expect(offPath(noisy)).toBeGreaterThan(5);
+    expect(offPath(clean)).toBe(0);
+    expect(clean.samples.length).toBe(Array.from({ length: 8 }, (_, index) => expertPlanFor(spec, 'easy', { split: 'train', index }).length).reduce((a, b) => a + b, 0));
   });
 
   it('failure demos name a wrong admissible action and the expert fix; the demonstrated actions are the expert\'s', () => {
