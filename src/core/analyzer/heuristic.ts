@@ -85,8 +85,7 @@ export function trackStates(t: AnalyzerTrajectory): TrackedState[] {
  * <held> to <here>` when it must free its hands first; `take X from <where X is>` before moving or treating an X it
  * does not hold (where X is: where this trajectory left it, else the `take X from R` in `workflow`), also before a
  * `go to R` that in `workflow` leads to moving or treating X; `move <held> to <here>` before a `go to R` that leads to a
- * `take`. Undefined when
- * no executable first action can be read off (e.g. the agent already holds X for a `take X`).
+ * `take`. Undefined when no executable first action can be read off (e.g. the agent already holds X for a `take X`).
  */
 export function executableFix(fix: string, st: TrackedState, workflow: readonly string[]): string | undefined {
   const putDown = st.held && st.at ? `move ${st.held} to ${st.at}` : undefined;

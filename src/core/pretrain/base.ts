@@ -11,6 +11,9 @@ import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
 /** Success of one split: overall and per task type (fractions in [0, 1]). */
 const SplitRate = z.object({ successRate: z.number(), episodes: z.number().int(), byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number().int() })) });
 
+/** A `SkillSensitivity` (measure.ts): steps, mean log-probs in nats without / with the step skill, and the gain. */
+const Sensitivity = z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() });
+
 /** Manifest schema (format 1). */
 export const BaseManifestSchema = z.object({
   format: z.literal(1),
@@ -36,9 +39,9 @@ export const BaseManifestSchema = z.object({
   /** Measured success (temperature 0.4, admissible decoding): split → hint mode → rates. */
   measured: z.record(z.string(), z.record(z.string(), SplitRate)).optional(),
   /** Mean log-prob (nats) of the expert action on held-out steps, without / with the correct step skill. */
-  skillSensitivity: z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() }).optional(),
+  skillSensitivity: Sensitivity.optional(),
   /** The same off the expert's path (a demonstrator with 50% random moves): only reading the skill helps there. */
-  skillSensitivityOffPath: z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() }).optional(),
+  skillSensitivityOffPath: Sensitivity.optional(),
 });
 
 /** A parsed base-policy manifest. */

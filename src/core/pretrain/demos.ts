@@ -140,10 +140,9 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
       let action = expert;
       let sSkill: string | undefined;
       if (kind === 'noisy' && r.next() < o.noise) action = r.pick(adm);
-      const offPath = kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise;
-      if (offPath) action = r.pick(adm);
-      else if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
-      if (!offPath) {
+      if (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) action = r.pick(adm); // off-path: not demonstrated
+      else {
+        if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
         const prompt = buildPrompt(tok, { task: reset.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns, episodeSkill: epSkill, stepSkill: sSkill }, o.maxPrompt);
         const response = [...actionTokens(tok, action), eos];
         const trie = new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos);
