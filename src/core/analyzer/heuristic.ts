@@ -6,7 +6,9 @@
  *
  * Rules:
  * - The *workflow* of a successful trajectory: its valid actions minus wasted moves (a `go to` directly followed by
- *   another `go to`, put-back loops `move X to R … take X from R`, and exact repeats of an action). Its episode skill is that workflow; its
+ *   another `go to`, put-back loops `move X to R … take X from R`, and exact repeats of an action), plus its search
+ *   visits (`searchSteps`: first visits made before the object was seen — exploration, not waste; the agent could
+ *   not know where the object was, so hindsight must not blame them). Its episode skill is that workflow; its
  *   step skills (the critical set, ≤ K): first each detour (a step outside the workflow) with the workflow's next
  *   action made executable there, then, with the room left, the workflow's own steps, latest first (the decisive
  *   moves — take, move, treat — come last in an episode).
@@ -51,6 +53,29 @@ export function workflowSteps(t: AnalyzerTrajectory): number[] {
     keep.push(i);
   });
   return keep;
+}
+
+/**
+ * Search visits of a trajectory: a valid `go to R` to a receptacle it has not visited before, taken before any
+ * observation so far (the step's own included) has shown an object the trajectory later takes. Without the hidden
+ * state the agent cannot know where the object is, so such a visit is exploration, not a wasted move: a successful
+ * trajectory's skills keep it in the workflow (its plan and step skills) instead of blaming it with hindsight.
+ */
+export function searchSteps(t: AnalyzerTrajectory): number[] {
+  const taken = t.steps.flatMap((s) => (s.valid ? [s.action.match(/^take (.+?) from /)?.[1]] : [])).filter((x): x is string => !!x);
+  if (!taken.length) return [];
+  const seenRe = new RegExp(`\\b(?:${taken.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b`);
+  const out: number[] = [];
+  const visited = new Set<string>();
+  for (let i = 0; i < t.steps.length; i++) {
+    const s = t.steps[i];
+    if (seenRe.test(s.observation)) break;
+    const r = s.valid ? s.action.match(/^go to (.+)$/)?.[1] : undefined;
+    if (!r) continue;
+    if (!visited.has(r)) out.push(i);
+    visited.add(r);
+  }
+  return out;
 }
 
 /** Where a trajectory stands before a step, as its own valid actions show: location, held object, objects it moved. */
@@ -156,7 +181,10 @@ export class HeuristicAnalyzer implements Analyzer {
   }
 
   private success(t: AnalyzerTrajectory): TrajectorySkills {
-    const idx = workflowSteps(t);
+    const core = workflowSteps(t);
+    const coreActions = new Set(core.map((i) => t.steps[i].action));
+    // Search visits join the workflow unless the workflow goes there again anyway (no `go to R` twice in a plan).
+    const idx = [...core, ...searchSteps(t).filter((i) => !coreActions.has(t.steps[i].action))].sort((a, b) => a - b);
     const w = idx.map((i) => t.steps[i].action);
     const states = trackStates(t);
     const stepSkills: Record<number, string> = {};

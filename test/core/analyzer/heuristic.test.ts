@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeuristicAnalyzer, executableFix, trackStates, workflowSteps } from '../../../src/core/analyzer/heuristic';
+import { HeuristicAnalyzer, executableFix, searchSteps, trackStates, workflowSteps } from '../../../src/core/analyzer/heuristic';
 import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
 import { discountedReturns } from '../../../src/core/analyzer/types';
 
@@ -28,12 +28,34 @@ describe('heuristic analyzer (issue #4)', () => {
 
   it('a successful trajectory: workflow without wasted moves, step skills at its detours, then its decisive steps (≤ K)', async () => {
     expect(workflowSteps(win)).toEqual([1, 2, 3, 4]);
+    // Step 0 (`go to shelf 1`) is a search visit: the box was not in sight yet, so it is exploration, not waste.
+    expect(searchSteps(win)).toEqual([0, 1]);
     const a = new HeuristicAnalyzer({ maxStepSkills: 2 });
     const [s] = await a.analyze({ env: 'household', trajectories: [win] });
     expect(s).toEqual({
-      episodeSkill: 'plan: go to desk 1, then take box 1 from desk 1, then go to sidetable 1, then move box 1 to sidetable 1.',
-      // Step 0 (`go to shelf 1`) is a detour: it gets the workflow's first action; the one slot left goes to the last step.
-      stepSkills: { 0: 'next, go to desk 1.', 4: 'next, move box 1 to sidetable 1.' },
+      episodeSkill: 'plan: go to shelf 1, then go to desk 1, then take box 1 from desk 1, then go to sidetable 1, then move box 1 to sidetable 1.',
+      stepSkills: { 3: 'next, go to sidetable 1.', 4: 'next, move box 1 to sidetable 1.' },
+    });
+  });
+
+  it('a successful trajectory that left the object in sight: the detour gets the way on, the search visits stay in the plan', async () => {
+    const wander: AnalyzerTrajectory = {
+      task, success: true, finalObservation: 'done',
+      steps: [
+        step(room, 'go to shelf 1'), step(atShelf, 'go to desk 1'), step(atDesk, 'go to shelf 1'), step(atShelf, 'go to desk 1'),
+        step(atDesk, 'take box 1 from desk 1'), step('You pick up the box 1 from the desk 1.', 'go to sidetable 1'),
+        step('You arrive at sidetable 1. On the sidetable 1, you see nothing.', 'move box 1 to sidetable 1', true, 1),
+      ],
+    };
+    // Steps 0 and 1 are first visits before the box was seen; at step 2 the box is in sight (atDesk), so it stops.
+    expect(searchSteps(wander)).toEqual([0, 1]);
+    expect(workflowSteps(wander)).toEqual([3, 4, 5, 6]);
+    const [s] = await new HeuristicAnalyzer({ maxStepSkills: 2 }).analyze({ env: 'household', trajectories: [wander] });
+    // Step 1's `go to desk 1` is dropped from the plan (the workflow goes there again at step 3); step 2 left the box
+    // in sight: a detour whose way on is `go to desk 1`. Step 1 needs no skill: going to the desk is the way on there.
+    expect(s).toEqual({
+      episodeSkill: 'plan: go to shelf 1, then go to desk 1, then take box 1 from desk 1, then go to sidetable 1, then move box 1 to sidetable 1.',
+      stepSkills: { 2: 'next, go to desk 1.', 6: 'next, move box 1 to sidetable 1.' },
     });
   });
 
