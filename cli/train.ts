@@ -41,6 +41,8 @@ const SPEC = {
   'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
   'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
+  'step-adv-weight': { type: 'float', help: 'ω of the GiGPO step-level advantage (same-state steps compared; 0 = off)' },
+  'step-adv-gamma': { type: 'float', help: 'γ of the step-level returns' },
   ablation: { type: 'string', help: 'OPID ablation (none|no-episode|no-step|additive)' },
   'lambda-skill': { type: 'float', help: 'λ_skill, weight of the skill advantage' },
   'max-step-skills': { type: 'int', help: 'K, max step skills per trajectory' },
@@ -61,7 +63,7 @@ const SPEC = {
 const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
   decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns',
-  'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm',
+  'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm', 'step-adv-weight': 'stepAdvWeight', 'step-adv-gamma': 'stepAdvGamma',
   ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', 'skill-clip': 'skillClip', 'skill-zscore': 'skillZscore', 'failed-only': 'failedOnly', analyzer: 'analyzer',
   'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',
 };

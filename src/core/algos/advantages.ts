@@ -75,3 +75,51 @@ export function getOutcomeEstimator(name: string): OutcomeEstimator {
   if (!f) throw new Error(`unknown advantage estimator "${name}"; known: ${Object.keys(OUTCOME_ESTIMATORS).join(', ')}`);
   return f;
 }
+
+/** Input of the step-level (anchor-state) advantage: one entry per trajectory. */
+export interface StepGroupInput {
+  /** Group id per trajectory (trajectories of one task share an id). */
+  groups: readonly number[];
+  /** Per trajectory, per step: the anchor-state key (what the environment showed before the action). */
+  anchors: readonly (readonly string[])[];
+  /** Per trajectory, per step: the step reward (env reward minus any per-step penalty). */
+  rewards: readonly (readonly number[])[];
+}
+
+/**
+ * GiGPO step-level advantage (Feng et al. 2025, "Group-in-Group Policy Optimization for LLM Agent Training",
+ * §3.2, eq. 5–7; verl-agent's `gigpo`): inside each group, the step-samples whose anchor state is identical form a
+ * step group; each step t gets its discounted return R_t = Σ_k γ^k r_{t+k} (γ = `gamma`), and
+ * A_step = (R_t − μ_s) / (σ_s + ε) (`mean-std`, σ unbiased) or R_t − μ_s (`mean-only`) over its step group. A step
+ * group of one sample gets 0. Combined with the episode advantage as A = A_ep + ω·A_step (see `RunConfig.stepAdvWeight`).
+ * This gives the same state's different actions a direct comparison: e.g. at a receptacle showing the task's object
+ * and a distractor, `take` of the right one against `take` of the other.
+ * Returns per trajectory, per step (float64 numbers).
+ * @throws Error if the arrays differ in length (per trajectory or per step), or gamma is outside [0, 1].
+ */
+export function stepGroupAdvantages(x: StepGroupInput, o: { gamma: number; norm: AdvNorm; eps: number }): number[][] {
+  const n = x.groups.length;
+  if (x.anchors.length !== n || x.rewards.length !== n) throw new Error('stepGroupAdvantages: groups, anchors and rewards must have the same length');
+  if (!(o.gamma >= 0 && o.gamma <= 1)) throw new Error(`stepGroupAdvantages: gamma must be in [0, 1], got ${o.gamma}`);
+  const returns = x.rewards.map((r, i) => {
+    if (r.length !== x.anchors[i].length) throw new Error(`stepGroupAdvantages: trajectory ${i} has ${x.anchors[i].length} anchors but ${r.length} rewards`);
+    const out = new Array<number>(r.length);
+    let g = 0;
+    for (let t = r.length - 1; t >= 0; t--) out[t] = g = r[t] + o.gamma * g;
+    return out;
+  });
+  const members = new Map<string, [number, number][]>();
+  x.anchors.forEach((steps, i) => steps.forEach((a, t) => {
+    const key = `${x.groups[i]}\u0000${a}`;
+    (members.get(key) ?? members.set(key, []).get(key)!).push([i, t]);
+  }));
+  const out = x.anchors.map((s) => new Array<number>(s.length).fill(0));
+  for (const m of members.values()) {
+    if (m.length < 2) continue;
+    const vals = m.map(([i, t]) => returns[i][t]);
+    const mu = vals.reduce((a, b) => a + b, 0) / vals.length;
+    const sd = Math.sqrt(vals.reduce((a, v) => a + (v - mu) ** 2, 0) / (vals.length - 1));
+    m.forEach(([i, t], k) => (out[i][t] = o.norm === 'mean-std' ? (vals[k] - mu) / (sd + o.eps) : vals[k] - mu));
+  }
+  return out;
+}

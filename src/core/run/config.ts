@@ -100,6 +100,14 @@ export const RunConfigSchema = z.object({
   advGroupBy: z.enum(['trajectory', 'step']).default('trajectory'),
   /** ε in the advantage denominator σ+ε. */
   advEps: num(0, 1).default(1e-6),
+  /**
+   * ω: weight of GiGPO's step-level advantage (Feng et al. 2025; core/algos/advantages.ts `stepGroupAdvantages`):
+   * A = A_ep + ω·A_step, where A_step compares the discounted returns of the group's steps taken from the same
+   * anchor state (same observation and admissible actions). 0 = off (plain GRPO outcome advantage); GiGPO uses 1.
+   */
+  stepAdvWeight: num(0, 10).default(0),
+  /** γ of the step-level returns (GiGPO uses 0.95). */
+  stepAdvGamma: num(0, 1).default(0.95),
   /** Penalty subtracted from the score S per invalid (inadmissible) action. 0 = none. */
   invalidPenalty: num(0, 10).default(0.1),
   /**

@@ -4,7 +4,7 @@
  */
 import type { Trajectory } from '../rollout/types';
 import type { ScoreSample } from '../model/scoring';
-import { getOutcomeEstimator, type OutcomeOptions } from '../algos/advantages';
+import { getOutcomeEstimator, stepGroupAdvantages, type AdvNorm, type OutcomeOptions } from '../algos/advantages';
 
 /** Samples of a batch of trajectories, packed (see model/scoring), with their bookkeeping. */
 export interface PackedSamples {
@@ -30,6 +30,32 @@ export function packSamples(trajs: readonly Trajectory[]): PackedSamples {
     }),
   );
   return { samples, sampleTraj, offsets, tokens: M };
+}
+
+/**
+ * Per-token advantages [M] float32: A = A_ep(τ) + ω·A_step(τ, t) (GiGPO, Feng et al. 2025, eq. 8), where A_step comes
+ * from `stepGroupAdvantages` with the anchor state = the step's observation and admissible actions, and the step
+ * reward = env reward − `invalidPenalty` for an inadmissible action. ω = 0 gives `broadcastToTokens(p, perTraj)`.
+ */
+export function tokenAdvantages(
+  p: PackedSamples, trajs: readonly Trajectory[], groupOf: readonly number[], perTraj: readonly number[],
+  o: { stepAdvWeight: number; stepAdvGamma: number; invalidPenalty: number; advNorm: AdvNorm; advEps: number },
+): Float32Array {
+  if (o.stepAdvWeight === 0) return broadcastToTokens(p, perTraj);
+  const step = stepGroupAdvantages({
+    groups: groupOf,
+    anchors: trajs.map((t) => t.steps.map((s) => `${s.observation}\u0000${s.admissible.join('\u0001')}`)),
+    rewards: trajs.map((t) => t.steps.map((s) => s.reward - (s.valid ? 0 : o.invalidPenalty))),
+  }, { gamma: o.stepAdvGamma, norm: o.advNorm, eps: o.advEps });
+  const out = new Float32Array(p.tokens);
+  let prev = -1, t = 0;
+  p.samples.forEach((s, i) => {
+    const ti = p.sampleTraj[i];
+    t = ti === prev ? t + 1 : 0;
+    prev = ti;
+    out.fill(perTraj[ti] + o.stepAdvWeight * step[ti][t], p.offsets[i], p.offsets[i] + s.response.length);
+  });
+  return out;
 }
 
 /** Score S of a trajectory: outcome reward minus the invalid-action penalty. */

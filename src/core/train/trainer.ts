@@ -19,7 +19,7 @@ import type { Trajectory } from '../rollout/types';
 import { buildTokenizer, createPolicy, loadPolicy } from './setup';
 import { countParams } from '../model/params';
 import { ppoUpdate } from './update';
-import { broadcastToTokens, outcomeAdvantages, packSamples } from './step';
+import { outcomeAdvantages, packSamples, tokenAdvantages } from './step';
 import { evaluatePolicy } from './evaluate';
 import { analyzeBatch, skillRescore, SkillMemory, type BatchAnalysis, type SkillRescore } from './opid';
 import { combineAdvantages, skillMetrics } from '../algos/skill';
@@ -128,7 +128,7 @@ async function trainStep(
   const packed = packSamples(trajs);
   const old = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
   const refS = await scoreSamples(ref, policy.cfg, packed.samples, policy.freeRow);
-  let advTok = broadcastToTokens(packed, adv);
+  let advTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
   const aEpTok = advTok;
   // OPID / Skill-GRPO: analyse this step's groups (the run goes on whatever the analyzer does).
   const before = skill.analyzer?.stats();
