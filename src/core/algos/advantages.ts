@@ -11,6 +11,8 @@
  * code): each trajectory's score counts once per step, so long trajectories weigh more.
  */
 
+import { discountedReturns } from '../analyzer/types';
+
 /** Advantage normalisation mode. */
 export type AdvNorm = 'mean-std' | 'mean-only';
 /** What μ and σ are taken over. */
@@ -103,10 +105,7 @@ export function stepGroupAdvantages(x: StepGroupInput, o: { gamma: number; norm:
   if (!(o.gamma >= 0 && o.gamma <= 1)) throw new Error(`stepGroupAdvantages: gamma must be in [0, 1], got ${o.gamma}`);
   const returns = x.rewards.map((r, i) => {
     if (r.length !== x.anchors[i].length) throw new Error(`stepGroupAdvantages: trajectory ${i} has ${x.anchors[i].length} anchors but ${r.length} rewards`);
-    const out = new Array<number>(r.length);
-    let g = 0;
-    for (let t = r.length - 1; t >= 0; t--) out[t] = g = r[t] + o.gamma * g;
-    return out;
+    return discountedReturns(r, o.gamma);
   });
   const members = new Map<string, [number, number][]>();
   x.anchors.forEach((steps, i) => steps.forEach((a, t) => {
