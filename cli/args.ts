@@ -140,10 +140,11 @@ function describe(f: FlagSpec): string {
 /** Help text: a usage line and one line per flag with what it accepts and its default. */
 export function usage(command: string, spec: FlagTable): string {
   const lines = [`usage: ${command} [flags]`, 'flags:'];
+  const w = Math.max(12, ...Object.keys(spec).map((n) => n.length));
   for (const [name, f] of Object.entries(spec)) {
     const def = f.type !== 'boolean' && f.default !== undefined ? `; default ${f.default}` : '';
     const req = f.type !== 'boolean' && f.required ? '; required' : '';
-    lines.push(`  --${name.padEnd(12)} ${f.help} (${describe(f)}${def}${req})`);
+    lines.push(`  --${name.padEnd(w)} ${f.help} (${describe(f)}${def}${req})`);
   }
   return lines.join('\n');
 }

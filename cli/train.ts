@@ -42,7 +42,7 @@ const SPEC = {
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
   'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
   'step-adv-weight': { type: 'float', help: 'ω of the GiGPO step-level advantage (same-state steps compared; 0 = off)' },
-  'step-adv-gamma': { type: 'float', help: 'γ of the step-level returns' },
+  'step-adv-gamma': { type: 'float', help: 'γ of the step-level returns (used only when --step-adv-weight > 0)' },
   ablation: { type: 'string', help: 'OPID ablation (none|no-episode|no-step|additive)' },
   'lambda-skill': { type: 'float', help: 'λ_skill, weight of the skill advantage' },
   'max-step-skills': { type: 'int', help: 'K, max step skills per trajectory' },
@@ -91,11 +91,16 @@ async function main(): Promise<void> {
   try {
     args = parseArgs(process.argv.slice(2), SPEC);
   } catch (e) {
-    if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run train --', SPEC)}`);
+    if (e instanceof UsageError) {
+      // Name the schema's accepted range too, where the flag maps to a run-config field (e.g. "a number in [0, 10]").
+      const field = e.flag !== undefined ? FIELD[e.flag] : undefined;
+      fail(`${e.message}${field ? ` (accepted: ${describeField(field)})` : ''}\n${usage('npm run train --', SPEC)}`);
+    }
     throw e;
   }
   if (args.help) {
-    const ranges = Object.entries(FIELD).map(([flag, field]) => `  --${flag.padEnd(14)} ${describeField(field)}; default ${DEFAULT_CONFIG[field]}`);
+    const w = Math.max(...Object.keys(FIELD).map((f) => f.length));
+    const ranges = Object.entries(FIELD).map(([flag, field]) => `  --${flag.padEnd(w)} ${describeField(field)}; default ${DEFAULT_CONFIG[field]}`);
     process.stdout.write(usage('npm run train --', SPEC) + '\naccepted values (from the run config schema):\n' + ranges.join('\n') + '\n');
     return;
   }
