@@ -31,6 +31,8 @@ const SPEC = {
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   decoding: { type: 'string', help: 'decoding mode (admissible|free)' },
   lr: { type: 'float', help: 'Adam learning rate' },
+  'lr-schedule': { type: 'string', help: 'learning-rate schedule (constant|linear|cosine)' },
+  'min-lr-ratio': { type: 'float', help: 'final learning rate / --lr for linear and cosine' },
   'kl-beta': { type: 'float', help: 'β, KL weight' },
   'clip-high': { type: 'float', help: 'DAPO clip-higher ε_high (0 = same as ε)' },
   'entropy-coef': { type: 'float', help: 'entropy bonus coefficient' },
@@ -63,7 +65,7 @@ const SPEC = {
 const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
   decoding: 'decoding', lr: 'learningRate', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns',
-  'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm', 'step-adv-weight': 'stepAdvWeight', 'step-adv-gamma': 'stepAdvGamma',
+  'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm', 'step-adv-weight': 'stepAdvWeight', 'lr-schedule': 'lrSchedule', 'min-lr-ratio': 'minLrRatio', 'step-adv-gamma': 'stepAdvGamma',
   ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', 'skill-clip': 'skillClip', 'skill-zscore': 'skillZscore', 'failed-only': 'failedOnly', analyzer: 'analyzer',
   'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',
 };

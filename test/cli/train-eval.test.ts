@@ -19,6 +19,8 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['--steps', 'ten'], /--steps must be an integer, got "ten" \(accepted: an integer in \[1, 100000\]\)/],
     [['--step-adv-weight', 'abc'], /--step-adv-weight must be a number, got "abc" \(accepted: a number in \[0, 10\]\)/],
     [['--step-adv-gamma', '1.5'], /--step-adv-gamma: .*accepted: a number in \[0, 1\]/],
+    [['--lr-schedule', 'step'], /--lr-schedule: .*accepted: one of constant, linear, cosine/],
+    [['--min-lr-ratio', '2'], /--min-lr-ratio: .*accepted: a number in \[0, 1\]/],
     [['--steps', '0'], /--steps: .*accepted: an integer in \[1, 100000\]/],
     [['--tasks', '1', '--group', '2', '--mini-batches', '8'], /--mini-batches: must be ≤ tasksPerStep·groupSize/],
     [['--lr', '-1'], /--lr: .*accepted: a number in/],

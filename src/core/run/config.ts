@@ -6,6 +6,7 @@
  * the paper symbol and a recommended value (TRL style). Cross-field rules are checked by `validateRunConfig`.
  */
 import { z } from 'zod';
+import { LR_SCHEDULES } from '../train/schedule';
 
 /** Bumped whenever a field is renamed or its meaning changes; stored in links and exports. */
 export const SCHEMA_VERSION = 1;
@@ -71,6 +72,13 @@ export const RunConfigSchema = z.object({
    * 87.5% by step 20. From scratch use 1e-3 (nano).
    */
   learningRate: num(1e-7, 1).default(1e-4),
+  /**
+   * Learning-rate schedule over the steps (core/train/schedule.ts): `constant` (default), `linear` or `cosine` decay
+   * from learningRate at step 1 to learningRate·minLrRatio at the last step (verl's lr_scheduler_type, TRL's linear).
+   */
+  lrSchedule: z.enum(LR_SCHEDULES).default('constant'),
+  /** Final learning rate as a fraction of learningRate for the `linear` and `cosine` schedules (verl's min_lr_ratio). */
+  minLrRatio: num(0, 1).default(0),
   /** PPO clip range ε (ratio clipped to [1−ε, 1+ε]). 0 disables updates away from the old policy. */
   clipEps: num(0, 1).default(0.2),
   /** Dual-clip constant c > 1 for negative advantages (Ye et al. 2020); 0 disables dual-clip. */

@@ -25,6 +25,8 @@ export interface StepEvent {
   clipFraction: number;
   /** Token-mean entropy of the sampling distribution (nats). */
   entropy: number;
+  /** Adam learning rate used for this step's updates (RunConfig.lrSchedule applied). */
+  learningRate: number;
   /** Global L2 grad norm before clipping, mean over mini-batches. */
   gradNorm: number;
   /** Mean |A| over action tokens. */

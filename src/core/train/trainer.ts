@@ -26,6 +26,7 @@ import { combineAdvantages, skillMetrics } from '../algos/skill';
 import { makeAnalyzer } from '../analyzer';
 import type { Analyzer } from '../analyzer/types';
 import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
+import { learningRateAt } from './schedule';
 
 /** Options of `train` that are not part of the run config. */
 export interface TrainOptions {
@@ -77,8 +78,11 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
       const ts = now();
+      const lr = learningRateAt(cfg.learningRate, cfg.lrSchedule, cfg.minLrRatio, step, cfg.steps);
+      (optimizer as unknown as { learningRate: number }).learningRate = lr; // tfjs Adam reads it at every applyGradients
       const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill);
       event.stepMs = now() - ts;
+      event.learningRate = lr;
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
       event.numTensors = tf.memory().numTensors;
@@ -162,7 +166,7 @@ async function trainStep(
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
     samples: nSteps, actionTokens: packed.tokens,
-    tokensPerSecond: 0, stepMs: 0, elapsedMs: 0, numTensors: 0,
+    tokensPerSecond: 0, learningRate: cfg.learningRate, stepMs: 0, elapsedMs: 0, numTensors: 0,
     ...sm,
     analyzerCalls: (after?.calls ?? 0) - (before?.calls ?? 0),
     analyzerFailures: analysis ? analysis.skills.filter((x, i) => x === null && (analysis.errors[i] !== undefined || !(cfg.failedOnly && trajs[i].success))).length : 0,

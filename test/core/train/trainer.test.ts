@@ -7,9 +7,9 @@ beforeAll(() => useBackend('wasm'));
 
 const tiny = { init: 'scratch', model: 'nano', preset: 'easy', steps: 3, tasksPerStep: 2, groupSize: 3, miniBatches: 2, evalEvery: 3, evalEpisodes: 2 } as const;
 
-async function collect(seed: number): Promise<TrainEvent[]> {
+async function collect(seed: number, extra: Record<string, unknown> = {}): Promise<TrainEvent[]> {
   const out: TrainEvent[] = [];
-  for await (const e of train({ ...tiny, seed }, { backend: 'wasm' })) out.push(e);
+  for await (const e of train({ ...tiny, seed, ...extra }, { backend: 'wasm' })) out.push(e);
   return out;
 }
 const strip = (evs: TrainEvent[]) => JSON.stringify(evs.map((e) => {
@@ -36,6 +36,19 @@ describe('trainer', () => {
     const a = strip(await collect(11)), b = strip(await collect(11)), c = strip(await collect(12));
     expect(a).toBe(b);
     expect(a).not.toBe(c);
+  });
+
+  it('applies the learning-rate schedule: linear 1e-3 → 1e-4 over 3 steps applies from the updates of step 2 on', async () => {
+    const steps = (evs: TrainEvent[]) => evs.flatMap((e) => (e.event === 'step' ? [e] : []));
+    const lin = steps(await collect(5, { learningRate: 1e-3, lrSchedule: 'linear', minLrRatio: 0.1, evalEvery: 0 }));
+    const con = steps(await collect(5, { learningRate: 1e-3, evalEvery: 0 }));
+    expect(lin.map((s) => s.learningRate)).toEqual([1e-3, 1e-3 * (0.1 + 0.9 * 0.5), 1e-3 * 0.1]);
+    expect(con.map((s) => s.learningRate)).toEqual([1e-3, 1e-3, 1e-3]);
+    // Step 1 updates with the same rate, so step 2 samples the same rollouts; step 2's second mini-batch already sees
+    // the policy after a smaller first update, so its loss (mean over the 2 mini-batches) differs.
+    expect(lin[0].policyLoss).toBe(con[0].policyLoss);
+    expect([lin[1].successRate, lin[1].episodeLength, lin[1].actionTokens]).toEqual([con[1].successRate, con[1].episodeLength, con[1].actionTokens]);
+    expect(lin[1].policyLoss).not.toBe(con[1].policyLoss);
   });
 
   it('rejects a bad config naming the field', async () => {
