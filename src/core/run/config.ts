@@ -70,7 +70,7 @@ export const RunConfigSchema = z.object({
    * Adam learning rate. Default 1e-4, for fine-tuning the pretrained base policy (the default start): from the base,
    * 1e-3 dropped eval success from 72.5% to 35% in 40 GRPO steps and made OPID collapse within 8, while 1e-4 rose to
    * 87.5% by step 20. From scratch (nano, household/easy) 5e-4 with historyTurns 0 went furthest: 81% test-seen by
-   * step 350 in one seed of two; 1e-3 made some runs collapse to 0% (README, session 5).
+   * step 350 in seed 1, while seed 2 stayed near 50% through step 500; 1e-3 made some runs collapse to 0% (README, session 5).
    */
   learningRate: num(1e-7, 1).default(1e-4),
   /**
