@@ -78,11 +78,8 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
       const ts = now();
-      const lr = learningRateAt(cfg.learningRate, cfg.lrSchedule, cfg.minLrRatio, step, cfg.steps);
-      (optimizer as unknown as { learningRate: number }).learningRate = lr; // tfjs Adam reads it at every applyGradients
       const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill);
       event.stepMs = now() - ts;
-      event.learningRate = lr;
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
       event.numTensors = tf.memory().numTensors;
@@ -113,6 +110,8 @@ async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, ro
 async function trainStep(
   policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState,
 ): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number }> {
+  const lr = learningRateAt(cfg.learningRate, cfg.lrSchedule, cfg.minLrRatio, step, cfg.steps);
+  (optimizer as unknown as { learningRate: number }).learningRate = lr; // tfjs Adam reads it at every applyGradients
   const taskRng = root.fork(`tasks/${step}`);
   const refs: TaskRef[] = [], groupOf: number[] = [];
   for (let b = 0; b < cfg.tasksPerStep; b++) {
@@ -166,7 +165,7 @@ async function trainStep(
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
     samples: nSteps, actionTokens: packed.tokens,
-    tokensPerSecond: 0, learningRate: cfg.learningRate, stepMs: 0, elapsedMs: 0, numTensors: 0,
+    tokensPerSecond: 0, learningRate: lr, stepMs: 0, elapsedMs: 0, numTensors: 0,
     ...sm,
     analyzerCalls: (after?.calls ?? 0) - (before?.calls ?? 0),
     analyzerFailures: analysis ? analysis.skills.filter((x, i) => x === null && (analysis.errors[i] !== undefined || !(cfg.failedOnly && trajs[i].success))).length : 0,
