@@ -1,10 +1,10 @@
 /**
  * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset default]
- *  [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
+ *  [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
  * hints from the expert oracle (issue #3 hint-following measurement): the episode skill of the expert's successful
  * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
- * Plays the first `episodes` tasks of the split. With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
+ * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
  */
 import fs from 'node:fs';
 import { exitOnClosedStdout } from './files';
@@ -27,7 +27,8 @@ const SPEC = {
   env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
   split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
-  episodes: { type: 'int', help: 'episodes (tasks 0..n-1 of the split)', default: 60, min: 1, max: 100000 },
+  episodes: { type: 'int', help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)', default: 60, min: 1, max: 100000 },
+  'first-task': { type: 'int', help: 'index k of the first task (e.g. 100 to score weights chosen on tasks 0..99 by train --save-best)', default: 0, min: 0, max: 1000000 },
   policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
   hints: { type: 'string', help: 'hints for a model policy (expert oracle): correct = step', default: 'none', choices: [...HINT_MODES, 'correct'] },
   temperature: { type: 'float', help: 'sampling temperature for a model policy', default: 0.4, min: 0.05, max: 5 },
@@ -45,9 +46,9 @@ function fail(msg: string, code = USAGE_EXIT_CODE): never {
 }
 
 /** Play with a non-model policy that reads the env (expert) or draws uniformly from admissible actions (random). */
-function playScripted(spec: EnvSpec, preset: string, split: Split, n: number, kind: 'expert' | 'random', rng: Rng): Trajectory[] {
+function playScripted(spec: EnvSpec, preset: string, split: Split, first: number, n: number, kind: 'expert' | 'random', rng: Rng): Trajectory[] {
   const out: Trajectory[] = [];
-  for (let index = 0; index < n; index++) {
+  for (let index = first; index < first + n; index++) {
     const env = spec.create(preset);
     const r = env.reset({ split, index });
     const expert = kind === 'expert' ? spec.expert(env) : null;
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   const split = a.split as Split;
   const rng = new Rng(a.seed);
   let trajs: Trajectory[];
-  if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a.episodes, a.policy, rng);
+  if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a['first-task'], a.episodes, a.policy, rng);
   else {
     await setupBackend(a.backend);
     const tok = buildTokenizer(spec);
@@ -110,16 +111,16 @@ async function main(): Promise<void> {
     } catch (e) {
       fail(`--policy ${a.policy}: ${(e as Error).message}`);
     }
-    const refs = Array.from({ length: a.episodes }, (_, index) => ({ split, index }));
+    const refs = Array.from({ length: a.episodes }, (_, i) => ({ split, index: a['first-task'] + i }));
     const hooks = hintHooks(spec, a.preset, refs, parseHintMode(a.hints) as HintMode);
     trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
   }
   const s = summarize(trajs);
   if (a.json) {
     for (const t of trajs) process.stdout.write(JSON.stringify({ event: 'episode', split, index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length }) + '\n');
-    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
+    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
   } else {
-    process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes\n`);
+    process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`);
     for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);
   }
 }

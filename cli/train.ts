@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/train/setup';
+import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/rollout/runner';
 import { setupBackend, NODE_BACKENDS } from './backend';
@@ -56,6 +57,7 @@ const SPEC = {
   'analyzer-model': { type: 'string', help: 'http analyzer model name' },
   'analyzer-timeout-ms': { type: 'int', help: 'http analyzer request timeout (ms)' },
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
+  'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen) to this path, at each new best' },
   init: { type: 'string', help: 'starting weights: base (the shipped base policy, default) | scratch (fresh init) | PATH (.safetensors)' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
@@ -71,15 +73,15 @@ const FIELD: Record<string, keyof RunConfig> = {
 };
 
 /** Checks before training that `--save` names a file we can create: its folder exists and is writable. */
-function checkSavePath(p: string): void {
-  if (p.trim() === '') fail('--save needs a file path, e.g. --save runs/policy.safetensors');
+function checkSavePath(p: string, flag: string): void {
+  if (p.trim() === '') fail(`${flag} needs a file path, e.g. ${flag} runs/policy.safetensors`);
   const dir = path.dirname(path.resolve(p));
-  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) fail(`--save: "${p}" is a folder; give a file path inside it, e.g. ${path.join(p, 'policy.safetensors')}`);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`--save: folder "${dir}" does not exist; create it first`);
+  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) fail(`${flag}: "${p}" is a folder; give a file path inside it, e.g. ${path.join(p, 'policy.safetensors')}`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`${flag}: folder "${dir}" does not exist; create it first`);
   try {
     fs.accessSync(dir, fs.constants.W_OK);
   } catch {
-    fail(`--save: folder "${dir}" is not writable`);
+    fail(`${flag}: folder "${dir}" is not writable`);
   }
 }
 
@@ -121,7 +123,12 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  if (args.save !== undefined) checkSavePath(args.save);
+  if (args.save !== undefined) checkSavePath(args.save, '--save');
+  if (args['save-best'] !== undefined) {
+    checkSavePath(args['save-best'], '--save-best');
+    if ((config.evalEvery ?? 0) === 0) fail('--save-best needs evaluations: set --eval-every to a step count > 0');
+    if (args.save !== undefined && path.resolve(args.save) === path.resolve(args['save-best'])) fail('--save and --save-best name the same file; give them different paths');
+  }
   let initWeights: Uint8Array | undefined;
   if (args.init === 'base' || args.init === 'scratch') {
     config = { ...config, init: args.init };
@@ -153,10 +160,16 @@ async function main(): Promise<void> {
   const out = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
   let policy: PolicyHandle | undefined;
   const analyzerApiKey = process.env.OPD_ANALYZER_API_KEY || undefined;
+  const best = new BestEval();
+  const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') };
+  const envVersions = { [config.env]: getEnvSpec(config.env).version };
   for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
-    if (ev.event === 'done' && args.save && policy) {
-      const bytes = await savePolicy(policy, config.model, { [config.env]: getEnvSpec(config.env).version }, { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
-      writeAtomic(args.save, bytes);
+    if (ev.event === 'done' && args.save && policy) writeAtomic(args.save, await savePolicy(policy, config.model, envVersions, meta));
+    if (ev.event === 'eval' && args['save-best'] && policy && best.offer(ev)) {
+      const splits = JSON.stringify(best.splits);
+      writeAtomic(args['save-best'], await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
+      if (args.json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: args['save-best'] });
+      else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${args['save-best']}\n`);
     }
     if (args.json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);

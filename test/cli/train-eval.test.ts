@@ -76,6 +76,52 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('train --save-best needs evaluations and a path of its own (exit 2, nothing written)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const w = path.join(dir, 'w.safetensors');
+    const noEval = cli('train', ['--init', 'scratch', '--eval-every', '0', '--save-best', w]);
+    expect(noEval.code).toBe(2);
+    expect(noEval.err).toMatch(/--save-best needs evaluations: set --eval-every/);
+    expect(cli('train', ['--init', 'scratch', '--save', w, '--save-best', w]).err).toMatch(/--save and --save-best name the same file/);
+    expect(cli('train', ['--save-best', dir]).err).toMatch(/--save-best: ".*" is a folder/);
+    expect(cli('train', ['--save-best', '']).err).toMatch(/--save-best needs a file path/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('train --save-best writes the weights of each new best evaluation and says so; eval --first-task plays tasks k..k+n−1', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const best = path.join(dir, 'best.safetensors');
+    const r = cli('train', ['--init', 'scratch', '--lr', '5e-3', '--history', '0', '--steps', '3', '--tasks', '2', '--group', '2', '--mini-batches', '1',
+      '--eval-every', '1', '--eval-episodes', '6', '--backend', 'cpu', '--save-best', best, '--json']);
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const evals = lines.filter((l) => l.event === 'eval');
+    const bests = lines.filter((l) => l.event === 'best');
+    expect(evals.map((e) => e.step)).toEqual([0, 1, 2, 3]);
+    // Replay the selection rule by hand: a best line follows exactly the evaluations that beat every earlier one.
+    let top = -1;
+    const expected: number[] = [];
+    for (const e of evals) {
+      const s = (e.splits['test-seen'].successRate + e.splits['test-unseen'].successRate) / 2;
+      if (s > top) { top = s; expected.push(e.step); }
+    }
+    expect(bests.map((b) => b.step)).toEqual(expected);
+    expect(bests.at(-1).score).toBeCloseTo(top, 12);
+    expect(fs.existsSync(best)).toBe(true);
+    const header = fs.readFileSync(best);
+    const meta = JSON.parse(header.subarray(8, 8 + Number(header.readBigUInt64LE(0))).toString('utf8')).__metadata__;
+    expect(meta.bestStep).toBe(String(expected.at(-1)));
+    // The kept weights load in eval; --first-task 4 plays tasks 4, 5, 6.
+    const e = cli('eval', ['--policy', best, '--history', '0', '--split', 'test-seen', '--first-task', '4', '--episodes', '3', '--backend', 'cpu', '--json']);
+    expect(e.code).toBe(0);
+    const eps = e.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(eps.filter((x) => x.event === 'episode').map((x) => x.index)).toEqual([4, 5, 6]);
+    expect(eps.at(-1)).toMatchObject({ event: 'summary', firstTask: 4, episodes: 3 });
+    const ex = cli('eval', ['--policy', 'expert', '--split', 'test-unseen', '--first-task', '100', '--episodes', '2', '--json']);
+    expect(ex.out.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.event === 'episode').map((x) => x.index)).toEqual([100, 101]);
+    expect(cli('eval', ['--first-task', '-1']).code).toBe(2);
+  });
+
   it('eval rejects a bad split, a missing weights file and a corrupt one', () => {
     expect(cli('eval', ['--split', 'validation']).err).toMatch(/--split must be one of: train, test-seen, test-unseen/);
     const missing = cli('eval', ['--policy', '/nonexistent/w.safetensors']);
