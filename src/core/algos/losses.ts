@@ -37,6 +37,16 @@ export function klK3(logp: tf.Tensor1D, refLogp: tf.Tensor1D): tf.Tensor1D {
 }
 
 /**
+ * Approximate KL(π_old ‖ π) per token (nats), the estimator Stable-Baselines3's PPO uses for `target_kl`
+ * (Schulman 2020, k3 with samples from π_old): with r = exp(ℓ − ℓ_old), (r − 1) − log r ≥ 0. logp, oldLogp float32
+ * [M]; the log-ratio is clamped to [−20, 20] as in `ppoClipLoss`. Used only as a metric and stopping rule.
+ */
+export function approxKlOld(logp: tf.Tensor1D, oldLogp: tf.Tensor1D): tf.Tensor1D {
+  const d = tf.clipByValue(tf.sub(logp, oldLogp), -20, 20);
+  return tf.sub(tf.sub(tf.exp(d), 1), d) as tf.Tensor1D;
+}
+
+/**
  * Aggregate per-token values [M] to a scalar: Σ_m values[m]·weights[m] / divisor.
  * Modes are expressed through (weights, divisor) by `aggWeights`:
  * - `token-mean`: weights 1, divisor = a constant token count for every mini-batch of the step (so a short

@@ -129,6 +129,12 @@ export const RunConfigSchema = z.object({
   miniBatches: int(1, 64).default(8),
   /** Passes over the step's samples (PPO epochs). */
   ppoEpochs: int(1, 16).default(1),
+  /**
+   * Target KL (nats), as Stable-Baselines3's PPO `target_kl`: a step's update stops early once a mini-batch's
+   * approximate KL(π_old ‖ π) exceeds 1.5× this (core/train/update.ts). 0 = off (default). Guards against one
+   * step moving the policy far, e.g. the sudden from-scratch collapses measured in issue #2 (README).
+   */
+  targetKl: num(0, 10).default(0),
   /** Global grad-norm clip (L2). 0 disables. */
   maxGradNorm: num(0, 1000).default(1.0),
   /** Evaluate every k steps (and at step 0 and the last step). 0 = never. */

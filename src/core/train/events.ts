@@ -29,6 +29,10 @@ export interface StepEvent {
   learningRate: number;
   /** Global L2 grad norm before clipping, mean over mini-batches. */
   gradNorm: number;
+  /** Approximate KL(π_old ‖ π) in nats, token mean over the mini-batches measured (SB3's approx_kl; core/train/update.ts). */
+  approxKl: number;
+  /** Mini-batch (Adam) updates applied this step: miniBatches·ppoEpochs, fewer when target KL stopped the update. */
+  updates: number;
   /** Mean |A| over action tokens. */
   advantageAbsMean: number;
   /** Fraction of steps whose action was inadmissible. */

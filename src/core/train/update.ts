@@ -4,13 +4,17 @@
  *   L = agg(PPO-clip(ℓ, ℓ_old, A)) + β·agg(k3(ℓ, ℓ_ref)),
  * with token-mean aggregation whose divisor (total action tokens / miniBatches) is the same for every
  * mini-batch, and the global grad norm clipped to `maxGradNorm`.
+ *
+ * Target KL (Stable-Baselines3's `target_kl`): before a mini-batch's gradient is applied, its approximate
+ * KL(π_old ‖ π) (token mean, `approxKlOld`) is measured; above 1.5·targetKl the step's remaining mini-batches and
+ * epochs are skipped. The first mini-batch of a step always applies (there π = π_old).
  */
 import * as tf from '../tf';
 import type { Rng } from '../rng';
 import { activationScale, type ModelConfig } from '../model/config';
 import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
-import { aggLoss, aggWeights, klK3, ppoClipLoss, type AggMode } from '../algos/losses';
+import { aggLoss, aggWeights, approxKlOld, klK3, ppoClipLoss, type AggMode } from '../algos/losses';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
 export interface UpdateInputs {
@@ -39,6 +43,8 @@ export interface UpdateOptions {
   maxGradNorm: number;
   /** Aggregation mode (default token-mean). */
   lossAgg?: AggMode;
+  /** Target KL (nats): stop the step's update once a mini-batch's approximate KL(π_old ‖ π) exceeds 1.5× this. 0 or absent = never. */
+  targetKl?: number;
   /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384 / activationScale(cfg). */
   microBatchTokens?: number;
 }
@@ -91,7 +97,7 @@ function microGrads(
     const kl = klK3(logp, refT);
     const pgLoss = aggLoss(pg.loss, wT, divisor);
     const klLoss = aggLoss(kl, wT, divisor);
-    metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy)].map((t) => tf.keep(t));
+    metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy), tf.sum(approxKlOld(logp, oldT))].map((t) => tf.keep(t));
     // Always a new tensor: `value` is disposed below while the kept metric tensors live on.
     const total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
     return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, divisor), o.entropyCoef)) : total) as tf.Scalar;
@@ -142,6 +148,10 @@ export interface UpdateMetrics {
   clipFraction: number;
   entropy: number;
   gradNorm: number;
+  /** Approximate KL(π_old ‖ π) (nats, token mean over the mini-batches measured), before each one's own update. */
+  approxKl: number;
+  /** Mini-batch updates applied (miniBatches · ppoEpochs unless target KL stopped the step early). */
+  updates: number;
   /** Tokens pushed through forward+backward. */
   tokens: number;
 }
@@ -162,27 +172,41 @@ export async function ppoUpdate(
   // Constant across mini-batches: mean tokens (token-mean) or mean samples (seq-mean) per mini-batch.
   const divisor = (mode === 'token-mean' ? M : n) / nMb;
   const vars = Object.values(params) as tf.Variable[];
-  let sumLoss = 0, sumKl = 0, sumClip = 0, sumEnt = 0, sumNorm = 0, tokens = 0, updates = 0;
-  for (let epoch = 0; epoch < o.ppoEpochs; epoch++) {
+  let sumLoss = 0, sumKl = 0, sumClip = 0, sumEnt = 0, sumNorm = 0, sumOldKl = 0, tokens = 0, updates = 0;
+  // Metrics are averaged over what was measured: action tokens (token-mean) or samples (seq-mean) of the mini-batches run.
+  let seenTok = 0, seenSamples = 0, stop = false;
+  for (let epoch = 0; epoch < o.ppoEpochs && !stop; epoch++) {
     const order = rng.shuffle([...Array(n).keys()]);
     for (let b = 0; b < nMb; b++) {
       const idx = order.slice(Math.floor((b * n) / nMb), Math.floor(((b + 1) * n) / nMb));
       // Gradient accumulation over micro-batches of bounded padded size; each uses the same constant divisor,
       // so the summed gradient equals the whole mini-batch's gradient.
       let grads: Record<string, tf.Tensor> | null = null;
+      let mbOldKl = 0, mbTok = 0;
       for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
         const r = microGrads(params, cfg, vars, x, offsets, micro, divisor, o);
         grads = accumulate(grads, r.grads);
-        const [pgL, klS, clipS, entS] = await Promise.all(r.metrics.map((t) => t.data()));
-        sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumEnt += entS[0];
+        const [pgL, klS, clipS, entS, oldKlS] = await Promise.all(r.metrics.map((t) => t.data()));
+        sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumEnt += entS[0]; mbOldKl += oldKlS[0];
+        for (const i of micro) mbTok += x.samples[i].response.length;
         tokens += r.tokens;
         tf.dispose(r.metrics);
+      }
+      seenTok += mbTok;
+      seenSamples += idx.length;
+      sumOldKl += mbOldKl;
+      if (o.targetKl && updates > 0 && mbOldKl / Math.max(mbTok, 1) > 1.5 * o.targetKl) {
+        tf.dispose(Object.values(grads!));
+        stop = true;
+        break;
       }
       const norm = await applyClipped(optimizer, grads!, o.maxGradNorm);
       sumNorm += norm;
       updates++;
     }
   }
-  const tokTotal = M * o.ppoEpochs;
-  return { policyLoss: (sumLoss * divisor) / ((mode === 'token-mean' ? M : n) * o.ppoEpochs), kl: sumKl / tokTotal, clipFraction: sumClip / tokTotal, entropy: sumEnt / tokTotal, gradNorm: sumNorm / updates, tokens };
+  return {
+    policyLoss: (sumLoss * divisor) / (mode === 'token-mean' ? seenTok : seenSamples), kl: sumKl / seenTok, clipFraction: sumClip / seenTok,
+    entropy: sumEnt / seenTok, gradNorm: sumNorm / updates, approxKl: sumOldKl / seenTok, updates, tokens,
+  };
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
-import { aggLoss, aggWeights, klK3, ppoClipLoss } from '../../../src/core/algos/losses';
+import { aggLoss, aggWeights, approxKlOld, klK3, ppoClipLoss } from '../../../src/core/algos/losses';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('cpu'));
@@ -37,6 +37,18 @@ describe('k3 KL', () => {
     expect(k[1]).toBeCloseTo(2 - Math.log(2) - 1, 6); // 0.306853
     expect(k[2]).toBeCloseTo(0.5 + Math.log(2) - 1, 6); // 0.193147
     expect(k[3]).toBe(10); // δ = 20 → e^20 − 21 clamped
+  });
+});
+
+describe('approximate KL(π_old ‖ π) (SB3 target_kl)', () => {
+  it('(r − 1) − log r with r = exp(ℓ − ℓ_old), the log-ratio clamped to [−20, 20]', async () => {
+    const logp = [0, Math.log(0.5), Math.log(0.25), 0];
+    const old = [0, Math.log(0.25), Math.log(0.5), -30];
+    const k = await arr(approxKlOld(tf.tensor1d(logp), tf.tensor1d(old)));
+    expect(k[0]).toBeCloseTo(0, 7);
+    expect(k[1]).toBeCloseTo(1 - Math.log(2), 6); // r = 2: 0.306853
+    expect(k[2]).toBeCloseTo(-0.5 + Math.log(2), 6); // r = 0.5: 0.193147
+    expect(k[3]).toBeCloseTo(Math.exp(20) - 21, -3); // d = 30 clamped to 20
   });
 });
 

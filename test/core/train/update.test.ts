@@ -61,6 +61,32 @@ describe('ppoUpdate', () => {
     expect(m.kl).toBeLessThan(0.13);
   });
 
+  it('target KL stops the update after the mini-batch whose approximate KL exceeds 1.5× the target', async () => {
+    const run = async (targetKl: number) => {
+      const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
+      const { samples, adv } = toyInputs(new Rng(4));
+      const old = await scoreSamples(p, cfg, samples, free);
+      const n0 = tf.memory().numTensors;
+      const opt = tf.train.adam(0.05);
+      const m = await ppoUpdate(p, cfg, opt, { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free }, { ...opts, miniBatches: 3, ppoEpochs: 2, targetKl }, new Rng(1));
+      opt.dispose();
+      const leaked = tf.memory().numTensors - n0;
+      tf.dispose(Object.values(p));
+      return { m, leaked };
+    };
+    const off = await run(0);
+    expect(off.m.updates).toBe(6); // 3 mini-batches × 2 epochs
+    expect(off.m.approxKl).toBeGreaterThan(0); // later mini-batches see a moved policy
+    // A target far below what one Adam step at lr 0.05 moves: stop at the second mini-batch, after one update.
+    const tiny = await run(1e-9);
+    expect(tiny.m.updates).toBe(1);
+    expect(tiny.m.approxKl).toBeGreaterThan(1.5e-9 / 2); // mean over the 2 measured mini-batches; the first is 0
+    expect(tiny.leaked).toBe(0); // the skipped mini-batch's gradients are disposed
+    const loose = await run(100);
+    expect(loose.m.updates).toBe(6);
+    expect(loose.m.policyLoss).toBeCloseTo(off.m.policyLoss, 6);
+  });
+
   it('token-mean and seq-mean-token-mean agree when every response has the same length', async () => {
     const run = async (lossAgg: 'token-mean' | 'seq-mean-token-mean') => {
       const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
