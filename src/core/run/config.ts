@@ -135,6 +135,12 @@ export const RunConfigSchema = z.object({
    * step moving the policy far, e.g. the sudden from-scratch collapses measured in issue #2 (README).
    */
   targetKl: num(0, 10).default(0),
+  /**
+   * Largest accepted step (nats): after the update, the approximate KL(π_old ‖ π_new) on the step's own samples is
+   * measured (one more forward pass); above this the update is undone — weights and Adam state restored — as TRPO
+   * rejects a step that breaks its KL bound (core/train/rollback.ts). 0 = off (default, no extra pass).
+   */
+  maxStepKl: num(0, 10).default(0),
   /** Global grad-norm clip (L2). 0 disables. */
   maxGradNorm: num(0, 1000).default(1.0),
   /** Evaluate every k steps (and at step 0 and the last step). 0 = never. */

@@ -31,6 +31,10 @@ export interface StepEvent {
   gradNorm: number;
   /** Approximate KL(π_old ‖ π) in nats, token mean over the mini-batches measured (SB3's approx_kl; core/train/update.ts). */
   approxKl: number;
+  /** Approximate KL(π_old ‖ π_new) on the step's samples after its update (nats); null unless maxStepKl > 0. */
+  stepKl: number | null;
+  /** True when the update was undone because stepKl exceeded maxStepKl (the step's rollouts still count in its metrics). */
+  rolledBack: boolean;
   /** Mini-batch (Adam) updates applied this step: miniBatches·ppoEpochs, fewer when target KL stopped the update. */
   updates: number;
   /** Mean |A| over action tokens. */

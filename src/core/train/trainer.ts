@@ -27,6 +27,7 @@ import { makeAnalyzer } from '../analyzer';
 import type { Analyzer } from '../analyzer/types';
 import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
 import { learningRateAt } from './schedule';
+import { disposeSnapshot, meanApproxKl, restoreSnapshot, takeSnapshot } from './rollback';
 
 /** Options of `train` that are not part of the run config. */
 export interface TrainOptions {
@@ -153,14 +154,26 @@ async function trainStep(
   if (analysis && cfg.algo === 'skill-grpo')
     trajs.forEach((t, i) => t.success && analysis.skills[i]?.episodeSkill && skill.memory.add(t.taskType, analysis.skills[i]!.episodeSkill));
   const after = skill.analyzer?.stats();
+  const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
+  let stepKl: number | null = null, rolledBack = false, checkTokens = 0;
+  if (snap) {
+    const after = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
+    checkTokens = after.tokens;
+    stepKl = meanApproxKl(after.logp, old.logp);
+    if (stepKl > cfg.maxStepKl) {
+      restoreSnapshot(snap, policy.params, optimizer);
+      rolledBack = true;
+    }
+    disposeSnapshot(snap);
+  }
   const nSteps = packed.samples.length;
   const event: StepEvent = {
     event: 'step', step,
     successRate: trajs.filter((t) => t.success).length / trajs.length,
     rewardMean: mean(trajs.map((t) => t.reward)),
     scoreMean: mean(scores),
-    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates,
+    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates, stepKl, rolledBack,
     advantageAbsMean: mean(Array.from(advTok, Math.abs)),
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
@@ -175,7 +188,7 @@ async function trainStep(
     forwardSequences: { rollout: nSteps, old: nSteps, ref: nSteps, skill: rescore?.prompts ?? 0, update: nSteps * cfg.ppoEpochs },
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, { analysis, rescore, aSkillUsed });
-  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens };
+  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens + checkTokens };
 }
 
 /** What OPID / Skill-GRPO keep across steps: the analyzer and the skill memory. */

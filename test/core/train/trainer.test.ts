@@ -51,6 +51,36 @@ describe('trainer', () => {
     expect(lin[1].policyLoss).not.toBe(con[1].policyLoss);
   });
 
+  it('maxStepKl: a bound no update meets undoes every step (weights unchanged); a loose one changes nothing but the report', async () => {
+    const run = async (extra: Record<string, unknown>) => {
+      let policy: { params: Record<string, { dataSync(): Float32Array }> } | undefined;
+      let w0: number[][] = [], w3: number[][] = [];
+      const evs: TrainEvent[] = [];
+      for await (const e of train({ ...tiny, seed: 5, evalEvery: 0, learningRate: 1e-3, ...extra }, { backend: 'wasm', onPolicy: (p) => (policy = p as never) })) {
+        if (e.event === 'start') w0 = Object.values(policy!.params).map((v) => Array.from(v.dataSync()));
+        if (e.event === 'step' && e.step === 3) w3 = Object.values(policy!.params).map((v) => Array.from(v.dataSync()));
+        evs.push(e);
+      }
+      return { steps: evs.flatMap((e) => (e.event === 'step' ? [e] : [])), w0, w3 };
+    };
+    const strict = await run({ maxStepKl: 1e-12 });
+    // Step 1's groups may all fail alike (advantage 0: no move, stepKl 0, nothing to undo); every step that moved is undone.
+    expect(strict.steps.map((s) => s.rolledBack)).toEqual(strict.steps.map((s) => s.stepKl! > 1e-12));
+    expect(strict.steps.filter((s) => s.rolledBack).length).toBeGreaterThanOrEqual(2);
+    expect(strict.w3).toEqual(strict.w0);
+    expect(new Set(strict.steps.slice(1).map((s) => s.numTensors)).size).toBe(1);
+    const loose = await run({ maxStepKl: 10 }), off = await run({});
+    expect(loose.steps.map((s) => s.rolledBack)).toEqual([false, false, false]);
+    expect(off.steps.map((s) => s.stepKl)).toEqual([null, null, null]);
+    // Same rollouts and updates up to the first undone one (step 2 here, as step 1 did not move).
+    expect(loose.steps.slice(0, 2).map((s) => s.stepKl)).toEqual(strict.steps.slice(0, 2).map((s) => s.stepKl));
+    expect(Math.max(...loose.steps.map((s) => s.stepKl!))).toBeGreaterThan(0);
+    expect(loose.w3).toEqual(off.w3);
+    expect(loose.w3).not.toEqual(loose.w0);
+    const core = (xs: typeof off.steps) => xs.map(({ tokensPerSecond, stepMs, elapsedMs, stepKl, ...r }) => r);
+    expect(core(loose.steps)).toEqual(core(off.steps));
+  });
+
   it('rejects a bad config naming the field', async () => {
     await expect(collect.call(null, -1)).rejects.toThrow(/seed/);
   });

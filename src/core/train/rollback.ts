@@ -1,0 +1,82 @@
+/**
+ * Undoing a step's update when it moved the policy too far (issue #2: the sudden from-scratch collapses in the
+ * README's "Collapse" paragraph). As TRPO rejects a step that breaks its KL constraint (Schulman et al. 2015,
+ * line search), the trainer measures the approximate KL(π_old ‖ π_new) on the step's own samples after the update
+ * and, above `maxStepKl`, restores the weights and the Adam state from before the update.
+ *
+ * The Adam state (first and second moments, β₁ᵗ and β₂ᵗ accumulators, iteration count) is restored too: keeping
+ * the rejected step's moments would push the next step the same way. Reads tfjs 4.22 AdamOptimizer's fields
+ * (`accumulatedFirstMoment`, `accumulatedSecondMoment`, `accBeta1`, `accBeta2`, `iterations_`).
+ */
+import * as tf from '../tf';
+import type { Params } from '../model/params';
+
+interface AdamState {
+  accumulatedFirstMoment: ({ variable: tf.Variable } | undefined)[];
+  accumulatedSecondMoment: ({ variable: tf.Variable } | undefined)[];
+  accBeta1: tf.Variable;
+  accBeta2: tf.Variable;
+  iterations_: number;
+}
+
+/** Copies of the policy weights and Adam state (kept tensors; free with `disposeSnapshot`). */
+export interface Snapshot {
+  params: Record<string, tf.Tensor>;
+  m1: tf.Tensor[];
+  m2: tf.Tensor[];
+  accBeta1: tf.Tensor;
+  accBeta2: tf.Tensor;
+  iterations: number;
+}
+
+function adamState(opt: tf.Optimizer): AdamState {
+  const s = opt as unknown as AdamState;
+  if (!Array.isArray(s.accumulatedFirstMoment) || !s.accBeta1) throw new Error('rollback: the optimizer is not tfjs Adam; maxStepKl needs Adam');
+  return s;
+}
+
+/** Copy the weights and the Adam state. @throws Error if `opt` is not a tfjs Adam optimizer. */
+export function takeSnapshot(params: Params, opt: tf.Optimizer): Snapshot {
+  const s = adamState(opt);
+  return {
+    params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, tf.keep(tf.clone(v))])),
+    m1: s.accumulatedFirstMoment.filter((x) => x).map((x) => tf.keep(tf.clone(x!.variable))),
+    m2: s.accumulatedSecondMoment.filter((x) => x).map((x) => tf.keep(tf.clone(x!.variable))),
+    accBeta1: tf.keep(tf.clone(s.accBeta1)),
+    accBeta2: tf.keep(tf.clone(s.accBeta2)),
+    iterations: s.iterations_,
+  };
+}
+
+/** Put back the weights and the Adam state of `snap` (moments created after it are zeroed, as Adam starts them). */
+export function restoreSnapshot(snap: Snapshot, params: Params, opt: tf.Optimizer): void {
+  const s = adamState(opt);
+  for (const [k, v] of Object.entries(params)) (v as tf.Variable).assign(snap.params[k]);
+  const put = (vars: AdamState['accumulatedFirstMoment'], saved: tf.Tensor[]) =>
+    vars.forEach((x, i) => x && (i < saved.length ? x.variable.assign(saved[i]) : tf.tidy(() => x.variable.assign(tf.zerosLike(x.variable)))));
+  put(s.accumulatedFirstMoment, snap.m1);
+  put(s.accumulatedSecondMoment, snap.m2);
+  s.accBeta1.assign(snap.accBeta1);
+  s.accBeta2.assign(snap.accBeta2);
+  s.iterations_ = snap.iterations;
+}
+
+/** Free a snapshot's tensors. */
+export function disposeSnapshot(snap: Snapshot): void {
+  tf.dispose([...Object.values(snap.params), ...snap.m1, ...snap.m2, snap.accBeta1, snap.accBeta2]);
+}
+
+/**
+ * Token-mean approximate KL(π_old ‖ π_new) in nats over packed action tokens (float32 [M] log-probs, nats): mean of
+ * (r − 1) − log r with r = exp(ℓ_new − ℓ_old), the log-ratio clamped to [−20, 20] (as core/algos/losses
+ * `approxKlOld`). Returns 0 for M = 0. @throws Error if the lengths differ.
+ */
+export function meanApproxKl(newLogp: Float32Array, oldLogp: Float32Array): number {
+  if (newLogp.length !== oldLogp.length) throw new Error(`meanApproxKl: ${newLogp.length} new log-probs but ${oldLogp.length} old ones`);
+  let s = 0;
+  for (let i = 0; i < newLogp.length; i++) {
+    const d = Math.max(-20, Math.min(20, newLogp[i] - oldLogp[i]));
+    s += Math.exp(d) - 1 - d;
+  }
+  return newLogp.length ? s / newLogp.length : 0;
+}
