@@ -42,6 +42,9 @@ const SPEC = {
   'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
   history: { type: 'int', help: 'H: past turns in the prompt' },
   'max-step-kl': { type: 'float', help: 'undo a step\'s update (weights and Adam state) when its approx KL(old‖new) on the step\'s samples exceeds this (TRPO-style; 0 = off)' },
+  'adam-beta1': { type: 'float', help: 'Adam β1' },
+  'adam-beta2': { type: 'float', help: 'Adam β2 (0.999; 0.95 adapts faster to gradient spikes)' },
+  'adam-eps': { type: 'float', help: 'Adam ε' },
   'target-kl': { type: 'float', help: 'stop a step\'s update once a mini-batch\'s approx KL(old‖new) > 1.5× this (SB3 target_kl; 0 = off)' },
   'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
@@ -68,7 +71,7 @@ const SPEC = {
 /** RunConfig field for each flag that maps to one (for error messages and building the config). */
 const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
-  decoding: 'decoding', lr: 'learningRate', 'lr-schedule': 'lrSchedule', 'min-lr-ratio': 'minLrRatio', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns', 'target-kl': 'targetKl', 'max-step-kl': 'maxStepKl',
+  decoding: 'decoding', lr: 'learningRate', 'lr-schedule': 'lrSchedule', 'min-lr-ratio': 'minLrRatio', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns', 'target-kl': 'targetKl', 'adam-beta1': 'adamBeta1', 'adam-beta2': 'adamBeta2', 'adam-eps': 'adamEps', 'max-step-kl': 'maxStepKl',
   'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm', 'step-adv-weight': 'stepAdvWeight', 'step-adv-gamma': 'stepAdvGamma',
   ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', 'skill-clip': 'skillClip', 'skill-zscore': 'skillZscore', 'failed-only': 'failedOnly', analyzer: 'analyzer',
   'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',

@@ -24,6 +24,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['--steps', '0'], /--steps: .*accepted: an integer in \[1, 100000\]/],
     [['--tasks', '1', '--group', '2', '--mini-batches', '8'], /--mini-batches: must be ≤ tasksPerStep·groupSize/],
     [['--lr', '-1'], /--lr: .*accepted: a number in/],
+    [['--adam-beta2', '1'], /--adam-beta2: .*accepted: a number in \[0, 0.99999\]/],
     [['--target-kl', '-0.01'], /--target-kl: .*accepted: a number in \[0, 10\]/],
   ])('train %j', (args, msg) => {
     const r = cli('train', args as string[]);

@@ -141,6 +141,15 @@ export const RunConfigSchema = z.object({
    * rejects a step that breaks its KL bound (core/train/rollback.ts). 0 = off (default, no extra pass).
    */
   maxStepKl: num(0, 10).default(0),
+  /** Adam β₁ (first-moment decay), as verl's / PyTorch's `betas[0]`. */
+  adamBeta1: num(0, 0.9999).default(0.9),
+  /**
+   * Adam β₂ (second-moment decay), as `betas[1]`. 0.999 is PyTorch's default; 0.95 (GPT-3, LLaMA) adapts the
+   * per-weight scale faster, so a gradient much larger than the recent ones moves the weights less (issue #2 README).
+   */
+  adamBeta2: num(0, 0.99999).default(0.999),
+  /** Adam ε (added to √v̂). */
+  adamEps: num(1e-12, 1).default(1e-8),
   /** Global grad-norm clip (L2). 0 disables. */
   maxGradNorm: num(0, 1000).default(1.0),
   /** Evaluate every k steps (and at step 0 and the last step). 0 = never. */

@@ -69,7 +69,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   }
   const paramCount = countParams(policy.cfg);
   const ref: Params = cloneFrozen(policy.params);
-  const optimizer = tf.train.adam(cfg.learningRate, 0.9, 0.999, 1e-8);
+  const optimizer = tf.train.adam(cfg.learningRate, cfg.adamBeta1, cfg.adamBeta2, cfg.adamEps);
   const skill: SkillState = { analyzer: cfg.algo === 'grpo' ? null : (opts.analyzer ?? makeAnalyzer(cfg, opts.analyzerApiKey)), memory: new SkillMemory() };
   opts.onPolicy?.(policy);
   const t0 = now();

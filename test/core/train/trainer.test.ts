@@ -81,6 +81,15 @@ describe('trainer', () => {
     expect(core(loose.steps)).toEqual(core(off.steps));
   });
 
+  it('passes Adam β₂ to the optimizer: bias-corrected Adam moves the same on the first update, differently after', async () => {
+    const steps = (evs: TrainEvent[]) => evs.flatMap((e) => (e.event === 'step' ? [e] : []));
+    const b95 = steps(await collect(5, { learningRate: 1e-3, adamBeta2: 0.95, evalEvery: 0 }));
+    const def = steps(await collect(5, { learningRate: 1e-3, evalEvery: 0 }));
+    expect([b95[0].successRate, b95[0].actionTokens]).toEqual([def[0].successRate, def[0].actionTokens]);
+    expect(b95.map((s) => s.policyLoss)).not.toEqual(def.map((s) => s.policyLoss));
+    await expect(collect(5, { adamBeta2: 1 })).rejects.toThrow(/adamBeta2/);
+  });
+
   it('rejects a bad config naming the field', async () => {
     await expect(collect.call(null, -1)).rejects.toThrow(/seed/);
   });
