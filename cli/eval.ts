@@ -28,12 +28,12 @@ const SPEC = {
   preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
   split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
   episodes: { type: 'int', help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)', default: 60, min: 1, max: 100000 },
-  'first-task': { type: 'int', help: 'index k of the first task (e.g. 100 to score weights chosen on tasks 0..99 by train --save-best)', default: 0, min: 0, max: 1000000 },
+  'first-task': { type: 'int', help: 'index k of the first task; to score weights chosen by train --save-best on tasks it did not see, k ≥ train\'s --eval-episodes', default: 0, min: 0, max: 1000000 },
   policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
   hints: { type: 'string', help: 'hints for a model policy (expert oracle): correct = step', default: 'none', choices: [...HINT_MODES, 'correct'] },
   temperature: { type: 'float', help: 'sampling temperature for a model policy', default: 0.4, min: 0.05, max: 5 },
   decoding: { type: 'string', help: 'decoding mode for a model policy', default: 'admissible', choices: ['admissible', 'free'] },
-  history: { type: 'int', help: 'H: past turns in the prompt (default: the base manifest\'s, else 3)', min: 0, max: 30 },
+  history: { type: 'int', help: 'H: past turns in the prompt (default: the base manifest\'s, or the H recorded in a weights file by train, else 3)', min: 0, max: 30 },
   seed: { type: 'int', help: 'seed of the sampling generator', default: 1, min: 0 },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   json: { type: 'boolean', help: 'print JSON lines' },
@@ -87,6 +87,7 @@ async function main(): Promise<void> {
   const split = a.split as Split;
   const rng = new Rng(a.seed);
   let trajs: Trajectory[];
+  let historyUsed: number | null = null;
   if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a['first-task'], a.episodes, a.policy, rng);
   else {
     await setupBackend(a.backend);
@@ -111,14 +112,17 @@ async function main(): Promise<void> {
     } catch (e) {
       fail(`--policy ${a.policy}: ${(e as Error).message}`);
     }
+    // Weights written by `train --save/--save-best` record the H they were trained with.
+    if (a.history === undefined && a.policy !== 'base' && policy.meta.historyTurns !== undefined && /^\d+$/.test(policy.meta.historyTurns)) history = Number(policy.meta.historyTurns);
     const refs = Array.from({ length: a.episodes }, (_, i) => ({ split, index: a['first-task'] + i }));
     const hooks = hintHooks(spec, a.preset, refs, parseHintMode(a.hints) as HintMode);
+    historyUsed = history;
     trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
   }
   const s = summarize(trajs);
   if (a.json) {
     for (const t of trajs) process.stdout.write(JSON.stringify({ event: 'episode', split, index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length }) + '\n');
-    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
+    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, historyTurns: historyUsed, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
   } else {
     process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`);
     for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);

@@ -42,10 +42,10 @@ const SPEC = {
   'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
   history: { type: 'int', help: 'H: past turns in the prompt' },
   'max-step-kl': { type: 'float', help: 'undo a step\'s update (weights and Adam state) when its approx KL(old‖new) on the step\'s samples exceeds this (TRPO-style; 0 = off)' },
-  'adam-beta1': { type: 'float', help: 'Adam β1' },
-  'adam-beta2': { type: 'float', help: 'Adam β2 (0.999; 0.95 adapts faster to gradient spikes)' },
-  'adam-eps': { type: 'float', help: 'Adam ε' },
-  'target-kl': { type: 'float', help: 'stop a step\'s update once a mini-batch\'s approx KL(old‖new) > 1.5× this (SB3 target_kl; 0 = off)' },
+  'adam-beta1': { type: 'float', help: 'Adam β1 (default 0.9)' },
+  'adam-beta2': { type: 'float', help: 'Adam β2 (default 0.999; 0.95 adapts faster to gradient spikes)' },
+  'adam-eps': { type: 'float', help: 'Adam ε (default 1e-8)' },
+  'target-kl': { type: 'float', help: 'stop a step\'s update once a mini-batch\'s approx KL(old‖new) > 1.5× this (SB3 target_kl; 0 = off; the first mini-batch always applies, so it needs --mini-batches or --ppo-epochs ≥ 2)' },
   'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
   'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
   'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
@@ -62,7 +62,7 @@ const SPEC = {
   'analyzer-model': { type: 'string', help: 'http analyzer model name' },
   'analyzer-timeout-ms': { type: 'int', help: 'http analyzer request timeout (ms)' },
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
-  'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen) to this path, at each new best' },
+  'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
   init: { type: 'string', help: 'starting weights: base (the shipped base policy, default) | scratch (fresh init) | PATH (.safetensors)' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
@@ -81,8 +81,9 @@ const FIELD: Record<string, keyof RunConfig> = {
 function checkSavePath(p: string, flag: string): void {
   if (p.trim() === '') fail(`${flag} needs a file path, e.g. ${flag} runs/policy.safetensors`);
   const dir = path.dirname(path.resolve(p));
-  if (fs.existsSync(p) && fs.statSync(p).isDirectory()) fail(`${flag}: "${p}" is a folder; give a file path inside it, e.g. ${path.join(p, 'policy.safetensors')}`);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`${flag}: folder "${dir}" does not exist; create it first`);
+  if ((fs.existsSync(p) && fs.statSync(p).isDirectory()) || /[/\\]$/.test(p)) fail(`${flag}: "${p}" is a folder; give a file path inside it, e.g. ${path.join(p, 'policy.safetensors')}`);
+  if (!fs.existsSync(dir)) fail(`${flag}: folder "${dir}" does not exist; create it first`);
+  if (!fs.statSync(dir).isDirectory()) fail(`${flag}: "${dir}" is a file, not a folder; give a path inside a folder`);
   try {
     fs.accessSync(dir, fs.constants.W_OK);
   } catch {
@@ -166,31 +167,34 @@ async function main(): Promise<void> {
   let policy: PolicyHandle | undefined;
   const analyzerApiKey = process.env.OPD_ANALYZER_API_KEY || undefined;
   const best = new BestEval();
-  const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' ') };
+  // historyTurns lets `eval --policy PATH` prompt the policy as it was trained.
+  const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' '), historyTurns: String(config.historyTurns) };
+  let rolledBack = 0;
   const envVersions = { [config.env]: getEnvSpec(config.env).version };
   for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
     if (ev.event === 'done' && args.save && policy) writeAtomic(args.save, await savePolicy(policy, config.model, envVersions, meta));
+    if (args.json) {
+      if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
+    } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
+    else if (ev.event === 'step') {
+      process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
+      if (ev.rolledBack) rolledBack++;
+    } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
+    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${rolledBack} update${rolledBack === 1 ? '' : 's'} undone by --max-step-kl` : ''}\n`);
     if (ev.event === 'eval' && args['save-best'] && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
       writeAtomic(args['save-best'], await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
       if (args.json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: args['save-best'] });
       else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${args['save-best']}\n`);
     }
-    if (args.json) {
-      if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
-      continue;
-    }
-    if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
-    else if (ev.event === 'step') process.stdout.write(progress(ev, config.steps) + '\n');
-    else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
-    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s\n`);
   }
 }
 
-function progress(e: StepEvent, total: number): string {
+/** One readable progress line; `plannedUpdates` > 0 (target KL on) adds the updates applied of those planned. */
+function progress(e: StepEvent, total: number, plannedUpdates: number): string {
   const w = 20, filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
-  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
+  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
     (e.analyzerCalls || e.analyzerFailures ? `  | teacher share ${(100 * e.teacherShare).toFixed(1)}%  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '');
 }
 

@@ -87,6 +87,11 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('train', ['--init', 'scratch', '--save', w, '--save-best', w]).err).toMatch(/--save and --save-best name the same file/);
     expect(cli('train', ['--save-best', dir]).err).toMatch(/--save-best: ".*" is a folder/);
     expect(cli('train', ['--save-best', '']).err).toMatch(/--save-best needs a file path/);
+    expect(cli('train', ['--save-best', path.join(dir, 'new') + '/']).err).toMatch(/--save-best: ".*new\/" is a folder/);
+    const file = path.join(os.tmpdir(), `opd-file-${process.pid}`);
+    fs.writeFileSync(file, 'x');
+    expect(cli('train', ['--save', path.join(file, 'w.safetensors')]).err).toMatch(/--save: ".*" is a file, not a folder/);
+    fs.rmSync(file);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
@@ -114,11 +119,12 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     const meta = JSON.parse(header.subarray(8, 8 + Number(header.readBigUInt64LE(0))).toString('utf8')).__metadata__;
     expect(meta.bestStep).toBe(String(expected.at(-1)));
     // The kept weights load in eval; --first-task 4 plays tasks 4, 5, 6.
-    const e = cli('eval', ['--policy', best, '--history', '0', '--split', 'test-seen', '--first-task', '4', '--episodes', '3', '--backend', 'cpu', '--json']);
+    // No --history: eval takes H = 0 from the weights file's metadata.
+    const e = cli('eval', ['--policy', best, '--split', 'test-seen', '--first-task', '4', '--episodes', '3', '--backend', 'cpu', '--json']);
     expect(e.code).toBe(0);
     const eps = e.out.trim().split('\n').map((l) => JSON.parse(l));
     expect(eps.filter((x) => x.event === 'episode').map((x) => x.index)).toEqual([4, 5, 6]);
-    expect(eps.at(-1)).toMatchObject({ event: 'summary', firstTask: 4, episodes: 3 });
+    expect(eps.at(-1)).toMatchObject({ event: 'summary', firstTask: 4, episodes: 3, historyTurns: 0 });
     const ex = cli('eval', ['--policy', 'expert', '--split', 'test-unseen', '--first-task', '100', '--episodes', '2', '--json']);
     expect(ex.out.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.event === 'episode').map((x) => x.index)).toEqual([100, 101]);
     expect(cli('eval', ['--first-task', '-1']).code).toBe(2);
