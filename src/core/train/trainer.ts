@@ -158,9 +158,9 @@ async function trainStep(
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
   let stepKl: number | null = null, rolledBack = false, checkTokens = 0;
   if (snap) {
-    const after = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
-    checkTokens = after.tokens;
-    stepKl = meanApproxKl(after.logp, old.logp);
+    const post = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
+    checkTokens = post.tokens;
+    stepKl = meanApproxKl(post.logp, old.logp);
     if (stepKl > cfg.maxStepKl) {
       restoreSnapshot(snap, policy.params, optimizer);
       rolledBack = true;
