@@ -1,7 +1,8 @@
-/** Page field errors: the visible label and one plain sentence, never config keys or zod wording. */
+/** Page field errors: the visible label and one plain sentence, never config keys or zod wording; every control's label. */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, parseRunConfig, type ConfigIssue } from '../../src/core/run/config';
-import { linkIssueText, plainIssue } from '../../src/ui/state/messages';
+import { ConfigError, DEFAULT_CONFIG, parseRunConfig, RunConfigSchema, type ConfigIssue } from '../../src/core/run/config';
+import { FIELD_LABELS, linkIssueText, plainIssue } from '../../src/ui/state/messages';
 
 /** The issues parseRunConfig reports for a config with `patch` applied. */
 function issues(patch: Record<string, unknown>): ConfigIssue[] {
@@ -51,5 +52,24 @@ describe('plainIssue', () => {
     const [i] = issues({ steps: 0 });
     expect(linkIssueText(i)).toBe('must be an integer from 1 to 100000; ignored');
     expect(linkIssueText({ field: 'bogus', message: 'unknown setting, ignored' })).toBe('unknown setting, ignored');
+  });
+});
+
+describe('FIELD_LABELS', () => {
+  it('labels every setting of the settings panel, Advanced section included', () => {
+    const src = readFileSync(new URL('../../src/ui/components/Controls.svelte', import.meta.url), 'utf8');
+    const shown = [...src.matchAll(/labelOf\('(\w+)'\)/g)].map((m) => m[1]);
+    const advanced = ['historyTurns', 'lrSchedule', 'minLrRatio', 'stepAdvWeight', 'stepAdvGamma', 'advNorm', 'entropyCoef',
+      'clipEpsHigh', 'ppoEpochs', 'lossAgg', 'targetKl', 'maxStepKl', 'adamBeta1', 'adamBeta2', 'adamEps', 'maxGradNorm'];
+    expect(shown).toEqual(expect.arrayContaining(advanced));
+    for (const key of shown) {
+      expect(key in RunConfigSchema.shape, key).toBe(true);
+      expect(FIELD_LABELS[key as keyof typeof FIELD_LABELS], key).toBeTruthy();
+    }
+  });
+
+  it('names an Advanced field by its label', () => {
+    expect(plainIssue(issues({ maxStepKl: -1 })[0], -1)).toBe('Max step KL must be a number from 0 to 10.');
+    expect(plainIssue(issues({ historyTurns: 31 })[0], 31)).toBe('History (H) must be an integer from 0 to 30.');
   });
 });
