@@ -42,6 +42,7 @@ const SPEC = {
   'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
   history: { type: 'int', help: 'H: past turns in the prompt' },
   'max-step-kl': { type: 'float', help: 'undo a step\'s update (weights and Adam state) when its approx KL(old‖new) on the step\'s samples exceeds this (TRPO-style; 0 = off)' },
+  'kl-backtracks': { type: 'int', help: 'with --max-step-kl: first shrink a too-large update by half up to this many times (TRPO line search; Adam state kept), undo it only if none fits (0 = undo at once)' },
   'adam-beta1': { type: 'float', help: 'Adam β1 (default 0.9)' },
   'adam-beta2': { type: 'float', help: 'Adam β2 (default 0.999; 0.95 adapts faster to gradient spikes)' },
   'adam-eps': { type: 'float', help: 'Adam ε (default 1e-8)' },
@@ -71,7 +72,7 @@ const SPEC = {
 /** RunConfig field for each flag that maps to one (for error messages and building the config). */
 const FIELD: Record<string, keyof RunConfig> = {
   env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
-  decoding: 'decoding', lr: 'learningRate', 'lr-schedule': 'lrSchedule', 'min-lr-ratio': 'minLrRatio', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns', 'target-kl': 'targetKl', 'adam-beta1': 'adamBeta1', 'adam-beta2': 'adamBeta2', 'adam-eps': 'adamEps', 'max-step-kl': 'maxStepKl',
+  decoding: 'decoding', lr: 'learningRate', 'lr-schedule': 'lrSchedule', 'min-lr-ratio': 'minLrRatio', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns', 'target-kl': 'targetKl', 'adam-beta1': 'adamBeta1', 'adam-beta2': 'adamBeta2', 'adam-eps': 'adamEps', 'max-step-kl': 'maxStepKl', 'kl-backtracks': 'klBacktracks',
   'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm', 'step-adv-weight': 'stepAdvWeight', 'step-adv-gamma': 'stepAdvGamma',
   ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', 'skill-clip': 'skillClip', 'skill-zscore': 'skillZscore', 'failed-only': 'failedOnly', analyzer: 'analyzer',
   'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
   const best = new BestEval();
   // historyTurns lets `eval --policy PATH` prompt the policy as it was trained.
   const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' '), historyTurns: String(config.historyTurns) };
-  let rolledBack = 0;
+  let rolledBack = 0, shrunk = 0;
   const envVersions = { [config.env]: getEnvSpec(config.env).version };
   for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
     if (ev.event === 'done' && args.save && policy) writeAtomic(args.save, await savePolicy(policy, config.model, envVersions, meta));
@@ -179,8 +180,9 @@ async function main(): Promise<void> {
     else if (ev.event === 'step') {
       process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
       if (ev.rolledBack) rolledBack++;
+      else if (ev.stepScale < 1) shrunk++;
     } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
-    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${rolledBack} update${rolledBack === 1 ? '' : 's'} undone by --max-step-kl` : ''}\n`);
+    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${rolledBack} update${rolledBack === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${shrunk} shrunk by the line search` : ''}` : ''}\n`);
     if (ev.event === 'eval' && args['save-best'] && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
       writeAtomic(args['save-best'], await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
 function progress(e: StepEvent, total: number, plannedUpdates: number): string {
   const w = 20, filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
-  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
+  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
     (e.analyzerCalls || e.analyzerFailures ? `  | teacher share ${(100 * e.teacherShare).toFixed(1)}%  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '');
 }
 

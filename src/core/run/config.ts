@@ -141,6 +141,14 @@ export const RunConfigSchema = z.object({
    * rejects a step that breaks its KL bound (core/train/rollback.ts). 0 = off (default, no extra pass).
    */
   maxStepKl: num(0, 10).default(0),
+  /**
+   * Backtracking line search for `maxStepKl` (TRPO, Schulman et al. 2015, App. C): when the update breaks the bound,
+   * the weights are set to θ_old + 0.5ᵏ·(θ_new − θ_old) for k = 1 … this, keeping the first that meets the bound; the
+   * Adam state stays as the update left it (its second moment has seen the large gradients, so the next step is scaled
+   * down). Only when no shrunk step meets the bound is the update undone (weights and Adam state restored). Each try
+   * costs one scoring pass over the step's samples. 0 = undo at once (default).
+   */
+  klBacktracks: int(0, 10).default(0),
   /** Adam β₁ (first-moment decay), as verl's / PyTorch's `betas[0]`. */
   adamBeta1: num(0, 0.9999).default(0.9),
   /**

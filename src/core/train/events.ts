@@ -35,6 +35,11 @@ export interface StepEvent {
   stepKl: number | null;
   /** True when the update was undone because stepKl exceeded maxStepKl (the step's rollouts still count in its metrics). */
   rolledBack: boolean;
+  /**
+   * Fraction of the step's update kept: 1 when it met maxStepKl (or the bound is off), 0.5ᵏ when the k-th halving of
+   * the line search met it (config klBacktracks), 0 when it was undone.
+   */
+  stepScale: number;
   /** Mini-batch (Adam) updates applied this step: miniBatches·ppoEpochs, fewer when target KL stopped the update. */
   updates: number;
   /** Mean |A| over action tokens. */

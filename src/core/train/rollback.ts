@@ -2,7 +2,9 @@
  * Undoing a step's update when it moved the policy too far (issue #2: the sudden from-scratch collapses in the
  * README's "Collapse" paragraph). As TRPO rejects a step that breaks its KL constraint (Schulman et al. 2015,
  * line search), the trainer measures the approximate KL(π_old ‖ π_new) on the step's own samples after the update
- * and, above `maxStepKl`, restores the weights and the Adam state from before the update.
+ * and, above `maxStepKl`, restores the weights and the Adam state from before the update — or, with
+ * `klBacktracks` > 0, first tries the shrunk steps θ_old + 0.5ᵏ·(θ_new − θ_old) as TRPO's line search does
+ * (`blendWeights`), keeping the Adam state the update left.
  *
  * The Adam state (first and second moments, β₁ᵗ and β₂ᵗ accumulators, iteration count) is restored too: keeping
  * the rejected step's moments would push the next step the same way. Reads tfjs 4.22 AdamOptimizer's fields
@@ -59,6 +61,35 @@ export function restoreSnapshot(snap: Snapshot, params: Params, opt: tf.Optimize
   s.accBeta1.assign(snap.accBeta1);
   s.accBeta2.assign(snap.accBeta2);
   s.iterations_ = snap.iterations;
+}
+
+/**
+ * Copy of the current weights (kept tensors, same shapes and dtypes as `params`; free with `disposeWeights`).
+ * Used to hold θ_new while the line search tries shrunk steps.
+ */
+export function copyWeights(params: Params): Record<string, tf.Tensor> {
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, tf.keep(tf.clone(v))]));
+}
+
+/** Free a `copyWeights` result. */
+export function disposeWeights(w: Record<string, tf.Tensor>): void {
+  tf.dispose(Object.values(w));
+}
+
+/**
+ * Set every weight to θ_old + α·(θ_new − θ_old) (TRPO's backtracking line search; config `klBacktracks`), where
+ * θ_old is the snapshot's and θ_new the `full` copy. The Adam state is left as it is. α = 1 gives θ_new exactly,
+ * α = 0 θ_old exactly. @throws Error if α is outside [0, 1] or a weight is missing from either copy.
+ */
+export function blendWeights(params: Params, snap: Snapshot, full: Record<string, tf.Tensor>, alpha: number): void {
+  if (!(alpha >= 0 && alpha <= 1)) throw new Error(`blendWeights: alpha must be in [0, 1], got ${alpha}`);
+  for (const [k, v] of Object.entries(params)) {
+    const a = snap.params[k], b = full[k];
+    if (!a || !b) throw new Error(`blendWeights: weight "${k}" is missing from the snapshot or the full-step copy`);
+    if (alpha === 1) (v as tf.Variable).assign(b);
+    else if (alpha === 0) (v as tf.Variable).assign(a);
+    else tf.tidy(() => (v as tf.Variable).assign(tf.add(a, tf.mul(tf.sub(b, a), alpha))));
+  }
 }
 
 /** Free a snapshot's tensors. */

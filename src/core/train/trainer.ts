@@ -27,7 +27,7 @@ import { makeAnalyzer } from '../analyzer';
 import type { Analyzer } from '../analyzer/types';
 import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
 import { learningRateAt } from './schedule';
-import { disposeSnapshot, meanApproxKl, restoreSnapshot, takeSnapshot } from './rollback';
+import { blendWeights, copyWeights, disposeSnapshot, disposeWeights, meanApproxKl, restoreSnapshot, takeSnapshot } from './rollback';
 
 /** Options of `train` that are not part of the run config. */
 export interface TrainOptions {
@@ -156,14 +156,28 @@ async function trainStep(
   const after = skill.analyzer?.stats();
   const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
-  let stepKl: number | null = null, rolledBack = false, checkTokens = 0;
+  let stepKl: number | null = null, rolledBack = false, checkTokens = 0, stepScale = 1;
   if (snap) {
     const post = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
     checkTokens = post.tokens;
     stepKl = meanApproxKl(post.logp, old.logp);
     if (stepKl > cfg.maxStepKl) {
-      restoreSnapshot(snap, policy.params, optimizer);
-      rolledBack = true;
+      // TRPO line search (config klBacktracks): shrink the step by halves; undo it only if no shrunk step fits.
+      stepScale = 0;
+      if (cfg.klBacktracks > 0) {
+        const full = copyWeights(policy.params);
+        for (let k = 1; k <= cfg.klBacktracks && stepScale === 0; k++) {
+          blendWeights(policy.params, snap, full, 0.5 ** k);
+          const tryK = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
+          checkTokens += tryK.tokens;
+          if (meanApproxKl(tryK.logp, old.logp) <= cfg.maxStepKl) stepScale = 0.5 ** k;
+        }
+        disposeWeights(full);
+      }
+      if (stepScale === 0) {
+        restoreSnapshot(snap, policy.params, optimizer);
+        rolledBack = true;
+      }
     }
     disposeSnapshot(snap);
   }
@@ -173,7 +187,7 @@ async function trainStep(
     successRate: trajs.filter((t) => t.success).length / trajs.length,
     rewardMean: mean(trajs.map((t) => t.reward)),
     scoreMean: mean(scores),
-    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates, stepKl, rolledBack,
+    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates, stepKl, rolledBack, stepScale,
     advantageAbsMean: mean(Array.from(advTok, Math.abs)),
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,

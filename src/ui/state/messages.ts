@@ -31,6 +31,7 @@ export const FIELD_LABELS: Partial<Record<RunConfigKey, string>> = {
   lossAgg: 'Loss aggregation',
   targetKl: 'Target KL',
   maxStepKl: 'Max step KL',
+  klBacktracks: 'KL line search',
   adamBeta1: 'Adam β₁',
   adamBeta2: 'Adam β₂',
   adamEps: 'Adam ε',

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
-import { disposeSnapshot, meanApproxKl, restoreSnapshot, takeSnapshot } from '../../../src/core/train/rollback';
+import { blendWeights, copyWeights, disposeSnapshot, disposeWeights, meanApproxKl, restoreSnapshot, takeSnapshot } from '../../../src/core/train/rollback';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('cpu'));
@@ -52,6 +52,32 @@ describe('rollback of an update', () => {
     opt.applyGradients({ 'rb.first.p': tf.tensor1d([1, -1]) } as never);
     optQ.applyGradients({ 'rb.first.q': tf.tensor1d([1, -1]) } as never);
     expect(Array.from(p.a.dataSync())).toEqual(Array.from(q.a.dataSync()));
+  });
+
+  it('blendWeights sets θ_old + α(θ_new − θ_old) and keeps the Adam state of the full update', () => {
+    const p = { a: tf.variable(tf.tensor1d([1, -2, 4]), true, 'rb.blend.a') };
+    // One Adam update first (the snapshot needs Adam state); then a plain assignment stands in for the step's update.
+    const adam = tf.train.adam(0.1);
+    adam.applyGradients({ 'rb.blend.a': tf.tensor1d([1, 1, 1]) } as never);
+    const it0 = adam.iterations;
+    const snap = takeSnapshot(p, adam);
+    const oldA = Array.from(p.a.dataSync());
+    p.a.assign(tf.tensor1d([3, 2, 0]));
+    const full = copyWeights(p);
+    const n0 = tf.memory().numTensors;
+    blendWeights(p, snap, full, 0.5);
+    // midpoints of θ_old (Adam's first step from [1, −2, 4]: each weight −0.1) and θ_new = [3, 2, 0], in float32
+    expect(Array.from(p.a.dataSync())).toEqual(oldA.map((o, i) => Math.fround(o + Math.fround(Math.fround([3, 2, 0][i] - o) * 0.5))));
+    blendWeights(p, snap, full, 1);
+    expect(Array.from(p.a.dataSync())).toEqual([3, 2, 0]);
+    blendWeights(p, snap, full, 0);
+    expect(Array.from(p.a.dataSync())).toEqual(oldA);
+    expect(tf.memory().numTensors).toBe(n0);
+    expect(adam.iterations).toBe(it0);
+    expect(() => blendWeights(p, snap, full, 1.5)).toThrow(/alpha must be in \[0, 1\], got 1.5/);
+    expect(() => blendWeights({ ...p, z: p.a }, snap, full, 0.5)).toThrow(/weight "z" is missing/);
+    disposeWeights(full);
+    disposeSnapshot(snap);
   });
 
   it('refuses an optimizer that is not Adam', () => {

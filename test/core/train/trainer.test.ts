@@ -81,6 +81,36 @@ describe('trainer', () => {
     expect(core(loose.steps)).toEqual(core(off.steps));
   });
 
+  it('klBacktracks: a step over maxStepKl is shrunk by halves to θ_old + 0.5ᵏ(θ_new − θ_old) instead of undone', async () => {
+    const run = async (extra: Record<string, unknown>) => {
+      let policy: { params: Record<string, { dataSync(): Float32Array }> } | undefined;
+      const w: number[][][] = [];
+      const steps: Extract<TrainEvent, { event: 'step' }>[] = [];
+      for await (const e of train({ ...tiny, seed: 5, evalEvery: 0, learningRate: 1e-3, ...extra }, { backend: 'wasm', onPolicy: (p) => (policy = p as never) })) {
+        if (e.event === 'start' || e.event === 'step') w.push(Object.values(policy!.params).map((v) => Array.from(v.dataSync())));
+        if (e.event === 'step') steps.push(e);
+      }
+      return { steps, w };
+    };
+    const loose = await run({ maxStepKl: 10 });
+    const s = loose.steps.findIndex((x) => x.stepKl! > 0); // first step that moved the policy
+    expect(s).toBeGreaterThanOrEqual(0);
+    const bound = loose.steps[s].stepKl! / 2;
+    const bt = await run({ maxStepKl: bound, klBacktracks: 3 });
+    const undo = await run({ maxStepKl: bound });
+    // Same rollouts and the same full update at step s; the line search keeps a shrunk step, plain maxStepKl undoes it.
+    expect(bt.steps[s].stepKl).toBe(loose.steps[s].stepKl);
+    expect([0.5, 0.25, 0.125]).toContain(bt.steps[s].stepScale);
+    expect(bt.steps[s].rolledBack).toBe(false);
+    expect([undo.steps[s].rolledBack, undo.steps[s].stepScale]).toEqual([true, 0]);
+    expect(loose.steps.map((x) => x.stepScale)).toEqual([1, 1, 1]);
+    // Weights after step s: θ_old + α(θ_new − θ_old), with θ_old, θ_new from the loose run (index 0 = start).
+    const a = bt.steps[s].stepScale, before = loose.w[s], after = loose.w[s + 1];
+    expect(bt.w[s]).toEqual(before);
+    bt.w[s + 1].forEach((t, i) => t.forEach((x, j) => expect(x).toBeCloseTo(before[i][j] + a * (after[i][j] - before[i][j]), 6)));
+    expect(new Set(bt.steps.slice(1).map((x) => x.numTensors)).size).toBe(1);
+  });
+
   it('passes Adam β₂ to the optimizer: bias-corrected Adam moves the same on the first update, differently after', async () => {
     const steps = (evs: TrainEvent[]) => evs.flatMap((e) => (e.event === 'step' ? [e] : []));
     const b95 = steps(await collect(5, { learningRate: 1e-3, adamBeta2: 0.95, evalEvery: 0 }));
