@@ -26,6 +26,8 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['--lr', '-1'], /--lr: .*accepted: a number in/],
     [['--adam-beta2', '1'], /--adam-beta2: .*accepted: a number in \[0, 0.99999\]/],
     [['--target-kl', '-0.01'], /--target-kl: .*accepted: a number in \[0, 10\]/],
+    [['--kl-backtracks', '11'], /--kl-backtracks: .*accepted: an integer in \[0, 10\]/],
+    [['--kl-backtracks', '2'], /--kl-backtracks: the KL line search shrinks steps that break maxStepKl, which is 0 \(off\); set maxStepKl/],
   ])('train %j', (args, msg) => {
     const r = cli('train', args as string[]);
     expect(r.code).toBe(2);
