@@ -240,6 +240,28 @@ describe('page in Chromium', () => {
     await page.close();
   }, 300_000);
 
+  it('Advanced: the From-scratch recipe button sets the README recipe, which goes in the link; a bad advanced value is named', async () => {
+    const { page, logs } = await open('backend=wasm&model=nano&steps=8&evalEvery=0');
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 60_000 }).toBe(true);
+    expect(await page.locator('#field-maxStepKl').isVisible()).toBe(false); // closed by default
+    await page.locator('details.advanced > summary').click();
+    await page.getByTestId('scratch-recipe').click();
+    await expect.poll(async () => page.evaluate(() => location.hash), { timeout: 10_000 }).toContain('maxStepKl=0.03');
+    const hash = await page.evaluate(() => location.hash);
+    for (const kv of ['init=scratch', 'learningRate=0.0005', 'historyTurns=0', 'stepAdvWeight=1', 'steps=500', 'evalEvery=50', 'evalEpisodes=100']) expect(hash).toContain(kv);
+    expect(await page.locator('#field-init').inputValue()).toBe('scratch');
+    expect(await page.locator('#field-historyTurns').inputValue()).toBe('0');
+    expect(await page.locator('#field-maxStepKl').inputValue()).toBe('0.03');
+    await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
+    await page.locator('#field-klBacktracks').fill('11');
+    await page.locator('#field-klBacktracks').press('Enter');
+    await page.getByTestId('field-error-klBacktracks').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('field-error-klBacktracks').textContent()).toMatch(/KL line search must be an integer from 0 to 10/);
+    expect(await page.getByTestId('start-button').isDisabled()).toBe(true);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it('shows ignored link fields and names a bad field', async () => {
     const { page } = await open(`${TINY_WASM}&steps=abc&bogus=1`);
     const notice = page.getByTestId('link-notice');
