@@ -41,7 +41,7 @@ const SPEC = {
   'ppo-epochs': { type: 'int', help: 'passes over each step\'s samples' },
   'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
   history: { type: 'int', help: 'H: past turns in the prompt' },
-  'max-step-kl': { type: 'float', help: 'undo a step\'s update (weights and Adam state) when its approx KL(old‖new) on the step\'s samples exceeds this (TRPO-style; 0 = off)' },
+  'max-step-kl': { type: 'float', help: 'undo a step\'s update (weights and Adam state) when its approx KL(old‖new) on the step\'s samples exceeds this (TRPO-style; 0 = off; --kl-backtracks shrinks it first)' },
   'kl-backtracks': { type: 'int', help: 'with --max-step-kl: first shrink a too-large update by half up to this many times (TRPO line search; Adam state kept), undo it only if none fits (0 = undo at once)' },
   'adam-beta1': { type: 'float', help: 'Adam β1 (default 0.9)' },
   'adam-beta2': { type: 'float', help: 'Adam β2 (default 0.999; 0.95 adapts faster to gradient spikes)' },
@@ -126,7 +126,9 @@ async function main(): Promise<void> {
   } catch (e) {
     if (e instanceof ConfigError) {
       const flagOf = (field: string) => Object.entries(FIELD).find(([, f]) => f === field)?.[0] ?? field;
-      fail(e.issues.map((i) => `--${flagOf(i.field)}: ${i.message}`).join('\n'));
+      // Config names in a message become the flags that set them (as the page shows its labels).
+      const flagged = (m: string) => m.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => (flagOf(w) !== w ? `--${flagOf(w)}` : w));
+      fail(e.issues.map((i) => `--${flagOf(i.field)}: ${flagged(i.message)}`).join('\n'));
     }
     throw e;
   }
@@ -170,7 +172,6 @@ async function main(): Promise<void> {
   const best = new BestEval();
   // historyTurns lets `eval --policy PATH` prompt the policy as it was trained.
   const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' '), historyTurns: String(config.historyTurns) };
-  let rolledBack = 0, shrunk = 0;
   const envVersions = { [config.env]: getEnvSpec(config.env).version };
   for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
     if (ev.event === 'done' && args.save && policy) writeAtomic(args.save, await savePolicy(policy, config.model, envVersions, meta));
@@ -179,10 +180,8 @@ async function main(): Promise<void> {
     } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
     else if (ev.event === 'step') {
       process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
-      if (ev.rolledBack) rolledBack++;
-      else if (ev.stepScale < 1) shrunk++;
     } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
-    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${rolledBack} update${rolledBack === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${shrunk} shrunk by the line search` : ''}` : ''}\n`);
+    else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : ''}` : ''}\n`);
     if (ev.event === 'eval' && args['save-best'] && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
       writeAtomic(args['save-best'], await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
@@ -196,7 +195,7 @@ async function main(): Promise<void> {
 function progress(e: StepEvent, total: number, plannedUpdates: number): string {
   const w = 20, filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
-  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
+  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
     (e.analyzerCalls || e.analyzerFailures ? `  | teacher share ${(100 * e.teacherShare).toFixed(1)}%  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '');
 }
 

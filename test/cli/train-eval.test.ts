@@ -22,12 +22,12 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['--lr-schedule', 'step'], /--lr-schedule: .*accepted: one of constant, linear, cosine/],
     [['--min-lr-ratio', '2'], /--min-lr-ratio: .*accepted: a number in \[0, 1\]/],
     [['--steps', '0'], /--steps: .*accepted: an integer in \[1, 100000\]/],
-    [['--tasks', '1', '--group', '2', '--mini-batches', '8'], /--mini-batches: must be ≤ tasksPerStep·groupSize/],
+    [['--tasks', '1', '--group', '2', '--mini-batches', '8'], /--mini-batches: must be ≤ --tasks·--group \(2\); lower --mini-batches or raise B·G/],
     [['--lr', '-1'], /--lr: .*accepted: a number in/],
     [['--adam-beta2', '1'], /--adam-beta2: .*accepted: a number in \[0, 0.99999\]/],
     [['--target-kl', '-0.01'], /--target-kl: .*accepted: a number in \[0, 10\]/],
     [['--kl-backtracks', '11'], /--kl-backtracks: .*accepted: an integer in \[0, 10\]/],
-    [['--kl-backtracks', '2'], /--kl-backtracks: the KL line search shrinks steps that break maxStepKl, which is 0 \(off\); set maxStepKl/],
+    [['--kl-backtracks', '2'], /--kl-backtracks: the KL line search only shrinks steps that break --max-step-kl, which is 0 \(off\); set --max-step-kl \(e.g. 0.03\) or set --kl-backtracks to 0/],
   ])('train %j', (args, msg) => {
     const r = cli('train', args as string[]);
     expect(r.code).toBe(2);

@@ -249,7 +249,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if (c.miniBatches > samplesLowerBound)
     out.push({ field: 'miniBatches', message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G` });
   if (c.klBacktracks > 0 && c.maxStepKl === 0)
-    out.push({ field: 'klBacktracks', message: 'the KL line search shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl (e.g. 0.03) or klBacktracks 0' });
+    out.push({ field: 'klBacktracks', message: 'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl (e.g. 0.03) or set klBacktracks to 0' });
   if (c.analyzer === 'http' && (c.algo === 'opid' || c.algo === 'skill-grpo')) {
     // The URL is not echoed: a user may have pasted a key into it.
     if (!/^https?:\/\/[^\s@?#]+$/i.test(c.analyzerUrl))

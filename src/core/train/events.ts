@@ -31,8 +31,16 @@ export interface StepEvent {
   gradNorm: number;
   /** Approximate KL(π_old ‖ π) in nats, token mean over the mini-batches measured (SB3's approx_kl; core/train/update.ts). */
   approxKl: number;
-  /** Approximate KL(π_old ‖ π_new) on the step's samples after its update (nats); null unless maxStepKl > 0. */
+  /**
+   * Approximate KL(π_old ‖ π_new) on the step's samples after its full update (nats), measured before any shrink or
+   * undo — the value compared with maxStepKl; null unless maxStepKl > 0.
+   */
   stepKl: number | null;
+  /**
+   * The same KL for what was kept (nats): stepKl when the update was kept whole, the shrunk step's KL when the line
+   * search (klBacktracks) kept one, 0 when the update was undone; null unless maxStepKl > 0.
+   */
+  keptStepKl: number | null;
   /** True when the update was undone because stepKl exceeded maxStepKl (the step's rollouts still count in its metrics). */
   rolledBack: boolean;
   /**
@@ -169,6 +177,10 @@ export interface DoneEvent {
   event: 'done';
   steps: number;
   elapsedMs: number;
+  /** Steps whose update was undone by maxStepKl (0 when it is off). */
+  undoneSteps: number;
+  /** Steps whose update the KL line search (klBacktracks) shrank instead. */
+  shrunkSteps: number;
 }
 
 /** Every event the trainer yields. */

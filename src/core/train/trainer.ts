@@ -73,6 +73,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   const skill: SkillState = { analyzer: cfg.algo === 'grpo' ? null : (opts.analyzer ?? makeAnalyzer(cfg, opts.analyzerApiKey)), memory: new SkillMemory() };
   opts.onPolicy?.(policy);
   const t0 = now();
+  let undoneSteps = 0, shrunkSteps = 0;
   try {
     yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size };
     if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0, skill);
@@ -84,11 +85,13 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
       event.numTensors = tf.memory().numTensors;
+      if (event.rolledBack) undoneSteps++;
+      else if (event.stepScale < 1) shrunkSteps++;
       yield event;
       yield { event: 'trajectories', step, group };
       if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) yield await evalEvent(policy, spec, cfg, root, step, skill);
     }
-    yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0 };
+    yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0, undoneSteps, shrunkSteps };
   } finally {
     optimizer.dispose();
     tf.dispose(Object.values(ref));
@@ -156,21 +159,24 @@ async function trainStep(
   const after = skill.analyzer?.stats();
   const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
-  let stepKl: number | null = null, rolledBack = false, checkTokens = 0, stepScale = 1;
+  let stepKl: number | null = null, keptStepKl: number | null = null, rolledBack = false, checkTokens = 0, stepScale = 1;
   if (snap) {
     const post = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
     checkTokens = post.tokens;
-    stepKl = meanApproxKl(post.logp, old.logp);
-    if (stepKl > cfg.maxStepKl) {
+    stepKl = keptStepKl = meanApproxKl(post.logp, old.logp);
+    // `!(≤)`: a NaN KL (broken scores) counts as over the bound.
+    if (!(stepKl <= cfg.maxStepKl)) {
       // TRPO line search (config klBacktracks): shrink the step by halves; undo it only if no shrunk step fits.
       stepScale = 0;
+      keptStepKl = 0;
       if (cfg.klBacktracks > 0) {
         const full = copyWeights(policy.params);
         for (let k = 1; k <= cfg.klBacktracks && stepScale === 0; k++) {
           blendWeights(policy.params, snap, full, 0.5 ** k);
           const tryK = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
           checkTokens += tryK.tokens;
-          if (meanApproxKl(tryK.logp, old.logp) <= cfg.maxStepKl) stepScale = 0.5 ** k;
+          const kl = meanApproxKl(tryK.logp, old.logp);
+          if (kl <= cfg.maxStepKl) [stepScale, keptStepKl] = [0.5 ** k, kl];
         }
         disposeWeights(full);
       }
@@ -187,7 +193,7 @@ async function trainStep(
     successRate: trajs.filter((t) => t.success).length / trajs.length,
     rewardMean: mean(trajs.map((t) => t.reward)),
     scoreMean: mean(scores),
-    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates, stepKl, rolledBack, stepScale,
+    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates, stepKl, keptStepKl, rolledBack, stepScale,
     advantageAbsMean: mean(Array.from(advTok, Math.abs)),
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,

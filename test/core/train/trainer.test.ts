@@ -77,7 +77,7 @@ describe('trainer', () => {
     expect(Math.max(...loose.steps.map((s) => s.stepKl!))).toBeGreaterThan(0);
     expect(loose.w3).toEqual(off.w3);
     expect(loose.w3).not.toEqual(loose.w0);
-    const core = (xs: typeof off.steps) => xs.map(({ tokensPerSecond, stepMs, elapsedMs, stepKl, ...r }) => r);
+    const core = (xs: typeof off.steps) => xs.map(({ tokensPerSecond, stepMs, elapsedMs, stepKl, keptStepKl, ...r }) => r);
     expect(core(loose.steps)).toEqual(core(off.steps));
   });
 
@@ -86,11 +86,13 @@ describe('trainer', () => {
       let policy: { params: Record<string, { dataSync(): Float32Array }> } | undefined;
       const w: number[][][] = [];
       const steps: Extract<TrainEvent, { event: 'step' }>[] = [];
+      let done: Extract<TrainEvent, { event: 'done' }> | undefined;
       for await (const e of train({ ...tiny, seed: 5, evalEvery: 0, learningRate: 1e-3, ...extra }, { backend: 'wasm', onPolicy: (p) => (policy = p as never) })) {
         if (e.event === 'start' || e.event === 'step') w.push(Object.values(policy!.params).map((v) => Array.from(v.dataSync())));
         if (e.event === 'step') steps.push(e);
+        if (e.event === 'done') done = e;
       }
-      return { steps, w };
+      return { steps, w, done: done! };
     };
     const loose = await run({ maxStepKl: 10 });
     const s = loose.steps.findIndex((x) => x.stepKl! > 0); // first step that moved the policy
@@ -102,8 +104,18 @@ describe('trainer', () => {
     expect(bt.steps[s].stepKl).toBe(loose.steps[s].stepKl);
     expect([0.5, 0.25, 0.125]).toContain(bt.steps[s].stepScale);
     expect(bt.steps[s].rolledBack).toBe(false);
-    expect([undo.steps[s].rolledBack, undo.steps[s].stepScale]).toEqual([true, 0]);
+    expect([undo.steps[s].rolledBack, undo.steps[s].stepScale, undo.steps[s].keptStepKl]).toEqual([true, 0, 0]);
     expect(loose.steps.map((x) => x.stepScale)).toEqual([1, 1, 1]);
+    // The kept step's KL is reported beside the full update's: under the bound, above 0.
+    expect(bt.steps[s].keptStepKl).toBeGreaterThan(0);
+    expect(bt.steps[s].keptStepKl).toBeLessThanOrEqual(bound);
+    expect(loose.steps.map((x) => x.keptStepKl)).toEqual(loose.steps.map((x) => x.stepKl));
+    // The done event counts them.
+    const count = (r: typeof bt) => [r.done.undoneSteps, r.done.shrunkSteps];
+    expect(count(bt)).toEqual([bt.steps.filter((x) => x.rolledBack).length, bt.steps.filter((x) => !x.rolledBack && x.stepScale < 1).length]);
+    expect(count(bt)[1]).toBeGreaterThanOrEqual(1);
+    expect(count(loose)).toEqual([0, 0]);
+    expect(count(undo)[0]).toBeGreaterThanOrEqual(1);
     // Weights after step s: θ_old + α(θ_new − θ_old), with θ_old, θ_new from the loose run (index 0 = start).
     const a = bt.steps[s].stepScale, before = loose.w[s], after = loose.w[s + 1];
     expect(bt.w[s]).toEqual(before);
