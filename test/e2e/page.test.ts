@@ -248,7 +248,7 @@ describe('page in Chromium', () => {
     await page.getByTestId('scratch-recipe').click();
     await expect.poll(async () => page.evaluate(() => location.hash), { timeout: 10_000 }).toContain('maxStepKl=0.03');
     const hash = await page.evaluate(() => location.hash);
-    for (const kv of ['init=scratch', 'learningRate=0.0005', 'historyTurns=0', 'stepAdvWeight=1', 'steps=500', 'evalEvery=50', 'evalEpisodes=100']) expect(hash).toContain(kv);
+    for (const kv of ['init=scratch', 'learningRate=0.0005', 'historyTurns=0', 'stepAdvWeight=1', 'entropyCoef=0.02', 'steps=700', 'evalEvery=50', 'evalEpisodes=200']) expect(hash).toContain(kv);
     expect(await page.locator('#field-init').inputValue()).toBe('scratch');
     expect(await page.locator('#field-historyTurns').inputValue()).toBe('0');
     expect(await page.locator('#field-maxStepKl').inputValue()).toBe('0.03');
