@@ -41,7 +41,7 @@ function adamState(opt: tf.Optimizer): AdamState {
 export function takeSnapshot(params: Params, opt: tf.Optimizer): Snapshot {
   const s = adamState(opt);
   return {
-    params: Object.fromEntries(Object.entries(params).map(([k, v]) => [k, tf.keep(tf.clone(v))])),
+    params: copyWeights(params),
     m1: s.accumulatedFirstMoment.filter((x) => x).map((x) => tf.keep(tf.clone(x!.variable))),
     m2: s.accumulatedSecondMoment.filter((x) => x).map((x) => tf.keep(tf.clone(x!.variable))),
     accBeta1: tf.keep(tf.clone(s.accBeta1)),
@@ -94,7 +94,54 @@ export function blendWeights(params: Params, snap: Snapshot, full: Record<string
 
 /** Free a snapshot's tensors. */
 export function disposeSnapshot(snap: Snapshot): void {
-  tf.dispose([...Object.values(snap.params), ...snap.m1, ...snap.m2, snap.accBeta1, snap.accBeta2]);
+  disposeWeights(snap.params);
+  tf.dispose([...snap.m1, ...snap.m2, snap.accBeta1, snap.accBeta2]);
+}
+
+/** What `guardStep` did to a step's update. KLs in nats (token-mean approximate KL(π_old ‖ π)). */
+export interface StepGuard {
+  /** KL of the full update, the value compared with the bound. */
+  stepKl: number;
+  /** KL of what was kept: stepKl, a shrunk step's KL, or 0 when undone. */
+  keptStepKl: number;
+  /** 1 kept whole, 0.5ᵏ shrunk by the line search, 0 undone. */
+  stepScale: number;
+  rolledBack: boolean;
+  /** Tokens scored by the checks (one pass per try). */
+  tokens: number;
+}
+
+/**
+ * Enforce `maxStepKl` on an update already applied (config maxStepKl / klBacktracks; TRPO's constraint and line
+ * search): score the step's samples (`score`, log-probs float32 [M] in nats, aligned with `oldLogp`); above the bound
+ * (or NaN) try θ_old + 0.5ᵏ(θ_new − θ_old) for k = 1 … `backtracks` with the Adam state kept, and restore the
+ * snapshot (weights and Adam state) if none fits. The caller still owns and frees `snap`.
+ */
+export async function guardStep(
+  params: Params, opt: tf.Optimizer, snap: Snapshot, score: () => Promise<{ logp: Float32Array; tokens: number }>,
+  oldLogp: Float32Array, maxStepKl: number, backtracks: number,
+): Promise<StepGuard> {
+  const post = await score();
+  const stepKl = meanApproxKl(post.logp, oldLogp);
+  const out: StepGuard = { stepKl, keptStepKl: stepKl, stepScale: 1, rolledBack: false, tokens: post.tokens };
+  if (stepKl <= maxStepKl) return out; // a NaN KL falls through: it counts as over the bound
+  Object.assign(out, { stepScale: 0, keptStepKl: 0 });
+  if (backtracks > 0) {
+    const full = copyWeights(params);
+    for (let k = 1; k <= backtracks && out.stepScale === 0; k++) {
+      blendWeights(params, snap, full, 0.5 ** k);
+      const tryK = await score();
+      out.tokens += tryK.tokens;
+      const kl = meanApproxKl(tryK.logp, oldLogp);
+      if (kl <= maxStepKl) Object.assign(out, { stepScale: 0.5 ** k, keptStepKl: kl });
+    }
+    disposeWeights(full);
+  }
+  if (out.stepScale === 0) {
+    restoreSnapshot(snap, params, opt);
+    out.rolledBack = true;
+  }
+  return out;
 }
 
 /**

@@ -27,7 +27,7 @@ import { makeAnalyzer } from '../analyzer';
 import type { Analyzer } from '../analyzer/types';
 import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
 import { learningRateAt } from './schedule';
-import { blendWeights, copyWeights, disposeSnapshot, disposeWeights, meanApproxKl, restoreSnapshot, takeSnapshot } from './rollback';
+import { disposeSnapshot, guardStep, takeSnapshot, type StepGuard } from './rollback';
 
 /** Options of `train` that are not part of the run config. */
 export interface TrainOptions {
@@ -159,32 +159,9 @@ async function trainStep(
   const after = skill.analyzer?.stats();
   const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
-  let stepKl: number | null = null, keptStepKl: number | null = null, rolledBack = false, checkTokens = 0, stepScale = 1;
+  let guard: StepGuard | null = null;
   if (snap) {
-    const post = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
-    checkTokens = post.tokens;
-    stepKl = keptStepKl = meanApproxKl(post.logp, old.logp);
-    // `!(≤)`: a NaN KL (broken scores) counts as over the bound.
-    if (!(stepKl <= cfg.maxStepKl)) {
-      // TRPO line search (config klBacktracks): shrink the step by halves; undo it only if no shrunk step fits.
-      stepScale = 0;
-      keptStepKl = 0;
-      if (cfg.klBacktracks > 0) {
-        const full = copyWeights(policy.params);
-        for (let k = 1; k <= cfg.klBacktracks && stepScale === 0; k++) {
-          blendWeights(policy.params, snap, full, 0.5 ** k);
-          const tryK = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
-          checkTokens += tryK.tokens;
-          const kl = meanApproxKl(tryK.logp, old.logp);
-          if (kl <= cfg.maxStepKl) [stepScale, keptStepKl] = [0.5 ** k, kl];
-        }
-        disposeWeights(full);
-      }
-      if (stepScale === 0) {
-        restoreSnapshot(snap, policy.params, optimizer);
-        rolledBack = true;
-      }
-    }
+    guard = await guardStep(policy.params, optimizer, snap, () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow), old.logp, cfg.maxStepKl, cfg.klBacktracks);
     disposeSnapshot(snap);
   }
   const nSteps = packed.samples.length;
@@ -193,7 +170,8 @@ async function trainStep(
     successRate: trajs.filter((t) => t.success).length / trajs.length,
     rewardMean: mean(trajs.map((t) => t.reward)),
     scoreMean: mean(scores),
-    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates, stepKl, keptStepKl, rolledBack, stepScale,
+    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates,
+    stepKl: guard?.stepKl ?? null, keptStepKl: guard?.keptStepKl ?? null, rolledBack: guard?.rolledBack ?? false, stepScale: guard?.stepScale ?? 1,
     advantageAbsMean: mean(Array.from(advTok, Math.abs)),
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
@@ -208,7 +186,7 @@ async function trainStep(
     forwardSequences: { rollout: nSteps, old: nSteps, ref: nSteps, skill: rescore?.prompts ?? 0, update: nSteps * cfg.ppoEpochs },
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, { analysis, rescore, aSkillUsed });
-  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens + checkTokens };
+  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens + (guard?.tokens ?? 0) };
 }
 
 /** What OPID / Skill-GRPO keep across steps: the analyzer and the skill memory. */
