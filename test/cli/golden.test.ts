@@ -1,0 +1,39 @@
+/**
+ * Golden step events: 5-step runs of each algorithm (wasm, B 2 × G 4, 2 mini-batches, seed 1, no evaluation) must
+ * print exactly the step events recorded in test/golden/*-steps.jsonl (timing fields excluded). Any refactor that
+ * changes a number, a count or a flag of these events fails here; a deliberate change of the numerics re-records
+ * the files (the commit says why).
+ *
+ * Fields added to the step event after the recording are allowed; every recorded field must be equal.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+
+const COMMON = ['--env', 'household', '--preset', 'easy', '--model', 'nano', '--steps', '5', '--tasks', '2', '--group', '4',
+  '--mini-batches', '2', '--seed', '1', '--backend', 'wasm', '--eval-every', '0', '--json'];
+const RUNS: [string, string[]][] = [
+  ['grpo', ['--algo', 'grpo']],
+  ['opid', ['--algo', 'opid']],
+  ['skillgrpo', ['--algo', 'skill-grpo']],
+  ['scratch', ['--algo', 'grpo', '--init', 'scratch', '--lr', '5e-4', '--history', '0', '--step-adv-weight', '1', '--max-step-kl', '0.03',
+    '--kl-backtracks', '2', '--entropy-coef', '0.02']],
+];
+/** Wall-clock fields: they differ between identical runs. */
+const TIMING = ['tokensPerSecond', 'stepMs', 'elapsedMs', 'analyzerLatencyMs'];
+
+describe('golden step events (same seed, same backend ⇒ the recorded events)', () => {
+  it.each(RUNS)('%s', (name, extra) => {
+    const r = spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...COMMON, ...extra], { encoding: 'utf8', timeout: 300_000 });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.event === 'step');
+    const want = fs.readFileSync(`test/golden/${name}-steps.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(got.length).toBe(want.length);
+    got.forEach((e, i) => {
+      const picked: Record<string, unknown> = {};
+      for (const k of Object.keys(want[i])) if (!TIMING.includes(k)) picked[k] = e[k];
+      expect(picked).toEqual(want[i]);
+    });
+  });
+});
