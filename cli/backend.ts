@@ -1,5 +1,5 @@
 /**
- * tfjs backend setup for Node (issue #2 "CLI (Node, cpu or wasm backend)"). `webgpu` also works in Node through
+ * tfjs backend setup for Node. `webgpu` also works in Node through
  * the `webgpu` package (Dawn), which supplies `navigator.gpu`; on a machine without a GPU set
  * VK_ICD_FILENAMES to a SwiftShader ICD (see README).
  */

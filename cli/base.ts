@@ -1,5 +1,5 @@
 /**
- * Loading the shipped base policy in Node (issue #3): `public/base/<env>-<preset>.json` and its weights, checked
+ * Loading the shipped base policy in Node: `public/base/<env>-<preset>.json` and its weights, checked
  * against the code (vocabulary hash, env version) and the manifest (size, sha256).
  */
 import fs from 'node:fs';

@@ -1,10 +1,10 @@
 /**
- * `npm run bench -- --model small --seq 128 --batch 32 --backend cpu|wasm|webgpu [--steps 10] [--json]` (issue #2).
+ * `npm run bench -- --model small --seq 128 --batch 32 --backend cpu|wasm|webgpu [--steps 10] [--json]`.
  * Prints one JSON line: `trainTokensPerSecond` (forward + backward + Adam on random tokens, next-token
- * cross-entropy over all positions with a vocabulary of 1024 — the same work as ../shared/bench/peer_torch.py),
+ * cross-entropy over all positions with a vocabulary of 1024 — the same work as a PyTorch peer of the bench model),
  * `sampleTokensPerSecond` (KV-cached generation, batch × new tokens / s) and the backend's own `matmulGflops`
  * (a 512×512 by 512×512 float32 matmul) measured in the same process; and `opidOverGrpo`, the ratio of the mean
- * wall time of an OPID training step to a GRPO step (same seed and settings; issue #4). Speed is measured here, never
+ * wall time of an OPID training step to a GRPO step (same seed and settings). Speed is measured here, never
  * in tests.
  */
 import { exitOnClosedStdout } from './files';

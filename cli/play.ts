@@ -1,6 +1,6 @@
 /**
  * `npm run play -- --env household --split train --task 7 [--preset easy] [--json]`: a person (or a script)
- * plays one task of an environment in the terminal (issue #2).
+ * plays one task of an environment in the terminal.
  *
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
  * the number of an admissible action; empty lines are ignored), prints the result, and ends at `done`.

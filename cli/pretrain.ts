@@ -1,6 +1,6 @@
 /**
- * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--backend wasm|cpu] [--json]`
- * (issue #3): behaviour cloning of the base policy on expert, noisy-expert and hint-conditioned demonstrations,
+ * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--backend wasm|cpu] [--json]`:
+ * behaviour cloning of the base policy on expert, noisy-expert and hint-conditioned demonstrations,
  * then measurement (success with hints none|correct per split and task type, skill sensitivity in nats), then the
  * weights and a manifest (sha256, vocabulary hash, env versions, the exact command, the measurements) are written
  * to `--out` (default `public/base/<env>-<preset>.safetensors` + `.json`). Prints the sha256. Deterministic for a
@@ -13,7 +13,7 @@ import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
-import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/train/setup';
+import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/model/policy';
 import { MODEL_PRESETS } from '../src/core/model/config';
 import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';

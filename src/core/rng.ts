@@ -1,5 +1,6 @@
 /**
- * The one seeded random generator every random draw in the project goes through (DESIGN.md §4).
+ * The one seeded random generator every random draw in the project goes through (the reproducibility contract,
+ * docs/architecture.md).
  *
  * Wraps pure-rand's xoroshiro128+ (a known PRNG, 2^128 period). Never use the global unseeded generator in core code:
  * pass an `Rng` explicitly. `fork(label)` derives an independent, reproducible stream for a named purpose
@@ -30,7 +31,8 @@ export function fmix32(h: number): number {
   return h | 0;
 }
 
-/** Seeded pseudo-random generator (xoroshiro128+). Source: DESIGN.md §4 reproducibility contract. */
+/** Seeded pseudo-random generator (xoroshiro128+). Source: the reproducibility contract (docs/architecture.md); the
+ * generator is Blackman and Vigna 2018. */
 export class Rng {
   private gen: Gen;
   /** The integer seed this generator was created from (for display and forking). */

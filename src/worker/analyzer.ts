@@ -1,6 +1,6 @@
 /**
- * The analyzer a page run uses (issue #4). The run config names the kind (`heuristic` or `http`), URL, model and
- * timeout; the key and the prompt template come from the page separately (`AnalyzerExtras`), so they never travel
+ * The analyzer a page run uses (OPID / Skill-GRPO). The run config names the kind (`heuristic` or `http`), URL, model
+ * and timeout; the key and the prompt template come from the page separately (`AnalyzerExtras`), so they never travel
  * in the config, a link or an export. For `http` the worker builds the HttpAnalyzer itself (the trainer's default
  * factory knows no template); for `heuristic` and `grpo` it leaves the choice to the trainer.
  */

@@ -1,6 +1,6 @@
 /**
- * The one interface the training worker exposes through Comlink (STYLE.md habit 8: a narrow worker
- * boundary). The page only ever talks to the worker through this type; snapshots cross it, never proxies
+ * The one interface the training worker exposes through Comlink (a narrow worker boundary; worker protocol:
+ * docs/architecture.md). The page only ever talks to the worker through this type; snapshots cross it, never proxies
  * of reactive state. Shared by src/worker/trainer.worker.ts (implementation) and src/ui (caller).
  */
 import type { RunConfig } from '../core/run/config';
@@ -122,7 +122,7 @@ export interface PretrainResult {
 }
 
 /**
- * Analyzer settings of the page that are not part of the run config (issue #4): they never enter a run link, an
+ * Analyzer settings of the page that are not part of the run config: they never enter a run link, an
  * export or a log. Used by the `http` analyzer only; the `heuristic` one ignores them.
  */
 export interface AnalyzerExtras {
@@ -132,7 +132,7 @@ export interface AnalyzerExtras {
   promptTemplate?: PromptTemplate;
 }
 
-/** What the page's "Test connection" button checks (issue #4): the analyzer fields of the draft config and the key. */
+/** What the page's "Test connection" button checks: the analyzer fields of the draft config and the key. */
 export interface ConnectionRequest {
   /** Server root, `http://` or `https://`, e.g. `http://localhost:11434`. */
   baseUrl: string;
@@ -181,7 +181,7 @@ export interface TrainerApi {
    */
   exportWeights(name: string): Promise<Uint8Array>;
   /**
-   * Pretrain a fresh policy by behaviour cloning (issue #3; core `pretrain`) on the worker's backend, calling
+   * Pretrain a fresh policy by behaviour cloning (core `pretrain`) on the worker's backend, calling
    * `onProgress` (a Comlink proxy) after the demonstrations are built and after every iteration. When all
    * iterations are done the weights are stored as checkpoint `pretrained-<model>-<preset>-seed<S>` (replacing one of
    * that name), ready for "Start from". Resolves when done, paused or aborted. Rejects, saying why, on a bad request
@@ -195,7 +195,7 @@ export interface TrainerApi {
   /** Discard a running or paused pretraining (nothing is stored); no-op when there is none. */
   abortPretrain(): Promise<void>;
   /**
-   * Set the analyzer's API key and prompt template (issue #4) for every run whose first update comes after this
+   * Set the analyzer's API key and prompt template for every run whose first update comes after this
    * call; a run that has already started keeps the analyzer it was built with (reset it to use the new ones).
    * Never rejects; the key is kept in the worker's memory only.
    */

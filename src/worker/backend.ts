@@ -1,5 +1,5 @@
 /**
- * tfjs backend selection inside the training worker (DESIGN.md §1 worker/).
+ * tfjs backend selection inside the training worker (worker layer, docs/architecture.md).
  *
  * Order for `auto`: webgpu → webgl → wasm → cpu. A forced backend is tried first and, if it cannot start,
  * the ones after it in that order. Every backend skipped on the way is recorded with the reason, so the page's

@@ -1,5 +1,5 @@
 /**
- * Loading the shipped base policy in the browser (issue #3): the manifest `base/<env>-<preset>.json` and its
+ * Loading the shipped base policy in the browser: the manifest `base/<env>-<preset>.json` and its
  * weights file, fetched from the site root (Vite serves `public/` there), checked against the code and the
  * manifest exactly as the CLI does (`cli/base.ts`): manifest schema, vocabulary hash and environment version
  * (`checkBaseManifest`), size and sha256 of the bytes (`checkBaseWeights`), then the model size the run asks for

@@ -1,5 +1,5 @@
 /**
- * Weights in IndexedDB (issue #2 "save/load … IndexedDB in the browser"), through the `idb` library.
+ * Weights in IndexedDB, through the `idb` library.
  * The stored bytes are the same safetensors file the CLI writes (`src/core/model/io.ts`), so a checkpoint saved
  * in the page can be exported and evaluated with `npm run eval -- --policy file.safetensors`, and back.
  * Database `opd-playground`, store `weights`, key = the checkpoint's name.

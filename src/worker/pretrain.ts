@@ -1,5 +1,5 @@
 /**
- * Pretraining a base policy inside the worker (issue #3): the core's `pretrain` (behaviour cloning on expert,
+ * Pretraining a base policy inside the worker: the core's `pretrain` (behaviour cloning on expert,
  * noisy-expert and hint-conditioned demonstrations) driven like a training run — pulling the generator trains, so
  * *pause* = stop pulling after the current iteration, *resume* = pull again, *abort* = close it and drop the
  * policy. At the end the weights go to the checkpoint store (IndexedDB in the page) under
@@ -10,7 +10,7 @@ import { getEnvSpec } from '../core/envs/registry';
 import { MODEL_SIZES } from '../core/run/config';
 import { Rng } from '../core/rng';
 import { DEFAULT_PRETRAIN, pretrain, type PretrainConfig, type PretrainEvent } from '../core/pretrain/pretrain';
-import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../core/train/setup';
+import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../core/model/policy';
 import type { PolicyHandle } from '../core/rollout/runner';
 import { PRETRAIN_ITERS_DEFAULT, PRETRAIN_ITERS_MAX, type PretrainProgress, type PretrainRequest, type PretrainResult } from './api';
 import { checkName, type WeightsStore } from './weights';

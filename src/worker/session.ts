@@ -1,5 +1,5 @@
 /**
- * One training run driven step by step inside the worker (DESIGN.md §1 worker/).
+ * One training run driven step by step inside the worker (worker layer, docs/architecture.md).
  *
  * The trainer is an async generator of events; pulling `next()` is what trains. So:
  * - *pause* = stop pulling after the current update's events;
@@ -28,7 +28,7 @@ export type TrainFn = (
     signal?: { aborted: boolean };
     onPolicy?: (p: PolicyHandle) => void;
     initWeights?: Uint8Array;
-    /** OPID / Skill-GRPO analyzer built by the worker (issue #4); absent = the trainer builds it from the config. */
+    /** OPID / Skill-GRPO analyzer built by the worker; absent = the trainer builds it from the config. */
     analyzer?: Analyzer;
   },
 ) => AsyncGenerator<TrainEvent>;

@@ -1,5 +1,5 @@
 /**
- * Saving, listing and loading checkpoints in the worker (issue #2 "save/load … IndexedDB in the browser").
+ * Saving, listing and loading checkpoints in the worker.
  * The store is passed in (IndexedDB in the worker, a Map in tests), so this runs in Node too. The bytes are the
  * safetensors file the CLI writes, with the same metadata, so an exported checkpoint works with
  * `npm run eval -- --policy file.safetensors` and `npm run train -- --init file.safetensors` reads the same format.
@@ -8,7 +8,7 @@ import { getEnvSpec } from '../core/envs/registry';
 import type { EnvSpec } from '../core/envs/types';
 import type { RunConfig } from '../core/run/config';
 import type { Tokenizer } from '../core/tokenizer/tokenizer';
-import { buildTokenizer, savePolicy } from '../core/train/setup';
+import { buildTokenizer, savePolicy } from '../core/model/policy';
 import type { StoredWeights } from './persist';
 import type { TrainingSession } from './session';
 import type { InitSource, WeightsInfo } from './api';
@@ -35,8 +35,8 @@ export function checkName(name: string): string {
 }
 
 /**
- * Serialises the session's live policy (between updates) and stores it under `name`, replacing any checkpoint
- * of that name. Metadata: model size, vocabulary hash, env version, plus env, preset, seed and step.
+ * Serialises the live policy of the `TrainingSession` (between updates) and stores it under `name`, replacing any
+ * checkpoint of that name. Metadata: model size, vocabulary hash, env version, plus env, preset, seed and step.
  * @throws Error from `TrainingSession.withPolicy` (no run, running, released) or from the store.
  */
 export async function saveCurrent(session: TrainingSession, store: WeightsStore, name: string): Promise<WeightsInfo> {
@@ -84,7 +84,7 @@ export interface RunStart {
 }
 
 /**
- * Where a run with `config` starts (issue #3): stored checkpoint `checkpoint` when given (it overrides
+ * Where a run with `config` starts: stored checkpoint `checkpoint` when given (it overrides
  * `config.init`), else the base policy when `config.init` is `base`, else a fresh seeded init. A base policy that
  * cannot be used (missing, corrupt, another vocabulary, env version or model size — anything `loadBase` throws)
  * never fails the run: it starts from scratch and `init.fallback` says why, in one sentence.

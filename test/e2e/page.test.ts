@@ -1,10 +1,10 @@
 /**
- * Browser end-to-end test of the page (DESIGN.md §3 "UI"): the worker picks WebGPU, Start trains, the charts'
- * text tables and the trajectory panel update; forcing wasm trains too, from the shipped base policy (issue #3),
- * and its weights are saved, downloaded and trained from again; a preset without a base policy starts from scratch
- * with a notice; Pretrain shows progress and stores its weights; OPID shows skills beside the trajectory with the
- * critical steps marked, from the heuristic analyzer and from a local http one (issue #4). Tiny settings through the link hash, because
- * WebGPU here runs on SwiftShader (CPU emulation).
+ * Browser end-to-end test of the page: the worker picks WebGPU, Start trains, the charts' text tables and the
+ * trajectory panel update; forcing wasm trains too, from the shipped base policy, and its weights are saved,
+ * downloaded and trained from again; a preset without a base policy starts from scratch with a notice; Pretrain shows
+ * progress and stores its weights; OPID shows skills beside the trajectory with the critical steps marked, from the
+ * heuristic analyzer and from a local http one. Tiny settings through the link hash, because WebGPU here runs on
+ * SwiftShader (CPU emulation).
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-/** The page's analyzer words (issue #4): failures merged over steps, the test-connection sentence, the key hidden; token tints. */
+/** The page's analyzer words: failures merged over steps, the test-connection sentence, the key hidden; token tints. */
 import { describe, expect, it } from 'vitest';
 import type { StepEvent, TokenView } from '../../src/core/train/events';
 import { REDACTED, connectionText, redact, summariseFailures } from '../../src/ui/state/analyzer-view';

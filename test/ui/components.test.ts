@@ -1,6 +1,6 @@
 /**
  * Page components rendered to HTML in Node (compiled for the server by the Vite Svelte plugin): the trajectory panel
- * renders analyzer skills as text (issue #4 "HTML/script in skill text (shown as text, never as markup)") — a skill's
+ * renders analyzer skills as text (an analyzer's output is untrusted input) — a skill's
  * `<script>` must come out escaped — with the episode skill, critical steps and their step skill, and the failure
  * words; the analyzer notice merges reasons; every component compiles.
  */
@@ -48,7 +48,7 @@ const traj = (o: Partial<TrajectoryView>): TrajectoryView => ({
 });
 const event = (group: TrajectoryView[]): TrajectoriesEvent => ({ event: 'trajectories', step: 3, group });
 
-describe('Trajectories panel (issue #4)', () => {
+describe('Trajectories panel (OPID skills)', () => {
   it('shows the episode skill and the critical step with its step skill, as escaped text', () => {
     const evil = '<script>window.pwned = 1</script> then <b>take</b> apple 1';
     const { body } = render(Trajectories, { props: { group: event([traj({ episodeSkill: evil }), traj({ success: true, reward: 1, analyzerError: 'analyzer failed: HTTP 500 (server error)' })]), algo: 'opid', lambdaSkill: 0.5 } });
@@ -73,7 +73,7 @@ describe('Trajectories panel (issue #4)', () => {
   });
 });
 
-describe('Notices: analyzer failures (issue #4)', () => {
+describe('Notices: analyzer failures', () => {
   const base = { status: '', pendingChange: null, stepsDone: 0, linkIssues: [], baseNotice: null, error: null, onconfirm() {}, oncancel() {},
     ondismisslink() {}, ondismissbase() {}, ondismissanalyzer() {} };
 

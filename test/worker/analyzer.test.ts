@@ -1,5 +1,5 @@
 /**
- * The worker builds the page run's analyzer (issue #4): `http` with the page's key and prompt template (sent apart
+ * The worker builds the page run's analyzer: `http` with the page's key and prompt template (sent apart
  * from the config), nothing for `heuristic` and `grpo` (the trainer's default). The key never enters the config the
  * trainer gets; a key set after a run started waits for the next run.
  */

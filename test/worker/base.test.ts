@@ -1,5 +1,5 @@
 /**
- * The browser's base-policy loader (issue #3) with a stub fetch: the shipped files (public/base, read from disk)
+ * The browser's base-policy loader with a stub fetch: the shipped files (public/base, read from disk)
  * load and a run starts from exactly their weights; a missing, corrupt, foreign-vocabulary or other-size base policy
  * makes the run start from scratch with one sentence saying why and what to do; a chosen checkpoint overrides it.
  */
@@ -11,7 +11,7 @@ import { parseRunConfig, MODEL_SIZES, type RunConfig } from '../../src/core/run/
 import { baseManifestPath } from '../../src/core/pretrain/base';
 import { decodeSafetensors } from '../../src/core/model/io';
 import { train } from '../../src/core/train/trainer';
-import { buildTokenizer, policyValues } from '../../src/core/train/setup';
+import { buildTokenizer, policyValues } from '../../src/core/model/policy';
 import type { PolicyHandle } from '../../src/core/rollout/runner';
 import { fetchBasePolicy, type FetchLike } from '../../src/worker/base';
 import { resolveStart, type BaseLoader } from '../../src/worker/weights';

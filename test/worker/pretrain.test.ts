@@ -1,5 +1,5 @@
 /**
- * Pretraining in the worker (issue #3) with the real core `pretrain` on wasm and an in-memory store: progress per
+ * Pretraining in the worker with the real core `pretrain` on wasm and an in-memory store: progress per
  * iteration with the loss in nats/token, weights stored under `pretrained-<model>-<preset>-seed<S>` that load and
  * start a run, pause/resume continuing the same job, abort storing nothing, bad requests named, no tensor leaks.
  * Tiny settings (nano, few tasks, few iterations) keep it to seconds.
@@ -10,7 +10,7 @@ import { getEnvSpec } from '../../src/core/envs/registry';
 import { parseRunConfig } from '../../src/core/run/config';
 import { Rng } from '../../src/core/rng';
 import { train } from '../../src/core/train/trainer';
-import { buildTokenizer, createPolicy, disposePolicy, loadPolicy, policyValues } from '../../src/core/train/setup';
+import { buildTokenizer, createPolicy, disposePolicy, loadPolicy, policyValues } from '../../src/core/model/policy';
 import type { PretrainProgress, PretrainRequest } from '../../src/worker/api';
 import { PretrainSession, checkPretrainRequest, pretrainedName } from '../../src/worker/pretrain';
 import { resolveStart } from '../../src/worker/weights';

@@ -6,7 +6,7 @@
  * (nano policy, attention [64,2,95,95]): mask add 103 ms, softmax 222 ms — half of a forward pass. These kernels
  * walk the output with an odometer instead (no per-element allocation) and give bit-identical results for
  * add/sub/mul/div (same float32 arithmetic per element); Softmax computes max, exp and sum per row in float32.
- * Other dtypes and shapes fall back to the stock kernel. Source: issue #2 (the CLI must train on `cpu`).
+ * Other dtypes and shapes fall back to the stock kernel. Why: the CLI must train on `cpu` too.
  */
 import * as tf from '../tf';
 

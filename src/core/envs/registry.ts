@@ -1,5 +1,5 @@
 /**
- * The environment registry: names → `EnvSpec` (DESIGN.md §3 "Environments"). An unknown name fails listing
+ * The environment registry: names → `EnvSpec` (docs/architecture.md). An unknown name fails listing
  * the known ones (verl style).
  */
 import { household } from './household';

@@ -1,5 +1,5 @@
 /**
- * The environment interface shared by household, shop and searchqa (DESIGN.md §3 "Environments").
+ * The environment interface shared by household, shop and searchqa (docs/architecture.md).
  *
  * An `Env` is one episode's world: `reset(task)` builds the task's initial state and returns the first
  * observation; `step(action)` applies one text command. Environments are text-only, seeded by the task
@@ -28,7 +28,7 @@ export interface ResetResult {
   observation: string;
 }
 
-/** What `step` returns. Source: DESIGN.md §2 step 2. */
+/** What `step` returns. Source: Gym's `step` → (obs, reward, done, info), Brockman et al. 2016. */
 export interface StepResult {
   /** Observation text after the action (`Nothing happens.` for an inadmissible action). */
   observation: string;

@@ -1,5 +1,5 @@
 /**
- * Model sizes by name (DESIGN.md §3 "Policy"). `small` matches ../shared/bench/peer_torch.py's default
+ * Model sizes by name (docs/architecture.md). `small` matches the default of a PyTorch peer of the bench model
  * (d=128, 4 layers, 4 heads) so `npm run bench` compares like with like.
  */
 

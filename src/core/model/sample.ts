@@ -1,5 +1,5 @@
 /**
- * KV-cached batched sampling of responses (DESIGN.md §2 step 2; issue #2 "KV-cached sampling with temperature").
+ * KV-cached batched sampling of responses (the roll-out in a training step, docs/architecture.md).
  *
  * Prompts of different lengths are left-padded into [B, Lmax]; position ids restart at 0 after the padding and
  * padded keys are masked, so each row sees exactly its own prompt. Each decoding step runs one token per row

@@ -1,8 +1,9 @@
 /**
- * Batched per-token log-probs of responses given prompts (DESIGN.md §2 steps 4 and 6; issue #2).
+ * Batched per-token log-probs of responses given prompts (old log-probs and OPID skill re-scoring in a training step,
+ * docs/architecture.md).
  *
  * Layout: a batch of n samples is right-padded into ids [n, T] int32 (T = longest prompt+response). The
- * DESIGN's masks [n, T] have 1 on response (action) tokens; here those positions are *packed*: M = Σ response
+ * dense masks [n, T] have 1 on response (action) tokens; here those positions are *packed*: M = Σ response
  * lengths, in sample-major order, and every per-token result is a float32 [M] vector. `unpack` turns it back
  * into per-sample arrays. Only the M predicting positions go through the output head (cheaper than [n,T,V]),
  * which also means prompt tokens can never receive gradient from the loss.

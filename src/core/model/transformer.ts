@@ -1,6 +1,6 @@
 /**
- * Decoder-only transformer forward passes (DESIGN.md §3 "Policy"): token + position embedding, pre-LayerNorm
- * blocks with causal multi-head attention and a GELU MLP, final LayerNorm, output head tied to `wte`.
+ * Decoder-only transformer forward passes (the GPT-2 layout, Radford et al. 2019): token + position embedding,
+ * pre-LayerNorm blocks with causal multi-head attention and a GELU MLP, final LayerNorm, output head tied to `wte`.
  *
  * Shapes: B sequences, T positions, d width, h heads, hs = d/h head size, V vocabulary.
  * Attention bias: additive float32, 0 where attending is allowed and −1e9 where not (causal and padding).

@@ -1,5 +1,5 @@
 /**
- * The shipped base policy's manifest (issue #3): what the weights are, how they were made, and what they measure.
+ * The shipped base policy's manifest: what the weights are, how they were made, and what they measure.
  * Files: `public/base/<env>-<preset>.json` (this manifest) next to `public/base/<env>-<preset>.safetensors`.
  * A manifest whose vocabulary hash or environment version does not match the code is refused with an error
  * saying which, and how to regenerate (the exact command is in the manifest).

@@ -1,5 +1,5 @@
 /**
- * Demonstrations for behaviour cloning (issue #3): per train-split task, one episode of one kind, turned into
+ * Demonstrations for behaviour cloning: per train-split task, one episode of one kind, turned into
  * per-step samples (prompt as the policy sees it, response = the demonstrated action + <eos>, with the admissible
  * trie masks so cloning fits the same distribution admissible decoding samples from).
  *

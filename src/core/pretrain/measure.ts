@@ -1,7 +1,7 @@
 /**
- * Measurements of a base policy (issue #3 targets): success with and without correct hints per split and task
- * type, and skill sensitivity at the token level — the mean log-prob (nats, summed over an action's tokens) of the
- * expert action on held-out steps without and with the correct step skill in the prompt.
+ * Measurements of a base policy (written into its manifest, `base.ts`): success with and without correct hints per
+ * split and task type, and skill sensitivity at the token level — the mean log-prob (nats, summed over an action's
+ * tokens) of the expert action on held-out steps without and with the correct step skill in the prompt.
  */
 import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
@@ -9,8 +9,8 @@ import type { PolicyHandle } from '../rollout/runner';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
 import { ActionTrie } from '../rollout/trie';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
-import { evaluatePolicy } from '../train/evaluate';
-import type { SplitEval } from '../train/events';
+import { evaluatePolicy } from '../rollout/evaluate';
+import type { SplitEval } from '../rollout/evaluate';
 import { stepSkill } from '../skills/grammar';
 import type { HintMode } from './hints';
 

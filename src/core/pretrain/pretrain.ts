@@ -1,5 +1,5 @@
 /**
- * Behaviour-cloning pretraining of the base policy (issue #3; DESIGN.md §3 "Base policy"): demonstrations from
+ * Behaviour-cloning pretraining of the base policy (docs/architecture.md): demonstrations from
  * `makeDemos`, loss = token-mean negative log-likelihood (nats) of the demonstrated action tokens under the
  * admissible-masked distribution (the one admissible decoding samples from), Adam, grad-norm clip 1.0.
  * An async generator of progress events, like `train`; deterministic for a given config on one backend.
@@ -13,7 +13,7 @@ import type { PolicyHandle } from '../rollout/runner';
 import { accumulate, applyClipped, microBatches } from '../train/update';
 import { makeDemos, DEFAULT_MIX, type DemoMix } from './demos';
 
-/** Pretraining settings (issue #3). Defaults are the shipped base policy's. */
+/** Pretraining settings. Defaults are the shipped base policy's. */
 export interface PretrainConfig {
   preset: string;
   /** Train-split tasks used for demonstrations (one episode each). */

@@ -1,11 +1,11 @@
 /**
- * Prompt building (DESIGN.md §2 step 2): task, last H turns of history, current observation, admissible
- * actions, then the action cue. Layout in tokens:
+ * Prompt building (the roll-out in a training step, docs/architecture.md): task, last H turns of history, current
+ * observation, admissible actions, then the action cue. Layout in tokens:
  *
  *   <bos> <task> ␣task text  [<skill> ␣episode skill]  <hist> ␣a₁ <sep> ␣o₁ <sep> …  <obs> ␣observation
  *   <actions> ␣act₁ <sep> ␣act₂ <sep> …  [<step_skill> ␣step skill]  <act>
  *
- * and the response is ␣action <eos>. Skill blocks are reserved for OPID (issue #4): the episode skill goes right
+ * and the response is ␣action <eos>. Skill blocks are reserved for OPID: the episode skill goes right
  * after the task line, a step skill right before the action cue. If the prompt is longer than `maxLen`, the oldest
  * history turns are dropped first, then admissible actions from the end of the list, then the observation is cut
  * from its start.

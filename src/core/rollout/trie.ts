@@ -1,5 +1,5 @@
 /**
- * Prefix trie over admissible actions' token sequences, for `admissible` decoding (issue #2): the allowed next
+ * Prefix trie over admissible actions' token sequences, for `admissible` decoding: the allowed next
  * tokens after a prefix are the children of the prefix's node, plus <eos> when the prefix is a whole action.
  */
 

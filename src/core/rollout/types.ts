@@ -1,5 +1,6 @@
 /**
- * Trajectory records produced by rollouts (DESIGN.md §2 steps 2–3). Plain data, no tensors.
+ * Trajectory records produced by rollouts (roll-out and scoring in a training step, docs/architecture.md). Plain
+ * data, no tensors.
  */
 import type { TaskRef } from '../envs/types';
 

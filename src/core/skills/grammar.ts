@@ -1,11 +1,12 @@
 /**
- * The skill grammar: the one place where skill sentences are phrased (issue #3 "written in one skill grammar —
- * templates kept in one module that the heuristic analyzer will also use"; issue #4 analyzer output).
+ * The skill grammar: the one place where skill sentences are phrased, shared by the pretraining demonstrations,
+ * the heuristic analyzer and the http analyzer's prompt.
  *
- * A skill is plain text injected into the prompt (DESIGN.md §2 step 6): an episode skill after the task line, a
- * step skill before the action cue. The base policy is pretrained on exactly these phrasings (variant 0 is the
- * canonical one; the others are paraphrases), so a tiny policy understands them. Actions inside a skill are
- * written exactly as the environment's admissible commands, so "follow the hint" is a copy the policy can learn.
+ * A skill is plain text injected into the prompt (OPID skill re-scoring, docs/architecture.md): an episode skill
+ * after the task line, a step skill before the action cue. The base policy is pretrained on exactly these phrasings
+ * (variant 0 is the canonical one; the others are paraphrases), so a tiny policy understands them. Actions inside a
+ * skill are written exactly as the environment's admissible commands, so "follow the hint" is a copy the policy can
+ * learn.
  *
  * Forms:
  * - step skill: one imperative decision, e.g. `next, take apple 1 from countertop 2.`

@@ -1,5 +1,5 @@
 /**
- * Word-level tokenizer with byte fallback (DESIGN.md §3 "Tokenizer"; issue #2).
+ * Word-level tokenizer with byte fallback (docs/architecture.md).
  *
  * Text is split into pieces by `PIECE_RE` (a word, a number or one other character, each with an optional
  * leading space; or one whitespace character). A piece in the vocabulary is one token; any other piece is
@@ -10,7 +10,8 @@
  * Ids: 0..S-1 special tokens, S..S+255 byte tokens, then vocabulary pieces in a deterministic order.
  */
 
-/** Special tokens, in id order. `<pad>` is 0. Sections of the prompt (DESIGN.md §2 step 2) have their own markers. */
+/** Special tokens, in id order. `<pad>` is 0. Sections of the prompt (`src/core/rollout/prompt.ts`) have their own
+ * markers. */
 export const SPECIAL_TOKENS = [
   '<pad>', '<bos>', '<eos>', '<task>', '<obs>', '<act>', '<hist>', '<actions>', '<sep>',
   '<skill>', '<step_skill>', '<reserved1>', '<reserved2>', '<reserved3>', '<reserved4>', '<reserved5>',

@@ -1,5 +1,5 @@
 /**
- * The page's words for the analyzer (issue #4 "What bad input gets"): failure reasons of every step merged into one
+ * The page's words for the analyzer: failure reasons of every step merged into one
  * notice (counts summed, not one notice per step), the "Test connection" answer, and a last guard that keeps the API
  * key out of anything shown. Pure functions; no DOM.
  */

@@ -1,8 +1,8 @@
 /**
- * The analyzer panel's state (issue #4): the API key, the prompt template, the last "Test connection" and the
- * failure notice (STYLE.md habit 9). The key lives in this page's memory only: it goes to the worker apart from the
- * config and is never in the config, a link, an export, a log or a notice. Owned by RunState (`run.analyzer`), which
- * sends `extras()` before each configure.
+ * The analyzer panel's state (OPID / Skill-GRPO): the API key, the prompt template, the last "Test connection" and
+ * the failure notice (a Svelte 5 reactive class). The key lives in this page's memory only: it goes to the worker
+ * apart from the config and is never in the config, a link, an export, a log or a notice. Owned by RunState
+ * (`run.analyzer`), which sends `extras()` before each configure.
  */
 import type { RunConfig } from '../../core/run/config';
 import type { StepEvent } from '../../core/train/events';
@@ -32,18 +32,18 @@ export interface AnalyzerHost {
 /** The analyzer's key, prompt template, connection test and failure notice, for one page. */
 export class AnalyzerState {
   /**
-   * The analyzer's API key (issue #4): in this page's memory only, sent to the worker apart from the config; never
+   * The analyzer's API key: in this page's memory only, sent to the worker apart from the config; never
    * in the config, a link, an export, a log or a notice. Lost on reload, by design.
    */
   analyzerKey = $state('');
-  /** The http analyzer's prompt template as edited (issue #4); not stored in links (too long). */
+  /** The http analyzer's prompt template as edited; not stored in links (too long). */
   promptTemplate = $state.raw<PromptTemplate>(DEFAULT_HTTP_PROMPT);
   /** The last "Test connection": its state and the answer in words (key hidden). */
   connection = $state.raw<{ state: ConnectionState; text: string }>({ state: 'idle', text: '' });
   /** Failure total when the analyzer notice was dismissed; it shows again when more failures arrive. */
   failuresDismissedAt = $state(0);
 
-  /** Analyzer failures of this run, merged over its steps (issue #4: one notice, not one per step). */
+  /** Analyzer failures of this run, merged over its steps (one notice, not one per step). */
   analyzerFailures = $derived.by(() => summariseFailures(this.host.steps));
   /** True when the analyzer notice has failures the user has not dismissed. */
   showAnalyzerFailures = $derived(this.analyzerFailures.total > this.failuresDismissedAt);
@@ -84,8 +84,8 @@ export class AnalyzerState {
   }
 
   /**
-   * Sends one chat-completions request with the draft's analyzer URL, model and timeout and the key (issue #4 "test
-   * connection"); `connection` holds the answer in words, the key hidden.
+   * Sends one chat-completions request with the draft's analyzer URL, model and timeout and the key (the
+   * "Test connection" button); `connection` holds the answer in words, the key hidden.
    */
   async testConnection(): Promise<void> {
     const api = this.host.api;

@@ -49,7 +49,7 @@ export function metricChart(steps: StepEvent[], label: string, pick: (s: StepEve
 
 /**
  * Analyzer calls (requests; heuristic: rollouts analysed) and failures (rollouts whose analysis failed, so they got
- * no skill signal) per step (issue #4 "Metrics"); counts. Events without the fields count as 0.
+ * no skill signal) per step; counts. Events without the fields count as 0.
  */
 export function analyzerChart(steps: StepEvent[]): ChartData {
   return {

@@ -1,5 +1,5 @@
 /**
- * Number formatting for the page: every number is shown with its unit (DESIGN.md §3 "UI").
+ * Number formatting for the page: every number is shown with its unit (UI layer, docs/architecture.md).
  * Pure functions; `—` stands for "no value yet".
  */
 

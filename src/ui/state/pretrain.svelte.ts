@@ -1,7 +1,7 @@
 /**
- * The page's pretraining (issue #3): behaviour cloning of a fresh policy in the worker, with its progress, pause,
- * resume and abort, and where the weights went (STYLE.md habit 9). The main thread only sends the request and
- * shows progress; the worker does every tensor op and stores the weights in IndexedDB.
+ * The page's pretraining: behaviour cloning of a fresh policy in the worker, with its progress, pause, resume and
+ * abort, and where the weights went (a Svelte 5 reactive class). The main thread only sends the request and shows
+ * progress; the worker does every tensor op and stores the weights in IndexedDB.
  */
 import * as Comlink from 'comlink';
 import { PRETRAIN_ITERS_DEFAULT, PRETRAIN_ITERS_MAX, type PretrainProgress, type PretrainRequest, type PretrainResult } from '../../worker/api';

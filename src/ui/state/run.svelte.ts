@@ -1,6 +1,6 @@
 /**
  * The page's run state: the config being edited, the worker's backend, and the events of the current run
- * (STYLE.md habit 9: logic in a reactive class; big arrays in `$state.raw`, replaced whole; summaries
+ * (Svelte 5 runes: logic in a reactive class; big arrays in `$state.raw`, replaced whole; summaries
  * `$derived`; methods are verbs). Talks to the worker only through `TrainerApi`; never trains itself.
  */
 import * as Comlink from 'comlink';
@@ -79,8 +79,9 @@ export class RunState {
   onWorkerLost: (() => void) | null = null;
 
   /**
-   * The analyzer panel (issue #4): its API key (page memory only; never in the config, a link, an export, a log or a
-   * notice), prompt template, connection test and failure notice. Setting the key rewrites the link without it.
+   * The analyzer panel (OPID / Skill-GRPO): its API key (page memory only; never in the config, a link, an export, a
+   * log or a notice), prompt template, connection test and failure notice. Setting the key rewrites the link without
+   * it.
    */
   readonly analyzer = new AnalyzerState(this, () => this.writeHash());
 
@@ -368,7 +369,7 @@ export class RunState {
     const seq = ++this.configureSeq;
     try {
       const opts = this.initWeights ? { initWeights: this.initWeights } : undefined;
-      // The key and template travel apart from the config (issue #4), before it, so the run's analyzer gets them.
+      // The key and template travel apart from the config, before it, so the run's analyzer gets them.
       await this.trainer.api.setAnalyzerExtras(this.analyzer.extras());
       const r = await this.trainer.api.configure($state.snapshot(this.config), opts);
       if (seq !== this.configureSeq) return true; // a later configure is in flight; its answer counts

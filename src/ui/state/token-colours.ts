@@ -1,5 +1,5 @@
 /**
- * Token colouring of the trajectory panel (issue #4): each action token's applied episode advantage A_ep, its skill
+ * Token colouring of the trajectory panel: each action token's applied episode advantage A_ep, its skill
  * advantage A_skill (OPID) or its KL to the reference policy, as a background tint. Pure functions; no DOM.
  */
 import type { TokenView } from '../../core/train/events';

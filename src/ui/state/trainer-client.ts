@@ -1,5 +1,6 @@
 /**
- * Starts the training worker and wraps it with Comlink (the page's only way to train; DESIGN.md §1).
+ * Starts the training worker and wraps it with Comlink (the page's only way to train: ui → worker → core,
+ * docs/architecture.md).
  */
 import * as Comlink from 'comlink';
 import type { TrainerApi } from '../../worker/api';

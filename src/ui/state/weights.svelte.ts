@@ -1,6 +1,6 @@
 /**
- * The page's stored checkpoints: list, save the current run, delete, download (STYLE.md habit 9). The bytes stay
- * in the worker's IndexedDB; only a download brings one file's bytes to the page. Errors and confirmations go to
+ * The page's stored checkpoints: list, save the current run, delete, download (a Svelte 5 reactive class). The bytes
+ * stay in the worker's IndexedDB; only a download brings one file's bytes to the page. Errors and confirmations go to
  * the run's error banner and notice line.
  */
 import type { WeightsInfo } from '../../worker/api';

@@ -1,4 +1,4 @@
-/** The env registry (DESIGN.md §3): lookup by name, and an unknown name listing the accepted ones. */
+/** The env registry: lookup by name, and an unknown name listing the accepted ones. */
 import { describe, expect, it } from 'vitest';
 import { ENV_NAMES, getEnvSpec } from '../../../src/core/envs/registry';
 import { household } from '../../../src/core/envs/household';

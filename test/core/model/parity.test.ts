@@ -1,7 +1,7 @@
 /**
- * Gradient parity (issue #2): one PPO update's loss and gradients on webgpu (Dawn in Node, SwiftShader's
- * Vulkan on a machine without a GPU) and on cpu agree within 1e-4 relative. Backends differ in summation order,
- * so bit equality is not expected across backends (it is within one backend: see trainer.test.ts).
+ * Gradient parity: one PPO-clip update's (Schulman et al. 2017) loss and gradients on webgpu (Dawn in Node,
+ * SwiftShader's Vulkan on a machine without a GPU) and on cpu agree within 1e-4 relative. Backends differ in
+ * summation order, so bit equality is not expected across backends (it is within one backend: see trainer.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';

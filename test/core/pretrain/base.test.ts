@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../../helpers/backend';
 import { getEnvSpec } from '../../../src/core/envs/registry';
-import { buildTokenizer, disposePolicy, loadPolicy } from '../../../src/core/train/setup';
+import { buildTokenizer, disposePolicy, loadPolicy } from '../../../src/core/model/policy';
 import { checkBaseManifest, checkBaseWeights, baseManifestPath, sha256Hex } from '../../../src/core/pretrain/base';
 import { measureHinted } from '../../../src/core/pretrain/measure';
 import { MODEL_PRESETS } from '../../../src/core/model/config';
@@ -15,7 +15,7 @@ const tok = buildTokenizer(spec);
 const mPath = path.join('public', baseManifestPath('household', 'easy'));
 const raw = () => JSON.parse(fs.readFileSync(mPath, 'utf8'));
 
-describe('shipped base policy (issue #3)', () => {
+describe('shipped base policy', () => {
   beforeAll(() => useBackend('cpu'));
 
   it('weights load and match the manifest: size, sha256, vocabulary hash, env version, model shape; < 8 MB', async () => {

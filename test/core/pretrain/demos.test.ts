@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeDemos, parseMix, DEFAULT_MIX } from '../../../src/core/pretrain/demos';
-import { expertPlanFor, hintHooks } from '../../../src/core/pretrain/hints';
+import { expertPlanFor, hintHooks } from '../../../src/core/skills/hints';
 import { getEnvSpec } from '../../../src/core/envs/registry';
-import { buildTokenizer } from '../../../src/core/train/setup';
+import { buildTokenizer } from '../../../src/core/model/policy';
 import { Rng } from '../../../src/core/rng';
 
 const spec = getEnvSpec('household');
@@ -10,7 +10,7 @@ const tok = buildTokenizer(spec);
 const base = { preset: 'easy', tasks: 40, noise: 0.3, stepHintRate: 0.7, stepNoise: 0, historyTurns: 3, maxPrompt: 372 };
 const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
 
-describe('pretraining demonstrations (issue #3)', () => {
+describe('pretraining demonstrations', () => {
   it('parseMix reads kind=weight pairs over the defaults and names a bad part', () => {
     expect(parseMix('noisy=0.25,step=0.55')).toEqual({ ...DEFAULT_MIX, noisy: 0.25, step: 0.55 });
     expect(parseMix(' failure=0 , episode=2 ', { noisy: 1, episode: 1, step: 1, failure: 1 })).toEqual({ noisy: 1, episode: 2, step: 1, failure: 0 });

@@ -3,7 +3,7 @@ import * as tf from '../../../src/core/tf';
 import { useBackend } from '../../helpers/backend';
 import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig, type PretrainEvent } from '../../../src/core/pretrain/pretrain';
 import { getEnvSpec } from '../../../src/core/envs/registry';
-import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../../../src/core/train/setup';
+import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../../../src/core/model/policy';
 import { sha256Hex } from '../../../src/core/pretrain/base';
 import { Rng } from '../../../src/core/rng';
 import { setupBackend } from '../../../cli/backend';
@@ -22,7 +22,7 @@ async function run(c: PretrainConfig): Promise<{ events: PretrainEvent[]; sha: s
 }
 const iters = (ev: PretrainEvent[]) => ev.filter((e): e is Extract<PretrainEvent, { event: 'iter' }> => e.event === 'iter');
 
-describe('pretrain (issue #3)', () => {
+describe('pretrain (behaviour cloning)', () => {
   beforeAll(() => useBackend('wasm'));
 
   it('learns: the mean NLL per action token falls below 0.6× its start and 0.1 nats in 60 iterations, without leaking tensors', async () => {

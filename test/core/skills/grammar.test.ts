@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { episodeSkill, failureSkill, skillCorpus, stepSkill, warningSign, STEP_TEMPLATES } from '../../../src/core/skills/grammar';
 import { getEnvSpec } from '../../../src/core/envs/registry';
-import { buildTokenizer } from '../../../src/core/train/setup';
+import { buildTokenizer } from '../../../src/core/model/policy';
 
-describe('skill grammar (issue #3/#4)', () => {
+describe('skill grammar', () => {
   it('phrases step, episode and failure skills exactly', () => {
     expect(stepSkill('take apple 1 from countertop 2')).toBe('next, take apple 1 from countertop 2.');
     expect(stepSkill('go to fridge 1', 2)).toBe('you should go to fridge 1 here.');

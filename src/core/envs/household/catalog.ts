@@ -1,13 +1,13 @@
 /**
  * The household vocabulary: receptacle kinds, object kinds, where objects appear, where tasks may ask for them,
- * and which object kinds each task type accepts (DESIGN.md §3 "Environments"; issue #2).
+ * and which object kinds each task type accepts (ALFWorld, Shridhar et al. 2021).
  *
  * Names are single lowercase words in ALFWorld's style (`sinkbasin`, `countertop`, `garbagecan`, `desklamp`);
  * instances are numbered per kind, 1..9 (`cabinet 3`, `apple 2`). The vocabulary is kept small on purpose:
  * the word-level tokenizer is built from it.
  */
 
-/** The six household task types, in ALFWorld's order. Source: ALFWorld task families; issue #2. */
+/** The six household task types, in ALFWorld's order. Source: ALFWorld task families (Shridhar et al. 2021). */
 export const TASK_TYPES = ['pick', 'look', 'clean', 'heat', 'cool', 'pick2'] as const;
 /** One household task type. */
 export type TaskType = (typeof TASK_TYPES)[number];

@@ -1,5 +1,6 @@
 /**
- * `HouseholdEnv`: one ALFWorld-like episode behind the shared `Env` interface (DESIGN.md §2–3; issue #2).
+ * `HouseholdEnv`: one ALFWorld-like episode behind the shared `Env` interface (ALFWorld, Shridhar et al. 2021;
+ * docs/architecture.md).
  *
  * - State: see `world.ts` (hidden; exposed read-only as `world` for the expert and tests).
  * - Actions: any string, normalised by `normalizeAction` (trim, collapse whitespace, lower-case) and judged
@@ -19,7 +20,7 @@ import type { World } from './world';
 export class HouseholdEnv implements Env {
   /** Preset name this env generates tasks for. */
   readonly preset: string;
-  /** Max actions per episode (issue #2: 30 in `default`, 10 in `easy`). */
+  /** Max actions per episode (30 in `default`, 10 in `easy`; see `presets.ts`). */
   readonly maxSteps: number;
   private state: World | null = null;
   private taken = 0;

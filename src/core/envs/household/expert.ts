@@ -1,6 +1,6 @@
 /**
- * The household expert: a planner over the hidden state that solves every generated task within `maxSteps`
- * (issue #2), plus the task's subgoals in words (for hints in pretraining).
+ * The household expert: a planner over the hidden state that solves every generated task within `maxSteps`,
+ * plus the task's subgoals in words (for hints in pretraining).
  *
  * `expertAction` is a pure function of the current state, so it also recovers after arbitrary (noisy)
  * actions: it puts down a wrong object, fetches the nearest needed object (the current receptacle first, then

@@ -1,5 +1,6 @@
 /**
- * Task generation: (preset, split, index) → the initial World, identical on every machine (issue #2).
+ * Task generation: (preset, split, index) → the initial World, identical on every machine (reproducibility contract,
+ * docs/architecture.md).
  *
  * Draw order, all from one `Rng` seeded with `taskSeed` (a hash of `household/<version>/<preset>/<split>/<index>`):
  * task type → (layout template, combination) → receptacle counts → lamp (look) → task objects → lamp (other

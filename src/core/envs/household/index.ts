@@ -1,7 +1,7 @@
 /**
  * The `household` environment: ALFWorld-like rooms with numbered receptacles and objects, six task types
  * (pick, look, clean, heat, cool, pick2), an expert, and train / test-seen / test-unseen splits
- * (DESIGN.md §3 "Environments"; issue #2). See `env.ts` for actions, reward and `done`; `rules.ts` for the
+ * (ALFWorld, Shridhar et al. 2021). See `env.ts` for actions, reward and `done`; `rules.ts` for the
  * preconditions; `presets.ts` for the presets and the unseen hold-out.
  */
 import type { Env, EnvSpec, Expert } from '../types';

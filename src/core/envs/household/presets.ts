@@ -1,5 +1,6 @@
 /**
- * Household presets and room layout templates, and the test-unseen hold-out (issue #2; DESIGN.md §3).
+ * Household presets and room layout templates, and the test-unseen hold-out (cf. ALFWorld's seen/unseen splits,
+ * Shridhar et al. 2021).
  *
  * A layout template names the receptacle kinds of a room and how many of each (a count range). Held-out
  * templates (`unseen: true`) and held-out task combinations (`isHeldOutCombo`) appear only in `test-unseen`;
@@ -87,7 +88,7 @@ const EASY_LAYOUTS: readonly LayoutTemplate[] = [
   { name: 'nook-h', unseen: true, receptacles: { bed: ONE, desk: ONE, dresser: ONE, garbagecan: ONE } },
 ];
 
-/** Presets by name; the first is the default. Source: issue #2. */
+/** Presets by name; the first is the default. */
 export const PRESETS: Readonly<Record<string, PresetConfig>> = {
   default: {
     name: 'default',

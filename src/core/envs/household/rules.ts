@@ -1,5 +1,5 @@
 /**
- * Household rules: which commands are admissible in a state and what each does (ALFWorld rules; issue #2).
+ * Household rules: which commands are admissible in a state and what each does (ALFWorld rules, Shridhar et al. 2021).
  *
  * One table, `transitions(world)`, lists every admissible action with its effect, so "admissible" and
  * "does something other than Nothing happens." can never disagree. Preconditions (ALFWorld rules):

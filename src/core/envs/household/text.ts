@@ -1,5 +1,6 @@
 /**
- * Observation and task text templates, in ALFWorld's wording (ALFWorld's TextWorld templates; issue #2).
+ * Observation and task text templates, in ALFWorld's wording (ALFWorld's TextWorld templates; Shridhar et al. 2021,
+ * Côté et al. 2018).
  *
  * ALFWorld writes `a` before every name (`a apple 1`), lists with `, ` and `, and ` before the last item
  * (also for two items), and ends every sentence with `.`. Every template is a function here so the

@@ -1,6 +1,6 @@
 /**
  * The household vocabulary corpus: text covering every word, number and punctuation pattern the env can emit
- * (observations, actions, task lines, subgoals), for the word-level tokenizer (DESIGN.md §3 "Tokenizer").
+ * (observations, actions, task lines, subgoals), for the word-level tokenizer (`src/core/tokenizer/tokenizer.ts`).
  *
  * Deterministic: built from sorted name lists and fixed templates only. Every name also appears at the start
  * of a line, because the tokenizer treats `apple` and ` apple` as different pieces.

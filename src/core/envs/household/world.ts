@@ -1,5 +1,5 @@
 /**
- * Household world state (the env's hidden state) and read-only queries over it (issue #2).
+ * Household world state (the env's hidden state) and read-only queries over it.
  *
  * State: numbered receptacles (some with a door), numbered objects each in one receptacle or in the agent's
  * hand, the agent's location (a receptacle, or `null` = the middle of the room) and the goal. The agent holds

@@ -1,4 +1,4 @@
-/** Household env invariants over many states: the admissible list, state safety, vocabulary coverage (issue #2). */
+/** Household env invariants over many states: the admissible list, state safety, vocabulary coverage. */
 import { describe, expect, it } from 'vitest';
 import { household } from '../../../../src/core/envs/household';
 import type { HouseholdEnv } from '../../../../src/core/envs/household/env';

@@ -1,4 +1,4 @@
-/** The household expert solves every task; a random admissible policy rarely does on `easy` (issue #2). */
+/** The household expert solves every task; a random admissible policy rarely does on `easy`. */
 import { describe, expect, it } from 'vitest';
 import { household } from '../../../../src/core/envs/household';
 import { HouseholdEnv } from '../../../../src/core/envs/household/env';

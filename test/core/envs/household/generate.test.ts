@@ -1,4 +1,4 @@
-/** Household task generation: determinism, presets, splits and the test-unseen hold-out (issue #2). */
+/** Household task generation: determinism, presets, splits and the test-unseen hold-out. */
 import { describe, expect, it } from 'vitest';
 import { OBJECT_KINDS, RECEPTACLE_KINDS, TASK_TYPES } from '../../../../src/core/envs/household/catalog';
 import { generateWorld } from '../../../../src/core/envs/household/generate';

@@ -1,4 +1,4 @@
-/** Household rules on a hand-built room: exact observations for every command and precondition (issue #2). */
+/** Household rules on a hand-built room: exact observations for every command and precondition (ALFWorld rules). */
 import { describe, expect, it } from 'vitest';
 import { buildWorld, envOn, play } from './helpers';
 

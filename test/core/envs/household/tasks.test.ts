@@ -1,4 +1,4 @@
-/** The six household task types: exact solving sequences, reward, done and the end of the episode (issue #2). */
+/** The six household task types: exact solving sequences, reward, done and the end of the episode. */
 import { describe, expect, it } from 'vitest';
 import { HouseholdEnv } from '../../../../src/core/envs/household/env';
 import type { Goal } from '../../../../src/core/envs/household/world';
