@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
-import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/train/setup';
+import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
-import type { PolicyHandle } from '../src/core/rollout/runner';
+import type { PolicyHandle } from '../src/core/model/policy';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { loadBaseFiles } from './base';
 import { exitOnClosedStdout, writeAtomic } from './files';

@@ -11,7 +11,7 @@ import { MODEL_SIZES } from '../core/run/config';
 import { Rng } from '../core/rng';
 import { DEFAULT_PRETRAIN, pretrain, type PretrainConfig, type PretrainEvent } from '../core/pretrain/pretrain';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../core/model/policy';
-import type { PolicyHandle } from '../core/rollout/runner';
+import type { PolicyHandle } from '../core/model/policy';
 import { PRETRAIN_ITERS_DEFAULT, PRETRAIN_ITERS_MAX, type PretrainProgress, type PretrainRequest, type PretrainResult } from './api';
 import { checkName, type WeightsStore } from './weights';
 

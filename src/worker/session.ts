@@ -15,7 +15,7 @@
  */
 import { parseRunConfig, type RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
-import type { PolicyHandle } from '../core/rollout/runner';
+import type { PolicyHandle } from '../core/model/policy';
 import type { Analyzer } from '../core/analyzer/types';
 import type { AnalyzerExtras, TrainerStatus } from './api';
 import { runAnalyzer } from './analyzer';

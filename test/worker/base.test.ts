@@ -12,7 +12,7 @@ import { baseManifestPath } from '../../src/core/pretrain/base';
 import { decodeSafetensors } from '../../src/core/model/io';
 import { train } from '../../src/core/train/trainer';
 import { buildTokenizer, policyValues } from '../../src/core/model/policy';
-import type { PolicyHandle } from '../../src/core/rollout/runner';
+import type { PolicyHandle } from '../../src/core/model/policy';
 import { fetchBasePolicy, type FetchLike } from '../../src/worker/base';
 import { resolveStart, type BaseLoader } from '../../src/worker/weights';
 import { useBackend } from '../helpers/backend';

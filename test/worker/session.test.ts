@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type RunConfig } from '../../src/core/run/config';
 import type { TrainEvent } from '../../src/core/train/events';
-import type { PolicyHandle } from '../../src/core/rollout/runner';
+import type { PolicyHandle } from '../../src/core/model/policy';
 import { TrainingSession, evalDueAfter, type TrainFn } from '../../src/worker/session';
 
 /** A stand-in policy: one "tensor" whose `isDisposed` the fake trainer sets in its `finally`. */

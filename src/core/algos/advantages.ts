@@ -11,7 +11,7 @@
  * code): each trajectory's score counts once per step, so long trajectories weigh more.
  */
 
-import { discountedReturns } from '../analyzer/types';
+import { discountedReturns } from './returns';
 
 /** Advantage normalisation mode. */
 export type AdvNorm = 'mean-std' | 'mean-only';

@@ -69,13 +69,7 @@ export interface Analyzer {
   stats(): AnalyzerStats;
 }
 
-/** γ of the discounted return shown to the analyzer (issue #4). */
+/** γ of the discounted return shown to the analyzer (OPID: G_t with γ = 0.95). */
 export const ANALYZER_GAMMA = 0.95;
 
-/** Discounted returns G_t for per-step rewards r_t: G_t = r_t + γ·G_{t+1}. */
-export function discountedReturns(rewards: readonly number[], gamma = ANALYZER_GAMMA): number[] {
-  const out = new Array<number>(rewards.length);
-  let g = 0;
-  for (let t = rewards.length - 1; t >= 0; t--) out[t] = g = rewards[t] + gamma * g;
-  return out;
-}
+export { discountedReturns } from '../algos/returns';

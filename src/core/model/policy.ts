@@ -6,11 +6,21 @@ import { skillCorpus } from '../skills/grammar';
 import * as tf from '../tf';
 import type { EnvSpec } from '../envs/types';
 import { Tokenizer, SPECIAL_TOKENS, vocabHash } from '../tokenizer/tokenizer';
-import { checkWeights, decodeSafetensors, encodeSafetensors } from '../model/io';
-import { modelConfig } from '../model/config';
-import { initValues, makeVariables, countParams } from '../model/params';
-import { freeMaskRow } from '../model/scoring';
-import type { PolicyHandle } from '../rollout/runner';
+import { checkWeights, decodeSafetensors, encodeSafetensors } from './io';
+import { modelConfig } from './config';
+import { initValues, makeVariables, countParams } from './params';
+import { freeMaskRow } from './scoring';
+import type { ModelConfig } from './config';
+import type { Params } from './params';
+
+/** A policy's weights plus what is needed to prompt and decode it. */
+export interface PolicyHandle {
+  params: Params;
+  cfg: ModelConfig;
+  tok: Tokenizer;
+  /** Free-decoding additive mask [V] (see model/scoring.freeMaskRow). */
+  freeRow: Float32Array;
+}
 import type { Rng } from '../rng';
 
 /**

@@ -26,7 +26,7 @@ import type { ScoreSample } from '../model/scoring';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
 import { ActionTrie } from '../rollout/trie';
 import { episodeSkill, failureSkill, stepSkill, warningSign, EPISODE_TEMPLATES, FAILURE_TEMPLATES, STEP_TEMPLATES } from '../skills/grammar';
-import { expertPlanFor } from './hints';
+import { expertPlanFor } from '../skills/hints';
 
 /** Demonstration kinds. */
 export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';

@@ -5,14 +5,14 @@
  */
 import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
-import type { PolicyHandle } from '../rollout/runner';
+import type { PolicyHandle } from '../model/policy';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
 import { ActionTrie } from '../rollout/trie';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { evaluatePolicy } from '../rollout/evaluate';
 import type { SplitEval } from '../rollout/evaluate';
 import { stepSkill } from '../skills/grammar';
-import type { HintMode } from './hints';
+import type { HintMode } from '../skills/hints';
 
 /** Success per split and hint mode. */
 export type HintedSuccess = Partial<Record<Split, Partial<Record<HintMode, SplitEval>>>>;

@@ -9,8 +9,8 @@ import { Rng } from '../rng';
 import type { EnvSpec } from '../envs/types';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { activationScale } from '../model/config';
-import type { PolicyHandle } from '../rollout/runner';
-import { accumulate, applyClipped, microBatches } from '../train/update';
+import type { PolicyHandle } from '../model/policy';
+import { accumulate, applyClipped, microBatches } from '../optim/gradients';
 import { makeDemos, DEFAULT_MIX, type DemoMix } from './demos';
 
 /** Pretraining settings. Defaults are the shipped base policy's. */

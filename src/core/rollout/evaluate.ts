@@ -3,12 +3,20 @@
  * evaluation temperature; success overall and per task type. The same tasks every time, so evaluations at
  * different steps are comparable.
  */
-import { hintHooks, type HintMode } from '../pretrain/hints';
+import { hintHooks, type HintMode } from '../skills/hints';
 import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
-import { runEpisodes, type PolicyHandle } from '../rollout/runner';
-import type { Trajectory } from '../rollout/types';
-import type { SplitEval } from './events';
+import { runEpisodes } from './runner';
+import type { PolicyHandle } from '../model/policy';
+import type { Trajectory } from './types';
+
+/** Success of one split at one evaluation. */
+export interface SplitEval {
+  successRate: number;
+  episodes: number;
+  /** Per task type: success rate and episode count. */
+  byTaskType: Record<string, { successRate: number; episodes: number }>;
+}
 
 /** Success summary of trajectories: overall and per task type (rates in [0,1]). */
 export function summarize(trajs: readonly Trajectory[]): SplitEval {

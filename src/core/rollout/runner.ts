@@ -6,21 +6,11 @@
 import type { Env, EnvSpec, TaskRef } from '../envs/types';
 import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
-import type { ModelConfig } from '../model/config';
-import type { Params } from '../model/params';
+import type { PolicyHandle } from '../model/policy';
 import { sampleResponses } from '../model/sample';
 import { actionTokens, buildPrompt, type Turn } from './prompt';
 import { ActionTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
-
-/** A policy's weights plus what is needed to prompt and decode it. */
-export interface PolicyHandle {
-  params: Params;
-  cfg: ModelConfig;
-  tok: Tokenizer;
-  /** Free-decoding additive mask [V] (see model/scoring.freeMaskRow). */
-  freeRow: Float32Array;
-}
 
 /** Options of `runEpisodes`. */
 export interface RolloutOptions {

@@ -6,7 +6,7 @@
  * the paper symbol and a recommended value (TRL style). Cross-field rules are checked by `validateRunConfig`.
  */
 import { z } from 'zod';
-import { LR_SCHEDULES } from '../train/schedule';
+import { LR_SCHEDULES } from '../optim/schedule';
 
 /** Bumped whenever a field is renamed or its meaning changes; stored in links and exports. */
 export const SCHEMA_VERSION = 1;

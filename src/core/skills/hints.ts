@@ -4,7 +4,7 @@
  * oracle for pretraining and measurement only — the OPID analyzer never uses them (issue #4).
  */
 import type { Env, EnvSpec, TaskRef } from '../envs/types';
-import { episodeSkill, stepSkill } from '../skills/grammar';
+import { episodeSkill, stepSkill } from './grammar';
 
 /**
  * Which hints a hinted rollout gets: none, the episode skill of a successful trajectory of the same task (the

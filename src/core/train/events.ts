@@ -5,6 +5,9 @@
  */
 import type { RunConfig } from '../run/config';
 import type { Split } from '../envs/types';
+import type { SplitEval } from '../rollout/evaluate';
+
+export type { SplitEval };
 
 /** One policy update round. Metric units: rates in [0,1], losses dimensionless, KL in nats/token, time in ms. */
 export interface StepEvent {
@@ -147,13 +150,6 @@ export interface TrajectoriesEvent {
   group: TrajectoryView[];
 }
 
-/** Success of one split at one evaluation. */
-export interface SplitEval {
-  successRate: number;
-  episodes: number;
-  /** Per task type: success rate and episode count. */
-  byTaskType: Record<string, { successRate: number; episodes: number }>;
-}
 
 /** Evaluation on test-seen and test-unseen at evalTemperature. `step` 0 = before training. */
 export interface EvalEvent {

@@ -5,9 +5,9 @@
  * A_skill = (ℓ_skill − ℓ_old) per action token. Also the Skill-GRPO skill memory.
  */
 import type { Analyzer, AnalyzerGroup, AnalysisResult, TrajectorySkills } from '../analyzer/types';
-import { discountedReturns } from '../analyzer/types';
+import { discountedReturns } from '../algos/returns';
 import type { Trajectory } from '../rollout/types';
-import type { PolicyHandle } from '../rollout/runner';
+import type { PolicyHandle } from '../model/policy';
 import { buildPrompt, type Turn } from '../rollout/prompt';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { routeSkills, type SkillAblation } from '../algos/skill';

@@ -14,19 +14,20 @@ import { getEnvSpec } from '../envs/registry';
 import type { EnvSpec, TaskRef } from '../envs/types';
 import { cloneFrozen, type Params } from '../model/params';
 import { scoreSamples } from '../model/scoring';
-import { runEpisodes, type PolicyHandle } from '../rollout/runner';
+import { runEpisodes } from '../rollout/runner';
+import type { PolicyHandle } from '../model/policy';
 import type { Trajectory } from '../rollout/types';
-import { buildTokenizer, createPolicy, loadPolicy } from './setup';
+import { buildTokenizer, createPolicy, loadPolicy } from '../model/policy';
 import { countParams } from '../model/params';
 import { ppoUpdate } from './update';
 import { outcomeAdvantages, packSamples, tokenAdvantages } from './step';
-import { evaluatePolicy } from './evaluate';
+import { evaluatePolicy } from '../rollout/evaluate';
 import { analyzeBatch, skillRescore, SkillMemory, type BatchAnalysis, type SkillRescore } from './opid';
 import { combineAdvantages, skillMetrics } from '../algos/skill';
 import { makeAnalyzer } from '../analyzer';
 import type { Analyzer } from '../analyzer/types';
 import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
-import { learningRateAt } from './schedule';
+import { learningRateAt } from '../optim/schedule';
 import { disposeSnapshot, guardStep, takeSnapshot, type StepGuard } from './rollback';
 
 /** Options of `train` that are not part of the run config. */

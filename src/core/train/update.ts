@@ -14,6 +14,7 @@ import type { Rng } from '../rng';
 import { activationScale, type ModelConfig } from '../model/config';
 import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
+import { accumulate, applyClipped, microBatches } from '../optim/gradients';
 import { aggLoss, aggWeights, approxKlOld, klK3, ppoClipLoss, type AggMode } from '../algos/losses';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
@@ -51,27 +52,6 @@ export interface UpdateOptions {
 
 const DEFAULT_MICRO_TOKENS = 16384;
 
-/** Split sample indices into runs whose padded size (count × longest) stays ≤ maxTokens (at least one sample each). */
-export function microBatches(idx: readonly number[], samples: readonly ScoreSample[], maxTokens: number): number[][] {
-  const out: number[][] = [];
-  let cur: number[] = [], longest = 0;
-  const len = (i: number) => samples[i].prompt.length + samples[i].response.length;
-  // Shortest first, so each micro-batch pads little (the summed gradient does not depend on the order).
-  for (const i of [...idx].sort((a, b) => len(a) - len(b) || a - b)) {
-    const L = samples[i].prompt.length + samples[i].response.length;
-    const nextLongest = Math.max(longest, L);
-    if (cur.length && (cur.length + 1) * nextLongest > maxTokens) {
-      out.push(cur);
-      cur = [];
-      longest = 0;
-    }
-    cur.push(i);
-    longest = Math.max(longest, L);
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
-
 /** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
 function microGrads(
   params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], divisor: number, o: UpdateOptions,
@@ -106,39 +86,6 @@ function microGrads(
   const tokens = batch.tokens;
   disposeBatch(batch);
   return { grads, metrics, tokens };
-}
-
-/** Add micro-batch gradients `g` into `acc` (null = first), disposing the inputs it replaces. Returns the sum. */
-export function accumulate(acc: Record<string, tf.Tensor> | null, g: Record<string, tf.Tensor>): Record<string, tf.Tensor> {
-  if (!acc) return g;
-  for (const k of Object.keys(acc)) {
-    const prev = acc[k];
-    acc[k] = tf.add(prev, g[k]);
-    tf.dispose([prev, g[k]]);
-  }
-  return acc;
-}
-
-/**
- * Clip gradients to a global L2 norm and apply them with the optimizer; disposes `grads`. Returns the norm before
- * clipping. `maxNorm` ≤ 0 disables clipping.
- */
-export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string, tf.Tensor>, maxNorm: number): Promise<number> {
-  const g = grads;
-  // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input, and 28+ inputs exceed the
-  // per-stage limit (8 on many devices) — the pipeline is then invalid and the norm is garbage.
-  const normT = tf.tidy(() => tf.sqrt(Object.values(g).map((t) => tf.sum(tf.square(t))).reduce((a, b) => tf.add(a, b))));
-  const norm = (await normT.data())[0];
-  normT.dispose();
-  const scale = maxNorm > 0 && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
-  if (scale !== 1) for (const k of Object.keys(g)) {
-    const prev = g[k];
-    g[k] = tf.mul(prev, scale);
-    prev.dispose();
-  }
-  optimizer.applyGradients(g as tf.NamedTensorMap);
-  tf.dispose(Object.values(g));
-  return norm;
 }
 
 /** Metrics of one update, averaged over mini-batches (token-weighted where per token). */

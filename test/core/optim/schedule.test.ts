@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { learningRateAt } from '../../../src/core/train/schedule';
+import { learningRateAt } from '../../../src/core/optim/schedule';
 
 describe('learningRateAt', () => {
   it('constant ignores the ratio', () => {

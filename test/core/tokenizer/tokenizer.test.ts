@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Tokenizer, pieces, SPECIAL_TOKENS } from '../../../src/core/tokenizer/tokenizer';
 import { Rng } from '../../../src/core/rng';
-import { buildTokenizer } from '../../../src/core/train/setup';
+import { buildTokenizer } from '../../../src/core/model/policy';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 
 const tok = Tokenizer.fromCorpus(['You arrive at fridge 1.', 'go to fridge 1', 'take apple 1 from countertop 2']);

@@ -4,7 +4,8 @@ import { Rng } from '../../../src/core/rng';
 import { modelConfig } from '../../../src/core/model/config';
 import { initValues, makeVariables } from '../../../src/core/model/params';
 import { freeMaskRow, scoreSamples } from '../../../src/core/model/scoring';
-import { microBatches, ppoUpdate } from '../../../src/core/train/update';
+import { ppoUpdate } from '../../../src/core/train/update';
+import { microBatches } from '../../../src/core/optim/gradients';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('wasm'));
