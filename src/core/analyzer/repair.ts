@@ -1,14 +1,17 @@
 /**
  * Repair and validation of an LLM analyzer's reply (issue #4, `http` analyzer): small models wrap JSON in code
  * fences, add a sentence before or after it, leave trailing commas, use snake_case keys, number steps the
- * trajectory does not have, or write 10 000 characters. `repairJson` turns the reply text into a JSON value;
- * `validateSkills` turns that value into `TrajectorySkills` or a reason in plain words. Neither throws.
+ * trajectory does not have, or write 10 000 characters; reasoning models put a `<think>…</think>` block first.
+ * `stripThinking` drops that block; `repairJson` turns the reply text into a JSON value (syntax repair by the
+ * `jsonrepair` package); `validateSkills` turns that value into `TrajectorySkills` or a reason in plain words.
+ * None of them throws.
  *
  * Skill text is cleaned (control characters removed, whitespace collapsed, length cut) but HTML is NOT escaped or
  * stripped: `<script>` stays literal text, because a skill is prompt text for the policy and escaping would change
  * what it reads. Every view must therefore render skills as text (Svelte `{skill}`, `textContent`), never as markup
  * (`{@html}`, `innerHTML`).
  */
+import { jsonrepair } from 'jsonrepair';
 import { z } from 'zod';
 import type { TrajectorySkills } from './types';
 
@@ -21,14 +24,59 @@ export type ValidateResult = { ok: true; skills: TrajectorySkills } | { ok: fals
 /** Default cap on one skill's length (characters, after cleaning). */
 export const DEFAULT_MAX_SKILL_CHARS = 200;
 
+/** Result of `stripThinking`: the reply without its reasoning, or why no answer is left (plain words, shown to users). */
+export type StripResult = { ok: true; text: string } | { ok: false; reason: string };
+
+// Reasoning models (DeepSeek-R1, QwQ, Qwen3, … through Ollama, vLLM, llama.cpp, LM Studio) write their thoughts in
+// such a block before the answer when the server does not split them off into `reasoning_content`.
+const THINK_CLOSE = /<\/(think|thinking|reasoning|thought)>/gi;
+const THINK_OPEN = /<(think|thinking|reasoning|thought)>/i;
+// gpt-oss (harmony format) when the server passes its channels through as text.
+const HARMONY_FINAL = '<|channel|>final<|message|>';
+
 /**
- * Read a model reply as JSON: strip a ``` / ```json code fence, take the outermost `{...}` (dropping stray text
- * around it), remove trailing commas before `}` / `]` (outside strings), then `JSON.parse`.
+ * Drop a reasoning model's thinking from a reply: everything up to the last `</think>` (also `</thinking>`,
+ * `</reasoning>`, `</thought>`; a lone closing tag counts too, as DeepSeek-R1's template opens the block in the
+ * prompt), a trailing unclosed block after the answer, and gpt-oss's analysis channel (only the text after
+ * `<|channel|>final<|message|>` is kept). Tag names are case-insensitive. Never throws.
  * @param text the reply's message content.
- * @returns `{ok: true, value}`, or `{ok: false, reason}` with reason "reply was empty" or "reply was not JSON".
+ * @returns `{ok: true, text}` (the answer, untrimmed; unchanged when there is no thinking), or `{ok: false, reason}`:
+ *   "the reply was cut inside a <think> block; raise max_tokens or use a non-reasoning model" (a block opened at the
+ *   start is never closed), "the reply held only a <think> block and no answer after it; turn thinking off or use a
+ *   non-reasoning model", or "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens".
+ */
+export function stripThinking(text: string): StripResult {
+  let s = text;
+  const f = s.lastIndexOf(HARMONY_FINAL);
+  if (f >= 0) s = s.slice(f + HARMONY_FINAL.length).replace(/<\|(return|end|call)\|>\s*$/, '');
+  else if (/<\|channel\|>(analysis|commentary)/.test(s)) return { ok: false, reason: "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens" };
+  let tag = '';
+  let end = -1;
+  for (const m of s.matchAll(THINK_CLOSE)) [tag, end] = [m[1].toLowerCase(), m.index + m[0].length];
+  if (end >= 0) s = s.slice(end);
+  const open = THINK_OPEN.exec(s);
+  if (open) {
+    if (!s.slice(0, open.index).trim()) return { ok: false, reason: `the reply was cut inside a <${open[1].toLowerCase()}> block; raise max_tokens or use a non-reasoning model` };
+    s = s.slice(0, open.index);
+  }
+  if (tag && !s.trim()) return { ok: false, reason: `the reply held only a <${tag}> block and no answer after it; turn thinking off or use a non-reasoning model` };
+  return { ok: true, text: s };
+}
+
+/**
+ * Read a model reply as JSON: drop thinking (`stripThinking`), strip a ``` / ```json code fence, find the complete
+ * top-level `{...}` objects in the text (stray sentences around them are ignored), and parse each with `JSON.parse`,
+ * or, when that fails, after repairing it with the `jsonrepair` package (single quotes, trailing commas, unquoted
+ * keys, comments, Python `True`/`None` …). The first object with a string `episodeSkill` / `episode_skill` wins,
+ * else the first object that parses. A byte-order mark and surrounding whitespace are ignored.
+ * @param text the reply's message content.
+ * @returns `{ok: true, value}`, or `{ok: false, reason}` with a `stripThinking` reason, "reply was empty",
+ *   "reply JSON was cut off before its closing brace" (an object starts but never ends), or "reply was not JSON".
  */
 export function repairJson(text: string): RepairResult {
-  let s = text.trim();
+  const th = stripThinking(text);
+  if (!th.ok) return th;
+  let s = th.text.trim(); // trim() also drops a byte-order mark
   if (!s) return { ok: false, reason: 'reply was empty' };
   const fence = s.match(/```[a-zA-Z]*[ \t]*\r?\n?([\s\S]*?)```/);
   if (fence) {
@@ -36,35 +84,60 @@ export function repairJson(text: string): RepairResult {
     const inner = fence[1].trim();
     if (inner.includes('{') || !s.replace(fence[0], '').trim()) s = inner;
   }
+  if (!s) return { ok: false, reason: 'reply was empty' };
+  let first: { value: unknown } | undefined;
+  for (const c of topLevelObjects(s)) {
+    const v = parseLoose(c);
+    if (!v) continue;
+    const o = v.value as Record<string, unknown>;
+    if (typeof (o.episodeSkill ?? o.episode_skill) === 'string') return { ok: true, value: v.value };
+    first ??= v;
+  }
+  if (first) return { ok: true, value: first.value };
   const a = s.indexOf('{');
   const b = s.lastIndexOf('}');
-  if (a < 0 || b < a) return { ok: false, reason: s ? 'reply was not JSON' : 'reply was empty' };
-  try {
-    return { ok: true, value: JSON.parse(dropTrailingCommas(s.slice(a, b + 1))) };
-  } catch {
-    return { ok: false, reason: 'reply was not JSON' };
+  if (a >= 0 && b > a) {
+    const v = parseLoose(s.slice(a, b + 1));
+    if (v) return { ok: true, value: v.value };
   }
+  if (a >= 0 && b < a && /^\{\s*["']/.test(s.slice(a))) return { ok: false, reason: 'reply JSON was cut off before its closing brace' };
+  return { ok: false, reason: 'reply was not JSON' };
 }
 
-/** Remove commas followed (after whitespace) by `}` or `]`, leaving string contents untouched. */
-function dropTrailingCommas(s: string): string {
-  let out = '';
-  let inStr = false;
+/** `JSON.parse`, else `jsonrepair` then `JSON.parse`; only a plain object counts. */
+function parseLoose(s: string): { value: unknown } | undefined {
+  for (const read of [(x: string) => JSON.parse(x), (x: string) => JSON.parse(jsonrepair(x))]) {
+    try {
+      const value: unknown = read(s);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { value };
+    } catch {
+      // try the next reader
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The balanced top-level `{...}` substrings of `s`, in order. Braces inside strings do not count; a `'` opens a
+ * string only after `{`, `[`, `:` or `,` (so an apostrophe in a word does not), and `\\` escapes the next character.
+ */
+function topLevelObjects(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let quote = '';
+  let prev = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
-    if (inStr) {
-      out += c;
-      if (c === '\\') out += s[++i] ?? '';
-      else if (c === '"') inStr = false;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) { quote = ''; prev = c; }
       continue;
     }
-    if (c === '"') inStr = true;
-    if (c === ',') {
-      let j = i + 1;
-      while (j < s.length && /\s/.test(s[j])) j++;
-      if (s[j] === '}' || s[j] === ']') continue;
-    }
-    out += c;
+    if (depth > 0 && (c === '"' || (c === "'" && '{[:,'.includes(prev)))) quote = c;
+    else if (c === '{') { if (depth++ === 0) start = i; }
+    else if (c === '}' && depth > 0 && --depth === 0) out.push(s.slice(start, i + 1));
+    if (!/\s/.test(c)) prev = c;
   }
   return out;
 }

@@ -8,7 +8,7 @@ import { testConnection } from '../../../src/core/analyzer/http';
 
 const KEY = 'sk-test-0123456789abcdef';
 interface Seen { method: string; path: string; headers: IncomingHttpHeaders; body: string }
-interface Reply { status?: number; body?: string; hang?: boolean }
+interface Reply { status?: number; body?: string; hang?: boolean; headers?: Record<string, string> }
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -17,17 +17,19 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A server answering every request with `reply`; records what it saw. */
-async function serve(reply: Reply) {
+/** A server answering every request with `reply` (or what `reply(seen)` says); records what it saw. */
+async function serve(reply: Reply | ((seen: Seen) => Reply)) {
   const seen: Seen[] = [];
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-      if (reply.hang) return;
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
-      res.end(reply.body ?? '');
+      const s: Seen = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      seen.push(s);
+      const r = typeof reply === 'function' ? reply(s) : reply;
+      if (r.hang) return;
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
+      res.end(r.body ?? '');
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -73,12 +75,16 @@ describe('testConnection (issue #4)', () => {
   });
 
   it('a reply that is not a chat completion, or has no content', async () => {
-    let s = await serve({ body: '<html>welcome to nginx</html>' });
+    let s = await serve({ body: 'welcome to nginx' });
     expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'reply was not a chat completion (check the base URL)' });
     server?.closeAllConnections();
     await new Promise((r) => server!.close(r));
+    s = await serve({ body: '<html>welcome to nginx</html>' });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'reply was an HTML page, not a chat completion (check the base URL: give the API root, e.g. http://localhost:11434)' });
+    server?.closeAllConnections();
+    await new Promise((r) => server!.close(r));
     s = await serve({ body: JSON.stringify({ choices: [] }) });
-    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'reply had no message content' });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'reply had no choices (the server returned an empty completion)' });
   });
 
   it('timeout: a server that never answers', async () => {
@@ -112,5 +118,55 @@ describe('testConnection (issue #4)', () => {
       if (!r.ok) expect(r.reason).toMatch(reason);
       noKey(r);
     }
+  });
+});
+
+describe('testConnection: what real servers send (reasoning models, proxies, JSON mode)', () => {
+  const chat = (message: Record<string, unknown>, finish = 'stop') => JSON.stringify({ model: 'served', choices: [{ message: { role: 'assistant', ...message }, finish_reason: finish }] });
+
+  it.each([
+    ['content null, the answer only in reasoning_content', chat({ content: null, reasoning_content: '{"ok": true}' }),
+      'the model answered only in reasoning_content, its message content was empty; use a non-reasoning model, turn thinking off (Qwen3: /no_think; vLLM, llama.cpp: enable_thinking=false; Ollama: think=false) or raise max_tokens'],
+    ['cut inside a think block', chat({ content: '<think>The user wants {"ok"' }, 'length'), 'the reply was cut inside a <think> block; raise max_tokens or use a non-reasoning model'],
+    ['cut at max_tokens', chat({ content: '{"ok": tr' }, 'length'), 'reply cut at max_tokens (finish_reason "length"); raise max_tokens on the server (Ollama num_predict, llama.cpp -n)'],
+    ['an error object in a 200 reply', JSON.stringify({ error: { message: `Invalid key ${KEY}`, code: 401 } }), 'error inside a 200 reply (code 401: API key rejected)'],
+    ['an HTML page', '<!doctype html><html><body>Open WebUI</body></html>', 'reply was an HTML page, not a chat completion (check the base URL: give the API root, e.g. http://localhost:11434)'],
+  ])('%s: not OK, the cause and the fix named', async (_, body, reason) => {
+    const s = await serve({ body });
+    const r = await testConnection({ baseUrl: s.url, model: 'tiny', apiKey: KEY });
+    expect(r).toEqual({ ok: false, reason });
+    expect(s.seen).toHaveLength(1);
+    noKey(r);
+  });
+
+  it('a think block before the answer is OK', async () => {
+    const s = await serve({ body: chat({ content: '<think>Easy {}.</think>\n{"ok": true}' }) });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: true, latencyMs: expect.any(Number), model: 'served' });
+  });
+
+  it('an event stream sent although stream: false was asked is OK', async () => {
+    const body = `data: ${JSON.stringify({ model: 'served', choices: [{ delta: { content: '{"ok": true}' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+    const s = await serve({ body, headers: { 'content-type': 'text/event-stream' } });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: true, latencyMs: expect.any(Number), model: 'served' });
+  });
+
+  it('JSON mode rejected (LM Studio): sent once more without response_format, then OK', async () => {
+    const s = await serve((seen) => (JSON.parse(seen.body).response_format
+      ? { status: 400, body: JSON.stringify({ error: "'response_format.type' must be 'json_schema' or 'text'" }) }
+      : { body: chat({ content: '{"ok": true}' }) }));
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: true, latencyMs: expect.any(Number), model: 'served' });
+    expect(s.seen.map((x) => JSON.parse(x.body).response_format)).toEqual([{ type: 'json_object' }, undefined]);
+  });
+
+  it('HTTP 404 for a model Ollama has not pulled names the model and the fix', async () => {
+    const s = await serve({ status: 404, body: JSON.stringify({ error: { message: 'model "qwen3:0.6b" not found, try pulling it first', type: 'api_error' } }) });
+    expect(await testConnection({ baseUrl: s.url, model: 'qwen3:0.6b' })).toEqual({
+      ok: false, reason: 'HTTP 404 (model "qwen3:0.6b" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull qwen3:0.6b")',
+    });
+  });
+
+  it('HTTP 401 without a key says the key is missing', async () => {
+    const s = await serve({ status: 401, body: '{}' });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({ ok: false, reason: 'HTTP 401 (API key missing: this server needs one; give it in the key field or OPD_ANALYZER_API_KEY)' });
   });
 });

@@ -130,8 +130,11 @@ describe('http analyzer: bad replies are retried, then counted (issue #4)', () =
     ['empty body', { body: '' }, 'reply was empty'],
     ['wrong types', { content: '{"episodeSkill": 3, "stepSkills": {}}' }, 'episodeSkill missing or not a string'],
     ['step skills as a list', { content: '{"episodeSkill": "plan: a.", "stepSkills": ["next, a."]}' }, 'stepSkills was not an object keyed by step number'],
-    ['no message content', { body: '{"choices": []}' }, 'reply had no message content'],
-    ['not a chat completion', { body: '<html>hello</html>' }, 'reply was not a chat completion (check the base URL)'],
+    ['no choices', { body: '{"choices": []}' }, 'reply had no choices (the server returned an empty completion)'],
+    ['no message content', { body: '{"choices": [{"message": {"role": "assistant", "content": null}, "finish_reason": "stop"}]}' }, 'reply had no message content'],
+    ['not a chat completion', { body: 'hello' }, 'reply was not a chat completion (check the base URL)'],
+    ['an HTML page with 200', { body: '<!DOCTYPE html><html><body>Welcome to nginx!</body></html>', headers: { 'content-type': 'text/html' } }, 'reply was an HTML page, not a chat completion (check the base URL: give the API root, e.g. http://localhost:11434)'],
+    ['JSON without choices', { body: '{"models": [{"name": "tiny"}]}' }, 'reply was JSON without "choices", not a chat completion (check the base URL)'],
     ['HTTP 500', { status: 500, body: '{"error": "boom"}' }, 'HTTP 500 (server error)'],
     ['HTTP 429 every time', { status: 429, body: '{}' }, 'HTTP 429 (rate limited)'],
   ])('%s: 3 requests, then null with the reason in words', async (_, reply, reason) => {
@@ -160,7 +163,7 @@ describe('http analyzer: bad replies are retried, then counted (issue #4)', () =
 
   it('HTTP 401 is not retried', async () => {
     const s = await serve(() => ({ status: 401, body: '{"error": {"message": "Incorrect API key provided"}}' }));
-    const a = make(s.url);
+    const a = make(s.url, { apiKey: 'sk-wrong' });
     expect(await a.analyze(group(false))).toEqual([null]);
     expect(s.seen.length).toBe(1);
     expect(counts(a)).toEqual(stats(1, 1, { 'HTTP 401 (API key rejected)': 1 }));
@@ -285,5 +288,189 @@ describe('http analyzer prompt (issue #4)', () => {
       'step 2: obs="You arrive at take apple 1 from countertop 2." action="go to fridge 1" return=0.00 invalid',
       'step 3: obs="You arrive at go to fridge 1." action="move apple 1 to fridge 1" return=0.00',
     ].join('\n'));
+  });
+});
+
+/** A chat completion whose first choice has `message` (merged over role assistant) and `finish_reason`. */
+const chat = (message: Record<string, unknown>, finish: string | null = 'stop') =>
+  JSON.stringify({ id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] });
+const JSON_GOOD = JSON.stringify(GOOD);
+/** Skills, calls and failure reasons of one single-trajectory analysis against a server answering `script`. */
+async function once(script: (n: number, seen: Seen) => Reply, o: Partial<HttpAnalyzerOptions> = {}) {
+  const s = await serve(script);
+  const a = make(s.url, o);
+  const out = await a.analyze(group(true));
+  return { out, seen: s.seen, ...counts(a) };
+}
+const THINK_CUT = 'the reply was cut inside a <think> block; raise max_tokens or use a non-reasoning model';
+const ONLY_REASONING = (field: string) =>
+  `the model answered only in ${field}, its message content was empty; use a non-reasoning model, turn thinking off (Qwen3: /no_think; vLLM, llama.cpp: enable_thinking=false; Ollama: think=false) or raise max_tokens`;
+const CUT = 'reply cut at max_tokens (finish_reason "length"); raise max_tokens on the server (Ollama num_predict, llama.cpp -n)';
+
+describe('http analyzer: reasoning models (DeepSeek-R1, QwQ, Qwen3 via Ollama, vLLM, llama.cpp)', () => {
+  it.each([
+    ['a <think> block with braces before the answer', `<think>\nThe agent should {maybe} write {"episodeSkill": "wrong"} … let me check step {1}.\n</think>\n\n${JSON_GOOD}`],
+    ['a lone </think> (R1 template opens the block in the prompt)', `Okay, so {x} the agent went to the fridge.\n</think>\n${JSON_GOOD}`],
+    ['<thinking> tags, upper case', `<THINKING>{ not json }</THINKING>${JSON_GOOD}`],
+    ['a think block, then a fenced answer', `<think>{}</think>\n\`\`\`json\n${JSON_GOOD}\n\`\`\``],
+    ['gpt-oss harmony channels passed through', `<|channel|>analysis<|message|>We need {json}.<|end|><|start|>assistant<|channel|>final<|message|>${JSON_GOOD}<|return|>`],
+    ['think block and answer in content parts, thinking parts skipped', [{ type: 'thinking', thinking: 'hmm {' }, { type: 'text', text: `<think>{</think>${JSON_GOOD}` }]],
+  ])('%s: the skills, one request', async (_, content) => {
+    const r = await once(() => ({ body: chat({ content }) }));
+    expect(r.out).toEqual([GOOD]);
+    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(stats(1, 0));
+  });
+
+  it.each([
+    ['cut at max_tokens', chat({ content: '<think>\nThe agent took the apple {1}, so' }, 'length'), THINK_CUT],
+    ['unclosed, though the server said stop', chat({ content: '  <think>Let me think about {"episodeSkill"' }), THINK_CUT],
+    ['only a think block, no answer after it', chat({ content: '<think>The agent did {well}.</think>\n' }), 'the reply held only a <think> block and no answer after it; turn thinking off or use a non-reasoning model'],
+    ['gpt-oss cut in its analysis channel', chat({ content: '<|channel|>analysis<|message|>We need to {' }, 'length'), "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens"],
+    ['content null, the answer in reasoning_content (vLLM, llama.cpp, DeepSeek)', chat({ content: null, reasoning_content: `I will answer ${JSON_GOOD}` }), ONLY_REASONING('reasoning_content')],
+    ['content empty, the text in reasoning (Ollama, OpenRouter)', chat({ content: '', reasoning: 'The agent went to the fridge.' }), ONLY_REASONING('reasoning')],
+    ['only thinking parts in the content (Magistral)', chat({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }] }), ONLY_REASONING('thinking parts of the content')],
+    ['cut at max_tokens while still reasoning', chat({ content: null, reasoning_content: 'First, step 0 …' }, 'length'),
+      'reply cut at max_tokens while the model was still reasoning (reasoning_content), before any answer; raise max_tokens or use a non-reasoning model'],
+  ])('%s: null after one request (no retry: it would repeat), the cause and the fix named', async (_, body, reason) => {
+    const r = await once(() => ({ body }));
+    expect(r.out).toEqual([null]);
+    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(stats(1, 1, { [reason]: 1 }));
+  });
+});
+
+describe('http analyzer: other server behaviours', () => {
+  it.each([
+    ['finish_reason "length" with cut JSON', chat({ content: '{"episodeSkill": "plan: go to countertop 2, take' }, 'length'), CUT],
+    ['finish_reason "length" even when the cut JSON would parse', chat({ content: JSON_GOOD }, 'length'), CUT],
+    ['finish_reason "content_filter"', chat({ content: '' }, 'content_filter'), 'reply blocked by the server\'s content filter (finish_reason "content_filter")'],
+    ['a refusal (OpenAI structured outputs)', chat({ content: null, refusal: 'I cannot help with that.' }), 'the model refused to answer (message.refusal); check the prompt template'],
+    ['HTTP 404, Ollama model not pulled', { status: 404, body: '{"error":{"message":"model \\"tiny\\" not found, try pulling it first","type":"api_error"}}' },
+      'HTTP 404 (model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
+    ['HTTP 404, vLLM model does not exist', { status: 404, body: '{"object":"error","message":"The model `tiny` does not exist.","type":"NotFoundError","code":404}' },
+      'HTTP 404 (model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
+    ['HTTP 400, OpenRouter invalid model id', { status: 400, body: '{"error":{"message":"tiny is not a valid model ID","code":400}}' },
+      'HTTP 400 (model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
+    ['HTTP 404 without a word about the model (wrong path)', { status: 404, body: '404 page not found' }, 'HTTP 404 (not found: check the base URL and model name)'],
+    ['HTTP 400, prompt over the context window (vLLM)', { status: 400, body: '{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3000 tokens."}' },
+      "HTTP 400 (prompt longer than the model's context window: raise the server's context size (llama.cpp -c, Ollama num_ctx) or use a model with a longer context)"],
+    ['HTTP 401 without a key', { status: 401, body: '{"error": "unauthorized"}' }, 'HTTP 401 (API key missing: this server needs one; give it in the key field or OPD_ANALYZER_API_KEY)'],
+    ['HTTP 403', { status: 403, body: '<html>Forbidden</html>', headers: { 'content-type': 'text/html' } }, 'HTTP 403 (access denied: the key lacks access to this model, or a proxy blocks the request)'],
+    ['HTTP 429, quota exhausted (OpenAI)', { status: 429, body: '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}' },
+      'HTTP 429 (quota exhausted: the account has no credit left; check its billing)'],
+    ['HTTP 429 asking to wait longer than the timeout', { status: 429, body: '{}', headers: { 'retry-after': '3600' } },
+      'HTTP 429 (rate limited; the server asks to wait 3600 s, longer than the 20000 ms timeout; retry later)'],
+    ['a model-not-found error object in a 200 reply', { body: '{"error":{"message":"No endpoints found for tiny.","code":404}}' },
+      'error inside a 200 reply (code 404: model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
+  ])('%s: null after one request, the cause and the fix named', async (_, reply, reason) => {
+    const r = await once(() => (typeof reply === 'string' ? { body: reply } : reply));
+    expect(r.out).toEqual([null]);
+    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(stats(1, 1, { [reason]: 1 }));
+  });
+
+  it.each([
+    ['HTML 502 page from a proxy', { status: 502, body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>', headers: { 'content-type': 'text/html' } },
+      'HTTP 502 (bad gateway: a proxy got no answer from the model server; is it running?)'],
+    ['HTTP 503 while the model loads', { status: 503, body: '{"error": "Loading model"}' }, 'HTTP 503 (server unavailable: overloaded or still loading the model)'],
+    ['an error object in a 200 reply (OpenRouter)', { body: '{"error":{"message":"Rate limit exceeded: free-models-per-min","code":429}}' }, 'error inside a 200 reply (code 429: rate limited)'],
+    ['an error object without a code in a 200 reply', { body: '{"error":{"message":"Provider returned error"}}' }, 'error inside a 200 reply (server error)'],
+    ['a choice that ended in an error (OpenRouter)', { body: chat({ content: '' }, 'error') }, 'error inside a 200 reply (server error)'],
+    ['an event stream that holds no completion', { body: 'data: <<garbled>>\n\n', headers: { 'content-type': 'text/event-stream' } },
+      'reply was an event stream (data: lines) that held no chat completion (check the base URL)'],
+  ])('%s: retried with the same prompt, then null with the cause named', async (_, reply, reason) => {
+    const r = await once(() => reply);
+    expect(r.out).toEqual([null]);
+    expect(r.seen.map((x) => x.body.messages[1].content.endsWith(STRICT_SUFFIX))).toEqual([false, false, false]);
+    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(stats(3, 1, { [reason]: 1 }));
+  });
+
+  it('an error object in a 200 reply never echoes the server message (which may quote the key)', async () => {
+    const key = 'sk-or-SECRET999';
+    const r = await once(() => ({ body: JSON.stringify({ error: { message: `Invalid key ${key}`, code: 401 } }) }), { apiKey: key });
+    expect(r.failureReasons).toEqual({ 'error inside a 200 reply (code 401: API key rejected)': 1 });
+    expect(r.calls).toBe(1);
+  });
+
+  it('an event stream sent although stream: false was asked is folded into one reply', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const half = Math.floor(JSON_GOOD.length / 2);
+    const body = chunk({ role: 'assistant', content: '' }) + chunk({ reasoning_content: 'thinking {' }) + chunk({ content: JSON_GOOD.slice(0, half) }) +
+      chunk({ content: JSON_GOOD.slice(half) }) + chunk({}, 'stop') + 'data: [DONE]\n\n';
+    const r = await once(() => ({ body, headers: { 'content-type': 'text/event-stream' } }));
+    expect(r.out).toEqual([GOOD]);
+    expect(r.calls).toBe(1);
+    expect(r.seen[0].body).toMatchObject({ stream: false });
+  });
+
+  it('an event stream cut at max_tokens names the cut', async () => {
+    const body = `data: ${JSON.stringify({ choices: [{ delta: { content: '{"episodeSkill": "plan' }, finish_reason: 'length' }] })}\n\ndata: [DONE]\n\n`;
+    const r = await once(() => ({ body, headers: { 'content-type': 'text/event-stream' } }));
+    expect(r.failureReasons).toEqual({ [CUT]: 1 });
+  });
+
+  it.each([
+    ['content as an array of text parts', chat({ content: [{ type: 'text', text: JSON_GOOD.slice(0, 20) }, { type: 'text', text: JSON_GOOD.slice(20) }] })],
+    ['a byte-order mark before the body', '\uFEFF' + chat({ content: JSON_GOOD })],
+    ['a byte-order mark inside the content', chat({ content: '\uFEFF' + JSON_GOOD })],
+    ['a ```JSON fence with prose after it', chat({ content: 'Sure!\n```JSON\n' + JSON_GOOD + '\n```\nLet me know if you need more.' })],
+    ['single quotes and a trailing comma', chat({ content: `{'episodeSkill': '${GOOD.episodeSkill}', 'stepSkills': {1: '${GOOD.stepSkills[1]}', 3: '${GOOD.stepSkills[3]}',},}` })],
+    ['Python constants and a comment', chat({ content: `{"episodeSkill": "${GOOD.episodeSkill}", // the workflow\n "stepSkills": {"1": "${GOOD.stepSkills[1]}", "3": "${GOOD.stepSkills[3]}"}, "extra": None, "ok": True}` })],
+    ['a brace sketch in prose before the object', chat({ content: `I will fill {episodeSkill, stepSkills} now:\n${JSON_GOOD}` })],
+    ['legacy choices[].text', JSON.stringify({ choices: [{ index: 0, text: JSON_GOOD, finish_reason: 'stop' }] })],
+  ])('%s: the skills on the first request', async (_, body) => {
+    const r = await once(() => ({ body }));
+    expect(r.out).toEqual([GOOD]);
+    expect(r.calls).toBe(1);
+  });
+
+  it('JSON mode rejected (HTTP 400 naming response_format): sent again at once without it, and never again', async () => {
+    const s = await serve((_, seen) => (seen.body.response_format
+      ? { status: 400, body: '{"error":"\'response_format.type\' must be \'json_schema\' or \'text\'"}' }
+      : { content: JSON_GOOD }));
+    const a = make(s.url, { retryDelayMs: 10_000 }); // a backoff would time the test out: the resend is immediate
+    expect(await a.analyze(group(true))).toEqual([GOOD]);
+    expect(await a.analyze(group(true, true))).toEqual([GOOD, GOOD]);
+    expect(s.seen.map((r) => r.body.response_format)).toEqual([{ type: 'json_object' }, undefined, undefined, undefined]);
+    expect(s.seen[1].body.messages).toEqual(s.seen[0].body.messages);
+    expect(counts(a)).toEqual(stats(4, 0));
+  });
+
+  it('a 400 that does not name JSON mode is not resent; one that still fails without JSON mode is counted', async () => {
+    let r = await once(() => ({ status: 400, body: '{"error": "bad request"}' }));
+    expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }]);
+    expect(r.failureReasons).toEqual({ 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 });
+    server?.closeAllConnections();
+    await new Promise((res) => server!.close(res));
+    r = await once(() => ({ status: 400, body: '{"error": "response_format is not supported"}' }));
+    expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }, undefined]);
+    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(stats(2, 1, { 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 }));
+  });
+
+  it.each([
+    ['Retry-After in seconds', { 'retry-after': '0.25' }],
+    ['retry-after-ms (OpenAI)', { 'retry-after-ms': '250' }],
+  ])('HTTP 429 with %s within the timeout is waited for, then the skills', async (_, headers) => {
+    const s = await serve((n) => (n === 0 ? { status: 429, body: '{}', headers } : { content: JSON_GOOD }));
+    const a = make(s.url, { timeoutMs: 1000 });
+    const t0 = performance.now();
+    expect(await a.analyze(group(true))).toEqual([GOOD]);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(245);
+    expect(counts(a)).toEqual(stats(2, 0));
+  });
+
+  it('a Retry-After longer than timeoutMs is not waited for', async () => {
+    const s = await serve(() => ({ status: 503, body: '{}', headers: { 'retry-after': '2' } }));
+    const a = make(s.url, { timeoutMs: 500 });
+    const t0 = performance.now();
+    expect(await a.analyze(group(true))).toEqual([null]);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(counts(a)).toEqual(stats(1, 1, { 'HTTP 503 (server unavailable: overloaded or still loading the model; the server asks to wait 2 s, longer than the 500 ms timeout; retry later)': 1 }));
+  });
+});
+
+describe('http analyzer: a filtered reply with content', () => {
+  it('finish_reason "content_filter" with JSON in the content is not used', async () => {
+    const r = await once(() => ({ body: chat({ content: JSON_GOOD }, 'content_filter') }));
+    expect(r.out).toEqual([null]);
+    expect(r.failureReasons).toEqual({ 'reply blocked by the server\'s content filter (finish_reason "content_filter")': 1 });
   });
 });

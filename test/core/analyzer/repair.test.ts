@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanSkill, repairJson, validateSkills } from '../../../src/core/analyzer/repair';
+import { cleanSkill, repairJson, stripThinking, validateSkills } from '../../../src/core/analyzer/repair';
 
 describe('repairJson (issue #4)', () => {
   it('parses plain, fenced, stray-text and trailing-comma replies', () => {
@@ -19,8 +19,48 @@ describe('repairJson (issue #4)', () => {
     expect(repairJson('  \n ')).toEqual({ ok: false, reason: 'reply was empty' });
     expect(repairJson('```json\n```')).toEqual({ ok: false, reason: 'reply was empty' });
     expect(repairJson('I cannot help with that.')).toEqual({ ok: false, reason: 'reply was not JSON' });
-    expect(repairJson('{episodeSkill: plan}')).toEqual({ ok: false, reason: 'reply was not JSON' });
     expect(repairJson('} {')).toEqual({ ok: false, reason: 'reply was not JSON' });
+    expect(repairJson('Use {braces} wisely.')).toEqual({ ok: false, reason: 'reply was not JSON' });
+    expect(repairJson('{"episodeSkill": "plan: go to')).toEqual({ ok: false, reason: 'reply JSON was cut off before its closing brace' });
+    expect(repairJson("Sure: {'episodeSkill': 'plan")).toEqual({ ok: false, reason: 'reply JSON was cut off before its closing brace' });
+  });
+
+  it('repairs with jsonrepair: single quotes, unquoted keys, comments, Python constants, a byte-order mark', () => {
+    expect(repairJson("{'episodeSkill': 'avoid: don\\'t', 'stepSkills': {1: 'next, a.',},}")).toEqual({ ok: true, value: { episodeSkill: "avoid: don't", stepSkills: { 1: 'next, a.' } } });
+    expect(repairJson('{episodeSkill: plan}')).toEqual({ ok: true, value: { episodeSkill: 'plan' } });
+    expect(repairJson('{"a": 1, /* why */ "b": None, "c": True} // done')).toEqual({ ok: true, value: { a: 1, b: null, c: true } });
+    expect(repairJson('\uFEFF{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(repairJson(`{"episodeSkill": "it's fine, isn't it", "x": "a'b"}`)).toEqual({ ok: true, value: { episodeSkill: "it's fine, isn't it", x: "a'b" } });
+  });
+
+  it('prefers the object with an episodeSkill over brace sketches and examples around it', () => {
+    expect(repairJson('I will write {episodeSkill, stepSkills}:\n{"episodeSkill": "plan: a."}')).toEqual({ ok: true, value: { episodeSkill: 'plan: a.' } });
+    expect(repairJson('{"note": "draft"}\n{"episode_skill": "plan: b."} and {"x": 1}')).toEqual({ ok: true, value: { episode_skill: 'plan: b.' } });
+    expect(repairJson('{"a": 1} then {"b": 2}')).toEqual({ ok: true, value: { a: 1 } });
+  });
+
+  it('drops thinking before reading the JSON', () => {
+    expect(repairJson('<think>maybe {"episodeSkill": "no"}</think>{"episodeSkill": "yes"}')).toEqual({ ok: true, value: { episodeSkill: 'yes' } });
+    expect(repairJson('<think>{"a": 1')).toEqual({ ok: false, reason: 'the reply was cut inside a <think> block; raise max_tokens or use a non-reasoning model' });
+  });
+});
+
+describe('stripThinking', () => {
+  it('keeps the text after the last closing tag, whatever the opening', () => {
+    expect(stripThinking('<think>a {</think>\n{"x": 1}')).toEqual({ ok: true, text: '\n{"x": 1}' });
+    expect(stripThinking('reasoning without an opening tag }</think>{"x": 1}')).toEqual({ ok: true, text: '{"x": 1}' });
+    expect(stripThinking('<think>a</think><think>b</think>{"x": 1}')).toEqual({ ok: true, text: '{"x": 1}' });
+    expect(stripThinking('<Reasoning>a</Reasoning>ok')).toEqual({ ok: true, text: 'ok' });
+    expect(stripThinking('{"x": 1}\n<think>an afterthought')).toEqual({ ok: true, text: '{"x": 1}\n' });
+    expect(stripThinking('no thinking {"x": 1}')).toEqual({ ok: true, text: 'no thinking {"x": 1}' });
+  });
+
+  it('names a block cut off, a reply of only thinking, and gpt-oss without a final channel', () => {
+    expect(stripThinking('\n <think>still thinking')).toEqual({ ok: false, reason: 'the reply was cut inside a <think> block; raise max_tokens or use a non-reasoning model' });
+    expect(stripThinking('<thinking>still')).toEqual({ ok: false, reason: 'the reply was cut inside a <thinking> block; raise max_tokens or use a non-reasoning model' });
+    expect(stripThinking('<think>done</think>  \n')).toEqual({ ok: false, reason: 'the reply held only a <think> block and no answer after it; turn thinking off or use a non-reasoning model' });
+    expect(stripThinking('<|channel|>analysis<|message|>hmm')).toEqual({ ok: false, reason: "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens" });
+    expect(stripThinking('<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>final<|message|>{"x": 1}<|return|>')).toEqual({ ok: true, text: '{"x": 1}' });
   });
 });
 
