@@ -1,4 +1,4 @@
-/** Link codec: only non-default fields (and the seed) are written; reading keeps the valid part of a bad link. */
+/** Link codec: versions and non-default fields are written; reading keeps the valid part of a bad link. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { decodeHash, encodeHash, fieldsHoldingSecret } from '../../src/ui/state/link';
@@ -8,12 +8,12 @@ describe('link codec', () => {
   it('round-trips a config and writes only what differs', () => {
     const c = { ...DEFAULT_CONFIG, seed: 7, steps: 30, learningRate: 3e-4, backend: 'wasm' as const };
     const h = encodeHash(c);
-    expect(h).toBe('seed=7&steps=30&learningRate=0.0003&backend=wasm');
+    expect(h).toBe('v=2&envVersion=household-v2&seed=7&steps=30&learningRate=0.0003&backend=wasm');
     expect(decodeHash(`#${h}`)).toEqual({ config: c, issues: [] });
   });
 
-  it('defaults encode as just the seed', () => {
-    expect(encodeHash(DEFAULT_CONFIG)).toBe(`seed=${DEFAULT_CONFIG.seed}`);
+  it('defaults encode as just the versions (the default seed is not written)', () => {
+    expect(encodeHash(DEFAULT_CONFIG)).toBe('v=2&envVersion=household-v2');
     expect(decodeHash('').config).toEqual(DEFAULT_CONFIG);
   });
 
@@ -41,7 +41,7 @@ describe('link codec', () => {
   it('round-trips the start-from choice: base is the default and not written, scratch is', () => {
     expect(DEFAULT_CONFIG.init).toBe('base');
     const c = { ...DEFAULT_CONFIG, init: 'scratch' as const, seed: 4 };
-    expect(encodeHash(c)).toBe('init=scratch&seed=4');
+    expect(encodeHash(c)).toBe('v=2&envVersion=household-v2&init=scratch&seed=4');
     expect(decodeHash('#init=scratch&seed=4')).toEqual({ config: c, issues: [] });
     expect(decodeHash(`#${encodeHash({ ...DEFAULT_CONFIG, seed: 4 })}`).config.init).toBe('base');
     expect(decodeHash('#init=base&seed=4')).toEqual({ config: { ...DEFAULT_CONFIG, seed: 4 }, issues: [] });
@@ -56,7 +56,7 @@ describe('link codec', () => {
     expect(plainIssue(r.issues[0])).toBe('Start from must be one of base, scratch.');
   });
 
-  it('round-trips the OPID and analyzer settings (issue #4), booleans and texts included', () => {
+  it('round-trips the OPID and analyzer settings, booleans and texts included', () => {
     const c = {
       ...DEFAULT_CONFIG, seed: 3, algo: 'opid' as const, ablation: 'additive' as const, lambdaSkill: 0.25, maxStepSkills: 2, failedOnly: true,
       skillZscore: true, skillClip: 1.5, analyzer: 'http' as const, analyzerUrl: 'http://localhost:11434', analyzerModel: 'qwen2.5:7b-instruct',
@@ -92,5 +92,55 @@ describe('link codec', () => {
     expect(h).toContain('analyzerUrl=');
     expect(fieldsHoldingSecret(pasted, [key])).toEqual(['analyzerModel']);
     expect(fieldsHoldingSecret(pasted, ['ab'])).toEqual([]); // too short to look for
+  });
+
+  it('treats every Object.prototype name and __proto__ as an unknown setting (no throw, nothing changed)', () => {
+    const names = [...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', 'hasOwnProperty'];
+    for (const n of names) {
+      const r = decodeHash(`#seed=3&${encodeURIComponent(n)}=1`);
+      expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3 });
+      expect(r.issues).toEqual([{ field: n, message: 'unknown setting, ignored' }]);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const r = decodeHash('#__proto__[polluted]=1&constructor[prototype][polluted]=1&steps=9');
+    expect(r.config.steps).toBe(9);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('decodes percent-encoding once: a doubly encoded key is an unknown setting, a doubly encoded value a bad value', () => {
+    const r = decodeHash('#%2573teps=5&seed=%2537');
+    expect(r.config).toEqual(DEFAULT_CONFIG);
+    expect(r.issues.map((i) => [i.field, linkIssueText(i)])).toEqual([['%73teps', 'unknown setting, ignored'], ['seed', 'must be an integer from 0 to 2147483647; ignored']]);
+  });
+
+  it('opens a 100 kB link: the valid part kept, the problems capped at 20 plus a count', () => {
+    const junk = Array.from({ length: 10_000 }, (_, i) => `k${i}=${i}`).join('&');
+    const h = `#steps=11&${junk}&groupSize=4`;
+    expect(h.length).toBeGreaterThan(100_000);
+    const r = decodeHash(h);
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, steps: 11, groupSize: 4 });
+    expect(r.issues).toHaveLength(21);
+    expect(r.issues[20]).toEqual({ field: '(link)', message: '9980 more problems, ignored' });
+  });
+
+  it('reads links of schema 1 (no v, seed always written) as before', () => {
+    expect(decodeHash('#seed=1&steps=30')).toEqual({ config: { ...DEFAULT_CONFIG, steps: 30 }, issues: [] });
+  });
+
+  it('names a link from a newer schema or another environment version, and keeps what it can', () => {
+    const r = decodeHash('#v=9&envVersion=household-v1&steps=12&brandNew=1');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, steps: 12 });
+    expect(r.issues).toEqual([
+      { field: 'v', message: 'made by a newer version (schema 9; this page reads 2): settings it does not know are ignored' },
+      { field: 'envVersion', message: 'made with environment version household-v1; this is household-v2: the tasks may differ, so its results are not comparable with this run\'s' },
+      { field: 'brandNew', message: 'unknown setting, ignored' },
+    ]);
+    expect(decodeHash('#v=two').issues[0].field).toBe('v');
+  });
+
+  it('a preset the env does not have is named and reset', () => {
+    const r = decodeHash('#preset=nightmare&steps=3');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, steps: 3 });
+    expect(r.issues.map((i) => i.field)).toEqual(['preset']);
   });
 });

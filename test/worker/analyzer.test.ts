@@ -74,7 +74,7 @@ describe('TrainingSession analyzer extras', () => {
         yield { event: 'step', step } as TrainEvent;
         yield { event: 'trajectories', step, group: [] };
       }
-      yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0 };
+      yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0, envVersions: {} };
     };
     return { runs, trainFn };
   }

@@ -35,7 +35,7 @@ function fakeTrainer(failAtStep = 0) {
         if (evalDueAfter(config, step)) yield { event: 'eval', step, splits: {}, evalMs: 0 };
         await new Promise((r) => setTimeout(r, 1));
       }
-      yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0 };
+      yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0, envVersions: {} };
     } finally {
       policy.params.w.isDisposed = true;
       log.closed++;

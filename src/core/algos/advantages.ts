@@ -4,8 +4,8 @@
  * GRPO (Shao et al. 2024, eq. for outcome supervision): every trajectory τ of a group (same task) gets
  * A_ep(τ) = (S(τ) − μ_q) / (σ_q + ε)   (`mean-std`)   or   A_ep(τ) = S(τ) − μ_q   (`mean-only`, Dr. GRPO),
  * broadcast to every action token of every step of τ. σ_q is the unbiased (n−1) standard deviation, as verl's
- * `compute_grpo_outcome_advantage`; a singleton group gets A = 0, and a zero-variance group gets A = 0 since
- * S − μ = 0 exactly.
+ * `compute_grpo_outcome_advantage`; a singleton group gets A = 0, and a group of equal scores gets exactly 0
+ * (not the ±1e-11 a float mean would leave).
  *
  * `groupBy: 'step'` takes μ_q, σ_q over the group's step-samples instead of its trajectories (OPID's reference
  * code): each trajectory's score counts once per step, so long trajectories weigh more.
@@ -13,10 +13,14 @@
 
 import { discountedReturns } from './returns';
 
+/** Advantage normalisation modes (RunConfig.advNorm). */
+export const ADV_NORMS = ['mean-std', 'mean-only'] as const;
 /** Advantage normalisation mode. */
-export type AdvNorm = 'mean-std' | 'mean-only';
+export type AdvNorm = (typeof ADV_NORMS)[number];
+/** What μ and σ are taken over (RunConfig.advGroupBy). */
+export const ADV_GROUP_BYS = ['trajectory', 'step'] as const;
 /** What μ and σ are taken over. */
-export type AdvGroupBy = 'trajectory' | 'step';
+export type AdvGroupBy = (typeof ADV_GROUP_BYS)[number];
 
 /** Input of an outcome-advantage estimator: one entry per trajectory. */
 export interface OutcomeInput {
@@ -51,6 +55,8 @@ export const grpoAdvantage: OutcomeEstimator = (x, o) => {
     const w = idx.map((i) => (o.groupBy === 'step' ? x.lengths[i] : 1));
     const W = w.reduce((a, b) => a + b, 0);
     if (idx.length < 2 || W < 2) continue; // singleton group → 0
+    // Equal scores → exactly 0 (the float mean of equal values may differ from them by an ulp: [0.1, 0.1, 0.1]).
+    if (idx.every((i) => x.scores[i] === x.scores[idx[0]])) continue;
     const mu = idx.reduce((s, i, k) => s + w[k] * x.scores[i], 0) / W;
     const varU = idx.reduce((s, i, k) => s + w[k] * (x.scores[i] - mu) ** 2, 0) / (W - 1);
     const sd = Math.sqrt(varU);
@@ -62,18 +68,12 @@ export const grpoAdvantage: OutcomeEstimator = (x, o) => {
   return out;
 };
 
-/** Registered outcome estimators by algorithm name. */
-export const OUTCOME_ESTIMATORS: Record<string, OutcomeEstimator> = {
-  grpo: grpoAdvantage,
-  /** OPID's episode-level advantage A_ep is GRPO's (issue #4); the skill term is added in core/algos/skill.ts. */
-  opid: grpoAdvantage,
-  /** Skill-GRPO is GRPO with skills in the prompt (issue #4 baseline). */
-  'skill-grpo': grpoAdvantage,
-};
+/** Registered outcome estimators by name (an Algorithm names the one it uses). */
+export const OUTCOME_ESTIMATORS: Readonly<Record<string, OutcomeEstimator>> = { grpo: grpoAdvantage };
 
 /** Look up an estimator. @throws Error listing the known names. */
 export function getOutcomeEstimator(name: string): OutcomeEstimator {
-  const f = OUTCOME_ESTIMATORS[name];
+  const f = Object.hasOwn(OUTCOME_ESTIMATORS, name) ? OUTCOME_ESTIMATORS[name] : undefined;
   if (!f) throw new Error(`unknown advantage estimator "${name}"; known: ${Object.keys(OUTCOME_ESTIMATORS).join(', ')}`);
   return f;
 }
@@ -116,6 +116,7 @@ export function stepGroupAdvantages(x: StepGroupInput, o: { gamma: number; norm:
   for (const m of members.values()) {
     if (m.length < 2) continue;
     const vals = m.map(([i, t]) => returns[i][t]);
+    if (vals.every((v) => v === vals[0])) continue; // equal returns → exactly 0
     const mu = vals.reduce((a, b) => a + b, 0) / vals.length;
     const sd = Math.sqrt(vals.reduce((a, v) => a + (v - mu) ** 2, 0) / (vals.length - 1));
     m.forEach(([i, t], k) => (out[i][t] = o.norm === 'mean-std' ? (vals[k] - mu) / (sd + o.eps) : vals[k] - mu));

@@ -1,5 +1,5 @@
 /**
- * Policy losses (DESIGN.md §2 step 8; issue #2), pure tensor functions on *packed* action tokens:
+ * Policy losses, pure tensor functions on *packed* action tokens:
  * every input is float32 [M] (M = action tokens in the mini-batch; prompt tokens are not in the vectors at all,
  * which is how they get zero gradient).
  *
@@ -11,23 +11,29 @@
  */
 import * as tf from '../tf';
 
-/** Per-token PPO-clip loss and clip indicators; the upper clip bound is 1+clipEpsHigh (DAPO clip-higher; defaults to ε). ρ is clamped in the exponent to avoid overflow (|ℓ−ℓ_old| ≤ 20). */
+/**
+ * Per-token PPO-clip loss (float32 [M]) and clip indicators, as verl's `compute_policy_loss`: `clipped` = 1 where the
+ * clipped term wins (verl's pg_clipfrac), `clippedLower` = 1 where the dual-clip bound −A·c applies (A < 0, verl's
+ * pg_clipfrac_lower). The upper clip bound is 1+clipEpsHigh (DAPO clip-higher, Yu et al. 2025; defaults to ε). ρ is
+ * clamped in the exponent to avoid overflow (|ℓ−ℓ_old| ≤ 20). Inputs float32 [M]: log-probs in nats, advantages.
+ */
 export function ppoClipLoss(
   logp: tf.Tensor1D, oldLogp: tf.Tensor1D, adv: tf.Tensor1D, clipEps: number, dualClip: number, clipEpsHigh = clipEps,
-): { loss: tf.Tensor1D; clipped: tf.Tensor1D; ratio: tf.Tensor1D } {
+): { loss: tf.Tensor1D; clipped: tf.Tensor1D; clippedLower: tf.Tensor1D; ratio: tf.Tensor1D } {
   const ratio = tf.exp(tf.clipByValue(tf.sub(logp, oldLogp), -20, 20)) as tf.Tensor1D;
   const negA = tf.neg(adv);
   const l1 = tf.mul(negA, ratio);
   const l2 = tf.mul(negA, tf.clipByValue(ratio, 1 - clipEps, 1 + clipEpsHigh));
   const lc = tf.maximum(l1, l2);
-  let loss = lc, clipped = tf.cast(tf.greater(l2, l1), 'float32');
+  const clipped = tf.cast(tf.greater(l2, l1), 'float32');
+  let loss = lc, clippedLower = tf.zerosLike(clipped);
   if (dualClip > 1) {
     const l3 = tf.mul(negA, dualClip);
     const neg = tf.less(adv, 0);
     loss = tf.where(neg, tf.minimum(lc, l3), lc);
-    clipped = tf.maximum(clipped, tf.cast(tf.logicalAnd(neg, tf.greater(lc, l3)), 'float32'));
+    clippedLower = tf.cast(tf.logicalAnd(neg, tf.greater(lc, l3)), 'float32');
   }
-  return { loss: loss as tf.Tensor1D, clipped: clipped as tf.Tensor1D, ratio };
+  return { loss: loss as tf.Tensor1D, clipped: clipped as tf.Tensor1D, clippedLower: clippedLower as tf.Tensor1D, ratio };
 }
 
 /** k3 KL estimate per token (nats), clamped to [−10, 10]: logp, refLogp float32 [M]. */
@@ -46,29 +52,66 @@ export function approxKlOld(logp: tf.Tensor1D, oldLogp: tf.Tensor1D): tf.Tensor1
   return tf.sub(tf.sub(tf.exp(d), 1), d) as tf.Tensor1D;
 }
 
+/** Loss aggregation modes, as verl's `loss_agg_mode` (RunConfig.lossAgg). */
+export const AGG_MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
+/** One of AGG_MODES. */
+export type AggMode = (typeof AGG_MODES)[number];
+
 /**
- * Aggregate per-token values [M] to a scalar: Σ_m values[m]·weights[m] / divisor.
- * Modes are expressed through (weights, divisor) by `aggWeights`:
- * - `token-mean`: weights 1, divisor = a constant token count for every mini-batch of the step (so a short
- *   mini-batch does not get a larger per-token weight; longer responses weigh more — DAPO's choice).
- * - `seq-mean-token-mean`: weights 1/len(sample), divisor = a constant sample count (each sample weighs the same,
- *   so tokens of short responses weigh more — GRPO's original length bias).
+ * The constants of one step's aggregation, fixed before its first mini-batch so that every mini-batch divides by the
+ * same number (a short mini-batch does not get a larger per-token weight), and the summed gradient of the mini-batches
+ * equals the whole step's.
  */
-export function aggLoss(values: tf.Tensor1D, weights: tf.Tensor1D, divisor: number): tf.Scalar {
-  return tf.div(tf.sum(tf.mul(values, weights)), divisor) as tf.Scalar;
+export interface AggPlan {
+  mode: AggMode;
+  /** Divisor of every mini-batch's weighted sum: tokens (token-mean) or samples (seq-mean-*) per mini-batch. */
+  divisor: number;
+  /** seq-mean-token-sum-norm: the constant length L_max (tokens) each sample's token sum is divided by. */
+  normLength: number;
+  /** What a reported loss is averaged over: action tokens (token-mean) or samples (seq-mean-*). */
+  per: 'token' | 'sample';
 }
 
-/** Aggregation modes of `aggLoss`. */
-export type AggMode = 'token-mean' | 'seq-mean-token-mean';
+/**
+ * Plan a step's aggregation (verl `agg_loss`, with one constant divisor across mini-batches). With n samples of
+ * lengths L_i, M = ΣL_i tokens and k mini-batches, the step's loss is Σ over mini-batches of Σ_m w_m·v_m / divisor:
+ * - `token-mean`: w = 1, divisor = M/k — every token weighs the same, so long responses weigh more (DAPO's choice;
+ *   no length bias per token).
+ * - `seq-mean-token-mean`: w = 1/L_i, divisor = n/k — every sample weighs the same, so a token of a short response
+ *   weighs more than one of a long response (GRPO's original length bias, Liu et al. 2025 "Dr. GRPO" §3).
+ * - `seq-mean-token-sum`: w = 1, divisor = n/k — the mean over samples of each sample's token sum: longer responses
+ *   get proportionally larger losses (and gradients).
+ * - `seq-mean-token-sum-norm`: w = 1/L_max, divisor = n/k — token sums divided by one constant L_max (Dr. GRPO's
+ *   unbiased form): no per-sample length normalisation, so no length bias, at a scale independent of the batch.
+ * @param lengths response lengths (tokens) of every sample of the step.
+ * @param miniBatches k ≥ 1 (capped at n).
+ * @param normLength L_max for `seq-mean-token-sum-norm` (e.g. the longest action allowed, RunConfig.maxActionTokens).
+ * @throws Error for an unknown mode or a non-positive normLength.
+ */
+export function aggPlan(mode: AggMode, lengths: readonly number[], miniBatches: number, normLength: number): AggPlan {
+  if (!(AGG_MODES as readonly string[]).includes(mode)) throw new Error(`unknown loss aggregation "${mode}"; known: ${AGG_MODES.join(', ')}`);
+  if (!(normLength > 0)) throw new Error(`aggPlan: normLength must be > 0 tokens, got ${normLength}`);
+  const n = lengths.length, k = Math.min(Math.max(1, miniBatches), Math.max(n, 1));
+  const M = lengths.reduce((a, b) => a + b, 0);
+  return mode === 'token-mean' ? { mode, divisor: M / k, normLength, per: 'token' } : { mode, divisor: n / k, normLength, per: 'sample' };
+}
 
-/** Per-token weights [M] (plain numbers) for a mode, given each sample's response length. */
-export function aggWeights(lengths: readonly number[], mode: AggMode): Float32Array {
+/** Per-token weights [M] (float32) of a plan for samples of the given response lengths (see `aggPlan`). */
+export function aggWeights(lengths: readonly number[], plan: AggPlan): Float32Array {
   const M = lengths.reduce((a, b) => a + b, 0);
   const w = new Float32Array(M);
   let o = 0;
   for (const L of lengths) {
-    w.fill(mode === 'token-mean' ? 1 : 1 / L, o, o + L);
+    w.fill(plan.mode === 'seq-mean-token-mean' ? 1 / L : plan.mode === 'seq-mean-token-sum-norm' ? 1 / plan.normLength : 1, o, o + L);
     o += L;
   }
   return w;
+}
+
+/**
+ * Aggregate per-token values [M] (float32, packed action tokens of one mini-batch) to a scalar:
+ * Σ_m values[m]·weights[m] / plan.divisor, with `weights` from `aggWeights` (float32 [M]).
+ */
+export function aggLoss(values: tf.Tensor1D, weights: tf.Tensor1D, plan: AggPlan): tf.Scalar {
+  return tf.div(tf.sum(tf.mul(values, weights)), plan.divisor) as tf.Scalar;
 }

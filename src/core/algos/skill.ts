@@ -6,11 +6,10 @@
  */
 import type { TrajectorySkills } from '../analyzer/types';
 
-/** Ablations of issue #4: none, no episode skills, no step skills, additive routing. */
-export type SkillAblation = 'none' | 'no-episode' | 'no-step' | 'additive';
-
-/** Accepted ablation names. */
-export const SKILL_ABLATIONS: readonly SkillAblation[] = ['none', 'no-episode', 'no-step', 'additive'];
+/** Accepted OPID ablations (OPID paper §4.3): none (critical-first routing), no episode skills, no step skills, additive routing. */
+export const SKILL_ABLATIONS = ['none', 'no-episode', 'no-step', 'additive'] as const;
+/** One of SKILL_ABLATIONS. */
+export type SkillAblation = (typeof SKILL_ABLATIONS)[number];
 
 /** What one step is re-scored with: zero, one or two skill prompts (additive routing scores both). */
 export interface StepRoute {

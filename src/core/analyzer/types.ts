@@ -5,6 +5,9 @@
  * chat-completions endpoint). An analyzer never sees the environment's hidden state or its expert.
  */
 
+/** Analyzer kinds (RunConfig.analyzer): embedded `heuristic`, or `http` (an OpenAI-compatible endpoint). */
+export const ANALYZER_KINDS = ['heuristic', 'http'] as const;
+
 /** One step of a trajectory as the analyzer sees it. */
 export interface AnalyzerStep {
   /** The observation the action answered (raw env text). */

@@ -17,8 +17,13 @@ export interface ModelConfig {
   maxSeq: number;
 }
 
+/** Accepted model sizes (RunConfig.model, `--model`). */
+export const MODEL_SIZES = ['nano', 'small', 'base'] as const;
+/** One of MODEL_SIZES. */
+export type ModelSize = (typeof MODEL_SIZES)[number];
+
 /** Named sizes without the vocabulary (filled in from the tokenizer). */
-export const MODEL_PRESETS: Record<'nano' | 'small' | 'base', Omit<ModelConfig, 'vocabSize'>> = {
+export const MODEL_PRESETS: Readonly<Record<ModelSize, Omit<ModelConfig, 'vocabSize'>>> = {
   /** ~60k non-embedding params: tests and quick from-scratch runs on the CPU. */
   nano: { dModel: 48, nLayers: 2, nHeads: 2, maxSeq: 384 },
   /** ~0.8M non-embedding params: the page's default. */
@@ -32,8 +37,8 @@ export const MODEL_PRESETS: Record<'nano' | 'small' | 'base', Omit<ModelConfig, 
  * @throws Error naming the accepted sizes on an unknown name.
  */
 export function modelConfig(size: string, vocabSize: number): ModelConfig {
-  const p = (MODEL_PRESETS as Record<string, Omit<ModelConfig, 'vocabSize'>>)[size];
-  if (!p) throw new Error(`unknown model size "${size}"; accepted: ${Object.keys(MODEL_PRESETS).join(', ')}`);
+  if (!Object.hasOwn(MODEL_PRESETS, size)) throw new Error(`unknown model size "${size}" (known: ${MODEL_SIZES.join(', ')})`);
+  const p = MODEL_PRESETS[size as ModelSize];
   if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new Error(`modelConfig: vocabSize must be an integer ≥ 2, got ${vocabSize}`);
   return { ...p, vocabSize };
 }

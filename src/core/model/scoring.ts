@@ -8,8 +8,10 @@
  * into per-sample arrays. Only the M predicting positions go through the output head (cheaper than [n,T,V]),
  * which also means prompt tokens can never receive gradient from the loss.
  *
- * Log-probs are of the *sampling* distribution: logits + allowed-mask (admissible decoding: only tokens that
- * extend a prefix of an admissible action; free decoding: every non-special token and <eos>), log-softmax in nats.
+ * Log-probs are of the *sampling* distribution: logits / T + allowed-mask (T = the rollout temperature; admissible
+ * decoding: only tokens that extend a prefix of an admissible action; free decoding: every non-special token and
+ * <eos>), log-softmax in nats — exactly what model/sample.ts sampled from, so PPO ratios, KL and OPID's skill
+ * advantage are of the distribution that acted.
  */
 import * as tf from '../tf';
 import { activationScale, type ModelConfig } from './config';
@@ -99,28 +101,41 @@ export function disposeBatch(b: ScoreBatch): void {
 }
 
 /**
- * Per-token log-probs (nats) and entropies (nats) of the batch's response tokens under params `p`.
- * Differentiable w.r.t. `p` (call inside a gradient scope to train). Returns logp [M] and entropy [M] float32.
+ * Per-token log-probs (nats) and entropies (nats) of the batch's response tokens under params `p`, of the
+ * distribution softmax(logits / temperature + mask) the sampler used. Differentiable w.r.t. `p` (call inside a
+ * gradient scope to train). Returns logp [M] and entropy [M] float32.
+ * @param temperature sampling temperature T > 0 (default 1).
  */
-export function tokenLogProbs(p: Params, cfg: ModelConfig, b: ScoreBatch): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+export function tokenLogProbs(p: Params, cfg: ModelConfig, b: ScoreBatch, temperature = 1): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
   const { hidden } = forward(p, cfg, b.ids, b.pos);
   const [n, T, d] = hidden.shape;
   const h = gatherRows(tf.reshape(hidden, [n * T, d]) as tf.Tensor2D, b.predIdx); // [M,d]
-  const lsm = tf.logSoftmax(tf.add(logits(p, h), b.maskAdd)); // [M,V]
+  const lg = logits(p, h);
+  const lsm = tf.logSoftmax(tf.add(temperature === 1 ? lg : tf.div(lg, temperature), b.maskAdd)); // [M,V]
   const oh = tf.oneHot(b.targets, cfg.vocabSize); // [M,V]
   const logp = tf.sum(tf.mul(lsm, oh), 1) as tf.Tensor1D;
   const entropy = tf.neg(tf.sum(tf.mul(tf.exp(lsm), lsm), 1)) as tf.Tensor1D;
   return { logp, entropy };
 }
 
+/** Options of `scoreSamples`. */
+export interface ScoreOptions {
+  /** Sampling temperature T the responses were drawn at (default 1): log-probs are of softmax(logits / T + mask). */
+  temperature?: number;
+  /** Samples per chunk (bounded memory); default 64 / activationScale(cfg), at least 8. */
+  chunk?: number;
+}
+
 /**
- * Score many samples without gradient, in chunks of `chunk` samples (bounded memory). Returns plain arrays
- * (float32 [M] packed, sample-major) and the number of tokens processed.
+ * Score many samples without gradient, in chunks (bounded memory). Returns plain arrays (float32 [M] packed,
+ * sample-major: log-probs and entropies in nats) and the number of tokens processed.
+ * @throws Error from buildScoreBatch (a sample longer than maxSeq, an empty response).
  */
 export async function scoreSamples(
-  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array,
-  chunk = Math.max(8, Math.floor(64 / activationScale(cfg))),
+  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array, so: ScoreOptions = {},
 ): Promise<{ logp: Float32Array; entropy: Float32Array; tokens: number }> {
+  const chunk = so.chunk ?? Math.max(8, Math.floor(64 / activationScale(cfg)));
+  const temperature = so.temperature ?? 1;
   // Offsets of each sample's tokens in the packed output.
   const offsets: number[] = [];
   let M = 0;
@@ -140,7 +155,7 @@ export async function scoreSamples(
     const idx = order.slice(i, i + chunk);
     const b = buildScoreBatch(idx.map((j) => samples[j]), cfg, freeRow);
     const r = tf.tidy(() => {
-      const o = tokenLogProbs(p, cfg, b);
+      const o = tokenLogProbs(p, cfg, b, temperature);
       return [o.logp, o.entropy];
     });
     const [lp, en] = (await Promise.all([r[0].data(), r[1].data()])) as Float32Array[];

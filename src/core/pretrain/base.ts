@@ -44,6 +44,12 @@ export const BaseManifestSchema = z.object({
   skillSensitivityOffPath: Sensitivity.optional(),
 });
 
+/**
+ * Where a run's weights start (RunConfig.init): `base` = the shipped pretrained base policy of the env and preset
+ * (this module's manifest and weights), `scratch` = a fresh seeded init.
+ */
+export const INIT_SOURCES = ['base', 'scratch'] as const;
+
 /** A parsed base-policy manifest. */
 export type BaseManifest = z.infer<typeof BaseManifestSchema>;
 

@@ -12,9 +12,15 @@ import { actionTokens, buildPrompt, type Turn } from './prompt';
 import { ActionTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
 
+/**
+ * Decoding modes (RunConfig.decoding): `admissible` masks sampling token by token to prefixes of the admissible
+ * actions; `free` samples any token (an inadmissible action gets the env's `Nothing happens.`).
+ */
+export const DECODINGS = ['admissible', 'free'] as const;
+
 /** Options of `runEpisodes`. */
 export interface RolloutOptions {
-  decoding: 'admissible' | 'free';
+  decoding: (typeof DECODINGS)[number];
   temperature: number;
   historyTurns: number;
   maxActionTokens: number;
@@ -73,7 +79,7 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
         const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
         const st = envs[i].step(action);
         const rec: StepRecord = {
-          observation: obs[i], admissible: adm[k], prompt: prompts[k], response: r.tokens, allowed: r.allowed,
+          observation: obs[i], admissible: adm[k], prompt: prompts[k], response: r.tokens, allowed: r.allowed, sampleLogp: r.sampleLogp,
           action, valid: st.valid, reward: st.reward,
         };
         const t = trajs[i];

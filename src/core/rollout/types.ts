@@ -16,6 +16,8 @@ export interface StepRecord {
   response: number[];
   /** Allowed next-token set per response token (null = free decoding set). */
   allowed: (Int32Array | null)[];
+  /** The sampler's log-prob of each response token at the rollout temperature (nats, float64); training re-scores. */
+  sampleLogp: number[];
   /** Decoded action text as sent to the env. */
   action: string;
   /** False when the env answered `Nothing happens.` to an inadmissible action. */

@@ -1,202 +1,166 @@
 /**
- * RunConfig: one schema for every setting of a run (DESIGN.md §3 "Run config and links"; issue #2).
+ * RunConfig: one schema for every setting of a run, and the one place each setting is declared.
  *
- * The schema (zod) is the single source of truth for defaults, ranges and accepted names; the CLI flags, the
- * page's controls and the URL hash all read it. Each field documents type, default, meaning, what 0 means,
- * the paper symbol and a recommended value (TRL style). Cross-field rules are checked by `validateRunConfig`.
+ * Each field is a zod schema (type, range, default) with its metadata attached by `.meta()` (`FieldMeta`: page label,
+ * CLI flag, unit, group, help, paper symbol, recommended value). The CLI's flags and `--help`, the page's controls,
+ * the plain-language error messages and the links are all derived from this schema; ranges are read through zod's
+ * public `z.toJSONSchema`. Enum tuples are owned by the modules that implement them and imported here. Cross-field
+ * rules are checked by `crossFieldIssues`. Adding a setting = one entry here plus the code that uses it.
  */
 import { z } from 'zod';
 import { LR_SCHEDULES } from '../optim/schedule';
+import { ALGORITHM_NAMES } from '../algorithms/registry';
+import { AGG_MODES } from '../algos/losses';
+import { ADV_GROUP_BYS, ADV_NORMS } from '../algos/advantages';
+import { SKILL_ABLATIONS } from '../algos/skill';
+import { ANALYZER_KINDS } from '../analyzer/types';
+import { MODEL_SIZES } from '../model/config';
+import { DECODINGS } from '../rollout/runner';
+import { ENV_NAMES, getEnvSpec } from '../envs/registry';
+import { INIT_SOURCES } from '../pretrain/base';
+import { BACKENDS } from '../backend/names';
 
-/** Bumped whenever a field is renamed or its meaning changes; stored in links and exports. */
-export const SCHEMA_VERSION = 1;
+/** Bumped whenever a field is renamed or its meaning changes; stored in links and exports (links.ts migrates). */
+export const SCHEMA_VERSION = 2;
 
-/** Environment names known to the config (the env registry must agree). */
-export const ENV_NAMES = ['household'] as const;
-/** Algorithm names (registered in core/algos). */
-export const ALGO_NAMES = ['grpo', 'opid', 'skill-grpo'] as const;
-/** OPID ablations (issue #4): none, no episode skills, no step skills, additive routing. */
-export const ABLATIONS = ['none', 'no-episode', 'no-step', 'additive'] as const;
-/** Model sizes (core/model/config.ts). */
-export const MODEL_SIZES = ['nano', 'small', 'base'] as const;
-/** Backends; `auto` means webgpu → webgl → wasm → cpu in the page, wasm in Node. */
-export const BACKENDS = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
+export { ALGORITHM_NAMES as ALGO_NAMES, SKILL_ABLATIONS as ABLATIONS, BACKENDS, ENV_NAMES, MODEL_SIZES };
+
+/** Where a setting is shown in the page (and grouped in `--help`), in this order. */
+export const FIELD_GROUPS = ['run', 'environment', 'training', 'advanced', 'opid', 'skill-grpo', 'rollouts', 'evaluation', 'analyzer', 'settings', 'internal'] as const;
+/** One of FIELD_GROUPS. `run` fields sit in the top bar, `analyzer` in the Analyzer panel, `internal` nowhere. */
+export type FieldGroup = (typeof FIELD_GROUPS)[number];
+
+/** Metadata of one setting (TRL `GRPOConfig` style: meaning, unit, default from the schema, symbol, recommendation). */
+export interface FieldMeta {
+  /** Label in the page. */
+  label: string;
+  /** CLI flag without `--`; absent = not a flag. */
+  flag?: string;
+  /** Unit or what the number counts, shown beside the control. */
+  unit?: string;
+  group: FieldGroup;
+  /** Meaning in one or two sentences, including what 0 means where it is special. */
+  help: string;
+  /** The paper's symbol, e.g. β, ε, λ_skill. */
+  symbol?: string;
+  /** A recommended value and when. */
+  recommended?: string;
+  /** Text shown for enum options in the page (links store the option itself). */
+  optionLabels?: Record<string, string>;
+}
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const num = (min: number, max: number) => z.number().min(min).max(max);
+const tuple = (xs: readonly string[]) => xs as unknown as [string, ...string[]];
 
 /** The zod schema; `RunConfigSchema.parse({})` gives the shipped defaults. */
 export const RunConfigSchema = z.object({
-  /** Schema version of the settings (this file's SCHEMA_VERSION). */
-  schemaVersion: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION),
-  /** Environment family. Default `household`. */
-  env: z.enum(ENV_NAMES).default('household'),
-  /** Environment preset (`easy`: one task type, few receptacles, quick to learn from scratch; `default`: all six types). */
-  preset: z.enum(['easy', 'default']).default('easy'),
-  /**
-   * Training algorithm. `grpo`: group-normalised outcome advantage + PPO-clip (DESIGN.md §2). `opid`: GRPO plus the
-   * skill advantage A_skill from hindsight skills re-scored by the old policy (issue #4). `skill-grpo`: GRPO with a
-   * memory of extracted skills injected into rollout and evaluation prompts, no distillation (issue #4 baseline).
-   */
-  algo: z.enum(ALGO_NAMES).default('grpo'),
-  /** Model size: `nano` (tests, fast), `small` (default in the page), `base` (real GPUs). */
-  model: z.enum(MODEL_SIZES).default('nano'),
-  /**
-   * Starting weights (issue #3): `base` = the shipped pretrained base policy for this env/preset (the default; the
-   * caller loads it and passes the bytes to `train`), `scratch` = a fresh seeded init.
-   */
-  init: z.enum(['base', 'scratch']).default('base'),
-  /** Seed of the one generator every random draw derives from (tasks, init, sampling, mini-batch order). */
-  seed: int(0, 2 ** 31 - 1).default(1),
-  /** Number of training steps (policy updates rounds). Recommended 100–300 on `easy`. */
-  steps: int(1, 100000).default(120),
-  /** B: tasks sampled per step from the train split. */
-  tasksPerStep: int(1, 256).default(8),
-  /** G: rollouts per task (the group). G=1 makes every advantage 0 under mean-std (singleton group). */
-  groupSize: int(1, 64).default(8),
-  /**
-   * Decoding mode. `admissible`: sampling masked token by token to prefixes of admissible actions (a policy
-   * trained from scratch can act at all). `free`: any token; an inadmissible action gets `Nothing happens.`.
-   * Training log-probs (old, current, reference) are always those of the distribution that sampled.
-   */
-  decoding: z.enum(['admissible', 'free']).default('admissible'),
-  /** Rollout temperature (1.0 = on-policy). */
-  temperature: num(0.05, 5).default(1.0),
-  /** H: how many past turns (action + observation) the prompt keeps. 0 = none. */
-  historyTurns: int(0, 30).default(3),
-  /** Max tokens of one action (including the end token). */
-  maxActionTokens: int(2, 64).default(12),
-  /**
-   * Adam learning rate. Default 1e-4, for fine-tuning the pretrained base policy (the default start): from the base,
-   * 1e-3 dropped eval success from 72.5% to 35% in 40 GRPO steps and made OPID collapse within 8, while 1e-4 rose to
-   * 87.5% by step 20. From scratch (nano, household/easy) 5e-4 with historyTurns 0 went furthest: 81% test-seen by
-   * step 350 in seed 1, while seed 2 stayed near 50% through step 500; 1e-3 made some runs collapse to 0% (README, session 5).
-   */
-  learningRate: num(1e-7, 1).default(1e-4),
-  /**
-   * Learning-rate schedule over the steps (core/train/schedule.ts): `constant` (default), `linear` or `cosine` decay
-   * from learningRate at step 1 to learningRate·minLrRatio at the last step (verl's lr_scheduler_type, TRL's linear).
-   */
-  lrSchedule: z.enum(LR_SCHEDULES).default('constant'),
-  /** Final learning rate as a fraction of learningRate for the `linear` and `cosine` schedules (verl's min_lr_ratio). */
-  minLrRatio: num(0, 1).default(0),
-  /** PPO clip range ε (ratio clipped to [1−ε, 1+ε]). 0 disables updates away from the old policy. */
-  clipEps: num(0, 1).default(0.2),
-  /** Dual-clip constant c > 1 for negative advantages (Ye et al. 2020); 0 disables dual-clip. */
-  dualClip: num(0, 100).default(3),
-  /**
-   * Upper clip range ε_high (DAPO "clip-higher": ratio clipped to [1−ε, 1+ε_high]); 0 = same as clipEps. A larger
-   * upper range lets rare good actions gain probability faster and keeps the policy's entropy from collapsing.
-   */
-  clipEpsHigh: num(0, 1).default(0),
-  /**
-   * Entropy bonus coefficient c: the loss subtracts c·(token-mean entropy of the sampling distribution, nats), as
-   * verl's `entropy_coeff`. Forced tokens (one allowed continuation) have entropy 0, so only decisions get the bonus.
-   */
-  entropyCoef: num(0, 1).default(0),
-  /**
-   * β: weight of the k3 KL to the frozen initial (reference) policy. 0 = no KL term (KL still reported).
-   * Default 0: from scratch the reference is a random policy, and pulling towards it only slows learning (as
-   * DAPO drops the term). From a pretrained base policy 0.001–0.01 keeps it close to what it knew.
-   */
-  klBeta: num(0, 10).default(0),
-  /** Advantage normalisation: `mean-std` (A=(S−μ)/(σ+ε), GRPO) or `mean-only` (A=S−μ, Dr. GRPO). */
-  advNorm: z.enum(['mean-std', 'mean-only']).default('mean-std'),
-  /**
-   * Over what μ, σ are taken: `trajectory` (default; one score per trajectory, as in GRPO) or `step`
-   * (over the group's step-samples, as OPID's reference code; long trajectories weigh more).
-   */
-  advGroupBy: z.enum(['trajectory', 'step']).default('trajectory'),
-  /** ε in the advantage denominator σ+ε. */
-  advEps: num(0, 1).default(1e-6),
-  /**
-   * ω: weight of GiGPO's step-level advantage (Feng et al. 2025; core/algos/advantages.ts `stepGroupAdvantages`):
-   * A = A_ep + ω·A_step, where A_step compares the discounted returns of the group's steps taken from the same
-   * anchor state (same observation and admissible actions). 0 = off (plain GRPO outcome advantage); GiGPO uses 1.
-   */
-  stepAdvWeight: num(0, 10).default(0),
-  /** γ of the step-level returns (GiGPO uses 0.95). */
-  stepAdvGamma: num(0, 1).default(0.95),
-  /** Penalty subtracted from the score S per invalid (inadmissible) action. 0 = none. */
-  invalidPenalty: num(0, 10).default(0.1),
-  /**
-   * Loss aggregation over action tokens (core/algos/losses.ts aggLoss): `token-mean` (every token weighs the same;
-   * long failed trajectories weigh more — DAPO) or `seq-mean-token-mean` (every step-sample weighs the same).
-   * Either way the divisor is the same for every mini-batch of a step.
-   */
-  lossAgg: z.enum(['token-mean', 'seq-mean-token-mean']).default('token-mean'),
-  /** Mini-batches per step (one Adam update each; ratio ≠ 1 after the first). Measured on household/easy from scratch: 8 learns faster than 4. */
-  miniBatches: int(1, 64).default(8),
-  /** Passes over the step's samples (PPO epochs). */
-  ppoEpochs: int(1, 16).default(1),
-  /**
-   * Target KL (nats), as Stable-Baselines3's PPO `target_kl`: a step's update stops early once a mini-batch's
-   * approximate KL(π_old ‖ π) exceeds 1.5× this (core/train/update.ts). 0 = off (default). Guards against one
-   * step moving the policy far, e.g. the sudden from-scratch collapses measured in issue #2 (README).
-   */
-  targetKl: num(0, 10).default(0),
-  /**
-   * Largest accepted step (nats): after the update, the approximate KL(π_old ‖ π_new) on the step's own samples is
-   * measured (one more forward pass); above this the update is undone — weights and Adam state restored — as TRPO
-   * rejects a step that breaks its KL bound (core/train/rollback.ts). 0 = off (default, no extra pass).
-   */
-  maxStepKl: num(0, 10).default(0),
-  /**
-   * Backtracking line search for `maxStepKl` (TRPO, Schulman et al. 2015, App. C): when the update breaks the bound,
-   * the weights are set to θ_old + 0.5ᵏ·(θ_new − θ_old) for k = 1 … this, keeping the first that meets the bound; the
-   * Adam state stays as the update left it (its second moment has seen the large gradients, so the next step is scaled
-   * down). Only when no shrunk step meets the bound is the update undone (weights and Adam state restored). Each try
-   * costs one scoring pass over the step's samples. 0 = undo at once (default).
-   */
-  klBacktracks: int(0, 10).default(0),
-  /** Adam β₁ (first-moment decay), as verl's / PyTorch's `betas[0]`. */
-  adamBeta1: num(0, 0.9999).default(0.9),
-  /**
-   * Adam β₂ (second-moment decay), as `betas[1]`. 0.999 is PyTorch's default; 0.95 (GPT-3, LLaMA) adapts the
-   * per-weight scale faster, so a gradient much larger than the recent ones moves the weights less (issue #2 README).
-   */
-  adamBeta2: num(0, 0.99999).default(0.999),
-  /** Adam ε (added to √v̂). */
-  adamEps: num(1e-12, 1).default(1e-8),
-  /** Global grad-norm clip (L2). 0 disables. */
-  maxGradNorm: num(0, 1000).default(1.0),
-  /** Evaluate every k steps (and at step 0 and the last step). 0 = never. */
-  evalEvery: int(0, 100000).default(20),
-  /** Episodes per split at each evaluation (test-seen and test-unseen). */
-  evalEpisodes: int(1, 2000).default(40),
-  /** Evaluation sampling temperature. */
-  evalTemperature: num(0.05, 5).default(0.4),
-  /** OPID ablation: `none` (critical-first routing, default), `no-episode`, `no-step`, `additive` routing. */
-  ablation: z.enum(ABLATIONS).default('none'),
-  /**
-   * λ_skill: weight of A_skill in A = A_ep + λ·A_skill. The reference scripts use 0.001 with Qwen models; chosen for
-   * our tiny base policy by measurement: from the shipped base, λ = 1 (teacher share 10–25%) made OPID fall below
-   * GRPO within 20–30 steps (train success 61% → 33%); λ = 0.3 with A_skill clipped to ±1 stays stable (see README).
-   */
-  lambdaSkill: num(0, 100).default(0.3),
-  /** K: max step skills per trajectory (household 5). */
-  maxStepSkills: int(0, 20).default(5),
-  /** OPID `failedOnly`: analyse only failed trajectories. */
-  failedOnly: z.boolean().default(false),
-  /** Z-score A_skill over the batch's skill-active tokens before λ. */
-  skillZscore: z.boolean().default(false),
-  /**
-   * Clip A_skill to [−c, c] (after the z-score). 0 = no clip. Default 1: single tokens reached A_skill = −6.8 nats
-   * where the tiny base misread a step skill, outweighing A_ep (|A_ep| ≲ 2.5).
-   */
-  skillClip: num(0, 100).default(1),
-  /** Skill-GRPO: how many remembered skills of the task type are injected (most recent first). */
-  skillMemoryTopK: int(1, 5).default(1),
-  /** Analyzer for OPID / Skill-GRPO: `heuristic` (embedded, no network) or `http` (OpenAI-compatible endpoint). */
-  analyzer: z.enum(['heuristic', 'http']).default('heuristic'),
-  /** Base URL of the http analyzer, e.g. http://localhost:11434 (Ollama). The API key is never part of the config. */
-  analyzerUrl: z.string().max(2000).default(''),
-  /** Model name for the http analyzer. */
-  analyzerModel: z.string().max(200).default(''),
-  /** Timeout of one analyzer request (ms). */
-  analyzerTimeoutMs: int(100, 600000).default(20000),
-  /** Backend preference; not part of the reproducibility contract except that the same backend replays exactly. */
-  backend: z.enum(BACKENDS).default('auto'),
+  schemaVersion: z.literal(SCHEMA_VERSION).default(SCHEMA_VERSION)
+    .meta({ label: 'Schema version', group: 'internal', help: 'Version of the settings schema (SCHEMA_VERSION); links carry it as v.' } satisfies FieldMeta),
+  env: z.enum(tuple(ENV_NAMES)).default('household')
+    .meta({ label: 'Environment', flag: 'env', group: 'run', help: 'Environment family (core/envs/registry.ts).' } satisfies FieldMeta),
+  preset: z.string().max(40).default('easy')
+    .meta({ label: 'Preset', flag: 'preset', group: 'environment', help: 'Environment preset, one of the env\'s presets. household: easy (one task type, few receptacles, quick to learn from scratch) or default (all six ALFWorld task types).', recommended: 'easy to learn from scratch' } satisfies FieldMeta),
+  algo: z.enum(ALGORITHM_NAMES).default('grpo')
+    .meta({ label: 'Algorithm', flag: 'algo', group: 'run', help: 'Training algorithm (core/algorithms/registry.ts): grpo (group advantage + PPO-clip), opid (GRPO + skill advantage from hindsight skills), skill-grpo (GRPO with remembered skills in the prompt).' } satisfies FieldMeta),
+  model: z.enum(MODEL_SIZES).default('nano')
+    .meta({ label: 'Model', flag: 'model', group: 'run', help: 'Model size (core/model/config.ts): nano (98k parameters with the household vocabulary), small (d 128, 4 layers), base (d 256, 6 layers).', recommended: 'nano on a CPU; small or base on a GPU' } satisfies FieldMeta),
+  init: z.enum(INIT_SOURCES).default('base')
+    .meta({ label: 'Start from', flag: 'init', group: 'training', help: 'Starting weights: base = the shipped pretrained base policy for this env and preset; scratch = a fresh seeded init. The CLI also takes a .safetensors path.', optionLabels: { base: 'base (pretrained)', scratch: 'scratch' } } satisfies FieldMeta),
+  seed: int(0, 2 ** 31 - 1).default(1)
+    .meta({ label: 'Seed', flag: 'seed', group: 'run', help: 'Seed of the one generator every random draw derives from (tasks, init, sampling, mini-batch order).' } satisfies FieldMeta),
+  steps: int(1, 100000).default(120)
+    .meta({ label: 'Steps', flag: 'steps', unit: 'updates', group: 'training', help: 'Training steps (rounds of rollouts and one update).', recommended: '100–300 from the base on easy; 700 from scratch' } satisfies FieldMeta),
+  tasksPerStep: int(1, 256).default(8)
+    .meta({ label: 'Tasks per step (B)', flag: 'tasks', unit: 'tasks', group: 'training', symbol: 'B', help: 'Tasks sampled per step from the train split.', recommended: '8; 16 as the OPID paper' } satisfies FieldMeta),
+  groupSize: int(1, 64).default(8)
+    .meta({ label: 'Group size (G)', flag: 'group', unit: 'rollouts/task', group: 'training', symbol: 'G', help: 'Rollouts per task (the group). G = 1 makes every group advantage 0.', recommended: '8' } satisfies FieldMeta),
+  decoding: z.enum(DECODINGS).default('admissible')
+    .meta({ label: 'Decoding', flag: 'decoding', group: 'rollouts', help: 'admissible: sampling masked token by token to prefixes of admissible actions; free: any token (an inadmissible action gets "Nothing happens."). Training log-probs are always of the distribution that sampled.' } satisfies FieldMeta),
+  temperature: num(0.05, 5).default(1.0)
+    .meta({ label: 'Temperature', flag: 'temperature', unit: 'T', group: 'rollouts', symbol: 'T', help: 'Rollout sampling temperature; old, current, reference and skill log-probs are scored at the same T, so the PPO ratio is of the distribution that sampled.', recommended: '1 (on-policy)' } satisfies FieldMeta),
+  historyTurns: int(0, 30).default(3)
+    .meta({ label: 'History (H)', flag: 'history', unit: 'past turns', group: 'advanced', symbol: 'H', help: 'Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.', recommended: '3 from the base; 0 from scratch' } satisfies FieldMeta),
+  maxActionTokens: int(2, 64).default(12)
+    .meta({ label: 'Max action tokens', flag: 'max-action-tokens', unit: 'tokens', group: 'rollouts', help: 'Longest action, end token included; also L_max of the seq-mean-token-sum-norm aggregation.' } satisfies FieldMeta),
+  learningRate: num(1e-7, 1).default(1e-4)
+    .meta({ label: 'Learning rate', flag: 'lr', unit: 'Adam lr', group: 'training', help: 'Adam learning rate.', recommended: '1e-4 from the base policy; 5e-4 with H 0 from scratch (1e-3 made runs collapse; docs/experiments/)' } satisfies FieldMeta),
+  lrSchedule: z.enum(LR_SCHEDULES).default('constant')
+    .meta({ label: 'LR schedule', flag: 'lr-schedule', group: 'advanced', help: 'Learning-rate schedule over the steps (core/optim/schedule.ts): constant, or linear / cosine decay to lr·minLrRatio at the last step (verl lr_scheduler_type).' } satisfies FieldMeta),
+  minLrRatio: num(0, 1).default(0)
+    .meta({ label: 'Final LR ratio', flag: 'min-lr-ratio', unit: '× lr', group: 'advanced', help: 'Learning rate of the last step as a fraction of lr for linear and cosine (verl min_lr_ratio); constant ignores it.' } satisfies FieldMeta),
+  clipEps: num(0, 1).default(0.2)
+    .meta({ label: 'Clip (ε)', flag: 'clip', unit: 'ratio ± ε', group: 'advanced', symbol: 'ε', help: 'PPO clip range: the ratio is clipped to [1−ε, 1+ε] (Schulman et al. 2017, eq. 7). 0 stops updates away from the old policy.', recommended: '0.2' } satisfies FieldMeta),
+  dualClip: num(0, 100).default(3)
+    .meta({ label: 'Dual clip (c)', flag: 'dual-clip', unit: '× |A|', group: 'advanced', symbol: 'c', help: 'Dual-clip constant c > 1 bounding the loss of negative-advantage tokens by −A·c (Ye et al. 2020); 0 = off.', recommended: '3' } satisfies FieldMeta),
+  clipEpsHigh: num(0, 1).default(0)
+    .meta({ label: 'Upper clip (ε_high)', flag: 'clip-high', unit: 'ratio ≤ 1 + ε_high', group: 'advanced', symbol: 'ε_high', help: 'DAPO clip-higher (Yu et al. 2025): ratio clipped to [1−ε, 1+ε_high]; 0 = same as ε. A larger upper range lets rare good actions gain probability faster.', recommended: '0.28 as DAPO, or 0' } satisfies FieldMeta),
+  entropyCoef: num(0, 1).default(0)
+    .meta({ label: 'Entropy bonus', flag: 'entropy-coef', unit: '× nats/token', group: 'advanced', help: 'The loss subtracts this × token-mean entropy of the sampling distribution (verl entropy_coeff). Forced tokens have entropy 0, so only decisions get it. 0 = off.', recommended: '0.02 from scratch; 0 from the base' } satisfies FieldMeta),
+  klBeta: num(0, 10).default(0)
+    .meta({ label: 'KL weight (β)', flag: 'kl-beta', unit: '× nats/token', group: 'training', symbol: 'β', help: 'Weight of the k3 KL to the frozen initial (reference) policy. 0 = no KL term (KL still reported), as DAPO.', recommended: '0 from scratch; 0.001–0.01 from the base to stay close to it' } satisfies FieldMeta),
+  advNorm: z.enum(ADV_NORMS).default('mean-std')
+    .meta({ label: 'Advantage normalisation', flag: 'adv-norm', group: 'advanced', help: 'mean-std: A = (S − μ)/(σ + ε) (GRPO); mean-only: A = S − μ (Dr. GRPO, Liu et al. 2025).', optionLabels: { 'mean-std': 'mean-std (GRPO)', 'mean-only': 'mean-only (Dr. GRPO)' } } satisfies FieldMeta),
+  advGroupBy: z.enum(ADV_GROUP_BYS).default('trajectory')
+    .meta({ label: 'Advantage over', flag: 'adv-group-by', group: 'advanced', help: 'What μ and σ are taken over: trajectory (one score per trajectory, GRPO) or step (over the group\'s step-samples, as OPID\'s reference code; long trajectories weigh more).' } satisfies FieldMeta),
+  advEps: num(0, 1).default(1e-6)
+    .meta({ label: 'Advantage ε', flag: 'adv-eps', group: 'advanced', symbol: 'ε', help: 'ε in the advantage denominator σ + ε.' } satisfies FieldMeta),
+  stepAdvWeight: num(0, 10).default(0)
+    .meta({ label: 'Step advantage (ω)', flag: 'step-adv-weight', unit: '× A_step', group: 'advanced', symbol: 'ω', help: 'Weight of GiGPO\'s step-level advantage (Feng et al. 2025): A = A_ep + ω·A_step, comparing the discounted returns of a group\'s steps from the same state. 0 = off.', recommended: '1 from scratch (GiGPO\'s value)' } satisfies FieldMeta),
+  stepAdvGamma: num(0, 1).default(0.95)
+    .meta({ label: 'Step discount (γ)', flag: 'step-adv-gamma', unit: 'per step', group: 'advanced', symbol: 'γ', help: 'Discount of the step-level returns; used only when ω > 0.', recommended: '0.95 (GiGPO)' } satisfies FieldMeta),
+  invalidPenalty: num(0, 10).default(0.1)
+    .meta({ label: 'Invalid-action penalty', flag: 'invalid-penalty', unit: 'per action', group: 'advanced', help: 'Subtracted from the score S per inadmissible action. 0 = none.' } satisfies FieldMeta),
+  lossAgg: z.enum(AGG_MODES).default('token-mean')
+    .meta({ label: 'Loss aggregation', flag: 'loss-agg', group: 'advanced', help: 'How per-token losses become one number (core/algos/losses.ts aggPlan, verl loss_agg_mode): token-mean (every token weighs the same), seq-mean-token-mean (every step-sample weighs the same; GRPO\'s length bias), seq-mean-token-sum, seq-mean-token-sum-norm (Dr. GRPO). One divisor for every mini-batch of a step.', recommended: 'token-mean' } satisfies FieldMeta),
+  miniBatches: int(1, 64).default(8)
+    .meta({ label: 'Mini-batches', flag: 'mini-batches', unit: 'per step', group: 'training', help: 'Mini-batches per step, one Adam update each (the ratio differs from 1 after the first).', recommended: '8 (learns faster than 4 on household/easy)' } satisfies FieldMeta),
+  ppoEpochs: int(1, 16).default(1)
+    .meta({ label: 'PPO epochs', flag: 'ppo-epochs', unit: 'passes per step', group: 'advanced', help: 'Passes over the step\'s samples.' } satisfies FieldMeta),
+  targetKl: num(0, 10).default(0)
+    .meta({ label: 'Target KL', flag: 'target-kl', unit: 'nats', group: 'advanced', help: 'Stable-Baselines3\'s target_kl: a step\'s remaining mini-batches are skipped once one\'s approximate KL(π_old ‖ π) exceeds 1.5× this (the first always applies, so it needs ≥ 2 mini-batches or epochs). 0 = off.' } satisfies FieldMeta),
+  maxStepKl: num(0, 10).default(0)
+    .meta({ label: 'Max step KL', flag: 'max-step-kl', unit: 'nats', group: 'advanced', help: 'After the update, the approximate KL(π_old ‖ π_new) on the step\'s samples is measured (one more forward pass); above this the update is undone, weights and Adam state (TRPO-style rejection, core/train/rollback.ts). 0 = off.', recommended: '0.03 from scratch' } satisfies FieldMeta),
+  klBacktracks: int(0, 10).default(0)
+    .meta({ label: 'KL line search', flag: 'kl-backtracks', unit: 'halvings', group: 'advanced', help: 'With max step KL: shrink a too-large update to θ_old + 0.5ᵏ·(θ_new − θ_old), k = 1 … this, keeping the first that meets the bound (TRPO, Schulman et al. 2015, App. C; Adam state kept); undo only if none does. Each try costs one scoring pass. 0 = undo at once.' } satisfies FieldMeta),
+  adamBeta1: num(0, 0.9999).default(0.9)
+    .meta({ label: 'Adam β₁', flag: 'adam-beta1', unit: 'decay', group: 'advanced', symbol: 'β₁', help: 'Adam first-moment decay (PyTorch betas[0]).', recommended: '0.9' } satisfies FieldMeta),
+  adamBeta2: num(0, 0.99999).default(0.999)
+    .meta({ label: 'Adam β₂', flag: 'adam-beta2', unit: 'decay', group: 'advanced', symbol: 'β₂', help: 'Adam second-moment decay (PyTorch betas[1]). 0.95 (GPT-3, LLaMA) adapts the per-weight scale faster, so a sudden large gradient moves the weights less.', recommended: '0.999 (PyTorch) or 0.95' } satisfies FieldMeta),
+  adamEps: num(1e-12, 1).default(1e-8)
+    .meta({ label: 'Adam ε', flag: 'adam-eps', unit: 'added to √v̂', group: 'advanced', help: 'Adam ε.', recommended: '1e-8' } satisfies FieldMeta),
+  maxGradNorm: num(0, 1000).default(1.0)
+    .meta({ label: 'Max grad norm', flag: 'max-grad-norm', unit: 'L2', group: 'advanced', help: 'Global gradient-norm clip (L2). 0 = off.', recommended: '1.0' } satisfies FieldMeta),
+  evalEvery: int(0, 100000).default(20)
+    .meta({ label: 'Evaluate every', flag: 'eval-every', unit: 'steps', group: 'evaluation', help: 'Evaluate on test-seen and test-unseen every k steps, at step 0 and at the last step. 0 = never.' } satisfies FieldMeta),
+  evalEpisodes: int(1, 2000).default(40)
+    .meta({ label: 'Eval episodes', flag: 'eval-episodes', unit: 'per split', group: 'evaluation', help: 'Episodes per split at each evaluation (tasks 0..n−1 of the split).', recommended: '200 for a result (one standard error ≈ 3 points at 50%)' } satisfies FieldMeta),
+  evalTemperature: num(0.05, 5).default(0.4)
+    .meta({ label: 'Eval temperature', flag: 'eval-temperature', unit: 'T', group: 'evaluation', help: 'Sampling temperature of evaluation episodes.', recommended: '0.4' } satisfies FieldMeta),
+  ablation: z.enum(SKILL_ABLATIONS).default('none')
+    .meta({ label: 'Ablation', flag: 'ablation', group: 'opid', help: 'OPID ablation (OPID paper §4.3): none (critical-first routing), no-episode, no-step, additive routing.', optionLabels: { none: 'none (critical-first)', 'no-episode': 'no episode skills', 'no-step': 'no step skills', additive: 'additive routing' } } satisfies FieldMeta),
+  lambdaSkill: num(0, 100).default(0.3)
+    .meta({ label: 'Skill weight (λ_skill)', flag: 'lambda-skill', unit: '× A_skill', group: 'opid', symbol: 'λ_skill', help: 'Weight of A_skill in A = A_ep + λ_skill·A_skill. 0 = GRPO with skill metrics.', recommended: '0.3 with skill clip 1 for the nano base (λ 1 made it fall below GRPO; docs/experiments/); the paper\'s scripts use 0.001 with Qwen models' } satisfies FieldMeta),
+  maxStepSkills: int(0, 20).default(5)
+    .meta({ label: 'Step skills (K)', flag: 'max-step-skills', unit: 'per rollout', group: 'opid', symbol: 'K', help: 'Most step skills (critical steps C_τ) per trajectory.', recommended: '5 (household)' } satisfies FieldMeta),
+  failedOnly: z.boolean().default(false)
+    .meta({ label: 'Failed rollouts only', flag: 'failed-only', unit: 'analyse only failed rollouts', group: 'opid', help: 'Analyse only failed trajectories.' } satisfies FieldMeta),
+  skillZscore: z.boolean().default(false)
+    .meta({ label: 'Z-score A_skill', flag: 'skill-zscore', unit: 'over the step\'s skill-active tokens', group: 'opid', help: 'Z-score A_skill over the step\'s skill-active tokens before λ.' } satisfies FieldMeta),
+  skillClip: num(0, 100).default(1)
+    .meta({ label: 'Clip A_skill', flag: 'skill-clip', unit: '± c', group: 'opid', help: 'Clip A_skill to [−c, c] after the z-score. 0 = no clip.', recommended: '1 (single tokens reached −6.8 nats where the base misread a skill)' } satisfies FieldMeta),
+  skillMemoryTopK: int(1, 5).default(1)
+    .meta({ label: 'Remembered skills', flag: 'skill-memory-top-k', unit: 'per prompt', group: 'skill-grpo', help: 'Skill-GRPO: how many remembered skills of the task type are injected, most recent first.' } satisfies FieldMeta),
+  analyzer: z.enum(ANALYZER_KINDS).default('heuristic')
+    .meta({ label: 'Analyzer', flag: 'analyzer', group: 'analyzer', help: 'Analyzer for OPID and Skill-GRPO: heuristic (embedded, no network) or http (an OpenAI-compatible endpoint).', optionLabels: { heuristic: 'heuristic (embedded)', http: 'http (OpenAI-compatible)' } } satisfies FieldMeta),
+  analyzerUrl: z.string().max(2000).default('')
+    .meta({ label: 'Base URL', flag: 'analyzer-url', group: 'analyzer', help: 'Base URL of the http analyzer, e.g. http://localhost:11434 (Ollama). The API key is never part of the config (CLI: OPD_ANALYZER_API_KEY).' } satisfies FieldMeta),
+  analyzerModel: z.string().max(200).default('')
+    .meta({ label: 'Analyzer model', flag: 'analyzer-model', group: 'analyzer', help: 'Model name for the http analyzer, e.g. qwen2.5:7b.' } satisfies FieldMeta),
+  analyzerTimeoutMs: int(100, 600000).default(20000)
+    .meta({ label: 'Timeout', flag: 'analyzer-timeout-ms', unit: 'ms per request', group: 'analyzer', help: 'Timeout of one analyzer request.' } satisfies FieldMeta),
+  backend: z.enum(BACKENDS).default('auto')
+    .meta({ label: 'Backend', flag: 'backend', group: 'settings', help: 'tfjs backend; auto = webgpu → webgl → wasm → cpu in the page, wasm in Node. The same backend replays a run exactly.' } satisfies FieldMeta),
 });
 
 /** A complete, validated run configuration. */
@@ -221,23 +185,63 @@ export class ConfigError extends Error {
   }
 }
 
-/** Accepted values or range of a field, in words, for error messages. */
+/** JSON Schema of every field (input side: defaults included), from zod's public `z.toJSONSchema`. */
+const JSON_PROPS = (z.toJSONSchema(RunConfigSchema, { io: 'input' }) as { properties: Record<string, FieldJsonSchema> }).properties;
+
+/** The JSON-Schema facts of one field the project reads. */
+export interface FieldJsonSchema {
+  type?: 'integer' | 'number' | 'string' | 'boolean';
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  default?: unknown;
+}
+
+/** True when `key` is a RunConfig field (own property; `constructor`, `__proto__` … are not). */
+export function isRunConfigKey(key: string): key is RunConfigKey {
+  return Object.hasOwn(RunConfigSchema.shape, key);
+}
+
+/** The JSON-Schema facts of a field (type, enum, minimum, maximum, default). */
+export function fieldSchema(key: RunConfigKey): FieldJsonSchema {
+  return JSON_PROPS[key];
+}
+
+/** The metadata of a field (label, flag, unit, group, help, symbol, recommended). */
+export function fieldMeta(key: RunConfigKey): FieldMeta {
+  return RunConfigSchema.shape[key].meta() as unknown as FieldMeta;
+}
+
+/** Every field key in declaration order. */
+export const RUN_CONFIG_KEYS = Object.keys(RunConfigSchema.shape) as RunConfigKey[];
+
+/** The fields of a group, in declaration order. */
+export function fieldsOfGroup(group: FieldGroup): RunConfigKey[] {
+  return RUN_CONFIG_KEYS.filter((k) => fieldMeta(k).group === group);
+}
+
+/** Field of a CLI flag (without `--`), or undefined. */
+export function fieldOfFlag(flag: string): RunConfigKey | undefined {
+  return RUN_CONFIG_KEYS.find((k) => fieldMeta(k).flag === flag);
+}
+
+/** Accepted values or range of a field, in words, for error messages (e.g. "an integer in [1, 256]"). */
 export function describeField(key: RunConfigKey): string {
-  const def = (RunConfigSchema.shape[key] as unknown as { def: { innerType?: unknown } }).def;
-  const inner = (def.innerType ?? RunConfigSchema.shape[key]) as z.ZodType;
-  if (inner instanceof z.ZodEnum) return `one of ${(inner.options as string[]).join(', ')}`;
-  if (inner instanceof z.ZodNumber) {
-    const lo = inner.minValue, hi = inner.maxValue;
-    return `${inner.isInt ? 'an integer' : 'a number'} in [${lo}, ${hi}]`;
-  }
+  const j = fieldSchema(key);
+  if (j.enum) return `one of ${j.enum.join(', ')}`;
+  if (key === 'preset') return `one of the env's presets (household: ${getEnvSpec('household').presets.join(', ')})`;
+  if (j.type === 'integer' || j.type === 'number') return `${j.type === 'integer' ? 'an integer' : 'a number'} in [${j.minimum}, ${j.maximum}]`;
+  if (j.type === 'boolean') return 'true or false';
+  if (j.type === 'string') return `a text of at most ${j.maxLength} characters`;
   return 'see the schema';
 }
 
 function zodIssues(err: z.ZodError): ConfigIssue[] {
   return err.issues.map((i) => {
     const field = i.path.join('.') || '(config)';
-    const key = i.path[0] as RunConfigKey;
-    const accepted = key in RunConfigSchema.shape ? ` (accepted: ${describeField(key)})` : '';
+    const key = String(i.path[0]);
+    const accepted = isRunConfigKey(key) ? ` (accepted: ${describeField(key)})` : '';
     return { field, message: `${i.message}${accepted}` };
   });
 }
@@ -245,6 +249,8 @@ function zodIssues(err: z.ZodError): ConfigIssue[] {
 /** Cross-field rules; each message says the rule and the fix. */
 export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
+  const presets = getEnvSpec(c.env).presets;
+  if (!presets.includes(c.preset)) out.push({ field: 'preset', message: `${c.env} has no preset "${c.preset.slice(0, 40)}"; one of ${presets.join(', ')}` });
   const samplesLowerBound = c.tasksPerStep * c.groupSize;
   if (c.miniBatches > samplesLowerBound)
     out.push({ field: 'miniBatches', message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G` });
@@ -281,11 +287,11 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
   const issues: ConfigIssue[] = [];
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(partial)) {
-    if (!(k in RunConfigSchema.shape)) {
+    if (!isRunConfigKey(k)) {
       issues.push({ field: k, message: 'unknown setting, ignored' });
       continue;
     }
-    const r = (RunConfigSchema.shape[k as RunConfigKey] as z.ZodType).safeParse(v);
+    const r = (RunConfigSchema.shape[k] as z.ZodType).safeParse(v);
     if (r.success) kept[k] = r.data;
     else issues.push(...zodIssues(new z.ZodError(r.error.issues.map((i) => ({ ...i, path: [k, ...i.path] })))));
   }
@@ -293,7 +299,7 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
   const cross = crossFieldIssues(config);
   for (const c of cross) {
     issues.push({ ...c, message: `${c.message}; reset to default` });
-    config = { ...config, [c.field]: DEFAULT_CONFIG[c.field as RunConfigKey] } as RunConfig;
+    if (isRunConfigKey(c.field)) config = { ...config, [c.field]: DEFAULT_CONFIG[c.field] } as RunConfig;
   }
   return { config, issues };
 }

@@ -22,17 +22,25 @@ export interface StepEvent {
   scoreMean: number;
   /** Token-mean PPO-clip policy loss (without the KL term), averaged over mini-batches. */
   policyLoss: number;
-  /** Token-mean k3 KL estimate to the reference policy (nats/token), clamped to [−10, 10] per token. */
+  /**
+   * KL(π ‖ π_ref) to the reference (initial) policy by the k3 estimator (Schulman 2020: exp(δ) − δ − 1, δ = ℓ_ref − ℓ),
+   * token mean over the step's updates (nats/token), clamped to [−10, 10] per token.
+   */
   kl: number;
-  /** Fraction of action tokens whose ratio was clipped (either side, incl. dual-clip). */
+  /** Fraction of action tokens where the ordinary PPO clip was active (verl's pg_clipfrac). */
   clipFraction: number;
+  /** Fraction of action tokens where the dual-clip bound −A·c was active (A < 0; verl's pg_clipfrac_lower). */
+  clipFractionLower: number;
   /** Token-mean entropy of the sampling distribution (nats). */
   entropy: number;
   /** Adam learning rate used for this step's updates (RunConfig.lrSchedule applied). */
   learningRate: number;
   /** Global L2 grad norm before clipping, mean over mini-batches. */
   gradNorm: number;
-  /** Approximate KL(π_old ‖ π) in nats, token mean over the mini-batches measured (SB3's approx_kl; core/train/update.ts). */
+  /**
+   * KL(π_old ‖ π) by the k3 estimator with samples from π_old ((r − 1) − log r, r = π/π_old; SB3's approx_kl), in nats,
+   * token mean over the mini-batches measured, each before its own update (core/train/update.ts).
+   */
   approxKl: number;
   /**
    * Approximate KL(π_old ‖ π_new) on the step's samples after its full update (nats), measured before any shrink or
@@ -85,6 +93,8 @@ export interface StepEvent {
   analyzerLatencyMs: number;
   /** Failure reasons this step, in words, with counts. */
   analyzerFailureReasons: Record<string, number>;
+  /** OPID: every analysis of this step failed, so it had no skill signal and ran as GRPO this step. */
+  ranAsGrpo: boolean;
   /**
    * Tokens through the model this step by phase: rollout (prefill + decode), old and ref re-scoring, skill
    * re-scoring (OPID only), and update (forward+backward). OPID = GRPO + skill (issue #4 cost accounting).
@@ -166,6 +176,8 @@ export interface StartEvent {
   backend: string;
   params: number;
   vocabSize: number;
+  /** Version of each environment the run uses (env name → version, e.g. household → household-v2). */
+  envVersions: Record<string, string>;
 }
 
 /** Training ended (all steps done). */
@@ -177,6 +189,8 @@ export interface DoneEvent {
   undoneSteps: number;
   /** Steps whose update the KL line search (klBacktracks) shrank instead. */
   shrunkSteps: number;
+  /** Version of each environment the run used (as in the start event). */
+  envVersions: Record<string, string>;
 }
 
 /** Every event the trainer yields. */

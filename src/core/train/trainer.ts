@@ -12,22 +12,19 @@ import { Rng } from '../rng';
 import { parseRunConfig, type RunConfig } from '../run/config';
 import { getEnvSpec } from '../envs/registry';
 import type { EnvSpec, TaskRef } from '../envs/types';
-import { cloneFrozen, type Params } from '../model/params';
+import { cloneFrozen, countParams, type Params } from '../model/params';
 import { scoreSamples } from '../model/scoring';
+import { buildTokenizer, createPolicy, loadPolicy, type PolicyHandle } from '../model/policy';
 import { runEpisodes } from '../rollout/runner';
-import type { PolicyHandle } from '../model/policy';
 import type { Trajectory } from '../rollout/types';
-import { buildTokenizer, createPolicy, loadPolicy } from '../model/policy';
-import { countParams } from '../model/params';
-import { ppoUpdate } from './update';
-import { outcomeAdvantages, packSamples, tokenAdvantages } from './step';
 import { evaluatePolicy } from '../rollout/evaluate';
-import { analyzeBatch, skillRescore, SkillMemory, type BatchAnalysis, type SkillRescore } from './opid';
-import { combineAdvantages, skillMetrics } from '../algos/skill';
-import { makeAnalyzer } from '../analyzer';
-import type { Analyzer } from '../analyzer/types';
-import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
 import { learningRateAt } from '../optim/schedule';
+import { getAlgorithm } from '../algorithms/registry';
+import { outcomeAdvantages, packSamples, tokenAdvantages, type PackedSamples } from '../algorithms/outcome';
+import type { AlgorithmRun, AlgorithmViews } from '../algorithms/types';
+import type { Analyzer } from '../analyzer/types';
+import { ppoUpdate } from './update';
+import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
 import { disposeSnapshot, guardStep, takeSnapshot, type StepGuard } from './rollback';
 
 /** Options of `train` that are not part of the run config. */
@@ -71,12 +68,15 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   const paramCount = countParams(policy.cfg);
   const ref: Params = cloneFrozen(policy.params);
   const optimizer = tf.train.adam(cfg.learningRate, cfg.adamBeta1, cfg.adamBeta2, cfg.adamEps);
-  const skill: SkillState = { analyzer: cfg.algo === 'grpo' ? null : (opts.analyzer ?? makeAnalyzer(cfg, opts.analyzerApiKey)), memory: new SkillMemory() };
+  const algo = getAlgorithm(cfg.algo);
+  const method = algo.create({ cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
+  const skill = { algo: method, estimator: algo.outcomeEstimator };
   opts.onPolicy?.(policy);
   const t0 = now();
   let undoneSteps = 0, shrunkSteps = 0;
   try {
-    yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size };
+    const envVersions = { [spec.name]: spec.version };
+    yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size, envVersions };
     if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0, skill);
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
@@ -92,7 +92,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       yield { event: 'trajectories', step, group };
       if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) yield await evalEvent(policy, spec, cfg, root, step, skill);
     }
-    yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0, undoneSteps, shrunkSteps };
+    yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0, undoneSteps, shrunkSteps, envVersions };
   } finally {
     optimizer.dispose();
     tf.dispose(Object.values(ref));
@@ -105,8 +105,8 @@ async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, ro
   const r = await evaluatePolicy(policy, spec, {
     preset: cfg.preset, splits: ['test-seen', 'test-unseen'], episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature,
     decoding: cfg.decoding, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`eval/${step}`),
-    // Skill-GRPO evaluates with its memory's skills in the prompt, as it acts at rollout.
-    episodeSkillFor: cfg.algo === 'skill-grpo' ? (type) => skill.memory.get(type, cfg.skillMemoryTopK) : undefined,
+    // An algorithm that puts skills in the prompt (Skill-GRPO) evaluates with them, as it acts at rollout.
+    episodeSkillFor: skill.algo.episodeSkill ? (type) => skill.algo.episodeSkill!(type) : undefined,
   });
   return { event: 'eval', step, splits: r.splits, evalMs: now() - t };
 }
@@ -128,41 +128,24 @@ async function trainStep(
   }
   const roll = await runEpisodes(policy, spec, cfg.preset, refs, {
     decoding: cfg.decoding, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`rollout/${step}`),
-    episodeSkill: cfg.algo === 'skill-grpo' ? (_i, type) => skill.memory.get(type, cfg.skillMemoryTopK) : undefined,
+    episodeSkill: skill.algo.episodeSkill ? (_i, type) => skill.algo.episodeSkill!(type) : undefined,
   });
   const trajs = roll.trajectories;
-  if (cfg.algo === 'skill-grpo') for (const t of trajs) t.episodeSkill = skill.memory.get(t.taskType, cfg.skillMemoryTopK);
-  const { scores, adv } = outcomeAdvantages(trajs, groupOf, cfg.invalidPenalty, cfg.algo, { norm: cfg.advNorm, groupBy: cfg.advGroupBy, eps: cfg.advEps });
+  const { scores, adv } = outcomeAdvantages(trajs, groupOf, cfg.invalidPenalty, skill.estimator, { norm: cfg.advNorm, groupBy: cfg.advGroupBy, eps: cfg.advEps });
   const packed = packSamples(trajs);
-  const old = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow);
-  const refS = await scoreSamples(ref, policy.cfg, packed.samples, policy.freeRow);
-  let advTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
-  const aEpTok = advTok;
-  // OPID / Skill-GRPO: analyse this step's groups (the run goes on whatever the analyzer does).
-  const before = skill.analyzer?.stats();
-  const ta = now();
-  const analysis = skill.analyzer ? await analyzeBatch(skill.analyzer, spec.name, trajs, groupOf) : null;
-  const analyzerMs = now() - ta;
-  let rescore: SkillRescore | null = null;
-  let sm = { teacherShare: 0, skillActiveTokenRatio: 0, skillSignAgreement: 0 };
-  let aSkillUsed: Float32Array | null = null;
-  if (analysis && cfg.algo === 'opid') {
-    rescore = await skillRescore(policy, trajs, packed, analysis.skills, old.logp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens });
-    const c = combineAdvantages(aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip });
-    advTok = c.adv;
-    aSkillUsed = c.aSkillUsed;
-    const tokenTraj = new Int32Array(packed.tokens);
-    packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
-    sm = skillMetrics(aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill);
-  }
-  if (analysis && cfg.algo === 'skill-grpo')
-    trajs.forEach((t, i) => t.success && analysis.skills[i]?.episodeSkill && skill.memory.add(t.taskType, analysis.skills[i]!.episodeSkill));
-  const after = skill.analyzer?.stats();
+  // Every log-prob is of the distribution that sampled: the rollout temperature T (scoring.ts).
+  const T = { temperature: cfg.temperature };
+  const old = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T);
+  const refS = await scoreSamples(ref, policy.cfg, packed.samples, policy.freeRow, T);
+  const aEpTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
+  // The algorithm's per-token advantage (GRPO: A_ep; OPID: A_ep + λ·A_skill; registry.ts).
+  const a = await skill.algo.advantages({ policy, trajs, groupOf, packed, aEpTraj: adv, aEpTok, oldLogp: old.logp });
+  const advTok = a.adv;
   const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
   const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
   let guard: StepGuard | null = null;
   if (snap) {
-    guard = await guardStep(policy.params, optimizer, snap, () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow), old.logp, cfg.maxStepKl, cfg.klBacktracks);
+    guard = await guardStep(policy.params, optimizer, snap, () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T), old.logp, cfg.maxStepKl, cfg.klBacktracks);
     disposeSnapshot(snap);
   }
   const nSteps = packed.samples.length;
@@ -171,64 +154,50 @@ async function trainStep(
     successRate: trajs.filter((t) => t.success).length / trajs.length,
     rewardMean: mean(trajs.map((t) => t.reward)),
     scoreMean: mean(scores),
-    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates,
+    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, clipFractionLower: m.clipFractionLower, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates,
     stepKl: guard?.stepKl ?? null, keptStepKl: guard?.keptStepKl ?? null, rolledBack: guard?.rolledBack ?? false, stepScale: guard?.stepScale ?? 1,
     advantageAbsMean: mean(Array.from(advTok, Math.abs)),
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
     samples: nSteps, actionTokens: packed.tokens,
     tokensPerSecond: 0, learningRate: lr, stepMs: 0, elapsedMs: 0, numTensors: 0,
-    ...sm,
-    analyzerCalls: (after?.calls ?? 0) - (before?.calls ?? 0),
-    analyzerFailures: analysis ? analysis.skills.filter((x, i) => x === null && (analysis.errors[i] !== undefined || !(cfg.failedOnly && trajs[i].success))).length : 0,
-    analyzerLatencyMs: analysis ? analyzerMs : 0,
-    analyzerFailureReasons: diffReasons(before?.failureReasons, after?.failureReasons, analysis?.errors),
-    forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: rescore?.tokens ?? 0, update: m.tokens },
-    forwardSequences: { rollout: nSteps, old: nSteps, ref: nSteps, skill: rescore?.prompts ?? 0, update: nSteps * cfg.ppoEpochs },
+    ...a.metrics,
+    forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: a.cost.tokens, update: m.tokens },
+    forwardSequences: { rollout: nSteps, old: nSteps, ref: nSteps, skill: a.cost.sequences, update: nSteps * cfg.ppoEpochs },
   };
-  const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, { analysis, rescore, aSkillUsed });
-  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + (rescore?.tokens ?? 0) + m.tokens + (guard?.tokens ?? 0) };
+  const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, a.views);
+  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + m.tokens + (guard?.tokens ?? 0) };
 }
 
-/** What OPID / Skill-GRPO keep across steps: the analyzer and the skill memory. */
+/** The run's algorithm instance and the outcome estimator it builds on. */
 interface SkillState {
-  analyzer: Analyzer | null;
-  memory: SkillMemory;
-}
-
-/** Failure reasons added this step (analyzer counters' difference, plus thrown-analyzer errors). */
-function diffReasons(a: Record<string, number> | undefined, b: Record<string, number> | undefined, errors: (string | undefined)[] | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(b ?? {})) if (v - (a?.[k] ?? 0) > 0) out[k] = v - (a?.[k] ?? 0);
-  for (const e of errors ?? []) if (e) out[e] = (out[e] ?? 0) + 1;
-  return out;
+  algo: AlgorithmRun;
+  estimator: string;
 }
 
 function mean(xs: readonly number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
 
-/** Display records of the first group (trajectories 0..G−1), with per-token numbers. */
+/** Display records of the first group (trajectories 0..G−1), with per-token numbers and the algorithm's fields. */
 function trajectoryViews(
-  trajs: readonly Trajectory[], scores: number[], adv: number[], packed: ReturnType<typeof packSamples>,
-  oldLogp: Float32Array, refLogp: Float32Array, entropy: Float32Array, advTok: Float32Array, policy: PolicyHandle,
-  sk: { analysis: BatchAnalysis | null; rescore: SkillRescore | null; aSkillUsed: Float32Array | null },
+  trajs: readonly Trajectory[], scores: number[], adv: number[], packed: PackedSamples,
+  oldLogp: Float32Array, refLogp: Float32Array, entropy: Float32Array, advTok: Float32Array, policy: PolicyHandle, views: AlgorithmViews | undefined,
 ): TrajectoryView[] {
   let sample = 0;
   return trajs.map((t, ti) => ({
     task: t.task, taskType: t.taskType, success: t.success, reward: t.reward, score: scores[ti], advantage: adv[ti],
     initialObservation: t.initialObservation,
-    // Skill-GRPO shows the skill injected into this episode; OPID the analyzer's skill for it.
-    ...(sk.analysis ? { episodeSkill: sk.rescore ? sk.analysis.skills[ti]?.episodeSkill : t.episodeSkill, analyzerError: sk.analysis.errors[ti] } : {}),
+    ...(views?.trajectory(ti) ?? {}),
     steps: t.steps.map((s) => {
       const i = sample++;
       const off = packed.offsets[i];
       return {
         observation: s.observation, action: s.action, valid: s.valid,
-        ...(sk.rescore ? { critical: sk.rescore.critical[i], stepSkill: sk.rescore.stepSkill[i] } : {}),
+        ...(views?.sample(i) ?? {}),
         tokens: s.response.map((id, k) => ({
           text: policy.tok.tokenText(id), logpOld: oldLogp[off + k], logpRef: refLogp[off + k], adv: advTok[off + k], entropy: entropy[off + k],
-          ...(sk.rescore && sk.aSkillUsed ? { logpSkill: sk.rescore.logpSkill[off + k], advSkill: sk.aSkillUsed[off + k] } : {}),
+          ...(views?.token(off + k) ?? {}),
         })),
       };
     }),

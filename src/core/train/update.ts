@@ -15,7 +15,7 @@ import { activationScale, type ModelConfig } from '../model/config';
 import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { accumulate, applyClipped, microBatches } from '../optim/gradients';
-import { aggLoss, aggWeights, approxKlOld, klK3, ppoClipLoss, type AggMode } from '../algos/losses';
+import { aggLoss, aggPlan, aggWeights, approxKlOld, klK3, ppoClipLoss, type AggMode, type AggPlan } from '../algos/losses';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
 export interface UpdateInputs {
@@ -42,8 +42,12 @@ export interface UpdateOptions {
   entropyCoef?: number;
   klBeta: number;
   maxGradNorm: number;
-  /** Aggregation mode (default token-mean). */
+  /** Rollout temperature T (default 1): current log-probs are of softmax(logits / T + mask), as sampled. */
+  temperature?: number;
+  /** Aggregation mode (default token-mean; algos/losses.ts aggPlan). */
   lossAgg?: AggMode;
+  /** L_max (tokens) for `seq-mean-token-sum-norm` (default 12, RunConfig.maxActionTokens). */
+  maxActionTokens?: number;
   /** Target KL (nats): stop the step's update once a mini-batch's approximate KL(π_old ‖ π) exceeds 1.5× this. 0 or absent = never. */
   targetKl?: number;
   /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384 / activationScale(cfg). */
@@ -54,7 +58,7 @@ const DEFAULT_MICRO_TOKENS = 16384;
 
 /** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
 function microGrads(
-  params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], divisor: number, o: UpdateOptions,
+  params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], plan: AggPlan, o: UpdateOptions,
 ): { grads: Record<string, tf.Tensor>; metrics: tf.Tensor[]; tokens: number } {
   const mbSamples = idx.map((i) => x.samples[i]);
   const pick = (v: Float32Array) => {
@@ -69,18 +73,18 @@ function microGrads(
   };
   const batch = buildScoreBatch(mbSamples, cfg, x.freeRow);
   const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = tf.tensor1d(pick(x.refLogp));
-  const wT = tf.tensor1d(aggWeights(batch.lengths, o.lossAgg ?? 'token-mean'));
+  const wT = tf.tensor1d(aggWeights(batch.lengths, plan));
   let metrics: tf.Tensor[] = [];
   const { value, grads } = tf.variableGrads(() => {
-    const { logp, entropy } = tokenLogProbs(params, cfg, batch);
+    const { logp, entropy } = tokenLogProbs(params, cfg, batch, o.temperature ?? 1);
     const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip, o.clipEpsHigh || o.clipEps);
     const kl = klK3(logp, refT);
-    const pgLoss = aggLoss(pg.loss, wT, divisor);
-    const klLoss = aggLoss(kl, wT, divisor);
-    metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy), tf.sum(approxKlOld(logp, oldT))].map((t) => tf.keep(t));
+    const pgLoss = aggLoss(pg.loss, wT, plan);
+    const klLoss = aggLoss(kl, wT, plan);
+    metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy), tf.sum(approxKlOld(logp, oldT)), tf.sum(pg.clippedLower)].map((t) => tf.keep(t));
     // Always a new tensor: `value` is disposed below while the kept metric tensors live on.
     const total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
-    return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, divisor), o.entropyCoef)) : total) as tf.Scalar;
+    return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, plan), o.entropyCoef)) : total) as tf.Scalar;
   }, vars);
   tf.dispose([value, advT, oldT, refT, wT]);
   const tokens = batch.tokens;
@@ -92,7 +96,10 @@ function microGrads(
 export interface UpdateMetrics {
   policyLoss: number;
   kl: number;
+  /** Fraction of action tokens where the ordinary clip bound was active (verl pg_clipfrac). */
   clipFraction: number;
+  /** Fraction of action tokens where the dual-clip bound was active (A < 0; verl pg_clipfrac_lower). */
+  clipFractionLower: number;
   entropy: number;
   gradNorm: number;
   /** Approximate KL(π_old ‖ π) (nats, token mean over the mini-batches measured), before each one's own update. */
@@ -115,11 +122,9 @@ export async function ppoUpdate(
     M += s.response.length;
   }
   const nMb = Math.min(o.miniBatches, n);
-  const mode: AggMode = o.lossAgg ?? 'token-mean';
-  // Constant across mini-batches: mean tokens (token-mean) or mean samples (seq-mean) per mini-batch.
-  const divisor = (mode === 'token-mean' ? M : n) / nMb;
+  const plan = aggPlan(o.lossAgg ?? 'token-mean', x.samples.map((s) => s.response.length), nMb, o.maxActionTokens ?? 12);
   const vars = Object.values(params) as tf.Variable[];
-  let sumLoss = 0, sumKl = 0, sumClip = 0, sumEnt = 0, sumNorm = 0, sumOldKl = 0, tokens = 0, updates = 0;
+  let sumLoss = 0, sumKl = 0, sumClip = 0, sumClipLower = 0, sumEnt = 0, sumNorm = 0, sumOldKl = 0, tokens = 0, updates = 0;
   // Metrics are averaged over what was measured: action tokens (token-mean) or samples (seq-mean) of the mini-batches run.
   let seenTok = 0, seenSamples = 0, stop = false;
   for (let epoch = 0; epoch < o.ppoEpochs && !stop; epoch++) {
@@ -131,10 +136,10 @@ export async function ppoUpdate(
       let grads: Record<string, tf.Tensor> | null = null;
       let mbOldKl = 0, mbTok = 0;
       for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
-        const r = microGrads(params, cfg, vars, x, offsets, micro, divisor, o);
+        const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o);
         grads = accumulate(grads, r.grads);
-        const [pgL, klS, clipS, entS, oldKlS] = await Promise.all(r.metrics.map((t) => t.data()));
-        sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumEnt += entS[0]; mbOldKl += oldKlS[0];
+        const [pgL, klS, clipS, entS, oldKlS, clipLowS] = await Promise.all(r.metrics.map((t) => t.data()));
+        sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumClipLower += clipLowS[0]; sumEnt += entS[0]; mbOldKl += oldKlS[0];
         for (const i of micro) mbTok += x.samples[i].response.length;
         tokens += r.tokens;
         tf.dispose(r.metrics);
@@ -153,7 +158,7 @@ export async function ppoUpdate(
     }
   }
   return {
-    policyLoss: (sumLoss * divisor) / (mode === 'token-mean' ? seenTok : seenSamples), kl: sumKl / seenTok, clipFraction: sumClip / seenTok,
+    policyLoss: (sumLoss * plan.divisor) / (plan.per === 'token' ? seenTok : seenSamples), kl: sumKl / seenTok, clipFraction: sumClip / seenTok, clipFractionLower: sumClipLower / seenTok,
     entropy: sumEnt / seenTok, gradNorm: sumNorm / updates, approxKl: sumOldKl / seenTok, updates, tokens,
   };
 }

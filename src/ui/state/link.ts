@@ -1,12 +1,19 @@
 /**
- * Shareable links: the run config in `location.hash` as `#k=v&…` (DESIGN.md §3 "Run config and links").
+ * Shareable links: the run config in `location.hash` as `#v=2&envVersion=household-v2&k=v&…` (TF Playground style:
+ * one table of URL properties, here the run-config schema itself, core/run/config.ts).
  *
- * Only fields that differ from the shipped defaults are written, plus the seed (always). Reading is lenient:
- * bad or unknown fields are dropped (their defaults kept) and reported, so a foreign link still opens.
+ * Written: the schema version `v`, the environment version of the run's env, and every field that differs from the
+ * shipped defaults. Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` …
+ * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named; a link from an older
+ * schema is migrated; a link made with another environment version opens with a notice. Never throws.
  */
+import { getEnvSpec } from '../../core/envs/registry';
 import {
   DEFAULT_CONFIG,
+  isRunConfigKey,
   parseRunConfigLenient,
+  RUN_CONFIG_KEYS,
+  SCHEMA_VERSION,
   type ConfigIssue,
   type RunConfig,
   type RunConfigKey,
@@ -14,6 +21,10 @@ import {
 
 /** Longest key or value quoted back in a link notice (characters). */
 const MAX_KEY = 40;
+/** At most this many problems are listed one by one; the rest are counted in one more issue. */
+const MAX_ISSUES = 20;
+/** Link keys that are not settings: the schema version and the environment version. */
+const VERSION_KEY = 'v', ENV_VERSION_KEY = 'envVersion';
 
 function short(v: string): string {
   return v.length > MAX_KEY ? `${v.slice(0, MAX_KEY)}…` : v;
@@ -23,16 +34,17 @@ function short(v: string): string {
 const MIN_SECRET = 4;
 
 /**
- * Encodes the non-default fields (and the seed) as a hash string without the leading `#`.
- * @param secrets strings that must never appear in a link (the analyzer's API key, issue #4): a field whose value
- *   contains one (say, a key pasted into the model field) is left out. Secrets shorter than 4 characters are ignored.
+ * Encodes a config as a hash string without the leading `#`: `v`, `envVersion`, then the non-default fields in
+ * schema order.
+ * @param secrets strings that must never appear in a link (the analyzer's API key): a field whose value contains one
+ *   (say, a key pasted into the model field) is left out. Secrets shorter than 4 characters are ignored.
  */
 export function encodeHash(config: RunConfig, secrets: readonly string[] = []): string {
   const left = new Set(fieldsHoldingSecret(config, secrets));
-  const parts: string[] = [];
-  for (const key of Object.keys(DEFAULT_CONFIG) as RunConfigKey[]) {
+  const parts = [`${VERSION_KEY}=${SCHEMA_VERSION}`, `${ENV_VERSION_KEY}=${encodeURIComponent(getEnvSpec(config.env).version)}`];
+  for (const key of RUN_CONFIG_KEYS) {
     const v = config[key];
-    if ((key !== 'seed' && v === DEFAULT_CONFIG[key]) || left.has(key)) continue;
+    if (key === 'schemaVersion' || v === DEFAULT_CONFIG[key] || left.has(key)) continue;
     parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
   return parts.join('&');
@@ -41,23 +53,39 @@ export function encodeHash(config: RunConfig, secrets: readonly string[] = []): 
 /** Fields of `config` that `encodeHash(config, secrets)` leaves out because they contain a secret. */
 export function fieldsHoldingSecret(config: RunConfig, secrets: readonly string[]): RunConfigKey[] {
   const hidden = secrets.map((s) => s.trim()).filter((s) => s.length >= MIN_SECRET);
-  return (Object.keys(DEFAULT_CONFIG) as RunConfigKey[]).filter((k) => {
+  return RUN_CONFIG_KEYS.filter((k) => {
     const v = config[k];
     return typeof v === 'string' && hidden.some((s) => v.includes(s));
   });
 }
 
 /**
+ * Migrations of link values from older schema versions, applied in order (version n → n+1). Each returns notes on
+ * what it changed or dropped. Version 1 (links without `v`) differs from 2 only by writing the seed always and
+ * having fewer accepted values, so nothing needs renaming.
+ */
+const MIGRATIONS: Readonly<Record<number, (raw: Map<string, string>) => ConfigIssue[]>> = {
+  1: () => [],
+};
+
+/** A link value as the schema's type: numbers and booleans travel as text. */
+function typed(key: RunConfigKey, value: string): unknown {
+  const kind = typeof DEFAULT_CONFIG[key];
+  if (kind === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  if (kind === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+  return value;
+}
+
+/**
  * Decodes a hash (with or without `#`) into a config.
- * @returns the config (defaults for missing or bad fields) and one issue per ignored or repeated field (the last
- *   of a repeated key wins); never throws.
+ * @returns the config (defaults for missing or bad fields) and one issue per ignored, repeated or migrated field, the
+ *   schema or environment version when it differs, at most 20 listed one by one and the rest counted; never throws.
  */
 export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIssue[] } {
-  const raw: Record<string, unknown> = {};
+  const raw = new Map<string, string>();
   const issues: ConfigIssue[] = [];
   const dupes = new Map<string, { times: number; value: string }>();
-  const body = hash.replace(/^#/, '');
-  for (const part of body.split('&')) {
+  for (const part of hash.replace(/^#/, '').split('&')) {
     if (!part) continue;
     const eq = part.indexOf('=');
     let key: string, value: string;
@@ -65,22 +93,36 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
       key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
       value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
     } catch {
-      issues.push({ field: part.slice(0, 40), message: 'not valid URL encoding, ignored' });
+      issues.push({ field: short(part), message: 'not valid URL encoding, ignored' });
       continue;
     }
-    if (key.length > MAX_KEY) key = `${key.slice(0, MAX_KEY)}…`; // a long bogus key must not stretch the notice
-    // A repeated key: the last one wins (as URLSearchParams.get would not), and the user is told.
-    if (key in raw) dupes.set(key, { times: (dupes.get(key)?.times ?? 1) + 1, value });
-    // Numbers and booleans travel as text; convert where the schema's default has that type so zod can check them.
-    const kind = typeof (DEFAULT_CONFIG as Record<string, unknown>)[key];
-    if (kind === 'number') raw[key] = value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
-    else if (kind === 'boolean') raw[key] = value === 'true' ? true : value === 'false' ? false : value;
-    else raw[key] = value;
+    key = short(key); // a long bogus key must not stretch the notice
+    // A repeated key: the last one wins, and the user is told.
+    if (raw.has(key)) dupes.set(key, { times: (dupes.get(key)?.times ?? 1) + 1, value });
+    raw.set(key, value);
   }
-  const r = parseRunConfigLenient(raw);
+  // Versions: `v` (absent = 1) and the env version; neither is a setting.
+  const vText = raw.get(VERSION_KEY) ?? raw.get('schemaVersion');
+  raw.delete(VERSION_KEY);
+  raw.delete('schemaVersion');
+  const linkEnvVersion = raw.get(ENV_VERSION_KEY);
+  raw.delete(ENV_VERSION_KEY);
+  const v = vText === undefined ? 1 : Number(vText);
+  if (!Number.isInteger(v) || v < 1) issues.push({ field: VERSION_KEY, message: `schema version "${short(vText ?? '')}" is not a version number; read as the current one` });
+  else if (v > SCHEMA_VERSION) issues.push({ field: VERSION_KEY, message: `made by a newer version (schema ${v}; this page reads ${SCHEMA_VERSION}): settings it does not know are ignored` });
+  else for (let from = v; from < SCHEMA_VERSION; from++) issues.push(...(Object.hasOwn(MIGRATIONS, from) ? MIGRATIONS[from](raw) : []));
+
+  const partial: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of raw) partial[key] = isRunConfigKey(key) ? typed(key, value) : value;
+  const r = parseRunConfigLenient(partial);
+  const current = getEnvSpec(r.config.env).version;
+  if (linkEnvVersion !== undefined && linkEnvVersion !== current)
+    issues.push({ field: ENV_VERSION_KEY, message: `made with environment version ${short(linkEnvVersion)}; this is ${current}: the tasks may differ, so its results are not comparable with this run's` });
   const twice = [...dupes].map(([field, d]) => ({
     field,
     message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
   }));
-  return { config: r.config, issues: [...issues, ...twice, ...r.issues] };
+  const all = [...issues, ...twice, ...r.issues];
+  const capped = all.length > MAX_ISSUES ? [...all.slice(0, MAX_ISSUES), { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }] : all;
+  return { config: r.config, issues: capped };
 }

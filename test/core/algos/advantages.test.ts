@@ -37,3 +37,15 @@ describe('GRPO outcome advantage (hand-computed)', () => {
     expect(() => getOutcomeEstimator('ppo')).toThrow(/unknown advantage estimator "ppo"; known: grpo/);
   });
 });
+
+describe('equal scores give advantages of exactly 0', () => {
+  it('GRPO over trajectories and over steps, GiGPO step groups', async () => {
+    const { grpoAdvantage, stepGroupAdvantages } = await import('../../../src/core/algos/advantages');
+    for (const norm of ['mean-std', 'mean-only'] as const) {
+      expect(grpoAdvantage({ scores: [0.1, 0.1, 0.1], groups: [0, 0, 0], lengths: [1, 2, 3] }, { norm, groupBy: 'trajectory', eps: 1e-6 })).toEqual([0, 0, 0]);
+      expect(grpoAdvantage({ scores: [0.7, 0.7, 0.7, 0.7], groups: [0, 0, 0, 0], lengths: [3, 1, 4, 1] }, { norm, groupBy: 'step', eps: 1e-6 })).toEqual([0, 0, 0, 0]);
+      const st = stepGroupAdvantages({ groups: [0, 0, 0], anchors: [['a'], ['a'], ['a']], rewards: [[0.1], [0.1], [0.1]] }, { gamma: 0.95, norm, eps: 1e-6 });
+      expect(st).toEqual([[0], [0], [0]]);
+    }
+  });
+});

@@ -38,7 +38,8 @@ async function lossAndGrads(): Promise<{ loss: number; grads: Record<string, Flo
   const { value, grads } = tf.variableGrads(() => {
     const { logp } = tokenLogProbs(p, cfg, b);
     const pg = ppoClipLoss(logp, old as tf.Tensor1D, adv, 0.2, 3);
-    return tf.add(aggLoss(pg.loss, w, M), tf.mul(aggLoss(klK3(logp, ref as tf.Tensor1D), w, M), 0.1)) as tf.Scalar;
+    const plan = { mode: 'token-mean', divisor: M, normLength: 12, per: 'token' } as const;
+    return tf.add(aggLoss(pg.loss, w, plan), tf.mul(aggLoss(klK3(logp, ref as tf.Tensor1D), w, plan), 0.1)) as tf.Scalar;
   }, Object.values(p) as tf.Variable[]);
   const out: Record<string, Float32Array> = {};
   for (const [k, v] of Object.entries(p)) out[k] = (await grads[(v as tf.Variable).name].data()) as Float32Array;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stepGroupAdvantages } from '../../../src/core/algos/advantages';
-import { broadcastToTokens, packSamples, tokenAdvantages } from '../../../src/core/train/step';
+import { broadcastToTokens, packSamples, tokenAdvantages } from '../../../src/core/algorithms/outcome';
 import type { StepRecord, Trajectory } from '../../../src/core/rollout/types';
 
 // Group 0: three trajectories that all start in s0; τ0 and τ1 both reach sA. Group 1: one trajectory, also in s0.
@@ -37,7 +37,7 @@ describe('GiGPO step-level advantage (Feng et al. 2025; hand-computed)', () => {
 
 describe('tokenAdvantages: A = A_ep + ω·A_step on every token of the step', () => {
   const st = (observation: string, reward: number, valid = true, tokens = 2): StepRecord => ({
-    observation, admissible: ['go to desk 1', 'go to shelf 1'], prompt: [1, 2], response: Array(tokens).fill(3), allowed: Array(tokens).fill(null),
+    observation, admissible: ['go to desk 1', 'go to shelf 1'], prompt: [1, 2], response: Array(tokens).fill(3), allowed: Array(tokens).fill(null), sampleLogp: Array(tokens).fill(0),
     action: 'go to desk 1', valid, reward,
   });
   const traj = (steps: StepRecord[]): Trajectory => ({

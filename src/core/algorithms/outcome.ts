@@ -1,6 +1,7 @@
 /**
- * From rollouts to update inputs (DESIGN.md §2 steps 3–7 for GRPO): scores S = R − invalidPenalty·#invalid,
- * group advantages broadcast to every action token of every step, old and reference log-probs re-scored.
+ * The outcome advantage every algorithm builds on: scores S = R − invalidPenalty·#invalid, the group advantage A_ep
+ * (GRPO, Shao et al. 2024) broadcast to every action token of every step, plus GiGPO's step-level term ω·A_step
+ * (Feng et al. 2025, eq. 8) when ω > 0; and the packing of trajectories into step-samples.
  */
 import type { Trajectory } from '../rollout/types';
 import type { ScoreSample } from '../model/scoring';
@@ -65,11 +66,12 @@ export function trajectoryScore(t: Trajectory, invalidPenalty: number): number {
 
 /**
  * Per-trajectory outcome advantages for trajectories grouped by `groupOf` (e.g. the task slot), using the
- * estimator registered under `algo`.
+ * estimator registered under `estimator` (algos/advantages.ts OUTCOME_ESTIMATORS).
+ * @throws Error naming the known estimators for an unknown name.
  */
-export function outcomeAdvantages(trajs: readonly Trajectory[], groupOf: readonly number[], invalidPenalty: number, algo: string, o: OutcomeOptions): { scores: number[]; adv: number[] } {
+export function outcomeAdvantages(trajs: readonly Trajectory[], groupOf: readonly number[], invalidPenalty: number, estimator: string, o: OutcomeOptions): { scores: number[]; adv: number[] } {
   const scores = trajs.map((t) => trajectoryScore(t, invalidPenalty));
-  const adv = getOutcomeEstimator(algo)({ scores, groups: groupOf, lengths: trajs.map((t) => t.steps.length) }, o);
+  const adv = getOutcomeEstimator(estimator)({ scores, groups: groupOf, lengths: trajs.map((t) => t.steps.length) }, o);
   return { scores, adv };
 }
 

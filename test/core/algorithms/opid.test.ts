@@ -7,7 +7,7 @@ import { runEpisodes } from '../../../src/core/rollout/runner';
 import { policyValues, buildTokenizer, createPolicy, disposePolicy } from '../../../src/core/model/policy';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { Rng } from '../../../src/core/rng';
-import { rebuildPrompt } from '../../../src/core/train/opid';
+import { rebuildPrompt } from '../../../src/core/algorithms/opid';
 import type { Analyzer, AnalyzerStats } from '../../../src/core/analyzer/types';
 import type { RunConfig } from '../../../src/core/run/config';
 

@@ -1,0 +1,20 @@
+/**
+ * GRPO (Shao et al. 2024, DeepSeekMath §4.1): the group-relative outcome advantage A_ep (algos/advantages.ts, with
+ * GiGPO's step term when ω > 0) is the advantage of every action token; PPO-clip does the rest (algos/losses.ts).
+ */
+import { NO_SKILL_METRICS, type Algorithm } from './types';
+
+/** GRPO as a registered algorithm. */
+export const grpo: Algorithm = {
+  name: 'grpo',
+  summary: 'group-normalised outcome advantage + PPO-clip',
+  outcomeEstimator: 'grpo',
+  source: 'Shao et al. 2024 (DeepSeekMath), §4.1 outcome supervision',
+  create() {
+    return {
+      async advantages(ctx) {
+        return { adv: ctx.aEpTok, metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {} }, cost: { tokens: 0, sequences: 0 } };
+      },
+    };
+  },
+};

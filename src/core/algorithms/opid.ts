@@ -1,0 +1,130 @@
+/**
+ * OPID, on-policy skill distillation (OPID paper, 2026, §3): after each step's rollouts an analyzer writes hindsight
+ * skills per trajectory (an episode skill and step skills at up to K critical steps, the set C_τ); the pre-update
+ * (old) policy re-scores the same sampled action tokens with the routed skill in its prompt (critical-first routing,
+ * algos/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep + λ_skill·A_skill
+ * (algos/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight in its prompt.
+ */
+import type { TrajectorySkills } from '../analyzer/types';
+import { makeAnalyzer } from '../analyzer';
+import type { Trajectory } from '../rollout/types';
+import type { PolicyHandle } from '../model/policy';
+import { buildPrompt, type Turn } from '../rollout/prompt';
+import { scoreSamples, type ScoreSample } from '../model/scoring';
+import { combineAdvantages, routeSkills, skillMetrics, type SkillAblation } from '../algos/skill';
+import type { PackedSamples } from './outcome';
+import { analyzeStep } from './analysis';
+import type { Algorithm } from './types';
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/** The history turns before step t of a trajectory, as the runner built them. */
+function historyBefore(t: Trajectory, step: number): Turn[] {
+  const out: Turn[] = [];
+  for (let k = 0; k < step; k++) out.push({ action: t.steps[k].action, observation: k + 1 < t.steps.length ? t.steps[k + 1].observation : t.finalObservation });
+  return out;
+}
+
+/**
+ * Rebuild step `step`'s prompt with optional skills (no skills and the rollout's episode skill → the identical
+ * rollout prompt; tested).
+ */
+export function rebuildPrompt(policy: PolicyHandle, t: Trajectory, step: number, historyTurns: number, maxActionTokens: number, skills: { episodeSkill?: string; stepSkill?: string }): number[] {
+  const s = t.steps[step];
+  return buildPrompt(policy.tok, {
+    task: t.task, history: historyBefore(t, step), observation: s.observation, admissible: s.admissible, historyTurns,
+    episodeSkill: skills.episodeSkill, stepSkill: skills.stepSkill,
+  }, policy.cfg.maxSeq - maxActionTokens);
+}
+
+/** Result of `skillRescore`: packed per-token vectors [M] and bookkeeping. */
+export interface SkillRescore {
+  /** A_skill = Σ_routes (ℓ_skill − ℓ_old) per action token (0 where no skill). */
+  aSkill: Float32Array;
+  /** ℓ_old + A_skill: the skill-conditioned log-prob (nats) for display. */
+  logpSkill: Float32Array;
+  /** 1 where a skill was routed to the token. */
+  active: Uint8Array;
+  /** Per step-sample: in the critical set C_τ. */
+  critical: boolean[];
+  /** Per step-sample: the step skill used, if any. */
+  stepSkill: (string | undefined)[];
+  /** Tokens through the model (prompt + response of every skill prompt scored). */
+  tokens: number;
+  /** Skill prompts scored. */
+  prompts: number;
+}
+
+/**
+ * Re-score every step's sampled action tokens under its routed skill prompt(s) with `policy` (must be the
+ * pre-update policy) — no resampling. `oldLogp` [M] are the same tokens' log-probs without skills.
+ */
+export async function skillRescore(
+  policy: PolicyHandle, trajs: readonly Trajectory[], packed: PackedSamples, skills: readonly (TrajectorySkills | null)[], oldLogp: Float32Array,
+  o: { ablation: SkillAblation; historyTurns: number; maxActionTokens: number; temperature: number },
+): Promise<SkillRescore> {
+  const M = packed.tokens;
+  const aSkill = new Float32Array(M), active = new Uint8Array(M);
+  const critical: boolean[] = [], stepSkill: (string | undefined)[] = [];
+  const jobs: ScoreSample[] = [], jobSample: number[] = [];
+  let sample = 0;
+  trajs.forEach((t, ti) => {
+    const { routes, critical: crit } = routeSkills(skills[ti], t.steps.length, o.ablation);
+    t.steps.forEach((s, si) => {
+      critical.push(crit[si]);
+      stepSkill.push(routes[si].find((r) => r.stepSkill)?.stepSkill);
+      for (const r of routes[si]) {
+        jobs.push({ prompt: rebuildPrompt(policy, t, si, o.historyTurns, o.maxActionTokens, r), response: s.response, allowed: s.allowed });
+        jobSample.push(sample);
+      }
+      sample++;
+    });
+  });
+  const scored = jobs.length ? await scoreSamples(policy.params, policy.cfg, jobs, policy.freeRow, { temperature: o.temperature }) : { logp: new Float32Array(0), tokens: 0 };
+  let off = 0;
+  jobs.forEach((j, k) => {
+    const base = packed.offsets[jobSample[k]];
+    for (let i = 0; i < j.response.length; i++) {
+      aSkill[base + i] += scored.logp[off + i] - oldLogp[base + i];
+      active[base + i] = 1;
+    }
+    off += j.response.length;
+  });
+  const logpSkill = new Float32Array(M);
+  for (let i = 0; i < M; i++) logpSkill[i] = oldLogp[i] + aSkill[i];
+  const tokens = jobs.reduce((s, j) => s + j.prompt.length + j.response.length, 0);
+  return { aSkill, logpSkill, active, critical, stepSkill, tokens, prompts: jobs.length };
+}
+
+
+/** OPID as a registered algorithm. */
+export const opid: Algorithm = {
+  name: 'opid',
+  summary: 'GRPO plus the skill advantage: hindsight skills re-scored by the old policy (on-policy skill distillation)',
+  outcomeEstimator: 'grpo',
+  source: 'OPID paper (2026), §3: A = A_ep + λ_skill·(ℓ_skill − ℓ_old), critical-first routing',
+  create({ cfg, env, analyzer: injected, analyzerApiKey }) {
+    const analyzer = injected ?? makeAnalyzer(cfg, analyzerApiKey);
+    return {
+      async advantages(ctx) {
+        const { analysis, metrics, analysed } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
+        const rescore = await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, temperature: cfg.temperature });
+        const c = combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip });
+        const { packed } = ctx;
+        const tokenTraj = new Int32Array(packed.tokens);
+        packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
+        const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill);
+        return {
+          adv: c.adv,
+          metrics: { ...sm, ...metrics, ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed },
+          cost: { tokens: rescore.tokens, sequences: rescore.prompts },
+          views: {
+            trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),
+            sample: (i) => ({ critical: rescore.critical[i], stepSkill: rescore.stepSkill[i] }),
+            token: (m) => ({ logpSkill: rescore.logpSkill[m], advSkill: c.aSkillUsed[m] }),
+          },
+        };
+      },
+    };
+  },
+};

@@ -1,0 +1,71 @@
+/**
+ * Skill-GRPO, the OPID paper's baseline (OPID paper, 2026, §4 baselines): GRPO with a memory of skills. The episode
+ * skills the analyzer writes for successful trajectories are remembered by task type; the most recent top-k are
+ * injected into rollout and evaluation prompts. No distillation: the advantage is GRPO's.
+ */
+import { makeAnalyzer } from '../analyzer';
+import { analyzeStep } from './analysis';
+import type { Algorithm } from './types';
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/**
+ * Skill-GRPO's memory (issue #4 baseline): episode skills of successful trajectories by task type, most recent
+ * first, deduplicated; `get` joins the top k.
+ */
+export class SkillMemory {
+  private readonly byType = new Map<string, string[]>();
+
+  /** @param capacity max skills kept per task type (oldest dropped). */
+  constructor(private readonly capacity = 16) {}
+
+  /** Remember a skill for a task type (moved to the front if already known). */
+  add(taskType: string, skill: string): void {
+    const list = (this.byType.get(taskType) ?? []).filter((s) => s !== skill);
+    list.unshift(skill);
+    this.byType.set(taskType, list.slice(0, this.capacity));
+  }
+
+  /** The top-k skills for a task type joined by a space, or undefined if none is known. */
+  get(taskType: string, k: number): string | undefined {
+    const list = this.byType.get(taskType);
+    return list?.length ? list.slice(0, k).join(' ') : undefined;
+  }
+
+  /** Number of remembered skills per task type. */
+  sizes(): Record<string, number> {
+    return Object.fromEntries([...this.byType].map(([k, v]) => [k, v.length]));
+  }
+}
+
+/** Skill-GRPO as a registered algorithm. */
+export const skillGrpo: Algorithm = {
+  name: 'skill-grpo',
+  summary: 'GRPO with a memory of extracted skills injected into rollout and evaluation prompts (no distillation)',
+  outcomeEstimator: 'grpo',
+  source: 'OPID paper (2026), §4 (Skill-GRPO baseline)',
+  create({ cfg, env, analyzer: injected, analyzerApiKey }) {
+    const analyzer = injected ?? makeAnalyzer(cfg, analyzerApiKey);
+    const memory = new SkillMemory();
+    const skillFor = (type: string) => memory.get(type, cfg.skillMemoryTopK);
+    return {
+      episodeSkill: skillFor,
+      async advantages(ctx) {
+        // The skill each episode acted with (the memory does not change during a step's rollouts).
+        for (const t of ctx.trajs) t.episodeSkill = skillFor(t.taskType);
+        const { analysis, metrics } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
+        ctx.trajs.forEach((t, i) => t.success && analysis.skills[i]?.episodeSkill && memory.add(t.taskType, analysis.skills[i]!.episodeSkill));
+        return {
+          adv: ctx.aEpTok,
+          metrics: { teacherShare: 0, skillActiveTokenRatio: 0, skillSignAgreement: 0, ...metrics, ranAsGrpo: false },
+          cost: { tokens: 0, sequences: 0 },
+          views: {
+            trajectory: (ti) => ({ episodeSkill: ctx.trajs[ti].episodeSkill, analyzerError: analysis.errors[ti] }),
+            sample: () => undefined,
+            token: () => undefined,
+          },
+        };
+      },
+    };
+  },
+};
