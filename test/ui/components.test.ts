@@ -2,14 +2,23 @@
  * Page components rendered to HTML in Node (compiled for the server by the Vite Svelte plugin): the trajectory panel
  * renders analyzer skills as text (an analyzer's output is untrusted input) — a skill's
  * `<script>` must come out escaped — with the episode skill, critical steps and their step skill, and the failure
- * words; the analyzer notice merges reasons; every component compiles.
+ * words; the analyzer notice merges reasons; every component compiles; the settings controls come from the config
+ * schema (every setting of a visible group gets a labelled control of its type, with the schema's range).
  */
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ViteDevServer } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import type { TrajectoriesEvent, TrajectoryView } from '../../src/core/train/events';
+import {
+  ALGO_NAMES, DEFAULT_CONFIG, fieldMeta, fieldSchema, fieldsOfGroup, FIELD_GROUPS, RUN_CONFIG_KEYS, type FieldJsonSchema, type FieldMeta, type RunConfig, type RunConfigKey,
+} from '../../src/core/run/config';
+import { getEnvSpec } from '../../src/core/envs/registry';
+import {
+  controlFrom, controlOf, OTHER_GROUPS, PANEL_GROUPS, panelSections, shortHint, HINT_MAX,
+} from '../../src/ui/components/schemaFields';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let vite: ViteDevServer;
@@ -17,6 +26,9 @@ type Render = (c: unknown, o: { props: Record<string, unknown> }) => { body: str
 let render: Render;
 let Trajectories: unknown;
 let Notices: unknown;
+let Controls: unknown;
+let TopBar: unknown;
+let Analyzer: unknown;
 
 beforeAll(async () => {
   vite = await createServer({
@@ -26,6 +38,9 @@ beforeAll(async () => {
   });
   Trajectories = (await vite.ssrLoadModule('/src/ui/components/Trajectories.svelte')).default;
   Notices = (await vite.ssrLoadModule('/src/ui/components/Notices.svelte')).default;
+  Controls = (await vite.ssrLoadModule('/src/ui/components/Controls.svelte')).default;
+  TopBar = (await vite.ssrLoadModule('/src/ui/components/TopBar.svelte')).default;
+  Analyzer = (await vite.ssrLoadModule('/src/ui/components/Analyzer.svelte')).default;
   render = (await vite.ssrLoadModule('svelte/server')).render as Render;
 }, 60_000);
 
@@ -96,5 +111,132 @@ describe('page components', () => {
     const dir = `${ROOT}/src/ui/components`;
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.svelte'))) await vite.ssrLoadModule(`/src/ui/components/${f}`);
     await vite.ssrLoadModule('/src/ui/App.svelte');
+  });
+});
+
+/** Text as Svelte's server renderer writes it in an element (& and < escaped). */
+const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+/** The opening tag of the control with id `field-<key>` in `body`. */
+const controlTag = (body: string, key: string) => body.match(new RegExp(`<(select|input)[^>]*\\bid="field-${key}"[^>]*>`))?.[0];
+
+describe('settings controls from the schema', () => {
+  const noop = () => {};
+  const controls = (draft: RunConfig, checkpoint: string | null = null) =>
+    render(Controls, { props: { draft, issuesFor: () => [], disabled: false, checkpoint, onchange: noop } }).body;
+
+  it('every group has a place: the panel, the top bar (run), the Analyzer panel, or nowhere (internal)', () => {
+    expect([...PANEL_GROUPS, ...OTHER_GROUPS].sort()).toEqual([...FIELD_GROUPS].sort());
+    const placed = [...new Set([...ALGO_NAMES.flatMap((algo) => panelSections({ algo }).flatMap((s) => s.keys)), ...fieldsOfGroup('run'), ...fieldsOfGroup('analyzer')])];
+    expect(placed.sort()).toEqual(RUN_CONFIG_KEYS.filter((k) => fieldMeta(k).group !== 'internal').sort());
+  });
+
+  it('every key of every visible group maps to a label and a control of its type, with the schema\'s range', () => {
+    for (const group of FIELD_GROUPS.filter((g) => g !== 'internal')) {
+      for (const key of fieldsOfGroup(group)) {
+        const spec = controlOf(key, DEFAULT_CONFIG);
+        const j = fieldSchema(key);
+        expect(spec.label, key).toBe(fieldMeta(key).label);
+        expect(spec.label.length, key).toBeGreaterThan(0);
+        expect(spec.hint.length, key).toBeGreaterThan(0);
+        expect(spec.hint.length, key).toBeLessThanOrEqual(HINT_MAX + 40);
+        expect(spec.title, key).toContain(fieldMeta(key).help);
+        const expected = key === 'preset' || j.enum ? 'select' : j.type === 'boolean' ? 'checkbox' : j.type === 'string' ? 'text' : 'number';
+        expect(spec.kind, key).toBe(expected);
+        const value = DEFAULT_CONFIG[key];
+        // Field picks its control from the options and the value's type: they must agree with the kind.
+        if (spec.kind === 'select') expect(spec.options, key).toContain(value);
+        if (spec.kind === 'checkbox') expect(typeof value, key).toBe('boolean');
+        if (spec.kind === 'text') expect(typeof value, key).toBe('string');
+        if (spec.kind === 'number') {
+          expect(typeof value, key).toBe('number');
+          expect([spec.min, spec.max, spec.step], key).toEqual([j.minimum, j.maximum, j.type === 'integer' ? 1 : 'any']);
+        }
+      }
+    }
+    expect(controlOf('preset', DEFAULT_CONFIG).options).toEqual(getEnvSpec('household').presets);
+    expect(controlOf('init', DEFAULT_CONFIG).optionLabels).toEqual(fieldMeta('init').optionLabels);
+    expect(controlOf('tasksPerStep', DEFAULT_CONFIG)).toMatchObject({ kind: 'number', min: 1, max: 256, step: 1, unit: 'tasks' });
+    expect(controlOf('learningRate', DEFAULT_CONFIG)).toMatchObject({ kind: 'number', min: 1e-7, max: 1, step: 'any' });
+  });
+
+  it('a setting added to the schema gets its control from its zod field and meta alone', () => {
+    const meta = { label: 'Warm-up', unit: 'steps', group: 'advanced', help: 'Steps of linear learning-rate warm-up (Goyal et al. 2017). 0 = none.', recommended: '10' } satisfies FieldMeta;
+    const field = z.number().int().min(0).max(1000).default(0).meta(meta);
+    const json = z.toJSONSchema(z.object({ warmup: field }), { io: 'input' }).properties!.warmup as FieldJsonSchema;
+    const spec = controlFrom('warmup' as RunConfigKey, meta, json);
+    expect(spec).toMatchObject({ kind: 'number', label: 'Warm-up', unit: 'steps', min: 0, max: 1000, step: 1, hint: 'Steps of linear learning-rate warm-up (Goyal et al. 2017). 0 = none.' });
+    expect(spec.title).toContain('Recommended: 10.');
+    const flag = z.boolean().default(false).meta({ ...meta, label: 'Flag' });
+    expect(controlFrom('flag' as RunConfigKey, meta, z.toJSONSchema(flag, { io: 'input' }) as FieldJsonSchema).kind).toBe('checkbox');
+    const pick = z.enum(['a', 'b']).default('a').meta(meta);
+    expect(controlFrom('pick' as RunConfigKey, meta, z.toJSONSchema(pick, { io: 'input' }) as FieldJsonSchema)).toMatchObject({ kind: 'select', options: ['a', 'b'] });
+  });
+
+  it('short hints keep the first sentence and what 0 means', () => {
+    expect(shortHint('Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.'))
+      .toBe('Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.');
+    expect(shortHint('Base URL, e.g. http://localhost:11434 (Ollama). The API key is never part of the config.')).toBe('Base URL, e.g. http://localhost:11434 (Ollama).');
+    expect(shortHint('Training steps. Other words here.')).toBe('Training steps.');
+  });
+
+  it('the panel renders one labelled control per field of its visible groups, Advanced closed with the recipe button', () => {
+    for (const algo of ALGO_NAMES) {
+      const draft = { ...DEFAULT_CONFIG, algo } as RunConfig;
+      const body = controls(draft);
+      const sections = panelSections(draft);
+      for (const { heading, keys } of sections) {
+        expect(body, heading).toContain(esc(heading));
+        for (const key of keys) {
+          const spec = controlOf(key, draft);
+          const tag = controlTag(body, key);
+          expect(tag, key).toBeTruthy();
+          expect(body, key).toContain(`for="field-${key}"`);
+          expect(body, key).toContain(`>${esc(spec.label)}</label>`);
+          if (spec.kind === 'select') expect(tag!.startsWith('<select'), key).toBe(true);
+          if (spec.kind === 'checkbox') expect(tag, key).toContain('type="checkbox"');
+          if (spec.kind === 'number') {
+            expect(tag, key).toContain('type="number"');
+            expect(tag, key).toContain(`min="${spec.min}"`);
+            expect(tag, key).toContain(`max="${spec.max}"`);
+            expect(tag, key).toContain(`step="${spec.step}"`);
+          }
+          if (spec.unit) expect(body, key).toContain(`">${esc(spec.unit)}</span>`);
+        }
+      }
+      for (const key of [...fieldsOfGroup('run'), ...fieldsOfGroup('analyzer'), ...fieldsOfGroup('internal')]) expect(body, key).not.toContain(`id="field-${key}"`);
+      expect(body.includes('Skills (OPID)'), algo).toBe(algo === 'opid');
+      expect(body.includes('Skills (Skill-GRPO)'), algo).toBe(algo === 'skill-grpo');
+      expect(body.includes('id="field-lambdaSkill"'), algo).toBe(algo === 'opid');
+      expect(body.includes('id="field-skillMemoryTopK"'), algo).toBe(algo === 'skill-grpo');
+    }
+    const body = controls(DEFAULT_CONFIG);
+    const advanced = body.slice(body.indexOf('<details class="advanced'), body.indexOf('</details>'));
+    expect(advanced).not.toMatch(/<details[^>]*\bopen/);
+    expect(advanced).toContain('data-testid="scratch-recipe"');
+    for (const key of fieldsOfGroup('advanced')) expect(advanced, key).toContain(`id="field-${key}"`);
+    expect(body).toContain('<option value="easy"');
+    expect(body).toContain('>base (pretrained)</option>');
+    expect(body).toContain('the shipped policy pretrained on expert demonstrations');
+    expect(controls(DEFAULT_CONFIG, 'best-step-40')).toContain('overridden: runs start from checkpoint "best-step-40" (Weights panel)');
+  });
+
+  it('the top bar shows the run group from the schema; the Analyzer panel its labels and units', () => {
+    const bar = render(TopBar, {
+      props: { draft: DEFAULT_CONFIG, backend: null, phase: 'idle', pausing: false, valid: true, blocked: false, stepsDone: 0, issuesFor: () => [],
+        onchange() {}, onstart() {}, onpause() {}, onstep() {}, onreset() {}, oncopylink() {} },
+    }).body;
+    for (const key of fieldsOfGroup('run')) {
+      expect(bar, key).toContain(`>${esc(fieldMeta(key).label)}</label>`);
+      for (const o of fieldSchema(key).enum ?? []) expect(bar, `${key} ${o}`).toContain(`<option value="${o}"`);
+    }
+    expect(controlTag(bar, 'seed')).toContain('max="2147483647"');
+    const panel = render(Analyzer, {
+      props: { draft: { ...DEFAULT_CONFIG, algo: 'opid', analyzer: 'http' }, issuesFor: () => [], disabled: false, apiKey: '', template: { system: '', user: '' },
+        templateEdited: false, runStarted: false, connection: { state: 'idle', text: '' }, onchange() {}, onkey() {}, ontemplate() {}, onresettemplate() {}, ontest() {} },
+    }).body;
+    for (const key of fieldsOfGroup('analyzer')) expect(panel, key).toContain(`>${esc(fieldMeta(key).label)}</label>`);
+    expect(panel).toMatch(new RegExp(`<span class="unit[^"]*">${fieldMeta('analyzerTimeoutMs').unit}</span>`));
+    expect(controlTag(panel, 'analyzerTimeoutMs')).toContain('min="100"');
+    expect(controlTag(panel, 'analyzerUrl')).toContain('placeholder="http://localhost:11434"');
   });
 });

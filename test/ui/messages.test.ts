@@ -1,8 +1,7 @@
-/** Page field errors: the visible label and one plain sentence, never config keys or zod wording; every control's label. */
-import { readFileSync } from 'node:fs';
+/** Page field errors: the visible label (from the schema) and one plain sentence with the schema's range, never config keys or zod wording. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, parseRunConfig, RunConfigSchema, type ConfigIssue } from '../../src/core/run/config';
-import { FIELD_LABELS, linkIssueText, plainIssue } from '../../src/ui/state/messages';
+import { ConfigError, DEFAULT_CONFIG, fieldMeta, fieldSchema, parseRunConfig, RUN_CONFIG_KEYS, type ConfigIssue } from '../../src/core/run/config';
+import { acceptedText, FIELD_LABELS, labelOf, linkIssueText, plainIssue } from '../../src/ui/state/messages';
 
 /** The issues parseRunConfig reports for a config with `patch` applied. */
 function issues(patch: Record<string, unknown>): ConfigIssue[] {
@@ -56,20 +55,46 @@ describe('plainIssue', () => {
 });
 
 describe('FIELD_LABELS', () => {
-  it('labels every setting of the settings panel, Advanced section included', () => {
-    const src = readFileSync(new URL('../../src/ui/components/Controls.svelte', import.meta.url), 'utf8');
-    const shown = [...src.matchAll(/labelOf\('(\w+)'\)/g)].map((m) => m[1]);
-    const advanced = ['historyTurns', 'lrSchedule', 'minLrRatio', 'stepAdvWeight', 'stepAdvGamma', 'advNorm', 'entropyCoef',
-      'clipEpsHigh', 'ppoEpochs', 'lossAgg', 'targetKl', 'maxStepKl', 'adamBeta1', 'adamBeta2', 'adamEps', 'maxGradNorm'];
-    expect(shown).toEqual(expect.arrayContaining(advanced));
-    for (const key of shown) {
-      expect(key in RunConfigSchema.shape, key).toBe(true);
-      expect(FIELD_LABELS[key as keyof typeof FIELD_LABELS], key).toBeTruthy();
+  it('is every setting\'s schema label (fieldMeta), Advanced section included', () => {
+    expect(Object.keys(FIELD_LABELS).sort()).toEqual([...RUN_CONFIG_KEYS].sort());
+    for (const key of RUN_CONFIG_KEYS) {
+      expect(FIELD_LABELS[key], key).toBe(fieldMeta(key).label);
+      expect(labelOf(key), key).toBe(fieldMeta(key).label);
     }
+    // Real values, so a relabel in the schema is seen here too.
+    expect(labelOf('tasksPerStep')).toBe('Tasks per step (B)');
+    expect(labelOf('maxStepKl')).toBe('Max step KL');
+    expect(labelOf('klBacktracks')).toBe('KL line search');
+    expect(labelOf('lambdaSkill')).toBe('Skill weight (λ_skill)');
+  });
+
+  it('shows keys that are not settings as themselves (own properties only)', () => {
+    for (const k of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'bogus']) {
+      expect(labelOf(k)).toBe(k);
+      expect(plainIssue({ field: k, message: 'unknown setting, ignored' })).toBe(`${k}: unknown setting, ignored.`);
+      expect(linkIssueText({ field: k, message: 'unknown setting, ignored' })).toBe('unknown setting, ignored');
+    }
+    expect(plainIssue({ field: 'steps', message: 'constructor and toString must be fine' })).toBe('Steps: constructor and toString must be fine.');
   });
 
   it('names an Advanced field by its label', () => {
     expect(plainIssue(issues({ maxStepKl: -1 })[0], -1)).toBe('Max step KL must be a number from 0 to 10.');
     expect(plainIssue(issues({ historyTurns: 31 })[0], 31)).toBe('History (H) must be an integer from 0 to 30.');
+  });
+});
+
+describe('acceptedText', () => {
+  it('takes each range from the JSON Schema of the field', () => {
+    for (const key of RUN_CONFIG_KEYS) {
+      const j = fieldSchema(key);
+      const text = acceptedText(key);
+      expect(text, key).not.toMatch(/see the schema|undefined|\[/);
+      if ((j.type === 'integer' || j.type === 'number') && j.maximum !== undefined) expect(text, key).toBe(`${j.type === 'integer' ? 'an integer' : 'a number'} from ${j.minimum} to ${j.maximum}`);
+      if (j.enum) expect(text, key).toBe(`one of ${j.enum.join(', ')}`);
+    }
+    expect(acceptedText('schemaVersion')).toBe(String(DEFAULT_CONFIG.schemaVersion));
+    expect(acceptedText('skillZscore')).toBe('true or false');
+    expect(acceptedText('analyzerModel')).toBe('a text of at most 200 characters');
+    expect(acceptedText('preset')).toMatch(/^one of the env's presets \(household: .*easy/);
   });
 });
