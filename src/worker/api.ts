@@ -55,6 +55,11 @@ export interface InitSource {
    * -- --env household --preset default. Starting from scratch."
    */
   fallback?: string;
+  /**
+   * Set when the starting weights were made with another environment version (their metadata `envVersions`): they
+   * load, but the tasks may differ, so success rates are not comparable. One sentence.
+   */
+  warning?: string;
 }
 
 /** What `TrainerApi.configure` resolves with. */

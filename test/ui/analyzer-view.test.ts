@@ -16,7 +16,7 @@ describe('summariseFailures', () => {
       step(3, 3, { 'HTTP 429 (rate limited)': 2, 'timed out after 20000 ms': 1 }),
     ]);
     expect(s).toEqual({
-      total: 5, steps: 2,
+      total: 5, steps: 2, stepsAsGrpo: 0,
       reasons: [
         { reason: 'HTTP 429 (rate limited)', count: 3 },
         { reason: 'reply was not JSON', count: 1 },
@@ -26,7 +26,12 @@ describe('summariseFailures', () => {
   });
 
   it('GRPO steps (no analyzer fields) give nothing', () => {
-    expect(summariseFailures([{ step: 1 } as StepEvent])).toEqual({ total: 0, steps: 0, reasons: [] });
+    expect(summariseFailures([{ step: 1 } as StepEvent])).toEqual({ total: 0, steps: 0, stepsAsGrpo: 0, reasons: [] });
+  });
+
+  it('counts the steps where every analysis failed (OPID ran as GRPO)', () => {
+    const s = summariseFailures([{ ...step(1, 4, { 'reply was not JSON': 4 }), ranAsGrpo: true }, step(2, 1, { 'reply was not JSON': 1 })]);
+    expect([s.total, s.steps, s.stepsAsGrpo]).toEqual([5, 2, 1]);
   });
 });
 

@@ -11,7 +11,9 @@ import { train } from '../../src/core/train/trainer';
 import { buildTokenizer, disposePolicy, loadPolicy, policyValues } from '../../src/core/model/policy';
 import type { PolicyHandle } from '../../src/core/model/policy';
 import { TrainingSession } from '../../src/worker/session';
-import { checkName, initWeightsFor, loadBytes, saveCurrent } from '../../src/worker/weights';
+import { checkName, initWeightsFor, loadBytes, resolveStart, saveCurrent } from '../../src/worker/weights';
+import { createPolicy, savePolicy } from '../../src/core/model/policy';
+import { Rng } from '../../src/core/rng';
 import { useBackend } from '../helpers/backend';
 import { memoryStore } from '../helpers/store';
 
@@ -70,5 +72,22 @@ describe('worker weights', () => {
     await expect(initWeightsFor(store, 'small-one', parseRunConfig(tiny))).rejects.toThrow(/model size small but the run's model is nano; set Model to small/);
     expect(() => checkName('   ')).toThrow(/empty/);
     expect(() => checkName('a'.repeat(121))).toThrow(/at most 120/);
+  });
+
+  it('a checkpoint made with another environment version starts with a warning naming both versions', async () => {
+    const store = memoryStore();
+    const tok = buildTokenizer(getEnvSpec('household'));
+    const p = createPolicy('nano', tok, new Rng(1));
+    const old = await savePolicy(p, 'nano', { household: 'household-v1' });
+    const cur = await savePolicy(p, 'nano', { household: getEnvSpec('household').version });
+    disposePolicy(p);
+    await store.put({ name: 'old', bytes: old, modelSize: 'nano', savedAt: 1 });
+    await store.put({ name: 'cur', bytes: cur, modelSize: 'nano', savedAt: 2 });
+    const cfg = parseRunConfig(tiny);
+    const never = async () => { throw new Error('no base needed'); };
+    const a = await resolveStart(cfg, store, never, 'old');
+    expect(a.init.warning).toBe('Checkpoint "old": these weights were made with environment version household-v1; this is household-v2: the tasks may differ, so success rates are not comparable.');
+    expect(a.bytes).toEqual(old);
+    expect((await resolveStart(cfg, store, never, 'cur')).init.warning).toBeUndefined();
   });
 });

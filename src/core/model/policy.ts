@@ -71,3 +71,23 @@ export function loadPolicy(bytes: Uint8Array, tok: Tokenizer): PolicyHandle & { 
   const params = makeVariables(cfg, w.values);
   return { params, cfg, tok, freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')), size: w.meta.modelSize, meta: w.meta };
 }
+
+/**
+ * The environment version a weights file was made with, compared with the code's (metadata `envVersions`, a JSON
+ * object env → version written by `savePolicy`). Weights of another version still load — the vocabulary check
+ * refuses what cannot work — but the tasks may differ, so their success rates are not comparable.
+ * @returns a one-sentence warning, or null when the versions agree or the file records none.
+ */
+export function envVersionWarning(meta: Readonly<Record<string, string>>, spec: Pick<EnvSpec, 'name' | 'version'>): string | null {
+  if (!Object.hasOwn(meta, 'envVersions')) return null;
+  let made: unknown;
+  try {
+    made = JSON.parse(meta.envVersions);
+  } catch {
+    return null;
+  }
+  if (!made || typeof made !== 'object' || !Object.hasOwn(made, spec.name)) return null;
+  const v = (made as Record<string, unknown>)[spec.name];
+  return v === spec.version ? null
+    : `these weights were made with environment version ${String(v).slice(0, 40)}; this is ${spec.version}: the tasks may differ, so success rates are not comparable`;
+}

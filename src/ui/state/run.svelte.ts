@@ -374,7 +374,7 @@ export class RunState {
       const r = await this.trainer.api.configure($state.snapshot(this.config), opts);
       if (seq !== this.configureSeq) return true; // a later configure is in flight; its answer counts
       this.initSource = r.init;
-      this.baseNotice = r.init.fallback ?? null;
+      this.baseNotice = r.init.fallback ?? r.init.warning ?? null;
       this.phase = 'idle';
       return true;
     } catch (e) {
