@@ -10,7 +10,7 @@ import type { Algorithm } from './types';
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 /**
- * Skill-GRPO's memory (issue #4 baseline): episode skills of successful trajectories by task type, most recent
+ * Skill-GRPO's memory (OPID paper's baseline): episode skills of successful trajectories by task type, most recent
  * first, deduplicated; `get` joins the top k.
  */
 export class SkillMemory {

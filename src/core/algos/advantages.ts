@@ -1,5 +1,5 @@
 /**
- * Outcome advantages, looked up by name (STYLE.md habit 2; DESIGN.md §2 step 7; issue #2).
+ * Outcome advantages, looked up by name (as verl registers its advantage estimators).
  *
  * GRPO (Shao et al. 2024, eq. for outcome supervision): every trajectory τ of a group (same task) gets
  * A_ep(τ) = (S(τ) − μ_q) / (σ_q + ε)   (`mean-std`)   or   A_ep(τ) = S(τ) − μ_q   (`mean-only`, Dr. GRPO),

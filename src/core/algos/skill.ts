@@ -1,5 +1,5 @@
 /**
- * OPID's skill advantage (issue #4; DESIGN.md §2 steps 6–7; OPID paper §3): routing of hindsight skills to steps,
+ * OPID's skill advantage (OPID paper §3): routing of hindsight skills to steps,
  * A_skill = (ℓ_skill − ℓ_old)·m per action token (stop-gradient: plain numbers here), the combined advantage
  * A = A_ep + λ_skill·A_skill with optional batch z-score and clip of A_skill, and the OPID metrics.
  * Pure functions over plain arrays; no tensors.
@@ -22,7 +22,7 @@ export interface StepRoute {
 }
 
 /**
- * Route a trajectory's skills to its steps (issue #4 "Critical-first routing"): step t ∈ C_τ is re-scored with a
+ * Route a trajectory's skills to its steps (Critical-first routing): step t ∈ C_τ is re-scored with a
  * prompt holding only its step skill; every other step with only the episode skill. `additive`: each step is scored
  * once with the episode skill and, if t ∈ C_τ, once more with only its step skill; both gains are added.
  * `no-episode`: non-critical steps get nothing. `no-step`: C_τ is empty, every step gets the episode skill.
@@ -78,7 +78,7 @@ export function combineAdvantages(aEp: Float32Array, aSkill: Float32Array, activ
   return { adv, aSkillUsed: used };
 }
 
-/** OPID metrics of one step (issue #4 "Metrics"). */
+/** OPID metrics of one step (Metrics). */
 export interface SkillMetrics {
   /** mean |λ·A_skill| / mean |A| over action tokens (0 when A is all 0). */
   teacherShare: number;

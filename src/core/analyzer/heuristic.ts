@@ -1,5 +1,5 @@
 /**
- * The embedded `heuristic` analyzer (issue #4): deterministic, no network. It contrasts the group's failed
+ * The embedded `heuristic` analyzer: deterministic, no network. It contrasts the group's failed
  * trajectories with its successful ones and writes skills in the grammar the base policy was pretrained to follow
  * (src/core/skills/grammar.ts). It reads only what the trajectories show — task text, observations, actions,
  * validity, returns — never the environment's hidden state or expert.
@@ -105,7 +105,7 @@ export function trackStates(t: AnalyzerTrajectory): TrackedState[] {
 }
 
 /**
- * The action that starts `fix` from state `st` (the environment's preconditions, DESIGN.md §4: be at the
+ * The action that starts `fix` from state `st` (the environment's preconditions, ALFWorld's rules: be at the
  * receptacle, hold the object, one object at a time): `go to R` when `fix` needs R and the agent is elsewhere; `move
  * <held> to <here>` when it must free its hands first; `take X from <where X is>` before moving or treating an X it
  * does not hold (where X is: where this trajectory left it, else the `take X from R` in `workflow`), also before a

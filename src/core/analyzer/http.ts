@@ -1,5 +1,5 @@
 /**
- * The `http` analyzer (issue #4; DESIGN.md §3 "Analyzer"): any OpenAI-compatible `POST {baseUrl}/v1/chat/completions`
+ * The `http` analyzer (OPID paper §3): any OpenAI-compatible `POST {baseUrl}/v1/chat/completions`
  * endpoint (Ollama, llama.cpp server, vLLM, hosted APIs). One request per trajectory (JSON output requested,
  * temperature 0), at most `concurrency` requests in flight per analyzer, each bounded by `timeoutMs`. The reply is
  * repaired and validated (repair.ts). A bad reply is retried with a stricter prompt; 408/429/5xx, timeouts and
@@ -22,7 +22,7 @@ import type { Analyzer, AnalyzerGroup, AnalyzerOptions, AnalyzerStats, AnalyzerT
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
 
-/** Options of the `http` analyzer (issue #4). */
+/** Options of the `http` analyzer. */
 export interface HttpAnalyzerOptions extends AnalyzerOptions {
   /**
    * Server root, `http://` or `https://`, e.g. `http://localhost:11434` (Ollama), `http://localhost:8080`
@@ -450,7 +450,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** What `testConnection` is asked (issue #4 "test connection" button). Same meaning as in `HttpAnalyzerOptions`. */
+/** What `testConnection` is asked (the page's "Test connection" button). Same meaning as in `HttpAnalyzerOptions`. */
 export interface ConnectionTest {
   /** Server root, `http://` or `https://` (as `HttpAnalyzerOptions.baseUrl`). */
   baseUrl: string;
@@ -473,8 +473,8 @@ export type ConnectionResult = { ok: true; latencyMs: number; model: string } | 
 
 /**
  * One minimal chat-completions request (JSON output asked for, temperature 0, as the analyzer sends; sent once more
- * without JSON mode when the server rejects it) to check the base URL, model and key before a run (issue #4 "test
- * connection"). No other retries. OK only when the reply carries answer text in its message content after any
+ * without JSON mode when the server rejects it) to check the base URL, model and key before a run (test
+ * connection). No other retries. OK only when the reply carries answer text in its message content after any
  * `<think>` block, so a reasoning model that answers only in `reasoning_content`, or is cut at max_tokens, fails here
  * with the reason the run would count. `latencyMs` is the wall time of the request(s) in ms. Never throws: a bad base
  * URL or model, an HTTP error, a timeout, a refused connection and a reply that is not a usable chat completion all

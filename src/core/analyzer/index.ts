@@ -1,5 +1,5 @@
 /**
- * Analyzer factory (issue #4): the embedded `heuristic` analyzer, or the `http` one for an OpenAI-compatible
+ * Analyzer factory: the embedded `heuristic` analyzer, or the `http` one for an OpenAI-compatible
  * endpoint. The API key comes from the caller (CLI: env var OPD_ANALYZER_API_KEY; page: a field never saved).
  */
 import type { RunConfig } from '../run/config';

@@ -1,5 +1,5 @@
 /**
- * The `http` analyzer's prompt (issue #4): a system + user template that teaches an LLM the skill grammar our base
+ * The `http` analyzer's prompt: a system + user template that teaches an LLM the skill grammar our base
  * policy was pretrained on (src/core/skills/grammar.ts, canonical variant 0), with worked examples, because a tiny
  * policy only understands the phrasings it learned. The template is plain text so the page can show and edit it.
  *
@@ -23,7 +23,7 @@ export const OBS_MAX_CHARS = 300;
 
 const example = (skill: string, steps: Record<number, string>) => JSON.stringify({ episodeSkill: skill, stepSkills: steps });
 
-/** The default template (issue #4). Examples are built from the grammar module so they never drift from it. */
+/** The default template. Examples are built from the grammar module so they never drift from it. */
 export const DEFAULT_HTTP_PROMPT: PromptTemplate = {
   system: [
     'You review one finished episode of a text-game agent and write hindsight skills: short hints that a tiny policy will read in its prompt. The policy only understands these exact phrasings:',
@@ -49,7 +49,7 @@ export const DEFAULT_HTTP_PROMPT: PromptTemplate = {
   user: 'Task: {task}\nOutcome: {outcome}\nSteps:\n{steps}\nFinal observation: {final}\n\nWrite the skills for this episode (at most {K} step skills) as a JSON object.',
 };
 
-/** Appended to the user message on a retry after a reply that was not usable JSON (issue #4 "stricter prompt"). */
+/** Appended to the user message on a retry after a reply that was not usable JSON (stricter prompt). */
 export const STRICT_SUFFIX =
   '\n\nReply with ONLY a JSON object of the form {"episodeSkill": "...", "stepSkills": {"<step number>": "..."}}: no code fence, no text before or after it, double-quoted keys and strings, no trailing commas.';
 

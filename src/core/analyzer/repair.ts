@@ -1,5 +1,5 @@
 /**
- * Repair and validation of an LLM analyzer's reply (issue #4, `http` analyzer): small models wrap JSON in code
+ * Repair and validation of an LLM analyzer's reply (`http` analyzer): small models wrap JSON in code
  * fences, add a sentence before or after it, leave trailing commas, use snake_case keys, number steps the
  * trajectory does not have, or write 10 000 characters; reasoning models put a `<think>…</think>` block first.
  * `stripThinking` drops that block; `repairJson` turns the reply text into a JSON value (syntax repair by the

@@ -1,5 +1,5 @@
 /**
- * The analyzer interface (issue #4; DESIGN.md §2 step 5): reads the finished trajectories of one group and writes
+ * The analyzer interface (OPID paper §3): reads the finished trajectories of one group and writes
  * hindsight skills — one episode skill per trajectory and step skills at up to K critical steps (the set C_τ).
  * Implementations: `heuristic` (embedded, deterministic, no network) and `http` (an OpenAI-compatible
  * chat-completions endpoint). An analyzer never sees the environment's hidden state or its expert.
@@ -44,7 +44,7 @@ export interface TrajectorySkills {
 /** Per trajectory: its skills, or `null` when its analysis failed (it then gets no skill signal). */
 export type AnalysisResult = (TrajectorySkills | null)[];
 
-/** Counters an analyzer reports for the run's metrics (issue #4 "Metrics"). */
+/** Counters an analyzer reports for the run's metrics (Metrics). */
 export interface AnalyzerStats {
   /** Requests made (heuristic: trajectories analysed). */
   calls: number;
@@ -60,7 +60,7 @@ export interface AnalyzerStats {
 export interface AnalyzerOptions {
   /** K: max step skills per trajectory (household/shop 5, search-QA 2). */
   maxStepSkills: number;
-  /** `failedOnly` (issue #4): analyse only failed trajectories; successful ones get no skills (null). */
+  /** `failedOnly`: analyse only failed trajectories; successful ones get no skills (null). */
   failedOnly?: boolean;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Learning-rate schedules over the run's steps, as verl's `optim.lr_scheduler_type` (constant | cosine, with
- * `min_lr_ratio`) and TRL's `lr_scheduler_type` (linear). Source: issue #2 follow-up (from-scratch runs drifted
+ * `min_lr_ratio`) and TRL's `lr_scheduler_type` (linear). (from-scratch runs drifted
  * down from their peak at a constant 1e-3; a decaying rate is the standard remedy).
  */
 

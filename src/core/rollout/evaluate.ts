@@ -1,5 +1,5 @@
 /**
- * Evaluation (issue #2): the policy plays the first `episodes` tasks (indices 0..n−1) of each split at the
+ * Evaluation: the policy plays the first `episodes` tasks (indices 0..n−1) of each split at the
  * evaluation temperature; success overall and per task type. The same tasks every time, so evaluations at
  * different steps are comparable.
  */
@@ -41,7 +41,7 @@ export interface EvalOptions {
   historyTurns: number;
   maxActionTokens: number;
   rng: Rng;
-  /** Hints injected by the expert oracle (issue #3 hint-following measurement). Default `none`. */
+  /** Hints injected by the expert oracle (hint-following measurement). Default `none`. */
   hints?: HintMode;
   /** Skill-GRPO: an episode skill per task type (its memory), injected into every prompt. */
   episodeSkillFor?: (taskType: string) => string | undefined;

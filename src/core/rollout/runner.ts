@@ -1,5 +1,5 @@
 /**
- * Batched rollouts (DESIGN.md §2 step 2): all episodes step in lockstep; at each env step every unfinished
+ * Batched rollouts (docs/architecture.md, one training step): all episodes step in lockstep; at each env step every unfinished
  * episode's prompt is built and one action per episode is sampled in one KV-cached batch. Draws come from the
  * explicit `rng` in episode order, so a rollout is reproducible given the policy's logits.
  */
@@ -27,10 +27,10 @@ export interface RolloutOptions {
   rng: Rng;
   /** Max episodes per sampling batch (memory bound). Default 128. */
   maxBatch?: number;
-  /** Optional per-episode skill injection (OPID/Skill-GRPO, issue #4): episode-level text per episode index. */
+  /** Optional per-episode skill injection (OPID/Skill-GRPO): episode-level text per episode index. */
   episodeSkill?: (episode: number, taskType: string) => string | undefined;
   /**
-   * Optional per-step skill injection (hinted evaluation, issue #3; Skill-GRPO, issue #4): called before each
+   * Optional per-step skill injection (hinted evaluation; Skill-GRPO): called before each
    * step with the episode index and its env (state after the previous action); returns the step skill or nothing.
    */
   stepSkill?: (episode: number, env: Env) => string | undefined;

@@ -1,7 +1,7 @@
 /**
- * Correct hints from the expert (issue #3): used to build hint-conditioned demonstrations and for hinted
+ * Correct hints from the expert: used to build hint-conditioned demonstrations and for hinted
  * evaluation (`eval --hints`). These read the environment's hidden state through the expert, so they are an
- * oracle for pretraining and measurement only — the OPID analyzer never uses them (issue #4).
+ * oracle for pretraining and measurement only — the OPID analyzer never uses them.
  */
 import type { Env, EnvSpec, TaskRef } from '../envs/types';
 import { episodeSkill, stepSkill } from './grammar';
@@ -9,7 +9,7 @@ import { episodeSkill, stepSkill } from './grammar';
 /**
  * Which hints a hinted rollout gets: none, the episode skill of a successful trajectory of the same task (the
  * expert's), a step skill at every step (on `easy` every expert step is a decision, so every step is critical), or
- * both. Issue #3's "correct hint" is either of the first two; `eval --hints correct` means `step`.
+ * both. A "correct hint" is either of the first two; `eval --hints correct` means `step`.
  */
 export type HintMode = 'none' | 'episode' | 'step' | 'both';
 

@@ -1,5 +1,5 @@
 /**
- * Best-checkpoint selection on evaluation events (issue #2: "keep the best checkpoint"), as Stable-Baselines3's
+ * Best-checkpoint selection on evaluation events , as Stable-Baselines3's
  * `EvalCallback(best_model_save_path=…)` and TRL's `metric_for_best_model`: the score of an evaluation is the mean
  * success rate over its splits (test-seen and test-unseen, equal weight, in [0, 1]); a new evaluation is the best
  * when its score is strictly higher than every earlier one (ties keep the earlier, smaller step).

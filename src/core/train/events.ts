@@ -1,5 +1,5 @@
 /**
- * Typed events the trainer yields (issue #2 "The trainer is an async generator of typed events").
+ * Typed events the trainer yields (The trainer is an async generator of typed events).
  * Consumed by the CLI (one JSON line each) and by the worker (forwarded to the page). Plain data only:
  * structured-cloneable, no tensors, no functions.
  */
@@ -79,7 +79,7 @@ export interface StepEvent {
   elapsedMs: number;
   /** tf.memory().numTensors after the step (must stay constant after the first step). */
   numTensors: number;
-  /** OPID (issue #4): mean |λ·A_skill| / mean |A| over action tokens; 0 for other algorithms. */
+  /** OPID: mean |λ·A_skill| / mean |A| over action tokens; 0 for other algorithms. */
   teacherShare: number;
   /** OPID: fraction of action tokens with a skill routed to them. */
   skillActiveTokenRatio: number;
@@ -97,7 +97,7 @@ export interface StepEvent {
   ranAsGrpo: boolean;
   /**
    * Tokens through the model this step by phase: rollout (prefill + decode), old and ref re-scoring, skill
-   * re-scoring (OPID only), and update (forward+backward). OPID = GRPO + skill (issue #4 cost accounting).
+   * re-scoring (OPID only), and update (forward+backward). OPID = GRPO + skill (cost accounting).
    */
   forwardTokens: { rollout: number; old: number; ref: number; skill: number; update: number };
   /** Sequences through the model this step by phase (same phases; rollout counts one prefill per env step). */

@@ -1,5 +1,5 @@
 /**
- * The trainer loop as an async generator of typed events (DESIGN.md §2; issue #2). Pulling `next()` advances
+ * The trainer loop as an async generator of typed events (docs/architecture.md). Pulling `next()` advances
  * training: pausing is not pulling, "step once" is pulling until the next `step` event. Every random draw comes
  * from streams forked off one `Rng(seed)` by purpose and step (`init`, `tasks/s`, `rollout/s`, `minibatch/s`,
  * `eval/s`), so the evaluation schedule never shifts the training stream.
@@ -38,7 +38,7 @@ export interface TrainOptions {
   /** Start from these weights (safetensors bytes) instead of a fresh init; must match the config's model size. */
   initWeights?: Uint8Array;
   /**
-   * The analyzer for `opid` / `skill-grpo` (issue #4). Default: built from the config (`heuristic`, or `http` with
+   * The analyzer for `opid` / `skill-grpo`. Default: built from the config (`heuristic`, or `http` with
    * `analyzerApiKey`). Tests inject their own.
    */
   analyzer?: Analyzer;

@@ -1,5 +1,5 @@
 /**
- * One PPO-style update over a step's samples (DESIGN.md §2 step 8; issue #2): the samples are shuffled with the
+ * One PPO-style update over a step's samples (PPO, Schulman et al. 2017): the samples are shuffled with the
  * run's generator and split into `miniBatches`; each mini-batch takes one Adam step on
  *   L = agg(PPO-clip(ℓ, ℓ_old, A)) + β·agg(k3(ℓ, ℓ_ref)),
  * with token-mean aggregation whose divisor (total action tokens / miniBatches) is the same for every

@@ -38,7 +38,7 @@ function fake(fn: (n: number) => unknown): Analyzer {
   };
 }
 
-describe('OPID in the trainer (issue #4)', () => {
+describe('OPID in the trainer', () => {
   beforeAll(() => useBackend('wasm'));
 
   it('a skill prompt without skills rebuilds the rollout prompt exactly', async () => {

@@ -3,7 +3,7 @@ import { combineAdvantages, routeSkills, skillMetrics } from '../../../src/core/
 
 const skills = { episodeSkill: 'plan: go to desk 1, then take box 1 from desk 1.', stepSkills: { 1: 'next, take box 1 from desk 1.' } };
 
-describe('OPID routing (issue #4)', () => {
+describe('OPID routing', () => {
   it('critical-first: a critical step gets only its step skill, the others only the episode skill', () => {
     const { routes, critical } = routeSkills(skills, 3, 'none');
     expect(critical).toEqual([false, true, false]);
@@ -33,7 +33,7 @@ describe('OPID routing (issue #4)', () => {
   });
 });
 
-describe('skill advantage (issue #4): a two-step toy with known log-probs', () => {
+describe('skill advantage: a two-step toy with known log-probs', () => {
   // Step 0 has 2 action tokens, step 1 has 1. ℓ_old = [−1.0, −0.5, −2.0]; with skills ℓ_skill = [−0.4, −0.5, −2.5].
   const lOld = Float32Array.from([-1.0, -0.5, -2.0]);
   const lSkill = Float32Array.from([-0.4, -0.5, -2.5]);

@@ -1,5 +1,5 @@
 /**
- * `testConnection` (issue #4 "test connection") against a real local server (node:http, port 0): one request, the
+ * `testConnection` (test connection) against a real local server (node:http, port 0): one request, the
  * analyzer's words for every failure, never a throw, never the key in the answer.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -39,7 +39,7 @@ async function serve(reply: Reply | ((seen: Seen) => Reply)) {
 const completion = (content: string, model = 'tiny-served') => JSON.stringify({ object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content } }] });
 const noKey = (r: unknown) => expect(JSON.stringify(r)).not.toContain(KEY);
 
-describe('testConnection (issue #4)', () => {
+describe('testConnection', () => {
   it('ok: one JSON-mode chat completion with the key in the header; answers the served model and the latency', async () => {
     const s = await serve({ body: completion('{"ok": true}') });
     const r = await testConnection({ baseUrl: `${s.url}/v1`, model: ' tiny ', apiKey: ` ${KEY} `, timeoutMs: 5000 });

@@ -21,7 +21,7 @@ const lose: AnalyzerTrajectory = {
   steps: [step(room, 'go to desk 1'), step(atDesk, 'take pen 2 from desk 1'), step('You pick up the pen 2 from the desk 1.', 'go to sidetable 1')],
 };
 
-describe('heuristic analyzer (issue #4)', () => {
+describe('heuristic analyzer', () => {
   it('discounted returns with γ = 0.95', () => {
     expect(discountedReturns([0, 0, 1])).toEqual([0.9025, 0.95, 1]);
   });
@@ -96,7 +96,7 @@ describe('heuristic analyzer (issue #4)', () => {
   });
 });
 
-describe('workflow of a trajectory with a put-back loop (issue #4)', () => {
+describe('workflow of a trajectory with a put-back loop', () => {
   it('drops the put-back and the retake (the first take stays); the put-back gets the way on, the retake (the right fix then) nothing', async () => {
     const loop: AnalyzerTrajectory = {
       task: 'put a kettle in countertop.', success: true, finalObservation: 'done',
@@ -115,7 +115,7 @@ describe('workflow of a trajectory with a put-back loop (issue #4)', () => {
   });
 });
 
-describe('step skills name an action the agent can take at that step (issue #4; DESIGN.md §4 preconditions)', () => {
+describe('step skills name an action the agent can take at that step (ALFWorld preconditions)', () => {
   const W = ['go to diningtable 1', 'take tomato 1 from diningtable 1', 'go to countertop 1', 'move tomato 1 to countertop 1'];
   const st = (at: string | null, held: string | null, placed: [string, string][] = []) => ({ at, held, placed: new Map(placed) });
 

@@ -1,6 +1,6 @@
 /**
  * The `http` analyzer against a real local chat-completions server (node:http, port 0), scripted per request,
- * through every bad reply issue #4 lists.
+ * through every kind of bad reply.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { inspect } from 'node:util';
@@ -63,7 +63,7 @@ const make = (url: string, o: Partial<HttpAnalyzerOptions> = {}) => new HttpAnal
 const stats = (calls: number, failures: number, failureReasons: Record<string, number> = {}) => ({ calls, failures, failureReasons });
 const counts = (a: HttpAnalyzer) => { const { calls, failures, failureReasons } = a.stats(); return { calls, failures, failureReasons }; };
 
-describe('http analyzer: good and repairable replies (issue #4)', () => {
+describe('http analyzer: good and repairable replies', () => {
   it('a good reply gives the exact skills; the request is a JSON-mode chat completion at temperature 0', async () => {
     const s = await serve(() => ({ content: JSON.stringify(GOOD) }));
     const a = make(s.url);
@@ -113,7 +113,7 @@ describe('http analyzer: good and repairable replies (issue #4)', () => {
   });
 });
 
-describe('http analyzer: bad replies are retried, then counted (issue #4)', () => {
+describe('http analyzer: bad replies are retried, then counted', () => {
   it('not JSON: 1 request + 2 retries, the retries with the stricter prompt; null and one failure', async () => {
     const s = await serve(() => ({ content: 'I think the agent did well.' }));
     const a = make(s.url);
@@ -216,7 +216,7 @@ describe('http analyzer: bad replies are retried, then counted (issue #4)', () =
   });
 });
 
-describe('http analyzer: options (issue #4)', () => {
+describe('http analyzer: options', () => {
   it('rejects a baseUrl that is not http(s), naming the field and the fix', () => {
     const opts = { model: 'm', maxStepSkills: 5 };
     const msg = 'http analyzer: baseUrl must start with http:// or https://; fix: give the server root, e.g. http://localhost:11434';
@@ -270,7 +270,7 @@ describe('http analyzer: options (issue #4)', () => {
   });
 });
 
-describe('http analyzer prompt (issue #4)', () => {
+describe('http analyzer prompt', () => {
   it('teaches the grammar with examples built from the grammar module', () => {
     expect(DEFAULT_HTTP_PROMPT.system).toContain('"next, <action>."');
     expect(DEFAULT_HTTP_PROMPT.system).toContain(episodeSkill(['go to countertop 2', 'take apple 1 from countertop 2', 'go to fridge 1', 'move apple 1 to fridge 1']));

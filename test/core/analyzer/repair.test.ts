@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cleanSkill, repairJson, stripThinking, validateSkills } from '../../../src/core/analyzer/repair';
 
-describe('repairJson (issue #4)', () => {
+describe('repairJson', () => {
   it('parses plain, fenced, stray-text and trailing-comma replies', () => {
     expect(repairJson('{"a": 1}')).toEqual({ ok: true, value: { a: 1 } });
     expect(repairJson('```json\n{"a": 1}\n```')).toEqual({ ok: true, value: { a: 1 } });
@@ -64,7 +64,7 @@ describe('stripThinking', () => {
   });
 });
 
-describe('validateSkills (issue #4)', () => {
+describe('validateSkills', () => {
   it('accepts camelCase and snake_case keys', () => {
     const want = { ok: true, skills: { episodeSkill: 'plan: a, then b.', stepSkills: { 1: 'next, b.' } } };
     expect(validateSkills({ episodeSkill: 'plan: a, then b.', stepSkills: { 1: 'next, b.' } }, 2, 5)).toEqual(want);
