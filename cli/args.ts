@@ -2,19 +2,26 @@
  * A small, typed command-line flag parser shared by the CLIs (cli/*.ts).
  *
  * Flags are declared once in a spec table (key = flag name without `--`); `parseArgs` returns a typed object.
+ * Parsing is `node:util` parseArgs (strict, no positional arguments); this module adds types, ranges, choices and
+ * messages.
  * Accepted forms: `--name value`, `--name=value`, and for booleans `--name` (true) or `--name=true|false`.
  * Every error is a `UsageError` whose message names the flag and the accepted values; CLIs print it with
  * `usage(spec)` on stderr and exit with code 2 (`USAGE_EXIT_CODE`).
  */
+import { parseArgs as nodeParseArgs } from 'node:util';
 
 /** Exit code for bad command-line input (BSD sysexits-style "usage" convention used by many CLIs). */
 export const USAGE_EXIT_CODE = 2;
 
-/** Bad command-line input. `flag` is the offending flag (without `--`), when there is one. */
+/**
+ * Bad command-line input. `flag` is the offending flag (without `--`), when there is one; `value` is the value given
+ * to it, when that value is what was refused (a choice, type or range error).
+ */
 export class UsageError extends Error {
   constructor(
     message: string,
     readonly flag?: string,
+    readonly value?: string,
   ) {
     super(message);
     this.name = 'UsageError';
@@ -38,10 +45,11 @@ export interface NumberFlag {
   max?: number;
   required?: boolean;
 }
-/** A switch: absent = false. */
+/** A switch: absent = `default` (false when not given). */
 export interface BooleanFlag {
   type: 'boolean';
   help: string;
+  default?: boolean;
 }
 /** One flag's declaration. */
 export type FlagSpec = StringFlag | NumberFlag | BooleanFlag;
@@ -74,11 +82,11 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
   if (f.type === 'boolean') {
     if (raw === 'true') return true;
     if (raw === 'false') return false;
-    throw new UsageError(`${flag} takes no value or true|false, got "${raw}"`, name);
+    throw new UsageError(`${flag} takes no value or true|false, got "${raw}"`, name, raw);
   }
   if (f.type === 'string') {
     if (f.choices && !f.choices.includes(raw)) {
-      throw new UsageError(`${flag} must be one of: ${f.choices.join(', ')} (got "${raw}")`, name);
+      throw new UsageError(`${flag} must be one of: ${f.choices.join(', ')} (got "${raw}")`, name, raw);
     }
     return raw;
   }
@@ -86,37 +94,102 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
   const ok = isInt ? /^[+-]?\d+$/.test(raw) : raw.trim() !== '' && Number.isFinite(Number(raw));
   const v = Number(raw);
   if (!ok || (isInt && !Number.isSafeInteger(v)) || (f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max)) {
-    throw new UsageError(`${flag} must be ${describe(f)}, got "${raw}"`, name);
+    throw new UsageError(`${flag} must be ${describe(f)}, got "${raw}"`, name, raw);
   }
   return v;
 }
 
+/** Message of a `node:util` parseArgs error (ERR_PARSE_ARGS_*) rewritten to name the flag and what it accepts. */
+function translate(e: unknown, argv: readonly string[], spec: FlagTable): UsageError | undefined {
+  const err = e as { code?: string; message?: string };
+  const msg = String(err.message ?? '');
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const name = /'([^']*)'/.exec(msg)?.[1] ?? '';
+    if (!name.startsWith('--')) {
+      // A short option (`-x`, `-abc`): the CLIs take long flags only, so it is a stray argument.
+      const raw = argv.find((a) => a.startsWith(name) && !a.startsWith('--')) ?? name;
+      return new UsageError(`unexpected argument "${raw}"; accepted flags: ${accepted(spec)}`);
+    }
+    return new UsageError(`unknown flag ${name}; accepted flags: ${accepted(spec)}`, name.slice(2));
+  }
+  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const raw = /^Unexpected argument '([\s\S]*)'\. This command/.exec(msg)?.[1] ?? msg;
+    return new UsageError(`unexpected argument "${raw}"; accepted flags: ${accepted(spec)}`);
+  }
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    // "Option '--x <value>' argument missing", "Option '--x' argument is ambiguous…" (the next argument is a flag),
+    // "Option '--x' does not take an argument" (a boolean given a value).
+    const name = /Option '--([^' ]+)/.exec(msg)?.[1];
+    const f = name !== undefined && Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (name !== undefined && f) {
+      if (f.type === 'boolean') {
+        const raw = argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? '';
+        return new UsageError(`--${name} takes no value or true|false, got "${raw}"`, name, raw);
+      }
+      return new UsageError(`--${name} needs a value (${describe(f)})`, name);
+    }
+  }
+  return undefined;
+}
+
 /**
- * Parse `argv` (e.g. `process.argv.slice(2)`) against a flag table.
+ * Rewrites `argv` into forms `node:util` parseArgs reads the way this module documents:
+ * `--name -1` (a value starting with one dash, e.g. a negative number) becomes `--name=-1`, so that it is checked
+ * as a value (and reported as out of range) instead of being taken for a flag; `--flag=true|false` of a boolean
+ * becomes `--flag` (its argv index is recorded in `falseAt` for `false`). A lone `--` is refused: no CLI takes
+ * positional arguments.
+ */
+function normalise(argv: readonly string[], spec: FlagTable): { args: string[]; falseAt: Set<number> } {
+  const args: string[] = [];
+  const falseAt = new Set<number>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') throw new UsageError(`unexpected argument "--"; accepted flags: ${accepted(spec)}`);
+    if (!arg.startsWith('--')) {
+      args.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (f?.type === 'boolean' && eq >= 0) {
+      const raw = arg.slice(eq + 1);
+      if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${name} takes no value or true|false, got "${raw}"`, name, raw);
+      if (raw === 'false') falseAt.add(args.length);
+      args.push(`--${name}`);
+    } else if (f && f.type !== 'boolean' && eq < 0 && i + 1 < argv.length && /^-(?!-)/.test(argv[i + 1])) {
+      args.push(`--${name}=${argv[++i]}`);
+    } else args.push(arg);
+  }
+  return { args, falseAt };
+}
+
+/**
+ * Parse `argv` (e.g. `process.argv.slice(2)`) against a flag table, with `node:util` parseArgs (strict, no
+ * positionals); its errors are rewritten to name the flag and what it accepts.
  * @throws UsageError on an unknown flag, a positional argument, a missing value, a value outside the flag's
  *   choices or range, or a missing required flag. The message names the flag and what it accepts.
  */
 export function parseArgs<const S extends FlagTable>(argv: readonly string[], spec: S): ParsedArgs<S> {
+  const { args, falseAt } = normalise(argv, spec);
+  const options: Record<string, { type: 'string' | 'boolean' }> = {};
+  for (const [name, f] of Object.entries(spec)) options[name] = { type: f.type === 'boolean' ? 'boolean' : 'string' };
+  let tokens;
+  try {
+    tokens = nodeParseArgs({ args, options, strict: true, allowPositionals: false, tokens: true }).tokens;
+  } catch (e) {
+    throw translate(e, argv, spec) ?? e;
+  }
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(spec)) {
-    if (f.type === 'boolean') out[name] = false;
+    if (f.type === 'boolean') out[name] = f.default ?? false;
     else if (f.default !== undefined) out[name] = f.default;
   }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--') || arg === '--') {
-      throw new UsageError(`unexpected argument "${arg}"; accepted flags: ${accepted(spec)}`);
-    }
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const f = Object.prototype.hasOwnProperty.call(spec, name) ? spec[name] : undefined;
-    if (!f) throw new UsageError(`unknown flag --${name}; accepted flags: ${accepted(spec)}`, name);
-    let raw: string;
-    if (eq >= 0) raw = arg.slice(eq + 1);
-    else if (f.type === 'boolean') raw = 'true';
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) raw = argv[++i];
-    else throw new UsageError(`--${name} needs a value (${describe(f)})`, name);
-    out[name] = convert(name, f, raw);
+  // Tokens in argv order: every value is checked, and the last of a repeated flag wins.
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const f = spec[t.name];
+    out[t.name] = f.type === 'boolean' ? !falseAt.has(t.index) : convert(t.name, f, t.value ?? '');
   }
   for (const [name, f] of Object.entries(spec)) {
     if (f.type !== 'boolean' && f.required && out[name] === undefined) {
@@ -142,7 +215,7 @@ export function usage(command: string, spec: FlagTable): string {
   const lines = [`usage: ${command} [flags]`, 'flags:'];
   const w = Math.max(12, ...Object.keys(spec).map((n) => n.length));
   for (const [name, f] of Object.entries(spec)) {
-    const def = f.type !== 'boolean' && f.default !== undefined ? `; default ${f.default}` : '';
+    const def = f.default !== undefined && f.default !== false ? `; default ${f.default}` : '';
     const req = f.type !== 'boolean' && f.required ? '; required' : '';
     lines.push(`  --${name.padEnd(w)} ${f.help} (${describe(f)}${def}${req})`);
   }

@@ -12,7 +12,7 @@ import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import * as tf from '../src/core/tf';
 import { Rng } from '../src/core/rng';
-import { modelConfig, MODEL_PRESETS } from '../src/core/model/config';
+import { modelConfig, MODEL_SIZES } from '../src/core/model/config';
 import { countParams, initValues, makeVariables } from '../src/core/model/params';
 import { forward, logits } from '../src/core/model/transformer';
 import { sampleResponses } from '../src/core/model/sample';
@@ -22,7 +22,7 @@ import { train } from '../src/core/train/trainer';
 exitOnClosedStdout();
 
 const SPEC = {
-  model: { type: 'string', help: 'model size', default: 'small', choices: Object.keys(MODEL_PRESETS) },
+  model: { type: 'string', help: 'model size', default: 'small', choices: MODEL_SIZES },
   seq: { type: 'int', help: 'sequence length T', default: 128, min: 2, max: 512 },
   batch: { type: 'int', help: 'batch size B', default: 32, min: 1, max: 1024 },
   vocab: { type: 'int', help: 'vocabulary size', default: 1024, min: 32, max: 65536 },

@@ -5,6 +5,11 @@
  * hints from the expert oracle (issue #3 hint-following measurement): the episode skill of the expert's successful
  * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
  * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
+ * The summary carries `envVersions` (this code's {env: version}) and `envVersionWarning` (null, or
+ * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
+ * the same warning is printed on stderr). Weights of another vocabulary are refused (exit 2).
+ * Flags that are run settings (--env, --temperature, --decoding, --history, --seed) take their accepted values from
+ * the run-config schema (src/core/run/config.ts).
  */
 import fs from 'node:fs';
 import { exitOnClosedStdout } from './files';
@@ -13,32 +18,57 @@ import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
 import { Rng } from '../src/core/rng';
-import { buildTokenizer, loadPolicy } from '../src/core/train/setup';
-import { runEpisodes } from '../src/core/rollout/runner';
-import { summarize } from '../src/core/train/evaluate';
-import { DEFAULT_CONFIG } from '../src/core/run/config';
+import { buildTokenizer, loadPolicy } from '../src/core/model/policy';
+import { DECODINGS, runEpisodes } from '../src/core/rollout/runner';
+import { summarize } from '../src/core/rollout/evaluate';
+import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
-import { HINT_MODES, hintHooks, parseHintMode, type HintMode } from '../src/core/pretrain/hints';
+import { HINT_MODES, hintHooks, parseHintMode, type HintMode } from '../src/core/skills/hints';
 import { loadBaseFiles } from './base';
 
 exitOnClosedStdout();
 
+/** The schema's range of a numeric run-config field, as FlagTable bounds. */
+const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fieldSchema(key).maximum });
+
 const SPEC = {
-  env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
+  env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
   split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
   episodes: { type: 'int', help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)', default: 60, min: 1, max: 100000 },
   'first-task': { type: 'int', help: 'index k of the first task; to score weights chosen by train --save-best on tasks it did not see, k ≥ train\'s --eval-episodes', default: 0, min: 0, max: 1000000 },
   policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
   hints: { type: 'string', help: 'hints for a model policy (expert oracle): correct = step', default: 'none', choices: [...HINT_MODES, 'correct'] },
-  temperature: { type: 'float', help: 'sampling temperature for a model policy', default: 0.4, min: 0.05, max: 5 },
-  decoding: { type: 'string', help: 'decoding mode for a model policy', default: 'admissible', choices: ['admissible', 'free'] },
-  history: { type: 'int', help: 'H: past turns in the prompt (default: the base manifest\'s, or the H recorded in a weights file by train, else 3)', min: 0, max: 30 },
-  seed: { type: 'int', help: 'seed of the sampling generator', default: 1, min: 0 },
+  temperature: { type: 'float', help: 'sampling temperature for a model policy (train\'s --eval-temperature)', default: DEFAULT_CONFIG.evalTemperature, ...range('evalTemperature') },
+  decoding: { type: 'string', help: 'decoding mode for a model policy', default: DEFAULT_CONFIG.decoding, choices: DECODINGS },
+  history: { type: 'int', help: `H: past turns in the prompt (default: the base manifest's, or the H recorded in a weights file by train, else ${DEFAULT_CONFIG.historyTurns})`, ...range('historyTurns') },
+  seed: { type: 'int', help: 'seed of the sampling generator', default: 1, ...range('seed') },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   json: { type: 'boolean', help: 'print JSON lines' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
+
+/** Weights made for another version of the environment than this code's: they load, but results differ. */
+interface EnvVersionWarning {
+  weights: string;
+  made: string;
+  current: string;
+  message: string;
+}
+
+/** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
+function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
+  let versions: unknown;
+  try {
+    versions = JSON.parse(Object.hasOwn(meta, 'envVersions') ? meta.envVersions : '{}');
+  } catch {
+    return null; // decodeSafetensors already refuses malformed envVersions
+  }
+  const made = versions && typeof versions === 'object' && Object.hasOwn(versions, env) ? (versions as Record<string, unknown>)[env] : undefined;
+  const current = getEnvSpec(env).version;
+  if (typeof made !== 'string' || made === current) return null;
+  return { weights, made, current, message: `weights ${weights} were made with environment version ${made}; this is ${current} (task generation may differ, so success rates are not comparable)` };
+}
 
 function fail(msg: string, code = USAGE_EXIT_CODE): never {
   process.stderr.write(`eval: ${msg}\n`);
@@ -58,7 +88,7 @@ function playScripted(spec: EnvSpec, preset: string, split: Split, first: number
       const admissible = env.admissibleActions();
       const action = expert ? expert.act() : rng.pick(admissible);
       const st = env.step(action);
-      t.steps.push({ observation: obs, admissible, prompt: [], response: [], allowed: [], action, valid: st.valid, reward: st.reward });
+      t.steps.push({ observation: obs, admissible, prompt: [], response: [], allowed: [], sampleLogp: [], action, valid: st.valid, reward: st.reward });
       t.reward += st.reward;
       if (!st.valid) t.invalidCount++;
       obs = st.observation;
@@ -88,6 +118,7 @@ async function main(): Promise<void> {
   const rng = new Rng(a.seed);
   let trajs: Trajectory[];
   let historyUsed: number | null = null;
+  let versionWarning: EnvVersionWarning | null = null;
   if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a['first-task'], a.episodes, a.policy, rng);
   else {
     await setupBackend(a.backend);
@@ -112,17 +143,24 @@ async function main(): Promise<void> {
     } catch (e) {
       fail(`--policy ${a.policy}: ${(e as Error).message}`);
     }
+    if (a.policy !== 'base') {
+      versionWarning = envVersionWarning(a.policy, policy.meta, spec.name);
+      if (versionWarning) process.stderr.write(`eval: warning: ${versionWarning.message}\n`);
+    }
     // Weights written by `train --save/--save-best` record the H they were trained with.
     if (a.history === undefined && a.policy !== 'base' && policy.meta.historyTurns !== undefined && /^\d+$/.test(policy.meta.historyTurns)) history = Number(policy.meta.historyTurns);
     const refs = Array.from({ length: a.episodes }, (_, i) => ({ split, index: a['first-task'] + i }));
     const hooks = hintHooks(spec, a.preset, refs, parseHintMode(a.hints) as HintMode);
     historyUsed = history;
-    trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding as 'admissible' | 'free', temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
+    trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding, temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
   }
   const s = summarize(trajs);
   if (a.json) {
     for (const t of trajs) process.stdout.write(JSON.stringify({ event: 'episode', split, index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length }) + '\n');
-    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, historyTurns: historyUsed, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType }) + '\n');
+    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, historyTurns: historyUsed, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType,
+      envVersions: { [spec.name]: spec.version },
+      envVersionWarning: versionWarning && { kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current },
+    }) + '\n');
   } else {
     process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`);
     for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);

@@ -14,7 +14,8 @@ import { exitOnClosedStdout, writeAtomic } from './files';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/model/policy';
-import { MODEL_PRESETS } from '../src/core/model/config';
+import { MODEL_SIZES } from '../src/core/model/config';
+import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';
 import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pretrain/pretrain';
@@ -26,21 +27,24 @@ import type { Split } from '../src/core/envs/types';
 const D = DEFAULT_PRETRAIN;
 exitOnClosedStdout();
 
+/** The schema's range of a numeric run-config field, as FlagTable bounds. */
+const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fieldSchema(key).maximum });
+
 const SPEC = {
-  env: { type: 'string', help: 'environment', default: 'household', choices: ENV_NAMES },
+  env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset', default: D.preset },
-  model: { type: 'string', help: 'model size', default: 'nano', choices: Object.keys(MODEL_PRESETS) },
-  seed: { type: 'int', help: 'seed', default: D.seed },
+  model: { type: 'string', help: 'model size', default: DEFAULT_CONFIG.model, choices: MODEL_SIZES },
+  seed: { type: 'int', help: 'seed', default: D.seed, ...range('seed') },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   tasks: { type: 'int', help: 'train-split tasks used for demonstrations', default: D.tasks, min: 1, max: 100000 },
   iters: { type: 'int', help: 'optimiser iterations', default: D.iters, min: 1, max: 100000 },
   batch: { type: 'int', help: 'samples per iteration', default: D.batch, min: 1, max: 4096 },
-  lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, min: 1e-7, max: 1 },
+  lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, ...range('learningRate') },
   noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
   'step-hint-rate': { type: 'float', help: 'share of a step-hint episode\'s steps that carry the step skill', default: D.stepHintRate, min: 0, max: 1 },
   'step-noise': { type: 'float', help: 'share of a step-hint episode\'s steps that are random and not demonstrated (off-path states)', default: D.stepNoise, min: 0, max: 0.95 },
   mix: { type: 'string', help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix).map(([k, v]) => `${k}=${v}`).join(',')})` },
-  history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, min: 0, max: 30 },
+  history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
   'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
   out: { type: 'string', help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
@@ -96,7 +100,7 @@ async function main(): Promise<void> {
   const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command });
   const sha = await sha256Hex(bytes);
   const manifest: BaseManifest = {
-    format: 1, env: spec.name, preset: a.preset, model: a.model as BaseManifest['model'], file: path.basename(out), sha256: sha, bytes: bytes.length,
+    format: 1, env: spec.name, preset: a.preset, model: a.model, file: path.basename(out), sha256: sha, bytes: bytes.length,
     vocabHash: vocabHash(tok), envVersions: { [spec.name]: spec.version }, command,
     seed: a.seed, backend, pretrain: { ...cfg }, trainSeconds: Math.round(seconds),
     machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,

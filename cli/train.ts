@@ -3,80 +3,102 @@
  *  --seed S --backend cpu|wasm [--json]` (issue #2). With --json: one JSON object per line (step and eval events;
  * see src/core/train/events.ts). Without: a progress line and a readable summary. Bad input: a message naming
  * the flag and the accepted values, exit code 2.
+ *
+ * The run-setting flags are derived from the schema (src/core/run/config.ts): every field whose `.meta()` names a
+ * `flag` is a flag here, typed by the field's JSON Schema (integer, number, boolean, string with its enum), listed in
+ * `--help` under its group with label, accepted values, default, unit, symbol and recommended value. Adding a
+ * setting with a `flag` adds the flag; nothing in cli/ changes. `--init` also takes a weights path and `--backend`
+ * only the Node backends (default wasm).
+ *
+ * `--init PATH` with weights made for another environment version prints a warning on stderr (and, with --json,
+ * a `{"event":"warning","kind":"env-version",…}` line before the start event); another vocabulary is refused.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { parseArgs, UsageError, USAGE_EXIT_CODE, type FlagTable } from './args';
 import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/model/policy';
-import { setupBackend, NODE_BACKENDS } from './backend';
+import { setupBackend, NODE_BACKENDS, type NodeBackend } from './backend';
 import { loadBaseFiles } from './base';
 import { exitOnClosedStdout, writeAtomic } from './files';
-import { ConfigError, DEFAULT_CONFIG, describeField, parseRunConfig, type RunConfig } from '../src/core/run/config';
+import {
+  ConfigError, DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, parseRunConfig,
+  type RunConfig, type RunConfigKey,
+} from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
 import type { EvalEvent, StepEvent } from '../src/core/train/events';
 
 exitOnClosedStdout();
 
-const SPEC = {
-  env: { type: 'string', help: 'environment', default: 'household' },
-  preset: { type: 'string', help: 'environment preset', default: 'easy' },
-  algo: { type: 'string', help: 'algorithm', default: 'grpo' },
-  model: { type: 'string', help: 'model size', default: 'nano' },
-  steps: { type: 'int', help: 'training steps' },
-  tasks: { type: 'int', help: 'B: tasks per step' },
-  group: { type: 'int', help: 'G: rollouts per task' },
-  seed: { type: 'int', help: 'seed' },
-  backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
-  decoding: { type: 'string', help: 'decoding mode (admissible|free)' },
-  lr: { type: 'float', help: 'Adam learning rate' },
-  'lr-schedule': { type: 'string', help: 'learning-rate schedule (constant|linear|cosine)' },
-  'min-lr-ratio': { type: 'float', help: 'final learning rate / --lr for linear and cosine' },
-  'kl-beta': { type: 'float', help: 'β, KL weight' },
-  'clip-high': { type: 'float', help: 'DAPO clip-higher ε_high (0 = same as ε)' },
-  'entropy-coef': { type: 'float', help: 'entropy bonus coefficient' },
-  'mini-batches': { type: 'int', help: 'mini-batches per step' },
-  'ppo-epochs': { type: 'int', help: 'passes over each step\'s samples' },
-  'loss-agg': { type: 'string', help: 'loss aggregation (token-mean|seq-mean-token-mean)' },
-  history: { type: 'int', help: 'H: past turns in the prompt' },
-  'max-step-kl': { type: 'float', help: 'undo a step\'s update (weights and Adam state) when its approx KL(old‖new) on the step\'s samples exceeds this (TRPO-style; 0 = off; --kl-backtracks shrinks it first)' },
-  'kl-backtracks': { type: 'int', help: 'with --max-step-kl: first shrink a too-large update by half up to this many times (TRPO line search; Adam state kept), undo it only if none fits (0 = undo at once)' },
-  'adam-beta1': { type: 'float', help: 'Adam β1 (default 0.9)' },
-  'adam-beta2': { type: 'float', help: 'Adam β2 (default 0.999; 0.95 adapts faster to gradient spikes)' },
-  'adam-eps': { type: 'float', help: 'Adam ε (default 1e-8)' },
-  'target-kl': { type: 'float', help: 'stop a step\'s update once a mini-batch\'s approx KL(old‖new) > 1.5× this (SB3 target_kl; 0 = off; the first mini-batch always applies, so it needs --mini-batches or --ppo-epochs ≥ 2)' },
-  'eval-every': { type: 'int', help: 'evaluate every k steps (0 = never)' },
-  'eval-episodes': { type: 'int', help: 'episodes per split at each evaluation' },
-  'adv-norm': { type: 'string', help: 'advantage normalisation (mean-std|mean-only)' },
-  'step-adv-weight': { type: 'float', help: 'ω of the GiGPO step-level advantage (same-state steps compared; 0 = off)' },
-  'step-adv-gamma': { type: 'float', help: 'γ of the step-level returns (used only when --step-adv-weight > 0)' },
-  ablation: { type: 'string', help: 'OPID ablation (none|no-episode|no-step|additive)' },
-  'lambda-skill': { type: 'float', help: 'λ_skill, weight of the skill advantage' },
-  'max-step-skills': { type: 'int', help: 'K, max step skills per trajectory' },
-  'skill-clip': { type: 'float', help: 'clip A_skill to [−c, c] (0 = no clip)' },
-  'skill-zscore': { type: 'boolean', help: 'z-score A_skill over the batch before λ' },
-  'failed-only': { type: 'boolean', help: 'OPID: analyse only failed trajectories' },
-  analyzer: { type: 'string', help: 'analyzer for opid/skill-grpo (heuristic|http)' },
-  'analyzer-url': { type: 'string', help: 'http analyzer base URL (OpenAI-compatible); the key comes only from OPD_ANALYZER_API_KEY' },
-  'analyzer-model': { type: 'string', help: 'http analyzer model name' },
-  'analyzer-timeout-ms': { type: 'int', help: 'http analyzer request timeout (ms)' },
+/** Flags of the run-config fields: one per schema field whose metadata names a `flag` (src/core/run/config.ts). */
+const CONFIG_FLAGS: FlagTable = {};
+/** RunConfig field of each such flag. */
+const FIELD: Record<string, RunConfigKey> = {};
+for (const key of RUN_CONFIG_KEYS) {
+  const { flag, help } = fieldMeta(key);
+  if (!flag) continue;
+  FIELD[flag] = key;
+  const j = fieldSchema(key);
+  // Ranges are left to the schema, whose messages name the range (`--lr: Too small … (accepted: a number in …)`).
+  if (key === 'init') CONFIG_FLAGS[flag] = { type: 'string', help: `${help} (base | scratch | PATH)` };
+  else if (key === 'backend') CONFIG_FLAGS[flag] = { type: 'string', help, default: 'wasm', choices: NODE_BACKENDS };
+  else if (j.type === 'integer') CONFIG_FLAGS[flag] = { type: 'int', help };
+  else if (j.type === 'number') CONFIG_FLAGS[flag] = { type: 'float', help };
+  else if (j.type === 'boolean') CONFIG_FLAGS[flag] = { type: 'boolean', help, default: j.default === true };
+  else CONFIG_FLAGS[flag] = { type: 'string', help, ...(j.enum ? { choices: j.enum } : {}) };
+}
+
+/** Flags of `train` that are not run settings. */
+const OTHER_FLAGS = {
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
   'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
-  init: { type: 'string', help: 'starting weights: base (the shipped base policy, default) | scratch (fresh init) | PATH (.safetensors)' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
-} as const;
+} as const satisfies FlagTable;
 
-/** RunConfig field for each flag that maps to one (for error messages and building the config). */
-const FIELD: Record<string, keyof RunConfig> = {
-  env: 'env', preset: 'preset', algo: 'algo', model: 'model', steps: 'steps', tasks: 'tasksPerStep', group: 'groupSize', seed: 'seed',
-  decoding: 'decoding', lr: 'learningRate', 'lr-schedule': 'lrSchedule', 'min-lr-ratio': 'minLrRatio', 'kl-beta': 'klBeta', 'clip-high': 'clipEpsHigh', 'entropy-coef': 'entropyCoef', 'mini-batches': 'miniBatches', 'ppo-epochs': 'ppoEpochs', 'loss-agg': 'lossAgg', history: 'historyTurns', 'target-kl': 'targetKl', 'adam-beta1': 'adamBeta1', 'adam-beta2': 'adamBeta2', 'adam-eps': 'adamEps', 'max-step-kl': 'maxStepKl', 'kl-backtracks': 'klBacktracks',
-  'eval-every': 'evalEvery', 'eval-episodes': 'evalEpisodes', 'adv-norm': 'advNorm', 'step-adv-weight': 'stepAdvWeight', 'step-adv-gamma': 'stepAdvGamma',
-  ablation: 'ablation', 'lambda-skill': 'lambdaSkill', 'max-step-skills': 'maxStepSkills', 'skill-clip': 'skillClip', 'skill-zscore': 'skillZscore', 'failed-only': 'failedOnly', analyzer: 'analyzer',
-  'analyzer-url': 'analyzerUrl', 'analyzer-model': 'analyzerModel', 'analyzer-timeout-ms': 'analyzerTimeoutMs',
-};
+const SPEC: FlagTable = { ...CONFIG_FLAGS, ...OTHER_FLAGS };
+
+/** What a flag accepts, in words: the schema's description, or the CLI's own for --init and --backend. */
+function acceptedOf(flag: string): string {
+  const key = FIELD[flag];
+  if (key === 'init') return 'base (the shipped base policy), scratch (a fresh seeded init) or the path of a .safetensors file written by --save';
+  if (key === 'backend') return `one of ${NODE_BACKENDS.join(', ')}`;
+  return describeField(key);
+}
+
+/** `--help`: the run settings grouped as in the page (schema order), then the other flags. */
+function helpText(): string {
+  const w = Math.max(...Object.keys(SPEC).map((f) => f.length)) + 2;
+  const pad = ' '.repeat(w + 4);
+  const lines = ['usage: npm run train -- [flags]', '', 'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, symbol, recommended value.'];
+  for (const group of FIELD_GROUPS) {
+    if (group === 'internal') continue;
+    const keys = fieldsOfGroup(group).filter((k) => fieldMeta(k).flag);
+    if (!keys.length) continue;
+    lines.push('', `${group}:`);
+    for (const key of keys) {
+      const m = fieldMeta(key);
+      const flag = m.flag!;
+      const d = flag === 'backend' ? 'wasm' : DEFAULT_CONFIG[key];
+      const facts = [`accepted: ${acceptedOf(flag)}`, `default ${d === '' ? '"" (empty)' : String(d)}`];
+      if (m.unit) facts.push(`unit: ${m.unit}`);
+      if (m.symbol) facts.push(`symbol: ${m.symbol}`);
+      if (m.recommended) facts.push(`recommended: ${m.recommended}`);
+      lines.push(`  --${flag.padEnd(w)}${m.label} — ${m.help}`, `${pad}${facts.join('; ')}`);
+    }
+  }
+  lines.push('', 'output:');
+  for (const [flag, f] of Object.entries(OTHER_FLAGS)) lines.push(`  --${flag.padEnd(w)}${f.help}`);
+  return lines.join('\n');
+}
+
+/** The flag of a run-config field (`--tasks` for tasksPerStep), or the field name when it has none. */
+function flagOf(field: string): string {
+  const flag = isRunConfigKey(field) ? fieldMeta(field).flag : undefined;
+  return flag ? `--${flag}` : field;
+}
 
 /** Checks before training that `--save` names a file we can create: its folder exists and is writable. */
 function checkSavePath(p: string, flag: string): void {
@@ -92,69 +114,101 @@ function checkSavePath(p: string, flag: string): void {
   }
 }
 
+/** Weights made for another version of the environment than this code's: they load, but results differ. */
+interface EnvVersionWarning {
+  weights: string;
+  made: string;
+  current: string;
+  message: string;
+}
+
+/** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
+function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
+  let versions: unknown;
+  try {
+    versions = JSON.parse(Object.hasOwn(meta, 'envVersions') ? meta.envVersions : '{}');
+  } catch {
+    return null; // decodeSafetensors already refuses malformed envVersions
+  }
+  const made = versions && typeof versions === 'object' && Object.hasOwn(versions, env) ? (versions as Record<string, unknown>)[env] : undefined;
+  const current = getEnvSpec(env).version;
+  if (typeof made !== 'string' || made === current) return null;
+  return { weights, made, current, message: `weights ${weights} were made with environment version ${made}; this is ${current} (task generation may differ, so success rates are not comparable)` };
+}
+
 function fail(msg: string): never {
   process.stderr.write(`train: ${msg}\n`);
   process.exit(USAGE_EXIT_CODE);
 }
 
 async function main(): Promise<void> {
-  let args;
+  let args: Record<string, unknown>;
   try {
     args = parseArgs(process.argv.slice(2), SPEC);
   } catch (e) {
     if (e instanceof UsageError) {
-      // Name the schema's accepted range too, where the flag maps to a run-config field (e.g. "a number in [0, 10]").
-      const field = e.flag !== undefined ? FIELD[e.flag] : undefined;
-      fail(`${e.message}${field ? ` (accepted: ${describeField(field)})` : ''}\n${usage('npm run train --', SPEC)}`);
+      const key = e.flag !== undefined && e.flag !== 'backend' ? FIELD[e.flag] : undefined;
+      const f = e.flag !== undefined ? SPEC[e.flag] : undefined;
+      // Where the flag sets a run-config field, name the schema's accepted values too (e.g. "a number in [0, 10]").
+      const msg = !key ? e.message
+        : e.value === undefined ? e.message.replace(/ needs a value \(.*\)$/, ` needs a value (${acceptedOf(e.flag!)})`)
+        : f?.type === 'string' && f.choices ? `--${e.flag}: unknown value "${e.value}" (accepted: ${acceptedOf(e.flag!)})`
+        : `${e.message} (accepted: ${acceptedOf(e.flag!)})`;
+      fail(`${msg}\nrun npm run train -- --help for every flag, its accepted values and default`);
     }
     throw e;
   }
   if (args.help) {
-    const w = Math.max(...Object.keys(FIELD).map((f) => f.length));
-    const ranges = Object.entries(FIELD).map(([flag, field]) => `  --${flag.padEnd(w)} ${describeField(field)}; default ${DEFAULT_CONFIG[field]}`);
-    process.stdout.write(usage('npm run train --', SPEC) + '\naccepted values (from the run config schema):\n' + ranges.join('\n') + '\n');
+    process.stdout.write(helpText() + '\n');
     return;
   }
   const partial: Record<string, unknown> = {};
   for (const [flag, field] of Object.entries(FIELD)) {
-    const v = (args as Record<string, unknown>)[flag];
-    if (v !== undefined) partial[field] = v;
+    const v = args[flag];
+    if (v !== undefined && field !== 'init') partial[field] = v;
   }
   let config: RunConfig;
   try {
-    config = parseRunConfig({ ...partial, backend: args.backend });
+    config = parseRunConfig(partial);
   } catch (e) {
     if (e instanceof ConfigError) {
-      const flagOf = (field: string) => Object.entries(FIELD).find(([, f]) => f === field)?.[0] ?? field;
       // Config names in a message become the flags that set them (as the page shows its labels).
-      const flagged = (m: string) => m.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => (flagOf(w) !== w ? `--${flagOf(w)}` : w));
-      fail(e.issues.map((i) => `--${flagOf(i.field)}: ${flagged(i.message)}`).join('\n'));
+      const flagged = (m: string) => m.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => flagOf(w));
+      fail(e.issues.map((i) => `${flagOf(i.field)}: ${flagged(i.message)}`).join('\n'));
     }
     throw e;
   }
-  if (args.save !== undefined) checkSavePath(args.save, '--save');
-  if (args['save-best'] !== undefined) {
-    checkSavePath(args['save-best'], '--save-best');
+  const save = args.save as string | undefined;
+  const saveBest = args['save-best'] as string | undefined;
+  const init = args.init as string | undefined;
+  const json = args.json === true;
+  if (save !== undefined) checkSavePath(save, '--save');
+  if (saveBest !== undefined) {
+    checkSavePath(saveBest, '--save-best');
     if ((config.evalEvery ?? 0) === 0) fail('--save-best needs evaluations: set --eval-every to a step count > 0');
-    if (args.save !== undefined && path.resolve(args.save) === path.resolve(args['save-best'])) fail('--save and --save-best name the same file; give them different paths');
+    if (save !== undefined && path.resolve(save) === path.resolve(saveBest)) fail('--save and --save-best name the same file; give them different paths');
   }
   let initWeights: Uint8Array | undefined;
-  if (args.init === 'base' || args.init === 'scratch') {
-    config = { ...config, init: args.init };
-  } else if (args.init !== undefined) {
-    if (!fs.existsSync(args.init) || !fs.statSync(args.init).isFile()) fail(`--init: no weights file at "${args.init}" (a .safetensors file written by --save)`);
-    initWeights = new Uint8Array(fs.readFileSync(args.init));
+  if (init === 'base' || init === 'scratch') {
+    config = { ...config, init };
+  } else if (init !== undefined) {
+    if (!fs.existsSync(init) || !fs.statSync(init).isFile()) fail(`--init: no weights file at "${init}" (a .safetensors file written by --save)`);
+    initWeights = new Uint8Array(fs.readFileSync(init));
   }
-  const backend = await setupBackend(args.backend);
+  const backend = await setupBackend(config.backend as NodeBackend);
+  let versionWarning: EnvVersionWarning | null = null;
   if (initWeights) {
-    // Validate before training so a bad file is a usage error (exit 2) naming what is wrong.
+    // Validate before training so a bad file is a usage error (exit 2) naming what is wrong (a vocabulary
+    // mismatch included); an older environment version only warns.
+    let p;
     try {
-      const p = loadPolicy(initWeights, buildTokenizer(getEnvSpec(config.env)));
+      p = loadPolicy(initWeights, buildTokenizer(getEnvSpec(config.env)));
       disposePolicy(p);
-      if (p.size !== config.model) fail(`--init ${args.init} holds a ${p.size} model; pass --model ${p.size}`);
     } catch (e) {
-      fail(`--init ${args.init}: ${(e as Error).message}`);
+      fail(`--init ${init}: ${(e as Error).message}`);
     }
+    if (p.size !== config.model) fail(`--init ${init} holds a ${p.size} model; pass --model ${p.size}`);
+    versionWarning = envVersionWarning(init!, p.meta, config.env);
   }
   if (!initWeights && config.init === 'base') {
     const spec = getEnvSpec(config.env);
@@ -173,20 +227,24 @@ async function main(): Promise<void> {
   // historyTurns lets `eval --policy PATH` prompt the policy as it was trained.
   const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' '), historyTurns: String(config.historyTurns) };
   const envVersions = { [config.env]: getEnvSpec(config.env).version };
+  if (versionWarning) {
+    process.stderr.write(`train: warning: ${versionWarning.message}\n`);
+    if (json) out({ event: 'warning', kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current });
+  }
   for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
-    if (ev.event === 'done' && args.save && policy) writeAtomic(args.save, await savePolicy(policy, config.model, envVersions, meta));
-    if (args.json) {
+    if (ev.event === 'done' && save && policy) writeAtomic(save, await savePolicy(policy, config.model, envVersions, meta));
+    if (json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
     } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
     else if (ev.event === 'step') {
       process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
     } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
     else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : ''}` : ''}\n`);
-    if (ev.event === 'eval' && args['save-best'] && policy && best.offer(ev)) {
+    if (ev.event === 'eval' && saveBest && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
-      writeAtomic(args['save-best'], await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
-      if (args.json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: args['save-best'] });
-      else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${args['save-best']}\n`);
+      writeAtomic(saveBest, await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
+      if (json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: saveBest });
+      else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${saveBest}\n`);
     }
   }
 }

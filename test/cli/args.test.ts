@@ -1,4 +1,4 @@
-/** The shared CLI flag parser: forms, types, ranges, choices and the errors that name the flag. */
+/** The shared CLI flag parser (node:util parseArgs underneath): forms, types, ranges, choices and the errors that name the flag. */
 import { describe, expect, it } from 'vitest';
 import { UsageError, parseArgs, usage } from '../../cli/args';
 
@@ -50,6 +50,52 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', 'extra']).message).toMatch(/^unexpected argument "extra"; accepted flags: --env/);
     expect(usageError(['--seed', '1', '--json=yes']).message).toBe('--json takes no value or true|false, got "yes"');
     expect(usageError(['--toString']).message).toMatch(/^unknown flag --toString/);
+  });
+
+  it('node:util parseArgs errors become messages naming the flag (unknown flag, missing value, positional)', () => {
+    // ERR_PARSE_ARGS_UNKNOWN_OPTION, with `--x=value` too
+    expect(usageError(['--seed', '1', '--bogus=3'])).toMatchObject({ flag: 'bogus', message: expect.stringMatching(/^unknown flag --bogus; accepted flags: --env, /) });
+    // ERR_PARSE_ARGS_INVALID_OPTION_VALUE (argument missing / ambiguous: the next argument is a flag)
+    expect(usageError(['--seed', '1', '--steps'])).toMatchObject({ flag: 'steps', message: '--steps needs a value (an integer in 1..100)' });
+    expect(usageError(['--env', '--seed', '1'])).toMatchObject({ flag: 'env', message: '--env needs a value (one of: household, shop)' });
+    expect(usageError(['--seed', '1', '--lr', '--json']).message).toBe('--lr needs a value (a number in 0..1)');
+    // ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL, before or after the flags, and after a `--`
+    expect(usageError(['extra', '--seed', '1']).message).toMatch(/^unexpected argument "extra"; accepted flags: --env, --name/);
+    expect(usageError(['--seed', '1', '--json', 'true']).message).toMatch(/^unexpected argument "true"/);
+    expect(usageError(['--seed', '1', '--', 'x']).message).toMatch(/^unexpected argument "--"/);
+    expect(usageError(['--seed', '1', '--']).message).toMatch(/^unexpected argument "--"/);
+    // short options are not flags of these CLIs
+    expect(usageError(['--seed', '1', '-x']).message).toMatch(/^unexpected argument "-x"; accepted flags/);
+    expect(usageError(['--seed', '1', '-jx']).message).toMatch(/^unexpected argument "-jx"/);
+    expect(usageError(['--__proto__', '1']).message).toMatch(/^unknown flag --__proto__/);
+    expect(usageError(['--seed', '1', '--no-json']).message).toMatch(/^unknown flag --no-json/);
+  });
+
+  it('--flag=value, --flag value and boolean forms; the last of a repeated flag wins', () => {
+    expect(parseArgs(['--seed=4', '--name=a=b', '--steps=9'], SPEC)).toMatchObject({ seed: 4, name: 'a=b', steps: 9 });
+    expect(parseArgs(['--seed', '1', '--name', ''], SPEC).name).toBe('');
+    expect(parseArgs(['--seed', '1', '--name=--x'], SPEC).name).toBe('--x');
+    expect(parseArgs(['--seed', '1', '--name', '-x'], SPEC).name).toBe('-x'); // a value starting with one dash is a value
+    expect(parseArgs(['--seed', '1', '--json'], SPEC).json).toBe(true);
+    expect(parseArgs(['--seed', '1', '--json=true'], SPEC).json).toBe(true);
+    expect(parseArgs(['--seed', '1', '--json=false'], SPEC).json).toBe(false);
+    expect(parseArgs(['--seed', '1', '--json', '--json=false'], SPEC).json).toBe(false);
+    expect(parseArgs(['--seed', '1', '--json=false', '--json'], SPEC).json).toBe(true);
+    expect(usageError(['--seed', '1', '--json=1'])).toMatchObject({ flag: 'json', value: '1', message: '--json takes no value or true|false, got "1"' });
+    // a boolean's default applies when it is absent
+    const on = { v: { type: 'boolean', default: true, help: 'verbose' } } as const;
+    expect(parseArgs([], on).v).toBe(true);
+    expect(parseArgs(['--v=false'], on).v).toBe(false);
+  });
+
+  it('negative numbers are values: checked against the range, never taken for flags', () => {
+    const signed = { x: { type: 'float', min: -2, max: 2, help: 'x' }, n: { type: 'int', help: 'n' } } as const;
+    expect(parseArgs(['--x', '-1.5', '--n', '-3'], signed)).toEqual({ x: -1.5, n: -3 });
+    expect(parseArgs(['--x=-2'], signed).x).toBe(-2);
+    expect(parseArgs(['--x', '-1e-3'], signed).x).toBe(-0.001);
+    expect(usageError(['--seed', '1', '--lr', '-1'])).toMatchObject({ flag: 'lr', value: '-1', message: '--lr must be a number in 0..1, got "-1"' });
+    expect(usageError(['--seed', '1', '--lr=-0.5']).message).toBe('--lr must be a number in 0..1, got "-0.5"');
+    expect(usageError(['--seed', '-x']).message).toBe('--seed must be an integer ≥ 0, got "-x"');
   });
 
   it('prints one help line per flag', () => {

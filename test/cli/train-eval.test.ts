@@ -3,6 +3,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RUN_CONFIG_KEYS, fieldMeta } from '../../src/core/run/config';
+import { getEnvSpec } from '../../src/core/envs/registry';
+import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../../src/core/model/policy';
+import { decodeSafetensors, encodeSafetensors } from '../../src/core/model/io';
+import { Rng } from '../../src/core/rng';
+import { useBackend } from '../helpers/backend';
 
 /** Run a CLI script with tsx; returns exit code, stdout and stderr. */
 function cli(script: string, args: string[]) {
@@ -27,11 +33,85 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['--adam-beta2', '1'], /--adam-beta2: .*accepted: a number in \[0, 0.99999\]/],
     [['--target-kl', '-0.01'], /--target-kl: .*accepted: a number in \[0, 10\]/],
     [['--kl-backtracks', '11'], /--kl-backtracks: .*accepted: an integer in \[0, 10\]/],
+    [['--temperature', '9'], /--temperature: .*accepted: a number in \[0.05, 5\]/],
+    [['--clip', 'wide'], /--clip must be a number, got "wide" \(accepted: a number in \[0, 1\]\)/],
+    [['--adv-group-by', 'batch'], /--adv-group-by: unknown value "batch" \(accepted: one of trajectory, step\)/],
+    [['--dual-clip', '0.5'], /--dual-clip: dual-clip constant must be > 1/],
+    [['--max-action-tokens'], /--max-action-tokens needs a value \(an integer in \[2, 64\]\)/],
+    [['--skill-zscore=maybe'], /--skill-zscore takes no value or true\|false, got "maybe"/],
+    [['--no-such-flag'], /unknown flag --no-such-flag; accepted flags: --env, .*--temperature/],
+    [['extra'], /unexpected argument "extra"/],
     [['--kl-backtracks', '2'], /--kl-backtracks: the KL line search only shrinks steps that break --max-step-kl, which is 0 \(off\); set --max-step-kl \(e.g. 0.03\) or set --kl-backtracks to 0/],
   ])('train %j', (args, msg) => {
     const r = cli('train', args as string[]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(msg);
+  });
+
+  it('train --help: every schema field with a flag, grouped, with accepted values, default, unit, symbol and recommended value', () => {
+    const r = cli('train', ['--help']);
+    expect(r.code).toBe(0);
+    for (const key of RUN_CONFIG_KEYS) {
+      const flag = fieldMeta(key).flag;
+      if (flag) expect(r.out).toMatch(new RegExp(`^  --${flag} `, 'm'));
+    }
+    for (const flag of ['temperature', 'clip', 'dual-clip', 'adv-group-by', 'adv-eps', 'invalid-penalty', 'max-action-tokens', 'max-grad-norm', 'eval-temperature', 'skill-memory-top-k'])
+      expect(r.out).toMatch(new RegExp(`^  --${flag} `, 'm'));
+    const lines = r.out.split('\n');
+    const t = lines.findIndex((l) => l.startsWith('  --temperature '));
+    expect(lines[t]).toMatch(/Temperature — Rollout sampling temperature/);
+    expect(lines[t + 1]).toMatch(/accepted: a number in \[0.05, 5\]; default 1; unit: T; symbol: T; recommended: 1 \(on-policy\)/);
+    expect(lines.slice(0, t).reverse().find((l) => /^\S+:$/.test(l))).toBe('rollouts:');
+    expect(r.out).toMatch(/^  --backend .*\n\s+accepted: one of cpu, wasm, webgpu; default wasm/m);
+    expect(r.out).toMatch(/^  --init .*\n\s+accepted: base .*scratch .*\.safetensors/m);
+    expect(r.out).not.toContain('--schema-version');
+    expect(r.out).toMatch(/^output:\n  --save /m);
+  });
+
+  it('weights made with another environment version: train --init and eval --policy warn (stderr, JSON); another vocabulary is refused', async () => {
+    await useBackend('cpu');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const spec = getEnvSpec('household');
+    const p = createPolicy('nano', buildTokenizer(spec), new Rng(1));
+    const bytes = await savePolicy(p, 'nano', { household: 'household-v1' }, { historyTurns: '0' });
+    disposePolicy(p);
+    const old = path.join(dir, 'old.safetensors');
+    fs.writeFileSync(old, bytes);
+    const warning = `weights ${old} were made with environment version household-v1; this is ${spec.version} (task generation may differ, so success rates are not comparable)`;
+
+    const e = cli('eval', ['--policy', old, '--split', 'test-seen', '--episodes', '2', '--backend', 'cpu', '--json']);
+    expect(e.code).toBe(0);
+    expect(e.err).toContain(`eval: warning: ${warning}`);
+    const summary = JSON.parse(e.out.trim().split('\n').at(-1)!);
+    expect(summary).toMatchObject({
+      event: 'summary', episodes: 2, envVersions: { household: spec.version },
+      envVersionWarning: { kind: 'env-version', weights: old, made: 'household-v1', current: spec.version },
+    });
+    const text = cli('eval', ['--policy', old, '--episodes', '1', '--backend', 'cpu']);
+    expect(text.code).toBe(0);
+    expect(text.err).toContain(`eval: warning: ${warning}`);
+    // Weights of the current version: no warning.
+    const ex = cli('eval', ['--policy', 'expert', '--episodes', '1', '--json']);
+    expect(ex.err).toBe('');
+    expect(JSON.parse(ex.out.trim().split('\n').at(-1)!)).toMatchObject({ envVersions: { household: spec.version }, envVersionWarning: null });
+
+    const t = cli('train', ['--init', old, '--steps', '1', '--tasks', '1', '--group', '2', '--mini-batches', '1', '--history', '0', '--eval-every', '0', '--backend', 'cpu', '--json']);
+    expect(t.code).toBe(0);
+    expect(t.err).toContain(`train: warning: ${warning}`);
+    const events = t.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events[0]).toEqual({ event: 'warning', kind: 'env-version', weights: old, made: 'household-v1', current: spec.version });
+    expect(events[1].event).toBe('start');
+
+    // Same weights, another vocabulary hash in the metadata: refused with exit 2 by both.
+    const w = decodeSafetensors(bytes);
+    const other = path.join(dir, 'other-vocab.safetensors');
+    fs.writeFileSync(other, encodeSafetensors(p.cfg, w.values, { ...w.meta, vocabHash: '0'.repeat(16) }));
+    const ev = cli('eval', ['--policy', other, '--episodes', '1', '--backend', 'cpu']);
+    expect(ev.code).toBe(2);
+    expect(ev.err).toMatch(/--policy .*other-vocab\.safetensors: .*vocab/i);
+    const tr = cli('train', ['--init', other, '--steps', '1', '--backend', 'cpu']);
+    expect(tr.code).toBe(2);
+    expect(tr.err).toMatch(/--init .*other-vocab\.safetensors: .*vocab/i);
   });
 
   it('train --init with a corrupt or wrong-vocabulary weights file exits 2 and writes nothing', () => {
