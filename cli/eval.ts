@@ -18,7 +18,7 @@ import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
 import { Rng } from '../src/core/rng';
-import { buildTokenizer, loadPolicy } from '../src/core/model/policy';
+import { buildTokenizer, loadPolicy, envVersionMismatch } from '../src/core/model/policy';
 import { DECODINGS, runEpisodes } from '../src/core/rollout/runner';
 import { summarize } from '../src/core/rollout/evaluate';
 import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
@@ -58,16 +58,8 @@ interface EnvVersionWarning {
 
 /** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
 function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
-  let versions: unknown;
-  try {
-    versions = JSON.parse(Object.hasOwn(meta, 'envVersions') ? meta.envVersions : '{}');
-  } catch {
-    return null; // decodeSafetensors already refuses malformed envVersions
-  }
-  const made = versions && typeof versions === 'object' && Object.hasOwn(versions, env) ? (versions as Record<string, unknown>)[env] : undefined;
-  const current = getEnvSpec(env).version;
-  if (typeof made !== 'string' || made === current) return null;
-  return { weights, made, current, message: `weights ${weights} were made with environment version ${made}; this is ${current} (task generation may differ, so success rates are not comparable)` };
+  const m = envVersionMismatch(meta, getEnvSpec(env));
+  return m && { weights, made: m.made, current: m.current, message: `weights ${weights} were ${m.message}` };
 }
 
 function fail(msg: string, code = USAGE_EXIT_CODE): never {
@@ -88,7 +80,7 @@ function playScripted(spec: EnvSpec, preset: string, split: Split, first: number
       const admissible = env.admissibleActions();
       const action = expert ? expert.act() : rng.pick(admissible);
       const st = env.step(action);
-      t.steps.push({ observation: obs, admissible, prompt: [], response: [], allowed: [], sampleLogp: [], action, valid: st.valid, reward: st.reward });
+      t.steps.push({ observation: obs, admissible, prompt: [], response: [], allowed: [], sampleLogp: [], sampleEntropy: [], action, valid: st.valid, reward: st.reward });
       t.reward += st.reward;
       if (!st.valid) t.invalidCount++;
       obs = st.observation;

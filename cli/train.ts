@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, UsageError, USAGE_EXIT_CODE, type FlagTable } from './args';
-import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
+import { buildTokenizer, disposePolicy, loadPolicy, savePolicy, envVersionMismatch } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/model/policy';
@@ -55,6 +55,7 @@ const OTHER_FLAGS = {
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
   'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
+  profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
   help: { type: 'boolean', help: 'show this help' },
 } as const satisfies FlagTable;
 
@@ -124,16 +125,8 @@ interface EnvVersionWarning {
 
 /** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
 function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
-  let versions: unknown;
-  try {
-    versions = JSON.parse(Object.hasOwn(meta, 'envVersions') ? meta.envVersions : '{}');
-  } catch {
-    return null; // decodeSafetensors already refuses malformed envVersions
-  }
-  const made = versions && typeof versions === 'object' && Object.hasOwn(versions, env) ? (versions as Record<string, unknown>)[env] : undefined;
-  const current = getEnvSpec(env).version;
-  if (typeof made !== 'string' || made === current) return null;
-  return { weights, made, current, message: `weights ${weights} were made with environment version ${made}; this is ${current} (task generation may differ, so success rates are not comparable)` };
+  const m = envVersionMismatch(meta, getEnvSpec(env));
+  return m && { weights, made: m.made, current: m.current, message: `weights ${weights} were ${m.message}` };
 }
 
 function fail(msg: string): never {
@@ -231,14 +224,15 @@ async function main(): Promise<void> {
     process.stderr.write(`train: warning: ${versionWarning.message}\n`);
     if (json) out({ event: 'warning', kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current });
   }
-  for await (const ev of train(config, { backend, initWeights, analyzerApiKey, onPolicy: (p) => (policy = p) })) {
+  for await (const ev of train(config, { backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p) })) {
     if (ev.event === 'done' && save && policy) writeAtomic(save, await savePolicy(policy, config.model, envVersions, meta));
     if (json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
     } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
     else if (ev.event === 'step') {
       process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
-    } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + '\n');
+      if (ev.phaseMs) process.stdout.write(phaseLine(ev.phaseMs, ev.stepMs) + '\n');
+    } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + (args.profile ? `  (${(ev.evalMs / 1000).toFixed(1)} s)` : '') + '\n');
     else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : ''}` : ''}\n`);
     if (ev.event === 'eval' && saveBest && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
@@ -250,6 +244,12 @@ async function main(): Promise<void> {
 }
 
 /** One readable progress line; `plannedUpdates` > 0 (target KL on) adds the updates applied of those planned. */
+/** `--profile`: one line of where a step's wall time went, in seconds and shares. */
+function phaseLine(p: NonNullable<StepEvent['phaseMs']>, stepMs: number): string {
+  const parts = Object.entries(p).filter(([, ms]) => ms >= 0.5).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / Math.max(stepMs, 1e-3)).toFixed(0)}%)`);
+  return `  time: ${parts.join(', ')}`;
+}
+
 function progress(e: StepEvent, total: number, plannedUpdates: number): string {
   const w = 20, filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;

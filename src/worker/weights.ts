@@ -8,7 +8,7 @@ import { getEnvSpec } from '../core/envs/registry';
 import type { EnvSpec } from '../core/envs/types';
 import type { RunConfig } from '../core/run/config';
 import type { Tokenizer } from '../core/tokenizer/tokenizer';
-import { buildTokenizer, envVersionWarning, savePolicy } from '../core/model/policy';
+import { buildTokenizer, envVersionMismatch, savePolicy } from '../core/model/policy';
 import { decodeSafetensors } from '../core/model/io';
 import type { StoredWeights } from './persist';
 import type { TrainingSession } from './session';
@@ -94,13 +94,13 @@ export interface RunStart {
 export async function resolveStart(config: RunConfig, store: WeightsStore, loadBase: BaseLoader, checkpoint?: string): Promise<RunStart> {
   if (checkpoint) {
     const bytes = await initWeightsFor(store, checkpoint, config);
-    let warning: string | null = null;
+    let warning: string | undefined;
     try {
-      warning = envVersionWarning(decodeSafetensors(bytes).meta, getEnvSpec(config.env));
+      warning = envVersionMismatch(decodeSafetensors(bytes).meta, getEnvSpec(config.env))?.message;
     } catch {
       // A corrupt file is reported by the run's own load, with the tensor and the rule.
     }
-    return { config, bytes, init: { kind: 'checkpoint', label: `checkpoint "${checkpoint}"`, ...(warning ? { warning: `Checkpoint "${checkpoint}": ${warning}.` } : {}) } };
+    return { config, bytes, init: { kind: 'checkpoint', label: `checkpoint "${checkpoint}"`, ...(warning ? { warning: `Checkpoint "${checkpoint}" was ${warning}.` } : {}) } };
   }
   const scratch = { kind: 'scratch' as const, label: `fresh weights from seed ${config.seed}` };
   if (config.init === 'scratch') return { config, init: scratch };

@@ -2,7 +2,9 @@
  * Golden step events: 5-step runs of each algorithm (wasm, B 2 × G 4, 2 mini-batches, seed 1, no evaluation) must
  * print exactly the step events recorded in test/golden/*-steps.jsonl (timing fields excluded). Any refactor that
  * changes a number, a count or a flag of these events fails here; a deliberate change of the numerics re-records
- * the files (the commit says why).
+ * the files (the commit says why). Last re-recorded when old log-probs came from the sampler, micro-batches shrank
+ * to 2048 padded tokens (float rounding of the summed gradients, ~1e-7 relative) and the β = 0 kl metric became
+ * the sampled KL(π_old ‖ π_ref) of the first group; the rollouts, success rates and token counts did not change.
  *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */
@@ -20,7 +22,7 @@ const RUNS: [string, string[]][] = [
     '--kl-backtracks', '2', '--entropy-coef', '0.02']],
 ];
 /** Wall-clock fields: they differ between identical runs. */
-const TIMING = ['tokensPerSecond', 'stepMs', 'elapsedMs', 'analyzerLatencyMs'];
+const TIMING = ['tokensPerSecond', 'stepMs', 'elapsedMs', 'analyzerLatencyMs', 'phaseMs'];
 
 describe('golden step events (same seed, same backend ⇒ the recorded events)', () => {
   it.each(RUNS)('%s', (name, extra) => {

@@ -77,7 +77,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     disposePolicy(p);
     const old = path.join(dir, 'old.safetensors');
     fs.writeFileSync(old, bytes);
-    const warning = `weights ${old} were made with environment version household-v1; this is ${spec.version} (task generation may differ, so success rates are not comparable)`;
+    const warning = `weights ${old} were made with environment version household-v1; this is ${spec.version}: the tasks may differ, so success rates are not comparable`;
 
     const e = cli('eval', ['--policy', old, '--split', 'test-seen', '--episodes', '2', '--backend', 'cpu', '--json']);
     expect(e.code).toBe(0);
@@ -210,6 +210,21 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     const ex = cli('eval', ['--policy', 'expert', '--split', 'test-unseen', '--first-task', '100', '--episodes', '2', '--json']);
     expect(ex.out.trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.event === 'episode').map((x) => x.index)).toEqual([100, 101]);
     expect(cli('eval', ['--first-task', '-1']).code).toBe(2);
+  });
+
+  it('train --profile: step events carry phaseMs (seven phases, ms, summing to at most the step time); without it they do not', () => {
+    const args = ['--steps', '1', '--tasks', '2', '--group', '2', '--mini-batches', '2', '--eval-every', '0', '--json'];
+    const steps = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.event === 'step');
+    const p = cli('train', [...args, '--profile']);
+    expect(p.code).toBe(0);
+    const [e] = steps(p.out);
+    expect(Object.keys(e.phaseMs)).toEqual(['sample', 'env', 'old', 'ref', 'algorithm', 'update', 'guard']);
+    const total = Object.values(e.phaseMs as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(0);
+    expect(total).toBeLessThanOrEqual(e.stepMs + 1);
+    expect(e.phaseMs.old).toBeLessThan(5); // old log-probs come from the sampler: no pass
+    const q = cli('train', args);
+    expect(steps(q.out)[0].phaseMs).toBeUndefined();
   });
 
   it('eval rejects a bad split, a missing weights file and a corrupt one', () => {

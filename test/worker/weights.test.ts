@@ -86,7 +86,7 @@ describe('worker weights', () => {
     const cfg = parseRunConfig(tiny);
     const never = async () => { throw new Error('no base needed'); };
     const a = await resolveStart(cfg, store, never, 'old');
-    expect(a.init.warning).toBe('Checkpoint "old": these weights were made with environment version household-v1; this is household-v2: the tasks may differ, so success rates are not comparable.');
+    expect(a.init.warning).toBe('Checkpoint "old" was made with environment version household-v1; this is household-v2: the tasks may differ, so success rates are not comparable.');
     expect(a.bytes).toEqual(old);
     expect((await resolveStart(cfg, store, never, 'cur')).init.warning).toBeUndefined();
   });

@@ -76,18 +76,17 @@ export function loadPolicy(bytes: Uint8Array, tok: Tokenizer): PolicyHandle & { 
  * The environment version a weights file was made with, compared with the code's (metadata `envVersions`, a JSON
  * object env → version written by `savePolicy`). Weights of another version still load — the vocabulary check
  * refuses what cannot work — but the tasks may differ, so their success rates are not comparable.
- * @returns a one-sentence warning, or null when the versions agree or the file records none.
+ * @returns both versions and a one-sentence warning, or null when they agree or the file records none.
  */
-export function envVersionWarning(meta: Readonly<Record<string, string>>, spec: Pick<EnvSpec, 'name' | 'version'>): string | null {
+export function envVersionMismatch(meta: Readonly<Record<string, string>>, spec: Pick<EnvSpec, 'name' | 'version'>): { made: string; current: string; message: string } | null {
   if (!Object.hasOwn(meta, 'envVersions')) return null;
   let made: unknown;
   try {
     made = JSON.parse(meta.envVersions);
   } catch {
-    return null;
+    return null; // decodeSafetensors refuses malformed envVersions
   }
-  if (!made || typeof made !== 'object' || !Object.hasOwn(made, spec.name)) return null;
-  const v = (made as Record<string, unknown>)[spec.name];
-  return v === spec.version ? null
-    : `these weights were made with environment version ${String(v).slice(0, 40)}; this is ${spec.version}: the tasks may differ, so success rates are not comparable`;
+  const v = made && typeof made === 'object' && Object.hasOwn(made, spec.name) ? (made as Record<string, unknown>)[spec.name] : undefined;
+  if (typeof v !== 'string' || v === spec.version) return null;
+  return { made: v, current: spec.version, message: `made with environment version ${v.slice(0, 40)}; this is ${spec.version}: the tasks may differ, so success rates are not comparable` };
 }

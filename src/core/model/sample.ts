@@ -37,8 +37,13 @@ export interface SampledResponse {
   tokens: number[];
   /** Allowed set used at each token (null = free set). */
   allowed: (Int32Array | null)[];
-  /** Sampler's own log-probs at the sampling temperature (nats), for display only; training re-scores. */
+  /**
+   * Sampler's own log-probs at the sampling temperature (nats, float64 from the float32 logits of the KV-cached pass):
+   * the old policy's log-probs of these tokens (RunConfig.oldLogProbs `sampler`).
+   */
   sampleLogp: number[];
+  /** Entropy of the distribution each token was drawn from (nats). */
+  sampleEntropy: number[];
 }
 
 /**
@@ -64,7 +69,7 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
     }
     keyBias.push(kb);
   });
-  const out: SampledResponse[] = prompts.map(() => ({ tokens: [], allowed: [], sampleLogp: [] }));
+  const out: SampledResponse[] = prompts.map(() => ({ tokens: [], allowed: [], sampleLogp: [], sampleEntropy: [] }));
   const active = prompts.map(() => true);
   // Prefill: logits at the last prompt position and the caches.
   let { lastLogits, cache } = tf.tidy(() => {
@@ -92,7 +97,11 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
       for (let v = 0; v < V; v++) if (row[v] !== -Infinity) z += Math.exp(row[v] - m);
       out[i].tokens.push(tok);
       out[i].allowed.push(allowed);
-      out[i].sampleLogp.push(row[tok] - m - Math.log(z));
+      const lz = m + Math.log(z);
+      let ent = 0;
+      for (let v = 0; v < V; v++) if (row[v] !== -Infinity) ent -= Math.exp(row[v] - lz) * (row[v] - lz);
+      out[i].sampleLogp.push(row[tok] - lz);
+      out[i].sampleEntropy.push(ent);
       next[i] = tok;
       if (tok === o.eos) active[i] = false;
     }

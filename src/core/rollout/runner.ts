@@ -41,7 +41,13 @@ export interface RolloutResult {
   trajectories: Trajectory[];
   /** Tokens that went through the model (prompt prefill + decoded tokens). */
   tokens: number;
+  /** Wall time in the model's sampling (prefill + KV-cached decoding + the CPU draw), ms. */
+  sampleMs: number;
+  /** Wall time in the environments and prompt building (everything else of the rollout), ms. */
+  envMs: number;
 }
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 /** Run one episode per task ref with the policy. @throws Error from the env on a bad ref. */
 export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: string, refs: readonly TaskRef[], o: RolloutOptions): Promise<RolloutResult> {
@@ -56,7 +62,8 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
   const obs = trajs.map((t) => t.initialObservation);
   const hist: Turn[][] = refs.map(() => []);
   const done = refs.map(() => false);
-  let tokens = 0;
+  let tokens = 0, sampleMs = 0;
+  const t0 = now();
   const maxBatch = o.maxBatch ?? 128;
   while (done.some((d) => !d)) {
     const active = done.flatMap((d, i) => (d ? [] : [i]));
@@ -67,10 +74,12 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
         buildPrompt(tok, { task: trajs[i].task, history: hist[i], observation: obs[i], admissible: adm[k], historyTurns: o.historyTurns, episodeSkill: o.episodeSkill?.(i, trajs[i].taskType), stepSkill: o.stepSkill?.(i, envs[i]) }, maxPrompt),
       );
       const tries = o.decoding === 'admissible' ? adm.map((a) => new ActionTrie(a.map((x) => actionTokens(tok, x)), eos)) : null;
+      const ts = now();
       const res = await sampleResponses(policy.params, cfg, prompts, {
         temperature: o.temperature, maxTokens: o.maxActionTokens, eos, freeRow: policy.freeRow, rng: o.rng,
         allowed: (row, prefix) => (tries ? tries[row].allowed(prefix) : null),
       });
+      sampleMs += now() - ts;
       rows.forEach((i, k) => {
         const r = res[k];
         tokens += prompts[k].length + r.tokens.length;
@@ -79,7 +88,7 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
         const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
         const st = envs[i].step(action);
         const rec: StepRecord = {
-          observation: obs[i], admissible: adm[k], prompt: prompts[k], response: r.tokens, allowed: r.allowed, sampleLogp: r.sampleLogp,
+          observation: obs[i], admissible: adm[k], prompt: prompts[k], response: r.tokens, allowed: r.allowed, sampleLogp: r.sampleLogp, sampleEntropy: r.sampleEntropy,
           action, valid: st.valid, reward: st.reward,
         };
         const t = trajs[i];
@@ -95,5 +104,5 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
     }
   }
   for (const t of trajs) t.success = t.success || t.reward >= 1;
-  return { trajectories: trajs, tokens };
+  return { trajectories: trajs, tokens, sampleMs, envMs: now() - t0 - sampleMs };
 }

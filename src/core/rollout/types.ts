@@ -18,6 +18,8 @@ export interface StepRecord {
   allowed: (Int32Array | null)[];
   /** The sampler's log-prob of each response token at the rollout temperature (nats, float64); training re-scores. */
   sampleLogp: number[];
+  /** Entropy of the distribution each response token was drawn from (nats). */
+  sampleEntropy: number[];
   /** Decoded action text as sent to the env. */
   action: string;
   /** False when the env answered `Nothing happens.` to an inadmissible action. */

@@ -16,6 +16,7 @@ import { SKILL_ABLATIONS } from '../algos/skill';
 import { ANALYZER_KINDS } from '../analyzer/types';
 import { MODEL_SIZES } from '../model/config';
 import { DECODINGS } from '../rollout/runner';
+import { OLD_LOGPROB_SOURCES } from '../model/scoring';
 import { ENV_NAMES, getEnvSpec } from '../envs/registry';
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
@@ -79,6 +80,8 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Decoding', flag: 'decoding', group: 'rollouts', help: 'admissible: sampling masked token by token to prefixes of admissible actions; free: any token (an inadmissible action gets "Nothing happens."). Training log-probs are always of the distribution that sampled.' } satisfies FieldMeta),
   temperature: num(0.05, 5).default(1.0)
     .meta({ label: 'Temperature', flag: 'temperature', unit: 'T', group: 'rollouts', symbol: 'T', help: 'Rollout sampling temperature; old, current, reference and skill log-probs are scored at the same T, so the PPO ratio is of the distribution that sampled.', recommended: '1 (on-policy)' } satisfies FieldMeta),
+  oldLogProbs: z.enum(OLD_LOGPROB_SOURCES).default('sampler')
+    .meta({ label: 'Old log-probs', flag: 'old-logprobs', group: 'advanced', help: 'Where the old policy\'s log-probs come from: sampler = the sampler\'s own (the rollout policy is the pre-update policy; no extra pass), rescore = one more forward pass over the step\'s samples (verl\'s recompute; slower, identical up to ~1e-5 nats).', recommended: 'sampler' } satisfies FieldMeta),
   historyTurns: int(0, 30).default(3)
     .meta({ label: 'History (H)', flag: 'history', unit: 'past turns', group: 'advanced', symbol: 'H', help: 'Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.', recommended: '3 from the base; 0 from scratch' } satisfies FieldMeta),
   maxActionTokens: int(2, 64).default(12)

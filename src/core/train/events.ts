@@ -23,8 +23,10 @@ export interface StepEvent {
   /** Token-mean PPO-clip policy loss (without the KL term), averaged over mini-batches. */
   policyLoss: number;
   /**
-   * KL(π ‖ π_ref) to the reference (initial) policy by the k3 estimator (Schulman 2020: exp(δ) − δ − 1, δ = ℓ_ref − ℓ),
-   * token mean over the step's updates (nats/token), clamped to [−10, 10] per token.
+   * KL to the reference (initial) policy by the k3 estimator (Schulman 2020: exp(δ) − δ − 1, δ = ℓ_ref − ℓ, clamped
+   * to [−10, 10] per token), in nats/token. With β > 0 (the KL term is in the loss): KL(π ‖ π_ref), token mean over
+   * the step's updates. With β = 0 it is sampled, not exact: KL(π_old ‖ π_ref) over the first group's action tokens
+   * (the reference is then scored on that group only, which the viewer shows).
    */
   kl: number;
   /** Fraction of action tokens where the ordinary PPO clip was active (verl's pg_clipfrac). */
@@ -77,6 +79,13 @@ export interface StepEvent {
   stepMs: number;
   /** Wall time since training started (ms). */
   elapsedMs: number;
+  /**
+   * Where this step's wall time went (ms): sampling (model), environment and prompts, old-policy and reference
+   * scoring, the algorithm's own work (analyzer and skill re-scoring), the update, the KL guard (max step KL).
+   * Evaluation time is in the eval event (evalMs). Only with TrainOptions.profile (`train --profile`): wall times
+   * differ between identical runs, and step events are otherwise identical for the same seed and backend.
+   */
+  phaseMs?: { sample: number; env: number; old: number; ref: number; algorithm: number; update: number; guard: number };
   /** tf.memory().numTensors after the step (must stay constant after the first step). */
   numTensors: number;
   /** OPID: mean |λ·A_skill| / mean |A| over action tokens; 0 for other algorithms. */

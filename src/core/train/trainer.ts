@@ -44,6 +44,8 @@ export interface TrainOptions {
   analyzer?: Analyzer;
   /** API key for the http analyzer; never stored in the config, a link, an export or a log. */
   analyzerApiKey?: string;
+  /** Add `phaseMs` (where each step's wall time went) to step events. Default false. */
+  profile?: boolean;
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -81,7 +83,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     for (let step = 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
       const ts = now();
-      const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill);
+      const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false);
       event.stepMs = now() - ts;
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
@@ -113,7 +115,7 @@ async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, ro
 
 /** One training step; returns its event (timing fields filled by the caller) and the tokens it processed. */
 async function trainStep(
-  policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState,
+  policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState, profile: boolean,
 ): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number }> {
   const lr = learningRateAt(cfg.learningRate, cfg.lrSchedule, cfg.minLrRatio, step, cfg.steps);
   (optimizer as unknown as { learningRate: number }).learningRate = lr; // tfjs Adam reads it at every applyGradients
@@ -131,39 +133,51 @@ async function trainStep(
     episodeSkill: skill.algo.episodeSkill ? (_i, type) => skill.algo.episodeSkill!(type) : undefined,
   });
   const trajs = roll.trajectories;
+  let tp = now();
+  const lap = () => { const t = now(), d = t - tp; tp = t; return d; };
   const { scores, adv } = outcomeAdvantages(trajs, groupOf, cfg.invalidPenalty, skill.estimator, { norm: cfg.advNorm, groupBy: cfg.advGroupBy, eps: cfg.advEps });
   const packed = packSamples(trajs);
   // Every log-prob is of the distribution that sampled: the rollout temperature T (scoring.ts).
   const T = { temperature: cfg.temperature };
-  const old = await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T);
-  const refS = await scoreSamples(ref, policy.cfg, packed.samples, policy.freeRow, T);
+  // Old log-probs: the sampler's own (the rollout policy is the pre-update policy), or one more pass (oldLogProbs).
+  const old = cfg.oldLogProbs === 'rescore' ? await scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T) : samplerScores(trajs, packed.tokens);
+  const oldMs = lap();
+  // Reference log-probs feed the KL term. With β = 0 they only feed the kl metric and the viewer: score the first
+  // group only, and report its KL (a sample of the step's tokens) instead of a full pass over the batch.
+  const viewCount = packSamples(trajs.slice(0, cfg.groupSize)).samples.length;
+  const refS = await scoreSamples(ref, policy.cfg, cfg.klBeta > 0 ? packed.samples : packed.samples.slice(0, viewCount), policy.freeRow, T);
+  const refMs = lap();
   const aEpTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
   // The algorithm's per-token advantage (GRPO: A_ep; OPID: A_ep + λ·A_skill; registry.ts).
   const a = await skill.algo.advantages({ policy, trajs, groupOf, packed, aEpTraj: adv, aEpTok, oldLogp: old.logp });
   const advTok = a.adv;
+  const algorithmMs = lap();
   const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
-  const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: refS.logp, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
+  const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: cfg.klBeta > 0 ? refS.logp : null, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
+  const updateMs = lap();
   let guard: StepGuard | null = null;
   if (snap) {
     guard = await guardStep(policy.params, optimizer, snap, () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T), old.logp, cfg.maxStepKl, cfg.klBacktracks);
     disposeSnapshot(snap);
   }
+  const guardMs = lap();
   const nSteps = packed.samples.length;
   const event: StepEvent = {
     event: 'step', step,
     successRate: trajs.filter((t) => t.success).length / trajs.length,
     rewardMean: mean(trajs.map((t) => t.reward)),
     scoreMean: mean(scores),
-    policyLoss: m.policyLoss, kl: m.kl, clipFraction: m.clipFraction, clipFractionLower: m.clipFractionLower, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates,
+    policyLoss: m.policyLoss, kl: cfg.klBeta > 0 ? m.kl : sampledKl(old.logp, refS.logp), clipFraction: m.clipFraction, clipFractionLower: m.clipFractionLower, entropy: m.entropy, gradNorm: m.gradNorm, approxKl: m.approxKl, updates: m.updates,
     stepKl: guard?.stepKl ?? null, keptStepKl: guard?.keptStepKl ?? null, rolledBack: guard?.rolledBack ?? false, stepScale: guard?.stepScale ?? 1,
     advantageAbsMean: mean(Array.from(advTok, Math.abs)),
     invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
     samples: nSteps, actionTokens: packed.tokens,
     tokensPerSecond: 0, learningRate: lr, stepMs: 0, elapsedMs: 0, numTensors: 0,
+    ...(profile ? { phaseMs: { sample: roll.sampleMs, env: roll.envMs, old: oldMs, ref: refMs, algorithm: algorithmMs, update: updateMs, guard: guardMs } } : {}),
     ...a.metrics,
     forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: a.cost.tokens, update: m.tokens },
-    forwardSequences: { rollout: nSteps, old: nSteps, ref: nSteps, skill: a.cost.sequences, update: nSteps * cfg.ppoEpochs },
+    forwardSequences: { rollout: nSteps, old: old.tokens ? nSteps : 0, ref: cfg.klBeta > 0 ? nSteps : viewCount, skill: a.cost.sequences, update: nSteps * cfg.ppoEpochs },
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, a.views);
   return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + m.tokens + (guard?.tokens ?? 0) };
@@ -173,6 +187,31 @@ async function trainStep(
 interface SkillState {
   algo: AlgorithmRun;
   estimator: string;
+}
+
+/** The sampler's log-probs and entropies of a step's trajectories, packed like `packSamples` (float32 [M], nats). */
+function samplerScores(trajs: readonly Trajectory[], M: number): { logp: Float32Array; entropy: Float32Array; tokens: number } {
+  const logp = new Float32Array(M), entropy = new Float32Array(M);
+  let o = 0;
+  for (const t of trajs) for (const s of t.steps) {
+    logp.set(s.sampleLogp, o);
+    entropy.set(s.sampleEntropy, o);
+    o += s.sampleLogp.length;
+  }
+  return { logp, entropy, tokens: 0 };
+}
+
+/**
+ * k3 estimate of KL(π_old ‖ π_ref) (Schulman 2020; δ = ℓ_ref − ℓ_old, exp(δ) − δ − 1, clamped to [−10, 10] per token),
+ * token mean over the first `ref.length` tokens (the first group's), in nats. The β = 0 kl metric.
+ */
+function sampledKl(oldLogp: Float32Array, refLogp: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < refLogp.length; i++) {
+    const d = refLogp[i] - oldLogp[i];
+    s += Math.min(10, Math.max(-10, Math.exp(d) - d - 1));
+  }
+  return refLogp.length ? s / refLogp.length : 0;
 }
 
 function mean(xs: readonly number[]): number {

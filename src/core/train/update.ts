@@ -24,8 +24,8 @@ export interface UpdateInputs {
   adv: Float32Array;
   /** Old-policy log-probs (nats). */
   oldLogp: Float32Array;
-  /** Reference-policy log-probs (nats). */
-  refLogp: Float32Array;
+  /** Reference-policy log-probs (nats); null when β = 0 (no KL term, and the kl metric is not measured here). */
+  refLogp: Float32Array | null;
   /** Free-decoding additive mask [V] (model/scoring.freeMaskRow). */
   freeRow: Float32Array;
 }
@@ -54,7 +54,12 @@ export interface UpdateOptions {
   microBatchTokens?: number;
 }
 
-const DEFAULT_MICRO_TOKENS = 16384;
+/**
+ * Padded tokens per micro-batch for nano (divided by activationScale for larger models, at least 1024). Smaller
+ * micro-batches pad less (each is sorted by length) and stay in cache: on wasm, 2048 made a household update ~2×
+ * faster than 16384 (docs/experiments/speed.md).
+ */
+const DEFAULT_MICRO_TOKENS = 2048;
 
 /** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
 function microGrads(
@@ -72,13 +77,13 @@ function microGrads(
     return out;
   };
   const batch = buildScoreBatch(mbSamples, cfg, x.freeRow);
-  const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = tf.tensor1d(pick(x.refLogp));
+  const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = x.refLogp ? tf.tensor1d(pick(x.refLogp)) : null;
   const wT = tf.tensor1d(aggWeights(batch.lengths, plan));
   let metrics: tf.Tensor[] = [];
   const { value, grads } = tf.variableGrads(() => {
     const { logp, entropy } = tokenLogProbs(params, cfg, batch, o.temperature ?? 1);
     const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip, o.clipEpsHigh || o.clipEps);
-    const kl = klK3(logp, refT);
+    const kl = refT ? klK3(logp, refT) : tf.zerosLike(logp);
     const pgLoss = aggLoss(pg.loss, wT, plan);
     const klLoss = aggLoss(kl, wT, plan);
     metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy), tf.sum(approxKlOld(logp, oldT)), tf.sum(pg.clippedLower)].map((t) => tf.keep(t));
@@ -86,7 +91,7 @@ function microGrads(
     const total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
     return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, plan), o.entropyCoef)) : total) as tf.Scalar;
   }, vars);
-  tf.dispose([value, advT, oldT, refT, wT]);
+  tf.dispose([value, advT, oldT, wT, ...(refT ? [refT] : [])]);
   const tokens = batch.tokens;
   disposeBatch(batch);
   return { grads, metrics, tokens };

@@ -62,7 +62,10 @@ describe('OPID in the trainer', () => {
     expect(os.forwardTokens.update).toBe(gs.forwardTokens.update);
     expect(gs.forwardTokens.skill).toBe(0);
     expect(os.forwardSequences).toEqual({ ...gs.forwardSequences, skill: gs.samples });
-    expect(gs.forwardSequences).toEqual({ rollout: gs.samples, old: gs.samples, ref: gs.samples, skill: 0, update: gs.samples });
+    // Old log-probs come from the sampler (no pass); with β = 0 the reference scores only the first group (the viewer's).
+    const shown = g.events.find((e): e is TrajectoriesEvent => e.event === 'trajectories' && e.step === 1)!.group.reduce((n, t) => n + t.steps.length, 0);
+    expect(gs.forwardSequences).toEqual({ rollout: gs.samples, old: 0, ref: shown, skill: 0, update: gs.samples });
+    expect(gs.forwardTokens.old).toBe(0);
     // Critical-first with the heuristic analyzer: every step is re-scored with exactly one skill prompt.
     expect(os.forwardTokens.skill).toBeGreaterThan(0);
     const add = await run({ ...tiny, algo: 'opid', lambdaSkill: 0, ablation: 'additive' });

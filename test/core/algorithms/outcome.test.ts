@@ -37,7 +37,7 @@ describe('GiGPO step-level advantage (Feng et al. 2025; hand-computed)', () => {
 
 describe('tokenAdvantages: A = A_ep + ω·A_step on every token of the step', () => {
   const st = (observation: string, reward: number, valid = true, tokens = 2): StepRecord => ({
-    observation, admissible: ['go to desk 1', 'go to shelf 1'], prompt: [1, 2], response: Array(tokens).fill(3), allowed: Array(tokens).fill(null), sampleLogp: Array(tokens).fill(0),
+    observation, admissible: ['go to desk 1', 'go to shelf 1'], prompt: [1, 2], response: Array(tokens).fill(3), allowed: Array(tokens).fill(null), sampleLogp: Array(tokens).fill(0), sampleEntropy: Array(tokens).fill(0),
     action: 'go to desk 1', valid, reward,
   });
   const traj = (steps: StepRecord[]): Trajectory => ({
