@@ -24,8 +24,14 @@ export const BACKEND_ORDER = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** One concrete tfjs backend name. */
 export type BackendName = (typeof BACKEND_ORDER)[number];
 
-/** Outcome of trying one backend: the adapter text, or why it was skipped. */
-type Attempt = { ok: true; adapter: string } | { ok: false; reason: string };
+/** Outcome of trying one backend: the adapter text (and whether it is a software rasteriser), or why it was skipped. */
+type Attempt = { ok: true; adapter: string; software?: boolean } | { ok: false; reason: string };
+
+/**
+ * Adapter or renderer names of software GPUs: CPU emulations of WebGPU/WebGL (SwiftShader, llvmpipe, Microsoft's
+ * Basic Render Driver), measured ~60× slower than wasm for our models.
+ */
+export const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|softpipe|software|basic render/i;
 
 // Minimal WebGPU shapes we read (the DOM lib of this TypeScript may not ship WebGPU types).
 interface GpuAdapterInfoLike { vendor?: string; architecture?: string; description?: string; device?: string; isFallbackAdapter?: boolean }
@@ -90,7 +96,8 @@ async function tryWebgpu(): Promise<Attempt> {
   tf.env().set('WEBGPU_CPU_FORWARD', false);
   const reason = await activate('webgpu');
   if (reason) return { ok: false, reason };
-  return { ok: true, adapter: (text || 'unknown adapter') + (fallback ? ' (software fallback adapter)' : '') };
+  const software = fallback || SOFTWARE_ADAPTER.test(text);
+  return { ok: true, adapter: (text || 'unknown adapter') + (software ? ' (software adapter)' : ''), software };
 }
 
 async function tryWebgl(): Promise<Attempt> {
@@ -108,7 +115,7 @@ async function tryWebgl(): Promise<Attempt> {
   } catch {
     // The renderer string is informational only.
   }
-  return { ok: true, adapter: `WebGL ${tf.env().getNumber('WEBGL_VERSION')}${renderer ? ' · ' + renderer : ''}` };
+  return { ok: true, adapter: `WebGL ${tf.env().getNumber('WEBGL_VERSION')}${renderer ? ' · ' + renderer : ''}`, software: SOFTWARE_ADAPTER.test(renderer) };
 }
 
 async function tryWasm(): Promise<Attempt> {
@@ -130,8 +137,9 @@ const TRY: Record<BackendName, () => Promise<Attempt>> = { webgpu: tryWebgpu, we
 
 /**
  * Picks and activates a tfjs backend.
- * @param pref `auto` (webgpu → webgl → wasm → cpu) or a backend to force; if the forced one fails, the ones
- *   after it in that order are tried.
+ * @param pref `auto` (webgpu → webgl → wasm → cpu, skipping a WebGPU or WebGL that runs on a software adapter, which
+ *   is far slower than wasm) or a backend to force (a software adapter is then used, and named); if the forced one
+ *   fails, the ones after it in that order are tried.
  * @returns the backend in use, its adapter text, and each skipped backend with its reason.
  * @throws Error listing every reason if no backend works (not expected: cpu always works).
  */
@@ -144,6 +152,10 @@ export async function selectBackend(pref: BackendPref): Promise<BackendInfo> {
       attempt = await TRY[name]();
     } catch (e) {
       attempt = { ok: false, reason: errText(e) };
+    }
+    if (attempt.ok && attempt.software && pref === 'auto' && (name === 'webgpu' || name === 'webgl')) {
+      fallbacks.push({ backend: name, reason: `software adapter (${attempt.adapter.replace(/ \(software adapter\)$/, '')}): a CPU emulation, about 60× slower than wasm; choose ${name} in Settings to use it anyway` });
+      continue;
     }
     if (attempt.ok) return { backend: name, adapter: attempt.adapter, fallbacks };
     fallbacks.push({ backend: name, reason: attempt.reason });

@@ -78,8 +78,17 @@ async function waitForStep(page: Page, n: number, timeoutMs: number, logs: strin
 }
 
 describe('page in Chromium', () => {
-  it('picks webgpu, trains on Start, updates charts and trajectories', async () => {
-    const { page, logs } = await open(TINY_GPU);
+  it('auto skips the software WebGPU adapter (SwiftShader here) for wasm, and the badge says why', async () => {
+    const { page } = await open('model=nano&steps=1');
+    const badge = page.getByTestId('backend-badge');
+    await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/wasm/);
+    expect(await badge.textContent()).toMatch(/⚠/);
+    expect(await page.evaluate(() => document.querySelector('[data-testid="backend-details"]')?.textContent ?? '')).toMatch(/webgpu: software adapter \(.+\): a CPU emulation, about 60× slower than wasm; choose webgpu in Settings to use it anyway/);
+    await page.close();
+  }, 120_000);
+
+  it('trains on a forced webgpu backend (software adapter here): trains on Start, updates charts and trajectories', async () => {
+    const { page, logs } = await open(TINY_GPU + '&backend=webgpu');
     const badge = page.getByTestId('backend-badge');
     await expect.poll(async () => (await badge.textContent())?.trim() ?? '', { timeout: 60_000 }).toMatch(/webgpu/);
     await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);
