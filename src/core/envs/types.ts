@@ -6,10 +6,19 @@
  * address (split, index) and never import the model or the trainer.
  */
 
-/** Task splits. `test-unseen` holds object/receptacle combinations and layouts never generated in `train`. */
-export type Split = 'train' | 'test-seen' | 'test-unseen';
+/**
+ * Task splits. `test-unseen` holds object/receptacle combinations and layouts never generated in `train`. `val`
+ * (validation) holds tasks of the train distribution at addresses no training step and no test split uses
+ * (household: val index i is generated as train index VAL_TRAIN_OFFSET + i, beyond the indices training draws).
+ */
+export type Split = 'train' | 'test-seen' | 'test-unseen' | 'val';
 /** All splits, in display order. */
-export const SPLITS: readonly Split[] = ['train', 'test-seen', 'test-unseen'];
+export const SPLITS: readonly Split[] = ['train', 'test-seen', 'test-unseen', 'val'];
+/**
+ * Training draws its task indices from [0, TRAIN_TASK_INDICES) of `train` (core/train/trainer.ts); the `val` split
+ * is generated from train indices at or above this bound, so no training step ever meets a val task.
+ */
+export const TRAIN_TASK_INDICES = 1_000_000;
 
 /** Address of one task: generated identically on every machine from (env version, preset, split, index). */
 export interface TaskRef {

@@ -5,11 +5,12 @@
  * Draw order, all from one `Rng` seeded with `taskSeed` (a hash of `household/<version>/<preset>/<split>/<index>`):
  * task type → (layout template, combination) → receptacle counts → lamp (look) → task objects → lamp (other
  * tasks, by chance) → distractor objects. `test-unseen` draws only held-out templates and held-out
- * combinations; `train` and `test-seen` only the others. The initial state never satisfies the goal: task
+ * combinations; `train` and `test-seen` only the others. `val` task i is train task TRAIN_TASK_INDICES + i (the train
+ * distribution at addresses training never draws), labelled split `val`, index i. The initial state never satisfies the goal: task
  * objects never start in a receptacle of the target kind, and distractors are never of the task's object kind.
  */
 import { Rng, hash32 } from '../../rng';
-import { SPLITS, type TaskRef } from '../types';
+import { SPLITS, TRAIN_TASK_INDICES, type TaskRef } from '../types';
 import {
   APPLIANCE, CLOSABLE_KINDS, DESKLAMP, LAMP_HOLDERS, OBJECT_KINDS, combosFor, spawnKinds,
   type Combo, type TaskType,
@@ -80,6 +81,11 @@ export function checkTaskRef(ref: TaskRef): void {
  */
 export function generateWorld(preset: string, ref: TaskRef): World {
   checkTaskRef(ref);
+  if (ref.split === 'val') {
+    if (!Number.isSafeInteger(TRAIN_TASK_INDICES + ref.index)) throw new Error(`household: val task index ${ref.index} is too large`);
+    // The train distribution at indices training never draws (taskRng.int(TRAIN_TASK_INDICES) in the trainer).
+    return { ...generateWorld(preset, { split: 'train', index: TRAIN_TASK_INDICES + ref.index }), split: 'val', index: ref.index };
+  }
   const cfg = presetConfig(preset);
   const rng = new Rng(taskSeed(preset, ref));
   const heldOut = ref.split === 'test-unseen';

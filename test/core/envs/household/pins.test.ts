@@ -6,7 +6,8 @@
  *
  * A change to generation must bump the environment version (EnvSpec.version, HOUSEHOLD_VERSION in presets.ts)
  * and these pins together: weights, run configs and manifests record the version, so tasks must never change
- * under the same version. To recompute the pins after a deliberate change, run this file: a failing
+ * under the same version. The `val` split (added later, no version bump: the other splits did not change) is train
+ * tasks at indices 1_000_000 + i, labelled val. To recompute the pins after a deliberate change, run this file: a failing
  * pin prints the new digest as `Received`.
  */
 import { createHash } from 'node:crypto';
@@ -26,11 +27,13 @@ const PINS: Record<string, Record<Split, string>> = {
     train: '26089a5846ff74b3b8afd3e22a6a5199f46808bf6a6c0ebc22821e1d88d5a72d',
     'test-seen': '4fd1742fd5adf3b5639d785bc5e252d130d0fb07f99904ca2e422157eea30782',
     'test-unseen': 'bad41fc0c86ad7d61a09c73c1104f8b90d6f691cf9153ce561dc2178cffebb81',
+    val: 'abb65d386bf998656952bb22345f93b2c13a9e32d789c3914204e6c6f281f2bb',
   },
   default: {
     train: '8aff661a4a763addc3f58ac874dad84ed68352042ace965d9ea94a462eb8d1c4',
     'test-seen': 'dc057194d5b61832ca502eefc86eb49b2cfb676d7aaac2d85817d757f4851604',
     'test-unseen': '1d35f389bfb7de9d45276365453219901e03792e876856d4f3683e90619c7d1a',
+    val: '76ffe08e3537c9be143c142195da23a247188b1542eff24997efab226d930e13',
   },
 };
 
