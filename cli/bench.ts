@@ -4,9 +4,16 @@
  * cross-entropy over all positions with a vocabulary of 1024 — the same work as a PyTorch peer of the bench model),
  * `sampleTokensPerSecond` (KV-cached generation, batch × new tokens / s) and the backend's own `matmulGflops`
  * (a 512×512 by 512×512 float32 matmul) measured in the same process; and `opidOverGrpo`, the ratio of the mean
- * wall time of an OPID training step to a GRPO step (same seed and settings). Speed is measured here, never
- * in tests.
+ * wall time of an OPID training step to a GRPO step (same seed and settings); `kvCacheSpeedup` (KV-cached sampling
+ * against recomputing the whole prefix for every new token, at 128 tokens of context); `household` (the mean wall
+ * time of a GRPO step with the page's defaults — nano from the base, B 8 × G 8, H 3 — and where it goes, phase by
+ * phase, with numTensors after each step); with `--peer torch`, the PyTorch peer's training tokens/s for the same
+ * model, batch and sequence (scripts/peer_torch.py) and the ratio. Speed is measured here, never in tests.
  */
+import { spawnSync } from 'node:child_process';
+import { loadBaseFiles } from './base';
+import { getEnvSpec } from '../src/core/envs/registry';
+import { buildTokenizer } from '../src/core/model/policy';
 import { exitOnClosedStdout } from './files';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
@@ -30,6 +37,8 @@ const SPEC = {
   warmup: { type: 'int', help: 'untimed warm-up steps', default: 2, min: 0, max: 100 },
   'opid-steps': { type: 'int', help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)', default: 3, min: 0, max: 100 },
   'new-tokens': { type: 'int', help: 'tokens generated per row in the sampling benchmark', default: 32, min: 1, max: 256 },
+  'household-steps': { type: 'int', help: 'GRPO steps with the page\'s defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)', default: 2, min: 0, max: 100 },
+  peer: { type: 'string', help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch', choices: ['none', 'torch'], default: 'none' },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   json: { type: 'boolean', help: 'print one JSON line' },
   help: { type: 'boolean', help: 'show this help' },
@@ -47,6 +56,71 @@ async function opidRatio(steps: number, backend: string): Promise<{ grpo: number
     out[algo] = sum / steps;
   }
   return out;
+}
+
+/** Mean wall time (ms) and phase split of `steps` GRPO steps with the page's defaults; numTensors after each step. */
+async function householdSteps(steps: number, backend: string): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[] }> {
+  const spec = getEnvSpec('household');
+  const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
+  let sum = 0;
+  const phase: Record<string, number> = {}, nt: number[] = [];
+  for await (const e of train({ steps, evalEvery: 0, seed: 1 }, { backend, initWeights: base.bytes, profile: true })) {
+    if (e.event !== 'step') continue;
+    sum += e.stepMs;
+    nt.push(e.numTensors);
+    for (const [k, v] of Object.entries(e.phaseMs ?? {})) phase[k] = (phase[k] ?? 0) + v / steps;
+  }
+  return { stepMs: sum / steps, phaseMs: phase, numTensors: nt };
+}
+
+/**
+ * KV-cached sampling against recomputing the prefix: `n` new tokens for B rows after a 128-token context, (a) with
+ * the cache (model/sample.ts) and (b) by a full forward pass over the whole prefix for every new token. Returns b/a.
+ */
+async function kvCacheSpeedup(p: Parameters<typeof forward>[0], cfg: Parameters<typeof forward>[1], B: number, V: number, rng: Rng, n = 8): Promise<number> {
+  const ctx = 128;
+  if (ctx + n > cfg.maxSeq) return NaN;
+  const prompts = Array.from({ length: B }, () => Array.from({ length: ctx }, () => rng.int(V)));
+  const free = freeMaskRow(V, 0, -1);
+  const cached = () => sampleResponses(p, cfg, prompts, { temperature: 1, maxTokens: n, eos: -1, freeRow: free, rng, allowed: () => null });
+  await cached();
+  let t = now();
+  await cached();
+  const withCache = now() - t;
+  const recompute = async () => {
+    const rows = prompts.map((x) => [...x]);
+    for (let k = 0; k < n; k++) {
+      const T = ctx + k;
+      const lg = tf.tidy(() => {
+        const ids = tf.tensor2d(rows.flat(), [B, T], 'int32');
+        const pos = tf.tensor2d(Int32Array.from({ length: B * T }, (_, i) => i % T), [B, T], 'int32');
+        const { hidden } = forward(p, cfg, ids, pos);
+        return logits(p, tf.reshape(tf.slice(hidden, [0, T - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D);
+      });
+      const v = await lg.data();
+      lg.dispose();
+      rows.forEach((r, i) => r.push(v[i * V] > v[i * V + 1] ? 0 : 1)); // any token: the cost is the same
+    }
+  };
+  await recompute();
+  t = now();
+  await recompute();
+  return (now() - t) / withCache;
+}
+
+/** Runs scripts/peer_torch.py with the bench's config; its JSON line, or why it could not run (with the fix). */
+function torchPeer(cfg: { dModel: number; nLayers: number; nHeads: number }, a: { vocab: number; seq: number; batch: number; steps: number }): { trainTokensPerSecond: number; torch: string } | { error: string } {
+  const py = ['/usr/bin/python3', 'python3'].find((x) => spawnSync(x, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0);
+  if (!py) return { error: 'no python3 with torch found; install it with: apt-get install -y python3-torch libopenblas0-pthread (Debian), or pip install torch' };
+  const r = spawnSync(py, ['scripts/peer_torch.py', '--vocab', String(a.vocab), '--d', String(cfg.dModel), '--layers', String(cfg.nLayers), '--heads', String(cfg.nHeads),
+    '--seq', String(a.seq), '--batch', String(a.batch), '--steps', String(a.steps)], { encoding: 'utf8', timeout: 1_800_000 });
+  if (r.status !== 0) return { error: `scripts/peer_torch.py exited ${r.status}: ${(r.stderr ?? '').trim().split('\n').pop()}` };
+  try {
+    const j = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+    return { trainTokensPerSecond: Number(j.trainTokensPerSecond), torch: String(j.torch) };
+  } catch {
+    return { error: 'scripts/peer_torch.py printed no JSON line' };
+  }
 }
 
 async function matmulGflops(): Promise<number> {
@@ -110,16 +184,27 @@ async function main(): Promise<void> {
   await sample();
   const sampleMs = now() - t;
   const gflops = await matmulGflops();
+  const kv = await kvCacheSpeedup(p, cfg, B, V, rng);
   const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
+  const household = a['household-steps'] > 0 ? await householdSteps(a['household-steps'], backend) : null;
+  const peer = a.peer === 'torch' ? torchPeer(cfg, a) : null;
+  // Training FLOPs ≈ 6 · params · tokens (forward 2, backward 4 per parameter and token).
+  const trainGflops = (6 * countParams(cfg) * B * T) / (trainMs / 1000) / 1e9;
   const r = {
     event: 'bench', backend, model: a.model, params: countParams(cfg), seq: T, batch: B, vocab: V,
     trainStepMs: trainMs, trainTokensPerSecond: (B * T) / (trainMs / 1000),
-    sampleTokensPerSecond: (B * nNew) / (sampleMs / 1000), matmulGflops: gflops,
+    sampleTokensPerSecond: (B * nNew) / (sampleMs / 1000), matmulGflops: gflops, trainGflops, trainShareOfMatmul: trainGflops / gflops,
+    kvCacheSpeedup: kv,
+    ...(household ? { household } : {}),
+    ...(peer ? { peer: 'error' in peer ? { error: peer.error } : { ...peer, ratio: (B * T) / (trainMs / 1000) / peer.trainTokensPerSecond } } : {}),
     ...(ratio ? { grpoStepMs: ratio.grpo, opidStepMs: ratio.opid, opidOverGrpo: ratio.opid / ratio.grpo } : {}),
   };
   if (a.json) process.stdout.write(JSON.stringify(r) + '\n');
   else process.stdout.write(`${a.model} on ${backend}: train ${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step, B=${B}, T=${T}), sample ${r.sampleTokensPerSecond.toFixed(0)} tok/s, matmul ${gflops.toFixed(1)} GFLOP/s` +
-    (ratio ? `; OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})` : '') + '\n');
+    ` (training reaches ${(100 * trainGflops / gflops).toFixed(0)}% of it), KV cache ×${kv.toFixed(1)} over recomputing at 128 tokens of context` +
+    (ratio ? `; OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})` : '') + '\n' +
+    (household ? `household GRPO step (page defaults): ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}\n` : '') +
+    (peer ? ('error' in peer ? `PyTorch peer: ${peer.error}\n` : `PyTorch ${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch = ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}\n`) : ''));
 }
 
 main().catch((e) => {
