@@ -32,6 +32,31 @@ export class SkillMemory {
     return list?.length ? list.slice(0, k).join(' ') : undefined;
   }
 
+  /** The memory as JSON: `{"v":1,"byType":[[taskType, [skill, …most recent first]], …]}` in insertion order. */
+  toJSON(): string {
+    return JSON.stringify({ v: 1, byType: [...this.byType] });
+  }
+
+  /**
+   * Replace the memory with one written by `toJSON` (insertion order kept; lists cut to the capacity).
+   * @throws Error naming the problem when `s` is not such JSON.
+   */
+  load(s: string): void {
+    let o: unknown;
+    try {
+      o = JSON.parse(s);
+    } catch {
+      throw new Error('skill-grpo state: not JSON; the checkpoint is corrupt');
+    }
+    const ok = (x: unknown): x is { v: 1; byType: [string, string[]][] } =>
+      typeof x === 'object' && x !== null && Object.hasOwn(x, 'v') && (x as { v: unknown }).v === 1 && Object.hasOwn(x, 'byType') &&
+      Array.isArray((x as { byType: unknown }).byType) &&
+      (x as { byType: unknown[] }).byType.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && Array.isArray(e[1]) && e[1].every((k: unknown) => typeof k === 'string'));
+    if (!ok(o)) throw new Error('skill-grpo state: expected {"v":1,"byType":[[taskType, [skill, …]], …]}; the checkpoint is corrupt');
+    this.byType.clear();
+    for (const [type, list] of o.byType) this.byType.set(type, list.slice(0, this.capacity));
+  }
+
   /** Number of remembered skills per task type. */
   sizes(): Record<string, number> {
     return Object.fromEntries([...this.byType].map(([k, v]) => [k, v.length]));
@@ -50,6 +75,8 @@ export const skillGrpo: Algorithm = {
     const skillFor = (type: string) => memory.get(type, cfg.skillMemoryTopK);
     return {
       episodeSkill: skillFor,
+      saveState: () => memory.toJSON(),
+      loadState: (s) => memory.load(s),
       async advantages(ctx) {
         // The skill each episode acted with (the memory does not change during a step's rollouts).
         for (const t of ctx.trajs) t.episodeSkill = skillFor(t.taskType);

@@ -90,6 +90,16 @@ export interface AlgorithmRun {
    * counted in the metrics; the step goes on).
    */
   advantages(ctx: StepContext): Promise<AlgorithmStep>;
+  /**
+   * The state this instance keeps across steps (Skill-GRPO's memory), as a string for a resumable checkpoint
+   * (core/train/checkpoint.ts). Absent for stateless algorithms (GRPO, OPID).
+   */
+  saveState?(): string;
+  /**
+   * Replace the state with one written by `saveState` of the same algorithm, so that training resumed from a
+   * checkpoint continues exactly as the uninterrupted run. @throws Error naming the problem on a malformed string.
+   */
+  loadState?(s: string): void;
 }
 
 /** A registered algorithm. */
