@@ -140,6 +140,12 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Eval episodes', flag: 'eval-episodes', unit: 'per split', group: 'evaluation', help: 'Episodes per split at each evaluation (tasks 0..n−1 of the split).', recommended: '200 for a result (one standard error ≈ 3 points at 50%)' } satisfies FieldMeta),
   evalTemperature: num(0.05, 5).default(0.4)
     .meta({ label: 'Eval temperature', flag: 'eval-temperature', unit: 'T', group: 'evaluation', help: 'Sampling temperature of evaluation episodes.', recommended: '0.4' } satisfies FieldMeta),
+  checkpointEvery: int(0, 100000).default(10)
+    .meta({ label: 'Checkpoint every', flag: 'checkpoint-every', unit: 'steps', group: 'internal', help: 'With train --run-dir: write a resumable checkpoint (weights, Adam state, algorithm state) every k steps and at the last step. 0 = none.' } satisfies FieldMeta),
+  valTasks: int(0, 10000).default(0)
+    .meta({ label: 'Validation tasks', flag: 'val-tasks', unit: 'tasks', group: 'internal', help: 'With train --run-dir: at every checkpoint the policy plays val tasks 0..n−1 (the train distribution at addresses no training step or test split uses) valSamples times each at the eval temperature; pass rates go to val.json. 0 = off.' } satisfies FieldMeta),
+  valSamples: int(1, 64).default(4)
+    .meta({ label: 'Validation samples', flag: 'val-samples', unit: 'episodes per task', group: 'internal', help: 'Episodes per val task at each validation; a task\'s pass rate is its successes / this.', recommended: '4' } satisfies FieldMeta),
   ablation: z.enum(SKILL_ABLATIONS).default('none')
     .meta({ label: 'Ablation', flag: 'ablation', group: 'opid', help: 'OPID ablation (OPID paper §4.3): none (critical-first routing), no-episode, no-step, additive routing.', optionLabels: { none: 'none (critical-first)', 'no-episode': 'no episode skills', 'no-step': 'no step skills', additive: 'additive routing' } } satisfies FieldMeta),
   lambdaSkill: num(0, 100).default(0.3)
@@ -265,6 +271,8 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
       out.push({ field: 'analyzerUrl', message: 'the http analyzer needs an http:// or https:// base URL without credentials, query or fragment, e.g. http://localhost:11434 (put the API key in OPD_ANALYZER_API_KEY or the page\'s key field)' });
     if (!c.analyzerModel.trim()) out.push({ field: 'analyzerModel', message: 'the http analyzer needs a model name, e.g. qwen2.5:7b' });
   }
+  if (c.valTasks > 0 && c.checkpointEvery === 0)
+    out.push({ field: 'valTasks', message: 'validation runs at every checkpoint, and checkpointEvery is 0 (off); set checkpointEvery (e.g. 10) or set valTasks to 0' });
   if (c.dualClip !== 0 && c.dualClip <= 1)
     out.push({ field: 'dualClip', message: 'dual-clip constant must be > 1 (or 0 to disable); recommended 3' });
   return out;
