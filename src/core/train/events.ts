@@ -187,6 +187,41 @@ export interface StartEvent {
   vocabSize: number;
   /** Version of each environment the run uses (env name → version, e.g. household → household-v2). */
   envVersions: Record<string, string>;
+  /** Present when training resumed from a checkpoint: its step k (the next step event is k + 1). */
+  resumedFrom?: number;
+}
+
+/**
+ * A resumable checkpoint after step `step` (TrainOptions.checkpoints, every config.checkpointEvery steps and at the
+ * last step). Carries bytes (core/train/checkpoint.ts): the CLI writes them to the run directory and writes this
+ * event to events.jsonl without them.
+ */
+export interface CheckpointEvent {
+  event: 'checkpoint';
+  step: number;
+  /** The policy weights: model/policy.ts savePolicy's safetensors format (metadata kind, step, seed). */
+  weights: Uint8Array;
+  /** What resuming needs besides the weights: Adam state, reference policy, algorithm state, best evaluation. */
+  state: Uint8Array;
+}
+
+/**
+ * Validation before the checkpoint of the same step (config.valTasks > 0): the policy played val tasks 0..n−1
+ * valSamples times each at evalTemperature, sampling from the `val/<step>` stream. Rates in [0, 1].
+ */
+export interface ValidationEvent {
+  event: 'validation';
+  step: number;
+  /** Episodes per task (config.valSamples). */
+  samples: number;
+  /** Pass rate of val task i (successes / samples), i = 0..n−1. */
+  passRates: number[];
+  /** Task type of val task i. */
+  taskTypes: string[];
+  /** Mean of passRates. */
+  successRate: number;
+  /** Wall time of the validation (ms). */
+  valMs: number;
 }
 
 /** Training ended (all steps done). */
@@ -203,4 +238,4 @@ export interface DoneEvent {
 }
 
 /** Every event the trainer yields. */
-export type TrainEvent = StartEvent | StepEvent | TrajectoriesEvent | EvalEvent | DoneEvent;
+export type TrainEvent = StartEvent | StepEvent | TrajectoriesEvent | EvalEvent | ValidationEvent | CheckpointEvent | DoneEvent;

@@ -6,15 +6,22 @@
  *
  * Per step: sample B train tasks → G rollouts each → scores and group advantages → old and reference
  * log-probs re-scored → PPO-clip + KL update over mini-batches → events.
+ *
+ * With `checkpoints` the trainer also yields, every `checkpointEvery` steps and at the last step, a `validation`
+ * event (valTasks > 0; val tasks at the eval temperature, `val/s` stream) and a `checkpoint` event with the bytes
+ * resuming needs (core/train/checkpoint.ts); `resume` continues from such a checkpoint at step k + 1, and the step
+ * events that follow equal an uninterrupted run's (same seed and backend).
  */
 import * as tf from '../tf';
 import { Rng } from '../rng';
 import { parseRunConfig, type RunConfig } from '../run/config';
 import { getEnvSpec } from '../envs/registry';
-import type { EnvSpec, TaskRef } from '../envs/types';
+import { TRAIN_TASK_INDICES, type EnvSpec, type TaskRef } from '../envs/types';
 import { cloneFrozen, countParams, type Params } from '../model/params';
+import { decodeTrainState, captureAdam, restoreAdam, encodeTrainState, type TrainState } from './checkpoint';
+import { BestEval } from './best';
 import { scoreSamples } from '../model/scoring';
-import { buildTokenizer, createPolicy, loadPolicy, type PolicyHandle } from '../model/policy';
+import { buildTokenizer, createPolicy, loadPolicy, savePolicy, type PolicyHandle } from '../model/policy';
 import { runEpisodes } from '../rollout/runner';
 import type { Trajectory } from '../rollout/types';
 import { evaluatePolicy } from '../rollout/evaluate';
@@ -24,7 +31,7 @@ import { outcomeAdvantages, packSamples, tokenAdvantages, type PackedSamples } f
 import type { AlgorithmRun, AlgorithmViews } from '../algorithms/types';
 import type { Analyzer } from '../analyzer/types';
 import { ppoUpdate } from './update';
-import type { EvalEvent, StepEvent, TrainEvent, TrajectoryView } from './events';
+import type { CheckpointEvent, EvalEvent, StepEvent, TrainEvent, TrajectoryView, ValidationEvent } from './events';
 import { disposeSnapshot, guardStep, takeSnapshot, type StepGuard } from './rollback';
 
 /** Options of `train` that are not part of the run config. */
@@ -46,6 +53,17 @@ export interface TrainOptions {
   analyzerApiKey?: string;
   /** Add `phaseMs` (where each step's wall time went) to step events. Default false. */
   profile?: boolean;
+  /**
+   * Yield `validation` (config.valTasks > 0) and `checkpoint` events every config.checkpointEvery steps and at the
+   * last step (checkpointEvery 0: none). Default false (the page keeps no run directory).
+   */
+  checkpoints?: boolean;
+  /**
+   * Continue from a checkpoint event's bytes (`weights`, `state`) of a run with this same config (`steps` may be
+   * larger): training goes on at step k + 1 without the step-0 evaluation. `initWeights` is then ignored.
+   * @throws (from `train`) Error when the state file is corrupt, belongs to another seed or algorithm state, or k ≥ steps.
+   */
+  resume?: { weights: Uint8Array; state: Uint8Array };
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -60,27 +78,64 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   const spec = getEnvSpec(cfg.env);
   const root = new Rng(cfg.seed);
   const tok = buildTokenizer(spec);
-  if (!opts.initWeights && cfg.init === 'base')
+  let resume: TrainState | null = null;
+  if (opts.resume) {
+    resume = decodeTrainState(opts.resume.state);
+    if (resume.seed !== cfg.seed) throw new Error(`train: the checkpoint is of seed ${resume.seed}, the config's seed is ${cfg.seed}; resume with the run's own config`);
+    if (resume.step >= cfg.steps) throw new Error(`train: the checkpoint is at step ${resume.step} and the run has ${cfg.steps} steps; nothing to resume (raise steps to continue)`);
+  } else if (!opts.initWeights && cfg.init === 'base')
     throw new Error("train: config.init is 'base' but no base weights were passed (opts.initWeights); load the shipped base policy first, or set init to 'scratch'");
-  const policy = opts.initWeights ? loadPolicy(opts.initWeights, tok) : createPolicy(cfg.model, tok, root.fork('init'));
+  const startBytes = opts.resume?.weights ?? opts.initWeights;
+  const policy = startBytes ? loadPolicy(startBytes, tok) : createPolicy(cfg.model, tok, root.fork('init'));
   if ('size' in policy && policy.size !== cfg.model) {
     tf.dispose(Object.values(policy.params));
-    throw new Error(`initial weights are model size ${policy.size} but the config asks for ${cfg.model}; set model to ${policy.size}`);
+    throw new Error(`${resume ? 'checkpoint' : 'initial'} weights are model size ${policy.size} but the config asks for ${cfg.model}; set model to ${policy.size}`);
   }
   const paramCount = countParams(policy.cfg);
-  const ref: Params = cloneFrozen(policy.params);
-  const optimizer = tf.train.adam(cfg.learningRate, cfg.adamBeta1, cfg.adamBeta2, cfg.adamEps);
-  const algo = getAlgorithm(cfg.algo);
-  const method = algo.create({ cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
-  const skill = { algo: method, estimator: algo.outcomeEstimator };
-  opts.onPolicy?.(policy);
-  const t0 = now();
-  let undoneSteps = 0, shrunkSteps = 0;
+  let ref: Params;
   try {
+    ref = resume ? referenceFrom(resume, policy.params) : cloneFrozen(policy.params);
+  } catch (e) {
+    tf.dispose(Object.values(policy.params));
+    throw e;
+  }
+  const optimizer = tf.train.adam(cfg.learningRate, cfg.adamBeta1, cfg.adamBeta2, cfg.adamEps);
+  const t0 = now();
+  let undoneSteps = resume?.undoneSteps ?? 0, shrunkSteps = resume?.shrunkSteps ?? 0;
+  try {
+    const algo = getAlgorithm(cfg.algo);
+    const method = algo.create({ cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
+    const skill = { algo: method, estimator: algo.outcomeEstimator };
+    const best = new BestEval();
+    if (resume) {
+      if (resume.algoState !== null) {
+        if (!method.loadState) throw new Error(`train: the checkpoint holds algorithm state but ${cfg.algo} keeps none; resume with the run's own algorithm`);
+        method.loadState(resume.algoState);
+      } else if (method.saveState) throw new Error(`train: ${cfg.algo} keeps state across steps but the checkpoint holds none; resume with the run's own algorithm`);
+      await restoreAdam(optimizer, policy.params, resume.adam);
+      if (resume.best) Object.assign(best, { step: resume.best.step, score: resume.best.score, splits: { ...resume.best.splits } });
+    }
+    opts.onPolicy?.(policy);
     const envVersions = { [spec.name]: spec.version };
-    yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size, envVersions };
-    if (cfg.evalEvery > 0) yield await evalEvent(policy, spec, cfg, root, 0, skill);
-    for (let step = 1; step <= cfg.steps; step++) {
+    const shapes = new Map(Object.entries(policy.params).map(([k, v]) => [k, v.shape]));
+    let refValues: Map<string, Float32Array> | null = resume?.reference ?? null;
+    const checkpoint = async (step: number): Promise<CheckpointEvent> => {
+      refValues ??= new Map(await Promise.all(Object.entries(ref).map(async ([k, v]) => [k, (await v.data()) as Float32Array] as const)));
+      const weights = await savePolicy(policy, cfg.model, envVersions, { kind: 'checkpoint', step: String(step), seed: String(cfg.seed), historyTurns: String(cfg.historyTurns) });
+      const state = encodeTrainState({
+        step, seed: cfg.seed, envVersions, adam: await captureAdam(optimizer, policy.params), reference: refValues,
+        algoState: method.saveState ? method.saveState() : null, best: best.step >= 0 ? { step: best.step, score: best.score, splits: { ...best.splits } } : null,
+        undoneSteps, shrunkSteps,
+      }, shapes);
+      return { event: 'checkpoint', step, weights, state };
+    };
+    yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size, envVersions, ...(resume ? { resumedFrom: resume.step } : {}) };
+    if (cfg.evalEvery > 0 && !resume) {
+      const ev = await evalEvent(policy, spec, cfg, root, 0, skill);
+      best.offer(ev);
+      yield ev;
+    }
+    for (let step = (resume?.step ?? 0) + 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
       const ts = now();
       const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false);
@@ -92,7 +147,15 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       else if (event.stepScale < 1) shrunkSteps++;
       yield event;
       yield { event: 'trajectories', step, group };
-      if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) yield await evalEvent(policy, spec, cfg, root, step, skill);
+      if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) {
+        const ev = await evalEvent(policy, spec, cfg, root, step, skill);
+        best.offer(ev);
+        yield ev;
+      }
+      if (opts.checkpoints && cfg.checkpointEvery > 0 && (step % cfg.checkpointEvery === 0 || step === cfg.steps)) {
+        if (cfg.valTasks > 0) yield await validationEvent(policy, spec, cfg, root, step, skill);
+        yield await checkpoint(step);
+      }
     }
     yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0, undoneSteps, shrunkSteps, envVersions };
   } finally {
@@ -100,6 +163,47 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     tf.dispose(Object.values(ref));
     tf.dispose(Object.values(policy.params));
   }
+}
+
+/**
+ * The frozen reference policy of a resumed run from its state file: one kept tensor per parameter of `params`
+ * (same shapes). @throws Error when a parameter is missing or mis-sized (a corrupt or foreign checkpoint).
+ */
+function referenceFrom(st: TrainState, params: Params): Params {
+  const out: Params = {};
+  try {
+    for (const [k, v] of Object.entries(params)) {
+      const data = st.reference.get(k);
+      if (!data || data.length !== v.size) throw new Error(`checkpoint state: reference/${k} has ${data?.length ?? 'no'} values, expected ${v.size}`);
+      out[k] = tf.keep(tf.tensor(data, v.shape, 'float32'));
+    }
+  } catch (e) {
+    tf.dispose(Object.values(out));
+    throw e;
+  }
+  return out;
+}
+
+/**
+ * Validation at a checkpoint: val tasks 0..valTasks−1, each played valSamples times (episodes task-major) in one
+ * batch at the eval temperature from the `val/<step>` stream, with the algorithm's episode skill as in evaluation.
+ */
+async function validationEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState): Promise<ValidationEvent> {
+  const t = now();
+  const r = cfg.valSamples;
+  const refs: TaskRef[] = [];
+  for (let i = 0; i < cfg.valTasks; i++) for (let k = 0; k < r; k++) refs.push({ split: 'val', index: i });
+  const roll = await runEpisodes(policy, spec, cfg.preset, refs, {
+    decoding: cfg.decoding, temperature: cfg.evalTemperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`val/${step}`),
+    episodeSkill: skill.algo.episodeSkill ? (_i, type) => skill.algo.episodeSkill!(type) : undefined,
+  });
+  const passRates: number[] = [], taskTypes: string[] = [];
+  for (let i = 0; i < cfg.valTasks; i++) {
+    const g = roll.trajectories.slice(i * r, (i + 1) * r);
+    passRates.push(g.filter((x) => x.success).length / r);
+    taskTypes.push(g[0].taskType);
+  }
+  return { event: 'validation', step, samples: r, passRates, taskTypes, successRate: mean(passRates), valMs: now() - t };
 }
 
 async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState): Promise<EvalEvent> {
@@ -122,7 +226,7 @@ async function trainStep(
   const taskRng = root.fork(`tasks/${step}`);
   const refs: TaskRef[] = [], groupOf: number[] = [];
   for (let b = 0; b < cfg.tasksPerStep; b++) {
-    const index = taskRng.int(1_000_000);
+    const index = taskRng.int(TRAIN_TASK_INDICES);
     for (let g = 0; g < cfg.groupSize; g++) {
       refs.push({ split: 'train', index });
       groupOf.push(b);
