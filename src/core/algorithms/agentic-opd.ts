@@ -1,0 +1,276 @@
+/**
+ * Agentic-OPD (2026), HCN / LAD: on-policy distillation from a GRPO run's discarded checkpoints. The student is the
+ * run's best-validation checkpoint (the policy being trained); the teachers are the run's other checkpoints, frozen,
+ * reached through a `TeacherPool` (one teacher resident at a time). Each round a teacher is chosen (HCN by default,
+ * algos/agentic.ts `hcnSelect`; or the fixed / random / union ablations); each step the student's failed rollouts on
+ * tasks where the teacher does better are kept (LAD, `ladGate`), their sampled action tokens are scored by the
+ * teacher, and A = opdCoef·(ℓ_teacher − ℓ_old) + taskCoef·A_ep per action token (`distillAdvantage`,
+ * `combineDistill`); PPO-clip does the rest. ℓ_old is the student's (pre-update, sampling) log-prob, so A_opd is the
+ * per-token negative reverse-KL sample; `reverseKl` reports its gated token mean.
+ *
+ * Cost per step: one teacher scoring pass over the gated trajectories' samples (prompt + response tokens, reported
+ * in `cost`), plus, for training-task LAD, one `teacherPassRate` call per (teacher, task) of a group with at least one
+ * failed rollout, memoised for the run (a frozen teacher's pass rate on a task does not change): G teacher episodes
+ * each when the pool rolls out G times. Val-panel tasks cost no rollouts (the solved matrix answers).
+ */
+import type { TaskRef } from '../envs/types';
+import type { ScoreSample } from '../model/scoring';
+import { Rng } from '../rng';
+import {
+  checkHcnState, combineDistill, distillAdvantage, fixedTeacher, hcnInitialState, hcnSelect, ladGate, randomTeacher,
+  trajectoryTokenGate, unionTeachers, DEFAULT_OPD_COEF, DEFAULT_TASK_COEF, type HcnState, type LadEvidence,
+} from '../algos/agentic';
+import { NO_SKILL_METRICS, type Algorithm, type AlgorithmInit, type AlgorithmRun, type AlgorithmStep, type StepContext } from './types';
+
+/**
+ * The frozen teachers: every checkpoint of the GRPO run except the student. Implemented by the trainer from the run
+ * directory (checkpoints + the validation solved matrix).
+ */
+export interface TeacherPool {
+  /** Teacher ids (checkpoint steps), the student excluded. */
+  readonly ids: readonly number[];
+  /** Q_i: validation tasks teacher `id` solved at its validation (a row of the solved matrix). */
+  solved(id: number): ReadonlySet<number>;
+  /** Task type of validation task `task` (HCN's type-coverage tie-break); undefined if unknown. */
+  taskType(task: number): string | undefined;
+  /**
+   * Per-token log-probs (nats) of the samples' response tokens under teacher `id` at `temperature` with each sample's
+   * allowed mask, packed sample-major as model/scoring.ts `scoreSamples` returns them (length Σ response lengths).
+   * The pool loads the teacher's weights (one teacher resident at a time).
+   */
+  score(id: number, samples: readonly ScoreSample[], temperature: number): Promise<Float32Array>;
+  /** The validation-panel task id of a task, if it is on the panel (LAD's `val` rule); absent = no panel tasks in training. */
+  panelTask?(ref: TaskRef): number | undefined;
+  /**
+   * Teacher `id`'s pass rate ∈ [0, 1] on a training task from its own rollouts (G episodes at the rollout
+   * temperature) — LAD's `train` rule. Absent: training tasks off the panel are never distilled.
+   */
+  teacherPassRate?(id: number, ref: TaskRef): Promise<number>;
+}
+
+/** Teacher selection rules: HCN (the paper's) and the ablations. */
+export const TEACHER_SELECTORS = ['hcn', 'fixed', 'random', 'union'] as const;
+/** One of TEACHER_SELECTORS. */
+export type TeacherSelector = (typeof TEACHER_SELECTORS)[number];
+
+/** Agentic-OPD's settings (RunConfig fields of the same names once the schema has them). */
+export interface AgenticOpdOptions {
+  /** How the teacher is chosen each round. */
+  teacherSelect: TeacherSelector;
+  /** Weight of A_opd. */
+  opdCoef: number;
+  /** Weight of the GRPO advantage A_ep. */
+  taskCoef: number;
+  /** LAD on: distil only failed rollouts on tasks where the teacher does better; off: every rollout that has a teacher. */
+  ladGate: boolean;
+}
+
+/** Defaults of AgenticOpdOptions. */
+export const AGENTIC_OPD_DEFAULTS: Readonly<AgenticOpdOptions> = Object.freeze({ teacherSelect: 'hcn', opdCoef: DEFAULT_OPD_COEF, taskCoef: DEFAULT_TASK_COEF, ladGate: true });
+
+/** Serialisable run state for resume (JSON round-trips it). */
+export interface AgenticOpdState {
+  /** Rounds of teacher selection done (1 after create). */
+  round: number;
+  /** The current teacher (null under `union`: one teacher per task). */
+  teacherId: number | null;
+  /** HCN's weights after the last round. */
+  hcn: HcnState;
+  /** P: the student's solved validation tasks at its latest validation, ascending. */
+  studentSolved: number[];
+  /** Whether the last round's student already solved every task some teacher solves. */
+  nothingToLearn: boolean;
+  /** HCN score of the current teacher (|Q ∖ P| under fixed / random; 0 under union). */
+  teacherScore: number;
+}
+
+/** What `create` needs besides AlgorithmInit. */
+export interface AgenticOpdExtras {
+  teacherPool: TeacherPool;
+  /** P at the start (the student's latest validation). */
+  studentSolved: Iterable<number>;
+  /** Overrides of the options (else RunConfig fields of the same names, else AGENTIC_OPD_DEFAULTS). */
+  options?: Partial<AgenticOpdOptions>;
+  /** Resume from a saved `state()` instead of selecting the first teacher. */
+  resume?: AgenticOpdState;
+  /** Generator for the random ablation (round r uses rng.fork(`round/r`)); default Rng(cfg.seed).fork('agentic-opd/teacher'). */
+  rng?: Rng;
+}
+
+/** Init of agentic-opd. */
+export type AgenticOpdInit = AlgorithmInit & AgenticOpdExtras;
+
+/** Per-step numbers for events (the lead wires them into StepEvent). */
+export interface AgenticOpdExtra {
+  /** Current teacher (null under union). */
+  teacherId: number | null;
+  /** Teachers actually scored this step, ascending. */
+  teachersUsed: number[];
+  teacherScore: number;
+  /** Fraction of the step's trajectories distilled. */
+  ladShare: number;
+  /** Token mean over gated tokens of ℓ_student − ℓ_teacher (nats); 0 with none. */
+  reverseKl: number;
+  /** Gated action tokens. */
+  gatedTokens: number;
+  /** teacherPassRate calls made this step (each G teacher episodes; memo hits excluded). */
+  teacherRolloutCalls: number;
+  round: number;
+  nothingToLearn: boolean;
+}
+
+/** What agentic-opd's `advantages` returns. */
+export interface AgenticOpdStep extends AlgorithmStep {
+  extra: AgenticOpdExtra;
+}
+
+/** One run of agentic-opd. */
+export interface AgenticOpdRun extends AlgorithmRun {
+  advantages(ctx: StepContext): Promise<AgenticOpdStep>;
+  /** Next round after a student validation: P ← `studentSolved`, the teacher is chosen again (HCN updates its weights). */
+  newRound(studentSolved: Iterable<number>): AgenticOpdState;
+  /** The serialisable state (a copy). */
+  state(): AgenticOpdState;
+}
+
+/** Resolve options: explicit > RunConfig fields of the same names > defaults. @throws Error on a bad value. */
+export function resolveAgenticOptions(cfg: unknown, explicit: Partial<AgenticOpdOptions> = {}): AgenticOpdOptions {
+  const fromCfg = (cfg ?? {}) as Partial<Record<keyof AgenticOpdOptions, unknown>>;
+  const pick = <K extends keyof AgenticOpdOptions>(k: K): unknown => explicit[k] ?? fromCfg[k] ?? AGENTIC_OPD_DEFAULTS[k];
+  const o = { teacherSelect: pick('teacherSelect'), opdCoef: pick('opdCoef'), taskCoef: pick('taskCoef'), ladGate: pick('ladGate') };
+  if (!(TEACHER_SELECTORS as readonly unknown[]).includes(o.teacherSelect)) throw new Error(`agentic-opd: unknown teacherSelect "${String(o.teacherSelect)}"; known: ${TEACHER_SELECTORS.join(', ')}`);
+  for (const k of ['opdCoef', 'taskCoef'] as const) if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) throw new Error(`agentic-opd: ${k} must be a finite number, got ${String(o[k])}`);
+  if (typeof o.ladGate !== 'boolean') throw new Error(`agentic-opd: ladGate must be a boolean, got ${String(o.ladGate)}`);
+  return o as AgenticOpdOptions;
+}
+
+const refKey = (r: TaskRef) => `${r.split}/${r.index}`;
+
+/** Agentic-OPD as a registered algorithm. `create` needs AgenticOpdExtras (teacherPool, studentSolved). */
+export const agenticOpd = {
+  name: 'agentic-opd',
+  summary: 'on-policy distillation from the run\'s own discarded checkpoints: HCN teacher choice, LAD gate, A = ℓ_teacher − ℓ_student',
+  outcomeEstimator: 'grpo',
+  source: 'Agentic-OPD (2026), HCN / LAD: A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep on LAD-gated rollouts',
+  create(init: AlgorithmInit): AgenticOpdRun {
+    const x = init as Partial<AgenticOpdInit>;
+    const pool = x.teacherPool;
+    if (!pool) throw new Error('agentic-opd needs a teacher pool (init.teacherPool: the run\'s other checkpoints) and the student\'s solved validation tasks (init.studentSolved)');
+    if (!x.studentSolved && !x.resume) throw new Error('agentic-opd needs init.studentSolved (the student\'s solved validation tasks) or init.resume');
+    const opts = resolveAgenticOptions(init.cfg, x.options);
+    const baseRng = x.rng ?? new Rng(init.cfg.seed).fork('agentic-opd/teacher');
+    const rows = () => pool.ids.map((id) => ({ id, solved: pool.solved(id) }));
+    const taskTypes = (): Map<number, string> => {
+      const m = new Map<number, string>();
+      for (const id of pool.ids) for (const q of pool.solved(id)) {
+        const ty = pool.taskType(q);
+        if (ty !== undefined) m.set(q, ty);
+      }
+      return m;
+    };
+    const union = opts.teacherSelect === 'union' ? unionTeachers(rows()) : undefined;
+
+    let st: AgenticOpdState;
+    const select = (P: Set<number>, round: number, hcn: HcnState): AgenticOpdState => {
+      const gainOf = (id: number) => [...pool.solved(id)].filter((q) => !P.has(q)).length;
+      const nothingToLearn = pool.ids.every((id) => gainOf(id) === 0);
+      const base = { round, studentSolved: [...P].sort((a, b) => a - b), nothingToLearn };
+      switch (opts.teacherSelect) {
+        case 'hcn': {
+          const r = hcnSelect(rows(), P, taskTypes(), hcn);
+          return { ...base, teacherId: r.teacherId, hcn: r.state, teacherScore: r.scores.find((s) => s.id === r.teacherId)!.score };
+        }
+        case 'fixed': {
+          const id = fixedTeacher(rows());
+          return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
+        }
+        case 'random': {
+          const id = randomTeacher(pool.ids, baseRng.fork(`round/${round}`));
+          return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
+        }
+        case 'union':
+          if (pool.ids.length === 0) throw new Error('unionTeachers: no teachers (the pool needs at least one checkpoint besides the student)');
+          return { ...base, teacherId: null, hcn, teacherScore: 0 };
+      }
+    };
+    if (x.resume) {
+      checkHcnState(x.resume.hcn);
+      if (x.resume.teacherId !== null && !pool.ids.includes(x.resume.teacherId)) throw new Error(`agentic-opd: resumed teacher ${x.resume.teacherId} is not in the pool`);
+      st = structuredClone(x.resume);
+    } else st = select(new Set(x.studentSolved), 1, hcnInitialState());
+
+    const passMemo = new Map<string, number>();
+
+    return {
+      newRound(studentSolved) {
+        st = select(new Set(studentSolved), st.round + 1, st.hcn);
+        return structuredClone(st);
+      },
+      state: () => structuredClone(st),
+      async advantages(ctx) {
+        const { trajs, packed } = ctx;
+        const P = new Set(st.studentSolved);
+        // Teacher per trajectory (union: the earliest teacher solving its panel task; none off the panel).
+        const teacherOf = trajs.map((t) => {
+          if (!union) return st.teacherId;
+          const q = pool.panelTask?.(t.ref);
+          return q === undefined ? null : union.get(q) ?? null;
+        });
+        const success = trajs.map((t) => t.success);
+        let mask: boolean[], ladShare: number, calls = 0;
+        if (opts.ladGate) {
+          const evidence: LadEvidence[] = [];
+          for (let i = 0; i < trajs.length; i++) {
+            const tid = teacherOf[i], ref = trajs[i].ref;
+            if (success[i] || tid === null) { evidence.push({ kind: 'none' }); continue; }
+            const q = pool.panelTask?.(ref);
+            if (q !== undefined) evidence.push({ kind: 'val', teacherSolves: pool.solved(tid).has(q), studentSolves: P.has(q) });
+            else if (pool.teacherPassRate) {
+              const key = `${tid}|${refKey(ref)}`;
+              if (!passMemo.has(key)) { passMemo.set(key, await pool.teacherPassRate(tid, ref)); calls++; }
+              evidence.push({ kind: 'train', teacherPassRate: passMemo.get(key)! });
+            } else evidence.push({ kind: 'none' });
+          }
+          ({ mask, ladShare } = ladGate(success, ctx.groupOf, evidence));
+        } else {
+          mask = teacherOf.map((t) => t !== null);
+          ladShare = trajs.length ? mask.filter(Boolean).length / trajs.length : 0;
+        }
+        // Score gated samples, one teacher at a time (ascending id).
+        const M = packed.tokens;
+        const lengths = packed.samples.map((s) => s.response.length);
+        const teacherLogp = new Float32Array(M);
+        const used = [...new Set(teacherOf.filter((t, i): t is number => t !== null && mask[i]))].sort((a, b) => a - b);
+        let tokens = 0, sequences = 0;
+        for (const tid of used) {
+          const idx = packed.samples.map((_, s) => s).filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid);
+          const samples = idx.map((s) => packed.samples[s]);
+          const lp = await pool.score(tid, samples, init.cfg.temperature);
+          const want = idx.reduce((n, s) => n + lengths[s], 0);
+          if (lp.length !== want) throw new Error(`agentic-opd: teacher ${tid} returned ${lp.length} log-probs for ${want} action tokens`);
+          let off = 0;
+          for (const s of idx) {
+            teacherLogp.set(lp.subarray(off, off + lengths[s]), packed.offsets[s]);
+            off += lengths[s];
+          }
+          tokens += samples.reduce((n, s) => n + s.prompt.length + s.response.length, 0);
+          sequences += samples.length;
+        }
+        const gate = trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, M);
+        const d = distillAdvantage(teacherLogp, ctx.oldLogp, gate);
+        const adv = combineDistill(d.aOpd, ctx.aEpTok, opts);
+        let sumOpd = 0, sumA = 0;
+        for (let t = 0; t < M; t++) { sumOpd += Math.abs(opts.opdCoef * d.aOpd[t]); sumA += Math.abs(adv[t]); }
+        return {
+          adv,
+          metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {}, teacherShare: sumA > 0 ? sumOpd / sumA : 0, skillActiveTokenRatio: M ? d.gatedTokens / M : 0 },
+          cost: { tokens, sequences },
+          extra: {
+            teacherId: st.teacherId, teachersUsed: used, teacherScore: st.teacherScore, ladShare, reverseKl: d.reverseKl,
+            gatedTokens: d.gatedTokens, teacherRolloutCalls: calls, round: st.round, nothingToLearn: st.nothingToLearn,
+          },
+        };
+      },
+    };
+  },
+} satisfies Algorithm;
