@@ -1,0 +1,112 @@
+/**
+ * Aggregating runs into a results table (the OPID household table, OPID paper (2026) Table 1 layout): per method,
+ * success per split and per task type as mean ± standard error over seeds, at the final and at the best evaluation,
+ * and the paired difference to a baseline method over the seeds both have. Pure functions over plain numbers.
+ */
+
+/** Mean and standard error of the mean (s.e. = sample standard deviation / √n, n − 1 in the variance; 0 for n = 1). */
+export interface MeanSe {
+  mean: number;
+  se: number;
+  n: number;
+}
+
+/**
+ * Mean ± standard error of `xs`.
+ * @throws Error when `xs` is empty or holds a non-finite number.
+ */
+export function meanSe(xs: readonly number[]): MeanSe {
+  if (xs.length === 0) throw new Error('meanSe: no values');
+  if (!xs.every(Number.isFinite)) throw new Error(`meanSe: non-finite value in [${xs.join(', ')}]`);
+  const n = xs.length;
+  const mean = xs.reduce((a, b) => a + b, 0) / n;
+  if (n === 1) return { mean, se: 0, n };
+  const v = xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1);
+  return { mean, se: Math.sqrt(v / n), n };
+}
+
+/**
+ * Paired difference a − b over the keys (seeds) both have: mean ± standard error of the per-seed differences.
+ * @returns null when no key is shared.
+ */
+export function pairedDiff(a: ReadonlyMap<number, number>, b: ReadonlyMap<number, number>): MeanSe | null {
+  const d: number[] = [];
+  for (const [k, v] of a) if (b.has(k)) d.push(v - b.get(k)!);
+  return d.length ? meanSe(d) : null;
+}
+
+/** Success of one split at one evaluation, as the trainer's eval event carries it (rates in [0, 1]). */
+export interface SplitResult {
+  successRate: number;
+  episodes: number;
+  byTaskType: Record<string, { successRate: number; episodes: number }>;
+}
+
+/** The evaluations of one run: step → split → result. */
+export interface RunEvals {
+  method: string;
+  seed: number;
+  evals: { step: number; splits: Record<string, SplitResult> }[];
+}
+
+/** Which evaluation of a run a table cell reads. */
+export type Pick = 'final' | 'best';
+
+/**
+ * The evaluation a cell reads: `final` = the last; `best` = the highest mean success over `splits` (ties: earlier).
+ * @throws Error when the run has no evaluation.
+ */
+export function pickEval(run: RunEvals, pick: Pick, splits: readonly string[]): RunEvals['evals'][number] {
+  if (!run.evals.length) throw new Error(`run ${run.method} seed ${run.seed} has no evaluation`);
+  if (pick === 'final') return run.evals[run.evals.length - 1];
+  const score = (e: RunEvals['evals'][number]) => splits.reduce((s, k) => s + (Object.hasOwn(e.splits, k) ? e.splits[k].successRate : 0), 0) / splits.length;
+  return run.evals.reduce((best, e) => (score(e) > score(best) ? e : best));
+}
+
+/** One row of the table: a method, per split (and per split × task type) its mean ± s.e. and difference to the baseline. */
+export interface TableRow {
+  method: string;
+  seeds: number[];
+  /** key `split` or `split/taskType` → success over seeds (rates in [0, 1]). */
+  cells: Record<string, MeanSe>;
+  /** Same keys: paired difference to the baseline method (null for the baseline itself or without shared seeds). */
+  diff: Record<string, MeanSe | null>;
+}
+
+/**
+ * Build the table rows for `pick` (final or best evaluation): methods in the order given, cells for every split and
+ * every split × task type present, differences to `baseline` paired by seed.
+ * @throws Error when a run has no evaluation.
+ */
+export function buildTable(runs: readonly RunEvals[], methods: readonly string[], splits: readonly string[], pick: Pick, baseline: string): TableRow[] {
+  const values = new Map<string, Map<string, Map<number, number>>>(); // method → key → seed → rate
+  for (const r of runs) {
+    const e = pickEval(r, pick, splits);
+    const m = values.get(r.method) ?? values.set(r.method, new Map()).get(r.method)!;
+    for (const s of splits) {
+      if (!Object.hasOwn(e.splits, s)) continue;
+      const put = (key: string, v: number) => (m.get(key) ?? m.set(key, new Map()).get(key)!).set(r.seed, v);
+      put(s, e.splits[s].successRate);
+      for (const [t, x] of Object.entries(e.splits[s].byTaskType)) put(`${s}/${t}`, x.successRate);
+    }
+  }
+  const base = values.get(baseline);
+  return methods.filter((m) => values.has(m)).map((method) => {
+    const m = values.get(method)!;
+    const cells: Record<string, MeanSe> = {}, diff: Record<string, MeanSe | null> = {};
+    const seeds = new Set<number>();
+    for (const [key, bySeed] of m) {
+      cells[key] = meanSe([...bySeed.values()]);
+      for (const s of bySeed.keys()) seeds.add(s);
+      diff[key] = method === baseline || !base?.has(key) ? null : pairedDiff(bySeed, base.get(key)!);
+    }
+    return { method, seeds: [...seeds].sort((a, b) => a - b), cells, diff };
+  });
+}
+
+/** `12.3 ± 1.2` in percent points (one decimal); `+1.5 ± 0.8` with a sign for differences. */
+export function pct(x: MeanSe | null | undefined, signed = false): string {
+  if (!x) return '—';
+  const m = 100 * x.mean, s = 100 * x.se;
+  return `${signed && m >= 0 ? '+' : ''}${m.toFixed(1)} ± ${s.toFixed(1)}`;
+}
