@@ -12,6 +12,11 @@
  *
  * `--init PATH` with weights made for another environment version prints a warning on stderr (and, with --json,
  * a `{"event":"warning","kind":"env-version",…}` line before the start event); another vocabulary is refused.
+ *
+ * `--run-dir DIR` writes the run record (src/core/run/record.ts): run.json, events.jsonl, ckpt-<k>.safetensors +
+ * ckpt-<k>.state every `--checkpoint-every` steps and at the last step, val.json with `--val-tasks n`. `--resume DIR`
+ * continues such a run from its latest checkpoint with the recorded config: run-setting flags must match it, except
+ * `--steps`, which may extend the run; events are appended to its events.jsonl.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +33,10 @@ import {
   type RunConfig, type RunConfigKey,
 } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
-import type { EvalEvent, StepEvent } from '../src/core/train/events';
+import type { EvalEvent, StepEvent, TrainEvent } from '../src/core/train/events';
+import { decodeTrainState } from '../src/core/train/checkpoint';
+import { RECORD_VERSION, RUN_FORMAT, addValidation, checkpointFile, emptyValRecord, stateFile, type RunRecord, type ValRecord } from '../src/core/run/record';
+import { EventLog, RunDirError, cutEventsAt, listCheckpoints, readEvents, readRun, readVal, writeCheckpoint, writeRun, writeVal } from './rundir';
 
 exitOnClosedStdout();
 
@@ -55,6 +63,8 @@ const OTHER_FLAGS = {
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
   'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
+  'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
+  resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl' },
   profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
   help: { type: 'boolean', help: 'show this help' },
 } as const satisfies FlagTable;
@@ -75,10 +85,10 @@ function helpText(): string {
   const pad = ' '.repeat(w + 4);
   const lines = ['usage: npm run train -- [flags]', '', 'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, symbol, recommended value.'];
   for (const group of FIELD_GROUPS) {
-    if (group === 'internal') continue;
     const keys = fieldsOfGroup(group).filter((k) => fieldMeta(k).flag);
     if (!keys.length) continue;
-    lines.push('', `${group}:`);
+    // The internal group's flagged settings are the run record's (the page keeps no run directory).
+    lines.push('', group === 'internal' ? 'run record (with --run-dir):' : `${group}:`);
     for (const key of keys) {
       const m = fieldMeta(key);
       const flag = m.flag!;
@@ -173,8 +183,17 @@ async function main(): Promise<void> {
   }
   const save = args.save as string | undefined;
   const saveBest = args['save-best'] as string | undefined;
-  const init = args.init as string | undefined;
+  let init = args.init as string | undefined;
   const json = args.json === true;
+  const runDir = args['run-dir'] as string | undefined;
+  const resumeDir = args.resume as string | undefined;
+  let resume: Resume | null = null;
+  if (resumeDir !== undefined) {
+    resume = prepareResume(resumeDir, partial, init, runDir);
+    config = resume.config;
+    init = resume.run.config.init;
+  } else if (runDir !== undefined) prepareRunDir(runDir);
+  else if (config.valTasks > 0) fail('--val-tasks needs --run-dir DIR (validation results go to DIR/val.json at each checkpoint)');
   if (save !== undefined) checkSavePath(save, '--save');
   if (saveBest !== undefined) {
     checkSavePath(saveBest, '--save-best');
@@ -182,7 +201,9 @@ async function main(): Promise<void> {
     if (save !== undefined && path.resolve(save) === path.resolve(saveBest)) fail('--save and --save-best name the same file; give them different paths');
   }
   let initWeights: Uint8Array | undefined;
-  if (init === 'base' || init === 'scratch') {
+  if (resume) {
+    // weights, reference and optimizer come from the checkpoint
+  } else if (init === 'base' || init === 'scratch') {
     config = { ...config, init };
   } else if (init !== undefined) {
     if (!fs.existsSync(init) || !fs.statSync(init).isFile()) fail(`--init: no weights file at "${init}" (a .safetensors file written by --save)`);
@@ -203,7 +224,7 @@ async function main(): Promise<void> {
     if (p.size !== config.model) fail(`--init ${init} holds a ${p.size} model; pass --model ${p.size}`);
     versionWarning = envVersionWarning(init!, p.meta, config.env);
   }
-  if (!initWeights && config.init === 'base') {
+  if (!resume && !initWeights && config.init === 'base') {
     const spec = getEnvSpec(config.env);
     try {
       const base = await loadBaseFiles(spec, config.preset, buildTokenizer(spec));
@@ -217,22 +238,34 @@ async function main(): Promise<void> {
   let policy: PolicyHandle | undefined;
   const analyzerApiKey = process.env.OPD_ANALYZER_API_KEY || undefined;
   const best = new BestEval();
+  if (resume?.best) Object.assign(best, resume.best);
   // historyTurns lets `eval --policy PATH` prompt the policy as it was trained.
-  const meta = { seed: String(config.seed), command: 'npm run train -- ' + process.argv.slice(2).join(' '), historyTurns: String(config.historyTurns) };
+  const command = 'npm run train -- ' + process.argv.slice(2).join(' ');
+  const meta = { seed: String(config.seed), command, historyTurns: String(config.historyTurns) };
   const envVersions = { [config.env]: getEnvSpec(config.env).version };
   if (versionWarning) {
     process.stderr.write(`train: warning: ${versionWarning.message}\n`);
     if (json) out({ event: 'warning', kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current });
   }
-  for await (const ev of train(config, { backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p) })) {
+  const dir = resume?.dir ?? runDir;
+  const record = dir !== undefined ? new RunRecorder(dir, config, command, backend, init !== 'base' && init !== 'scratch' ? init ?? null : null, resume) : null;
+  const stream = train(config, {
+    backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p),
+    checkpoints: record !== null, resume: resume ? { weights: resume.weights, state: resume.state } : undefined,
+  });
+  for await (const raw of stream) {
+    const ev = record ? record.take(raw) : raw;
     if (ev.event === 'done' && save && policy) writeAtomic(save, await savePolicy(policy, config.model, envVersions, meta));
     if (json) {
-      if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done') out(ev);
+      if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done' || ev.event === 'validation') out(ev);
+      else if (ev.event === 'checkpoint') out(record?.lineOf(ev) ?? { event: 'checkpoint', step: ev.step });
     } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
     else if (ev.event === 'step') {
       process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
       if (ev.phaseMs) process.stdout.write(phaseLine(ev.phaseMs, ev.stepMs) + '\n');
     } else if (ev.event === 'eval') process.stdout.write(evalLine(ev) + (args.profile ? `  (${(ev.evalMs / 1000).toFixed(1)} s)` : '') + '\n');
+    else if (ev.event === 'validation') process.stdout.write(`validation @ step ${ev.step}: ${(100 * ev.successRate).toFixed(1)}% mean pass rate over ${ev.passRates.length} val tasks × ${ev.samples}, ${ev.passRates.filter((r) => r >= 0.5).length} solved\n`);
+    else if (ev.event === 'checkpoint') process.stdout.write(`checkpoint @ step ${ev.step}: ${dir}/${checkpointFile(ev.step)}\n`);
     else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : ''}` : ''}\n`);
     if (ev.event === 'eval' && saveBest && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
@@ -240,6 +273,133 @@ async function main(): Promise<void> {
       if (json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: saveBest });
       else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${saveBest}\n`);
     }
+  }
+}
+
+/** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */
+interface Resume {
+  dir: string;
+  run: RunRecord;
+  config: RunConfig;
+  step: number;
+  weights: Uint8Array;
+  state: Uint8Array;
+  best: { step: number; score: number; splits: Record<string, number> } | null;
+  val: ValRecord | null;
+}
+
+/** Flags given on the command line (without `--`), whatever their parsed defaults. */
+function givenFlags(): Set<string> {
+  return new Set(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
+}
+
+/**
+ * Check `--resume DIR` and read what it needs: run.json, events.jsonl and val.json validated, the latest checkpoint
+ * with both files, run-setting flags equal to the recorded config (only --steps may differ, and must exceed the
+ * checkpoint's step). Exits 2 with the reason otherwise.
+ */
+function prepareResume(dir: string, partial: Record<string, unknown>, init: string | undefined, runDir: string | undefined): Resume {
+  if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
+  let run: RunRecord, val: ValRecord | null;
+  try {
+    run = readRun(dir);
+    readEvents(dir);
+    val = readVal(dir);
+  } catch (e) {
+    if (e instanceof RunDirError) fail(`--resume: ${e.message}`);
+    throw e;
+  }
+  const spec = getEnvSpec(run.config.env);
+  if (Object.hasOwn(run.envVersions, spec.name) && run.envVersions[spec.name] !== spec.version)
+    fail(`--resume: the run was made with environment version ${run.envVersions[spec.name]}; this is ${spec.version}, whose tasks differ; start a new run`);
+  const given = givenFlags();
+  for (const [flag, field] of Object.entries(FIELD)) {
+    if (!given.has(flag) || field === 'steps') continue;
+    if (field === 'init') {
+      if (init !== run.config.init) fail(`--resume: --init ${init} differs from the run's ${run.config.init}; the weights come from the checkpoint, so drop --init`);
+      continue;
+    }
+    if (partial[field] !== run.config[field]) fail(`--resume: --${flag} ${String(partial[field])} differs from the run's ${String(run.config[field])}; a resumed run keeps its config (only --steps may change)`);
+  }
+  const steps = given.has('steps') ? (partial.steps as number) : run.config.steps;
+  const ckpts = listCheckpoints(dir);
+  if (!ckpts.length) fail(`--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must have reached its first --checkpoint-every step`);
+  const step = ckpts[ckpts.length - 1];
+  if (step >= steps) fail(`--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do (pass --steps N > ${step} to extend it)`);
+  const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
+  const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
+  let decoded;
+  try {
+    decoded = decodeTrainState(state);
+    if (decoded.step !== step) throw new Error(`it records step ${decoded.step}`);
+  } catch (e) {
+    fail(`--resume: ${path.join(dir, stateFile(step))} is corrupt (${(e as Error).message}); remove this checkpoint's two files to resume from the one before`);
+  }
+  return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val };
+}
+
+/** Check `--run-dir DIR`: a new or empty folder (created here). Exits 2 otherwise. */
+function prepareRunDir(dir: string): void {
+  if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
+  if (fs.existsSync(dir)) {
+    if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
+    if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder, or continue that run with --resume ${dir}`);
+  }
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    fail(`--run-dir: cannot create "${dir}" (${(e as Error).message})`);
+  }
+}
+
+/** A checkpoint event as written to events.jsonl: file names instead of bytes. */
+type CheckpointLine = { event: 'checkpoint'; step: number; file: string; stateFile: string };
+
+/** Writes the run record as the trainer's events come (format: src/core/run/record.ts). */
+class RunRecorder {
+  private readonly log: EventLog;
+  private val: ValRecord | null;
+  private run: RunRecord | null = null;
+
+  constructor(
+    private readonly dir: string, private readonly config: RunConfig, private readonly command: string, private readonly backend: string,
+    private readonly initWeights: string | null, private readonly resume: Resume | null,
+  ) {
+    if (resume) {
+      cutEventsAt(dir, resume.step);
+      this.val = resume.val ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) } : null;
+      if (this.val) writeVal(dir, this.val);
+      this.run = { ...resume.run, resumes: [...resume.run.resumes, { fromStep: resume.step, steps: config.steps, command, at: new Date().toISOString() }] };
+      writeRun(dir, this.run);
+    } else this.val = null;
+    this.log = new EventLog(dir);
+  }
+
+  /** The events.jsonl line of a checkpoint event. */
+  lineOf(ev: { step: number }): CheckpointLine {
+    return { event: 'checkpoint', step: ev.step, file: checkpointFile(ev.step), stateFile: stateFile(ev.step) };
+  }
+
+  /** Record one event (files first, then its line); returns it unchanged. */
+  take(ev: TrainEvent): TrainEvent {
+    if (ev.event === 'start' && !this.run) {
+      this.run = {
+        format: RUN_FORMAT, version: RECORD_VERSION, config: ev.config, envVersions: ev.envVersions, command: this.command, argv: process.argv.slice(2),
+        backend: ev.backend, params: ev.params, vocabSize: ev.vocabSize, initWeights: this.initWeights, createdAt: new Date().toISOString(), resumes: [],
+      };
+      writeRun(this.dir, this.run);
+    }
+    if (ev.event === 'validation') {
+      this.val = addValidation(this.val ?? emptyValRecord(this.config, ev.taskTypes), ev.step, ev.passRates, ev.taskTypes);
+      writeVal(this.dir, this.val);
+    }
+    if (ev.event === 'checkpoint') {
+      writeCheckpoint(this.dir, ev.step, ev.weights, ev.state);
+      this.log.append(this.lineOf(ev));
+      this.log.sync();
+    } else if (ev.event !== 'trajectories') this.log.append(ev);
+    if (ev.event === 'done') this.log.close();
+    return ev;
   }
 }
 

@@ -1,0 +1,64 @@
+/**
+ * `npm run compare -- DIR1 DIR2 [...] [--json]`: runs side by side from their run directories (written by
+ * `train --run-dir`; format in src/core/run/record.ts): each run's folder name, algorithm, seed, steps done (of
+ * planned), success per evaluation split at the last evaluation and the best over all evaluations (each split's
+ * maximum), the last step's training success, checkpoints and the last validation's mean pass rate. `--json`: one
+ * object `{runs: RunSummary[]}`. Bad input (no folder given, no such folder, a missing or corrupt run.json or
+ * events.jsonl line): a message naming the folder, file and line on stderr, exit 2.
+ */
+import path from 'node:path';
+import { parseArgs as nodeParseArgs } from 'node:util';
+import { USAGE_EXIT_CODE } from './args';
+import { exitOnClosedStdout } from './files';
+import { RunDirError, readEvents, readRun } from './rundir';
+import { summarizeRun, type RunSummary } from '../src/core/run/record';
+
+exitOnClosedStdout();
+
+const USAGE = 'usage: npm run compare -- DIR1 DIR2 [...] [--json]';
+
+function fail(msg: string): never {
+  process.stderr.write(`compare: ${msg}\n${USAGE}\n`);
+  process.exit(USAGE_EXIT_CODE);
+}
+
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(100 * x).toFixed(1)}%`);
+
+/** The runs as a readable table: one row per run, split columns in order of first appearance. */
+function table(runs: RunSummary[]): string {
+  const splits = [...new Set(runs.flatMap((r) => Object.keys(r.finalEval ?? {})))];
+  const head = ['run', 'algo', 'seed', 'steps', ...splits.flatMap((s) => [`${s} final`, `${s} best`]), 'train final', 'ckpts', 'val final'];
+  const rows = runs.map((r) => [
+    r.name, r.algo, String(r.seed), `${r.stepsDone}/${r.stepsPlanned}${r.done ? '' : ' (unfinished)'}`,
+    ...splits.flatMap((s) => [pct(r.finalEval?.[s]), pct(r.bestEval?.[s])]), pct(r.finalTrainSuccess), String(r.checkpoints), pct(r.finalValSuccess),
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd();
+  return [line(head), line(w.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n');
+}
+
+function main(): void {
+  let values: { json?: boolean; help?: boolean }, positionals: string[];
+  try {
+    ({ values, positionals } = nodeParseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true }));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!positionals.length) fail('name at least one run directory');
+  const runs: RunSummary[] = [];
+  for (const dir of positionals) {
+    try {
+      runs.push(summarizeRun(path.basename(path.resolve(dir)), readRun(dir), readEvents(dir)));
+    } catch (e) {
+      if (e instanceof RunDirError) fail(e.message);
+      throw e;
+    }
+  }
+  process.stdout.write((values.json ? JSON.stringify({ runs }) : table(runs)) + '\n');
+}
+
+main();

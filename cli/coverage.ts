@@ -1,0 +1,68 @@
+/**
+ * `npm run coverage -- --run DIR [--json]`: what a run's checkpoints solve on the val split, from DIR/val.json
+ * (written by `train --run-dir DIR --val-tasks n`; format in src/core/run/record.ts). A val task is solved at a
+ * checkpoint when its pass rate is ≥ 0.5 (SOLVED_AT). Reports the solved count per checkpoint, the best single
+ * checkpoint (most tasks solved; ties: higher mean pass rate, then the earlier step), the union (solved by any
+ * checkpoint), the oracle's mean pass rate (each task's best checkpoint) and the tasks forgotten (solved by a
+ * checkpoint before the best one, failed by the best) — overall and per task type. `--json`: one JSON object
+ * (core/run/record.ts CoverageReport: keys rule, tasks, samples, checkpoints, best, union, oracleMeanPassRate,
+ * forgotten, overall, byTaskType). Bad input (no such folder, no val.json, a corrupt file, no validated
+ * checkpoint): a message on stderr, exit 2.
+ */
+import { parseArgs, UsageError, USAGE_EXIT_CODE } from './args';
+import { exitOnClosedStdout } from './files';
+import { RunDirError, checkRunDir, readVal } from './rundir';
+import { RecordError, VAL_FILE, coverage, type CoverageReport } from '../src/core/run/record';
+
+exitOnClosedStdout();
+
+const SPEC = {
+  run: { type: 'string', help: 'run directory written by train --run-dir with --val-tasks n', required: true },
+  json: { type: 'boolean', help: 'print one JSON object' },
+} as const;
+
+function fail(msg: string): never {
+  process.stderr.write(`coverage: ${msg}\n`);
+  process.exit(USAGE_EXIT_CODE);
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** The report as a readable table. */
+function table(r: CoverageReport): string {
+  const lines = [`rule: ${r.rule}`, `${r.tasks} val tasks, ${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? '' : 's'}`, ''];
+  lines.push('checkpoint  solved      mean pass rate');
+  for (const c of r.checkpoints) lines.push(`${String(c.step).padStart(10)}  ${`${c.solved}/${r.tasks}`.padEnd(10)}  ${pct(c.meanPassRate)}${c.step === r.best.step ? '  (best)' : ''}`);
+  lines.push('', `best single checkpoint: step ${r.best.step}, ${r.best.solved}/${r.tasks} solved`);
+  lines.push(`union (solved by any checkpoint): ${r.union.solved}/${r.tasks}`);
+  lines.push(`oracle best-per-task mean pass rate: ${pct(r.oracleMeanPassRate)}`);
+  lines.push(`forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val tasks ${r.forgotten.tasks.join(', ')})` : ''}`);
+  lines.push('', 'task type   tasks  best  union  oracle   forgotten');
+  for (const [t, n] of Object.entries(r.byTaskType))
+    lines.push(`${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ${String(n.union).padStart(5)}  ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`);
+  return lines.join('\n');
+}
+
+function main(): void {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2), SPEC);
+  } catch (e) {
+    if (e instanceof UsageError) fail(`${e.message}\nusage: npm run coverage -- --run DIR [--json]`);
+    throw e;
+  }
+  const dir = args.run;
+  let report: CoverageReport;
+  try {
+    checkRunDir(dir);
+    const val = readVal(dir);
+    if (!val) fail(`${dir} has no ${VAL_FILE}; train with --run-dir ${dir} --val-tasks n (and --checkpoint-every k) to record validations`);
+    report = coverage(val);
+  } catch (e) {
+    if (e instanceof RunDirError || e instanceof RecordError) fail(e.message);
+    throw e;
+  }
+  process.stdout.write((args.json ? JSON.stringify(report) : table(report)) + '\n');
+}
+
+main();

@@ -1,0 +1,144 @@
+/**
+ * Reading and writing a run directory (the format is documented in src/core/run/record.ts) in Node: the events log
+ * appended line by line, files written atomically, every file read validated. Errors a user can fix (no such
+ * directory, a missing or corrupt file) are `RunDirError`s whose message names the file and what is wrong; the CLIs
+ * print them and exit 2.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  CHECKPOINT_RE, EVENTS_FILE, RUN_FILE, VAL_FILE, RecordError, checkpointFile, parseEvents, parseRunRecord, parseValRecord, stateFile,
+  type RecordEvent, type RunRecord, type ValRecord,
+} from '../src/core/run/record';
+import { writeAtomic } from './files';
+
+/** A run directory problem the user can fix; CLIs exit 2 with its message. */
+export class RunDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunDirError';
+  }
+}
+
+/** @throws RunDirError when `dir` does not exist or is not a folder. */
+export function checkRunDir(dir: string): void {
+  if (!fs.existsSync(dir)) throw new RunDirError(`no run directory at "${dir}"`);
+  if (!fs.statSync(dir).isDirectory()) throw new RunDirError(`"${dir}" is a file, not a run directory`);
+}
+
+/** Read a file of the run directory as text, or null when it does not exist. */
+function readText(dir: string, name: string): string | null {
+  const p = path.join(dir, name);
+  return fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : null;
+}
+
+/** Wrap RecordErrors as RunDirErrors with the directory in the message. */
+function inDir<T>(dir: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof RecordError) throw new RunDirError(`${dir}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** run.json of a run directory, validated. @throws RunDirError when missing or invalid. */
+export function readRun(dir: string): RunRecord {
+  checkRunDir(dir);
+  const t = readText(dir, RUN_FILE);
+  if (t === null) throw new RunDirError(`${dir}: no ${RUN_FILE} (not a run directory written by train --run-dir)`);
+  return inDir(dir, () => parseRunRecord(t));
+}
+
+/** events.jsonl of a run directory, validated line by line (empty when missing). @throws RunDirError on a bad line. */
+export function readEvents(dir: string): RecordEvent[] {
+  const t = readText(dir, EVENTS_FILE);
+  return t === null ? [] : inDir(dir, () => parseEvents(t));
+}
+
+/** val.json of a run directory, validated, or null when the run has none. @throws RunDirError when invalid. */
+export function readVal(dir: string): ValRecord | null {
+  const t = readText(dir, VAL_FILE);
+  return t === null ? null : inDir(dir, () => parseValRecord(t));
+}
+
+/** Write val.json atomically. */
+export function writeVal(dir: string, v: ValRecord): void {
+  writeAtomic(path.join(dir, VAL_FILE), JSON.stringify(v) + '\n');
+}
+
+/** Write run.json atomically. */
+export function writeRun(dir: string, r: RunRecord): void {
+  writeAtomic(path.join(dir, RUN_FILE), JSON.stringify(r, null, 2) + '\n');
+}
+
+/** Steps of the checkpoints whose policy and state files are both in `dir`, ascending. */
+export function listCheckpoints(dir: string): number[] {
+  return fs.readdirSync(dir).flatMap((f) => {
+    const m = CHECKPOINT_RE.exec(f);
+    return m && fs.existsSync(path.join(dir, stateFile(Number(m[1])))) ? [Number(m[1])] : [];
+  }).sort((a, b) => a - b);
+}
+
+/** Write a checkpoint's two files atomically (policy, then state) and return their names. */
+export function writeCheckpoint(dir: string, step: number, weights: Uint8Array, state: Uint8Array): { file: string; stateFile: string } {
+  writeAtomic(path.join(dir, checkpointFile(step)), weights);
+  writeAtomic(path.join(dir, stateFile(step)), state);
+  return { file: checkpointFile(step), stateFile: stateFile(step) };
+}
+
+/** events.jsonl opened for appending: each line is written at once; `sync` flushes it to disk. */
+export class EventLog {
+  private fd: number;
+
+  /** Open (create) DIR/events.jsonl for appending. */
+  constructor(dir: string) {
+    this.fd = fs.openSync(path.join(dir, EVENTS_FILE), 'a');
+  }
+
+  /** Append one event as a JSON line. */
+  append(e: object): void {
+    fs.writeSync(this.fd, JSON.stringify(e) + '\n');
+  }
+
+  /** Flush to disk (after a checkpoint). */
+  sync(): void {
+    fs.fsyncSync(this.fd);
+  }
+
+  /** Close the file. */
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+/**
+ * Cut events.jsonl back to the checkpoint after step k: drops every line from the first one that belongs to a later
+ * step (a step, eval, validation or checkpoint event of step > k) or is a `done` event, and adds the checkpoint line
+ * when the interrupted run wrote its files but not its line. Rewritten atomically; returns the lines dropped.
+ * @throws RunDirError when a line is corrupt (nothing is rewritten then).
+ */
+export function cutEventsAt(dir: string, k: number): number {
+  const p = path.join(dir, EVENTS_FILE);
+  const text = fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '';
+  const events = inDir(dir, () => parseEvents(text)); // validates every line first
+  void events;
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  let cut = lines.length;
+  for (let i = 0; i < lines.length; i++) {
+    const o = JSON.parse(lines[i]) as { event?: unknown; step?: unknown };
+    const later = typeof o.step === 'number' && o.step > k && ['step', 'eval', 'validation', 'checkpoint', 'trajectories'].includes(String(o.event));
+    if (later || o.event === 'done') {
+      cut = i;
+      break;
+    }
+  }
+  const kept = lines.slice(0, cut);
+  const hasCkpt = kept.some((l) => {
+    const o = JSON.parse(l) as { event?: unknown; step?: unknown };
+    return o.event === 'checkpoint' && o.step === k;
+  });
+  if (!hasCkpt) kept.push(JSON.stringify({ event: 'checkpoint', step: k, file: checkpointFile(k), stateFile: stateFile(k) }));
+  writeAtomic(p, kept.map((l) => l + '\n').join(''));
+  return lines.length - cut;
+}

@@ -1,0 +1,289 @@
+/**
+ * The run record: the one on-disk format of a training run (`train --run-dir DIR`), read by `train --resume`,
+ * `coverage`, `compare` and anything later that learns from a run's checkpoints. Pure: parsing and summarising
+ * text; the CLI (cli/rundir.ts) reads and writes the files.
+ *
+ * A run directory holds:
+ * - `run.json` — `{format: "opd-playground-run", version: 1, config: RunConfig (complete, validated), envVersions:
+ *   {env: version}, command: string (how the run was started), argv: string[], backend: string (the tfjs backend),
+ *   params: number (parameter count), vocabSize: number, initWeights: string | null (the --init path, when weights
+ *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}]}`.
+ * - `events.jsonl` — one JSON object per line, appended and flushed as the trainer yields them: `start`, `step`,
+ *   `eval`, `validation`, `checkpoint`, `done` (core/train/events.ts; a resumed run adds a `start` with
+ *   `resumedFrom`). A `checkpoint` line is `{event, step, file, stateFile}` (file names in DIR, no bytes). On resume
+ *   from checkpoint k, lines after step k (from an interrupted continuation) are dropped before appending.
+ * - `ckpt-<k>.safetensors` — the policy after step k, `savePolicy`'s format (loadPolicy, `eval --policy`, `--init`).
+ * - `ckpt-<k>.state` — safetensors bytes with what resuming needs (core/train/checkpoint.ts: Adam moments and β
+ *   powers, iteration count, reference policy, algorithm state, best evaluation). Not named `.safetensors` so that a
+ *   glob of checkpoints finds policies only.
+ * - `val.json` (with valTasks > 0) — `{format: "opd-playground-val", version: 1, preset, tasks: n, samples: r,
+ *   taskTypes: string[n], checkpoints: [{step, passRates: number[n]}]}` ordered by step: the solved matrix
+ *   (checkpoint × val task → pass rate in [0, 1]). Rewritten atomically at each validation.
+ *
+ * Every read validates with zod (own properties only); errors are `RecordError`s naming the file, the line (for
+ * events.jsonl) and the field.
+ */
+import { z } from 'zod';
+import { RunConfigSchema, crossFieldIssues, type RunConfig } from './config';
+
+/** `format` of run.json. */
+export const RUN_FORMAT = 'opd-playground-run';
+/** `format` of val.json. */
+export const VAL_FORMAT = 'opd-playground-val';
+/** Version of run.json, events.jsonl lines and val.json this code writes and reads. */
+export const RECORD_VERSION = 1;
+/** File names inside a run directory. */
+export const RUN_FILE = 'run.json', EVENTS_FILE = 'events.jsonl', VAL_FILE = 'val.json';
+/** Matches a checkpoint's policy file name; group 1 is the step. */
+export const CHECKPOINT_RE = /^ckpt-(\d+)\.safetensors$/;
+/** Policy file of the checkpoint after step k. */
+export const checkpointFile = (step: number): string => `ckpt-${step}.safetensors`;
+/** State file (resuming) of the checkpoint after step k. */
+export const stateFile = (step: number): string => `ckpt-${step}.state`;
+/** A val task counts as solved at a checkpoint when its pass rate is at least this (half of its episodes). */
+export const SOLVED_AT = 0.5;
+
+/** A record file that is missing a field, holds a bad value or is not JSON. `message` names file, line and field. */
+export class RecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordError';
+  }
+}
+
+const Nat = z.number().int().nonnegative();
+const Rate = z.number().min(0).max(1);
+const Versions = z.record(z.string(), z.string());
+
+const RunSchema = z.object({
+  format: z.literal(RUN_FORMAT),
+  version: z.literal(RECORD_VERSION),
+  config: z.unknown(),
+  envVersions: Versions,
+  command: z.string(),
+  argv: z.array(z.string()),
+  backend: z.string(),
+  params: Nat,
+  vocabSize: Nat,
+  initWeights: z.string().nullable(),
+  createdAt: z.string(),
+  resumes: z.array(z.object({ fromStep: Nat, steps: Nat, command: z.string(), at: z.string() })),
+});
+/** run.json (module comment). */
+export type RunRecord = Omit<z.infer<typeof RunSchema>, 'config'> & { config: RunConfig };
+
+const SplitEvalSchema = z.object({ successRate: Rate, episodes: Nat, byTaskType: z.record(z.string(), z.object({ successRate: Rate, episodes: Nat })) });
+/** Field checks of each event kind written to events.jsonl; other fields are kept as they are. */
+const EVENT_SCHEMAS = {
+  start: z.looseObject({ event: z.literal('start'), config: z.record(z.string(), z.unknown()), backend: z.string(), params: Nat, envVersions: Versions, resumedFrom: Nat.optional() }),
+  step: z.looseObject({ event: z.literal('step'), step: Nat.min(1), successRate: Rate, rewardMean: z.number(), policyLoss: z.number() }),
+  eval: z.looseObject({ event: z.literal('eval'), step: Nat, splits: z.record(z.string(), SplitEvalSchema) }),
+  validation: z.looseObject({ event: z.literal('validation'), step: Nat.min(1), samples: Nat.min(1), passRates: z.array(Rate), taskTypes: z.array(z.string()), successRate: Rate }),
+  checkpoint: z.looseObject({ event: z.literal('checkpoint'), step: Nat.min(1), file: z.string(), stateFile: z.string() }),
+  done: z.looseObject({ event: z.literal('done'), steps: Nat }),
+} as const;
+/** Event kinds events.jsonl holds. */
+export type RecordEventKind = keyof typeof EVENT_SCHEMAS;
+/** One validated events.jsonl line. */
+export type RecordEvent = { [K in RecordEventKind]: z.infer<(typeof EVENT_SCHEMAS)[K]> }[RecordEventKind];
+
+const ValSchema = z.object({
+  format: z.literal(VAL_FORMAT),
+  version: z.literal(RECORD_VERSION),
+  preset: z.string(),
+  tasks: Nat,
+  samples: Nat.min(1),
+  taskTypes: z.array(z.string()),
+  checkpoints: z.array(z.object({ step: Nat, passRates: z.array(Rate) })),
+});
+/** val.json (module comment). */
+export type ValRecord = z.infer<typeof ValSchema>;
+
+/** "field.sub: message" of a zod error's first issue. */
+function issue(e: z.ZodError): string {
+  const i = e.issues[0];
+  return `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`;
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new RecordError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** Parse run.json text. @throws RecordError naming the bad field (the config's fields by name). */
+export function parseRunRecord(text: string, file = RUN_FILE): RunRecord {
+  const r = RunSchema.safeParse(parseJson(text, file));
+  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (a ${RUN_FORMAT} version ${RECORD_VERSION} record expected)`);
+  const c = RunConfigSchema.safeParse(r.data.config);
+  if (!c.success) throw new RecordError(`${file}: config.${issue(c.error)}`);
+  const cross = crossFieldIssues(c.data);
+  if (cross.length) throw new RecordError(`${file}: config.${cross[0].field}: ${cross[0].message}`);
+  return { ...r.data, config: c.data };
+}
+
+/**
+ * Parse events.jsonl text: one JSON object per non-empty line; known kinds (EVENT_SCHEMAS) are checked field by
+ * field, lines of other kinds are skipped. @throws RecordError `events.jsonl line N: …` at the first bad line.
+ */
+export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
+  const out: RecordEvent[] = [];
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = `${file} line ${i + 1}`;
+    let o: unknown;
+    try {
+      o = JSON.parse(line);
+    } catch {
+      throw new RecordError(`${where}: not valid JSON (a cut or corrupt line)`);
+    }
+    if (typeof o !== 'object' || o === null || Array.isArray(o) || !Object.hasOwn(o, 'event') || typeof (o as { event: unknown }).event !== 'string')
+      throw new RecordError(`${where}: expected an object with an "event" name`);
+    const kind = (o as { event: string }).event;
+    if (!Object.hasOwn(EVENT_SCHEMAS, kind)) return;
+    const r = EVENT_SCHEMAS[kind as RecordEventKind].safeParse(o);
+    if (!r.success) throw new RecordError(`${where} (${kind} event): ${issue(r.error)}`);
+    out.push(r.data as RecordEvent);
+  });
+  return out;
+}
+
+/** Parse val.json text. @throws RecordError on a bad field or rows whose length is not `tasks`. */
+export function parseValRecord(text: string, file = VAL_FILE): ValRecord {
+  const r = ValSchema.safeParse(parseJson(text, file));
+  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (a ${VAL_FORMAT} version ${RECORD_VERSION} record expected)`);
+  const v = r.data;
+  if (v.taskTypes.length !== v.tasks) throw new RecordError(`${file}: taskTypes has ${v.taskTypes.length} entries, tasks is ${v.tasks}`);
+  v.checkpoints.forEach((c, i) => {
+    if (c.passRates.length !== v.tasks) throw new RecordError(`${file}: checkpoints.${i} (step ${c.step}) has ${c.passRates.length} pass rates, tasks is ${v.tasks}`);
+    if (i > 0 && c.step <= v.checkpoints[i - 1].step) throw new RecordError(`${file}: checkpoints.${i}: steps must increase (${v.checkpoints[i - 1].step} then ${c.step})`);
+  });
+  return v;
+}
+
+/** An empty val.json for a run (no checkpoint yet). */
+export function emptyValRecord(cfg: Pick<RunConfig, 'preset' | 'valTasks' | 'valSamples'>, taskTypes: string[] = []): ValRecord {
+  return { format: VAL_FORMAT, version: RECORD_VERSION, preset: cfg.preset, tasks: cfg.valTasks, samples: cfg.valSamples, taskTypes, checkpoints: [] };
+}
+
+/** val.json with the validation of `step` put in (a row of that step or later is replaced: a resumed run redoes it). */
+export function addValidation(v: ValRecord, step: number, passRates: number[], taskTypes: string[]): ValRecord {
+  if (passRates.length !== v.tasks || taskTypes.length !== v.tasks) throw new RecordError(`val.json: a validation of ${passRates.length} tasks for a record of ${v.tasks}`);
+  return { ...v, taskTypes: [...taskTypes], checkpoints: [...v.checkpoints.filter((c) => c.step < step), { step, passRates: [...passRates] }] };
+}
+
+/** Coverage numbers of a set of val tasks (all, or one task type). Counts are tasks; rates in [0, 1]. */
+export interface CoverageNumbers {
+  tasks: number;
+  /** Tasks solved (pass rate ≥ SOLVED_AT) at each checkpoint, in the record's step order. */
+  solvedPerCheckpoint: number[];
+  /** Tasks solved by the best checkpoint (the overall best, chosen on all tasks). */
+  best: number;
+  /** Tasks solved by at least one checkpoint. */
+  union: number;
+  /** Mean over tasks of the best pass rate any checkpoint reached (the oracle that picks a checkpoint per task). */
+  oracleMeanPassRate: number;
+  /** Tasks solved by a checkpoint before the best one and not by the best one. */
+  forgotten: number;
+}
+
+/** The coverage report of a run's val.json (cli/coverage.ts prints it). */
+export interface CoverageReport {
+  rule: string;
+  tasks: number;
+  samples: number;
+  checkpoints: { step: number; solved: number; meanPassRate: number }[];
+  /** The checkpoint solving most tasks (ties: higher mean pass rate, then the earlier step). */
+  best: { step: number; solved: number; meanPassRate: number };
+  union: { solved: number; tasks: number[] };
+  oracleMeanPassRate: number;
+  forgotten: { count: number; tasks: number[] };
+  overall: CoverageNumbers;
+  byTaskType: Record<string, CoverageNumbers>;
+}
+
+/**
+ * Coverage of the solved matrix: solved counts per checkpoint, the best single checkpoint, the union, the oracle
+ * best-per-task mean pass rate and the tasks forgotten by the best — overall and per task type.
+ * @throws RecordError when the record has no checkpoint.
+ */
+export function coverage(v: ValRecord): CoverageReport {
+  const C = v.checkpoints;
+  if (C.length < 1) throw new RecordError('val.json: no checkpoint has been validated yet (fewer than one checkpoint); train longer or with --checkpoint-every k');
+  const solved = (c: number, i: number) => C[c].passRates[i] >= SOLVED_AT;
+  const all = Array.from({ length: v.tasks }, (_, i) => i);
+  const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const rows = C.map((c, ci) => ({ step: c.step, solved: all.filter((i) => solved(ci, i)).length, meanPassRate: meanOf(c.passRates) }));
+  let b = 0;
+  rows.forEach((r, ci) => {
+    if (r.solved > rows[b].solved || (r.solved === rows[b].solved && r.meanPassRate > rows[b].meanPassRate)) b = ci;
+  });
+  const numbers = (ids: number[]): CoverageNumbers => ({
+    tasks: ids.length,
+    solvedPerCheckpoint: C.map((_, ci) => ids.filter((i) => solved(ci, i)).length),
+    best: ids.filter((i) => solved(b, i)).length,
+    union: ids.filter((i) => C.some((_, ci) => solved(ci, i))).length,
+    oracleMeanPassRate: meanOf(ids.map((i) => Math.max(...C.map((c) => c.passRates[i])))),
+    forgotten: ids.filter((i) => !solved(b, i) && C.some((_, ci) => ci < b && solved(ci, i))).length,
+  });
+  const byTaskType: Record<string, CoverageNumbers> = {};
+  for (const t of [...new Set(v.taskTypes)].sort()) byTaskType[t] = numbers(all.filter((i) => v.taskTypes[i] === t));
+  const unionTasks = all.filter((i) => C.some((_, ci) => solved(ci, i)));
+  const forgottenTasks = all.filter((i) => !solved(b, i) && C.some((_, ci) => ci < b && solved(ci, i)));
+  return {
+    rule: `a val task is solved at a checkpoint when its pass rate over ${v.samples} episode${v.samples === 1 ? '' : 's'} is ≥ ${SOLVED_AT}`,
+    tasks: v.tasks, samples: v.samples, checkpoints: rows, best: rows[b],
+    union: { solved: unionTasks.length, tasks: unionTasks }, oracleMeanPassRate: numbers(all).oracleMeanPassRate,
+    forgotten: { count: forgottenTasks.length, tasks: forgottenTasks }, overall: numbers(all), byTaskType,
+  };
+}
+
+/** One run's line of `compare`. Rates in [0, 1]; null where the run has no such event. */
+export interface RunSummary {
+  name: string;
+  algo: string;
+  seed: number;
+  /** Last step event's step. */
+  stepsDone: number;
+  stepsPlanned: number;
+  /** Success per split at the last evaluation, and its step. */
+  finalEval: Record<string, number> | null;
+  finalEvalStep: number | null;
+  /** Highest success per split over all evaluations (each split's own maximum). */
+  bestEval: Record<string, number> | null;
+  /** The last step's training success rate. */
+  finalTrainSuccess: number | null;
+  /** Checkpoints recorded, and the last validation's mean pass rate. */
+  checkpoints: number;
+  finalValSuccess: number | null;
+  done: boolean;
+}
+
+/** Summarise a run for `compare` from its run.json and events.jsonl (the latest line wins per step). */
+export function summarizeRun(name: string, run: RunRecord, events: readonly RecordEvent[]): RunSummary {
+  let lastStep: Extract<RecordEvent, { event: 'step' }> | null = null;
+  let lastEval: Extract<RecordEvent, { event: 'eval' }> | null = null;
+  let lastVal: Extract<RecordEvent, { event: 'validation' }> | null = null;
+  const best: Record<string, number> = {};
+  const ckpts = new Set<number>();
+  let done = false;
+  for (const e of events) {
+    if (e.event === 'step') lastStep = e;
+    else if (e.event === 'eval') {
+      lastEval = e;
+      for (const [s, v] of Object.entries(e.splits)) best[s] = Math.max(best[s] ?? 0, v.successRate);
+    } else if (e.event === 'validation') lastVal = e;
+    else if (e.event === 'checkpoint') ckpts.add(e.step);
+    else if (e.event === 'done') done = true;
+    else if (e.event === 'start') done = false;
+  }
+  return {
+    name, algo: run.config.algo, seed: run.config.seed, stepsDone: lastStep?.step ?? 0, stepsPlanned: run.config.steps,
+    finalEval: lastEval ? Object.fromEntries(Object.entries(lastEval.splits).map(([s, v]) => [s, v.successRate])) : null,
+    finalEvalStep: lastEval?.step ?? null, bestEval: lastEval ? best : null, finalTrainSuccess: lastStep?.successRate ?? null,
+    checkpoints: ckpts.size, finalValSuccess: lastVal?.successRate ?? null, done,
+  };
+}
