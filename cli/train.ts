@@ -321,7 +321,8 @@ function prepareResume(dir: string, partial: Record<string, unknown>, init: stri
     }
     if (partial[field] !== run.config[field]) fail(`--resume: --${flag} ${String(partial[field])} differs from the run's ${String(run.config[field])}; a resumed run keeps its config (only --steps may change)`);
   }
-  const steps = given.has('steps') ? (partial.steps as number) : run.config.steps;
+  // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
+  const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
   const ckpts = listCheckpoints(dir);
   if (!ckpts.length) fail(`--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must have reached its first --checkpoint-every step`);
   const step = ckpts[ckpts.length - 1];
