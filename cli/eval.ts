@@ -21,7 +21,7 @@ import { Rng } from '../src/core/rng';
 import { buildTokenizer, loadPolicy, envVersionMismatch } from '../src/core/model/policy';
 import { DECODINGS, runEpisodes } from '../src/core/rollout/runner';
 import { summarize } from '../src/core/rollout/evaluate';
-import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
+import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
 import { HINT_MODES, hintHooks, parseHintMode, type HintMode } from '../src/core/skills/hints';
 import { loadBaseFiles } from './base';
@@ -126,6 +126,7 @@ async function main(): Promise<void> {
         fail(`--policy base: ${(e as Error).message}`);
       }
     } else {
+      if (fs.existsSync(a.policy) && !fs.statSync(a.policy).isFile()) fail(`--policy: ${a.policy} is a folder, not a weights file; give the path of a .safetensors file`);
       if (!fs.existsSync(a.policy)) fail(`--policy: no file at ${a.policy}; accepted: expert, random, base, or a path to a .safetensors file written by npm run train -- --save`);
       bytes = new Uint8Array(fs.readFileSync(a.policy));
     }
@@ -140,7 +141,13 @@ async function main(): Promise<void> {
       if (versionWarning) process.stderr.write(`eval: warning: ${versionWarning.message}\n`);
     }
     // Weights written by `train --save/--save-best` record the H they were trained with.
-    if (a.history === undefined && a.policy !== 'base' && policy.meta.historyTurns !== undefined && /^\d+$/.test(policy.meta.historyTurns)) history = Number(policy.meta.historyTurns);
+    if (a.history === undefined && a.policy !== 'base' && Object.hasOwn(policy.meta, 'historyTurns')) {
+      // Untrusted metadata: the H the weights were trained with must be a setting the schema accepts.
+      const h = policy.meta.historyTurns, r = fieldSchema('historyTurns');
+      if (!/^\d+$/.test(h) || Number(h) < (r.minimum ?? 0) || Number(h) > (r.maximum ?? 30))
+        fail(`--policy ${a.policy}: its metadata historyTurns "${h.slice(0, 20)}" is not ${describeField('historyTurns')}; the file is corrupt — pass --history to choose H, or re-save the weights with train --save`);
+      history = Number(h);
+    }
     const refs = Array.from({ length: a.episodes }, (_, i) => ({ split, index: a['first-task'] + i }));
     const hooks = hintHooks(spec, a.preset, refs, parseHintMode(a.hints) as HintMode);
     historyUsed = history;

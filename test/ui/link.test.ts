@@ -143,4 +143,22 @@ describe('link codec', () => {
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, steps: 3 });
     expect(r.issues.map((i) => i.field)).toEqual(['preset']);
   });
+
+  it('numbers are decimal only, as the CLI accepts; empty keys and an empty envVersion are no settings', () => {
+    for (const v of ['0x10', '0b11', '%205', '']) {
+      const r = decodeHash(`#steps=${v}&seed=2`);
+      expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 2 });
+      expect(r.issues.map((i) => i.field)).toEqual(['steps']);
+    }
+    expect(decodeHash('#steps=1e1').config.steps).toBe(10);
+    expect(decodeHash('#&&&=&==&seed=5')).toEqual({ config: { ...DEFAULT_CONFIG, seed: 5 }, issues: [] });
+    expect(decodeHash('#envVersion=&seed=5').issues).toEqual([]);
+  });
+
+  it('an analyzer URL with credentials is refused even while the analyzer is unused, so it never reaches a link', () => {
+    const r = decodeHash('#analyzerUrl=http%3A%2F%2Fuser%3Apw%40h%2F&seed=3');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3 });
+    expect(r.issues.map((i) => i.field)).toEqual(['analyzerUrl']);
+    expect(r.issues[0].message).not.toContain('pw');
+  });
 });

@@ -150,6 +150,7 @@ const refKey = (r: TaskRef) => `${r.split}/${r.index}`;
 export const agenticOpd = {
   name: 'agentic-opd',
   summary: 'on-policy distillation from the run\'s own discarded checkpoints: HCN teacher choice, LAD gate, A = ℓ_teacher − ℓ_student',
+  usesAnalyzer: false,
   outcomeEstimator: 'grpo',
   source: 'Agentic-OPD (2026), HCN / LAD: A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep on LAD-gated rollouts',
   create(init: AlgorithmInit): AgenticOpdRun {

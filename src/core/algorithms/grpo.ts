@@ -8,6 +8,7 @@ import { NO_SKILL_METRICS, type Algorithm } from './types';
 export const grpo: Algorithm = {
   name: 'grpo',
   summary: 'group-normalised outcome advantage + PPO-clip',
+  usesAnalyzer: false,
   outcomeEstimator: 'grpo',
   source: 'Shao et al. 2024 (DeepSeekMath), §4.1 outcome supervision',
   create() {

@@ -101,6 +101,7 @@ export async function skillRescore(
 export const opid: Algorithm = {
   name: 'opid',
   summary: 'GRPO plus the skill advantage: hindsight skills re-scored by the old policy (on-policy skill distillation)',
+  usesAnalyzer: true,
   outcomeEstimator: 'grpo',
   source: 'OPID paper (2026), §3: A = A_ep + λ_skill·(ℓ_skill − ℓ_old), critical-first routing',
   create({ cfg, env, analyzer: injected, analyzerApiKey }) {

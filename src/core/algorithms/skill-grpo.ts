@@ -67,6 +67,7 @@ export class SkillMemory {
 export const skillGrpo: Algorithm = {
   name: 'skill-grpo',
   summary: 'GRPO with a memory of extracted skills injected into rollout and evaluation prompts (no distillation)',
+  usesAnalyzer: true,
   outcomeEstimator: 'grpo',
   source: 'OPID paper (2026), §4 (Skill-GRPO baseline)',
   create({ cfg, env, analyzer: injected, analyzerApiKey }) {

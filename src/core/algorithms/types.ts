@@ -110,6 +110,8 @@ export interface Algorithm {
   readonly summary: string;
   /** Paper and equation the algorithm implements. */
   readonly source: string;
+  /** True when it runs an analyzer (OPID, Skill-GRPO): the analyzer settings are then checked and shown. */
+  readonly usesAnalyzer: boolean;
   /** The outcome-advantage estimator A_ep it builds on (algos/advantages.ts OUTCOME_ESTIMATORS), e.g. `grpo`. */
   readonly outcomeEstimator: string;
   /** Build the per-run instance. @throws Error when the config cannot run it (e.g. an http analyzer without a URL). */

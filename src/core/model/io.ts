@@ -193,6 +193,10 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
     if (b.begin < a.end)
       throw new Error(`weights file: tensor ${JSON.stringify(b.name)}: data_offsets [${b.begin}, ${b.end}] overlap tensor ${JSON.stringify(a.name)}'s [${a.begin}, ${a.end}] (tensors must not share bytes); ${CORRUPT}`);
   }
+  // Every byte of the data section belongs to a tensor: trailing bytes mean a cut or concatenated file (the
+  // safetensors library refuses them too).
+  const used = ranges.reduce((m, t) => Math.max(m, t.end), 0);
+  if (used !== dataLen) throw new Error(`weights file: ${dataLen - used} bytes after the last tensor (data section ${dataLen} bytes, tensors end at ${used}); ${CORRUPT}`);
   checkMetaNames(meta);
   const values = new Map<string, Float32Array>(), shapes = new Map<string, number[]>();
   for (const t of ranges) {
@@ -215,6 +219,12 @@ export function checkWeights(w: DecodedWeights, expect: { vocabSize: number; voc
   if (typeof size !== 'string' || !size) throw new Error('weights file: metadata has no modelSize; was it written by opd-playground?');
   if (!Object.hasOwn(MODEL_PRESETS, size)) throw unknownSize(size);
   const cfg = modelConfig(size, expect.vocabSize);
+  const format = own(w.meta, 'format');
+  if (format !== undefined && format !== 'opd-playground')
+    throw new Error(`weights file: metadata format ${JSON.stringify(String(format).slice(0, 40))} is not "opd-playground"; use weights written by train --save or downloaded from the page`);
+  const vs = own(w.meta, 'vocabSize');
+  if (vs !== undefined && vs !== String(expect.vocabSize))
+    throw new Error(`weights file: metadata vocabSize ${JSON.stringify(String(vs).slice(0, 40))} differs from this code's vocabulary of ${expect.vocabSize} tokens; retrain or regenerate the weights with this version`);
   const hash = own(w.meta, 'vocabHash');
   if (hash && hash !== expect.vocabHash)
     throw new Error(`weights file: vocabulary hash ${hash} differs from this code's ${expect.vocabHash}; retrain or regenerate the weights with this version`);

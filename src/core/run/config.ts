@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { LR_SCHEDULES } from '../optim/schedule';
-import { ALGORITHM_NAMES } from '../algorithms/registry';
+import { ALGORITHM_NAMES, getAlgorithm } from '../algorithms/registry';
 import { AGG_MODES } from '../algos/losses';
 import { ADV_GROUP_BYS, ADV_NORMS } from '../algos/advantages';
 import { SKILL_ABLATIONS } from '../algos/skill';
@@ -265,12 +265,12 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
     out.push({ field: 'miniBatches', message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G` });
   if (c.klBacktracks > 0 && c.maxStepKl === 0)
     out.push({ field: 'klBacktracks', message: 'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl (e.g. 0.03) or set klBacktracks to 0' });
-  if (c.analyzer === 'http' && (c.algo === 'opid' || c.algo === 'skill-grpo')) {
-    // The URL is not echoed: a user may have pasted a key into it.
-    if (!/^https?:\/\/[^\s@?#]+$/i.test(c.analyzerUrl))
-      out.push({ field: 'analyzerUrl', message: 'the http analyzer needs an http:// or https:// base URL without credentials, query or fragment, e.g. http://localhost:11434 (put the API key in OPD_ANALYZER_API_KEY or the page\'s key field)' });
-    if (!c.analyzerModel.trim()) out.push({ field: 'analyzerModel', message: 'the http analyzer needs a model name, e.g. qwen2.5:7b' });
-  }
+  const needsUrl = c.analyzer === 'http' && getAlgorithm(c.algo).usesAnalyzer;
+  // The URL is not echoed: a user may have pasted a key into it. Checked whenever it is set, so a URL with
+  // credentials never travels in a link even while the analyzer is unused.
+  if ((needsUrl || c.analyzerUrl !== '') && !/^https?:\/\/[^\s@?#]+$/i.test(c.analyzerUrl))
+    out.push({ field: 'analyzerUrl', message: 'the http analyzer needs an http:// or https:// base URL without credentials, query or fragment, e.g. http://localhost:11434 (put the API key in OPD_ANALYZER_API_KEY or the page\'s key field)' });
+  if (needsUrl && !c.analyzerModel.trim()) out.push({ field: 'analyzerModel', message: 'the http analyzer needs a model name, e.g. qwen2.5:7b' });
   if (c.valTasks > 0 && c.checkpointEvery === 0)
     out.push({ field: 'valTasks', message: 'validation runs at every checkpoint, and checkpointEvery is 0 (off); set checkpointEvery (e.g. 10) or set valTasks to 0' });
   if (c.dualClip !== 0 && c.dualClip <= 1)

@@ -68,10 +68,13 @@ const MIGRATIONS: Readonly<Record<number, (raw: Map<string, string>) => ConfigIs
   1: () => [],
 };
 
+/** Decimal numbers only (as the CLI accepts): no 0x/0b forms, no spaces, no empty text. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 /** A link value as the schema's type: numbers and booleans travel as text. */
 function typed(key: RunConfigKey, value: string): unknown {
   const kind = typeof DEFAULT_CONFIG[key];
-  if (kind === 'number') return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  if (kind === 'number') return DECIMAL.test(value) && Number.isFinite(Number(value)) ? Number(value) : value;
   if (kind === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   return value;
 }
@@ -86,8 +89,8 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const issues: ConfigIssue[] = [];
   const dupes = new Map<string, { times: number; value: string }>();
   for (const part of hash.replace(/^#/, '').split('&')) {
-    if (!part) continue;
     const eq = part.indexOf('=');
+    if (!part || eq === 0) continue; // `&&` or `=x`: no key
     let key: string, value: string;
     try {
       key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
@@ -105,7 +108,7 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const vText = raw.get(VERSION_KEY) ?? raw.get('schemaVersion');
   raw.delete(VERSION_KEY);
   raw.delete('schemaVersion');
-  const linkEnvVersion = raw.get(ENV_VERSION_KEY);
+  const linkEnvVersion = raw.get(ENV_VERSION_KEY) || undefined;
   raw.delete(ENV_VERSION_KEY);
   const v = vText === undefined ? 1 : Number(vText);
   if (!Number.isInteger(v) || v < 1) issues.push({ field: VERSION_KEY, message: `schema version "${short(vText ?? '')}" is not a version number; read as the current one` });

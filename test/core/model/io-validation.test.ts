@@ -192,6 +192,18 @@ describe('decodeSafetensors: corrupt headers are refused with the tensor, the ru
     );
   });
 
+  it('trailing bytes after the last tensor, a foreign format and a vocabSize that is not this vocabulary are refused', () => {
+    const { header, data } = split(VALID);
+    const extra = new Uint8Array(data.length + 12);
+    extra.set(data);
+    expect(decode(join(JSON.stringify(header), extra))).toThrow(`weights file: 12 bytes after the last tensor (data section 68 bytes, tensors end at 56); ${CORRUPT}`);
+    const cfg = modelConfig('nano', 5);
+    const make = (meta: Record<string, string>) => decodeSafetensors(encodeSafetensors(cfg, valuesFor(cfg), { modelSize: 'nano', vocabHash: 'h', ...meta }));
+    expect(() => checkWeights(make({ format: 'other' }), { vocabSize: 5, vocabHash: 'h' })).toThrow('weights file: metadata format "other" is not "opd-playground"; use weights written by train --save or downloaded from the page');
+    expect(() => checkWeights(make({ vocabSize: '999' }), { vocabSize: 5, vocabHash: 'h' })).toThrow('weights file: metadata vocabSize "999" differs from this code\'s vocabulary of 5 tokens; retrain or regenerate the weights with this version');
+    expect(checkWeights(make({ format: 'opd-playground', vocabSize: '5' }), { vocabSize: 5, vocabHash: 'h' })).toEqual(cfg);
+  });
+
   it('unknown model size, whatever the string', () => {
     for (const s of ['huge', 'constructor', 'toString', '__proto__', 'hasOwnProperty', ''])
       expect(decode(corrupt((h) => void (h.__metadata__.modelSize = s))), s).toThrow(
