@@ -2,7 +2,7 @@
  * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset default]
  *  [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
- * hints from the expert oracle (issue #3 hint-following measurement): the episode skill of the expert's successful
+ * hints from the expert oracle (hint-following measurement): the episode skill of the expert's successful
  * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
  * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
  * The summary carries `envVersions` (this code's {env: version}) and `envVersionWarning` (null, or
