@@ -1,6 +1,6 @@
 /**
  * `npm run train -- --env household [--preset easy] --algo grpo --model nano --steps N --tasks B --group G
- *  --seed S --backend cpu|wasm [--json]` (issue #2). With --json: one JSON object per line (step and eval events;
+ *  --seed S --backend cpu|wasm [--json]`. With --json: one JSON object per line (step and eval events;
  * see src/core/train/events.ts). Without: a progress line and a readable summary. Bad input: a message naming
  * the flag and the accepted values, exit code 2.
  *
@@ -18,6 +18,7 @@
  * continues such a run from its latest checkpoint with the recorded config: run-setting flags must match it, except
  * `--steps`, which may extend the run; events are appended to its events.jsonl.
  */
+import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, UsageError, USAGE_EXIT_CODE, type FlagTable } from './args';
@@ -64,6 +65,7 @@ const OTHER_FLAGS = {
   'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
+  'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks)' },
   resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl' },
   profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
   help: { type: 'boolean', help: 'show this help' },
@@ -194,6 +196,38 @@ async function main(): Promise<void> {
     init = resume.run.config.init;
   } else if (runDir !== undefined) prepareRunDir(runDir);
   else if (config.valTasks > 0) fail('--val-tasks needs --run-dir DIR (validation results go to DIR/val.json at each checkpoint)');
+  const fromRunDir = args['from-run'] as string | undefined;
+  let fromRun: FromRun | null = null;
+  if (fromRunDir !== undefined && config.algo !== 'agentic-opd') fail('--from-run is the distillation stage of --algo agentic-opd; add --algo agentic-opd or drop --from-run');
+  if (config.algo === 'agentic-opd' && !resume) {
+    if (fromRunDir === undefined) fail('--algo agentic-opd distils from a GRPO run directory: pass --from-run DIR (a run trained with --run-dir DIR --checkpoint-every k --val-tasks n)');
+    if (init !== undefined) fail('--algo agentic-opd starts from the run\'s best-validation checkpoint; drop --init');
+    // The student and its teachers share the run's environment, model and prompt format: take them from the run.
+    let run;
+    try {
+      run = readRun(fromRunDir);
+    } catch (e) {
+      fail(`--from-run: ${(e as Error).message}`);
+    }
+    for (const k of SHARED_WITH_RUN) {
+      if (Object.hasOwn(partial, k) && partial[k] !== run.config[k]) fail(`--${flagOf(k).replace(/^--/, '')} ${String(partial[k])} differs from the run's ${String(run.config[k])} (${fromRunDir}/run.json); the student and its teachers keep the run's, so drop the flag`);
+      partial[k] = run.config[k];
+    }
+    try {
+      config = parseRunConfig(partial);
+    } catch (e) {
+      fail((e as Error).message);
+    }
+    const spec = getEnvSpec(config.env);
+    try {
+      fromRun = readFromRun(fromRunDir, config, spec, buildTokenizer(spec));
+    } catch (e) {
+      fail(`--from-run: ${(e as Error).message}`);
+    }
+    if (runDir !== undefined && !Object.hasOwn(partial, 'valTasks')) config = { ...config, valTasks: fromRun.valTasks, valSamples: fromRun.valSamples };
+    init = path.join(fromRunDir, `ckpt-${fromRun.studentStep}.safetensors`);
+    if (fromRun.warning) process.stderr.write(`train: warning: ${fromRun.warning}\n`);
+  }
   if (save !== undefined) checkSavePath(save, '--save');
   if (saveBest !== undefined) {
     checkSavePath(saveBest, '--save-best');
@@ -203,6 +237,8 @@ async function main(): Promise<void> {
   let initWeights: Uint8Array | undefined;
   if (resume) {
     // weights, reference and optimizer come from the checkpoint
+  } else if (fromRun) {
+    initWeights = fromRun.studentBytes;
   } else if (init === 'base' || init === 'scratch') {
     config = { ...config, init };
   } else if (init !== undefined) {
@@ -222,7 +258,7 @@ async function main(): Promise<void> {
       fail(`--init ${init}: ${(e as Error).message}`);
     }
     if (p.size !== config.model) fail(`--init ${init} holds a ${p.size} model; pass --model ${p.size}`);
-    versionWarning = envVersionWarning(init!, p.meta, config.env);
+    versionWarning = envVersionWarning(fromRun ? `${fromRunDir}/ckpt-${fromRun.studentStep}.safetensors` : init!, p.meta, config.env);
   }
   if (!resume && !initWeights && config.init === 'base') {
     const spec = getEnvSpec(config.env);
@@ -252,7 +288,13 @@ async function main(): Promise<void> {
   const stream = train(config, {
     backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p),
     checkpoints: record !== null, resume: resume ? { weights: resume.weights, state: resume.state } : undefined,
+    algorithmInit: fromRun ? { teacherPool: fromRun.pool, studentSolved: fromRun.studentSolved } : undefined,
   });
+  if (fromRun) {
+    const msg = `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} val tasks solved) from ${fromRun.pool.ids.length} teacher checkpoint${fromRun.pool.ids.length === 1 ? '' : 's'} (steps ${fromRun.pool.ids.join(', ')})`;
+    if (json) out({ event: 'teachers', student: fromRun.studentStep, studentSolved: fromRun.studentSolved.size, teachers: fromRun.pool.ids, from: fromRunDir });
+    else process.stdout.write(msg + '\n');
+  }
   for await (const raw of stream) {
     const ev = record ? record.take(raw) : raw;
     if (ev.event === 'done' && save && policy) writeAtomic(save, await savePolicy(policy, config.model, envVersions, meta));
@@ -274,6 +316,7 @@ async function main(): Promise<void> {
       else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${saveBest}\n`);
     }
   }
+  fromRun?.pool.dispose();
 }
 
 /** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */

@@ -208,6 +208,22 @@ export const agenticOpd = {
         return structuredClone(st);
       },
       state: () => structuredClone(st),
+      onValidation(solved) {
+        st = select(new Set(solved), st.round + 1, st.hcn);
+      },
+      saveState: () => JSON.stringify(st),
+      loadState(s) {
+        let v: AgenticOpdState;
+        try {
+          v = JSON.parse(s) as AgenticOpdState;
+        } catch {
+          throw new Error('agentic-opd: the checkpoint\'s algorithm state is not JSON; resume from an intact checkpoint');
+        }
+        if (!v || typeof v !== 'object' || typeof v.round !== 'number' || !Array.isArray(v.studentSolved)) throw new Error('agentic-opd: the checkpoint\'s algorithm state is malformed');
+        checkHcnState(v.hcn);
+        if (v.teacherId !== null && !pool.ids.includes(v.teacherId)) throw new Error(`agentic-opd: resumed teacher ${v.teacherId} is not in the pool`);
+        st = v;
+      },
       async advantages(ctx) {
         const { trajs, packed } = ctx;
         const P = new Set(st.studentSolved);

@@ -6,14 +6,15 @@
 import { grpo } from './grpo';
 import { opid } from './opid';
 import { skillGrpo } from './skill-grpo';
+import { agenticOpd } from './agentic-opd';
 import type { Algorithm } from './types';
 
 /** Accepted algorithm names (RunConfig.algo, `--algo`, links). */
-export const ALGORITHM_NAMES = ['grpo', 'opid', 'skill-grpo'] as const;
+export const ALGORITHM_NAMES = ['grpo', 'opid', 'skill-grpo', 'agentic-opd'] as const;
 /** One of ALGORITHM_NAMES. */
 export type AlgorithmName = (typeof ALGORITHM_NAMES)[number];
 
-const REGISTRY: Readonly<Record<AlgorithmName, Algorithm>> = { grpo, opid, 'skill-grpo': skillGrpo };
+const REGISTRY: Readonly<Record<AlgorithmName, Algorithm>> = { grpo, opid, 'skill-grpo': skillGrpo, 'agentic-opd': agenticOpd };
 
 /**
  * The algorithm registered under `name` (own keys only).

@@ -23,6 +23,8 @@ export interface AlgorithmInit {
   analyzer?: Analyzer;
   /** API key of the http analyzer; never stored. */
   analyzerApiKey?: string;
+  /** What a particular algorithm needs besides the config (Agentic-OPD: its teacher pool and the student's solved set). */
+  [extra: string]: unknown;
 }
 
 /** Everything one step's advantage computation may read. Vectors are float32 [M], packed sample-major (outcome.ts). */
@@ -79,6 +81,8 @@ export interface AlgorithmStep {
   /** Extra forward passes the algorithm ran (OPID's skill re-scoring): tokens and sequences. */
   cost: { tokens: number; sequences: number };
   views?: AlgorithmViews;
+  /** Algorithm-specific numbers for the step event (Agentic-OPD: teacherId, teacherScore, ladShare, reverseKl …). */
+  extra?: object;
 }
 
 /** One run's instance of an algorithm (it may keep state across steps, e.g. Skill-GRPO's memory). */
@@ -100,6 +104,11 @@ export interface AlgorithmRun {
    * checkpoint continues exactly as the uninterrupted run. @throws Error naming the problem on a malformed string.
    */
   loadState?(s: string): void;
+  /**
+   * Called after each validation of the policy being trained (run records with val tasks) with the validation tasks
+   * it solved (pass rate ≥ 0.5): Agentic-OPD chooses its teacher again. Absent for algorithms that do not care.
+   */
+  onValidation?(solved: ReadonlySet<number>): void;
 }
 
 /** A registered algorithm. */

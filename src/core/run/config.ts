@@ -17,6 +17,7 @@ import { ANALYZER_KINDS } from '../analyzer/types';
 import { MODEL_SIZES } from '../model/config';
 import { DECODINGS } from '../rollout/runner';
 import { OLD_LOGPROB_SOURCES } from '../model/scoring';
+import { TEACHER_SELECTORS } from '../algorithms/agentic-opd';
 import { ENV_NAMES, getEnvSpec } from '../envs/registry';
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
@@ -27,7 +28,7 @@ export const SCHEMA_VERSION = 2;
 export { ALGORITHM_NAMES as ALGO_NAMES, SKILL_ABLATIONS as ABLATIONS, BACKENDS, ENV_NAMES, MODEL_SIZES };
 
 /** Where a setting is shown in the page (and grouped in `--help`), in this order. */
-export const FIELD_GROUPS = ['run', 'environment', 'training', 'advanced', 'opid', 'skill-grpo', 'rollouts', 'evaluation', 'analyzer', 'settings', 'internal'] as const;
+export const FIELD_GROUPS = ['run', 'environment', 'training', 'advanced', 'opid', 'skill-grpo', 'agentic-opd', 'rollouts', 'evaluation', 'analyzer', 'settings', 'internal'] as const;
 /** One of FIELD_GROUPS. `run` fields sit in the top bar, `analyzer` in the Analyzer panel, `internal` nowhere. */
 export type FieldGroup = (typeof FIELD_GROUPS)[number];
 
@@ -160,6 +161,14 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Clip A_skill', flag: 'skill-clip', unit: '± c', group: 'opid', help: 'Clip A_skill to [−c, c] after the z-score. 0 = no clip.', recommended: '1 (single tokens reached −6.8 nats where the base misread a skill)' } satisfies FieldMeta),
   skillMemoryTopK: int(1, 5).default(1)
     .meta({ label: 'Remembered skills', flag: 'skill-memory-top-k', unit: 'per prompt', group: 'skill-grpo', help: 'Skill-GRPO: how many remembered skills of the task type are injected, most recent first.' } satisfies FieldMeta),
+  teacherSelect: z.enum(TEACHER_SELECTORS).default('hcn')
+    .meta({ label: 'Teacher selection', flag: 'teacher-select', group: 'agentic-opd', help: 'Agentic-OPD: hcn (Highest Coverage Next: the checkpoint covering most validation tasks the student fails, with weights that grow for teachers passed over), fixed (the checkpoint solving the most validation tasks), random, union (per task, the earliest checkpoint that solves it: an upper reference).', recommended: 'hcn' } satisfies FieldMeta),
+  opdCoef: num(0, 100).default(1)
+    .meta({ label: 'Distillation weight', flag: 'opd-coef', unit: '× A_opd', group: 'agentic-opd', symbol: 'c_opd', help: 'A = c_opd·sg(ℓ_teacher − ℓ_student) + c_task·A_ep on the action tokens of LAD-gated rollouts (Agentic-OPD).', recommended: '1' } satisfies FieldMeta),
+  taskCoef: num(0, 100).default(0)
+    .meta({ label: 'Task advantage weight', flag: 'task-coef', unit: '× A_ep', group: 'agentic-opd', symbol: 'c_task', help: 'Weight of the GRPO advantage A_ep beside the distillation term; 0 = distillation only.', recommended: '0' } satisfies FieldMeta),
+  ladGate: z.boolean().default(true)
+    .meta({ label: 'LAD gate', flag: 'lad-gate', group: 'agentic-opd', help: 'Locality-Aware Distillation: distil only failed rollouts on tasks where the teacher does better (its own pass rate beats the student group\'s); off = every rollout.', recommended: 'on' } satisfies FieldMeta),
   analyzer: z.enum(ANALYZER_KINDS).default('heuristic')
     .meta({ label: 'Analyzer', flag: 'analyzer', group: 'analyzer', help: 'Analyzer for OPID and Skill-GRPO: heuristic (embedded, no network) or http (an OpenAI-compatible endpoint).', optionLabels: { heuristic: 'heuristic (embedded)', http: 'http (OpenAI-compatible)' } } satisfies FieldMeta),
   analyzerUrl: z.string().max(2000).default('')

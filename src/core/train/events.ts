@@ -104,6 +104,16 @@ export interface StepEvent {
   analyzerFailureReasons: Record<string, number>;
   /** OPID: every analysis of this step failed, so it had no skill signal and ran as GRPO this step. */
   ranAsGrpo: boolean;
+  /** Agentic-OPD: the teacher (checkpoint step) this step distilled from; null under the union ablation. */
+  teacherId?: number | null;
+  /** Agentic-OPD: the teacher's HCN score when it was chosen. */
+  teacherScore?: number;
+  /** Agentic-OPD: fraction of the step's rollouts the LAD gate distilled. */
+  ladShare?: number;
+  /** Agentic-OPD: token mean of ℓ_student − ℓ_teacher over the distilled tokens (nats; a reverse-KL sample). */
+  reverseKl?: number;
+  /** Agentic-OPD: teacher-selection round (a new round after each validation of the student). */
+  teacherRound?: number;
   /**
    * Tokens through the model this step by phase: rollout (prefill + decode), old and ref re-scoring, skill
    * re-scoring (OPID only), and update (forward+backward). OPID = GRPO + skill (cost accounting).

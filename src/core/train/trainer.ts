@@ -14,6 +14,7 @@
  */
 import * as tf from '../tf';
 import { Rng } from '../rng';
+import { SOLVED_AT } from '../run/record';
 import { parseRunConfig, type RunConfig } from '../run/config';
 import { getEnvSpec } from '../envs/registry';
 import { TRAIN_TASK_INDICES, type EnvSpec, type TaskRef } from '../envs/types';
@@ -64,6 +65,11 @@ export interface TrainOptions {
    * @throws (from `train`) Error when the state file is corrupt, belongs to another seed or algorithm state, or k ≥ steps.
    */
   resume?: { weights: Uint8Array; state: Uint8Array };
+  /**
+   * What the config's algorithm needs besides the config, passed to its `create` (Agentic-OPD: `teacherPool`, the
+   * run's other checkpoints, and `studentSolved`, the student's solved validation tasks; algorithms/agentic-opd.ts).
+   */
+  algorithmInit?: Readonly<Record<string, unknown>>;
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -104,7 +110,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   let undoneSteps = resume?.undoneSteps ?? 0, shrunkSteps = resume?.shrunkSteps ?? 0;
   try {
     const algo = getAlgorithm(cfg.algo);
-    const method = algo.create({ cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
+    const method = algo.create({ ...opts.algorithmInit, cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
     const skill = { algo: method, estimator: algo.outcomeEstimator };
     const best = new BestEval();
     if (resume) {
@@ -153,7 +159,12 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
         yield ev;
       }
       if (opts.checkpoints && cfg.checkpointEvery > 0 && (step % cfg.checkpointEvery === 0 || step === cfg.steps)) {
-        if (cfg.valTasks > 0) yield await validationEvent(policy, spec, cfg, root, step, skill);
+        if (cfg.valTasks > 0) {
+          const v = await validationEvent(policy, spec, cfg, root, step, skill);
+          // An algorithm that follows the policy's validation (Agentic-OPD re-selects its teacher) hears of it.
+          method.onValidation?.(new Set(v.passRates.flatMap((r, i) => (r >= SOLVED_AT ? [i] : []))));
+          yield v;
+        }
         yield await checkpoint(step);
       }
     }
@@ -280,6 +291,7 @@ async function trainStep(
     tokensPerSecond: 0, learningRate: lr, stepMs: 0, elapsedMs: 0, numTensors: 0,
     ...(profile ? { phaseMs: { sample: roll.sampleMs, env: roll.envMs, old: oldMs, ref: refMs, algorithm: algorithmMs, update: updateMs, guard: guardMs } } : {}),
     ...a.metrics,
+    ...stepExtra(a.extra),
     forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: a.cost.tokens, update: m.tokens },
     forwardSequences: { rollout: nSteps, old: old.tokens ? nSteps : 0, ref: cfg.klBeta > 0 ? nSteps : viewCount, skill: a.cost.sequences, update: nSteps * cfg.ppoEpochs },
   };
@@ -316,6 +328,18 @@ function sampledKl(oldLogp: Float32Array, refLogp: Float32Array): number {
     s += Math.min(10, Math.max(-10, Math.exp(d) - d - 1));
   }
   return refLogp.length ? s / refLogp.length : 0;
+}
+
+/** The step-event fields an algorithm's `extra` may set (Agentic-OPD's teacher numbers); others are ignored. */
+function stepExtra(x: object | undefined): Partial<StepEvent> {
+  if (!x) return {};
+  const e = x as Record<string, unknown>;
+  const num = (k: string) => (typeof e[k] === 'number' ? { [k]: e[k] } : {});
+  return {
+    ...(Object.hasOwn(e, 'teacherId') ? { teacherId: typeof e.teacherId === 'number' ? e.teacherId : null } : {}),
+    ...num('teacherScore'), ...num('ladShare'), ...num('reverseKl'),
+    ...(typeof e.round === 'number' ? { teacherRound: e.round } : {}),
+  };
 }
 
 function mean(xs: readonly number[]): number {
