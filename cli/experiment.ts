@@ -1,0 +1,219 @@
+/**
+ * `npm run experiment -- opid-table [--preset default] [--seeds 3] [--steps 150] [--parallel 2] [--episodes 210]
+ *  [--out DIR]`: the OPID paper's household table (OPID paper (2026), Table 1 and its ablations) as one command.
+ *
+ * Runs GRPO, OPID, OPID without episode skills, without step skills, with additive routing (no critical-first
+ * routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset (from scratch, said in the
+ * table's header, when the preset has none). Each run is a run directory `DIR/runs/<method>-<seed>/` (`train
+ * --run-dir`, checkpoints with optimizer state every `--checkpoint-every` steps); its events are copied to
+ * `DIR/<method>-<seed>.jsonl` and its best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it
+ * finishes. Stopped at any moment and called again, it skips finished runs and continues each unfinished one from its
+ * last checkpoint (`train --resume`), so a table longer than one sitting is still one command. Writes
+ * `DIR/table.md`, `DIR/table.json` and `DIR/curves.svg` (vega-lite) from the runs' evaluation events
+ * (src/core/run/aggregate.ts). Bad input: a message naming the flag, exit 2.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { exitOnClosedStdout, writeAtomic } from './files';
+import { PUBLIC_DIR } from './base';
+import { getEnvSpec } from '../src/core/envs/registry';
+import { baseManifestPath } from '../src/core/pretrain/base';
+import { buildTable, pct, type RunEvals, type TableRow } from '../src/core/run/aggregate';
+
+exitOnClosedStdout();
+
+/** The table's methods: name → the train flags that make it (OPID paper (2026), Table 1 rows). */
+export const METHODS: Readonly<Record<string, readonly string[]>> = {
+  grpo: ['--algo', 'grpo'],
+  opid: ['--algo', 'opid'],
+  'opid-no-episode': ['--algo', 'opid', '--ablation', 'no-episode'],
+  'opid-no-step': ['--algo', 'opid', '--ablation', 'no-step'],
+  'opid-additive': ['--algo', 'opid', '--ablation', 'additive'],
+  'skill-grpo': ['--algo', 'skill-grpo'],
+};
+const SPLITS = ['test-seen', 'test-unseen'] as const;
+
+const SPEC = {
+  preset: { type: 'string', help: 'household preset', default: 'default', choices: getEnvSpec('household').presets },
+  seeds: { type: 'int', help: 'seeds per method (1..seeds)', default: 3, min: 1, max: 20 },
+  steps: { type: 'int', help: 'training steps per run', default: 150, min: 1, max: 100000 },
+  parallel: { type: 'int', help: 'runs at once (one core each is best on a 2-core machine)', default: 2, min: 1, max: 16 },
+  // 210: with p ≈ 0.5 one standard error of a 3-seed mean is √(0.25 / (3·210)) ≈ 2.0 points.
+  episodes: { type: 'int', help: 'evaluation episodes per split (210 keeps one s.e. of a 3-seed mean ≤ 2 points)', default: 210, min: 1, max: 2000 },
+  'eval-every': { type: 'int', help: 'evaluate every k steps', default: 25, min: 1, max: 100000 },
+  'checkpoint-every': { type: 'int', help: 'checkpoint (with optimizer state) every k steps', default: 10, min: 1, max: 100000 },
+  tasks: { type: 'int', help: 'B: tasks per step', default: 8, min: 1, max: 256 },
+  group: { type: 'int', help: 'G: rollouts per task', default: 8, min: 1, max: 64 },
+  out: { type: 'string', help: 'output folder', default: 'runs/opid-table' },
+  help: { type: 'boolean', help: 'show this help' },
+} as const;
+
+function fail(msg: string): never {
+  process.stderr.write(`experiment: ${msg}\n`);
+  process.exit(USAGE_EXIT_CODE);
+}
+
+/** Events of a JSON-lines file (lines that are not JSON objects are skipped). */
+function readEvents(file: string): Record<string, unknown>[] {
+  if (!fs.existsSync(file)) return [];
+  const out: Record<string, unknown>[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const e = JSON.parse(line);
+      if (e && typeof e === 'object' && !Array.isArray(e)) out.push(e);
+    } catch {
+      // a line cut by a stop mid-write: the resumed run rewrites what follows its checkpoint
+    }
+  }
+  return out;
+}
+
+/** One run of the table. */
+interface Job {
+  method: string;
+  seed: number;
+  dir: string;
+  args: string[];
+}
+
+/** Where a run stands: finished (its events hold `done`), started (a run directory), or new. */
+function stateOf(j: Job): 'done' | 'started' | 'new' {
+  const evs = readEvents(path.join(j.dir, 'events.jsonl'));
+  if (evs.some((e) => e.event === 'done')) return 'done';
+  return fs.existsSync(path.join(j.dir, 'run.json')) ? 'started' : 'new';
+}
+
+/** Runs `npm run train` for a job (fresh or resumed); resolves with its exit code. Progress lines as it goes. */
+function runJob(j: Job, resume: boolean, total: number, onProgress: (line: string) => void): Promise<number> {
+  const args = resume ? ['cli/train.ts', '--resume', j.dir, '--json'] : ['cli/train.ts', ...j.args, '--run-dir', j.dir, '--json'];
+  const child = spawn('node_modules/.bin/tsx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let buf = '', err = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      try {
+        const e = JSON.parse(line);
+        if (e.event === 'step' && (e.step % 10 === 0 || e.step === total)) {
+          const eta = ((total - e.step) * e.elapsedMs) / Math.max(e.step, 1) / 1000;
+          onProgress(`${j.method}-${j.seed}: step ${e.step}/${total}, train success ${(100 * e.successRate).toFixed(0)}%, ETA ${(eta / 60).toFixed(1)} min`);
+        } else if (e.event === 'eval') {
+          onProgress(`${j.method}-${j.seed}: eval @ ${e.step}: ${SPLITS.map((s) => `${s} ${(100 * (e.splits?.[s]?.successRate ?? NaN)).toFixed(1)}%`).join(', ')}`);
+        }
+      } catch {
+        // not an event line
+      }
+    }
+  });
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+  return new Promise((resolve) => child.on('close', (code) => {
+    if (code !== 0) onProgress(`${j.method}-${j.seed}: train exited ${code}: ${err.trim().split('\n').slice(-2).join(' ')}`);
+    resolve(code ?? 1);
+  }));
+}
+
+/** The evaluations of a finished run, from its events. */
+function evalsOf(j: Job): RunEvals {
+  const evals = readEvents(path.join(j.dir, 'events.jsonl'))
+    .filter((e) => e.event === 'eval' && typeof e.step === 'number' && e.splits && typeof e.splits === 'object')
+    .map((e) => ({ step: e.step as number, splits: e.splits as RunEvals['evals'][number]['splits'] }));
+  return { method: j.method, seed: j.seed, evals };
+}
+
+/** table.md: the settings, then final and best-evaluation tables (split columns, then per task type). */
+function markdown(header: string[], final: TableRow[], best: TableRow[]): string {
+  const keys = [...new Set(final.flatMap((r) => Object.keys(r.cells)))].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  const table = (rows: TableRow[], title: string) => [
+    `## ${title}`, '',
+    `| method | seeds | ${keys.join(' | ')} | ${SPLITS.map((s) => `Δ vs GRPO ${s}`).join(' | ')} |`,
+    `|---|---|${keys.map(() => '---|').join('')}${SPLITS.map(() => '---|').join('')}`,
+    ...rows.map((r) => `| ${r.method} | ${r.seeds.length} | ${keys.map((k) => pct(r.cells[k])).join(' | ')} | ${SPLITS.map((s) => pct(r.diff[s], true)).join(' | ')} |`),
+    '',
+  ];
+  return ['# OPID household table', '', ...header.map((h) => `- ${h}`), '', 'Success in %, mean ± standard error over seeds; Δ: paired difference to GRPO over the same seeds.', '',
+    ...table(final, 'Final evaluation'), ...table(best, 'Best evaluation (the same episodes chose it: optimistic)')].join('\n');
+}
+
+/** curves.svg: mean test success over seeds per method and evaluation step (vega-lite, rendered headless). */
+async function curves(runs: RunEvals[]): Promise<string> {
+  const values = runs.flatMap((r) => r.evals.flatMap((e) => SPLITS.filter((s) => Object.hasOwn(e.splits, s)).map((s) => ({ method: r.method, seed: r.seed, step: e.step, split: s, success: 100 * e.splits[s].successRate }))));
+  const spec = vl.compile({
+    data: { values }, width: 320, height: 220,
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'step', type: 'quantitative', title: 'training step' },
+      y: { aggregate: 'mean', field: 'success', type: 'quantitative', title: 'success % (mean over seeds)' },
+      color: { field: 'method', type: 'nominal' },
+      column: { field: 'split', type: 'nominal', title: null },
+    },
+  } as vl.TopLevelSpec).spec;
+  return new vega.View(vega.parse(spec), { renderer: 'none' }).toSVG();
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] !== 'opid-table') fail(`the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})\n${usage('npm run experiment -- opid-table', SPEC)}`);
+  let a;
+  try {
+    a = parseArgs(argv.slice(1), SPEC);
+  } catch (e) {
+    if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run experiment -- opid-table', SPEC)}`);
+    throw e;
+  }
+  if (a.help) return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
+  const out = a.out;
+  fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
+  const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
+  const common = ['--env', 'household', '--preset', a.preset, '--steps', String(a.steps), '--tasks', String(a.tasks), '--group', String(a.group),
+    '--mini-batches', String(Math.min(8, a.tasks * a.group)), '--eval-every', String(a['eval-every']), '--eval-episodes', String(a.episodes),
+    '--checkpoint-every', String(a['checkpoint-every']), '--backend', 'wasm', '--init', hasBase ? 'base' : 'scratch'];
+  const header = [
+    `command: npm run experiment -- ${argv.join(' ')}`,
+    `household/${a.preset}, nano, ${hasBase ? 'from the shipped base policy' : 'FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --preset ' + a.preset + ' makes one)'}`,
+    `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per method, evaluation every ${a['eval-every']} steps on ${a.episodes} episodes per split at T 0.4`,
+    `train flags: ${common.join(' ')}`,
+  ];
+  process.stdout.write(header.map((h) => `${h}\n`).join(''));
+  const jobs: Job[] = [];
+  for (let seed = 1; seed <= a.seeds; seed++)
+    for (const [method, flags] of Object.entries(METHODS))
+      jobs.push({ method, seed, dir: path.join(out, 'runs', `${method}-${seed}`), args: [...common, ...flags, '--seed', String(seed), '--save-best', path.join(out, `${method}-${seed}-best.safetensors`)] });
+  const todo = jobs.filter((j) => stateOf(j) !== 'done');
+  process.stdout.write(`${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} at a time\n`);
+  const t0 = Date.now();
+  let next = 0, finished = 0, failed = 0;
+  const worker = async () => {
+    while (next < todo.length) {
+      const j = todo[next++];
+      const code = await runJob(j, stateOf(j) === 'started', a.steps, (l) => process.stdout.write(l + '\n'));
+      finished++;
+      if (code !== 0) failed++;
+      const per = (Date.now() - t0) / finished;
+      process.stdout.write(`runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${((per * (todo.length - finished)) / a.parallel / 60000).toFixed(1)} min\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(a.parallel, todo.length) }, worker));
+  for (const j of jobs) if (stateOf(j) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
+  const runs = jobs.filter((j) => stateOf(j) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
+  const methods = Object.keys(METHODS);
+  const final = buildTable(runs, methods, SPLITS, 'final', 'grpo'), best = buildTable(runs, methods, SPLITS, 'best', 'grpo');
+  const missing = jobs.length - runs.length;
+  const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
+  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(markdown(head, final, best) + '\n'));
+  writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(JSON.stringify({ header: head, splits: SPLITS, final, best }, null, 1) + '\n'));
+  if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
+  process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));
+  if (failed) process.exit(1);
+}
+
+main().catch((e) => {
+  process.stderr.write(`experiment: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

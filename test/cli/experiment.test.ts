@@ -1,0 +1,47 @@
+/**
+ * `npm run experiment -- opid-table` end to end at a tiny size: six methods × one seed, each a run directory; the
+ * table (md, json) and the curves (svg) are written; a second call on the same folder runs nothing and prints the
+ * same table. Bad input exits 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const run = (args: string[]) => spawnSync('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { encoding: 'utf8', timeout: 1_200_000 });
+
+describe('experiment opid-table', () => {
+  it('runs every method, writes the table, and a second call does no work', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-'));
+    const args = ['opid-table', '--preset', 'easy', '--seeds', '1', '--steps', '1', '--episodes', '2', '--eval-every', '1', '--tasks', '1', '--group', '2', '--parallel', '2', '--out', out];
+    const a = run(args);
+    expect(a.stderr).toBe('');
+    expect(a.status).toBe(0);
+    expect(a.stdout).toMatch(/0 of 6 runs already finished; 6 to run, 2 at a time/);
+    const table = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
+    for (const m of ['grpo', 'opid', 'opid-no-episode', 'opid-no-step', 'opid-additive', 'skill-grpo']) {
+      expect(table).toContain(`| ${m} | 1 |`);
+      expect(fs.existsSync(path.join(out, `${m}-1.jsonl`))).toBe(true);
+    }
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8'));
+    expect(json.final.map((r: { method: string }) => r.method)).toEqual(['grpo', 'opid', 'opid-no-episode', 'opid-no-step', 'opid-additive', 'skill-grpo']);
+    expect(json.final[0].diff['test-seen']).toBeNull();
+    expect(json.final[1].diff['test-seen'].n).toBe(1);
+    expect(fs.readFileSync(path.join(out, 'curves.svg'), 'utf8')).toMatch(/^<svg/);
+    const b = run(args);
+    expect(b.status).toBe(0);
+    expect(b.stdout).toMatch(/6 of 6 runs already finished; 0 to run/);
+    expect(fs.readFileSync(path.join(out, 'table.md'), 'utf8')).toBe(table);
+    fs.rmSync(out, { recursive: true, force: true });
+  });
+
+  it('names the experiment and bad flags (exit 2)', () => {
+    const r = run(['table']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/the first argument names the experiment: opid-table \(got "table"\)/);
+    const s = run(['opid-table', '--seeds', '0']);
+    expect(s.status).toBe(2);
+    expect(s.stderr).toMatch(/--seeds/);
+  });
+});
