@@ -11,6 +11,7 @@
  * Flags that are run settings (--env, --temperature, --decoding, --history, --seed) take their accepted values from
  * the run-config schema (src/core/run/config.ts).
  */
+import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
 import { exitOnClosedStdout } from './files';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
@@ -18,7 +19,7 @@ import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
 import { Rng } from '../src/core/rng';
-import { buildTokenizer, loadPolicy, envVersionMismatch } from '../src/core/model/policy';
+import { buildTokenizer, loadPolicy } from '../src/core/model/policy';
 import { DECODINGS, runEpisodes } from '../src/core/rollout/runner';
 import { summarize } from '../src/core/rollout/evaluate';
 import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '../src/core/run/config';
@@ -47,20 +48,6 @@ const SPEC = {
   json: { type: 'boolean', help: 'print JSON lines' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
-
-/** Weights made for another version of the environment than this code's: they load, but results differ. */
-interface EnvVersionWarning {
-  weights: string;
-  made: string;
-  current: string;
-  message: string;
-}
-
-/** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
-function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
-  const m = envVersionMismatch(meta, getEnvSpec(env));
-  return m && { weights, made: m.made, current: m.current, message: `weights ${weights} were ${m.message}` };
-}
 
 function fail(msg: string, code = USAGE_EXIT_CODE): never {
   process.stderr.write(`eval: ${msg}\n`);

@@ -18,11 +18,12 @@
  * continues such a run from its latest checkpoint with the recorded config: run-setting flags must match it, except
  * `--steps`, which may extend the run; events are appended to its events.jsonl.
  */
+import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, UsageError, USAGE_EXIT_CODE, type FlagTable } from './args';
-import { buildTokenizer, disposePolicy, loadPolicy, savePolicy, envVersionMismatch } from '../src/core/model/policy';
+import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/model/policy';
@@ -125,20 +126,6 @@ function checkSavePath(p: string, flag: string): void {
   } catch {
     fail(`${flag}: folder "${dir}" is not writable`);
   }
-}
-
-/** Weights made for another version of the environment than this code's: they load, but results differ. */
-interface EnvVersionWarning {
-  weights: string;
-  made: string;
-  current: string;
-  message: string;
-}
-
-/** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
-function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
-  const m = envVersionMismatch(meta, getEnvSpec(env));
-  return m && { weights, made: m.made, current: m.current, message: `weights ${weights} were ${m.message}` };
 }
 
 function fail(msg: string): never {

@@ -5,12 +5,17 @@
  */
 import type { RunConfig } from '../run/config';
 import type { Split } from '../envs/types';
+import type { AlgorithmMetrics } from '../algorithms/types';
 import type { SplitEval } from '../rollout/evaluate';
 
 export type { SplitEval };
 
 /** One policy update round. Metric units: rates in [0,1], losses dimensionless, KL in nats/token, time in ms. */
-export interface StepEvent {
+/**
+ * The algorithm's metrics (AlgorithmMetrics: teacher share, skill-active tokens, sign agreement, analyzer calls,
+ * failures, latency and reasons, ranAsGrpo) are part of every step event; 0 / {} / false for algorithms without skills.
+ */
+export interface StepEvent extends AlgorithmMetrics {
   event: 'step';
   /** 1-based index of the completed step. */
   step: number;
@@ -88,22 +93,6 @@ export interface StepEvent {
   phaseMs?: { sample: number; env: number; old: number; ref: number; algorithm: number; update: number; guard: number };
   /** tf.memory().numTensors after the step (must stay constant after the first step). */
   numTensors: number;
-  /** OPID: mean |λ·A_skill| / mean |A| over action tokens; 0 for other algorithms. */
-  teacherShare: number;
-  /** OPID: fraction of action tokens with a skill routed to them. */
-  skillActiveTokenRatio: number;
-  /** OPID: fraction of analysed trajectories whose mean A_skill has the sign of A_ep. */
-  skillSignAgreement: number;
-  /** OPID / Skill-GRPO: analyzer requests this step (heuristic: trajectories analysed). */
-  analyzerCalls: number;
-  /** Trajectories whose analysis failed this step (they get no skill signal). */
-  analyzerFailures: number;
-  /** Wall time spent waiting for the analyzer this step (ms). */
-  analyzerLatencyMs: number;
-  /** Failure reasons this step, in words, with counts. */
-  analyzerFailureReasons: Record<string, number>;
-  /** OPID: every analysis of this step failed, so it had no skill signal and ran as GRPO this step. */
-  ranAsGrpo: boolean;
   /** Agentic-OPD: the teacher (checkpoint step) this step distilled from; null under the union ablation. */
   teacherId?: number | null;
   /** Agentic-OPD: the teacher's HCN score when it was chosen. */
