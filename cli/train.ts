@@ -21,6 +21,7 @@
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, UsageError, USAGE_EXIT_CODE, type FlagTable } from './args';
 import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
@@ -125,6 +126,22 @@ function checkSavePath(p: string, flag: string): void {
     fs.accessSync(dir, fs.constants.W_OK);
   } catch {
     fail(`${flag}: folder "${dir}" is not writable`);
+  }
+}
+
+/**
+ * Write trained weights to `p`; if that fails after training (a path that passed the checks but cannot be written,
+ * a full disk), write them to the system's temporary folder instead and say where, so a run's weights are never lost.
+ * The process then exits 1 at its end.
+ */
+function saveOrRescue(p: string, flag: string, bytes: Uint8Array): void {
+  try {
+    writeAtomic(p, bytes);
+  } catch (e) {
+    const rescue = path.join(os.tmpdir(), `opd-weights-${process.pid}-${path.basename(p).replace(/[^\w.-]/g, '_') || 'policy.safetensors'}`);
+    fs.writeFileSync(rescue, bytes);
+    process.stderr.write(`train: ${flag} ${p} could not be written (${(e as Error).message}); the weights are saved at ${rescue} instead\n`);
+    process.exitCode = 1;
   }
 }
 
@@ -284,7 +301,7 @@ async function main(): Promise<void> {
   }
   for await (const raw of stream) {
     const ev = record ? record.take(raw) : raw;
-    if (ev.event === 'done' && save && policy) writeAtomic(save, await savePolicy(policy, config.model, envVersions, meta));
+    if (ev.event === 'done' && save && policy) saveOrRescue(save, '--save', await savePolicy(policy, config.model, envVersions, meta));
     if (json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done' || ev.event === 'validation') out(ev);
       else if (ev.event === 'checkpoint') out(record?.lineOf(ev) ?? { event: 'checkpoint', step: ev.step });
@@ -298,7 +315,7 @@ async function main(): Promise<void> {
     else if (ev.event === 'done') process.stdout.write(`done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : ''}` : ''}\n`);
     if (ev.event === 'eval' && saveBest && policy && best.offer(ev)) {
       const splits = JSON.stringify(best.splits);
-      writeAtomic(saveBest, await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
+      saveOrRescue(saveBest, '--save-best', await savePolicy(policy, config.model, envVersions, { ...meta, bestStep: String(ev.step), bestScore: String(best.score), bestSplits: splits }));
       if (json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: saveBest });
       else process.stdout.write(`best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${saveBest}\n`);
     }

@@ -212,6 +212,15 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('eval', ['--first-task', '-1']).code).toBe(2);
   });
 
+  it('train --save to a path that passes the checks but cannot be written keeps the weights in the temporary folder (exit 1)', () => {
+    const r = cli('train', ['--steps', '1', '--tasks', '2', '--group', '2', '--mini-batches', '2', '--eval-every', '0', '--save', '/proc/opd-w.safetensors']);
+    expect(r.code).toBe(1);
+    const m = /the weights are saved at (\S+) instead/.exec(r.err);
+    expect(m).not.toBeNull();
+    expect(fs.statSync(m![1]).size).toBeGreaterThan(100_000);
+    fs.rmSync(m![1]);
+  });
+
   it('train --profile: step events carry phaseMs (seven phases, ms, summing to at most the step time); without it they do not', () => {
     const args = ['--steps', '1', '--tasks', '2', '--group', '2', '--mini-batches', '2', '--eval-every', '0', '--json'];
     const steps = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.event === 'step');
