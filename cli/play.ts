@@ -71,6 +71,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
   } else {
     io.write(`Task: ${first.task}\n\n${first.observation}\n\n${numbered(actions)}\n> `);
   }
+  let reward = 0, success = false, done = false;
   for await (const line of io.lines) {
     let action = line;
     if (!json) {
@@ -81,13 +82,18 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       const n = /^\s*\d+\s*$/.test(line) ? Number(line) : NaN;
       if (n >= 1 && n <= actions.length) action = actions[n - 1];
     }
+    const before = actions;
     const r = env.step(action);
     actions = env.admissibleActions();
+    reward += r.reward;
+    success ||= r.success;
+    done = r.done;
+    const hint = r.valid ? null : commandHint(action, before);
     if (json) {
       const { observation, reward, done, valid } = r;
-      io.write(`${JSON.stringify({ event: 'step', action, observation, reward, done, valid, admissibleActions: actions })}\n`);
+      io.write(`${JSON.stringify({ event: 'step', action, observation, reward, done, valid, admissibleActions: actions, ...(hint ? { hint } : {}) })}\n`);
     } else {
-      io.write(`${action === line ? '' : `Action: ${action}\n`}${r.observation}\n`);
+      io.write(`${action === line ? '' : `Action: ${action}\n`}${r.observation}\n${hint ? `(${hint})\n` : ''}`);
       if (r.done) {
         const end = r.success ? `Task complete: reward ${r.reward}` : 'Out of steps: task not completed, reward 0';
         io.write(`\n${end} (${env.steps}/${env.maxSteps} steps).\n`);
@@ -97,7 +103,22 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     }
     if (r.done) break;
   }
+  // The end of the episode or of the input: a summary line (JSON: a summary event).
+  if (json) io.write(`${JSON.stringify({ event: 'summary', steps: env.steps, maxSteps: env.maxSteps, success, reward, done })}\n`);
+  else if (!done) io.write(`\nEnd of input after ${env.steps}/${env.maxSteps} steps: task not completed, reward ${reward}.\n`);
   return 0;
+}
+
+/**
+ * Why an inadmissible action did nothing, when its command is not one the environment offers at this step (e.g.
+ * `examine` on household/easy, which has no information-only commands): names the commands it does offer.
+ */
+export function commandHint(action: string, admissible: readonly string[]): string | null {
+  const verb = (a: string) => (a.trim().toLowerCase().match(/^(go to|[a-z]+)/)?.[1] ?? '');
+  const offered = [...new Set(admissible.map(verb))];
+  const v = verb(action);
+  if (!v || offered.includes(v)) return null;
+  return `there is no "${v}" command here; the commands now are: ${offered.join(', ')}`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -35,13 +35,14 @@ describe('play CLI', () => {
       observation: 'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
       admissibleActions: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'],
     });
-    expect(events.slice(1).map((e) => [e.event, e.action, e.reward, e.done, e.valid])).toEqual([
+    expect(events.slice(1, -1).map((e) => [e.event, e.action, e.reward, e.done, e.valid])).toEqual([
       ['step', 'go to desk 1', 0, false, true],
       ['step', '  TAKE laptop 1 from desk 1', 0, false, true],
       ['step', 'go to sidetable 1', 0, false, true],
       ['step', 'move laptop 1 to sidetable 1', 1, true, true],
     ]); // stops at done: the trailing "look" is not read
     expect(events[4]).toMatchObject({ observation: 'You move the laptop 1 to the sidetable 1.', admissibleActions: [] });
+    expect(events[5]).toEqual({ event: 'summary', steps: 4, maxSteps: 10, success: true, reward: 1, done: true });
   });
 
   it('text mode: numbered actions, a number picks one, ends with the outcome', async () => {
@@ -89,4 +90,15 @@ describe('play CLI', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('play: --env must be one of: household (got "foo")');
   }, 30_000);
+
+  it('a command the preset does not have says so; the end of the input prints a summary', async () => {
+    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['examine desk 1', 'go to desk 1']);
+    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events[1]).toMatchObject({ valid: false, hint: 'there is no "examine" command here; the commands now are: go to' });
+    expect(events[2].hint).toBeUndefined();
+    expect(events[3]).toEqual({ event: 'summary', steps: 2, maxSteps: 10, success: false, reward: 0, done: false });
+    const t = await session(['--task', '357', '--preset', 'easy'], ['inventory']);
+    expect(t.out).toContain('(there is no "inventory" command here; the commands now are: go to)');
+    expect(t.out).toMatch(/End of input after 1\/10 steps: task not completed, reward 0\.\n$/);
+  });
 });
