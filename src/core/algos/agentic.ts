@@ -353,7 +353,7 @@ export function fixedTeacher(teachers: readonly CheckpointSolved[]): number {
 
 /**
  * Random-teacher ablation (Agentic-OPD (2026)): a uniform draw from the teacher ids (sorted ascending first, so the
- * choice depends on the set and the Rng only). Uses the injected generator (never Math.random).
+ * choice depends on the set and the Rng only). Uses the injected seeded generator only.
  * @throws Error when `ids` is empty or holds duplicates.
  */
 export function randomTeacher(ids: readonly number[], rng: Rng): number {
