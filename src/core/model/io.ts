@@ -19,16 +19,25 @@ import { ENV_NAMES } from '../envs/registry';
 /** Metadata stored with weights (strings only). */
 export type WeightsMeta = Record<string, string>;
 
-/** Serialise parameter values (name → float32 data) in `paramShapes(cfg)` order. @throws Error on a missing or mis-sized value. */
-export function encodeSafetensors(cfg: ModelConfig, values: Map<string, Float32Array>, meta: WeightsMeta): Uint8Array {
+/** One tensor to write: name, shape, float32 values. */
+export interface NamedF32 {
+  name: string;
+  shape: number[];
+  data: Float32Array;
+}
+
+/**
+ * Serialise named float32 tensors and string metadata as safetensors bytes (header padded so the data is 8-byte
+ * aligned; tensors in the given order). Weights files and resumable state files both use it.
+ * @throws Error when a tensor's value count does not match its shape.
+ */
+export function encodeTensors(tensors: readonly NamedF32[], meta: Record<string, string>): Uint8Array {
   const header: Record<string, unknown> = { __metadata__: meta };
   let off = 0;
-  const shapes = paramShapes(cfg);
-  for (const [name, shape] of shapes) {
-    const v = values.get(name);
-    const n = shape.reduce((a, b) => a * b, 1);
-    if (!v || v.length !== n) throw new Error(`encodeSafetensors: ${name} needs ${n} values, got ${v?.length ?? 'none'}`);
-    header[name] = { dtype: 'F32', shape, data_offsets: [off, off + 4 * n] };
+  for (const t of tensors) {
+    const n = t.shape.reduce((a, b) => a * b, 1);
+    if (n !== t.data.length) throw new Error(`encodeTensors: ${t.name} has ${t.data.length} values for shape [${t.shape}]`);
+    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [off, off + 4 * n] };
     off += 4 * n;
   }
   let json = JSON.stringify(header);
@@ -39,12 +48,22 @@ export function encodeSafetensors(cfg: ModelConfig, values: Map<string, Float32A
   dv.setBigUint64(0, BigInt(h.length), true);
   out.set(h, 8);
   let p = 8 + h.length;
-  for (const [name] of shapes) {
-    const v = values.get(name)!;
-    for (let i = 0; i < v.length; i++) dv.setFloat32(p + 4 * i, v[i], true);
-    p += 4 * v.length;
+  for (const t of tensors) {
+    for (let i = 0; i < t.data.length; i++) dv.setFloat32(p + 4 * i, t.data[i], true);
+    p += 4 * t.data.length;
   }
   return out;
+}
+
+/** Serialise parameter values (name → float32 data) in `paramShapes(cfg)` order. @throws Error on a missing or mis-sized value. */
+export function encodeSafetensors(cfg: ModelConfig, values: Map<string, Float32Array>, meta: WeightsMeta): Uint8Array {
+  const tensors = paramShapes(cfg).map(([name, shape]) => {
+    const v = values.get(name);
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (!v || v.length !== n) throw new Error(`encodeSafetensors: ${name} needs ${n} values, got ${v?.length ?? 'none'}`);
+    return { name, shape, data: v };
+  });
+  return encodeTensors(tensors, meta);
 }
 
 /** Parsed weights file. */

@@ -21,7 +21,7 @@
  */
 import { z } from 'zod';
 import * as tf from '../tf';
-import { decodeSafetensors } from '../model/io';
+import { decodeSafetensors, encodeTensors, type NamedF32 } from '../model/io';
 import type { Params } from '../model/params';
 
 /** `format` metadata of a state file. */
@@ -137,38 +137,6 @@ export async function restoreAdam(opt: tf.Optimizer, params: Params, a: AdamStat
   } finally {
     tf.dispose(made); // the optimizer's variables hold their own references
   }
-}
-
-/** One tensor to write: name, shape, float32 values. */
-export interface NamedF32 {
-  name: string;
-  shape: number[];
-  data: Float32Array;
-}
-
-/** Serialise named float32 tensors and string metadata as safetensors bytes (8-byte aligned data, file order). */
-export function encodeTensors(tensors: readonly NamedF32[], meta: Record<string, string>): Uint8Array {
-  const header: Record<string, unknown> = { __metadata__: meta };
-  let off = 0;
-  for (const t of tensors) {
-    const n = t.shape.reduce((a, b) => a * b, 1);
-    if (n !== t.data.length) throw new Error(`encodeTensors: ${t.name} has ${t.data.length} values for shape [${t.shape}]`);
-    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [off, off + 4 * n] };
-    off += 4 * n;
-  }
-  let json = JSON.stringify(header);
-  while ((8 + new TextEncoder().encode(json).length) % 8) json += ' ';
-  const h = new TextEncoder().encode(json);
-  const out = new Uint8Array(8 + h.length + off);
-  const dv = new DataView(out.buffer);
-  dv.setBigUint64(0, BigInt(h.length), true);
-  out.set(h, 8);
-  let p = 8 + h.length;
-  for (const t of tensors) {
-    for (let i = 0; i < t.data.length; i++) dv.setFloat32(p + 4 * i, t.data[i], true);
-    p += 4 * t.data.length;
-  }
-  return out;
 }
 
 /** Serialise a TrainState as a state file (module comment). `shapes` gives each parameter's shape. */
