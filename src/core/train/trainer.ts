@@ -259,7 +259,7 @@ async function trainStep(
   const oldMs = lap();
   // Reference log-probs feed the KL term. With β = 0 they only feed the kl metric and the viewer: score the first
   // group only, and report its KL (a sample of the step's tokens) instead of a full pass over the batch.
-  const viewCount = packSamples(trajs.slice(0, cfg.groupSize)).samples.length;
+  const viewCount = trajs.slice(0, cfg.groupSize).reduce((n, t) => n + t.steps.length, 0);
   const refS = await scoreSamples(ref, policy.cfg, cfg.klBeta > 0 ? packed.samples : packed.samples.slice(0, viewCount), policy.freeRow, T);
   const refMs = lap();
   const aEpTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
