@@ -21,6 +21,8 @@
 import type { Analyzer, AnalyzerGroup, AnalyzerOptions, AnalyzerStats, AnalyzerTrajectory, AnalysisResult, TrajectorySkills } from './types';
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
+import { errorInReply, finishFailure, httpFailure, readEnvelope, type Ctx, type Failure, type Retry } from './http-reply';
+import { exchange, networkFailure, redirectNote, sleep, unreadableFailure } from './http-exchange';
 
 /** Options of the `http` analyzer. */
 export interface HttpAnalyzerOptions extends AnalyzerOptions {
@@ -54,8 +56,6 @@ export interface HttpAnalyzerOptions extends AnalyzerOptions {
   fetchImpl?: typeof fetch;
 }
 
-type Retry = 'no' | 'same' | 'strict';
-type Failure = { ok: false; reason: string; retry: Retry; waitMs?: number };
 type Attempt = { ok: true; skills: TrajectorySkills } | Failure;
 
 const MAX_RETRY_DELAY_MS = 30_000;
@@ -160,8 +160,9 @@ export class HttpAnalyzer implements Analyzer {
     if (!x.jsonMode) this.jsonMode = false; // the server said it has no JSON mode: the prompt alone asks for JSON from now on
     if (x.kind === 'timeout') return { ok: false, reason: `timed out after ${timeoutMs} ms`, retry: 'same' };
     if (x.kind === 'error') return networkFailure(x.error, this.origin);
+    if (x.kind === 'unreadable') return unreadableFailure(x.status, x.error);
     const ctx = { model, timeoutMs, hasKey: !!this.#apiKey };
-    if (!x.ok) return httpFailure(x.status, x.headers, x.text, ctx);
+    if (!x.ok) return withRedirect(httpFailure(x.status, x.headers, x.text, ctx), x.redirectedTo);
     return this.readReply(x.text, t.steps.length, ctx);
   }
 
@@ -193,261 +194,11 @@ export class HttpAnalyzer implements Analyzer {
   }
 }
 
-/** What the reply readers need to name a cause: the model asked for, the request limit (ms), whether a key was sent. */
-interface Ctx { model: string; timeoutMs: number; hasKey: boolean }
-
-/** The reason when the server stopped at its output-token limit (finish_reason "length"). */
-const CUT_AT_MAX_TOKENS = 'reply cut at max_tokens (finish_reason "length"); raise max_tokens on the server (Ollama num_predict, llama.cpp -n)';
-const NOT_COMPLETION = 'reply was not a chat completion (check the base URL)';
-
-// Server error bodies are only matched against these, never echoed (they may quote the key).
-const JSON_MODE_REJECTED = /response_format|json_object|json_schema|json mode/i;
-const MODEL_MISSING = /model_not_found|no endpoints found|try pulling|\bmodel\b[^\n]{0,60}?(not found|does not exist|doesn't exist|no such|unknown|not a valid|invalid)|(unknown|invalid|not a valid) model/i;
-const CONTEXT_EXCEEDED = /context[ _](length|size|window)|maximum context|exceeds? the (available )?context|n_ctx|too many tokens|prompt is too long/i;
-const QUOTA = /insufficient_quota|exceeded your current quota|quota exceeded|out of credits|insufficient credits/i;
-
-/**
- * A status in words, with the fix where the body tells the cause (a missing model, a prompt over the context window,
- * an exhausted quota, no key given), and whether it is retried (408, 429 and 5xx, except an exhausted quota).
- */
-function statusWords(status: number, body: string, c: Ctx): { words: string; retry: Retry } {
-  if ((status === 404 || status === 400) && MODEL_MISSING.test(body))
-    return { words: `model "${c.model}" not found: check the name against the server's /v1/models list; with Ollama run "ollama pull ${c.model}"`, retry: 'no' };
-  if ((status === 400 || status === 413) && CONTEXT_EXCEEDED.test(body))
-    return { words: "prompt longer than the model's context window: raise the server's context size (llama.cpp -c, Ollama num_ctx) or use a model with a longer context", retry: 'no' };
-  if (status === 429 && QUOTA.test(body)) return { words: 'quota exhausted: the account has no credit left; check its billing', retry: 'no' };
-  if (status === 401 && !c.hasKey) return { words: 'API key missing: this server needs one; give it in the key field or OPD_ANALYZER_API_KEY', retry: 'no' };
-  const words: Record<number, string> = {
-    400: 'request rejected: the server may not support this model or JSON output', 401: 'API key rejected',
-    402: 'payment required: the account has no credit left', 403: 'access denied: the key lacks access to this model, or a proxy blocks the request',
-    404: 'not found: check the base URL and model name', 408: 'server timed out', 413: 'prompt too large', 429: 'rate limited',
-    502: 'bad gateway: a proxy got no answer from the model server; is it running?',
-    503: 'server unavailable: overloaded or still loading the model', 504: 'gateway timeout: a proxy gave up waiting for the model server',
-  };
-  const retry: Retry = status === 408 || status === 429 || status >= 500 ? 'same' : 'no';
-  return { words: words[status] ?? (status >= 500 ? 'server error' : 'request rejected'), retry };
-}
-
-/**
- * A non-2xx reply in words (`statusWords`). A Retry-After (or OpenAI's retry-after-ms) is honoured when it fits in the
- * request limit; a longer one is not waited for and the trajectory fails at once, the wait named in the reason.
- */
-function httpFailure(status: number, headers: Headers, body: string, c: Ctx): Failure {
-  const w = statusWords(status, body, c);
-  const waitMs = retryAfterMs(headers);
-  if (w.retry === 'same' && waitMs > c.timeoutMs)
-    return { ok: false, reason: `HTTP ${status} (${w.words}; the server asks to wait ${Math.ceil(waitMs / 1000)} s, longer than the ${c.timeoutMs} ms timeout; retry later)`, retry: 'no' };
-  return { ok: false, reason: `HTTP ${status} (${w.words})`, retry: w.retry, waitMs };
-}
-
-/** The wait a reply asks for (ms): `retry-after-ms`, else `Retry-After` (seconds or an HTTP date); 0 when absent or unreadable. */
-function retryAfterMs(h: Headers): number {
-  const ms = Number(h.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms)) return Math.max(0, ms);
-  const v = h.get('retry-after');
-  if (!v) return 0;
-  const sec = Number(v);
-  const t = Number.isFinite(sec) ? sec * 1000 : Date.parse(v) - Date.now();
-  return Number.isFinite(t) ? Math.max(0, t) : 0;
-}
-
-/**
- * An `error` object (or string) inside a 200 reply, as OpenRouter and some proxies send, in words: its numeric
- * `code` (or one guessed from the text) through `statusWords`, plus an identifier-like `code`/`type` when there is one.
- */
-function errorInReply(err: unknown, c: Ctx): Failure {
-  const e = typeof err === 'object' && err !== null ? (err as Record<string, unknown>) : {};
-  const text = [typeof err === 'string' ? err : '', e.message, e.code, e.type].filter((v) => typeof v === 'string').join(' ');
-  const n = Number(e.code ?? e.status);
-  const code = Number.isInteger(n) && n >= 400 && n < 600 ? n : 0;
-  const guess = code || (MODEL_MISSING.test(text) ? 404 : QUOTA.test(text) ? 429 : /api[ _-]?key|unauthori[sz]ed|authentication/i.test(text) ? 401 : 500);
-  const w = statusWords(guess, text, c);
-  const id = [e.code, e.type].find((v): v is string => typeof v === 'string' && /^[A-Za-z][\w.-]{0,39}$/.test(v));
-  return { ok: false, reason: `error inside a 200 reply (${code ? `code ${code}: ` : id ? `${id}: ` : ''}${w.words})`, retry: w.retry };
-}
-
-/** A chat completion's answer: message content (text parts joined), finish_reason ('' when absent), served model name. */
-type Envelope = { ok: true; content: string; finish: string; model: string } | Failure;
-const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'thinking'] as const;
-
-/** Message content as text: a string, or the text parts of an array of parts (thinking parts set `thinking`). */
-function contentText(content: unknown): { text: string; thinking: boolean } | undefined {
-  if (typeof content === 'string') return { text: content, thinking: false };
-  if (!Array.isArray(content)) return undefined;
-  let text = '';
-  let thinking = false;
-  for (const part of content as { type?: unknown; text?: unknown }[]) {
-    const type = part?.type;
-    if (type === 'thinking' || type === 'reasoning') thinking = true;
-    else if ((type === undefined || type === 'text' || type === 'output_text') && typeof part?.text === 'string') text += part.text;
-  }
-  return { text, thinking };
-}
-
-/** A `data:` event stream (sent although stream: false was asked) folded into one completion; undefined when unreadable. */
-function fromEventStream(body: string): Record<string, unknown> | undefined {
-  let content = '';
-  let reasoning = '';
-  let finish: string | null = null;
-  let model = '';
-  let error: unknown;
-  let chunks = 0;
-  for (const line of body.split(/\r?\n/)) {
-    const m = /^data:\s?(.*)$/.exec(line);
-    const d = m?.[1].trim();
-    if (!d || d === '[DONE]') continue;
-    let chunk: Record<string, unknown>;
-    try {
-      chunk = JSON.parse(d);
-    } catch {
-      return undefined;
-    }
-    chunks++;
-    if (chunk?.error != null) error = chunk.error;
-    if (typeof chunk?.model === 'string') model = chunk.model;
-    const c = (chunk?.choices as Record<string, unknown>[] | undefined)?.[0];
-    if (!c) continue;
-    const delta = (c.delta ?? c.message ?? {}) as Record<string, unknown>;
-    content += contentText(delta.content)?.text ?? (typeof c.text === 'string' ? c.text : '');
-    for (const k of REASONING_FIELDS) if (typeof delta[k] === 'string') reasoning += delta[k];
-    if (typeof c.finish_reason === 'string') finish = c.finish_reason;
-  }
-  if (!chunks) return undefined;
-  const choices = content || reasoning || error == null ? [{ message: { content, reasoning_content: reasoning }, finish_reason: finish }] : [];
-  return { model, choices, ...(error != null ? { error } : {}) };
-}
-
-/**
- * A 2xx body → the first choice's answer, or why there is none: empty, HTML, not JSON, an event stream that could not
- * be read, an error object, no choices, no content, or content only in a reasoning field (`reasoning_content`,
- * `reasoning`, `thinking`: a thinking model whose answer never reached the content).
- */
-function readEnvelope(text: string, c: Ctx): Envelope {
-  const body = text.replace(/^\uFEFF/, '').trim();
-  if (!body) return { ok: false, reason: 'reply was empty', retry: 'strict' };
-  let env: unknown;
-  if (/^data:/m.test(body) && /^(data|event|id|retry):|^:/.test(body)) {
-    env = fromEventStream(body);
-    if (!env) return { ok: false, reason: 'reply was an event stream (data: lines) that held no chat completion (check the base URL)', retry: 'same' };
-  } else {
-    try {
-      env = JSON.parse(body);
-    } catch {
-      if (/^<(!doctype|html|head|body)/i.test(body) || /<html[\s>]/i.test(body.slice(0, 1000)))
-        return { ok: false, reason: 'reply was an HTML page, not a chat completion (check the base URL: give the API root, e.g. http://localhost:11434)', retry: 'same' };
-      return { ok: false, reason: NOT_COMPLETION, retry: 'same' };
-    }
-  }
-  if (typeof env !== 'object' || env === null || Array.isArray(env)) return { ok: false, reason: NOT_COMPLETION, retry: 'same' };
-  const o = env as Record<string, unknown>;
-  const choices = o.choices;
-  if (!Array.isArray(choices) || !choices.length) {
-    if (o.error != null) return errorInReply(o.error, c);
-    if (!Array.isArray(choices)) return { ok: false, reason: 'reply was JSON without "choices", not a chat completion (check the base URL)', retry: 'same' };
-    return { ok: false, reason: 'reply had no choices (the server returned an empty completion)', retry: 'same' };
-  }
-  const ch = (choices[0] ?? {}) as Record<string, unknown>;
-  const finish = typeof ch.finish_reason === 'string' ? ch.finish_reason : '';
-  if (ch.error != null || finish === 'error') return errorInReply(ch.error ?? o.error, c);
-  const msg = (ch.message ?? ch.delta ?? {}) as Record<string, unknown>;
-  const got = contentText(msg.content) ?? (typeof ch.text === 'string' ? { text: ch.text, thinking: false } : undefined);
-  if (got?.text.trim()) return { ok: true, content: got.text, finish, model: typeof o.model === 'string' ? o.model : '' };
-  const field = REASONING_FIELDS.find((k) => typeof msg[k] === 'string' && (msg[k] as string).trim()) ?? (got?.thinking ? 'thinking parts of the content' : '');
-  if (field && finish === 'length')
-    return { ok: false, reason: `reply cut at max_tokens while the model was still reasoning (${field}), before any answer; raise max_tokens or use a non-reasoning model`, retry: 'no' };
-  if (field)
-    return { ok: false, reason: `the model answered only in ${field}, its message content was empty; use a non-reasoning model, turn thinking off (Qwen3: /no_think; vLLM, llama.cpp: enable_thinking=false; Ollama: think=false) or raise max_tokens`, retry: 'no' };
-  if (typeof msg.refusal === 'string' && msg.refusal.trim()) return { ok: false, reason: 'the model refused to answer (message.refusal); check the prompt template', retry: 'no' };
-  const f = finishFailure(finish);
-  if (f) return f;
-  return { ok: false, reason: got ? 'reply was empty' : 'reply had no message content', retry: 'strict' };
-}
-
-/** A finish_reason that makes the content unusable: cut at the token limit, or blocked by a content filter. */
-function finishFailure(finish: string): Failure | undefined {
-  if (finish === 'length') return { ok: false, reason: CUT_AT_MAX_TOKENS, retry: 'no' };
-  if (finish === 'content_filter') return { ok: false, reason: 'reply blocked by the server\'s content filter (finish_reason "content_filter")', retry: 'no' };
-  return undefined;
-}
-
-/** One request's outcome; `jsonMode` says whether JSON mode was still on when it ended. */
-type Exchange = ({ kind: 'reply'; ok: boolean; status: number; headers: Headers; text: string } | { kind: 'timeout' } | { kind: 'error'; error: unknown }) & { jsonMode: boolean };
-
-interface ExchangeRequest {
-  fetchFn: typeof fetch;
-  endpoint: string;
-  apiKey: string;
-  model: string;
-  /** Limit of each request (ms), covering the whole reply. */
-  timeoutMs: number;
-  messages: { role: string; content: string }[];
-  /** Ask for `response_format: {type: "json_object"}`. */
-  jsonMode: boolean;
-  signal?: AbortSignal;
-}
-
-/**
- * POST the chat completion; when the server rejects JSON mode (HTTP 400 naming response_format / json_object), send
- * it once more at once without it. `counts` gets +1 call per request and its duration (ms). Throws only the signal's
- * reason when `signal` aborted.
- */
-async function exchange(r: ExchangeRequest, counts: { calls: number; latencyMs: number }): Promise<Exchange> {
-  const x = await post(r, r.jsonMode, counts);
-  if (r.jsonMode && x.kind === 'reply' && x.status === 400 && JSON_MODE_REJECTED.test(x.text)) return { ...(await post(r, false, counts)), jsonMode: false };
-  return { ...x, jsonMode: r.jsonMode };
-}
-
-/** One POST bounded by `r.timeoutMs` (body included); counts it in `counts`. Throws only the signal's reason. */
-async function post(r: ExchangeRequest, jsonMode: boolean, counts: { calls: number; latencyMs: number }) {
-  r.signal?.throwIfAborted();
-  const body = JSON.stringify({
-    model: r.model, temperature: 0, stream: false, ...(jsonMode ? { response_format: { type: 'json_object' } } : {}), messages: r.messages,
-  });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (r.apiKey) headers.authorization = `Bearer ${r.apiKey}`;
-  const ctl = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; ctl.abort(); }, r.timeoutMs);
-  const onAbort = () => ctl.abort();
-  r.signal?.addEventListener('abort', onAbort, { once: true });
-  const t0 = performance.now();
-  counts.calls++;
-  try {
-    const res = await r.fetchFn(r.endpoint, { method: 'POST', headers, body, signal: ctl.signal });
-    const text = await res.text(); // inside the timer: a server that stalls mid-body also times out
-    return { kind: 'reply' as const, ok: res.ok, status: res.status, headers: res.headers, text };
-  } catch (e) {
-    if (r.signal?.aborted) throw r.signal.reason;
-    return timedOut ? { kind: 'timeout' as const } : { kind: 'error' as const, error: e };
-  } finally {
-    clearTimeout(timer);
-    r.signal?.removeEventListener('abort', onAbort);
-    counts.latencyMs += performance.now() - t0;
-  }
-}
-
-/** A rejected fetch in words. Node (undici) puts the system error code on `cause`; browsers say only "Failed to fetch". */
-function networkFailure(e: unknown, origin: string): Failure {
-  const cause = (e as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (code === 'ECONNREFUSED') return { ok: false, reason: `connection refused at ${origin} (is the server running?)`, retry: 'no' };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { ok: false, reason: `host not found: ${new URL(origin).hostname}`, retry: 'no' };
-  if (/CERT|SSL|TLS/.test(code)) return { ok: false, reason: `TLS certificate problem at ${origin}`, retry: 'no' };
-  if (cause?.message === 'bad port') return { ok: false, reason: `port blocked by fetch at ${origin} (use another port)`, retry: 'no' };
-  if (code === 'ECONNRESET' || code.startsWith('UND_ERR')) return { ok: false, reason: `connection dropped by ${origin}`, retry: 'same' };
-  return { ok: false, reason: `could not reach ${origin} (server down, wrong URL, or blocked by CORS)`, retry: 'same' };
-}
-
-/** Wait `ms`, rejecting with the signal's reason if it aborts first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  signal?.throwIfAborted();
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const done = () => { signal?.removeEventListener('abort', onAbort); resolve(); };
-    const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** `f` with the redirect named first in its reason when the failing reply came through a redirect (`redirectNote`); a redirect is not retried. */
+function withRedirect(f: Failure, redirectedTo: string): Failure {
+  if (!redirectedTo) return f;
+  // httpFailure's reasons read `HTTP <status> (<words>)`: the note goes first inside the brackets.
+  return { ok: false, reason: f.reason.replace(/^HTTP \d+ \(/, (head) => head + redirectNote(redirectedTo)), retry: 'no' };
 }
 
 /** What `testConnection` is asked (the page's "Test connection" button). Same meaning as in `HttpAnalyzerOptions`. */
@@ -498,8 +249,9 @@ export async function testConnection(t: ConnectionTest): Promise<ConnectionResul
   const x = await exchange({ fetchFn, endpoint, apiKey, model, timeoutMs, messages, jsonMode: true }, counts);
   if (x.kind === 'timeout') return { ok: false, reason: `timed out after ${timeoutMs} ms` };
   if (x.kind === 'error') return { ok: false, reason: networkFailure(x.error, new URL(endpoint).origin).reason };
+  if (x.kind === 'unreadable') return { ok: false, reason: unreadableFailure(x.status, x.error).reason };
   const ctx = { model, timeoutMs, hasKey: !!apiKey };
-  if (!x.ok) return { ok: false, reason: httpFailure(x.status, x.headers, x.text, ctx).reason };
+  if (!x.ok) return { ok: false, reason: withRedirect(httpFailure(x.status, x.headers, x.text, ctx), x.redirectedTo).reason };
   const e = readEnvelope(x.text, ctx);
   if (!e.ok) return { ok: false, reason: e.reason };
   const th = stripThinking(e.content);
