@@ -181,7 +181,8 @@ function checkMetaNames(meta: WeightsMeta): void {
  * @throws Error naming what is wrong and how to fix it: too short; a header length that does not fit the file;
  *   a header that is not a JSON object; for a tensor (named): a missing or malformed dtype, shape or data_offsets,
  *   an unsupported dtype, offsets outside the data section or reversed, a byte length that does not match
- *   shape × dtype size, an overlap with another tensor; `__metadata__` that is not an object of strings; a
+ *   shape × dtype size, an overlap with another tensor, bytes between tensors that belong to none (e.g. a name
+ *   given twice in the header); `__metadata__` that is not an object of strings; a
  *   metadata model size or env name this code does not know.
  */
 export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
@@ -211,6 +212,12 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
     const a = sorted[i - 1], b = sorted[i];
     if (b.begin < a.end)
       throw new Error(`weights file: tensor ${JSON.stringify(b.name)}: data_offsets [${b.begin}, ${b.end}] overlap tensor ${JSON.stringify(a.name)}'s [${a.begin}, ${a.end}] (tensors must not share bytes); ${CORRUPT}`);
+  }
+  // The tensors tile the data section with no gap (the safetensors library's rule). A gap is most often a tensor
+  // name written twice in the header: JSON keeps only the last entry, and the first one's bytes belong to nobody.
+  for (let i = 0, at = 0; i < sorted.length; at = sorted[i++].end) {
+    if (sorted[i].begin > at)
+      throw new Error(`weights file: bytes ${at}..${sorted[i].begin} of the data section belong to no tensor (a tensor name given twice in the header keeps only its last entry); ${CORRUPT}`);
   }
   // Every byte of the data section belongs to a tensor: trailing bytes mean a cut or concatenated file (the
   // safetensors library refuses them too).

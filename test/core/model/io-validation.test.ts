@@ -140,6 +140,17 @@ describe('decodeSafetensors: corrupt headers are refused with the tensor, the ru
     );
   });
 
+  it('a tensor name given twice in the header (JSON keeps the last entry): the first entry\'s bytes belong to no tensor', () => {
+    const { header, data } = split(VALID);
+    const extra = new Uint8Array(data.length + 24);
+    extra.set(data);
+    const json = JSON.stringify(header).replace(/}$/, ',"wte":{"dtype":"F32","shape":[3,2],"data_offsets":[56,80]}}');
+    expect(json.match(/"wte"/g)).toHaveLength(2);
+    expect(decode(join(json, extra))).toThrow(
+      `weights file: bytes 0..24 of the data section belong to no tensor (a tensor name given twice in the header keeps only its last entry); ${CORRUPT}`,
+    );
+  });
+
   it('byte length that does not match the shape', () => {
     expect(decode(corrupt((h) => void (h.wpe.shape = [2, 3])))).toThrow(
       `weights file: tensor "wpe": data_offsets [24, 40] hold 16 bytes, but shape [2,3] of F32 needs 24 bytes; ${CORRUPT}`,
