@@ -313,7 +313,8 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
     }
     const r = (RunConfigSchema.shape[k] as z.ZodType).safeParse(v);
     if (r.success) kept[k] = r.data;
-    else issues.push(...zodIssues(new z.ZodError(r.error.issues.map((i) => ({ ...i, path: [k, ...i.path] })))));
+    // One issue per field: the last, the schema's own bound (zod checks the safe-integer range before the field's max).
+    else issues.push(...zodIssues(new z.ZodError(r.error.issues.map((i) => ({ ...i, path: [k, ...i.path] })))).slice(-1));
   }
   let config = RunConfigSchema.parse(kept);
   const cross = crossFieldIssues(config);
