@@ -17,14 +17,9 @@ import { buildTokenizer } from '../src/core/model/policy';
 import { exitOnClosedStdout } from './files';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
-import * as tf from '../src/core/tf';
-import { Rng } from '../src/core/rng';
 import { modelConfig, MODEL_SIZES } from '../src/core/model/config';
-import { countParams, initValues, makeVariables } from '../src/core/model/params';
-import { forward, logits } from '../src/core/model/transformer';
-import { sampleResponses } from '../src/core/model/sample';
-import { freeMaskRow } from '../src/core/model/scoring';
 import { train } from '../src/core/train/trainer';
+import { CLI_BENCH_SIZE, runBench, type BenchSize } from '../src/core/bench/workloads';
 
 exitOnClosedStdout();
 
@@ -43,8 +38,6 @@ const SPEC = {
   json: { type: 'boolean', help: 'print one JSON line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
-
-const now = () => performance.now();
 
 /** Mean step wall time (ms) of `steps` GRPO and OPID steps from the same fresh nano policy (household/easy, B 4, G 4). */
 async function opidRatio(steps: number, backend: string): Promise<{ grpo: number; opid: number }> {
@@ -73,41 +66,6 @@ async function householdSteps(steps: number, backend: string): Promise<{ stepMs:
   return { stepMs: sum / steps, phaseMs: phase, numTensors: nt };
 }
 
-/**
- * KV-cached sampling against recomputing the prefix: `n` new tokens for B rows after a 128-token context, (a) with
- * the cache (model/sample.ts) and (b) by a full forward pass over the whole prefix for every new token. Returns b/a.
- */
-async function kvCacheSpeedup(p: Parameters<typeof forward>[0], cfg: Parameters<typeof forward>[1], B: number, V: number, rng: Rng, n = 8): Promise<number> {
-  const ctx = 128;
-  if (ctx + n > cfg.maxSeq) return NaN;
-  const prompts = Array.from({ length: B }, () => Array.from({ length: ctx }, () => rng.int(V)));
-  const free = freeMaskRow(V, 0, -1);
-  const cached = () => sampleResponses(p, cfg, prompts, { temperature: 1, maxTokens: n, eos: -1, freeRow: free, rng, allowed: () => null });
-  await cached();
-  let t = now();
-  await cached();
-  const withCache = now() - t;
-  const recompute = async () => {
-    const rows = prompts.map((x) => [...x]);
-    for (let k = 0; k < n; k++) {
-      const T = ctx + k;
-      const lg = tf.tidy(() => {
-        const ids = tf.tensor2d(rows.flat(), [B, T], 'int32');
-        const pos = tf.tensor2d(Int32Array.from({ length: B * T }, (_, i) => i % T), [B, T], 'int32');
-        const { hidden } = forward(p, cfg, ids, pos);
-        return logits(p, tf.reshape(tf.slice(hidden, [0, T - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D);
-      });
-      const v = await lg.data();
-      lg.dispose();
-      rows.forEach((r, i) => r.push(v[i * V] > v[i * V + 1] ? 0 : 1)); // any token: the cost is the same
-    }
-  };
-  await recompute();
-  t = now();
-  await recompute();
-  return (now() - t) / withCache;
-}
-
 /** Runs scripts/peer_torch.py with the bench's config; its JSON line, or why it could not run (with the fix). */
 function torchPeer(cfg: { dModel: number; nLayers: number; nHeads: number }, a: { vocab: number; seq: number; batch: number; steps: number }): { trainTokensPerSecond: number; torch: string } | { error: string } {
   const py = ['/usr/bin/python3', 'python3'].find((x) => spawnSync(x, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0);
@@ -123,20 +81,6 @@ function torchPeer(cfg: { dModel: number; nLayers: number; nHeads: number }, a: 
   }
 }
 
-async function matmulGflops(): Promise<number> {
-  const n = 512;
-  const a = tf.randomNormal([n, n]), b = tf.randomNormal([n, n]);
-  for (let i = 0; i < 2; i++) tf.dispose(await tf.matMul(a, b).data());
-  const reps = 10, t = now();
-  for (let i = 0; i < reps; i++) {
-    const c = tf.matMul(a, b);
-    await c.data();
-    c.dispose();
-  }
-  tf.dispose([a, b]);
-  return (2 * n ** 3 * reps) / ((now() - t) / 1000) / 1e9;
-}
-
 async function main(): Promise<void> {
   let a;
   try {
@@ -150,50 +94,15 @@ async function main(): Promise<void> {
   }
   if (a.help) return void process.stdout.write(usage('npm run bench --', SPEC) + '\n');
   const backend = await setupBackend(a.backend);
-  const base = modelConfig(a.model, a.vocab);
-  const cfg = { ...base, maxSeq: Math.max(base.maxSeq, a.seq) };
-  const rng = new Rng(0);
-  const p = makeVariables(cfg, initValues(cfg, rng));
-  const opt = tf.train.adam(1e-3);
-  const B = a.batch, T = a.seq, V = a.vocab;
-  const ids = tf.tensor2d(Int32Array.from({ length: B * T }, () => rng.int(V)), [B, T], 'int32');
-  const targets = tf.tensor1d(Int32Array.from({ length: B * T }, () => rng.int(V)), 'int32');
-  const pos = tf.tensor2d(Int32Array.from({ length: B * T }, (_, i) => i % T), [B, T], 'int32');
-  const oh = tf.oneHot(targets, V);
-  const step = async () => {
-    const { value, grads } = tf.variableGrads(() => {
-      const { hidden } = forward(p, cfg, ids, pos);
-      const lsm = tf.logSoftmax(logits(p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
-      return tf.neg(tf.mean(tf.sum(tf.mul(lsm, oh), 1))) as tf.Scalar;
-    }, Object.values(p) as tf.Variable[]);
-    opt.applyGradients(grads as Parameters<typeof opt.applyGradients>[0]);
-    await value.data();
-    tf.dispose([value, ...Object.values(grads)]);
-  };
-  for (let i = 0; i < a.warmup; i++) await step();
-  let t = now();
-  for (let i = 0; i < a.steps; i++) await step();
-  const trainMs = (now() - t) / a.steps;
-  // KV-cached sampling: B prompts of 16 tokens, `new-tokens` tokens each, free decoding without <eos>.
-  const free = freeMaskRow(V, 0, -1);
-  const prompts = Array.from({ length: B }, () => Array.from({ length: 16 }, () => rng.int(V)));
-  const nNew = Math.min(a['new-tokens'], cfg.maxSeq - 16);
-  const sample = () => sampleResponses(p, cfg, prompts, { temperature: 1, maxTokens: nNew, eos: -1, freeRow: free, rng, allowed: () => null });
-  await sample();
-  t = now();
-  await sample();
-  const sampleMs = now() - t;
-  const gflops = await matmulGflops();
-  const kv = await kvCacheSpeedup(p, cfg, B, V, rng);
+  const size: BenchSize = { ...CLI_BENCH_SIZE, model: a.model, seq: a.seq, batch: a.batch, vocab: a.vocab, steps: a.steps, warmup: a.warmup, newTokens: a['new-tokens'] };
+  const core = await runBench(size);
+  const cfg = modelConfig(a.model, a.vocab);
+  const B = a.batch, T = a.seq, trainMs = core.trainStepMs, gflops = core.matmulGflops, trainGflops = core.trainGflops, kv = core.kvCacheSpeedup ?? NaN;
   const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
   const household = a['household-steps'] > 0 ? await householdSteps(a['household-steps'], backend) : null;
   const peer = a.peer === 'torch' ? torchPeer(cfg, a) : null;
-  // Training FLOPs ≈ 6 · params · tokens (forward 2, backward 4 per parameter and token).
-  const trainGflops = (6 * countParams(cfg) * B * T) / (trainMs / 1000) / 1e9;
   const r = {
-    event: 'bench', backend, model: a.model, params: countParams(cfg), seq: T, batch: B, vocab: V,
-    trainStepMs: trainMs, trainTokensPerSecond: (B * T) / (trainMs / 1000),
-    sampleTokensPerSecond: (B * nNew) / (sampleMs / 1000), matmulGflops: gflops, trainGflops, trainShareOfMatmul: trainGflops / gflops,
+    event: 'bench', ...core, backend,
     kvCacheSpeedup: kv,
     ...(household ? { household } : {}),
     ...(peer ? { peer: 'error' in peer ? { error: peer.error } : { ...peer, ratio: (B * T) / (trainMs / 1000) / peer.trainTokensPerSecond } } : {}),
