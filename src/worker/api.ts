@@ -7,6 +7,12 @@ import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
 import type { PromptTemplate } from '../core/analyzer/prompt';
 import type { ConnectionResult } from '../core/analyzer/http';
+import type { CheckpointsSnapshot } from './checkpoints';
+import type { RecordEvent, RunRecord } from '../core/run/record';
+import type { RunInfo, RunsList } from './runs-library';
+import type { RecordStatus } from './runs';
+
+export type { RunInfo, RunsList, RecordStatus };
 
 /** A backend the user may force, or `auto` (webgpu → webgl → wasm → cpu). */
 export type BackendPref = 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'cpu';
@@ -60,6 +66,29 @@ export interface InitSource {
    * load, but the tasks may differ, so success rates are not comparable. One sentence.
    */
   warning?: string;
+  /** sha256 (hex) of the initial weights when they came from bytes (base policy or stored checkpoint). */
+  sha256?: string;
+}
+
+/** What `TrainerApi.resumeRun` resolves with: the run's config and its record up to the checkpoint it continues from. */
+export interface ResumeResult {
+  id: string;
+  name: string;
+  config: RunConfig;
+  /** The checkpoint's step k; the next step event is k + 1. */
+  fromStep: number;
+  /** The stored events up to step k (start, step, eval …), to draw the run so far. */
+  events: RecordEvent[];
+  /** Where the run's weights first came from (for the link). */
+  init: InitSource;
+  /** Set when the run started from the shipped base policy and that file has changed since (other sha256). */
+  baseChanged?: string;
+}
+
+/** Browser storage as `navigator.storage.estimate()` reports it (bytes), or null where it is unavailable. */
+export interface StorageUsage {
+  usage: number;
+  quota: number;
 }
 
 /** What `TrainerApi.configure` resolves with. */
@@ -160,6 +189,9 @@ export interface TrainerApi {
    * another vocabulary or corrupt bytes are reported by the first start/step. With `init: 'base'` and no
    * checkpoint the shipped base policy is fetched and checked; if it is missing or does not fit the run (env
    * version, vocabulary, model size, corrupt bytes), the run starts from scratch and `init.fallback` says why.
+   * With `algo: 'agentic-opd'` it configures Agentic-OPD's distillation stage from the checkpoints the worker keeps
+   * (`checkpoints()`: the best-validation one is the student, the others its teachers) and rejects, saying what is
+   * needed, when they cannot be distilled (see `checkDistillation`); the kept checkpoints stay.
    */
   configure(config: Partial<RunConfig>, opts?: ConfigureOptions): Promise<ConfigureResult>;
   /** Run until all steps are done or `pause()` is called; each event is passed to `onEvent` (a Comlink proxy). */
@@ -211,4 +243,53 @@ export interface TrainerApi {
    * Never rejects; the answer never contains the key.
    */
   testAnalyzer(req: ConnectionRequest): Promise<ConnectionResult>;
+  /**
+   * The Checkpoints view's data: the current run's solved matrix (every validation, config.valTasks > 0, at each
+   * config.checkpointEvery), the steps whose weights the worker keeps in memory (bounded, src/worker/checkpoints.ts),
+   * and a distillation stage's teacher rounds and student validations. A new run (not a distillation) clears it.
+   */
+  checkpoints(): Promise<CheckpointsSnapshot>;
+  /**
+   * Whether a distillation stage (Agentic-OPD) could start from the kept checkpoints with `config` (its algo is taken
+   * as agentic-opd): resolves the student's step and the teachers' steps, or rejects saying what is needed and how to
+   * get it (no validated checkpoints, fewer than two, an empty validation panel, nothing to distil, a setting that
+   * differs from the run's). Changes nothing.
+   */
+  checkDistillation(config: Partial<RunConfig>): Promise<{ studentStep: number; teachers: number[] }>;
+  /**
+   * Stored runs (every run the page trains is recorded: run.json and events at each checkpoint, pause and end,
+   * checkpoints every config.checkpointEvery steps; src/worker/runs.ts), newest first, each validated: a corrupt one
+   * is listed in `corrupt` with the reason. `activeId`: the run being recorded now; `storage`: the browser's estimate.
+   */
+  listRuns(): Promise<RunsList & { activeId: string | null; storage: StorageUsage | null }>;
+  /** Rename a stored run. Rejects on an empty or too long name, or a missing run. */
+  renameRun(id: string, name: string): Promise<void>;
+  /** Delete a stored run and its checkpoints (no error if absent); the run being recorded stops being recorded. */
+  deleteRun(id: string): Promise<void>;
+  /**
+   * Configure the next start/step to continue stored run `id` from its latest checkpoint (the trainer's resume: on
+   * the same backend, step events equal those of an uninterrupted run), recording into the same run. Rejects,
+   * saying why, when it has no checkpoint, is finished, was made with another environment version, or is corrupt.
+   */
+  resumeRun(id: string): Promise<ResumeResult>;
+  /** A stored run as one `.opdrun` file (core/run/pack.ts; transferred). Rejects when it is corrupt or incomplete. */
+  exportRun(id: string): Promise<Uint8Array>;
+  /** A stored run's sampled trajectories as chat-messages JSONL (core/run/trajectories.ts). */
+  exportTrajectories(id: string): Promise<string>;
+  /**
+   * Store a `.opdrun` file as a new run after validating all of it (format, versions, environment versions, model
+   * size, every record file; at most MAX_PACK_BYTES). Nothing is stored on any error; rejects naming the problem.
+   */
+  importRun(bytes: Uint8Array, fileName: string): Promise<RunInfo>;
+  /** run.json and events of stored runs, validated, for comparing. Rejects naming a corrupt one. */
+  runRecords(ids: string[]): Promise<{ id: string; name: string; run: RunRecord; events: RecordEvent[] }[]>;
+  /** Calls `onStatus` (a Comlink proxy) after every write of the run being recorded, with what was kept or why not. */
+  watchRuns(onStatus: (s: RecordStatus) => void): Promise<void>;
+  /** sha256 (hex) of a stored checkpoint's bytes, or null when there is none of that name. */
+  weightsSha256(name: string): Promise<string | null>;
+  /**
+   * Store safetensors bytes (a downloaded `.safetensors` file) as checkpoint `name`, after checking them (format,
+   * model size, vocabulary). Rejects naming the problem; resolves with its info and sha256.
+   */
+  importWeights(name: string, bytes: Uint8Array): Promise<WeightsInfo & { sha256: string }>;
 }

@@ -19,6 +19,9 @@ import type { PolicyHandle } from '../core/model/policy';
 import type { Analyzer } from '../core/analyzer/types';
 import type { AnalyzerExtras, TrainerStatus } from './api';
 import { runAnalyzer } from './analyzer';
+import type { CancelSignal, PhaseProgress } from '../core/cancel';
+import type { StepDetail } from '../core/train/step-detail';
+import { TrajectoryStore } from './trajectory-store';
 
 /** The trainer's signature (src/core/train/trainer.ts; see its `TrainOptions`). */
 export type TrainFn = (
@@ -30,6 +33,20 @@ export type TrainFn = (
     initWeights?: Uint8Array;
     /** OPID / Skill-GRPO analyzer built by the worker; absent = the trainer builds it from the config. */
     analyzer?: Analyzer;
+    /** What the algorithm needs besides the config (TrainOptions.algorithmInit: Agentic-OPD's teacher pool). */
+    algorithmInit?: Readonly<Record<string, unknown>>;
+    /** Yield validation and checkpoint events (TrainOptions.checkpoints). */
+    checkpoints?: boolean;
+    /** Continue from a checkpoint's bytes (TrainOptions.resume). */
+    resume?: { weights: Uint8Array; state: Uint8Array };
+    /** Safe-point cancellation (TrainOptions.cancel, core/cancel.ts). */
+    cancel?: CancelSignal;
+    /** Progress of evaluations, rollouts and updates (TrainOptions.onProgress). */
+    onProgress?: (p: PhaseProgress) => void;
+    /** Evaluate step 0 after step 1 (TrainOptions.initialEvalAfterFirstStep). */
+    initialEvalAfterFirstStep?: boolean;
+    /** Every group of each completed step (TrainOptions.onStepDetail). */
+    onStepDetail?: (d: StepDetail) => void;
   },
 ) => AsyncGenerator<TrainEvent>;
 
@@ -44,9 +61,24 @@ export interface LivePolicy {
 /** Receives each event as it is pulled (a Comlink proxy in the worker). */
 export type EventSink = (e: TrainEvent) => void;
 
+/** Receives progress reports of the phase in progress (a Comlink proxy in the worker); see `PROGRESS_EVERY_MS`. */
+export type ProgressSink = (p: PhaseProgress) => void;
+
+/** Least time between two progress reports sent to the page (ms); a phase's last report (done = total) is always sent. */
+export const PROGRESS_EVERY_MS = 250;
+
+/** A macrotask yield: lets the worker read its message queue (a `pause()`) at the trainer's safe points. */
+const yieldToEvents = () => new Promise<void>((r) => setTimeout(r, 0));
+
 /** True when the trainer yields an `eval` right after step `s` (every `evalEvery` steps and at the last). */
 export function evalDueAfter(config: RunConfig, s: number): boolean {
   return config.evalEvery > 0 && (s % config.evalEvery === 0 || s === config.steps);
+}
+
+/** Events the trainer yields after step `s` with checkpoints on: a validation (valTasks > 0) and a checkpoint when due. */
+export function checkpointEventsAfter(config: RunConfig, s: number): number {
+  const due = config.checkpointEvery > 0 && (s % config.checkpointEvery === 0 || s === config.steps);
+  return due ? 1 + (config.valTasks > 0 ? 1 : 0) : 0;
 }
 
 /** Owns the current config and generator; at most one `start`/`stepOnce` runs at a time. */
@@ -54,11 +86,24 @@ export class TrainingSession {
   private config: RunConfig | null = null;
   private gen: AsyncGenerator<TrainEvent> | null = null;
   private signal = { aborted: false };
+  /** Set by `pause`/`discard`: the trainer stops at its next safe point and discards the step or evaluation in progress. */
+  private cancel = { aborted: false, poll: yieldToEvents };
+  /** The run's trajectories for the explorer (every group of the last explorerSteps steps, a sample of older ones). */
+  readonly trajectories = new TrajectoryStore();
+  /** Where progress reports go during the current start/stepOnce (null: nowhere). */
+  private progressSink: ProgressSink | null = null;
+  private lastProgressAt = -Infinity;
+  /** Trailing events still due from the last step event (a pause may cut them: the next update pulls them first). */
+  private owed = 0;
+  /** True once the step-0 evaluation came before step 1 (a trainer that does not defer it). */
+  private eval0Seen = false;
   private state: TrainerStatus = 'idle';
   private pauseRequested = false;
   private running: Promise<TrainerStatus> | null = null;
   /** Initial weights (safetensors bytes) for the next generator; null = fresh init from the seed. */
   private initWeights: Uint8Array | null = null;
+  /** What the next generator's algorithm needs besides the config (setAlgorithmInit); null = nothing. */
+  private algorithmInit: Readonly<Record<string, unknown>> | null = null;
   /** The generator's policy once built (null before the first pull and after discard). */
   private policy: PolicyHandle | null = null;
   /** The last step event's index. */
@@ -68,13 +113,19 @@ export class TrainingSession {
   /** The page's analyzer key and prompt template (memory only; never in the config). */
   private extras: AnalyzerExtras = {};
 
+  /** A checkpoint to continue from in the next generator (configure's `resume`); null = a new run. */
+  private resume: { weights: Uint8Array; state: Uint8Array } | null = null;
+
   /**
    * @param trainFn the trainer.
    * @param backendName returns the active tfjs backend's name (passed to the trainer).
+   * @param opts `checkpoints`: ask the trainer for validation and checkpoint events (every config.checkpointEvery
+   *   steps; the page records them) and count them among a step's trailing events.
    */
   constructor(
     private readonly trainFn: TrainFn,
     private readonly backendName: () => string,
+    private readonly opts: { checkpoints?: boolean } = {},
   ) {}
 
   /** Current status. */
@@ -89,13 +140,27 @@ export class TrainingSession {
    *   first pull: model size, vocabulary, shapes); omitted = fresh init from the seed.
    * @throws ConfigError naming each bad field.
    */
-  async configure(partial: Partial<RunConfig>, initWeights?: Uint8Array): Promise<RunConfig> {
+  async configure(partial: Partial<RunConfig>, initWeights?: Uint8Array, resume?: { weights: Uint8Array; state: Uint8Array }): Promise<RunConfig> {
     const config = parseRunConfig(partial);
     await this.discard();
     this.config = config;
     this.initWeights = initWeights ?? null;
+    this.algorithmInit = null;
+    this.resume = resume ?? null;
     this.state = 'idle';
+    this.trajectories.clear();
+    this.trajectories.setLimits({ recentSteps: config.explorerSteps });
     return config;
+  }
+
+  /**
+   * Gives the configured run's algorithm what it needs besides the config (TrainOptions.algorithmInit, e.g.
+   * Agentic-OPD's teacher pool); call after `configure` (which clears it) and before the first start/step.
+   * @throws Error when the run has started already.
+   */
+  setAlgorithmInit(init: Readonly<Record<string, unknown>>): void {
+    if (this.gen) throw new Error('the run has started; configure a new run first');
+    this.algorithmInit = init;
   }
 
   /**
@@ -106,11 +171,16 @@ export class TrainingSession {
     this.extras = { apiKey: extras.apiKey, promptTemplate: extras.promptTemplate };
   }
 
-  /** Runs updates until the run is done or `pause()` is called. Resolves with the status after stopping. */
-  start(onEvent: EventSink): Promise<TrainerStatus> {
-    return this.exclusive(async () => {
+  /**
+   * Runs updates until the run is done or `pause()` is called. Resolves with the status after stopping.
+   * @param onProgress receives the progress of each long phase (at most every PROGRESS_EVERY_MS).
+   */
+  start(onEvent: EventSink, onProgress?: ProgressSink): Promise<TrainerStatus> {
+    return this.exclusive(onProgress, async () => {
       while (!this.pauseRequested) {
-        if ((await this.update(onEvent)) === 'done') return 'done';
+        const r = await this.update(onEvent);
+        if (r === 'done') return 'done';
+        if (r === 'interrupted') return 'paused';
         // Yield a macrotask between updates: on wasm and cpu every await resolves as a microtask, so without
         // this the worker never reads its message queue and a `pause()` sent by the page would never arrive.
         await new Promise((r) => setTimeout(r, 0));
@@ -120,13 +190,19 @@ export class TrainingSession {
   }
 
   /** Runs exactly one update (with its trailing events). Resolves with the status after it. */
-  stepOnce(onEvent: EventSink): Promise<TrainerStatus> {
-    return this.exclusive(async () => ((await this.update(onEvent)) === 'done' ? 'done' : 'paused'));
+  stepOnce(onEvent: EventSink, onProgress?: ProgressSink): Promise<TrainerStatus> {
+    return this.exclusive(onProgress, async () => ((await this.update(onEvent)) === 'done' ? 'done' : 'paused'));
   }
 
-  /** Asks a running `start` to stop after the current update; no-op otherwise. */
+  /**
+   * Asks a running `start`/`stepOnce` to stop at the trainer's next safe point (between rollout or evaluation turns
+   * and mini-batches): a step or evaluation cut there is discarded whole (an `interrupted` event) and redone by the
+   * next start/step. No-op when nothing runs.
+   */
   pause(): void {
-    if (this.running) this.pauseRequested = true;
+    if (!this.running) return;
+    this.pauseRequested = true;
+    this.cancel.aborted = true;
   }
 
   /**
@@ -164,15 +240,20 @@ export class TrainingSession {
     this.policy = null;
     this.lastStep = 0;
     this.signal = { aborted: false };
+    this.cancel = { aborted: false, poll: yieldToEvents };
+    this.owed = 0;
+    this.eval0Seen = false;
     if (gen) await gen.return(undefined).catch(() => undefined);
   }
 
-  private async exclusive(body: () => Promise<TrainerStatus>): Promise<TrainerStatus> {
+  private async exclusive(onProgress: ProgressSink | undefined, body: () => Promise<TrainerStatus>): Promise<TrainerStatus> {
     if (this.running) throw new Error('training is already running; pause it first');
     if (this.reading) throw new Error('the weights are being saved; try again when that finishes');
     if (this.state === 'done') return 'done';
     if (!this.config) throw new Error('configure() must be called before training');
     this.pauseRequested = false;
+    this.cancel.aborted = false;
+    this.progressSink = onProgress ?? null;
     this.state = 'running';
     const run = body().then(
       (s) => (this.state = s),
@@ -187,11 +268,24 @@ export class TrainingSession {
     } finally {
       this.running = null;
       this.pauseRequested = false;
+      this.progressSink = null;
     }
   }
 
-  /** Pulls one update's events. Returns 'done' when the generator has finished. */
-  private async update(onEvent: EventSink): Promise<'more' | 'done'> {
+  /** Forwards a progress report, at most every PROGRESS_EVERY_MS except a phase's last. */
+  private progress(p: PhaseProgress): void {
+    const t = Date.now();
+    if (!this.progressSink || (p.done < p.total && t - this.lastProgressAt < PROGRESS_EVERY_MS)) return;
+    this.lastProgressAt = t;
+    this.progressSink(p);
+  }
+
+  /**
+   * Pulls one update's events: first any trailing events a pause cut off, then up to the next step event and its
+   * trailing events. Returns 'done' when the generator has finished, 'interrupted' when a pause cut a step or an
+   * evaluation (the next call redoes it).
+   */
+  private async update(onEvent: EventSink): Promise<'more' | 'done' | 'interrupted'> {
     const config = this.config!;
     this.gen ??= this.trainFn(config, {
       backend: this.backendName(),
@@ -199,23 +293,32 @@ export class TrainingSession {
       onPolicy: (p) => (this.policy = p),
       initWeights: this.initWeights ?? undefined,
       analyzer: runAnalyzer(config, this.extras),
+      algorithmInit: this.algorithmInit ?? undefined,
+      checkpoints: this.opts.checkpoints ?? false,
+      resume: this.resume ?? undefined,
+      cancel: this.cancel,
+      onProgress: (p) => this.progress(p),
+      initialEvalAfterFirstStep: true,
+      onStepDetail: (d) => this.trajectories.add(d),
     });
-    // Pull until the step event (the first update also brings `start` and the step-0 `eval`).
-    let step = -1;
-    while (step < 0) {
+    // Pull until the step event (the first update also brings `start`, and the step-0 `eval` unless the trainer
+    // defers it after step 1), then the events that belong to this step: trajectories, the deferred step-0 eval after
+    // step 1, an eval if due, validation and checkpoint when due, and done after the last step.
+    let gotStep = false;
+    while (!gotStep || this.owed > 0) {
       const r = await this.gen.next();
       if (r.done) return 'done';
-      onEvent(r.value);
-      if (r.value.event === 'done') return 'done';
-      if (r.value.event === 'step') step = this.lastStep = r.value.step;
-    }
-    // Then the events that belong to this step: trajectories, an eval if due, and done after the last step.
-    let trailing = 1 + (evalDueAfter(config, step) ? 1 : 0) + (step >= config.steps ? 1 : 0);
-    while (trailing-- > 0) {
-      const r = await this.gen.next();
-      if (r.done) return 'done';
-      onEvent(r.value);
-      if (r.value.event === 'done') return 'done';
+      const e = r.value;
+      onEvent(e);
+      if (e.event === 'done') return 'done';
+      if (e.event === 'interrupted') return 'interrupted';
+      if (e.event === 'eval' && e.step === 0 && !gotStep && this.lastStep === 0) this.eval0Seen = true;
+      if (e.event === 'step') {
+        gotStep = true;
+        const step = (this.lastStep = e.step);
+        const deferred = step === 1 && config.evalEvery > 0 && !this.eval0Seen && !this.resume;
+        this.owed = 1 + (deferred ? 1 : 0) + (evalDueAfter(config, step) ? 1 : 0) + (step >= config.steps ? 1 : 0) + (this.opts.checkpoints ? checkpointEventsAfter(config, step) : 0);
+      } else if (this.owed > 0) this.owed--;
     }
     return 'more';
   }

@@ -10,14 +10,26 @@ import { TrainingSession } from './session';
 import { PretrainSession } from './pretrain';
 import { train } from '../core/train/trainer';
 import { parseRunConfig } from '../core/run/config';
-import { deleteWeights, getWeights, listWeights, putWeights } from './persist';
+import { deleteRun, deleteWeights, getRunFile, getRunMeta, getWeights, listRunMeta, listWeights, putWeights, writeRun } from './persist';
+import { PageRuns } from './runs-library';
+import type { RunStore } from './runs';
+import { runsApi, sha256Hex } from './runs-api';
 import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStore } from './weights';
 import { fetchBasePolicy } from './base';
 import { testConnection } from '../core/analyzer/http';
 import type { TrainerApi } from './api';
+import type { ConfigureResult } from './api';
+import type { RunConfig } from '../core/run/config';
+import type { TrainEvent } from '../core/train/events';
+import type { CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
+import { CheckpointStore } from './checkpoints';
+import { planPageDistillation } from './distill';
 
-const session = new TrainingSession(train, () => tf.getBackend());
+const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true });
 const store: WeightsStore = { put: putWeights, get: getWeights, list: listWeights, delete: deleteWeights };
+/** Run records in IndexedDB (persist.ts); every run the page trains is recorded (runs.ts). */
+const runStore: RunStore = { write: writeRun, getMeta: getRunMeta, listMeta: listRunMeta, getFile: getRunFile, delete: deleteRun };
+const pageRuns = new PageRuns(runStore);
 const pretrainer = new PretrainSession(store);
 /** The shipped base policy from the site root (`public/base/…`; BASE_URL is `/` unless the site is built for a sub-path). */
 const loadBase: BaseLoader = (spec, preset, tok, model) =>
@@ -25,6 +37,55 @@ const loadBase: BaseLoader = (spec, preset, tok, model) =>
 
 /** Counts configure calls: only the latest one configures the session (an older one may finish its fetch later). */
 let configureSeq = 0;
+
+/** The current run's checkpoints and solved matrix for the Checkpoints view (worker memory, bounded; ./checkpoints.ts). */
+const checkpoints = new CheckpointStore();
+/** The distillation stage's teacher pool (its resident teacher is disposed when the stage's run is replaced). */
+let teacherPool: CheckpointTeacherPool | null = null;
+/** The run being pulled: whether it is a distillation stage, its config and its last step (for teacher rounds). */
+const current = { distilling: false, config: null as RunConfig | null, step: 0 };
+
+/** Replaces the distillation stage's teacher pool, disposing the old one's tensors (call after its run was discarded). */
+function replacePool(next: CheckpointTeacherPool | null): void {
+  if (teacherPool !== next) teacherPool?.dispose();
+  teacherPool = next;
+}
+
+/**
+ * Passes each event on after keeping what the Checkpoints view needs: a new run (not a distillation stage, not a
+ * resumed run) clears the store; validations add rows of the solved matrix (or, in a distillation stage, the
+ * student's validations); checkpoints add their weights.
+ */
+function keeping(onEvent: (e: TrainEvent) => void): (e: TrainEvent) => void {
+  return (e) => {
+    if (e.event === 'start') {
+      current.distilling = e.config.algo === 'agentic-opd';
+      current.config = e.config;
+      current.step = e.resumedFrom ?? 0;
+      if (!current.distilling && e.resumedFrom === undefined) checkpoints.clear();
+    } else if (e.event === 'step') current.step = e.step;
+    else if (e.event === 'validation') {
+      if (current.distilling) checkpoints.addDistillValidation(e);
+      else if (current.config) checkpoints.addValidation(e, current.config);
+    } else if (e.event === 'checkpoint' && !current.distilling) checkpoints.addCheckpoint(e.step, e.weights);
+    onEvent(e);
+  };
+}
+
+/**
+ * Configures a distillation stage (algo agentic-opd) from the kept checkpoints: the best-validation one is the
+ * student, the others its teachers (./distill.ts). @throws Error saying what is needed (nothing is changed then).
+ */
+async function configureDistillation(asked: RunConfig): Promise<ConfigureResult> {
+  const d = planPageDistillation(checkpoints, asked, (r) => checkpoints.addRound({ ...r, afterStep: current.step }));
+  await session.configure(d.config, d.initWeights);
+  session.setAlgorithmInit(d.algorithmInit);
+  replacePool(d.pool);
+  checkpoints.startDistill(d.studentStep, d.pool.ids);
+  current.step = 0;
+  const n = d.pool.ids.length;
+  return { config: asked, init: { kind: 'checkpoint', label: `the best-validation checkpoint (step ${d.studentStep}), distilled from ${n} teacher checkpoint${n === 1 ? '' : 's'} (steps ${d.pool.ids.join(', ')})` } };
+}
 
 /** Rejects a training call while a pretraining runs (they would share, and slow, the one backend). */
 function notPretraining(): void {
@@ -42,20 +103,34 @@ const api: TrainerApi = {
     // Validate first, so a bad field is reported before a missing checkpoint or base policy.
     const asked = parseRunConfig(config);
     const seq = ++configureSeq;
+    if (asked.algo === 'agentic-opd') return configureDistillation(asked);
     const start = await resolveStart(asked, store, loadBase, opts?.initWeights);
-    if (seq === configureSeq) await session.configure(start.config, start.bytes);
-    return { config: asked, init: start.init };
+    const init = start.bytes ? { ...start.init, sha256: await sha256Hex(start.bytes) } : start.init;
+    if (seq === configureSeq) {
+      await session.configure(start.config, start.bytes);
+      replacePool(null);
+      pageRuns.begin({ kind: init.kind, ...(opts?.initWeights ? { name: opts.initWeights } : {}), ...(init.sha256 ? { sha256: init.sha256 } : {}) });
+    }
+    return { config: asked, init };
   },
   async start(onEvent) {
     notPretraining();
-    return session.start(onEvent);
+    try {
+      return await session.start(pageRuns.tap(keeping(onEvent)));
+    } finally {
+      await pageRuns.flush(); // after a pause too, so a reload keeps every step so far
+    }
   },
   async pause() {
     session.pause();
   },
   async stepOnce(onEvent) {
     notPretraining();
-    return session.stepOnce(onEvent);
+    try {
+      return await session.stepOnce(pageRuns.tap(keeping(onEvent)));
+    } finally {
+      await pageRuns.flush();
+    }
   },
   async status() {
     return session.status;
@@ -81,6 +156,13 @@ const api: TrainerApi = {
   abortPretrain: () => pretrainer.abort(),
   async setAnalyzerExtras(extras) {
     session.setAnalyzerExtras(extras);
+  },
+  ...runsApi({ session, runs: pageRuns, runStore, weights: store, loadBase, onReconfigure: () => ++configureSeq, notPretraining }),
+  checkpoints: async () => checkpoints.snapshot(),
+  async checkDistillation(config) {
+    const d = planPageDistillation(checkpoints, parseRunConfig({ ...config, algo: 'agentic-opd' }), () => undefined);
+    d.pool.dispose();
+    return { studentStep: d.studentStep, teachers: [...d.pool.ids] };
   },
   testAnalyzer: (req) => testConnection({ baseUrl: req.baseUrl, model: req.model, apiKey: req.apiKey, timeoutMs: req.timeoutMs }),
 };

@@ -12,6 +12,21 @@ describe('link codec', () => {
     expect(decodeHash(`#${h}`)).toEqual({ config: c, issues: [] });
   });
 
+  it('carries the stored checkpoint a run starts from: its name and sha256, last', () => {
+    const sha = 'ab'.repeat(32);
+    const c = { ...DEFAULT_CONFIG, seed: 7 };
+    const h = encodeHash(c, [], { name: 'my ckpt/1', sha256: sha });
+    expect(h).toBe(`v=2&envVersion=household-v2&seed=7&ckpt=my%20ckpt%2F1&ckptSha256=${sha}`);
+    expect(decodeHash(`#${h}`)).toEqual({ config: c, issues: [], checkpoint: { name: 'my ckpt/1', sha256: sha } });
+    // Half of it, or a sha256 that is not 64 hex digits, is named and ignored; the settings still load.
+    for (const bad of ['#seed=7&ckpt=x', `#seed=7&ckptSha256=${sha}`, '#seed=7&ckpt=x&ckptSha256=XYZ']) {
+      const r = decodeHash(bad);
+      expect(r.config).toEqual(c);
+      expect(r.checkpoint).toBeUndefined();
+      expect(r.issues).toEqual([{ field: 'ckpt', message: 'a start checkpoint needs both ckpt (its name) and ckptSha256 (64 hex digits); ignored, so the run starts as Start from says' }]);
+    }
+  });
+
   it('defaults encode as just the versions (the default seed is not written)', () => {
     expect(encodeHash(DEFAULT_CONFIG)).toBe('v=2&envVersion=household-v2');
     expect(decodeHash('').config).toEqual(DEFAULT_CONFIG);

@@ -25,6 +25,14 @@ const MAX_KEY = 40;
 const MAX_ISSUES = 20;
 /** Link keys that are not settings: the schema version and the environment version. */
 const VERSION_KEY = 'v', ENV_VERSION_KEY = 'envVersion';
+/** Link keys of the stored checkpoint a run starts from: its name and the sha256 of its bytes. */
+const CHECKPOINT_KEY = 'ckpt', CHECKPOINT_SHA_KEY = 'ckptSha256';
+
+/** The stored checkpoint a linked run starts from: its name and the sha256 (64 lowercase hex digits) of its bytes. */
+export interface LinkCheckpoint {
+  name: string;
+  sha256: string;
+}
 
 function short(v: string): string {
   return v.length > MAX_KEY ? `${v.slice(0, MAX_KEY)}…` : v;
@@ -38,8 +46,9 @@ const MIN_SECRET = 4;
  * schema order.
  * @param secrets strings that must never appear in a link (the analyzer's API key): a field whose value contains one
  *   (say, a key pasted into the model field) is left out. Secrets shorter than 4 characters are ignored.
+ * @param checkpoint the stored checkpoint the run starts from, written last as `ckpt=<name>&ckptSha256=<hex>`.
  */
-export function encodeHash(config: RunConfig, secrets: readonly string[] = []): string {
+export function encodeHash(config: RunConfig, secrets: readonly string[] = [], checkpoint: LinkCheckpoint | null = null): string {
   const left = new Set(fieldsHoldingSecret(config, secrets));
   const parts = [`${VERSION_KEY}=${SCHEMA_VERSION}`, `${ENV_VERSION_KEY}=${encodeURIComponent(getEnvSpec(config.env).version)}`];
   for (const key of RUN_CONFIG_KEYS) {
@@ -47,6 +56,7 @@ export function encodeHash(config: RunConfig, secrets: readonly string[] = []): 
     if (key === 'schemaVersion' || v === DEFAULT_CONFIG[key] || left.has(key)) continue;
     parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
+  if (checkpoint) parts.push(`${CHECKPOINT_KEY}=${encodeURIComponent(checkpoint.name)}`, `${CHECKPOINT_SHA_KEY}=${checkpoint.sha256}`);
   return parts.join('&');
 }
 
@@ -74,7 +84,8 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 /** A link value as the schema's type: numbers and booleans travel as text. */
 function typed(key: RunConfigKey, value: string): unknown {
   const kind = typeof DEFAULT_CONFIG[key];
-  if (kind === 'number') return DECIMAL.test(value) && Number.isFinite(Number(value)) ? Number(value) : value;
+  // `1e400` reads as Infinity, which the schema names ("received Infinity") with the accepted range.
+  if (kind === 'number') return DECIMAL.test(value) ? Number(value) : value;
   if (kind === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   return value;
 }
@@ -82,9 +93,11 @@ function typed(key: RunConfigKey, value: string): unknown {
 /**
  * Decodes a hash (with or without `#`) into a config.
  * @returns the config (defaults for missing or bad fields) and one issue per ignored, repeated or migrated field, the
- *   schema or environment version when it differs, at most 20 listed one by one and the rest counted; never throws.
+ *   schema or environment version when it differs, at most 20 listed one by one and the rest counted; and the stored
+ *   checkpoint the run starts from (`ckpt` with a valid `ckptSha256`; left out when absent or incomplete, with an
+ *   issue for the latter). Never throws.
  */
-export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIssue[] } {
+export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIssue[]; checkpoint?: LinkCheckpoint } {
   const raw = new Map<string, string>();
   const issues: ConfigIssue[] = [];
   const dupes = new Map<string, { times: number; value: string }>();
@@ -110,6 +123,14 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   raw.delete('schemaVersion');
   const linkEnvVersion = raw.get(ENV_VERSION_KEY) || undefined;
   raw.delete(ENV_VERSION_KEY);
+  const ckptName = raw.get(CHECKPOINT_KEY), ckptSha = raw.get(CHECKPOINT_SHA_KEY);
+  raw.delete(CHECKPOINT_KEY);
+  raw.delete(CHECKPOINT_SHA_KEY);
+  let checkpoint: LinkCheckpoint | null = null;
+  if (ckptName !== undefined || ckptSha !== undefined) {
+    if (ckptName && ckptSha !== undefined && /^[0-9a-f]{64}$/.test(ckptSha)) checkpoint = { name: ckptName, sha256: ckptSha };
+    else issues.push({ field: CHECKPOINT_KEY, message: `a start checkpoint needs both ${CHECKPOINT_KEY} (its name) and ${CHECKPOINT_SHA_KEY} (64 hex digits); ignored, so the run starts as Start from says` });
+  }
   const v = vText === undefined ? 1 : Number(vText);
   if (!Number.isInteger(v) || v < 1) issues.push({ field: VERSION_KEY, message: `schema version "${short(vText ?? '')}" is not a version number; read as the current one` });
   else if (v > SCHEMA_VERSION) issues.push({ field: VERSION_KEY, message: `made by a newer version (schema ${v}; this page reads ${SCHEMA_VERSION}): settings it does not know are ignored` });
@@ -127,5 +148,5 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   }));
   const all = [...issues, ...twice, ...r.issues];
   const capped = all.length > MAX_ISSUES ? [...all.slice(0, MAX_ISSUES), { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }] : all;
-  return { config: r.config, issues: capped };
+  return { config: r.config, issues: capped, ...(checkpoint ? { checkpoint } : {}) };
 }

@@ -14,7 +14,7 @@ import {
 } from '../../core/run/config';
 import type { EvalEvent, StartEvent, StepEvent, TrainEvent, TrajectoriesEvent } from '../../core/train/events';
 import type { BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
-import { decodeHash, encodeHash, fieldsHoldingSecret } from './link';
+import { decodeHash, encodeHash, fieldsHoldingSecret, type LinkCheckpoint } from './link';
 import { AnalyzerState } from './analyzer.svelte';
 import { labelOf } from './messages';
 import { spawnTrainer, type TrainerHandle } from './trainer-client';
@@ -75,6 +75,8 @@ export class RunState {
   baseNotice = $state<string | null>(null);
   /** True while a pretraining runs in the worker (set by PretrainState): training and settings wait for it. */
   pretraining = $state(false);
+  /** The stored checkpoint an opened link starts from when this browser does not have it (Import offers it); else null. */
+  missingCheckpoint = $state.raw<LinkCheckpoint | null>(null);
   /** Called when the worker is replaced or crashes (work in it, such as a pretraining, is lost). */
   onWorkerLost: (() => void) | null = null;
 
@@ -122,7 +124,7 @@ export class RunState {
 
   /** Reads the link in `location.hash`, starts the worker on the chosen backend and loads the config. */
   async boot(): Promise<void> {
-    const { config, issues } = decodeHash(location.hash);
+    const { config, issues, checkpoint } = decodeHash(location.hash);
     this.linkIssues = issues;
     this.draft = config;
     this.config = config;
@@ -133,6 +135,41 @@ export class RunState {
       this.fieldIssues = e instanceof ConfigError ? e.issues : [{ field: '(config)', message: message(e) }];
     }
     await this.respawn(config.backend);
+    if (checkpoint) await this.useLinkCheckpoint(checkpoint);
+  }
+
+  /** Starts new runs from the link's checkpoint when this browser has it with that sha256; else offers to import it. */
+  private async useLinkCheckpoint(c: LinkCheckpoint): Promise<void> {
+    const sha = await this.api?.weightsSha256(c.name).catch(() => null);
+    if (sha === c.sha256) {
+      await this.startFrom(c.name);
+      return;
+    }
+    this.missingCheckpoint = c;
+  }
+
+  /**
+   * Imports a `.safetensors` file as the link's missing checkpoint; when its sha256 is the link's, new runs start from
+   * it. Returns false, with the error shown, otherwise (the file is kept under its name either way once it loads).
+   */
+  async importLinkCheckpoint(file: File): Promise<boolean> {
+    const c = this.missingCheckpoint;
+    if (!c || !this.api) return false;
+    try {
+      const info = await this.api.importWeights(c.name, new Uint8Array(await file.arrayBuffer()));
+      if (info.sha256 !== c.sha256) throw new Error(`${file.name} has sha256 ${info.sha256.slice(0, 12)}…, the link's checkpoint "${c.name}" has ${c.sha256.slice(0, 12)}…; it is stored, but this is not the link's run`);
+      this.missingCheckpoint = null;
+      await this.startFrom(c.name, info.modelSize);
+      return true;
+    } catch (e) {
+      this.error = `import checkpoint: ${message(e)}`;
+      return false;
+    }
+  }
+
+  /** Hides the missing-checkpoint notice (runs start as Start from says). */
+  dismissMissingCheckpoint(): void {
+    this.missingCheckpoint = null;
   }
 
   /**
@@ -254,6 +291,42 @@ export class RunState {
     }
   }
 
+  /**
+   * Continues stored run `id` (Runs view) from its latest checkpoint: its settings become the page's (a run on another
+   * backend first gets a worker on that backend), its curves so far are drawn from its record, and training starts.
+   * A changed base policy is said in the base notice. Returns false, with the error shown, when it cannot resume.
+   */
+  async resumeStored(id: string): Promise<boolean> {
+    if (this.busy) return false;
+    try {
+      if (!this.api) throw new Error('the training worker is not running; press Start to restart it');
+      let r = await this.api.resumeRun(id);
+      if (r.config.backend !== this.config.backend) {
+        this.config = r.config;
+        await this.respawn(r.config.backend);
+        if (!this.api) throw new Error(`the ${r.config.backend} backend did not start`);
+        r = await this.api.resumeRun(id);
+      }
+      this.clearRun();
+      this.error = null;
+      this.draft = this.config = r.config;
+      this.fieldIssues = [];
+      this.initWeights = r.init.kind === 'checkpoint' ? this.initWeights : null;
+      this.initSource = r.init;
+      this.baseNotice = r.baseChanged ?? null;
+      this.steps = r.events.filter((e) => e.event === 'step') as unknown as StepEvent[];
+      this.evals = r.events.filter((e) => e.event === 'eval') as unknown as EvalEvent[];
+      this.phase = 'idle';
+      this.writeHash();
+      this.notice = `Resuming run "${r.name}" from its checkpoint of step ${r.fromStep}.`;
+    } catch (e) {
+      this.error = `resume: ${message(e)}`;
+      return false;
+    }
+    void this.drive((api) => api.start(this.sink));
+    return true;
+  }
+
   /** The worker's API, or null while none is up (for the weights, pretraining and analyzer state beside this file). */
   get api(): TrainerHandle['api'] | null {
     return this.trainer && this.backend ? this.trainer.api : null;
@@ -286,7 +359,8 @@ export class RunState {
   }
 
   private writeHash(): void {
-    history.replaceState(null, '', `#${encodeHash(this.config, [this.analyzer.analyzerKey])}`);
+    const c = this.initWeights && this.initSource?.kind === 'checkpoint' && this.initSource.sha256 ? { name: this.initWeights, sha256: this.initSource.sha256 } : this.missingCheckpoint;
+    history.replaceState(null, '', `#${encodeHash(this.config, [this.analyzer.analyzerKey], c)}`);
   }
 
   private clearRun(): void {
@@ -374,6 +448,7 @@ export class RunState {
       const r = await this.trainer.api.configure($state.snapshot(this.config), opts);
       if (seq !== this.configureSeq) return true; // a later configure is in flight; its answer counts
       this.initSource = r.init;
+      if (r.init.kind === 'checkpoint') this.writeHash(); // the link names the checkpoint and its sha256
       this.baseNotice = r.init.fallback ?? r.init.warning ?? null;
       this.phase = 'idle';
       return true;

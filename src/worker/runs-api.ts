@@ -1,0 +1,116 @@
+/**
+ * The run-record and weights-import methods of `TrainerApi` (contracts in api.ts), built over the worker's
+ * session, run store and weights store, so the worker file only lists them. IndexedDB through persist.ts.
+ */
+import * as Comlink from 'comlink';
+import { ENV_NAMES, getEnvSpec } from '../core/envs/registry';
+import { buildTokenizer } from '../core/model/policy';
+import { vocabHash } from '../core/tokenizer/tokenizer';
+import { checkWeights, decodeSafetensors } from '../core/model/io';
+import { DEFAULT_CONFIG } from '../core/run/config';
+import type { TrainerApi, InitSource, StorageUsage } from './api';
+import type { TrainingSession } from './session';
+import { checkName, type BaseLoader, type WeightsStore } from './weights';
+import { PageRuns, exportRun, exportTrajectories, importRun, listRuns, planResume, runRecords } from './runs-library';
+import type { RunStore } from './runs';
+
+/** sha256 of bytes as 64 lowercase hex digits (Web Crypto, in workers and Node). */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Environment name → version of this code, for every registered environment. */
+export function currentEnvVersions(): Record<string, string> {
+  return Object.fromEntries(ENV_NAMES.map((n) => [n, getEnvSpec(n).version]));
+}
+
+/** The browser's storage estimate, or null where the API is missing or fails. */
+async function storageUsage(): Promise<StorageUsage | null> {
+  try {
+    const est = await (globalThis.navigator as Navigator | undefined)?.storage?.estimate?.();
+    return est && typeof est.usage === 'number' && typeof est.quota === 'number' ? { usage: est.usage, quota: est.quota } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the run methods act on. */
+export interface RunsApiDeps {
+  session: TrainingSession;
+  runs: PageRuns;
+  runStore: RunStore;
+  weights: WeightsStore;
+  loadBase: BaseLoader;
+  /** Called before a resume reconfigures the session (so a configure still in flight does not win). */
+  onReconfigure: () => void;
+  /** Throws while a pretraining runs. */
+  notPretraining: () => void;
+}
+
+/** The run methods of TrainerApi (api.ts documents each). */
+export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRun' | 'deleteRun' | 'resumeRun' | 'exportRun' | 'exportTrajectories' | 'importRun' | 'runRecords' | 'watchRuns' | 'weightsSha256' | 'importWeights'> {
+  return {
+    async listRuns() {
+      return { ...(await listRuns(d.runStore)), activeId: d.runs.activeId, storage: await storageUsage() };
+    },
+    renameRun: (id, name) => d.runs.rename(id, name),
+    deleteRun: (id) => d.runs.delete(id),
+    async resumeRun(id) {
+      d.notPretraining();
+      if (d.session.status === 'running') throw new Error('training is running; pause it first');
+      const plan = await planResume(d.runStore, id, currentEnvVersions());
+      d.onReconfigure();
+      await d.session.configure(plan.config, undefined, { weights: plan.weights, state: plan.state });
+      d.runs.resume(plan);
+      const i = plan.meta.init;
+      const init: InitSource = {
+        kind: i.kind, ...(i.sha256 ? { sha256: i.sha256 } : {}),
+        label: `run "${plan.meta.name}" from its checkpoint of step ${plan.fromStep}`,
+      };
+      let baseChanged: string | undefined;
+      if (i.kind === 'base' && i.sha256) {
+        const spec = getEnvSpec(plan.config.env);
+        const was = `This run started from the shipped base policy with sha256 ${i.sha256.slice(0, 12)}…`;
+        const still = 'it continues from its own checkpoint (weights, Adam state and reference policy are stored in it), but a new run from the base policy would not start where this one did';
+        try {
+          const now = (await d.loadBase(spec, plan.config.preset, buildTokenizer(spec), plan.config.model)).manifest.sha256;
+          if (now !== i.sha256) baseChanged = `${was}; the shipped base policy is now ${now.slice(0, 12)}…: ${still}.`;
+        } catch (e) {
+          baseChanged = `${was}; the shipped base policy cannot be loaded now (${e instanceof Error ? e.message.replace(/\.$/, '') : String(e)}): ${still}.`;
+        }
+      }
+      return { id, name: plan.meta.name, config: plan.config, fromStep: plan.fromStep, events: plan.events, init, ...(baseChanged ? { baseChanged } : {}) };
+    },
+    async exportRun(id) {
+      const bytes = await exportRun(d.runStore, id);
+      return Comlink.transfer(bytes, [bytes.buffer]);
+    },
+    exportTrajectories: (id) => exportTrajectories(d.runStore, id),
+    importRun: (bytes, fileName) => importRun(d.runStore, bytes, fileName, currentEnvVersions()),
+    runRecords: (ids) => runRecords(d.runStore, ids),
+    async watchRuns(onStatus) {
+      d.runs.watch(onStatus);
+    },
+    async weightsSha256(name) {
+      const w = await d.weights.get(name);
+      return w ? sha256Hex(w.bytes) : null;
+    },
+    async importWeights(name, bytes) {
+      const n = checkName(name);
+      let modelSize: string;
+      try {
+        const w = decodeSafetensors(bytes);
+        const env = Object.hasOwn(w.meta, 'env') && ENV_NAMES.includes(w.meta.env) ? w.meta.env : DEFAULT_CONFIG.env;
+        const tok = buildTokenizer(getEnvSpec(env));
+        checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
+        modelSize = w.meta.modelSize; // checkWeights refused a missing or unknown one
+      } catch (e) {
+        throw new Error(`"${n}" cannot be imported: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const savedAt = Date.now();
+      await d.weights.put({ name: n, bytes: bytes.slice(), modelSize, savedAt });
+      return { name: n, modelSize, savedAt, sha256: await sha256Hex(bytes) };
+    },
+  };
+}

@@ -1,0 +1,339 @@
+/**
+ * The stored runs as the Runs and Compare views use them (worker layer): listing (every summary and run.json
+ * validated; a corrupt one is listed as corrupt, never thrown), rename, delete, export as one `.opdrun` file
+ * (core/run/pack.ts), import of such a file (validated whole before anything is written; stored runs are untouched
+ * on any error), trajectories as chat-messages JSONL, records for comparing, and what resuming needs. Also
+ * `PageRuns`, which starts a recorder for each run the page trains. The store is passed in (persist.ts in the
+ * worker, a Map in tests).
+ */
+import type { RunConfig } from '../core/run/config';
+import {
+  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, checkpointFile, parseEvents, parseRunRecord, parseValRecord, stateFile, summarizeRun,
+  type RecordEvent, type RunRecord,
+} from '../core/run/record';
+import { PackError, packRun, unpackRun } from '../core/run/pack';
+import { TRAJECTORIES_FILE, parseTrajectoryLines, toChatJsonl } from '../core/run/trajectories';
+import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
+import type { TrainEvent } from '../core/train/events';
+import {
+  InitRecordSchema, RunRecorder, StoredRunMetaSchema, runBytes, storedCheckpoints, type InitRecord, type RecordStatus, type RecordTexts, type RunStore,
+  type StoredRunMeta,
+} from './runs';
+
+/** Longest run name (characters). */
+export const MAX_RUN_NAME = 120;
+
+/** A stored run as the Runs view lists it. Sizes in bytes; times in ms since the epoch. */
+export interface RunInfo extends Omit<StoredRunMeta, 'files'> {
+  /** Sum of the run's stored file sizes. */
+  bytes: number;
+  /** Stored checkpoints (both files present), ascending. */
+  checkpoints: number[];
+  algo: string;
+  env: string;
+  preset: string;
+  model: string;
+  seed: number;
+  backend: string;
+  /** Environment versions the run was made with. */
+  envVersions: Record<string, string>;
+}
+
+/** A stored run that could not be read, and why. */
+export interface CorruptRun {
+  id: string;
+  reason: string;
+}
+
+/** The Runs view's list. */
+export interface RunsList {
+  /** Readable runs, newest first. */
+  runs: RunInfo[];
+  corrupt: CorruptRun[];
+  /** Sum of the readable runs' bytes. */
+  totalBytes: number;
+}
+
+const dec = new TextDecoder();
+
+/** The trimmed run name. @throws Error when empty or longer than MAX_RUN_NAME. */
+export function checkRunName(name: string): string {
+  const n = name.trim();
+  if (!n) throw new Error('the run name is empty; type a name');
+  if (n.length > MAX_RUN_NAME) throw new Error(`the run name has ${n.length} characters; use at most ${MAX_RUN_NAME}`);
+  return n;
+}
+
+/** A stored summary, validated. @throws Error naming the run and the bad field, or saying it does not exist. */
+export async function readMeta(store: RunStore, id: string): Promise<StoredRunMeta> {
+  const raw = await store.getMeta(id);
+  if (raw === undefined) throw new Error(`no stored run with id "${id}" (deleted in another tab?); reload the Runs list`);
+  const r = StoredRunMetaSchema.safeParse(raw);
+  if (!r.success) throw new Error(`stored run "${id}" is corrupt: ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}; delete it`);
+  return r.data;
+}
+
+async function text(store: RunStore, meta: StoredRunMeta, name: string): Promise<string | null> {
+  if (!Object.hasOwn(meta.files, name)) return null;
+  const b = await store.getFile(meta.id, name);
+  if (!b) throw new Error(`stored run "${meta.name}": ${name} is missing from storage; the run is incomplete (delete it, or export what is left)`);
+  return dec.decode(b);
+}
+
+/** run.json and events.jsonl of a stored run, validated. @throws Error naming the run, file, line and field. */
+export async function readRecord(store: RunStore, meta: StoredRunMeta): Promise<{ run: RunRecord; events: RecordEvent[] }> {
+  try {
+    const runText = await text(store, meta, RUN_FILE);
+    if (runText === null) throw new RecordError(`${RUN_FILE} was never written (the run stopped before its first update)`);
+    return { run: parseRunRecord(runText), events: parseEvents((await text(store, meta, EVENTS_FILE)) ?? '') };
+  } catch (e) {
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    throw e;
+  }
+}
+
+function info(meta: StoredRunMeta, run: RunRecord): RunInfo {
+  const { files: _f, ...rest } = meta;
+  const c = run.config;
+  return {
+    ...rest, bytes: runBytes(meta), checkpoints: storedCheckpoints(meta), algo: c.algo, env: c.env, preset: c.preset, model: c.model, seed: c.seed,
+    backend: run.backend, envVersions: run.envVersions,
+  };
+}
+
+/** Every stored run, validated one by one: a corrupt one goes to `corrupt` with the reason, the others stay usable. */
+export async function listRuns(store: RunStore): Promise<RunsList> {
+  const runs: RunInfo[] = [], corrupt: CorruptRun[] = [];
+  for (const raw of await store.listMeta()) {
+    const id = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'id') ? String((raw as { id: unknown }).id) : '(no id)';
+    try {
+      const meta = await readMeta(store, id);
+      const runText = await text(store, meta, RUN_FILE);
+      if (runText === null) continue; // a run whose first write is still to come
+      runs.push(info(meta, parseRunRecord(runText)));
+    } catch (e) {
+      corrupt.push({ id, reason: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  runs.sort((a, b) => b.createdAt - a.createdAt);
+  return { runs, corrupt, totalBytes: runs.reduce((a, r) => a + r.bytes, 0) };
+}
+
+/** Rename a stored run. @throws Error on a bad name or a missing or corrupt run. */
+export async function renameRun(store: RunStore, id: string, name: string): Promise<void> {
+  const n = checkRunName(name);
+  const meta = await readMeta(store, id);
+  await store.write({ ...meta, name: n }, []);
+}
+
+/** Every stored file of a run. @throws Error naming a missing file. */
+async function allFiles(store: RunStore, meta: StoredRunMeta): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  for (const name of Object.keys(meta.files)) {
+    const b = await store.getFile(meta.id, name);
+    if (!b) throw new Error(`stored run "${meta.name}": ${name} is missing from storage; the run is incomplete`);
+    out.set(name, b);
+  }
+  return out;
+}
+
+/**
+ * A stored run as one `.opdrun` file (core/run/pack.ts), its record validated first.
+ * @throws Error naming the run and what is wrong (corrupt, incomplete, over the size limit).
+ */
+export async function exportRun(store: RunStore, id: string): Promise<Uint8Array> {
+  const meta = await readMeta(store, id);
+  await readRecord(store, meta);
+  return packRun(meta.name, await allFiles(store, meta), { init: JSON.stringify(meta.init) });
+}
+
+/** The run's sampled trajectories as chat-messages JSONL (core/run/trajectories.ts). @throws Error on a corrupt file. */
+export async function exportTrajectories(store: RunStore, id: string): Promise<string> {
+  const meta = await readMeta(store, id);
+  try {
+    return toChatJsonl(parseTrajectoryLines((await text(store, meta, TRAJECTORIES_FILE)) ?? ''));
+  } catch (e) {
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    throw e;
+  }
+}
+
+let seq = 0;
+/** A new run id: time and a counter (not a random draw). */
+export function newRunId(now: number): string {
+  return `run-${now.toString(36)}-${(seq++).toString(36)}`;
+}
+
+/**
+ * Store a `.opdrun` file as a new run, after validating all of it (core/run/pack.ts unpackRun: format, versions,
+ * environment versions, model size of every checkpoint, every record file). Nothing is written on any error.
+ * @throws Error (`PackError` message prefixed with the file name) naming the problem.
+ */
+export async function importRun(store: RunStore, bytes: Uint8Array, fileName: string, envVersions: Record<string, string>, now = Date.now()): Promise<RunInfo> {
+  let u;
+  try {
+    u = unpackRun(bytes, { envVersions });
+  } catch (e) {
+    if (e instanceof PackError) throw new Error(`${fileName}: ${e.message}`);
+    throw e;
+  }
+  let init: InitRecord = { kind: u.run.initWeights ? 'checkpoint' : u.run.config.init === 'scratch' ? 'scratch' : 'base' };
+  const meta0 = u.header.meta && Object.hasOwn(u.header.meta, 'init') ? u.header.meta.init : undefined;
+  if (meta0 !== undefined) {
+    try {
+      init = InitRecordSchema.parse(JSON.parse(meta0));
+    } catch {
+      // an unreadable note on the start weights does not make the run unusable; the run.json says the rest
+    }
+  }
+  const s = summarizeRun('', u.run, u.events);
+  const files = [...u.files].map(([name, data]) => ({ name, data: data.slice() })); // own buffers: a view would store the whole file
+  const sizes: Record<string, number> = {};
+  for (const f of files) sizes[f.name] = f.data.length;
+  const meta: StoredRunMeta = {
+    id: newRunId(now), name: checkRunName(u.header.name || fileName.replace(/\.opdrun$/, '') || 'imported run'), createdAt: now, updatedAt: now,
+    files: sizes, stepsDone: s.stepsDone, stepsPlanned: s.stepsPlanned, done: s.done, lastCheckpoint: u.checkpoints.at(-1) ?? null, init,
+    importedFrom: fileName,
+  };
+  await store.write(meta, files);
+  return info(meta, u.run);
+}
+
+/** What resuming a stored run needs. */
+export interface ResumePlan {
+  meta: StoredRunMeta;
+  config: RunConfig;
+  /** The checkpoint's two files. */
+  weights: Uint8Array;
+  state: Uint8Array;
+  /** The checkpoint's step k: the continuation starts at k + 1. */
+  fromStep: number;
+  /** The record cut back to step k, for the recorder to continue. */
+  texts: RecordTexts;
+  /** The kept events (to draw the run's curves so far). */
+  events: RecordEvent[];
+}
+
+/**
+ * Read a stored run for resuming from its latest checkpoint, with its record cut back to it (as `train --resume`
+ * does). @throws Error naming why it cannot resume: no checkpoint yet, finished, another environment version, a
+ * corrupt file.
+ */
+export async function planResume(store: RunStore, id: string, envVersions: Record<string, string>): Promise<ResumePlan> {
+  const meta = await readMeta(store, id);
+  const { run } = await readRecord(store, meta);
+  for (const [env, v] of Object.entries(run.envVersions))
+    if (Object.hasOwn(envVersions, env) && envVersions[env] !== v) throw new Error(`run "${meta.name}" was made with environment version ${v}; this is ${envVersions[env]}, whose tasks differ; start a new run`);
+  const k = storedCheckpoints(meta).at(-1);
+  if (k === undefined) throw new Error(`run "${meta.name}" has no checkpoint yet (the first comes at step ${run.config.checkpointEvery || '— checkpoints are off'}); start it again instead`);
+  if (k >= run.config.steps) throw new Error(`run "${meta.name}" is finished (its latest checkpoint is its last step, ${k}); nothing to resume`);
+  const [weights, state] = await Promise.all([store.getFile(id, checkpointFile(k)), store.getFile(id, stateFile(k))]);
+  if (!weights || !state) throw new Error(`run "${meta.name}": the checkpoint of step ${k} is missing from storage; the run cannot resume`);
+  try {
+    const ev = cutEventsText((await text(store, meta, EVENTS_FILE)) ?? '', k).text;
+    const trajectories = cutTrajectoriesText((await text(store, meta, TRAJECTORIES_FILE)) ?? '', k);
+    const valText = await text(store, meta, VAL_FILE);
+    const val0 = valText === null ? null : parseValRecord(valText);
+    const val = val0 ? { ...val0, checkpoints: val0.checkpoints.filter((c) => c.step <= k) } : null;
+    const events = parseEvents(ev);
+    return {
+      meta: { ...meta, done: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
+      texts: { run, events: ev, trajectories, val }, events,
+    };
+  } catch (e) {
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The runs `ids` with their run.json and events, validated, for the Compare view. @throws Error naming a bad one. */
+export async function runRecords(store: RunStore, ids: readonly string[]): Promise<{ id: string; name: string; run: RunRecord; events: RecordEvent[] }[]> {
+  const out = [];
+  for (const id of ids) {
+    const meta = await readMeta(store, id);
+    out.push({ id, name: meta.name, ...(await readRecord(store, meta)) });
+  }
+  return out;
+}
+
+/** The default name of a new run: algorithm, env/preset, seed and the local start time. */
+export function defaultRunName(config: Pick<RunConfig, 'algo' | 'env' | 'preset' | 'seed'>, now: number): string {
+  const d = new Date(now);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+/**
+ * Keeps the record of the run the page trains: `begin` before a new run, `resume` for a resumed one; `tap` wraps
+ * the event sink so that each event reaches the recorder, which starts at the run's start event.
+ */
+export class PageRuns {
+  private recorder: RunRecorder | null = null;
+  private next: { init: InitRecord } | null = null;
+  private watcher: ((s: RecordStatus) => void) | null = null;
+
+  constructor(private readonly store: RunStore, private readonly now: () => number = Date.now) {}
+
+  /** The id of the run being recorded, or null. */
+  get activeId(): string | null {
+    return this.recorder?.id ?? null;
+  }
+
+  /** The next run (configured now) starts from `init`; its record begins with its start event. */
+  begin(init: InitRecord): void {
+    this.recorder = null;
+    this.next = { init };
+  }
+
+  /** The next run continues stored run `plan.meta` (its record cut back to the checkpoint). */
+  resume(plan: Pick<ResumePlan, 'meta' | 'texts'>): void {
+    this.next = null;
+    this.recorder = new RunRecorder(this.store, plan.meta, plan.texts, (s) => this.watcher?.(s));
+  }
+
+  /** Sends every write's outcome to `cb` (a Comlink proxy in the worker). */
+  watch(cb: (s: RecordStatus) => void): void {
+    this.watcher = cb;
+  }
+
+  /** The sink with recording in front of it. */
+  tap(sink: (e: TrainEvent) => void): (e: TrainEvent) => void {
+    return (e) => {
+      if (e.event === 'start' && !this.recorder && this.next) {
+        const t = this.now();
+        const meta: StoredRunMeta = {
+          id: newRunId(t), name: defaultRunName(e.config, t), createdAt: t, updatedAt: t, files: {}, stepsDone: 0, stepsPlanned: e.config.steps,
+          done: false, lastCheckpoint: null, init: this.next.init,
+        };
+        this.next = null;
+        this.recorder = new RunRecorder(this.store, meta, { run: null, events: '', trajectories: '', val: null }, (s) => this.watcher?.(s));
+      }
+      this.recorder?.take(e);
+      sink(e);
+    };
+  }
+
+  /** Writes the recorded run now (after a pause); resolves when done (never rejects: failures go to the watcher). */
+  async flush(): Promise<void> {
+    await this.recorder?.flush();
+  }
+
+  /** Rename, also for the run being recorded (its next write keeps the new name). */
+  async rename(id: string, name: string): Promise<void> {
+    if (this.recorder?.id === id) {
+      this.recorder.rename(checkRunName(name));
+      await this.recorder.flush();
+      return;
+    }
+    await renameRun(this.store, id, name);
+  }
+
+  /** Delete a run; the run being recorded stops being recorded. */
+  async delete(id: string): Promise<void> {
+    if (this.recorder?.id === id) {
+      await this.recorder.flush();
+      this.recorder = null;
+    }
+    await this.store.delete(id);
+  }
+}

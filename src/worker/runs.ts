@@ -1,0 +1,237 @@
+/**
+ * Run records kept by the page (worker layer): every run the page trains is written to storage as the CLI's run
+ * record (core/run/record.ts; with trajectories.jsonl beside it) — run.json, events.jsonl, val.json and, every
+ * `checkpointEvery` steps, ckpt-<k>.safetensors + ckpt-<k>.state with the same bytes `train --run-dir` writes
+ * (core/train/checkpoint.ts). A write happens at each checkpoint, at the end of the run and when training pauses,
+ * each one transaction, so a reload keeps the run up to its last write and resumes from its last checkpoint.
+ *
+ * The store is passed in (IndexedDB in the worker: persist.ts; a Map in tests), so this runs in Node too.
+ */
+import { z } from 'zod';
+import type { TrainEvent } from '../core/train/events';
+import {
+  EVENTS_FILE, RECORD_VERSION, RUN_FILE, RUN_FORMAT, VAL_FILE, addValidation, checkpointFile, emptyValRecord, stateFile,
+  type RunRecord, type ValRecord,
+} from '../core/run/record';
+import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run/trajectories';
+
+/** Where run records live; persist.ts implements it on IndexedDB (module comment there). */
+export interface RunStore {
+  /** One transaction: put the summary and `files`, delete `remove`. All or nothing; throws the storage error. */
+  write(meta: StoredRunMeta, files: readonly { name: string; data: Uint8Array }[], remove?: readonly string[]): Promise<void>;
+  /** A summary as stored (validated by the caller), or undefined. */
+  getMeta(id: string): Promise<unknown>;
+  /** Every summary as stored. */
+  listMeta(): Promise<unknown[]>;
+  getFile(id: string, name: string): Promise<Uint8Array | undefined>;
+  /** Delete a run and its files (no error if absent). */
+  delete(id: string): Promise<void>;
+}
+
+/** Where a stored run's initial weights came from (the page's InitSource, with the bytes' sha256). */
+export const InitRecordSchema = z.object({
+  kind: z.enum(['base', 'checkpoint', 'scratch']),
+  /** The stored checkpoint's name (kind `checkpoint`). */
+  name: z.string().optional(),
+  /** sha256 of the initial weights (hex), when they came from bytes (base or checkpoint). */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+});
+/** InitRecordSchema's type. */
+export type InitRecord = z.infer<typeof InitRecordSchema>;
+
+const Nat = z.number().int().nonnegative();
+/** The summary of a stored run (store `runs`), checked on every read. */
+export const StoredRunMetaSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  /** ms since the epoch. */
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** File name → size in bytes, of every file stored for the run. */
+  files: z.record(z.string(), Nat),
+  stepsDone: Nat,
+  stepsPlanned: Nat,
+  /** The run reached its `done` event. */
+  done: z.boolean(),
+  /** Step of the latest checkpoint stored with both files, or null. */
+  lastCheckpoint: Nat.nullable(),
+  init: InitRecordSchema,
+  /** Set when the run came from an imported file (its name). */
+  importedFrom: z.string().optional(),
+});
+/** StoredRunMetaSchema's type. */
+export type StoredRunMeta = z.infer<typeof StoredRunMetaSchema>;
+
+/** What the page hears after each write of the run being recorded. */
+export interface RecordStatus {
+  id: string;
+  name: string;
+  /** Last step whose events are stored. */
+  savedStep: number;
+  /** The latest stored checkpoint, or null. */
+  lastCheckpoint: number | null;
+  /** Why the last write failed, and what was kept; null when it succeeded. */
+  error: string | null;
+}
+
+/** The run record text a recorder starts from (empty for a new run; the kept part for a resumed one). */
+export interface RecordTexts {
+  run: RunRecord | null;
+  events: string;
+  trajectories: string;
+  val: ValRecord | null;
+}
+
+const enc = new TextEncoder();
+
+/** Sum of a run's stored file sizes (bytes). */
+export function runBytes(meta: Pick<StoredRunMeta, 'files'>): number {
+  return Object.values(meta.files).reduce((a, b) => a + b, 0);
+}
+
+/** Steps of the checkpoints stored with both files, ascending. */
+export function storedCheckpoints(meta: Pick<StoredRunMeta, 'files'>): number[] {
+  return Object.keys(meta.files).flatMap((f) => {
+    const m = /^ckpt-(\d+)\.safetensors$/.exec(f);
+    return m && Object.hasOwn(meta.files, stateFile(Number(m[1]))) ? [Number(m[1])] : [];
+  }).sort((a, b) => a - b);
+}
+
+/** True for a storage-full error (IndexedDB's QuotaExceededError, by name or message). */
+export function isQuotaError(e: unknown): boolean {
+  const name = (e as { name?: unknown })?.name;
+  return name === 'QuotaExceededError' || /quota/i.test(e instanceof Error ? e.message : String(e));
+}
+
+/**
+ * Records one run into a RunStore as its events come: `take` every event (synchronous), writes are queued one at a
+ * time (`flush`, also started by checkpoint and done events). A failed write keeps the previous one intact (one
+ * transaction each) and is reported through `onStatus` with what was kept; the next write tries again, without
+ * the checkpoint files that did not fit.
+ */
+export class RunRecorder {
+  private run: RunRecord | null;
+  private events: string;
+  private trajectories: string;
+  private val: ValRecord | null;
+  private pending: { name: string; data: Uint8Array }[] = [];
+  private queue: Promise<void> = Promise.resolve();
+  private lastStep = 0;
+  private savedStep = 0;
+
+  /**
+   * @param meta the run's summary (its id, name, init; files of a resumed run).
+   * @param texts the record to continue (a resumed run's files cut back to its checkpoint), or empty.
+   */
+  constructor(
+    private readonly store: RunStore,
+    private meta: StoredRunMeta,
+    texts: RecordTexts,
+    private readonly onStatus: (s: RecordStatus) => void,
+  ) {
+    this.run = texts.run;
+    this.events = texts.events;
+    this.trajectories = texts.trajectories;
+    this.val = texts.val;
+    this.lastStep = this.savedStep = meta.stepsDone;
+  }
+
+  /** The run's id. */
+  get id(): string {
+    return this.meta.id;
+  }
+
+  /** Renames the run being recorded (the next write stores it; the caller writes the summary now). */
+  rename(name: string): void {
+    this.meta = { ...this.meta, name };
+  }
+
+  /** Takes one trainer event into the record; a checkpoint or done event starts a write. */
+  take(e: TrainEvent): void {
+    switch (e.event) {
+      case 'start':
+        if (!this.run) {
+          this.run = {
+            format: RUN_FORMAT, version: RECORD_VERSION, config: e.config, envVersions: e.envVersions, command: 'page', argv: [], backend: e.backend,
+            params: e.params, vocabSize: e.vocabSize, initWeights: this.meta.init.kind === 'checkpoint' ? this.meta.init.name ?? null : null,
+            createdAt: new Date(this.meta.createdAt).toISOString(), resumes: [],
+          };
+        } else if (e.resumedFrom !== undefined) {
+          this.run = { ...this.run, resumes: [...this.run.resumes, { fromStep: e.resumedFrom, steps: e.config.steps, command: 'page: Resume', at: new Date().toISOString() }] };
+        }
+        this.meta = { ...this.meta, stepsPlanned: e.config.steps };
+        this.line(e);
+        break;
+      case 'step':
+        this.lastStep = e.step;
+        this.line(e);
+        break;
+      case 'trajectories':
+        this.trajectories += trajectoryLine(e) + '\n';
+        break;
+      case 'validation':
+        this.val = addValidation(this.val ?? emptyValRecord(this.run?.config ?? { preset: '', valTasks: e.passRates.length, valSamples: e.samples }, e.taskTypes), e.step, e.passRates, e.taskTypes);
+        this.line(e);
+        break;
+      case 'checkpoint':
+        this.pending.push({ name: checkpointFile(e.step), data: e.weights }, { name: stateFile(e.step), data: e.state });
+        this.line({ event: 'checkpoint', step: e.step, file: checkpointFile(e.step), stateFile: stateFile(e.step) });
+        void this.flush();
+        break;
+      case 'done':
+        this.meta = { ...this.meta, done: true };
+        this.line(e);
+        void this.flush();
+        break;
+      case 'eval':
+        this.line(e);
+        break;
+      default:
+        break; // kinds the run record does not hold
+    }
+  }
+
+  /** Writes what was taken so far (queued after any write in flight). Resolves when written or failed (never rejects). */
+  flush(): Promise<void> {
+    this.queue = this.queue.then(() => this.write());
+    return this.queue;
+  }
+
+  private line(e: object): void {
+    this.events += JSON.stringify(e) + '\n';
+  }
+
+  private async write(): Promise<void> {
+    if (!this.run) return; // nothing before the start event
+    const ckpts = this.pending;
+    this.pending = [];
+    const files = [
+      { name: RUN_FILE, data: enc.encode(JSON.stringify(this.run, null, 2) + '\n') },
+      { name: EVENTS_FILE, data: enc.encode(this.events) },
+      { name: TRAJECTORIES_FILE, data: enc.encode(this.trajectories) },
+      ...(this.val ? [{ name: VAL_FILE, data: enc.encode(JSON.stringify(this.val) + '\n') }] : []),
+      ...ckpts,
+    ];
+    const sizes = { ...this.meta.files };
+    for (const f of files) sizes[f.name] = f.data.length;
+    const step = this.lastStep;
+    const next: StoredRunMeta = { ...this.meta, files: sizes, stepsDone: step, updatedAt: Date.now() };
+    next.lastCheckpoint = storedCheckpoints(next).at(-1) ?? null;
+    try {
+      await this.store.write(next, files);
+      this.meta = next;
+      this.savedStep = step;
+      this.onStatus({ id: next.id, name: next.name, savedStep: step, lastCheckpoint: next.lastCheckpoint, error: null });
+    } catch (e) {
+      const what = isQuotaError(e) ? 'storage is full (QuotaExceededError)' : `storage failed (${e instanceof Error ? e.message : String(e)})`;
+      const kept = this.savedStep > 0
+        ? `the run is kept up to step ${this.savedStep}${this.meta.lastCheckpoint !== null ? ` with its checkpoint of step ${this.meta.lastCheckpoint}` : ''}`
+        : 'nothing of this run could be kept';
+      const lost = ckpts.length ? `; the checkpoint of step ${/ckpt-(\d+)/.exec(ckpts[0].name)?.[1]} was not stored` : '';
+      this.onStatus({
+        id: this.meta.id, name: this.meta.name, savedStep: this.savedStep, lastCheckpoint: this.meta.lastCheckpoint,
+        error: `${what}: ${kept}${lost}. Training goes on; delete runs or weights in the Runs view to free space.`,
+      });
+    }
+  }
+}
