@@ -43,6 +43,7 @@ const SPEC = {
   noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
   'step-hint-rate': { type: 'float', help: 'share of a step-hint episode\'s steps that carry the step skill', default: D.stepHintRate, min: 0, max: 1 },
   'step-noise': { type: 'float', help: 'share of a step-hint episode\'s steps that are random and not demonstrated (off-path states)', default: D.stepNoise, min: 0, max: 0.95 },
+  'episode-noise': { type: 'float', help: 'share of an episode-skill episode\'s steps that are random and not demonstrated (the plan followed after a detour)', default: D.episodeNoise, min: 0, max: 0.95 },
   mix: { type: 'string', help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix).map(([k, v]) => `${k}=${v}`).join(',')})` },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
   'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
@@ -50,6 +51,31 @@ const SPEC = {
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
+
+type Measured = NonNullable<BaseManifest['measured']>;
+type Sens = NonNullable<BaseManifest['skillSensitivity']>;
+
+/** Success per task type × split × hint mode as a text table (percent, episodes in brackets). */
+function successTable(m: Measured, splits: readonly Split[]): string {
+  const modes = Object.keys(m[splits[0]] ?? {});
+  const types = [...new Set(splits.flatMap((s) => modes.flatMap((md) => Object.keys(m[s]?.[md]?.byTaskType ?? {}))))].sort();
+  const cell = (s: Split, md: string, t: string) => {
+    const x = m[s]?.[md]?.byTaskType[t];
+    return x ? `${(100 * x.successRate).toFixed(1)}% (${x.episodes})` : '—';
+  };
+  const head = `${'type'.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => `${s}/${md}`.padEnd(22))).join(' ')}`;
+  return ['success by task type:', head, ...types.map((t) => `${t.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => cell(s, md, t).padEnd(22))).join(' ')}`)].join('\n') + '\n';
+}
+
+/** Step-skill log-prob gain (nats) per task type, on and off the expert's path, as a text table. */
+function sensitivityTable(on: Sens, off?: Sens): string {
+  const types = [...new Set([...Object.keys(on.byTaskType ?? {}), ...Object.keys(off?.byTaskType ?? {})])].sort();
+  const cell = (k: Sens | undefined, t: string) => {
+    const x = k?.byTaskType?.[t];
+    return x ? `${x.gainNats >= 0 ? '+' : ''}${x.gainNats.toFixed(3)} (${x.steps} steps)` : '—';
+  };
+  return ['step-skill log-prob gain by task type (nats):', `${'type'.padEnd(7)} ${'on path'.padEnd(24)} off path`, ...types.map((t) => `${t.padEnd(7)} ${cell(on, t).padEnd(24)} ${cell(off, t)}`)].join('\n') + '\n';
+}
 
 function fail(msg: string): never {
   process.stderr.write(`pretrain: ${msg}\n`);
@@ -83,7 +109,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const command = 'npm run pretrain -- ' + argv.filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out=')).join(' ');
   const cfg: PretrainConfig = {
-    ...D, mix, stepHintRate: a['step-hint-rate'], stepNoise: a['step-noise'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
+    ...D, mix, stepHintRate: a['step-hint-rate'], stepNoise: a['step-noise'], episodeNoise: a['episode-noise'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
   };
   const tok = buildTokenizer(spec);
   const policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
@@ -111,11 +137,13 @@ async function main(): Promise<void> {
     manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
     for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
       say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);
+    say(successTable(manifest.measured!, splits));
     manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens, noise: 0.5, rng: new Rng(a.seed).fork('off-path') });
     const o = manifest.skillSensitivityOffPath;
     say(`off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} → ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`);
     const k = manifest.skillSensitivity;
     say(`skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`);
+    say(sensitivityTable(manifest.skillSensitivity, manifest.skillSensitivityOffPath));
   }
   writeAtomic(out, bytes);
   writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');

@@ -12,7 +12,9 @@ import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
 const SplitRate = z.object({ successRate: z.number(), episodes: z.number().int(), byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number().int() })) });
 
 /** A `SkillSensitivity` (measure.ts): steps, mean log-probs in nats without / with the step skill, and the gain. */
-const Sensitivity = z.object({ steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() });
+const SensitivityStats = { steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() };
+/** Overall, and per task type where measured (manifests made before the per-type breakdown lack it). */
+const Sensitivity = z.object({ ...SensitivityStats, byTaskType: z.record(z.string(), z.object(SensitivityStats)).optional() });
 
 /** Manifest schema (format 1). */
 export const BaseManifestSchema = z.object({

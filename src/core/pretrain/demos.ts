@@ -6,7 +6,11 @@
  * Kinds (chosen per task by the seeded rng with `DemoMix` weights):
  * - `noisy`: no hint; a noisy demonstrator — the expert, except that with probability `noise` a uniformly random
  *   admissible action is taken *and demonstrated*. This keeps the base policy competent but far from perfect.
- * - `episode`: the expert's whole plan as a success episode skill (a random paraphrase); expert actions.
+ * - `episode`: the expert's whole plan (from the task's start) as a success episode skill (a random paraphrase). With
+ *   probability `episodeNoise` a step is a random admissible action, taken and *not* demonstrated; every other step
+ *   demonstrates the expert's action from the current state, so the policy learns to follow a plan after a detour
+ *   (the state is off the plan's path; the action is the recovery the expert takes there). `episodeNoise` 0 (the
+ *   default) draws nothing extra from the rng, so demonstrations made without it are unchanged.
  * - `step`: off the expert's path as well as on it: at each step, with probability `stepNoise`, a random admissible
  *   action is taken and *not* demonstrated; otherwise the expert's action from the current state (so, after a random
  *   move, a recovery the state alone does not reveal) is demonstrated, with the step skill naming it (probability
@@ -48,6 +52,8 @@ export interface DemoOptions {
   stepHintRate: number;
   /** Probability that a step of a `step` episode is a random admissible action (taken, not demonstrated). */
   stepNoise: number;
+  /** Probability that a step of an `episode` episode is a random admissible action (taken, not demonstrated). Default 0. */
+  episodeNoise?: number;
   mix: DemoMix;
   historyTurns: number;
   /** Max prompt length in tokens (model maxSeq − max action tokens). */
@@ -109,7 +115,7 @@ function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: 
 
 /**
  * Generate demonstrations, deterministically from `o.rng`.
- * @throws Error if `tasks` < 1 or a weight is negative or all are 0.
+ * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), or a weight is negative or all are 0.
  */
 export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos {
   if (!(o.tasks >= 1)) throw new Error(`makeDemos: tasks must be ≥ 1, got ${o.tasks}`);
@@ -118,6 +124,8 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
   const total = weights.reduce((a, b) => a + b, 0);
   const eos = tok.special('<eos>');
   const split = o.split ?? 'train';
+  const episodeNoise = o.episodeNoise ?? 0;
+  if (!(episodeNoise >= 0 && episodeNoise < 1)) throw new Error(`makeDemos: episodeNoise must be in [0, 1), got ${o.episodeNoise}`);
   const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0 };
   for (let index = 0; index < o.tasks; index++) {
     const r = o.rng.fork(`demo/${index}`);
@@ -140,7 +148,8 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
       let action = expert;
       let sSkill: string | undefined;
       if (kind === 'noisy' && r.next() < o.noise) action = r.pick(adm);
-      if (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) action = r.pick(adm); // off-path: not demonstrated
+      const offPath = (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) || (kind === 'episode' && episodeNoise > 0 && r.next() < episodeNoise);
+      if (offPath) action = r.pick(adm); // off-path: taken, not demonstrated
       else {
         if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
         const prompt = buildPrompt(tok, { task: reset.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns, episodeSkill: epSkill, stepSkill: sSkill }, o.maxPrompt);

@@ -32,8 +32,8 @@ export async function measureHinted(
   return out;
 }
 
-/** Result of `skillSensitivity`: mean per-action log-probs in nats. */
-export interface SkillSensitivity {
+/** Mean per-action log-probs in nats over `steps` scored steps. */
+export interface SensitivityStats {
   steps: number;
   logpNoSkill: number;
   logpWithSkill: number;
@@ -41,12 +41,26 @@ export interface SkillSensitivity {
   gainNats: number;
 }
 
+/** Result of `skillSensitivity`: over all steps, and per task type (the type of the episode each step is from). */
+export interface SkillSensitivity extends SensitivityStats {
+  byTaskType: Record<string, SensitivityStats>;
+}
+
+/** Mean of `plain` and `hinted` log-probs over the step indices `idx` (nats per action). */
+function stats(plain: Float32Array, hinted: Float32Array, idx: readonly number[]): SensitivityStats {
+  let a = 0, b = 0;
+  for (const i of idx) { a += plain[i]; b += hinted[i]; }
+  const n = idx.length;
+  const logpNoSkill = n ? a / n : 0, logpWithSkill = n ? b / n : 0;
+  return { steps: n, logpNoSkill, logpWithSkill, gainNats: logpWithSkill - logpNoSkill };
+}
+
 /**
  * On `episodes` held-out tasks of `split`, the mean log-prob of the expert's action at each visited state without
  * and with its step skill (canonical phrasing) in the prompt. States: the expert's own path (`noise` 0, default), or
  * the path of a demonstrator that takes a random admissible action with probability `noise` (drawn from `rng`), so
  * the expert action is a recovery the state alone does not reveal and only a policy that reads the skill's words
- * gains there. @throws Error if `noise` > 0 without `rng`.
+ * gains there. Also per task type. @throws Error if `noise` > 0 without `rng`.
  */
 export async function skillSensitivity(
   policy: PolicyHandle, spec: EnvSpec, o: { preset: string; split: Split; episodes: number; historyTurns: number; maxActionTokens: number; noise?: number; rng?: Rng },
@@ -56,6 +70,7 @@ export async function skillSensitivity(
   const { tok, cfg } = policy;
   const eos = tok.special('<eos>');
   const plain: ScoreSample[] = [], hinted: ScoreSample[] = [];
+  const types: string[] = [];
   for (let index = 0; index < o.episodes; index++) {
     const env = spec.create(o.preset);
     const r = env.reset({ split: o.split, index });
@@ -71,6 +86,7 @@ export async function skillSensitivity(
       const base = { task: r.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns };
       plain.push({ prompt: buildPrompt(tok, base, cfg.maxSeq - o.maxActionTokens), response, allowed });
       hinted.push({ prompt: buildPrompt(tok, { ...base, stepSkill: stepSkill(a) }, cfg.maxSeq - o.maxActionTokens), response, allowed });
+      types.push(r.taskType);
       const taken = noise > 0 && o.rng!.next() < noise ? o.rng!.pick(adm) : a;
       const st = env.step(taken);
       hist.push({ action: taken, observation: st.observation });
@@ -78,8 +94,11 @@ export async function skillSensitivity(
       if (st.done) break;
     }
   }
-  const total = (x: Float32Array) => x.reduce((s, v) => s + v, 0) / plain.length;
-  const a = total((await scoreSamples(policy.params, cfg, plain, policy.freeRow)).logp);
-  const b = total((await scoreSamples(policy.params, cfg, hinted, policy.freeRow)).logp);
-  return { steps: plain.length, logpNoSkill: a, logpWithSkill: b, gainNats: b - a };
+  const lp = (await scoreSamples(policy.params, cfg, plain, policy.freeRow)).logp;
+  const lh = (await scoreSamples(policy.params, cfg, hinted, policy.freeRow)).logp;
+  const byType = new Map<string, number[]>();
+  types.forEach((t, i) => (byType.get(t) ?? byType.set(t, []).get(t)!).push(i));
+  const byTaskType: Record<string, SensitivityStats> = {};
+  for (const [t, idx] of byType) byTaskType[t] = stats(lp, lh, idx);
+  return { ...stats(lp, lh, types.map((_, i) => i)), byTaskType };
 }

@@ -28,6 +28,8 @@ export interface PretrainConfig {
   stepHintRate: number;
   /** Random, undemonstrated steps in step-skill episodes (so hinted steps also come from off-path states). */
   stepNoise: number;
+  /** Random, undemonstrated steps in episode-skill episodes (so a plan is also followed after a detour); 0 = none. */
+  episodeNoise: number;
   mix: DemoMix;
   historyTurns: number;
   maxActionTokens: number;
@@ -36,7 +38,7 @@ export interface PretrainConfig {
 
 /** The shipped base policy's pretraining settings (household/easy). */
 export const DEFAULT_PRETRAIN: PretrainConfig = {
-  preset: 'easy', tasks: 4000, iters: 2200, batch: 64, learningRate: 2e-3, noise: 0.5, stepHintRate: 1, stepNoise: 0.4,
+  preset: 'easy', tasks: 4000, iters: 2200, batch: 64, learningRate: 2e-3, noise: 0.5, stepHintRate: 1, stepNoise: 0.4, episodeNoise: 0,
   mix: DEFAULT_MIX, historyTurns: 3, maxActionTokens: 12, seed: 1,
 };
 
@@ -55,7 +57,7 @@ export async function* pretrain(policy: PolicyHandle, spec: EnvSpec, c: Pretrain
   const t0 = performance.now();
   const root = new Rng(c.seed);
   const demos = makeDemos(spec, policy.tok, {
-    preset: c.preset, tasks: c.tasks, noise: c.noise, stepHintRate: c.stepHintRate, stepNoise: c.stepNoise, mix: c.mix,
+    preset: c.preset, tasks: c.tasks, noise: c.noise, stepHintRate: c.stepHintRate, stepNoise: c.stepNoise, episodeNoise: c.episodeNoise, mix: c.mix,
     historyTurns: c.historyTurns, maxPrompt: policy.cfg.maxSeq - c.maxActionTokens, rng: root.fork('demos'),
   });
   yield { event: 'demos', samples: demos.samples.length, hinted: demos.hinted, episodes: demos.episodes, ms: performance.now() - t0 };

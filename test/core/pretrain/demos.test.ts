@@ -77,6 +77,68 @@ describe('pretraining demonstrations', () => {
     expect(clean.samples.length).toBe(Array.from({ length: 8 }, (_, index) => expertPlanFor(spec, 'easy', { split: 'train', index }).length).reduce((a, b) => a + b, 0));
   });
 
+  it('episode demos with episodeNoise follow the plan after detours: random moves are taken, not demonstrated; every demonstrated action is the expert\'s from the visited state', () => {
+    const episodeOnly = { noisy: 0, episode: 1, step: 0, failure: 0 };
+    // A history long enough to hold the whole episode, so the last sample's prompt shows every action taken before it.
+    const long = { ...base, historyTurns: 40, maxPrompt: 100000, mix: episodeOnly };
+    // Seeded episodes (train task 0) and what they do: the actions taken and which steps were random.
+    const known = {
+      easy: { seed: 7, taken: ['go to shelf 1', 'go to desk 1', 'take box 1 from desk 1', 'go to shelf 1', 'go to sidetable 1', 'move box 1 to sidetable 1'], random: [0, 3] },
+      default: {
+        seed: 4, random: [0, 1, 2, 3, 5, 6, 8, 9],
+        taken: ['go to shelf 1', 'go to shelf 2', 'go to shelf 3', 'go to cabinet 2', 'go to shelf 2', 'examine shelf 2', 'go to sofa 1', 'go to shelf 2', 'take pencil 1 from shelf 2', 'move pencil 1 to shelf 2', 'take box 1 from shelf 2', 'go to sidetable 2', 'use desklamp 1'],
+      },
+    };
+    for (const preset of ['easy', 'default'] as const) {
+      const seed = known[preset].seed;
+      const d = makeDemos(spec, tok, { ...long, preset, tasks: 1, episodeNoise: 0.5, rng: new Rng(seed) });
+      const acts = (p: readonly number[]) => {
+        const h = p.indexOf(tok.special('<hist>')), o = p.indexOf(tok.special('<obs>'));
+        const turns: string[] = [];
+        let cur: number[] = [];
+        for (const id of p.slice(h + 1, o)) {
+          if (id === tok.special('<sep>')) { turns.push(text(cur).trim()); cur = []; } else cur.push(id);
+        }
+        return turns.filter((_, k) => k % 2 === 0);
+      };
+      const last = d.samples[d.samples.length - 1];
+      const taken = [...acts(last.prompt), text(last.response).trim()];
+      const demonstratedAt = d.samples.map((s) => acts(s.prompt).length); // step index of each demonstrated sample
+      // Replay the taken actions: at each demonstrated step the response is the expert's action from that state.
+      const env = spec.create(preset);
+      env.reset({ split: 'train', index: 0 });
+      const ex = spec.expert(env);
+      const plan = expertPlanFor(spec, preset, { split: 'train', index: 0 });
+      const random: number[] = [];
+      taken.forEach((a, t) => {
+        const expert = ex.act();
+        const j = demonstratedAt.indexOf(t);
+        if (j >= 0) {
+          expect(text(d.samples[j].response).trim()).toBe(expert);
+          expect(a).toBe(expert);
+          const skill = text(d.samples[j].prompt.slice(0, d.samples[j].prompt.indexOf(tok.special('<hist>'))));
+          for (const p of plan) expect(skill).toContain(p); // the episode skill is the plan from the task's start
+        } else random.push(t);
+        env.step(a);
+      });
+      expect(d.hinted).toBe(d.samples.length);
+      expect(random.length).toBeGreaterThan(0); // some moves were random and are not among the samples
+      expect(d.samples.length + random.length).toBe(taken.length);
+      expect(taken).toEqual(known[preset].taken);
+      expect(random).toEqual(known[preset].random);
+      // After the random moves the expert's actions still complete the plan's task: the plan is followed after a detour.
+      expect(d.samples.map((x) => text(x.response).trim()).slice(-plan.length + 1)).toEqual(plan.slice(1));
+    }
+    // episodeNoise 0 (or omitted) draws nothing extra: the demonstrations are the plan, as without the setting.
+    const mix = { noisy: 1, episode: 1, step: 1, failure: 1 };
+    const a = makeDemos(spec, tok, { ...base, mix, rng: new Rng(9) });
+    const b = makeDemos(spec, tok, { ...base, mix, episodeNoise: 0, rng: new Rng(9) });
+    expect(b.samples).toEqual(a.samples);
+    const clean = makeDemos(spec, tok, { ...base, tasks: 1, episodeNoise: 0, mix: episodeOnly, rng: new Rng(7) });
+    expect(clean.samples.map((s) => text(s.response).trim())).toEqual(expertPlanFor(spec, 'easy', { split: 'train', index: 0 }));
+    expect(() => makeDemos(spec, tok, { ...base, mix, episodeNoise: 1, rng: new Rng(1) })).toThrow(/episodeNoise must be in \[0, 1\), got 1/);
+  });
+
   it('failure demos name a wrong admissible action and the expert fix; the demonstrated actions are the expert\'s', () => {
     const d = makeDemos(spec, tok, { ...base, tasks: 6, mix: { noisy: 0, episode: 0, step: 0, failure: 1 }, rng: new Rng(2) });
     const plans = [0, 1, 2, 3, 4, 5].flatMap((index) => expertPlanFor(spec, 'easy', { split: 'train', index }));
