@@ -20,7 +20,7 @@
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { evalLine, phaseLine, progress } from './train-print';
-import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
+import { checkFromRunUnchanged, readFromRun, SHARED_WITH_RUN, type FromRun, type FromRunRecord } from './from-run';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,7 +68,7 @@ const OTHER_FLAGS = {
   'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
-  'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks)' },
+  'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks). Exit 2, nothing written, when a checkpoint is missing, corrupt or of another model, vocabulary or environment version, or when the student already solves every val task some checkpoint solves (nothing to distil). --resume of the stage refuses a source whose files changed (sha256 in run.json)' },
   resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl' },
   profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
   help: { type: 'boolean', help: 'show this help' },
@@ -231,8 +231,8 @@ async function main(): Promise<void> {
     }
     if (runDir !== undefined && !Object.hasOwn(partial, 'valTasks')) config = { ...config, valTasks: fromRun.valTasks, valSamples: fromRun.valSamples };
     init = path.join(fromRunDir, `ckpt-${fromRun.studentStep}.safetensors`);
-    if (fromRun.warning) process.stderr.write(`train: warning: ${fromRun.warning}\n`);
   }
+  if (resume && config.algo === 'agentic-opd') fromRun = resumeFromRun(resume, config, fromRunDir);
   if (save !== undefined) checkSavePath(save, '--save');
   if (saveBest !== undefined) {
     checkSavePath(saveBest, '--save-best');
@@ -289,7 +289,8 @@ async function main(): Promise<void> {
     if (json) out({ event: 'warning', kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current });
   }
   const dir = resume?.dir ?? runDir;
-  const record = dir !== undefined ? new RunRecorder(dir, config, command, backend, init !== 'base' && init !== 'scratch' ? init ?? null : null, resume) : null;
+  if (!resume && runDir !== undefined) makeRunDir(runDir);
+  const record = dir !== undefined ? new RunRecorder(dir, config, command, backend, init !== 'base' && init !== 'scratch' ? init ?? null : null, resume, fromRun?.record ?? null) : null;
   const stream = train(config, {
     backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p),
     checkpoints: record !== null, resume: resume ? { weights: resume.weights, state: resume.state } : undefined,
@@ -297,7 +298,7 @@ async function main(): Promise<void> {
   });
   if (fromRun) {
     const msg = `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} val tasks solved) from ${fromRun.pool.ids.length} teacher checkpoint${fromRun.pool.ids.length === 1 ? '' : 's'} (steps ${fromRun.pool.ids.join(', ')})`;
-    if (json) out({ event: 'teachers', student: fromRun.studentStep, studentSolved: fromRun.studentSolved.size, teachers: fromRun.pool.ids, from: fromRunDir });
+    if (json) out({ event: 'teachers', student: fromRun.studentStep, studentSolved: fromRun.studentSolved.size, teachers: fromRun.pool.ids, from: fromRunDir ?? fromRun.record.dir });
     else process.stdout.write(msg + '\n');
   }
   for await (const raw of stream) {
@@ -387,13 +388,39 @@ function prepareResume(dir: string, partial: Record<string, unknown>, init: stri
   return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val };
 }
 
-/** Check `--run-dir DIR`: a new or empty folder (created here). Exits 2 otherwise. */
+/**
+ * The teachers of a resumed distillation stage: the source run recorded in run.json (`fromRun`), read again after
+ * checking that its val.json and the checkpoint files the stage read are unchanged (sha256). Exits 2 naming what
+ * changed, or when `--from-run` names another directory.
+ */
+function resumeFromRun(resume: Resume, config: RunConfig, given: string | undefined): FromRun {
+  const rec = resume.run.fromRun;
+  if (!rec) fail(`--resume: ${path.join(resume.dir, 'run.json')} records no --from-run source for this agentic-opd run; start a new distillation with --from-run DIR`);
+  if (given !== undefined && path.resolve(given) !== rec.dir) fail(`--resume: --from-run ${given} differs from the run's ${rec.dir}; a resumed distillation keeps its source, so drop --from-run`);
+  let fr: FromRun;
+  try {
+    checkFromRunUnchanged(rec);
+    const spec = getEnvSpec(config.env);
+    fr = readFromRun(rec.dir, config, spec, buildTokenizer(spec));
+  } catch (e) {
+    fail(`--resume: ${(e as Error).message}`);
+  }
+  if (fr.studentStep !== rec.student.step || fr.pool.ids.join() !== rec.teachers.map((t) => t.step).join())
+    fail(`--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ${fr.pool.ids.join(', ')}, the run began with student ${rec.student.step} and teachers ${rec.teachers.map((t) => t.step).join(', ')}; start a new distillation`);
+  return fr;
+}
+
+/** Check `--run-dir DIR`: a new or empty folder (made by `makeRunDir` once every other check has passed). Exits 2 otherwise. */
 function prepareRunDir(dir: string): void {
   if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
   if (fs.existsSync(dir)) {
     if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
     if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder, or continue that run with --resume ${dir}`);
   }
+}
+
+/** Create `--run-dir DIR` (checked by `prepareRunDir`). Exits 2 when it cannot be made. */
+function makeRunDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
   } catch (e) {
@@ -413,6 +440,8 @@ class RunRecorder {
   constructor(
     private readonly dir: string, private readonly config: RunConfig, private readonly command: string, private readonly backend: string,
     private readonly initWeights: string | null, private readonly resume: Resume | null,
+    /** A distillation stage's source run and the sha256 of what it read (run.json `fromRun`). */
+    private readonly fromRun: FromRunRecord | null = null,
   ) {
     if (resume) {
       cutEventsAt(dir, resume.step);
@@ -435,6 +464,7 @@ class RunRecorder {
       this.run = {
         format: RUN_FORMAT, version: RECORD_VERSION, config: ev.config, envVersions: ev.envVersions, command: this.command, argv: process.argv.slice(2),
         backend: ev.backend, params: ev.params, vocabSize: ev.vocabSize, initWeights: this.initWeights, createdAt: new Date().toISOString(), resumes: [],
+        ...(this.fromRun ? { fromRun: this.fromRun } : {}),
       };
       writeRun(this.dir, this.run);
     }

@@ -13,6 +13,7 @@
  * failed rollout, memoised for the run (a frozen teacher's pass rate on a task does not change): G teacher episodes
  * each when the pool rolls out G times. Val-panel tasks cost no rollouts (the solved matrix answers).
  */
+import { z } from 'zod';
 import type { TaskRef } from '../envs/types';
 import type { ScoreSample } from '../model/scoring';
 import { Rng } from '../rng';
@@ -46,6 +47,13 @@ export interface TeacherPool {
    * temperature) — LAD's `train` rule. Absent: training tasks off the panel are never distilled.
    */
   teacherPassRate?(id: number, ref: TaskRef): Promise<number>;
+  /**
+   * The teacher whose weights are loaded now, or null. Saved with the run's state so that a resumed run holds the
+   * same tensors as an uninterrupted one (`preload` puts it back).
+   */
+  resident?(): number | null;
+  /** Load teacher `id`'s weights now, as its next use would. */
+  preload?(id: number): void;
 }
 
 /** Teacher selection rules: HCN (the paper's) and the ablations. */
@@ -84,6 +92,23 @@ export interface AgenticOpdState {
   teacherScore: number;
 }
 
+/** What `saveState` writes: the state, the resident teacher and the memo of teacher pass rates ("id|split/index" → rate). */
+interface SavedAgenticOpdState extends AgenticOpdState {
+  resident: number | null;
+  passMemo: [string, number][];
+}
+
+const SavedStateSchema = z.object({
+  round: z.number().int().min(1),
+  teacherId: z.number().nullable(),
+  hcn: z.object({ weights: z.record(z.string(), z.record(z.string(), z.number())) }),
+  studentSolved: z.array(z.number().int().nonnegative()),
+  nothingToLearn: z.boolean(),
+  teacherScore: z.number(),
+  resident: z.number().nullable().optional(),
+  passMemo: z.array(z.tuple([z.string(), z.number().min(0).max(1)])).optional(),
+});
+
 /** What `create` needs besides AlgorithmInit. */
 export interface AgenticOpdExtras {
   teacherPool: TeacherPool;
@@ -95,6 +120,23 @@ export interface AgenticOpdExtras {
   resume?: AgenticOpdState;
   /** Generator for the random ablation (round r uses rng.fork(`round/r`)); default Rng(cfg.seed).fork('agentic-opd/teacher'). */
   rng?: Rng;
+  /** Called with each teacher choice (round 1 at create, then one per `newRound` / `onValidation`; not on `loadState`). */
+  onRound?: (r: AgenticOpdRound) => void;
+}
+
+/** One teacher choice and the numbers that made it (for display; `onRound`). */
+export interface AgenticOpdRound {
+  round: number;
+  /** The chosen teacher (null under union). */
+  teacherId: number | null;
+  /**
+   * Every teacher's numbers, ascending id: under hcn its score Σ_{q ∈ Q_i ∖ P} w_i(q) before the round's update; under
+   * the ablations score = gain. gain = |Q_i ∖ P|; typeCoverage = distinct task types in Q_i ∖ P.
+   */
+  scores: { id: number; score: number; gain: number; typeCoverage: number }[];
+  /** |P|: val tasks the student solved when the round began. */
+  studentSolved: number;
+  nothingToLearn: boolean;
 }
 
 /** Init of agentic-opd. */
@@ -194,35 +236,58 @@ export const agenticOpd = {
           return { ...base, teacherId: null, hcn, teacherScore: 0 };
       }
     };
+    /** Report a choice to `onRound` with every teacher's numbers (HCN's own scores when it chose). */
+    const report = (next: AgenticOpdState, hcnScores?: AgenticOpdRound['scores']): AgenticOpdState => {
+      if (!x.onRound) return next;
+      const P = new Set(next.studentSolved);
+      const scores = hcnScores ?? pool.ids.map((id) => {
+        const gain = [...pool.solved(id)].filter((q) => !P.has(q));
+        return { id, score: gain.length, gain: gain.length, typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size };
+      });
+      x.onRound({ round: next.round, teacherId: next.teacherId, scores: structuredClone(scores), studentSolved: P.size, nothingToLearn: next.nothingToLearn });
+      return next;
+    };
+    const choose = (P: Set<number>, round: number, hcn: HcnState): AgenticOpdState => {
+      if (opts.teacherSelect !== 'hcn' || !x.onRound) return report(select(P, round, hcn));
+      const r = hcnSelect(rows(), P, taskTypes(), hcn);
+      return report(select(P, round, hcn), r.scores);
+    };
     if (x.resume) {
       checkHcnState(x.resume.hcn);
       if (x.resume.teacherId !== null && !pool.ids.includes(x.resume.teacherId)) throw new Error(`agentic-opd: resumed teacher ${x.resume.teacherId} is not in the pool`);
       st = structuredClone(x.resume);
-    } else st = select(new Set(x.studentSolved), 1, hcnInitialState());
+    } else st = choose(new Set(x.studentSolved), 1, hcnInitialState());
 
     const passMemo = new Map<string, number>();
 
     return {
       newRound(studentSolved) {
-        st = select(new Set(studentSolved), st.round + 1, st.hcn);
+        st = choose(new Set(studentSolved), st.round + 1, st.hcn);
         return structuredClone(st);
       },
       state: () => structuredClone(st),
       onValidation(solved) {
-        st = select(new Set(solved), st.round + 1, st.hcn);
+        st = choose(new Set(solved), st.round + 1, st.hcn);
       },
-      saveState: () => JSON.stringify(st),
+      // Besides the round's state: the resident teacher (so a resumed run holds the same tensors) and the memo of
+      // teacher pass rates (so a resumed run makes the same teacher-rollout calls as an uninterrupted one).
+      saveState: () => JSON.stringify({ ...st, resident: pool.resident?.() ?? null, passMemo: [...passMemo] } satisfies SavedAgenticOpdState),
       loadState(s) {
-        let v: AgenticOpdState;
+        let raw: unknown;
         try {
-          v = JSON.parse(s) as AgenticOpdState;
+          raw = JSON.parse(s);
         } catch {
           throw new Error('agentic-opd: the checkpoint\'s algorithm state is not JSON; resume from an intact checkpoint');
         }
-        if (!v || typeof v !== 'object' || typeof v.round !== 'number' || !Array.isArray(v.studentSolved)) throw new Error('agentic-opd: the checkpoint\'s algorithm state is malformed');
+        const r = SavedStateSchema.safeParse(raw);
+        if (!r.success) throw new Error(`agentic-opd: the checkpoint's algorithm state is malformed (${r.error.issues[0].path.join('.') || 'top level'}: ${r.error.issues[0].message}); resume from an intact checkpoint`);
+        const { resident, passMemo: memo, ...v } = r.data;
         checkHcnState(v.hcn);
-        if (v.teacherId !== null && !pool.ids.includes(v.teacherId)) throw new Error(`agentic-opd: resumed teacher ${v.teacherId} is not in the pool`);
+        for (const id of [v.teacherId, resident ?? null]) if (id !== null && !pool.ids.includes(id)) throw new Error(`agentic-opd: the checkpoint's teacher ${id} is not in the pool (teachers: ${pool.ids.join(', ')}); resume with the run's own teachers`);
         st = v;
+        passMemo.clear();
+        for (const [k, rate] of memo ?? []) passMemo.set(k, rate);
+        if (resident != null) pool.preload?.(resident);
       },
       async advantages(ctx) {
         const { trajs, packed } = ctx;

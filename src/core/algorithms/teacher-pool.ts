@@ -38,6 +38,10 @@ export interface CheckpointTeacherPool extends TeacherPool {
   dispose(): void;
   /** Teacher weights loaded so far (a load per switch of the resident teacher). */
   loads(): number;
+  /** The resident teacher's id, or null when none is loaded. */
+  resident(): number | null;
+  /** Make teacher `id` resident now (what its next use would do). @throws Error when there is no such teacher or its weights fail. */
+  preload(id: number): void;
 }
 
 /**
@@ -87,5 +91,9 @@ export function checkpointTeacherPool(teachers: readonly TeacherCheckpoint[], ta
       resident = null;
     },
     loads: () => loaded,
+    resident: () => (resident ? resident.id : null),
+    preload(id: number) {
+      teacher(id);
+    },
   };
 }

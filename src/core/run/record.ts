@@ -7,7 +7,10 @@
  * - `run.json` — `{format: "opd-playground-run", version: 1, config: RunConfig (complete, validated), envVersions:
  *   {env: version}, command: string (how the run was started), argv: string[], backend: string (the tfjs backend),
  *   params: number (parameter count), vocabSize: number, initWeights: string | null (the --init path, when weights
- *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}]}`.
+ *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}], fromRun?}`. `fromRun` (an
+ *   Agentic-OPD distillation stage, `train --from-run SRC`): `{dir: SRC as an absolute path, valSha256, student:
+ *   {step, file, sha256}, teachers: [{step, file, sha256}]}`, the sha256 of SRC's val.json and of the checkpoint
+ *   files the stage read, so that a resume refuses a SRC that changed since.
  * - `events.jsonl` — one JSON object per line, appended and flushed as the trainer yields them: `start`, `step`,
  *   `eval`, `validation`, `checkpoint`, `done` (core/train/events.ts; a resumed run adds a `start` with
  *   `resumedFrom`). A `checkpoint` line is `{event, step, file, stateFile}` (file names in DIR, no bytes). On resume
@@ -54,6 +57,7 @@ export class RecordError extends Error {
 const Nat = z.number().int().nonnegative();
 const Rate = z.number().min(0).max(1);
 const Versions = z.record(z.string(), z.string());
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 as 64 lowercase hex digits');
 
 const RunSchema = z.object({
   format: z.literal(RUN_FORMAT),
@@ -68,6 +72,12 @@ const RunSchema = z.object({
   initWeights: z.string().nullable(),
   createdAt: z.string(),
   resumes: z.array(z.object({ fromStep: Nat, steps: Nat, command: z.string(), at: z.string() })),
+  fromRun: z.object({
+    dir: z.string(),
+    valSha256: Sha256,
+    student: z.object({ step: Nat, file: z.string(), sha256: Sha256 }),
+    teachers: z.array(z.object({ step: Nat, file: z.string(), sha256: Sha256 })),
+  }).optional(),
 });
 /** run.json (module comment). */
 export type RunRecord = Omit<z.infer<typeof RunSchema>, 'config'> & { config: RunConfig };
