@@ -1,6 +1,7 @@
 /**
  * `npm run compare -- DIR1 DIR2 [...] [--json]`: runs side by side from their run directories (written by
- * `train --run-dir`; format in src/core/run/record.ts): each run's folder name, algorithm, seed, steps done (of
+ * `train --run-dir`; format in src/core/run/record.ts) or `.opdrun` files (one packed run record, src/core/run/pack.ts:
+ * the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name, algorithm, seed, steps done (of
  * planned), success per evaluation split at the last evaluation and the best over all evaluations (each split's
  * maximum), the last step's training success, checkpoints and the last validation's mean pass rate. `--json`: one
  * object `{runs: RunSummary[]}`. Bad input (no folder given, no such folder, a missing or corrupt run.json or
@@ -12,10 +13,11 @@ import { USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, readEvents, readRun } from './rundir';
 import { summarizeRun, type RunSummary } from '../src/core/run/record';
+import { isFile, readPackFile } from './packfile';
 
 exitOnClosedStdout();
 
-const USAGE = 'usage: npm run compare -- DIR1 DIR2 [...] [--json]';
+const USAGE = 'usage: npm run compare -- DIR1|FILE1.opdrun DIR2|FILE2.opdrun [...] [--json]';
 
 function fail(msg: string): never {
   process.stderr.write(`compare: ${msg}\n${USAGE}\n`);
@@ -52,7 +54,10 @@ function main(): void {
   const runs: RunSummary[] = [];
   for (const dir of positionals) {
     try {
-      runs.push(summarizeRun(path.basename(path.resolve(dir)), readRun(dir), readEvents(dir)));
+      if (isFile(dir)) {
+        const u = readPackFile(dir); // a .opdrun file (the page's Export, cli/pack.ts)
+        runs.push(summarizeRun(u.header.name || path.basename(dir), u.run, u.events));
+      } else runs.push(summarizeRun(path.basename(path.resolve(dir)), readRun(dir), readEvents(dir)));
     } catch (e) {
       if (e instanceof RunDirError) fail(e.message);
       throw e;

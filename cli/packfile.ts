@@ -1,0 +1,69 @@
+/**
+ * Run packs on disk (Node): a `.opdrun` file (core/run/pack.ts: the run directory's files behind a JSON header, what
+ * the page's Runs view exports) read with its size checked before it is read whole, a run directory packed, and a
+ * pack unpacked into a new or empty directory. Problems are RunDirErrors naming the file (the CLIs exit 2).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
+import { MAX_PACK_BYTES, PACK_FILE_RE, PackError, packRun, unpackRun, type UnpackedRun } from '../src/core/run/pack';
+import { RunDirError } from './rundir';
+import { writeAtomic } from './files';
+
+/** Environment name → version of this code. */
+function envVersions(): Record<string, string> {
+  return Object.fromEntries(ENV_NAMES.map((n) => [n, getEnvSpec(n).version]));
+}
+
+/** True when `p` is an existing file (not a folder). */
+export function isFile(p: string): boolean {
+  return fs.statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
+/**
+ * Read and validate a `.opdrun` file (unpackRun: format, versions, environment versions, model size, every record
+ * file). @throws RunDirError when it is over MAX_PACK_BYTES (checked before reading), unreadable or invalid.
+ */
+export function readPackFile(file: string): UnpackedRun {
+  const size = fs.statSync(file).size;
+  if (size > MAX_PACK_BYTES) throw new RunDirError(`${file}: the file is ${(size / 1048576).toFixed(1)} MB; the most a run file may be is ${MAX_PACK_BYTES / 1048576} MB`);
+  try {
+    return unpackRun(new Uint8Array(fs.readFileSync(file)), { envVersions: envVersions() });
+  } catch (e) {
+    if (e instanceof PackError) throw new RunDirError(`${file}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Pack run directory `dir` (its run-record files; others are left out) into `out`, validated by reading it back.
+ * @returns the pack's size in bytes. @throws RunDirError when `dir` is not a run directory or the pack is invalid.
+ */
+export function packDir(dir: string, out: string): number {
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new RunDirError(`no run directory at "${dir}"`);
+  const files = new Map<string, Uint8Array>();
+  for (const f of fs.readdirSync(dir).sort()) if (PACK_FILE_RE.test(f)) files.set(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
+  let bytes: Uint8Array;
+  try {
+    bytes = packRun(path.basename(path.resolve(dir)), files);
+    unpackRun(bytes, { envVersions: envVersions() });
+  } catch (e) {
+    if (e instanceof PackError) throw new RunDirError(`${dir}: ${e.message}`);
+    throw e;
+  }
+  writeAtomic(out, bytes);
+  return bytes.length;
+}
+
+/**
+ * Unpack a `.opdrun` file into `dir` (created; it must be new or empty), as a run directory `train --resume`,
+ * `coverage` and `compare` read. @returns the file names written. @throws RunDirError on an invalid pack or a
+ * non-empty `dir`.
+ */
+export function unpackToDir(file: string, dir: string): string[] {
+  const u = readPackFile(file);
+  if (fs.existsSync(dir) && (!fs.statSync(dir).isDirectory() || fs.readdirSync(dir).length)) throw new RunDirError(`"${dir}" is not a new or empty folder; give a new one`);
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, data] of u.files) writeAtomic(path.join(dir, name), data);
+  return [...u.files.keys()];
+}
