@@ -46,18 +46,13 @@ export class RunsState {
   /** The run the reload interrupted, until resumed or dismissed. */
   interrupted = $state.raw<RunInfo | null>(null);
   private bannerShown = false;
+  /** The worker API the recorder's status is subscribed on (a new worker needs a new subscription). */
+  private watched: unknown = null;
 
   constructor(private readonly run: RunState) {}
 
-  /** Subscribes to the recorder's writes (once per worker) and loads the list. */
+  /** Subscribes to the recorder's writes and loads the list; the first time, offers a run a reload interrupted. */
   async boot(): Promise<void> {
-    const api = this.run.api;
-    if (!api) return;
-    await api.watchRuns(Comlink.proxy((s: RecordStatus) => {
-      this.status = s;
-      this.activeId = s.id;
-      if (s.error) this.error = s.error;
-    }));
     await this.refresh();
     if (!this.bannerShown) {
       this.bannerShown = true;
@@ -70,6 +65,14 @@ export class RunsState {
     const api = this.run.api;
     if (!api) return;
     try {
+      if (this.watched !== api) {
+        this.watched = api;
+        await api.watchRuns(Comlink.proxy((s: RecordStatus) => {
+          this.status = s;
+          this.activeId = s.id;
+          if (s.error) this.error = s.error;
+        }));
+      }
       const l = await api.listRuns();
       this.runs = l.runs;
       this.corrupt = l.corrupt;
