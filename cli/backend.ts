@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import * as tf from '../src/core/tf';
 import { registerFastCpuKernels } from '../src/core/backend/cpu-fast';
+import { boundFreePool } from '../src/core/backend/buffer-pool';
 
 /** Backends the CLI accepts. */
 export const NODE_BACKENDS = ['cpu', 'wasm', 'webgpu'] as const;
@@ -39,5 +40,6 @@ export async function setupBackend(name: NodeBackend): Promise<string> {
     throw new Error('backend webgpu failed to initialise: no WebGPU adapter. Without a GPU, use SwiftShader: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp (needs Debian\'s chromium and libvulkan1)');
   if (!ok) throw new Error(`backend ${name} failed to initialise`);
   await tf.ready();
+  if (name === 'webgpu') boundFreePool(); // tfjs-webgpu's pool of freed buffers would otherwise grow every step
   return tf.getBackend();
 }

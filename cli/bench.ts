@@ -8,7 +8,10 @@
  * against recomputing the whole prefix for every new token, at 128 tokens of context); `household` (the mean wall
  * time of a GRPO step with the page's defaults — nano from the base, B 8 × G 8, H 3 — and where it goes, phase by
  * phase, with numTensors after each step); with `--peer torch`, the PyTorch peer's training tokens/s for the same
- * model, batch and sequence (scripts/peer_torch.py) and the ratio. Speed is measured here, never in tests.
+ * model, batch and sequence (scripts/peer_torch.py) and the ratio. On webgpu also dispatches, read-backs and uploads
+ * per training step and per sampled token position, GPU bytes after the bench and after each household step
+ * (src/core/backend/gpu-stats.ts), with `--gpu-pool` bounding tfjs' pool of freed GPU buffers
+ * (src/core/backend/buffer-pool.ts). Speed is measured here, never in tests.
  */
 import { spawnSync } from 'node:child_process';
 import { loadBaseFiles } from './base';
@@ -20,6 +23,8 @@ import { setupBackend, NODE_BACKENDS } from './backend';
 import { modelConfig, MODEL_SIZES } from '../src/core/model/config';
 import { train } from '../src/core/train/trainer';
 import { CLI_BENCH_SIZE, runBench, type BenchSize } from '../src/core/bench/workloads';
+import { installGpuStats } from '../src/core/backend/gpu-stats';
+import { boundFreePool } from '../src/core/backend/buffer-pool';
 
 exitOnClosedStdout();
 
@@ -35,6 +40,7 @@ const SPEC = {
   'household-steps': { type: 'int', help: 'GRPO steps with the page\'s defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)', default: 2, min: 0, max: 100 },
   peer: { type: 'string', help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch', choices: ['none', 'torch'], default: 'none' },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
+  'gpu-pool': { type: 'int', help: 'webgpu: bound on tfjs\' pool of freed GPU buffers (MiB; -1 = unbounded, tfjs\' own behaviour)', default: 256, min: -1, max: 1048576 },
   json: { type: 'boolean', help: 'print one JSON line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -51,19 +57,40 @@ async function opidRatio(steps: number, backend: string): Promise<{ grpo: number
   return out;
 }
 
-/** Mean wall time (ms) and phase split of `steps` GRPO steps with the page's defaults; numTensors after each step. */
-async function householdSteps(steps: number, backend: string): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[] }> {
+/** Per household step on webgpu: dispatches, read-backs and uploads (from one step event to the next) and the GPU bytes after it. */
+interface HouseholdGpu { dispatches: number[]; readbacks: number[]; uploads: number[]; gpuBytesAllocated: number[]; gpuBytesInUse: number[]; pipelines: number[] }
+
+/**
+ * Mean wall time (ms) and phase split of `steps` GRPO steps with the page's defaults; numTensors after each step and,
+ * on webgpu, the GPU counters and bytes of each step (the first step's counts include loading the policy).
+ */
+async function householdSteps(steps: number, backend: string): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[]; gpu?: HouseholdGpu }> {
   const spec = getEnvSpec('household');
   const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
   let sum = 0;
   const phase: Record<string, number> = {}, nt: number[] = [];
-  for await (const e of train({ steps, evalEvery: 0, seed: 1 }, { backend, initWeights: base.bytes, profile: true })) {
-    if (e.event !== 'step') continue;
-    sum += e.stepMs;
-    nt.push(e.numTensors);
-    for (const [k, v] of Object.entries(e.phaseMs ?? {})) phase[k] = (phase[k] ?? 0) + v / steps;
+  const stats = installGpuStats();
+  const gpu: HouseholdGpu = { dispatches: [], readbacks: [], uploads: [], gpuBytesAllocated: [], gpuBytesInUse: [], pipelines: [] };
+  try {
+    for await (const e of train({ steps, evalEvery: 0, seed: 1 }, { backend, initWeights: base.bytes, profile: true })) {
+      if (e.event !== 'step') continue;
+      sum += e.stepMs;
+      nt.push(e.numTensors);
+      for (const [k, v] of Object.entries(e.phaseMs ?? {})) phase[k] = (phase[k] ?? 0) + v / steps;
+      if (!stats) continue;
+      const c = stats.counters(), m = stats.memory();
+      gpu.dispatches.push(c.dispatches);
+      gpu.readbacks.push(c.readbacks);
+      gpu.uploads.push(c.uploads);
+      gpu.gpuBytesAllocated.push(m.bytesAllocated);
+      gpu.gpuBytesInUse.push(m.bytesInUse);
+      gpu.pipelines.push(m.pipelines);
+      stats.reset();
+    }
+  } finally {
+    stats?.uninstall();
   }
-  return { stepMs: sum / steps, phaseMs: phase, numTensors: nt };
+  return { stepMs: sum / steps, phaseMs: phase, numTensors: nt, ...(stats ? { gpu } : {}) };
 }
 
 /** Runs scripts/peer_torch.py with the bench's config; its JSON line, or why it could not run (with the fix). */
@@ -94,6 +121,7 @@ async function main(): Promise<void> {
   }
   if (a.help) return void process.stdout.write(usage('npm run bench --', SPEC) + '\n');
   const backend = await setupBackend(a.backend);
+  if (backend === 'webgpu') boundFreePool(a['gpu-pool'] < 0 ? null : a['gpu-pool'] * 1024 * 1024);
   const size: BenchSize = { ...CLI_BENCH_SIZE, model: a.model, seq: a.seq, batch: a.batch, vocab: a.vocab, steps: a.steps, warmup: a.warmup, newTokens: a['new-tokens'] };
   const core = await runBench(size);
   const cfg = modelConfig(a.model, a.vocab);
@@ -112,7 +140,9 @@ async function main(): Promise<void> {
   else process.stdout.write(`${a.model} on ${backend}: train ${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step, B=${B}, T=${T}), sample ${r.sampleTokensPerSecond.toFixed(0)} tok/s, matmul ${gflops.toFixed(1)} GFLOP/s` +
     ` (training reaches ${(100 * trainGflops / gflops).toFixed(0)}% of it), KV cache ×${kv.toFixed(1)} over recomputing at 128 tokens of context` +
     (ratio ? `; OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})` : '') + '\n' +
-    (household ? `household GRPO step (page defaults): ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}\n` : '') +
+    (household ? `household GRPO step (page defaults): ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
+      (household.gpu ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, GPU MB allocated ${household.gpu.gpuBytesAllocated.map((b) => (b / 1e6).toFixed(1)).join(' → ')}` : '') + '\n' : '') +
+    (r.dispatchesPerTrainStep !== undefined ? `webgpu: ${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated\n` : '') +
     (peer ? ('error' in peer ? `PyTorch peer: ${peer.error}\n` : `PyTorch ${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch = ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}\n`) : ''));
 }
 

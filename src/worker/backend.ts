@@ -18,6 +18,7 @@ import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.
 import wasmThreadedSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import type { BackendInfo, BackendPref } from './api';
 import { registerFastCpuKernels } from '../core/backend/cpu-fast';
+import { boundFreePool } from '../core/backend/buffer-pool';
 
 /** Backends in the order `auto` tries them. */
 export const BACKEND_ORDER = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
@@ -96,6 +97,7 @@ async function tryWebgpu(): Promise<Attempt> {
   tf.env().set('WEBGPU_CPU_FORWARD', false);
   const reason = await activate('webgpu');
   if (reason) return { ok: false, reason };
+  boundFreePool(); // tfjs-webgpu keeps every freed buffer for reuse by exact size: bound that pool (core/backend/buffer-pool.ts)
   const software = fallback || SOFTWARE_ADAPTER.test(text);
   return { ok: true, adapter: (text || 'unknown adapter') + (software ? ' (software adapter)' : ''), software };
 }

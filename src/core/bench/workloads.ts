@@ -13,6 +13,7 @@ import { countParams, initValues, makeVariables, type Params } from '../model/pa
 import { forward, logits } from '../model/transformer';
 import { sampleResponses } from '../model/sample';
 import { freeMaskRow } from '../model/scoring';
+import { activeWebGpuBackend, gpuMemory, installGpuStats, type GpuStats } from '../backend/gpu-stats';
 
 /** The size of one benchmark: model, batch and sequence of the training step, and the work of each phase. */
 export interface BenchSize {
@@ -83,14 +84,28 @@ export interface BenchResult {
   trainShareOfMatmul: number;
   /** KV-cached sampling against recomputing the prefix (×, at 128 tokens of context); present when asked. */
   kvCacheSpeedup?: number;
-  /** Kernel dispatches per training step (WebGPU), when a counter is installed. */
+  /**
+   * Compute-shader dispatches per training step (WebGPU: mean over the timed steps; counted as in
+   * src/core/backend/gpu-stats.ts), when a counter is installed.
+   */
   dispatchesPerTrainStep?: number;
-  /** GPU → CPU read-backs per training step, when a counter is installed. */
+  /** GPU → CPU read-backs per training step (WebGPU, mean over the timed steps), when a counter is installed. */
   readbacksPerTrainStep?: number;
-  /** Kernel dispatches per sampled token (WebGPU), when a counter is installed. */
+  /** CPU → GPU uploads of tensor values per training step (WebGPU, mean over the timed steps). */
+  uploadsPerTrainStep?: number;
+  /**
+   * Dispatches per sampled token position of the timed sampling run (WebGPU): its dispatches, prefill included,
+   * divided by newTokens. One position is a token for each of the B rows: the rows share every dispatch.
+   */
   dispatchesPerSampledToken?: number;
-  /** GPU memory in use after the benchmark (bytes), when the backend reports it. */
+  /** GPU → CPU read-backs per sampled token position (WebGPU; as dispatchesPerSampledToken). */
+  readbacksPerSampledToken?: number;
+  /** CPU → GPU uploads per sampled token position (WebGPU; as dispatchesPerSampledToken). */
+  uploadsPerSampledToken?: number;
+  /** GPU memory in use after the benchmark, the model freed (bytes; WebGPU buffer manager's numBytesUsed). */
   gpuBytes?: number;
+  /** GPU memory the buffer manager holds after the benchmark: in use plus its pool of freed buffers (bytes). */
+  gpuBytesAllocated?: number;
 }
 
 /** A benchmark model with its random training batch; `disposeBenchModel` frees it. */
@@ -161,9 +176,10 @@ export async function trainStep(m: BenchModel): Promise<void> {
   tf.dispose([value, ...Object.values(grads)]);
 }
 
-/** Mean wall time (ms) of `size.steps` training steps after `size.warmup` untimed ones. */
-export async function timeTraining(m: BenchModel): Promise<number> {
+/** Mean wall time (ms) of `size.steps` training steps after `size.warmup` untimed ones; `onTimed` runs before the timed ones. */
+export async function timeTraining(m: BenchModel, onTimed?: () => void): Promise<number> {
   for (let i = 0; i < m.size.warmup; i++) await trainStep(m);
+  onTimed?.();
   const t = now();
   for (let i = 0; i < m.size.steps; i++) await trainStep(m);
   return (now() - t) / m.size.steps;
@@ -179,10 +195,11 @@ export function samplingWorkload(m: BenchModel): { run: () => Promise<unknown>; 
   return { run, tokens: B * nNew };
 }
 
-/** KV-cached sampling speed (tokens/s): one untimed run of `samplingWorkload`, then one timed. */
-export async function timeSampling(m: BenchModel): Promise<number> {
+/** KV-cached sampling speed (tokens/s): one untimed run of `samplingWorkload`, then one timed; `onTimed` runs before it. */
+export async function timeSampling(m: BenchModel, onTimed?: () => void): Promise<number> {
   const w = samplingWorkload(m);
   await w.run();
+  onTimed?.();
   const t = now();
   await w.run();
   return w.tokens / ((now() - t) / 1000);
@@ -256,12 +273,16 @@ export async function kvCacheSpeedup(m: BenchModel, n = 8): Promise<number> {
  */
 export async function runBench(size: BenchSize, onPhase?: (phase: BenchPhase) => void): Promise<BenchResult> {
   const m = makeBenchModel(size);
+  const stats: GpuStats | null = installGpuStats(); // null unless the backend is webgpu
+  let r: BenchResult;
   try {
     const B = size.batch, T = size.seq;
     onPhase?.('train');
-    const trainMs = await timeTraining(m);
+    const trainMs = await timeTraining(m, () => stats?.reset());
+    const train = stats?.counters();
     onPhase?.('sample');
-    const sampleTokensPerSecond = await timeSampling(m);
+    const sampleTokensPerSecond = await timeSampling(m, () => stats?.reset());
+    const sample = stats?.counters();
     onPhase?.('matmul');
     const gflops = await matmulGflops(m.rng, size.matmulN, size.matmulReps);
     let kv: number | undefined;
@@ -272,13 +293,24 @@ export async function runBench(size: BenchSize, onPhase?: (phase: BenchPhase) =>
     const params = countParams(m.cfg);
     // Training FLOPs ≈ 6 · params · tokens (forward 2, backward 4 per parameter and token).
     const trainGflops = (6 * params * B * T) / (trainMs / 1000) / 1e9;
-    return {
+    const nNew = Math.min(size.newTokens, m.cfg.maxSeq - 16); // as samplingWorkload
+    const gpu = train && sample ? {
+      dispatchesPerTrainStep: train.dispatches / size.steps, readbacksPerTrainStep: train.readbacks / size.steps, uploadsPerTrainStep: train.uploads / size.steps,
+      dispatchesPerSampledToken: sample.dispatches / nNew, readbacksPerSampledToken: sample.readbacks / nNew, uploadsPerSampledToken: sample.uploads / nNew,
+    } : {};
+    r = {
       backend: tf.getBackend(), model: size.model, params, seq: T, batch: B, vocab: size.vocab,
       trainStepMs: trainMs, trainTokensPerSecond: (B * T) / (trainMs / 1000),
       sampleTokensPerSecond, matmulGflops: gflops, trainGflops, trainShareOfMatmul: trainGflops / gflops,
       ...(kv === undefined ? {} : { kvCacheSpeedup: kv }),
+      ...gpu,
     };
   } finally {
     disposeBenchModel(m);
+    stats?.uninstall();
   }
+  const wg = activeWebGpuBackend();
+  if (!wg) return r;
+  const mem = gpuMemory(wg);
+  return { ...r, gpuBytes: mem.bytesInUse, gpuBytesAllocated: mem.bytesAllocated };
 }
