@@ -219,7 +219,8 @@ export class RunRecorder {
     next.lastCheckpoint = storedCheckpoints(next).at(-1) ?? null;
     try {
       await this.store.write(next, files);
-      this.meta = next;
+      // Keep what changed while the write was in flight (a done event, a rename); take the write's files and steps.
+      this.meta = { ...this.meta, files: next.files, stepsDone: next.stepsDone, updatedAt: next.updatedAt, lastCheckpoint: next.lastCheckpoint };
       this.savedStep = step;
       this.onStatus({ id: next.id, name: next.name, savedStep: step, lastCheckpoint: next.lastCheckpoint, error: null });
     } catch (e) {

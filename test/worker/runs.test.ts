@@ -79,6 +79,19 @@ describe('recording a run', () => {
     expect(Array.from(r.files.get(`${r.id}/ckpt-4.state`)!)).toEqual([4]);
     expect(await exportTrajectories(r.store, r.id)).toBe([1, 2, 3, 4].map((s) => `{"messages":[{"role":"user","content":"t\\no"},{"role":"assistant","content":"a${s}"}],"reward":1,"success":true,"task":"t","step":${s}}\n`).join(''));
   });
+  it('keeps a done event that arrives while a write is in flight', async () => {
+    const m = memStore();
+    const slow: RunStore = { ...m.store, write: async (...a) => { await new Promise((r) => setTimeout(r, 20)); return m.store.write(...a); } };
+    const runs = new PageRuns(slow, () => 1);
+    runs.begin({ kind: 'scratch' });
+    const sink = runs.tap(() => undefined);
+    const all = events(4);
+    for (const e of all.slice(0, -1)) sink(e); // the checkpoint of step 4 starts a write …
+    await new Promise((r) => setTimeout(r, 5));
+    sink(all.at(-1)!); // … and done comes before it ends
+    await runs.flush();
+    expect((m.metas.get(runs.activeId!) as StoredRunMeta).done).toBe(true);
+  });
   it('reports a storage-full write with what was kept, and keeps the earlier write intact', async () => {
     const m = memStore();
     const statuses: RecordStatus[] = [];
