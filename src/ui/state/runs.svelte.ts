@@ -9,23 +9,12 @@ import { MAX_PACK_BYTES, PACK_EXTENSION } from '../../core/run/pack';
 import type { RecordStatus, RunInfo, StorageUsage } from '../../worker/api';
 import type { RunState } from './run.svelte';
 import { bytesText } from './compare';
+import { interruptedRun, runFileName } from './runs-view';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** A file name for run `name` with extension `ext`: unsafe characters replaced. */
-export function runFileName(name: string, ext: string): string {
-  return `${name.replace(/[^\w.-]+/g, '_').replace(/^_+|_+$/g, '') || 'run'}${ext}`;
-}
-
-/**
- * The stored run a reload interrupted: the newest one that is not finished, has a checkpoint before its last step,
- * and is not the run being recorded now. Null when none.
- */
-export function interruptedRun(runs: readonly RunInfo[], activeId: string | null): RunInfo | null {
-  return runs.find((r) => !r.done && r.id !== activeId && r.lastCheckpoint !== null && r.lastCheckpoint < r.stepsPlanned) ?? null;
-}
 
 /** Stored runs of this browser profile, and the verbs on them. */
 export class RunsState {
