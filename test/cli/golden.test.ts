@@ -5,6 +5,8 @@
  * the files (the commit says why). Last re-recorded when old log-probs came from the sampler, micro-batches shrank
  * to 2048 padded tokens (float rounding of the summed gradients, ~1e-7 relative) and the β = 0 kl metric became
  * the sampled KL(π_old ‖ π_ref) of the first group; the rollouts, success rates and token counts did not change.
+ * opid-steps.jsonl was re-recorded once more when the heuristic analyzer stopped writing step skills that name an
+ * inadmissible action: four step skills of steps 2–5 changed (`go to R` written at R), the rollouts did not.
  *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */

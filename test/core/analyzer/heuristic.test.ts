@@ -52,10 +52,12 @@ describe('heuristic analyzer', () => {
     expect(workflowSteps(wander)).toEqual([3, 4, 5, 6]);
     const [s] = await new HeuristicAnalyzer({ maxStepSkills: 2 }).analyze({ env: 'household', trajectories: [wander] });
     // Step 1's `go to desk 1` is dropped from the plan (the workflow goes there again at step 3); step 2 left the box
-    // in sight: a detour whose way on is `go to desk 1`. Step 1 needs no skill: going to the desk is the way on there.
+    // in sight: a detour taken at desk 1, where `go to desk 1` is not admissible (ALFWorld: `go to` any receptacle but
+    // the current one), so the way on there is the plan's action after it, `take box 1 from desk 1` (the box lies on
+    // the desk, hands empty). Step 1 needs no skill: going to the desk is the way on there.
     expect(s).toEqual({
       episodeSkill: 'plan: go to shelf 1, then go to desk 1, then take box 1 from desk 1, then go to sidetable 1, then move box 1 to sidetable 1.',
-      stepSkills: { 2: 'next, go to desk 1.', 6: 'next, move box 1 to sidetable 1.' },
+      stepSkills: { 2: 'next, take box 1 from desk 1.', 6: 'next, move box 1 to sidetable 1.' },
     });
   });
 
@@ -117,7 +119,7 @@ describe('workflow of a trajectory with a put-back loop', () => {
 
 describe('step skills name an action the agent can take at that step (ALFWorld preconditions)', () => {
   const W = ['go to diningtable 1', 'take tomato 1 from diningtable 1', 'go to countertop 1', 'move tomato 1 to countertop 1'];
-  const st = (at: string | null, held: string | null, placed: [string, string][] = []) => ({ at, held, placed: new Map(placed) });
+  const st = (at: string | null, held: string | null, placed: [string, string][] = []) => ({ at, held, placed: new Map(placed), doors: new Map(), contents: new Map(), info: false });
 
   it('executableFix: go where the fix needs, free the hands, fetch the object first', () => {
     expect(executableFix('take tomato 1 from diningtable 1', st('shelf 1', null), W)).toBe('go to diningtable 1');
