@@ -142,7 +142,7 @@ export const RunConfigSchema = z.object({
   evalTemperature: num(0.05, 5).default(0.4)
     .meta({ label: 'Eval temperature', flag: 'eval-temperature', unit: 'T', group: 'evaluation', help: 'Sampling temperature of evaluation episodes.', recommended: '0.4' } satisfies FieldMeta),
   checkpointEvery: int(0, 100000).default(10)
-    .meta({ label: 'Checkpoint every', flag: 'checkpoint-every', unit: 'steps', group: 'advanced', help: 'Write a resumable checkpoint (weights, Adam state, algorithm state) every k steps and at the last step: train --run-dir keeps them as files, the page in memory for its Checkpoints view. 0 = none.' } satisfies FieldMeta),
+    .meta({ label: 'Checkpoint every', flag: 'checkpoint-every', unit: 'steps', group: 'advanced', help: 'Write a resumable checkpoint (weights, Adam state, algorithm state) every k steps and at the last step: train --run-dir keeps them as files, the page in memory for its Checkpoints view and in the browser\'s storage for its Runs view (Resume after a reload continues from the latest one). 0 = none.' } satisfies FieldMeta),
   valTasks: int(0, 10000).default(0)
     .meta({ label: 'Validation tasks', flag: 'val-tasks', unit: 'tasks', group: 'advanced', help: 'At every checkpoint the policy plays val tasks 0..n−1 (the train distribution at addresses no training step or test split uses) valSamples times each at the eval temperature; pass rates go to val.json (CLI, needs --run-dir) or the Checkpoints view of the page. 0 = off.' } satisfies FieldMeta),
   valSamples: int(1, 64).default(4)
