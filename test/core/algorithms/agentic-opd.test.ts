@@ -132,6 +132,47 @@ describe('agentic-opd with a fake teacher pool', () => {
     expect(resumed.newRound([1, 2, 3, 4, 5])).toMatchObject({ round: 3, teacherId: 100, nothingToLearn: true, teacherScore: 0 });
   });
 
+  it('onRound reports each choice with every teacher\'s HCN numbers', () => {
+    const { pool } = fakePool({});
+    const rounds: unknown[] = [];
+    const run = agenticOpd.create({ cfg, env: 'household', teacherPool: pool, studentSolved: [1], onRound: (r) => rounds.push(r) } as AgenticOpdInit);
+    run.newRound([5, 4, 3, 1]);
+    // Round 1, P = {1}: 100 has {2} (type c) → 1; 200 has {3, 4, 5} (types h, k) → 3. Round 2: w_100(2) = 2 → 100.
+    expect(rounds).toEqual([
+      { round: 1, teacherId: 200, scores: [{ id: 100, score: 1, gain: 1, typeCoverage: 1 }, { id: 200, score: 3, gain: 3, typeCoverage: 2 }], studentSolved: 1, nothingToLearn: false },
+      { round: 2, teacherId: 100, scores: [{ id: 100, score: 2, gain: 1, typeCoverage: 1 }, { id: 200, score: 0, gain: 0, typeCoverage: 0 }], studentSolved: 4, nothingToLearn: false },
+    ]);
+  });
+
+  it('saveState carries the resident teacher and the pass-rate memo: a resumed run preloads it and calls no teacher rollout again', async () => {
+    const make = () => {
+      const f = fakePool({ '200|train/7': 1, '200|train/8': 0.25 });
+      let resident: number | null = null;
+      const preloads: number[] = [];
+      const pool: TeacherPool = {
+        ...f.pool, resident: () => resident, preload: (id) => { resident = id; preloads.push(id); },
+        score: async (id, samples, t) => { resident = id; return f.pool.score(id, samples, t); },
+      };
+      return { pool, calls: f.calls, preloads };
+    };
+    const a = make();
+    const run = agenticOpd.create({ cfg, env: 'household', teacherPool: a.pool, studentSolved: [1] } as AgenticOpdInit);
+    const first = await run.advantages(ctxOf(TRAJS(), GROUP_OF, OLD, AEP));
+    expect(a.calls.pass).toEqual([[200, 'train/7'], [200, 'train/8']]);
+    const saved = JSON.parse(run.saveState!());
+    expect(saved).toMatchObject({ round: 1, teacherId: 200, resident: 200, passMemo: [['200|train/7', 1], ['200|train/8', 0.25]] });
+    const b = make();
+    const resumed = agenticOpd.create({ cfg, env: 'household', teacherPool: b.pool, studentSolved: [1] } as AgenticOpdInit);
+    resumed.loadState!(run.saveState!());
+    expect(b.preloads).toEqual([200]);
+    const again = await resumed.advantages(ctxOf(TRAJS(), GROUP_OF, OLD, AEP));
+    expect(b.calls.pass).toEqual([]);
+    expect(Array.from(again.adv)).toEqual(Array.from(first.adv));
+    expect(again.extra).toEqual({ ...first.extra, teacherRolloutCalls: 0 });
+    expect(() => resumed.loadState!(JSON.stringify({ ...saved, round: 0 }))).toThrow(/algorithm state is malformed \(round: /);
+    expect(() => resumed.loadState!(JSON.stringify({ ...saved, resident: 999 }))).toThrow(/teacher 999 is not in the pool/);
+  });
+
   it('fixed and random ablations; errors', () => {
     const { pool } = fakePool({});
     const mk = (o: object, extra: object = {}) => agenticOpd.create({ cfg, env: 'household', teacherPool: pool, studentSolved: [], options: o, ...extra } as AgenticOpdInit);
