@@ -16,7 +16,7 @@ import { TRAJECTORIES_FILE, parseTrajectoryLines, toChatJsonl } from '../core/ru
 import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
 import type { TrainEvent } from '../core/train/events';
 import {
-  InitRecordSchema, RunRecorder, StoredRunMetaSchema, runBytes, storedCheckpoints, type InitRecord, type RecordStatus, type RecordTexts, type RunStore,
+  InitRecordSchema, RunRecorder, StoredRunMetaSchema, isQuotaError, runBytes, storedCheckpoints, type InitRecord, type RecordStatus, type RecordTexts, type RunStore,
   type StoredRunMeta,
 } from './runs';
 
@@ -195,7 +195,12 @@ export async function importRun(store: RunStore, bytes: Uint8Array, fileName: st
     files: sizes, stepsDone: s.stepsDone, stepsPlanned: s.stepsPlanned, done: s.done, lastCheckpoint: u.checkpoints.at(-1) ?? null, init,
     importedFrom: fileName,
   };
-  await store.write(meta, files);
+  try {
+    await store.write(meta, files);
+  } catch (e) {
+    if (isQuotaError(e)) throw new Error(`${fileName}: storage is full (QuotaExceededError); the run was not imported and the stored runs are unchanged; delete runs or weights to free space`);
+    throw e;
+  }
   return info(meta, u.run);
 }
 

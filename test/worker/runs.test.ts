@@ -129,6 +129,8 @@ describe('the stored runs', () => {
     const before = new Map(r.files);
     await expect(importRun(r.store, packed.subarray(0, packed.length - 3), 'x.opdrun', here)).rejects.toThrow(/x.opdrun: the file is truncated/);
     await expect(importRun(r.store, packed, 'x.opdrun', { household: 'household-v9' })).rejects.toThrow(/environment version household-v2; this is household-v9/);
+    r.fail(Object.assign(new Error('quota'), { name: 'QuotaExceededError' }));
+    await expect(importRun(r.store, packed, 'x.opdrun', here)).rejects.toThrow('x.opdrun: storage is full (QuotaExceededError); the run was not imported and the stored runs are unchanged; delete runs or weights to free space');
     expect(r.files).toEqual(before);
     expect(r.metas.size).toBe(1);
     const info = await importRun(r.store, packed, 'x.opdrun', here, 5);
