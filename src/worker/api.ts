@@ -7,6 +7,9 @@ import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
 import type { PromptTemplate } from '../core/analyzer/prompt';
 import type { ConnectionResult } from '../core/analyzer/http';
+import type { PhaseProgress } from '../core/cancel';
+import type { StoreIndex } from './trajectory-store';
+import type { ExplorerGroup } from './explorer-view';
 import type { CheckpointsSnapshot } from './checkpoints';
 import type { RecordEvent, RunRecord } from '../core/run/record';
 import type { RunInfo, RunsList } from './runs-library';
@@ -194,12 +197,30 @@ export interface TrainerApi {
    * needed, when they cannot be distilled (see `checkDistillation`); the kept checkpoints stay.
    */
   configure(config: Partial<RunConfig>, opts?: ConfigureOptions): Promise<ConfigureResult>;
-  /** Run until all steps are done or `pause()` is called; each event is passed to `onEvent` (a Comlink proxy). */
-  start(onEvent: (e: TrainEvent) => void): Promise<TrainerStatus>;
-  /** Ask a running `start` to stop after the current step. */
+  /**
+   * Run until all steps are done or `pause()` is called; each event is passed to `onEvent` (a Comlink proxy), and the
+   * progress of each evaluation, rollout and update to `onProgress` (a Comlink proxy; at most every 250 ms).
+   */
+  start(onEvent: (e: TrainEvent) => void, onProgress?: (p: PhaseProgress) => void): Promise<TrainerStatus>;
+  /**
+   * Ask a running `start`/`stepOnce` to stop at the trainer's next safe point (between rollout or evaluation turns and
+   * mini-batches, usually within a second or two): a step or evaluation cut there is discarded whole (an
+   * `interrupted` event) and redone by the next start/step, so the run's numbers do not change.
+   */
   pause(): Promise<void>;
-  /** Run exactly one more update (and any eval due), passing its events to `onEvent`. */
-  stepOnce(onEvent: (e: TrainEvent) => void): Promise<TrainerStatus>;
+  /** Run exactly one more update (and any eval due), passing its events to `onEvent` and progress to `onProgress`. */
+  stepOnce(onEvent: (e: TrainEvent) => void, onProgress?: (p: PhaseProgress) => void): Promise<TrainerStatus>;
+  /**
+   * What the rollout explorer's store holds for the current run (src/worker/trajectory-store.ts): steps and their
+   * groups, without trajectories, and its bytes and bound. Empty before the first step and after a new configure.
+   */
+  explorerIndex(): Promise<StoreIndex>;
+  /**
+   * One stored group with its prompts decoded and the per-token numbers the trainer used (src/worker/explorer-view.ts);
+   * only this group crosses to the page. Rejects naming the step and group when the store does not hold it (never
+   * stored, or evicted).
+   */
+  explorerGroup(step: number, group: number): Promise<ExplorerGroup>;
   /** Current status. */
   status(): Promise<TrainerStatus>;
   /**

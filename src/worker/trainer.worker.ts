@@ -18,6 +18,19 @@ import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStor
 import { fetchBasePolicy } from './base';
 import { testConnection } from '../core/analyzer/http';
 import type { TrainerApi } from './api';
+import { SAMPLE_EVERY } from './trajectory-store';
+import { explorerGroup } from './explorer-view';
+import { buildTokenizer } from '../core/model/policy';
+import { getEnvSpec } from '../core/envs/registry';
+import type { Tokenizer } from '../core/tokenizer/tokenizer';
+
+/** The explorer decodes prompts with the run's environment's tokenizer (built once per environment). */
+const tokenizers = new Map<string, Tokenizer>();
+function explorerTokenizer(env: string): Tokenizer {
+  let t = tokenizers.get(env);
+  if (!t) tokenizers.set(env, (t = buildTokenizer(getEnvSpec(env))));
+  return t;
+}
 import type { ConfigureResult } from './api';
 import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
@@ -113,10 +126,10 @@ const api: TrainerApi = {
     }
     return { config: asked, init };
   },
-  async start(onEvent) {
+  async start(onEvent, onProgress) {
     notPretraining();
     try {
-      return await session.start(pageRuns.tap(keeping(onEvent)));
+      return await session.start(pageRuns.tap(keeping(onEvent)), onProgress);
     } finally {
       await pageRuns.flush(); // after a pause too, so a reload keeps every step so far
     }
@@ -124,10 +137,10 @@ const api: TrainerApi = {
   async pause() {
     session.pause();
   },
-  async stepOnce(onEvent) {
+  async stepOnce(onEvent, onProgress) {
     notPretraining();
     try {
-      return await session.stepOnce(pageRuns.tap(keeping(onEvent)));
+      return await session.stepOnce(pageRuns.tap(keeping(onEvent)), onProgress);
     } finally {
       await pageRuns.flush();
     }
@@ -165,6 +178,15 @@ const api: TrainerApi = {
     return { studentStep: d.studentStep, teachers: [...d.pool.ids] };
   },
   testAnalyzer: (req) => testConnection({ baseUrl: req.baseUrl, model: req.model, apiKey: req.apiKey, timeoutMs: req.timeoutMs }),
+  async explorerIndex() {
+    return session.trajectories.index();
+  },
+  async explorerGroup(step, group) {
+    const g = session.trajectories.group(step, group);
+    const cfg = current.config;
+    if (!g || !cfg) throw new Error(`the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${session.trajectories.bounds.recentSteps} steps and group 0 of every ${SAMPLE_EVERY}th older step)`);
+    return explorerGroup(g, explorerTokenizer(cfg.env));
+  },
 };
 
 Comlink.expose(api);

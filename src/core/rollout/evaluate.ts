@@ -6,7 +6,7 @@
 import { hintHooks, type HintMode } from '../skills/hints';
 import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
-import { runEpisodes } from './runner';
+import { runEpisodes, type RolloutOptions } from './runner';
 import type { PolicyHandle } from '../model/policy';
 import type { Trajectory } from './types';
 
@@ -45,6 +45,13 @@ export interface EvalOptions {
   hints?: HintMode;
   /** Skill-GRPO: an episode skill per task type (its memory), injected into every prompt. */
   episodeSkillFor?: (taskType: string) => string | undefined;
+  /** Checked before every lockstep turn (runner.ts `RolloutOptions.cancel`); a cut evaluation throws `RunCancelled`. */
+  cancel?: RolloutOptions['cancel'];
+  /**
+   * Called after every lockstep turn with the episodes finished over all splits, the total (episodes × splits) and
+   * the fraction of the work done (splits run one after another; runner.ts `RolloutOptions.onTurn`).
+   */
+  onTurn?: RolloutOptions['onTurn'];
 }
 
 /** Evaluate on each split; returns the summaries and the tokens processed. */
@@ -52,11 +59,13 @@ export async function evaluatePolicy(policy: PolicyHandle, spec: EnvSpec, o: Eva
   const splits: Partial<Record<Split, SplitEval>> = {};
   const trajectories: Partial<Record<Split, Trajectory[]>> = {};
   let tokens = 0;
-  for (const split of o.splits) {
+  const total = o.episodes * o.splits.length;
+  for (const [k, split] of o.splits.entries()) {
     const refs = Array.from({ length: o.episodes }, (_, index) => ({ split, index }));
     const hooks = o.hints && o.hints !== 'none' ? hintHooks(spec, o.preset, refs, o.hints) : {};
     if (o.episodeSkillFor) hooks.episodeSkill = (_i: number, type: string) => o.episodeSkillFor!(type);
-    const r = await runEpisodes(policy, spec, o.preset, refs, { decoding: o.decoding, temperature: o.temperature, historyTurns: o.historyTurns, maxActionTokens: o.maxActionTokens, rng: o.rng.fork(split), ...hooks });
+    const r = await runEpisodes(policy, spec, o.preset, refs, { decoding: o.decoding, temperature: o.temperature, historyTurns: o.historyTurns, maxActionTokens: o.maxActionTokens, rng: o.rng.fork(split), ...hooks,
+      cancel: o.cancel, onTurn: o.onTurn && ((d, n, f) => o.onTurn!(k * o.episodes + d, total, total ? (k * o.episodes + f * n) / total : 1)) });
     splits[split] = summarize(r.trajectories);
     trajectories[split] = r.trajectories;
     tokens += r.tokens;

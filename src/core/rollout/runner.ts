@@ -11,6 +11,7 @@ import { sampleResponses } from '../model/sample';
 import { actionTokens, buildPrompt, type Turn } from './prompt';
 import { ActionTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
+import { checkCancelled, type CancelSignal } from '../cancel';
 
 /**
  * Decoding modes (RunConfig.decoding): `admissible` masks sampling token by token to prefixes of the admissible
@@ -34,6 +35,18 @@ export interface RolloutOptions {
    * step with the episode index and its env (state after the previous action); returns the step skill or nothing.
    */
   stepSkill?: (episode: number, env: Env) => string | undefined;
+  /**
+   * Checked before every lockstep turn (the safe points of a rollout): once set, `runEpisodes` throws `RunCancelled`
+   * (core/cancel.ts) and its episodes are dropped. Random draws happen only inside a turn, so a cut rollout leaves
+   * nothing half-drawn that a redo with a fresh fork of the same stream would not draw again.
+   */
+  cancel?: CancelSignal;
+  /**
+   * Called after every lockstep turn with the episodes finished so far, the episode count, and the fraction of the
+   * work done (each unfinished episode counts turns taken / its env's step limit, a finished one 1; see
+   * core/cancel.ts `PhaseProgress.fraction`).
+   */
+  onTurn?: (episodesDone: number, episodes: number, fraction: number) => void;
 }
 
 /** Result of a batch of episodes. */
@@ -68,6 +81,7 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
   while (done.some((d) => !d)) {
     const active = done.flatMap((d, i) => (d ? [] : [i]));
     for (let c = 0; c < active.length; c += maxBatch) {
+      await checkCancelled(o.cancel, 'rollout turn');
       const rows = active.slice(c, c + maxBatch);
       const adm = rows.map((i) => envs[i].admissibleActions());
       const prompts = rows.map((i, k) =>
@@ -101,6 +115,14 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
         t.finalObservation = st.observation;
         if (st.done) done[i] = true;
       });
+    }
+    if (o.onTurn) {
+      let fin = 0, work = 0;
+      envs.forEach((e, i) => {
+        if (done[i]) fin++;
+        work += done[i] ? 1 : Math.min(1, trajs[i].steps.length / Math.max(1, e.maxSteps));
+      });
+      o.onTurn(fin, envs.length, envs.length ? work / envs.length : 1);
     }
   }
   for (const t of trajs) t.success = t.success || t.reward >= 1;

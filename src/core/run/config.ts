@@ -147,6 +147,8 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Validation tasks', flag: 'val-tasks', unit: 'tasks', group: 'advanced', help: 'At every checkpoint the policy plays val tasks 0..n−1 (the train distribution at addresses no training step or test split uses) valSamples times each at the eval temperature; pass rates go to val.json (CLI, needs --run-dir) or the Checkpoints view of the page. 0 = off.' } satisfies FieldMeta),
   valSamples: int(1, 64).default(4)
     .meta({ label: 'Validation samples', flag: 'val-samples', unit: 'episodes per task', group: 'advanced', help: 'Episodes per val task at each validation; a task\'s pass rate is its successes / this.', recommended: '4' } satisfies FieldMeta),
+  explorerSteps: int(1, 1000).default(20)
+    .meta({ label: 'Explorer steps', flag: 'explorer-steps', unit: 'steps', group: 'advanced', help: 'The page\'s rollout explorer keeps every group of the last this many steps, and one group of every 10th older step, within 64 MiB (src/worker/trajectory-store.ts). Training does not read it; the CLI ignores it.', recommended: '20' } satisfies FieldMeta),
   ablation: z.enum(SKILL_ABLATIONS).default('none')
     .meta({ label: 'Ablation', flag: 'ablation', group: 'opid', help: 'OPID ablation (OPID paper §4.3): none (critical-first routing), no-episode, no-step, additive routing.', optionLabels: { none: 'none (critical-first)', 'no-episode': 'no episode skills', 'no-step': 'no step skills', additive: 'additive routing' } } satisfies FieldMeta),
   lambdaSkill: num(0, 100).default(0.3)

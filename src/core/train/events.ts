@@ -236,5 +236,17 @@ export interface DoneEvent {
   envVersions: Record<string, string>;
 }
 
+/**
+ * A step or an evaluation was cut at a safe point (TrainOptions.cancel, core/cancel.ts) and discarded whole: the
+ * weights, Adam state and algorithm state are as before it. Pulling the generator again redoes it from its start.
+ */
+export interface InterruptedEvent {
+  event: 'interrupted';
+  /** The step that was cut, or the evaluation's step. */
+  step: number;
+  /** `step`: a training step (rollouts, scoring or update); `eval`: an evaluation. */
+  phase: 'step' | 'eval';
+}
+
 /** Every event the trainer yields. */
-export type TrainEvent = StartEvent | StepEvent | TrajectoriesEvent | EvalEvent | ValidationEvent | CheckpointEvent | DoneEvent;
+export type TrainEvent = StartEvent | StepEvent | TrajectoriesEvent | EvalEvent | ValidationEvent | CheckpointEvent | DoneEvent | InterruptedEvent;

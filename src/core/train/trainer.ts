@@ -32,8 +32,10 @@ import { outcomeAdvantages, packSamples, tokenAdvantages, type PackedSamples } f
 import type { AlgorithmRun, AlgorithmViews } from '../algorithms/types';
 import type { Analyzer } from '../analyzer/types';
 import { ppoUpdate } from './update';
-import type { CheckpointEvent, EvalEvent, StepEvent, TrainEvent, TrajectoryView, ValidationEvent } from './events';
-import { disposeSnapshot, guardStep, takeSnapshot, type StepGuard } from './rollback';
+import type { CheckpointEvent, EvalEvent, InterruptedEvent, StepEvent, TrainEvent, TrajectoryView, ValidationEvent } from './events';
+import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGuard } from './rollback';
+import { checkCancelled, isCancelled, type CancelSignal, type ProgressSink } from '../cancel';
+import { buildStepDetail, type StepDetail } from './step-detail';
 
 /** Options of `train` that are not part of the run config. */
 export interface TrainOptions {
@@ -70,6 +72,48 @@ export interface TrainOptions {
    * run's other checkpoints, and `studentSolved`, the student's solved validation tasks; algorithms/agentic-opd.ts).
    */
   algorithmInit?: Readonly<Record<string, unknown>>;
+  /**
+   * Pause or stop within seconds (core/cancel.ts): checked before every lockstep turn of a rollout or evaluation,
+   * between a step's phases and before every mini-batch. Once set, the step or evaluation in progress is discarded
+   * whole — weights, Adam state and the algorithm's state put back, its random streams unused — and the generator
+   * yields an `interrupted` event. Pulling again (with the signal cleared) redoes it, so the step events equal an
+   * uninterrupted run's. Costs one copy of the weights and Adam moments per step while it is given.
+   */
+  cancel?: CancelSignal;
+  /** Progress of evaluations, rollouts and updates (core/cancel.ts `PhaseProgress`), after every turn or mini-batch. */
+  onProgress?: ProgressSink;
+  /**
+   * Yield the step-0 evaluation after step 1's `step` and `trajectories` events instead of before step 1, so the first
+   * trajectories come sooner. Its numbers do not change: it plays the frozen reference policy (the initial weights)
+   * with the algorithm's state as before step 1 and the same `eval/0` stream. Ignored when resuming. Default false.
+   */
+  initialEvalAfterFirstStep?: boolean;
+  /** Called with every group of each completed step (core/train/step-detail.ts), just before its `step` event. */
+  onStepDetail?: (d: StepDetail) => void;
+}
+
+/** What one step's work may be told besides its inputs (TrainOptions). */
+interface StepHooks {
+  cancel?: CancelSignal;
+  onProgress?: ProgressSink;
+  /** Build the step's `StepDetail`. */
+  detail: boolean;
+}
+
+/**
+ * Runs `run` until it finishes, yielding an `interrupted` event each time it is cancelled at a safe point (after
+ * `undo` put back what it changed); the consumer's next pull retries it. Returns `run`'s result.
+ */
+async function* retryCancelled<T>(step: number, phase: InterruptedEvent['phase'], run: () => Promise<T>, undo?: () => void): AsyncGenerator<InterruptedEvent, T, undefined> {
+  for (;;) {
+    try {
+      return await run();
+    } catch (e) {
+      if (!isCancelled(e)) throw e;
+      undo?.();
+      yield { event: 'interrupted', step, phase };
+    }
+  }
 }
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -136,25 +180,47 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       return { event: 'checkpoint', step, weights, state };
     };
     yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size, envVersions, ...(resume ? { resumedFrom: resume.step } : {}) };
-    if (cfg.evalEvery > 0 && !resume) {
-      const ev = await evalEvent(policy, spec, cfg, root, 0, skill);
+    const hooks: StepHooks = { cancel: opts.cancel, onProgress: opts.onProgress, detail: !!opts.onStepDetail };
+    const deferEval0 = cfg.evalEvery > 0 && !resume && !!opts.initialEvalAfterFirstStep;
+    // A deferred step-0 evaluation acts as the policy did before step 1: an algorithm whose episode skill depends on
+    // state (Skill-GRPO's memory) gets a second instance frozen at that state.
+    let skill0 = skill;
+    if (deferEval0 && method.episodeSkill && method.saveState) {
+      const m0 = algo.create({ ...opts.algorithmInit, cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
+      m0.loadState?.(method.saveState());
+      skill0 = { algo: m0, estimator: algo.outcomeEstimator };
+    }
+    if (cfg.evalEvery > 0 && !resume && !deferEval0) {
+      const ev = yield* retryCancelled(0, 'eval', () => evalEvent(policy, spec, cfg, root, 0, skill, hooks));
       best.offer(ev);
       yield ev;
     }
     for (let step = (resume?.step ?? 0) + 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return;
-      const ts = now();
-      const { event, group, tokens } = await trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false);
+      // A cut step may have changed the algorithm's state (Skill-GRPO's memory): keep it to put back.
+      const algoState = opts.cancel && method.saveState ? method.saveState() : null;
+      let ts = now();
+      const { event, group, tokens, detail } = yield* retryCancelled(step, 'step', () => {
+        ts = now();
+        return trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false, hooks);
+      }, () => algoState !== null && method.loadState?.(algoState));
       event.stepMs = now() - ts;
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
       event.numTensors = tf.memory().numTensors;
       if (event.rolledBack) undoneSteps++;
       else if (event.stepScale < 1) shrunkSteps++;
+      if (detail) opts.onStepDetail?.(detail);
       yield event;
       yield { event: 'trajectories', step, group };
+      if (deferEval0 && step === (resume?.step ?? 0) + 1) {
+        // The reference policy is a frozen copy of the initial weights: the same numbers as evaluating before step 1.
+        const ev = yield* retryCancelled(0, 'eval', () => evalEvent({ ...policy, params: ref }, spec, cfg, root, 0, skill0, hooks));
+        best.offer(ev);
+        yield ev;
+      }
       if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) {
-        const ev = await evalEvent(policy, spec, cfg, root, step, skill);
+        const ev = yield* retryCancelled(step, 'eval', () => evalEvent(policy, spec, cfg, root, step, skill, hooks));
         best.offer(ev);
         yield ev;
       }
@@ -217,21 +283,34 @@ async function validationEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConf
   return { event: 'validation', step, samples: r, passRates, taskTypes, successRate: mean(passRates), valMs: now() - t };
 }
 
-async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState): Promise<EvalEvent> {
+/**
+ * Evaluation on test-seen and test-unseen (the first evalEpisodes tasks each) at the eval temperature, `eval/<step>` stream.
+ * @throws RunCancelled when `hooks.cancel` is set at a turn (nothing to undo: evaluation changes no state).
+ */
+async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState, hooks: StepHooks): Promise<EvalEvent> {
   const t = now();
   const r = await evaluatePolicy(policy, spec, {
     preset: cfg.preset, splits: ['test-seen', 'test-unseen'], episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature,
     decoding: cfg.decoding, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`eval/${step}`),
     // An algorithm that puts skills in the prompt (Skill-GRPO) evaluates with them, as it acts at rollout.
     episodeSkillFor: skill.algo.episodeSkill ? (type) => skill.algo.episodeSkill!(type) : undefined,
+    cancel: hooks.cancel,
+    onTurn: hooks.onProgress && ((done, total, fraction) => hooks.onProgress!({ phase: 'eval', step, done, total, unit: 'episodes', fraction })),
   });
   return { event: 'eval', step, splits: r.splits, evalMs: now() - t };
 }
 
-/** One training step; returns its event (timing fields filled by the caller) and the tokens it processed. */
+/**
+ * One training step; returns its event (timing fields filled by the caller), the tokens it processed and, when
+ * `hooks.detail`, every group of the step.
+ * @throws RunCancelled when `hooks.cancel` is set at a safe point; the weights and Adam state are then as before the
+ *   step (the caller puts back the algorithm's state).
+ */
 async function trainStep(
   policy: PolicyHandle, ref: Params, optimizer: tf.Optimizer, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState, profile: boolean,
-): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number }> {
+  hooks: StepHooks,
+): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number; detail?: StepDetail }> {
+  const { cancel, onProgress } = hooks;
   const lr = learningRateAt(cfg.learningRate, cfg.lrSchedule, cfg.minLrRatio, step, cfg.steps);
   (optimizer as unknown as { learningRate: number }).learningRate = lr; // tfjs Adam reads it at every applyGradients
   const taskRng = root.fork(`tasks/${step}`);
@@ -246,7 +325,9 @@ async function trainStep(
   const roll = await runEpisodes(policy, spec, cfg.preset, refs, {
     decoding: cfg.decoding, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`rollout/${step}`),
     episodeSkill: skill.algo.episodeSkill ? (_i, type) => skill.algo.episodeSkill!(type) : undefined,
+    cancel, onTurn: onProgress && ((done, total, fraction) => onProgress({ phase: 'rollout', step, done, total, unit: 'episodes', fraction })),
   });
+  await checkCancelled(cancel, 'after the rollouts');
   const trajs = roll.trajectories;
   let tp = now();
   const lap = () => { const t = now(), d = t - tp; tp = t; return d; };
@@ -262,19 +343,33 @@ async function trainStep(
   const viewCount = trajs.slice(0, cfg.groupSize).reduce((n, t) => n + t.steps.length, 0);
   const refS = await scoreSamples(ref, policy.cfg, cfg.klBeta > 0 ? packed.samples : packed.samples.slice(0, viewCount), policy.freeRow, T);
   const refMs = lap();
+  await checkCancelled(cancel, 'after scoring');
   const aEpTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
   // The algorithm's per-token advantage (GRPO: A_ep; OPID: A_ep + λ·A_skill; registry.ts).
   const a = await skill.algo.advantages({ policy, trajs, groupOf, packed, aEpTraj: adv, aEpTok, oldLogp: old.logp });
   const advTok = a.adv;
   const algorithmMs = lap();
-  const snap = cfg.maxStepKl > 0 ? takeSnapshot(policy.params, optimizer) : null;
-  const m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: cfg.klBeta > 0 ? refS.logp : null, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`));
+  await checkCancelled(cancel, 'after the advantages');
+  // The weights and Adam state before the update: for the max-step-KL guard, and to put back a cut update.
+  const snap = cfg.maxStepKl > 0 || cancel ? takeSnapshot(policy.params, optimizer) : null;
+  let m: Awaited<ReturnType<typeof ppoUpdate>>;
+  try {
+    m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: cfg.klBeta > 0 ? refS.logp : null, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`), {
+      cancel, onMiniBatch: onProgress && ((done, total) => onProgress({ phase: 'update', step, done, total, unit: 'mini-batches', fraction: done / total })),
+    });
+  } catch (e) {
+    if (snap) {
+      if (isCancelled(e)) restoreSnapshot(snap, policy.params, optimizer);
+      disposeSnapshot(snap);
+    }
+    throw e;
+  }
   const updateMs = lap();
   let guard: StepGuard | null = null;
-  if (snap) {
+  if (snap && cfg.maxStepKl > 0) {
     guard = await guardStep(policy.params, optimizer, snap, () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T), old.logp, cfg.maxStepKl, cfg.klBacktracks);
-    disposeSnapshot(snap);
   }
+  if (snap) disposeSnapshot(snap);
   const guardMs = lap();
   const nSteps = packed.samples.length;
   const event: StepEvent = {
@@ -296,7 +391,10 @@ async function trainStep(
     forwardSequences: { rollout: nSteps, old: old.tokens ? nSteps : 0, ref: cfg.klBeta > 0 ? nSteps : viewCount, skill: a.cost.sequences, update: nSteps * cfg.ppoEpochs },
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, a.views);
-  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + m.tokens + (guard?.tokens ?? 0) };
+  const detail = hooks.detail
+    ? buildStepDetail(step, trajs, cfg.groupSize, scores, adv, packed, { adv: advTok, aEp: aEpTok, oldLogp: old.logp, refLogp: refS.logp, entropy: old.entropy }, a.views)
+    : undefined;
+  return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + m.tokens + (guard?.tokens ?? 0), detail };
 }
 
 /** The run's algorithm instance and the outcome estimator it builds on. */

@@ -15,6 +15,7 @@ import { activationScale, type ModelConfig } from '../model/config';
 import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { accumulate, applyClipped, microBatches } from '../optim/gradients';
+import { checkCancelled, type CancelSignal } from '../cancel';
 import { aggLoss, aggPlan, aggWeights, approxKlOld, klK3, ppoClipLoss, type AggMode, type AggPlan } from '../algos/losses';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
@@ -115,9 +116,20 @@ export interface UpdateMetrics {
   tokens: number;
 }
 
-/** Run the update; mutates `params` through `optimizer`. Leaves no new tensors behind except the optimizer's state. */
+/** Safe points and progress of an update (core/cancel.ts). */
+export interface UpdateHooks {
+  /** Checked before every mini-batch; once set, `ppoUpdate` throws `RunCancelled` (the caller restores the weights and Adam state). */
+  cancel?: CancelSignal;
+  /** Called after every mini-batch with the mini-batches done and planned (miniBatches · ppoEpochs). */
+  onMiniBatch?: (done: number, total: number) => void;
+}
+
+/**
+ * Run the update; mutates `params` through `optimizer`. Leaves no new tensors behind except the optimizer's state.
+ * @throws RunCancelled (core/cancel.ts) when `hooks.cancel` is set before a mini-batch; earlier mini-batches stay applied.
+ */
 export async function ppoUpdate(
-  params: Params, cfg: ModelConfig, optimizer: tf.Optimizer, x: UpdateInputs, o: UpdateOptions, rng: Rng,
+  params: Params, cfg: ModelConfig, optimizer: tf.Optimizer, x: UpdateInputs, o: UpdateOptions, rng: Rng, hooks: UpdateHooks = {},
 ): Promise<UpdateMetrics> {
   const n = x.samples.length;
   const offsets: number[] = [];
@@ -135,6 +147,7 @@ export async function ppoUpdate(
   for (let epoch = 0; epoch < o.ppoEpochs && !stop; epoch++) {
     const order = rng.shuffle([...Array(n).keys()]);
     for (let b = 0; b < nMb; b++) {
+      await checkCancelled(hooks.cancel, 'mini-batch');
       const idx = order.slice(Math.floor((b * n) / nMb), Math.floor(((b + 1) * n) / nMb));
       // Gradient accumulation over micro-batches of bounded padded size; each uses the same constant divisor,
       // so the summed gradient equals the whole mini-batch's gradient.
@@ -160,6 +173,7 @@ export async function ppoUpdate(
       const norm = await applyClipped(optimizer, grads!, o.maxGradNorm);
       sumNorm += norm;
       updates++;
+      hooks.onMiniBatch?.(epoch * nMb + b + 1, nMb * o.ppoEpochs);
     }
   }
   return {

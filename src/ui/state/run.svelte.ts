@@ -14,6 +14,8 @@ import {
 } from '../../core/run/config';
 import type { EvalEvent, StartEvent, StepEvent, TrainEvent, TrajectoriesEvent } from '../../core/train/events';
 import type { BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
+import type { PhaseProgress } from '../../core/cancel';
+import { PhaseProgressState } from './phase-progress.svelte';
 import { decodeHash, encodeHash, fieldsHoldingSecret, type LinkCheckpoint } from './link';
 import { AnalyzerState } from './analyzer.svelte';
 import { labelOf } from './messages';
@@ -106,21 +108,27 @@ export class RunState {
   valid = $derived(this.fieldIssues.length === 0);
   /** True when the current run has updates that were not saved as weights since. */
   unsaved = $derived(this.stepsDone > this.savedStep);
+  /** Progress of the phase in progress (evaluation, rollouts, update): done / total, rate, ETA. */
+  readonly progress = new PhaseProgressState();
   /**
    * What a running run does before its first update completes (which takes seconds on wasm, minutes on an emulated
-   * GPU); empty otherwise. Events arrive in the order start → eval (step 0, when evaluation is on) → step 1.
+   * GPU); empty otherwise. The worker defers the step-0 evaluation after step 1: start → step 1 → eval (step 0).
    */
   activity = $derived.by(() => {
     if (this.phase !== 'running' || this.steps.length > 0) return '';
     if (!this.startInfo) return 'building the model…';
-    if (this.config.evalEvery > 0 && this.evals.length === 0) return 'evaluating before training (step 0)…';
-    return 'sampling rollouts for step 1…';
+    return this.progress.summary ? `${this.progress.summary.label}…` : 'sampling rollouts for step 1…';
   });
+  /** True from Reset during a run until the worker has discarded it: late events of that run are ignored. */
+  private discarding = false;
 
   private trainer: TrainerHandle | null = null;
   /** Counts configure calls, so the answer to an older one (a slower base-policy fetch) is ignored. */
   private configureSeq = 0;
   private readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
+  private readonly progressSink = Comlink.proxy((p: PhaseProgress) => {
+    if (!this.discarding) this.progress.receive(p);
+  });
 
   /** Reads the link in `location.hash`, starts the worker on the chosen backend and loads the config. */
   async boot(): Promise<void> {
@@ -233,27 +241,35 @@ export class RunState {
   async start(): Promise<void> {
     if (this.pendingChange) this.cancelChange();
     if (this.busy || !this.valid || !(await this.ready(this.phase === 'done'))) return;
-    await this.drive((api) => api.start(this.sink));
+    await this.drive((api) => api.start(this.sink, this.progressSink));
   }
 
   /** Runs exactly one more update. */
   async step(): Promise<void> {
     if (this.pendingChange) this.cancelChange();
     if (this.busy || !this.valid || this.phase === 'done' || !(await this.ready(false))) return;
-    await this.drive((api) => api.stepOnce(this.sink));
+    await this.drive((api) => api.stepOnce(this.sink, this.progressSink));
   }
 
-  /** Asks the worker to stop after the current update. */
+  /**
+   * Asks the worker to stop at its next safe point (within a second or two); a step or evaluation cut there is
+   * discarded and redone by the next Start/Step.
+   */
   async pause(): Promise<void> {
     if (this.phase !== 'running' || !this.trainer) return;
     this.pausing = true;
     await this.trainer.api.pause().catch((e: unknown) => (this.error = message(e)));
   }
 
-  /** Discards the run and starts over with the same config. */
+  /** Discards the run (a running one stops at its next safe point) and starts over with the same config. */
   async reset(): Promise<void> {
-    if (this.busy) return;
-    await this.configure();
+    if (this.phase === 'booting' || this.pretraining) return;
+    this.discarding = true;
+    try {
+      await this.configure();
+    } finally {
+      this.discarding = false;
+    }
   }
 
   /**
@@ -323,7 +339,7 @@ export class RunState {
       this.error = `resume: ${message(e)}`;
       return false;
     }
-    void this.drive((api) => api.start(this.sink));
+    void this.drive((api) => api.start(this.sink, this.progressSink));
     return true;
   }
 
@@ -371,10 +387,18 @@ export class RunState {
     this.evals = [];
     this.group = null;
     this.analyzer.failuresDismissedAt = 0;
+    this.progress.ended();
   }
 
   private receive(e: TrainEvent): void {
+    if (this.discarding) return;
+    if (e.event === 'step' || e.event === 'eval' || e.event === 'interrupted') this.progress.ended();
     switch (e.event) {
+      case 'interrupted':
+        this.notice = e.phase === 'step'
+          ? `Paused: step ${e.step} was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.`
+          : `Paused: the evaluation ${e.step === 0 ? 'before training' : `after step ${e.step}`} was cut off and will run again on Resume.`;
+        break;
       case 'start':
         this.startInfo = e;
         break;
@@ -465,6 +489,7 @@ export class RunState {
     const trainer = this.trainer!;
     this.error = null;
     this.phase = 'running';
+    this.progress.begin();
     try {
       const status = await call(trainer.api);
       if (this.trainer === trainer) this.phase = status;
@@ -474,6 +499,7 @@ export class RunState {
       this.phase = 'error';
     } finally {
       this.pausing = false;
+      this.progress.ended();
     }
   }
 }
