@@ -12,7 +12,14 @@ export function progress(e: StepEvent, total: number, plannedUpdates: number): s
   const w = 20, filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
   return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
-    (e.analyzerCalls || e.analyzerFailures ? `  | teacher share ${(100 * e.teacherShare).toFixed(1)}%  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '');
+    (e.analyzerCalls || e.analyzerFailures ? `  | teacher share ${(100 * e.teacherShare).toFixed(1)}%  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '') +
+    typeLine(e.skillByTaskType);
+}
+
+/** OPID with more than one task type in the step: teacher share and sign agreement per type (`  | by type (teacher share, sign agreement): pick 5.1% 75%, …`). */
+function typeLine(m: StepEvent['skillByTaskType']): string {
+  if (!m || Object.keys(m).length < 2) return '';
+  return `  | by type (teacher share, sign agreement): ${Object.entries(m).map(([t, x]) => `${t} ${(100 * x.teacherShare).toFixed(1)}% ${(100 * x.skillSignAgreement).toFixed(0)}%`).join(', ')}`;
 }
 
 /** One readable line of an evaluation: success per split and per task type. */

@@ -11,7 +11,7 @@ import type { Trajectory } from '../rollout/types';
 import type { PolicyHandle } from '../model/policy';
 import { buildPrompt, type Turn } from '../rollout/prompt';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
-import { combineAdvantages, routeSkills, skillMetrics, type SkillAblation } from '../algos/skill';
+import { combineAdvantages, routeSkills, skillMetrics, skillMetricsByType, type SkillAblation } from '../algos/skill';
 import type { PackedSamples } from './outcome';
 import { analyzeStep } from './analysis';
 import type { Algorithm } from './types';
@@ -115,9 +115,10 @@ export const opid: Algorithm = {
         const tokenTraj = new Int32Array(packed.tokens);
         packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
         const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill);
+        const skillByTaskType = skillMetricsByType(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, ctx.trajs.map((t) => t.taskType), cfg.lambdaSkill, rescore.aSkill);
         return {
           adv: c.adv,
-          metrics: { ...sm, ...metrics, ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed },
+          metrics: { ...sm, ...metrics, ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed, skillByTaskType },
           cost: { tokens: rescore.tokens, sequences: rescore.prompts },
           views: {
             trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),

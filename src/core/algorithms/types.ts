@@ -8,6 +8,7 @@
  * See docs/architecture.md "How to add an algorithm".
  */
 import type { Analyzer } from '../analyzer/types';
+import type { TaskTypeSkillMetrics } from '../algos/skill';
 import type { PolicyHandle } from '../model/policy';
 import type { RunConfig } from '../run/config';
 import type { Trajectory } from '../rollout/types';
@@ -61,6 +62,8 @@ export interface AlgorithmMetrics {
   analyzerFailureReasons: Record<string, number>;
   /** True when the algorithm wanted a skill signal this step but every analysis failed (OPID ran as GRPO). */
   ranAsGrpo: boolean;
+  /** OPID: teacher share, skill-active tokens and sign agreement per task type (algos/skill.ts `skillMetricsByType`). */
+  skillByTaskType?: Record<string, TaskTypeSkillMetrics>;
 }
 
 /** Display fields an algorithm adds to the trajectory viewer (all optional). */

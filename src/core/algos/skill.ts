@@ -119,3 +119,47 @@ export function skillMetrics(aEp: Float32Array, aSkillUsed: Float32Array, adv: F
     skillSignAgreement: counted ? agree / counted : 0,
   };
 }
+
+/** OPID metrics of one task type's trajectories within a step (SkillMetrics over that type's action tokens only). */
+export interface TaskTypeSkillMetrics extends SkillMetrics {
+  /** Trajectories of this type in the step. */
+  trajectories: number;
+  /** Action tokens of those trajectories. */
+  tokens: number;
+  /** Trajectories counted for sign agreement (skill-active tokens and A_ep ≠ 0); agreeing ones = agreement × this. */
+  agreementCounted: number;
+}
+
+/**
+ * `skillMetrics` per task type: the step's action tokens split by the task type of their trajectory
+ * (`trajType[tokenTraj[i]]`), each part measured on its own (teacher share = its mean |λ·A_skill| / its mean |A|).
+ * Vectors as in `skillMetrics` (float32 / uint8 / int32 [M]); keys in order of first appearance.
+ * @throws Error if a token's trajectory index has no entry in `trajType`.
+ */
+export function skillMetricsByType(
+  aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, trajType: readonly string[], lambda: number,
+  aSkillRaw: Float32Array = aSkillUsed,
+): Record<string, TaskTypeSkillMetrics> {
+  const tokensOf = new Map<string, number[]>();
+  for (let i = 0; i < tokenTraj.length; i++) {
+    const ty = trajType[tokenTraj[i]];
+    if (ty === undefined) throw new Error(`skillMetricsByType: token ${i} belongs to trajectory ${tokenTraj[i]}, but trajType has ${trajType.length} entries`);
+    (tokensOf.get(ty) ?? tokensOf.set(ty, []).get(ty)!).push(i);
+  }
+  const out: Record<string, TaskTypeSkillMetrics> = {};
+  for (const [ty, idx] of tokensOf) {
+    const pick = <T extends Float32Array | Uint8Array | Int32Array>(v: T): T => {
+      const r = new (v.constructor as new (n: number) => T)(idx.length);
+      idx.forEach((i, k) => (r[k] = v[i]));
+      return r;
+    };
+    const tt = pick(tokenTraj), ep = pick(aEp), act = pick(active), raw = pick(aSkillRaw);
+    const firstEp = new Map<number, number>(); // as skillMetrics: a trajectory's A_ep is that of its first skill-active token
+    for (let k = 0; k < idx.length; k++) if (act[k] && !firstEp.has(tt[k])) firstEp.set(tt[k], ep[k]);
+    out[ty] = {
+      ...skillMetrics(ep, pick(aSkillUsed), pick(adv), act, tt, lambda, raw),
+      trajectories: new Set(tt).size, tokens: idx.length, agreementCounted: [...firstEp.values()].filter((e) => e !== 0).length,
+    };
+  }
+  return out;
+}
