@@ -93,6 +93,8 @@ async function configureDistillation(asked: RunConfig): Promise<ConfigureResult>
   const d = planPageDistillation(checkpoints, asked, (r) => checkpoints.addRound({ ...r, afterStep: current.step }));
   await session.configure(d.config, d.initWeights);
   session.setAlgorithmInit(d.algorithmInit);
+  // The stage is a run of its own in the stored runs, starting from the student's weights.
+  pageRuns.begin({ kind: 'checkpoint', name: `distillation student (step ${d.studentStep})`, sha256: await sha256Hex(d.initWeights) });
   replacePool(d.pool);
   checkpoints.startDistill(d.studentStep, d.pool.ids);
   current.step = 0;
