@@ -17,6 +17,11 @@
  * ckpt-<k>.state every `--checkpoint-every` steps and at the last step, val.json with `--val-tasks n`. `--resume DIR`
  * continues such a run from its latest checkpoint with the recorded config: run-setting flags must match it, except
  * `--steps`, which may extend the run; events are appended to its events.jsonl.
+ *
+ * `--algo agentic-opd --from-run SRC` is Agentic-OPD's distillation stage from a GRPO run directory (cli/from-run.ts):
+ * a SRC that cannot be distilled exits 2 before anything is written (a student that already solves every val task
+ * some checkpoint solves included: nothing to distil). With `--run-dir` its run.json records SRC and the sha256 of
+ * the files read from it; `--resume` rebuilds the same teacher pool and refuses a SRC that changed since.
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { evalLine, phaseLine, progress } from './train-print';
