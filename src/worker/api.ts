@@ -7,6 +7,8 @@ import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
 import type { PromptTemplate } from '../core/analyzer/prompt';
 import type { ConnectionResult } from '../core/analyzer/http';
+import type { ProbeTiming } from '../core/bench/probe';
+import type { BenchProgress, BenchReport, BenchRequest } from '../core/bench/report';
 import type { PhaseProgress } from '../core/cancel';
 import type { StoreIndex } from './trajectory-store';
 import type { ExplorerGroup } from './explorer-view';
@@ -28,6 +30,22 @@ export interface BackendInfo {
   adapter: string;
   /** Each backend tried before the one in use and why it was skipped; empty when the first choice worked. */
   fallbacks: { backend: string; reason: string }[];
+  /** wasm only: threads of tfjs' wasm thread pool (getThreadsCount()); 1 without cross-origin isolation. */
+  threads?: number;
+  /** How the backend was chosen (src/worker/backend.ts); absent from older workers. */
+  choice?: BackendChoice;
+}
+
+/** How `init` chose its backend. */
+export interface BackendChoice {
+  /** `probe`: timed just now; `remembered`: a probe's stored choice for this browser and adapters; `forced`: Settings. */
+  how: 'probe' | 'remembered' | 'forced';
+  /** In words, e.g. `fastest of wasm 41 ms, cpu 160 ms per probe step`. */
+  reason: string;
+  /** The probe's timings (empty when forced). */
+  timings: ProbeTiming[];
+  /** When the probe ran (ms since the epoch). */
+  at?: number;
 }
 
 /** Worker-side training state, as a snapshot. */
@@ -313,4 +331,11 @@ export interface TrainerApi {
    * model size, vocabulary). Rejects naming the problem; resolves with its info and sha256.
    */
   importWeights(name: string, bytes: Uint8Array): Promise<WeightsInfo & { sha256: string }>;
+  /**
+   * The Bench view: `npm run bench`'s workloads (training tokens/s, KV-cached sampling tokens/s, matmul GFLOP/s;
+   * WebGPU dispatch counts) at a page size on each requested backend, one after another (src/worker/bench.ts),
+   * calling `onProgress` (a Comlink proxy) before each backend and phase; the worker then returns to its backend.
+   * Rejects, saying why, on a bad request or while training or pretraining runs; start/step wait for it to end.
+   */
+  bench(request: BenchRequest, onProgress: (p: BenchProgress) => void): Promise<BenchReport>;
 }

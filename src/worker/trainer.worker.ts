@@ -18,6 +18,7 @@ import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStor
 import { fetchBasePolicy } from './base';
 import { testConnection } from '../core/analyzer/http';
 import type { TrainerApi } from './api';
+import { benchRunning, runPageBench } from './bench';
 import { SAMPLE_EVERY } from './trajectory-store';
 import { explorerGroup } from './explorer-view';
 import { buildTokenizer } from '../core/model/policy';
@@ -105,6 +106,7 @@ async function configureDistillation(asked: RunConfig): Promise<ConfigureResult>
 /** Rejects a training call while a pretraining runs (they would share, and slow, the one backend). */
 function notPretraining(): void {
   if (pretrainer.status === 'running') throw new Error('pretraining is running; pause or abort it first');
+  if (benchRunning()) throw new Error('the benchmark (Bench view) is running; wait for it to finish');
 }
 
 /** The exposed API; each method's contract is documented on `TrainerApi`. */
@@ -159,6 +161,7 @@ const api: TrainerApi = {
   },
   async pretrain(req, onProgress) {
     if (session.status === 'running') throw new Error('training is running; pause it (or let it finish) first');
+    if (benchRunning()) throw new Error('the benchmark (Bench view) is running; wait for it to finish');
     return pretrainer.start(req, onProgress);
   },
   async resumePretrain(onProgress) {
@@ -180,6 +183,8 @@ const api: TrainerApi = {
     return { studentStep: d.studentStep, teachers: [...d.pool.ids] };
   },
   testAnalyzer: (req) => testConnection({ baseUrl: req.baseUrl, model: req.model, apiKey: req.apiKey, timeoutMs: req.timeoutMs }),
+  bench: (request, onProgress) =>
+    runPageBench(request, session.status === 'running' ? 'training is running; pause it (or let it finish) first' : pretrainer.status === 'running' ? 'pretraining is running; pause or abort it first' : null, onProgress),
   async explorerIndex() {
     return session.trajectories.index();
   },
