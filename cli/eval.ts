@@ -1,6 +1,6 @@
 /**
  * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset default]
- *  [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]` (issues #2, #3).
+ *  [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]`.
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
  * hints from the expert oracle (hint-following measurement): the episode skill of the expert's successful
  * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
@@ -8,6 +8,9 @@
  * The summary carries `envVersions` (this code's {env: version}) and `envVersionWarning` (null, or
  * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
  * the same warning is printed on stderr). Weights of another vocabulary are refused (exit 2).
+ * `--split test-seen,test-unseen` evaluates several splits, each exactly as a run with that one split would (its own
+ * `Rng(seed)`), at once in `--eval-threads` worker threads (cli/eval-pool.ts; default 2 on a machine with ≥ 2 cores):
+ * the splits' results are printed in the order given, with --json each split's episodes then its summary.
  * Flags that are run settings (--env, --temperature, --decoding, --history, --seed) take their accepted values from
  * the run-config schema (src/core/run/config.ts).
  */
@@ -20,12 +23,14 @@ import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
 import { Rng } from '../src/core/rng';
 import { buildTokenizer, loadPolicy } from '../src/core/model/policy';
-import { DECODINGS, runEpisodes } from '../src/core/rollout/runner';
-import { summarize } from '../src/core/rollout/evaluate';
+import { DECODINGS } from '../src/core/rollout/runner';
+import { summarize, type SplitEval } from '../src/core/rollout/evaluate';
 import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
-import { HINT_MODES, hintHooks, parseHintMode, type HintMode } from '../src/core/skills/hints';
+import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/skills/hints';
 import { loadBaseFiles } from './base';
+import { defaultEvalThreads, EvalPool } from './eval-pool';
+import { runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
 
 exitOnClosedStdout();
 
@@ -35,7 +40,8 @@ const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fiel
 const SPEC = {
   env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
-  split: { type: 'string', help: 'task split', default: 'test-seen', choices: SPLITS },
+  split: { type: 'string', help: `task split, or several separated by commas (each played as if alone, in parallel with --eval-threads): ${SPLITS.join(', ')}`, default: 'test-seen' },
+  'eval-threads': { type: 'int', help: `worker threads that play the splits of a model policy at once (same numbers as one thread); 0 = all in this thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`, default: defaultEvalThreads(), min: 0, max: 4 },
   episodes: { type: 'int', help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)', default: 60, min: 1, max: 100000 },
   'first-task': { type: 'int', help: 'index k of the first task; to score weights chosen by train --save-best on tasks it did not see, k ≥ train\'s --eval-episodes', default: 0, min: 0, max: 1000000 },
   policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
@@ -93,13 +99,18 @@ async function main(): Promise<void> {
   if (a.help) return void process.stdout.write(usage('npm run eval --', SPEC) + '\n');
   const spec = getEnvSpec(a.env);
   if (!spec.presets.includes(a.preset)) fail(`--preset must be one of: ${spec.presets.join(', ')} (got "${a.preset}")`);
-  const split = a.split as Split;
-  const rng = new Rng(a.seed);
-  let trajs: Trajectory[];
+  const splits = a.split.split(',').map((x) => x.trim());
+  for (const x of splits) if (!(SPLITS as readonly string[]).includes(x)) fail(`--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)`);
+  if (new Set(splits).size !== splits.length) fail(`--split names a split twice ("${a.split}"); give each once`);
+  let results: { split: Split; eval: SplitEval; episodes: EpisodeSummary[] }[];
   let historyUsed: number | null = null;
   let versionWarning: EnvVersionWarning | null = null;
-  if (a.policy === 'expert' || a.policy === 'random') trajs = playScripted(spec, a.preset, split, a['first-task'], a.episodes, a.policy, rng);
-  else {
+  if (a.policy === 'expert' || a.policy === 'random') {
+    results = (splits as Split[]).map((split) => {
+      const trajs = playScripted(spec, a.preset, split, a['first-task'], a.episodes, a.policy as 'expert' | 'random', new Rng(a.seed));
+      return { split, eval: summarize(trajs), episodes: trajs.map((t) => ({ index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length })) };
+    });
+  } else {
     await setupBackend(a.backend);
     const tok = buildTokenizer(spec);
     let bytes: Uint8Array;
@@ -135,21 +146,36 @@ async function main(): Promise<void> {
         fail(`--policy ${a.policy}: its metadata historyTurns "${h.slice(0, 20)}" is not ${describeField('historyTurns')}; the file is corrupt — pass --history to choose H, or re-save the weights with train --save`);
       history = Number(h);
     }
-    const refs = Array.from({ length: a.episodes }, (_, i) => ({ split, index: a['first-task'] + i }));
-    const hooks = hintHooks(spec, a.preset, refs, parseHintMode(a.hints) as HintMode);
     historyUsed = history;
-    trajs = (await runEpisodes(policy, spec, a.preset, refs, { decoding: a.decoding, temperature: a.temperature, historyTurns: history, maxActionTokens: 12, rng, ...hooks })).trajectories;
+    // One job per split, each with the root stream Rng(seed) (as a run with that split alone).
+    const jobs = (splits as Split[]).map((split): EvalJob => ({
+      env: a.env, preset: a.preset, split, firstTask: a['first-task'], episodes: a.episodes, temperature: a.temperature, decoding: a.decoding as EvalJob['decoding'],
+      historyTurns: history, maxActionTokens: 12, seed: a.seed, streams: [], hints: parseHintMode(a.hints) as HintMode, episodeSkills: null,
+    }));
+    const threads = Math.min(a['eval-threads'], jobs.length);
+    if (threads > 1) {
+      const pool = new EvalPool(threads, a.backend);
+      try {
+        results = (await Promise.all(jobs.map((j) => pool.evaluate(j, bytes)))).map((r, i) => ({ split: jobs[i].split, ...r }));
+      } finally {
+        await pool.close();
+      }
+    } else {
+      results = [];
+      for (const j of jobs) results.push({ split: j.split, ...(await runEvalJob(policy, spec, j)) });
+    }
   }
-  const s = summarize(trajs);
-  if (a.json) {
-    for (const t of trajs) process.stdout.write(JSON.stringify({ event: 'episode', split, index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length }) + '\n');
-    process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, historyTurns: historyUsed, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType,
-      envVersions: { [spec.name]: spec.version },
-      envVersionWarning: versionWarning && { kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current },
-    }) + '\n');
-  } else {
-    process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`);
-    for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);
+  for (const { split, eval: s, episodes } of results) {
+    if (a.json) {
+      for (const t of episodes) process.stdout.write(JSON.stringify({ event: 'episode', split, ...t }) + '\n');
+      process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, historyTurns: historyUsed, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType,
+        envVersions: { [spec.name]: spec.version },
+        envVersionWarning: versionWarning && { kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current },
+      }) + '\n');
+    } else {
+      process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`);
+      for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);
+    }
   }
 }
 

@@ -37,6 +37,7 @@ import type { PolicyHandle } from '../src/core/model/policy';
 import { setupBackend, NODE_BACKENDS, type NodeBackend } from './backend';
 import { loadBaseFiles } from './base';
 import { exitOnClosedStdout, writeAtomic } from './files';
+import { defaultEvalThreads, EvalPool } from './eval-pool';
 import {
   ConfigError, DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, parseRunConfig,
   type RunConfig, type RunConfigKey,
@@ -75,6 +76,7 @@ const OTHER_FLAGS = {
   'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
   'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks). Exit 2, nothing written, when a checkpoint is missing, corrupt or of another model, vocabulary or environment version, or when the student already solves every val task some checkpoint solves (nothing to distil). --resume of the stage refuses a source whose files changed (sha256 in run.json)' },
   resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl' },
+  'eval-threads': { type: 'int', help: `worker threads that run evaluations (test-seen and test-unseen at once, beside the next training step; the same numbers as in the training thread); 0 = evaluate in the training thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`, default: defaultEvalThreads(), min: 0, max: 2 },
   profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
   help: { type: 'boolean', help: 'show this help' },
 } as const satisfies FlagTable;
@@ -296,8 +298,11 @@ async function main(): Promise<void> {
   const dir = resume?.dir ?? runDir;
   if (!resume && runDir !== undefined) makeRunDir(runDir);
   const record = dir !== undefined ? new RunRecorder(dir, config, command, backend, init !== 'base' && init !== 'scratch' ? init ?? null : null, resume, fromRun?.record ?? null) : null;
+  const evalThreads = args['eval-threads'] as number;
+  const pool = evalThreads > 0 && config.evalEvery > 0 ? new EvalPool(evalThreads, backend as NodeBackend) : null;
   const stream = train(config, {
-    backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p),
+    backend, initWeights, analyzerApiKey, profile: args.profile === true, onPolicy: (p) => (policy = p), evaluator: pool?.evaluate,
+    evalOverlap: saveBest === undefined, // --save-best saves the live weights at an eval event: no step may run ahead of it
     checkpoints: record !== null, resume: resume ? { weights: resume.weights, state: resume.state } : undefined,
     algorithmInit: fromRun ? { teacherPool: fromRun.pool, studentSolved: fromRun.studentSolved } : undefined,
   });
@@ -328,6 +333,7 @@ async function main(): Promise<void> {
     }
   }
   fromRun?.pool.dispose();
+  await pool?.close();
 }
 
 /** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */

@@ -36,6 +36,7 @@ import type { CheckpointEvent, EvalEvent, InterruptedEvent, StepEvent, TrainEven
 import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGuard } from './rollback';
 import { checkCancelled, isCancelled, type CancelSignal, type ProgressSink } from '../cancel';
 import { buildStepDetail, type StepDetail } from './step-detail';
+import { episodeSkillTable, type EvalJob, type Evaluator } from '../rollout/eval-job';
 
 /** Options of `train` that are not part of the run config. */
 export interface TrainOptions {
@@ -90,6 +91,20 @@ export interface TrainOptions {
   initialEvalAfterFirstStep?: boolean;
   /** Called with every group of each completed step (core/train/step-detail.ts), just before its `step` event. */
   onStepDetail?: (d: StepDetail) => void;
+  /**
+   * Evaluate in other threads (the CLI's worker threads, cli/eval-pool.ts): each evaluation becomes one `EvalJob` per
+   * split (rollout/eval-job.ts) with the weights as `savePolicy` bytes, and step k + 1 trains while step k's evaluation
+   * runs. The events, their numbers and their order are those of evaluating in this thread: step k's `eval` event still
+   * comes before step k + 1's `step` event (and before a checkpoint of step k). Ignored with `cancel` (evaluation then
+   * stays in this thread, where it can be cut).
+   */
+  evaluator?: Evaluator;
+  /**
+   * With `evaluator`: train step k + 1 while step k's evaluation runs (default true). The policy given to `onPolicy` has
+   * then moved on to step k + 1 when step k's `eval` event arrives, so a caller that saves the weights at an `eval` event
+   * (train --save-best) passes false: the splits still run in parallel, and step k + 1 waits for them.
+   */
+  evalOverlap?: boolean;
 }
 
 /** What one step's work may be told besides its inputs (TrainOptions). */
@@ -190,13 +205,34 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       m0.loadState?.(method.saveState());
       skill0 = { algo: m0, estimator: algo.outcomeEstimator };
     }
-    if (cfg.evalEvery > 0 && !resume && !deferEval0) {
-      const ev = yield* retryCancelled(0, 'eval', () => evalEvent(policy, spec, cfg, root, 0, skill, hooks));
+    // Evaluation in other threads: the evaluation started after a step, yielded before the next step's events.
+    const evaluator = opts.cancel ? undefined : opts.evaluator;
+    let pendingEval: Promise<EvalEvent> | null = null;
+    const startEval = async (p: PolicyHandle, step: number, s: SkillState): Promise<{ ev: Promise<EvalEvent> }> => {
+      const job = await evalJobs(p, spec, cfg, step, s, envVersions); // weights and skills read before training goes on
+      const ev = threadedEvalEvent(job, evaluator!);
+      ev.catch(() => undefined); // a failure surfaces where it is awaited; none is left unhandled if the run stops first
+      return { ev };
+    };
+    async function* flushEval(): AsyncGenerator<EvalEvent> {
+      if (!pendingEval) return;
+      const ev = await pendingEval;
+      pendingEval = null;
       best.offer(ev);
       yield ev;
     }
+    if (cfg.evalEvery > 0 && !resume && !deferEval0) {
+      if (evaluator) {
+        pendingEval = (await startEval(policy, 0, skill)).ev;
+        if (opts.evalOverlap === false) yield* flushEval();
+      } else {
+        const ev = yield* retryCancelled(0, 'eval', () => evalEvent(policy, spec, cfg, root, 0, skill, hooks));
+        best.offer(ev);
+        yield ev;
+      }
+    }
     for (let step = (resume?.step ?? 0) + 1; step <= cfg.steps; step++) {
-      if (opts.signal?.aborted) return;
+      if (opts.signal?.aborted) return yield* flushEval();
       // A cut step may have changed the algorithm's state (Skill-GRPO's memory): keep it to put back.
       const algoState = opts.cancel && method.saveState ? method.saveState() : null;
       let ts = now();
@@ -211,20 +247,28 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       if (event.rolledBack) undoneSteps++;
       else if (event.stepScale < 1) shrunkSteps++;
       if (detail) opts.onStepDetail?.(detail);
+      yield* flushEval();
       yield event;
       yield { event: 'trajectories', step, group };
       if (deferEval0 && step === (resume?.step ?? 0) + 1) {
         // The reference policy is a frozen copy of the initial weights: the same numbers as evaluating before step 1.
-        const ev = yield* retryCancelled(0, 'eval', () => evalEvent({ ...policy, params: ref }, spec, cfg, root, 0, skill0, hooks));
+        const ev = evaluator ? await (await startEval({ ...policy, params: ref }, 0, skill0)).ev : yield* retryCancelled(0, 'eval', () => evalEvent({ ...policy, params: ref }, spec, cfg, root, 0, skill0, hooks));
         best.offer(ev);
         yield ev;
       }
+      const checkpointDue = opts.checkpoints && cfg.checkpointEvery > 0 && (step % cfg.checkpointEvery === 0 || step === cfg.steps);
       if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) {
-        const ev = yield* retryCancelled(step, 'eval', () => evalEvent(policy, spec, cfg, root, step, skill, hooks));
-        best.offer(ev);
-        yield ev;
+        if (evaluator) {
+          pendingEval = (await startEval(policy, step, skill)).ev;
+          // Overlap with the next step; a checkpoint (it records the best evaluation) or the run's end waits for it.
+          if (checkpointDue || step === cfg.steps || opts.evalOverlap === false) yield* flushEval();
+        } else {
+          const ev = yield* retryCancelled(step, 'eval', () => evalEvent(policy, spec, cfg, root, step, skill, hooks));
+          best.offer(ev);
+          yield ev;
+        }
       }
-      if (opts.checkpoints && cfg.checkpointEvery > 0 && (step % cfg.checkpointEvery === 0 || step === cfg.steps)) {
+      if (checkpointDue) {
         if (cfg.valTasks > 0) {
           const v = await validationEvent(policy, spec, cfg, root, step, skill);
           // An algorithm that follows the policy's validation (Agentic-OPD re-selects its teacher) hears of it.
@@ -234,6 +278,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
         yield await checkpoint(step);
       }
     }
+    yield* flushEval();
     yield { event: 'done', steps: cfg.steps, elapsedMs: now() - t0, undoneSteps, shrunkSteps, envVersions };
   } finally {
     optimizer.dispose();
@@ -287,10 +332,13 @@ async function validationEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConf
  * Evaluation on test-seen and test-unseen (the first evalEpisodes tasks each) at the eval temperature, `eval/<step>` stream.
  * @throws RunCancelled when `hooks.cancel` is set at a turn (nothing to undo: evaluation changes no state).
  */
+/** The splits every evaluation plays, in this order. */
+const EVAL_SPLITS = ['test-seen', 'test-unseen'] as const;
+
 async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState, hooks: StepHooks): Promise<EvalEvent> {
   const t = now();
   const r = await evaluatePolicy(policy, spec, {
-    preset: cfg.preset, splits: ['test-seen', 'test-unseen'], episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature,
+    preset: cfg.preset, splits: EVAL_SPLITS, episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature,
     decoding: cfg.decoding, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, rng: root.fork(`eval/${step}`),
     // An algorithm that puts skills in the prompt (Skill-GRPO) evaluates with them, as it acts at rollout.
     episodeSkillFor: skill.algo.episodeSkill ? (type) => skill.algo.episodeSkill!(type) : undefined,
@@ -298,6 +346,35 @@ async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, ro
     onTurn: hooks.onProgress && ((done, total, fraction) => hooks.onProgress!({ phase: 'eval', step, done, total, unit: 'episodes', fraction })),
   });
   return { event: 'eval', step, splits: r.splits, evalMs: now() - t };
+}
+
+/** An evaluation's split jobs and the weights they play, read from the policy and the algorithm now. */
+interface EvalJobs {
+  step: number;
+  jobs: EvalJob[];
+  weights: Uint8Array;
+}
+
+/**
+ * The jobs of `evalEvent`'s evaluation (the same tasks, settings, `eval/<step>` stream forked per split, and the
+ * algorithm's episode skills as they are now) and the policy's current weights as bytes.
+ */
+async function evalJobs(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, step: number, skill: SkillState, envVersions: Record<string, string>): Promise<EvalJobs> {
+  const episodeSkills = skill.algo.episodeSkill ? episodeSkillTable(spec, cfg.preset, (type) => skill.algo.episodeSkill!(type)) : null;
+  const jobs = EVAL_SPLITS.map((split): EvalJob => ({
+    env: cfg.env, preset: cfg.preset, split, firstTask: 0, episodes: cfg.evalEpisodes, temperature: cfg.evalTemperature, decoding: cfg.decoding,
+    historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, seed: cfg.seed, streams: [`eval/${step}`, split], hints: 'none', episodeSkills,
+  }));
+  return { step, jobs, weights: await savePolicy(policy, cfg.model, envVersions) };
+}
+
+/** `evalEvent` in other threads: the split jobs run by `evaluator` at once; the same event (evalMs: their wall time). */
+async function threadedEvalEvent(e: EvalJobs, evaluator: Evaluator): Promise<EvalEvent> {
+  const t = now();
+  const r = await Promise.all(e.jobs.map((j) => evaluator(j, e.weights)));
+  const splits: EvalEvent['splits'] = {};
+  e.jobs.forEach((j, i) => (splits[j.split] = r[i].eval));
+  return { event: 'eval', step: e.step, splits, evalMs: now() - t };
 }
 
 /**
