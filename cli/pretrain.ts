@@ -1,6 +1,6 @@
 /**
- * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--backend wasm|cpu] [--json]`:
- * behaviour cloning of the base policy on expert, noisy-expert and hint-conditioned demonstrations,
+ * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--init WEIGHTS] [--backend wasm|cpu] [--json]`:
+ * behaviour cloning of the base policy (from a fresh seeded init, or from WEIGHTS) on expert, noisy-expert and hint-conditioned demonstrations,
  * then measurement (success with hints none|correct per split and task type, skill sensitivity in nats), then the
  * weights and a manifest (sha256, vocabulary hash, env versions, the exact command, the measurements) are written
  * to `--out` (default `public/base/<env>-<preset>.safetensors` + `.json`). Prints the sha256. Deterministic for a
@@ -13,7 +13,7 @@ import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
-import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../src/core/model/policy';
+import { buildTokenizer, createPolicy, disposePolicy, loadPolicy, savePolicy, type PolicyHandle } from '../src/core/model/policy';
 import { MODEL_SIZES } from '../src/core/model/config';
 import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import { Rng } from '../src/core/rng';
@@ -46,6 +46,7 @@ const SPEC = {
   'episode-noise': { type: 'float', help: 'share of an episode-skill episode\'s steps that are random and not demonstrated (the plan followed after a detour)', default: D.episodeNoise, min: 0, max: 0.95 },
   mix: { type: 'string', help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix).map(([k, v]) => `${k}=${v}`).join(',')})` },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
+  init: { type: 'string', help: 'start from these weights (a .safetensors file of the same model size and vocabulary, e.g. public/base/household-easy.safetensors) instead of a fresh seeded init' },
   'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
   out: { type: 'string', help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors' },
   json: { type: 'boolean', help: 'print one JSON object per line' },
@@ -112,10 +113,23 @@ async function main(): Promise<void> {
     ...D, mix, stepHintRate: a['step-hint-rate'], stepNoise: a['step-noise'], episodeNoise: a['episode-noise'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
   };
   const tok = buildTokenizer(spec);
-  const policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
+  let policy: PolicyHandle & { paramCount?: number };
+  let init: { initFrom: string; initSha256: string } | undefined;
+  if (a.init !== undefined) {
+    if (!fs.existsSync(a.init)) fail(`--init: no file at ${a.init}; give a .safetensors weights file (e.g. public/base/household-easy.safetensors)`);
+    const bytes = new Uint8Array(fs.readFileSync(a.init));
+    try {
+      policy = loadPolicy(bytes, tok);
+    } catch (e) {
+      fail(`--init: ${(e as Error).message}`);
+    }
+    const size = (policy as ReturnType<typeof loadPolicy>).size;
+    if (size !== a.model) fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
+    init = { initFrom: a.init, initSha256: await sha256Hex(bytes) };
+  } else policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
   const emit = (o: object) => a.json && process.stdout.write(JSON.stringify(o) + '\n');
   const say = (s: string) => !a.json && process.stdout.write(s);
-  say(`pretraining ${a.model} on ${a.env}/${a.preset} (${policy.paramCount} params), backend ${backend}, seed ${a.seed}\n`);
+  say(`pretraining ${a.model} on ${a.env}/${a.preset} (${init ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…` : `${policy.paramCount} params`}), backend ${backend}, seed ${a.seed}\n`);
   let seconds = 0;
   for await (const ev of pretrain(policy, spec, cfg)) {
     emit(ev);
@@ -128,7 +142,7 @@ async function main(): Promise<void> {
   const manifest: BaseManifest = {
     format: 1, env: spec.name, preset: a.preset, model: a.model, file: path.basename(out), sha256: sha, bytes: bytes.length,
     vocabHash: vocabHash(tok), envVersions: { [spec.name]: spec.version }, command,
-    seed: a.seed, backend, pretrain: { ...cfg }, trainSeconds: Math.round(seconds),
+    seed: a.seed, backend, pretrain: { ...cfg, ...init }, trainSeconds: Math.round(seconds),
     machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
   };
   if (a['measure-episodes'] > 0) {
