@@ -328,13 +328,13 @@ async function validationEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConf
   return { event: 'validation', step, samples: r, passRates, taskTypes, successRate: mean(passRates), valMs: now() - t };
 }
 
+/** The splits every evaluation plays, in this order. */
+const EVAL_SPLITS = ['test-seen', 'test-unseen'] as const;
+
 /**
  * Evaluation on test-seen and test-unseen (the first evalEpisodes tasks each) at the eval temperature, `eval/<step>` stream.
  * @throws RunCancelled when `hooks.cancel` is set at a turn (nothing to undo: evaluation changes no state).
  */
-/** The splits every evaluation plays, in this order. */
-const EVAL_SPLITS = ['test-seen', 'test-unseen'] as const;
-
 async function evalEvent(policy: PolicyHandle, spec: EnvSpec, cfg: RunConfig, root: Rng, step: number, skill: SkillState, hooks: StepHooks): Promise<EvalEvent> {
   const t = now();
   const r = await evaluatePolicy(policy, spec, {
