@@ -159,4 +159,17 @@ describe('stored runs in Chromium', () => {
     expect(await page.getByTestId('compare-settings').textContent()).toMatch(/The runs' settings are the same\./);
     await page.close();
   }, 300_000);
+
+  it('a link naming a start checkpoint this browser lacks says so; importing the file with that sha256 starts from it', async () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { sha256: string; file: string };
+    const { page } = await open(`${LINK}&ckpt=base-copy&ckptSha256=${manifest.sha256}`);
+    const missing = page.getByTestId('link-checkpoint-missing');
+    await expect.poll(async () => missing.count(), { timeout: 60_000 }).toBe(1);
+    expect(await missing.textContent()).toContain(`“base-copy” (sha256 ${manifest.sha256.slice(0, 12)}…), which this browser`);
+    await page.getByTestId('link-checkpoint-import').setInputFiles(join(ROOT, 'public/base', manifest.file));
+    await expect.poll(async () => missing.count(), { timeout: 60_000 }).toBe(0);
+    await expect.poll(async () => (await page.getByTestId('weights-init').textContent()) ?? '', { timeout: 30_000 }).toContain('starts from base-copy');
+    expect(decodeURIComponent(new URL(page.url()).hash)).toContain(`ckpt=base-copy&ckptSha256=${manifest.sha256}`);
+    await page.close();
+  }, 120_000);
 });
