@@ -5,7 +5,9 @@
  * - Svelte 5 via @sveltejs/vite-plugin-svelte.
  * - The training worker is an ES module worker (`new Worker(new URL(...), { type: 'module' })`).
  * - COOP/COEP on both dev and preview servers: without cross-origin isolation there is no SharedArrayBuffer,
- *   so tfjs-backend-wasm silently drops to its single-threaded build.
+ *   so tfjs-backend-wasm silently drops to its single-threaded build. With it, the worker loads the threaded SIMD
+ *   build, whose pthreads are blob workers made from the bundled worker source (nothing to serve for them); the
+ *   thread count is set in src/worker/backend.ts.
  * - The wasm binaries are imported with `?url` in src/worker/backend.ts, so Vite fingerprints and serves them
  *   in dev and in `vite build`; nothing to copy.
  */
