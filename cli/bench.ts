@@ -11,7 +11,9 @@
  * model, batch and sequence (scripts/peer_torch.py) and the ratio. On webgpu also dispatches, read-backs and uploads
  * per training step and per sampled token position, GPU bytes after the bench and after each household step
  * (src/core/backend/gpu-stats.ts), with `--gpu-pool` bounding tfjs' pool of freed GPU buffers
- * (src/core/backend/buffer-pool.ts). Speed is measured here, never in tests.
+ * (src/core/backend/buffer-pool.ts). `agenticOpd`: the mean wall time of an Agentic-OPD distillation step next to a GRPO
+ * step's (household/easy, nano from the base, B 4 × G 4; the teacher pool is made in this process from
+ * `--agentic-steps` GRPO checkpoints; src/core/bench/agentic.ts). Speed is measured here, never in tests.
  */
 import { spawnSync } from 'node:child_process';
 import { loadBaseFiles } from './base';
@@ -25,6 +27,7 @@ import { train } from '../src/core/train/trainer';
 import { CLI_BENCH_SIZE, runBench, type BenchSize } from '../src/core/bench/workloads';
 import { installGpuStats } from '../src/core/backend/gpu-stats';
 import { boundFreePool } from '../src/core/backend/buffer-pool';
+import { agenticOpdBench } from '../src/core/bench/agentic';
 
 exitOnClosedStdout();
 
@@ -38,6 +41,7 @@ const SPEC = {
   'opid-steps': { type: 'int', help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)', default: 3, min: 0, max: 100 },
   'new-tokens': { type: 'int', help: 'tokens generated per row in the sampling benchmark', default: 32, min: 1, max: 256 },
   'household-steps': { type: 'int', help: 'GRPO steps with the page\'s defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)', default: 2, min: 0, max: 100 },
+  'agentic-steps': { type: 'int', help: 'steps timed for Agentic-OPD\'s distillation step next to a GRPO step (household/easy, nano from the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process; 0 = skip)', default: 3, min: 0, max: 100 },
   peer: { type: 'string', help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch', choices: ['none', 'torch'], default: 'none' },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   'gpu-pool': { type: 'int', help: 'webgpu: bound on tfjs\' pool of freed GPU buffers (MiB; -1 = unbounded, tfjs\' own behaviour)', default: 256, min: -1, max: 1048576 },
@@ -55,6 +59,13 @@ async function opidRatio(steps: number, backend: string): Promise<{ grpo: number
     out[algo] = sum / steps;
   }
   return out;
+}
+
+/** Agentic-OPD's distillation step next to a GRPO step (src/core/bench/agentic.ts), from the household/easy base policy. */
+async function agenticBench(steps: number, backend: string): Promise<Awaited<ReturnType<typeof agenticOpdBench>>> {
+  const spec = getEnvSpec('household');
+  const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
+  return agenticOpdBench({ backend, initWeights: base.bytes, steps: Math.max(2, steps) });
 }
 
 /** Per household step on webgpu: dispatches, read-backs and uploads (from one step event to the next) and the GPU bytes after it. */
@@ -129,12 +140,14 @@ async function main(): Promise<void> {
   const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
   const household = a['household-steps'] > 0 ? await householdSteps(a['household-steps'], backend) : null;
   const peer = a.peer === 'torch' ? torchPeer(cfg, a) : null;
+  const agentic = a['agentic-steps'] > 0 ? await agenticBench(a['agentic-steps'], backend) : null;
   const r = {
     event: 'bench', ...core, backend,
     kvCacheSpeedup: kv,
     ...(household ? { household } : {}),
     ...(peer ? { peer: 'error' in peer ? { error: peer.error } : { ...peer, ratio: (B * T) / (trainMs / 1000) / peer.trainTokensPerSecond } } : {}),
     ...(ratio ? { grpoStepMs: ratio.grpo, opidStepMs: ratio.opid, opidOverGrpo: ratio.opid / ratio.grpo } : {}),
+    ...(agentic ? { agenticOpd: agentic } : {}),
   };
   if (a.json) process.stdout.write(JSON.stringify(r) + '\n');
   else process.stdout.write(`${a.model} on ${backend}: train ${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step, B=${B}, T=${T}), sample ${r.sampleTokensPerSecond.toFixed(0)} tok/s, matmul ${gflops.toFixed(1)} GFLOP/s` +
@@ -143,6 +156,7 @@ async function main(): Promise<void> {
     (household ? `household GRPO step (page defaults): ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
       (household.gpu ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, GPU MB allocated ${household.gpu.gpuBytesAllocated.map((b) => (b / 1e6).toFixed(1)).join(' → ')}` : '') + '\n' : '') +
     (r.dispatchesPerTrainStep !== undefined ? `webgpu: ${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated\n` : '') +
+    (agentic ? `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ${agentic.grpoStepMs.toFixed(0)} ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × G ${agentic.groupSize}, student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, mean LAD share ${(100 * agentic.ladShareMean).toFixed(1)}%)\n` : '') +
     (peer ? ('error' in peer ? `PyTorch peer: ${peer.error}\n` : `PyTorch ${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch = ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}\n`) : ''));
 }
 
