@@ -181,12 +181,25 @@ describe('page in Chromium', () => {
   }, 300_000);
 
   it('starts from scratch with a notice when the preset has no base policy; Start from scratch goes in the link', async () => {
-    const { page, logs } = await open('backend=wasm&model=nano&preset=default&steps=1&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0');
+    // household/default ships a base policy: the server answers 404 for its manifest here, as for a preset without one.
+    const page = await e2e!.context.newPage();
+    const logs: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') logs.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
+    const asked: string[] = [];
+    await page.route('**/base/household-default.json', (route) => {
+      asked.push(route.request().url());
+      return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+    });
+    await page.goto(`${e2e!.url}#backend=wasm&model=nano&preset=default&steps=1&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0`);
     const notice = page.getByTestId('base-notice');
     await notice.waitFor({ timeout: 60_000 });
     const text = (await notice.textContent()) ?? '';
     expect(text).toMatch(/Starting from scratch: no base policy for household\/default/);
     expect(text).toContain('make one with npm run pretrain -- --env household --preset default');
+    expect(asked.length).toBeGreaterThan(0); // the 404 came from the route above
     expect(await page.getByTestId('weights-init').textContent()).toContain('starts from fresh weights from seed 1');
     // The run still trains, from scratch.
     await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 30_000 }).toBe(true);

@@ -77,6 +77,27 @@ describe('fetchBasePolicy', () => {
   });
 });
 
+describe('the shipped household/default base policy', () => {
+  const rel = baseManifestPath('household', 'default');
+  const text = readFileSync(join(PUBLIC, rel), 'utf8');
+  const m = JSON.parse(text) as { model: RunConfig['model']; file: string; sha256: string };
+  const bytes = new Uint8Array(readFileSync(join(PUBLIC, 'base', m.file)));
+
+  it('loads, checked, with success measured for all six task types; a default-preset run starts from exactly its weights', async () => {
+    const files = { [`/${rel}`]: text, [`/base/${m.file}`]: bytes };
+    const b = await fetchBasePolicy(spec, 'default', buildTokenizer(spec), m.model, { baseUrl: '/', fetch: stubFetch(files) });
+    expect(b.manifest.preset).toBe('default');
+    expect(b.manifest.sha256).toBe(m.sha256);
+    expect(b.bytes).toEqual(bytes);
+    for (const split of ['test-seen', 'test-unseen'])
+      for (const mode of ['none', 'episode', 'step', 'both'])
+        expect(Object.keys(b.manifest.measured![split]![mode].byTaskType).sort(), `${split}/${mode}`).toEqual(['clean', 'cool', 'heat', 'look', 'pick', 'pick2']);
+    const start = await resolveStart(config({ preset: 'default', model: m.model }), memoryStore(), loader(files));
+    expect(start.init).toEqual({ kind: 'base', label: `the base policy (pretrained; household/default, ${m.model})` });
+    expect(start.bytes).toEqual(bytes);
+  });
+});
+
 describe('resolveStart', () => {
   it('starts a base run from exactly the shipped weights', async () => {
     const start = await resolveStart(config(), memoryStore(), loader(site()));
