@@ -163,11 +163,15 @@ export async function scoreSamples(
   for (let i = 0; i < order.length; i += chunk) {
     const idx = order.slice(i, i + chunk);
     const b = buildScoreBatch(idx.map((j) => samples[j]), cfg, freeRow);
+    // One read-back per chunk: log-probs and entropies concatenated [2·Mc] (a copy: the values are unchanged). Each
+    // read-back is a queue submit and a map wait on webgpu, so two reads cost two round trips.
     const r = tf.tidy(() => {
       const o = tokenLogProbs(p, cfg, b, temperature);
-      return [o.logp, o.entropy];
+      return tf.concat([o.logp, o.entropy]);
     });
-    const [lp, en] = (await Promise.all([r[0].data(), r[1].data()])) as Float32Array[];
+    const both = (await r.data()) as Float32Array;
+    const Mc = both.length / 2;
+    const lp = both.subarray(0, Mc), en = both.subarray(Mc);
     let o = 0;
     for (const j of idx) {
       const L = samples[j].response.length;
