@@ -41,7 +41,7 @@ const SPEC = {
   'opid-steps': { type: 'int', help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)', default: 3, min: 0, max: 100 },
   'new-tokens': { type: 'int', help: 'tokens generated per row in the sampling benchmark', default: 32, min: 1, max: 256 },
   'household-steps': { type: 'int', help: 'GRPO steps with the page\'s defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)', default: 2, min: 0, max: 100 },
-  'agentic-steps': { type: 'int', help: 'steps timed for Agentic-OPD\'s distillation step next to a GRPO step (household/easy, nano from the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process, at least 2; 0 = skip)', default: 0, min: 0, max: 100 },
+  'agentic-steps': { type: 'int', help: 'steps timed for Agentic-OPD\'s distillation step next to a GRPO step (household/easy, nano from the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process, at least 2; 0 = skip)', default: 3, min: 0, max: 100 },
   peer: { type: 'string', help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch', choices: ['none', 'torch'], default: 'none' },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   'gpu-pool': { type: 'int', help: 'webgpu: bound on tfjs\' pool of freed GPU buffers (MiB; -1 = unbounded, tfjs\' own behaviour)', default: 256, min: -1, max: 1048576 },
