@@ -5,6 +5,9 @@
  * the files (the commit says why). Last re-recorded when old log-probs came from the sampler, micro-batches shrank
  * to 2048 padded tokens (float rounding of the summed gradients, ~1e-7 relative) and the β = 0 kl metric became
  * the sampled KL(π_old ‖ π_ref) of the first group; the rollouts, success rates and token counts did not change.
+ * Re-recorded again when LayerNorm, GELU and the linear layers' bias got hand-written gradients (model/ops.ts; the
+ * gradients' sums run in another order, within 2e-6 relative of autograd's, test/core/model/ops-grad.test.ts): the
+ * forward pass and the first step's rollouts are unchanged to the bit, later steps drift by float rounding.
  * opid-steps.jsonl was re-recorded once more when the heuristic analyzer stopped writing step skills that name an
  * inadmissible action: four step skills of steps 2–5 changed (`go to R` written at R), the rollouts did not.
  *

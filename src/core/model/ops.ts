@@ -1,41 +1,67 @@
 /**
  * Differentiable building blocks with hand-written gradients where tfjs' defaults are slow or missing.
  *
- * - `matmul`/`bmm`: the backward pass materialises transposes and calls plain matMul. On wasm (tfjs 4.22)
- *   matMul with transposeA/transposeB — what autograd's default MatMul gradient uses — runs 10–30× slower
- *   (DEVELOPERS.md "speed traps").
+ * - `matmul`/`bmm`/`bmmNT`: the backward pass never calls a transposing 2-D matMul. On wasm (tfjs 4.22) a 2-D matMul
+ *   without transposes and with batch 1 runs in XNNPACK; with transposeA/transposeB — what autograd's default MatMul
+ *   gradient uses — it falls back to a scalar loop that runs 10–30× slower (DEVELOPERS.md "speed traps"). A batched
+ *   matMul (attention) always takes that scalar loop, whose inner loop runs along the shared dimension: it is fastest
+ *   when both operands are contiguous there (`bmmNT`, a·bᵀ), and the loop sums in the same order whatever the flags,
+ *   so passing flags instead of materialising 3-D transposes changes no bit.
+ * - `linear`: x·W + b with the bias gradient as ones[1,M]·dy (an XNNPACK matMul) instead of autograd's
+ *   transpose-then-Sum over the rows, and W's gradient transposing whichever of x and dy is smaller.
+ * - `layerNorm`, `gelu`: closed-form backward passes (a few fused-shape ops) instead of autograd through ~10 ops,
+ *   each of whose Multiply gradients copies its inputs (Cast/Identity kernels).
  * - `gatherRows`: tf.gather's gradient needs UnsortedSegmentSum, which the wasm backend lacks; ours
  *   scatters with scatterND (duplicates summed), which every backend has.
  * - `gelu`: tfjs core has no GELU; the tanh approximation (as GPT-2 and peer_torch.py) with x·x·x, not pow.
+ *
+ * Every forward pass computes exactly what the plain formula computes (same ops, same order): sampling and scoring are
+ * unchanged to the bit. The hand-written backward passes sum in another order than autograd's, so gradients differ
+ * from autograd's in the last float32 bits (test/core/model/ops-grad.test.ts bounds the difference).
  */
 import * as tf from '../tf';
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
 
-/** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls. */
+/** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls (aᵀ·dy transposing the smaller operand). */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sa, sb] = saved;
-      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sb) as tf.Tensor2D), tf.matMul(tf.transpose(sa) as tf.Tensor2D, dy as tf.Tensor2D)];
+      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sb) as tf.Tensor2D), tMatmul(sa as tf.Tensor2D, dy as tf.Tensor2D)];
     },
   };
 }) as unknown as CGF) as unknown as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
-/** a: [B, M, K], b: [B, K, N] → [B, M, N] (batched). Gradients via plain batched matMuls. */
+/**
+ * a: [B, M, K], b: [B, K, N] → [B, M, N] (batched). Gradients: dA = dC·bᵀ and dB = aᵀ·dC as flagged batched matMuls
+ * (no 3-D transpose is materialised; the scalar loop reads the flagged operand in place, same sums).
+ */
 export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sa, sb] = saved;
-      return [
-        tf.matMul(dy as tf.Tensor3D, tf.transpose(sb, [0, 2, 1]) as tf.Tensor3D),
-        tf.matMul(tf.transpose(sa, [0, 2, 1]) as tf.Tensor3D, dy as tf.Tensor3D),
-      ];
+      return [tf.matMul(dy as tf.Tensor3D, sb as tf.Tensor3D, false, true), tf.matMul(sa as tf.Tensor3D, dy as tf.Tensor3D, true, false)];
+    },
+  };
+}) as unknown as CGF) as unknown as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
+
+/**
+ * a: [B, M, K], b: [B, N, K] → a·bᵀ [B, M, N] (batched; attention scores q·kᵀ with keys stored [B, N, K]).
+ * Both operands are read contiguously along K. Gradients: dA = dC·b, dB = dCᵀ·a.
+ */
+export const bmmNT = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D, false, true),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sa, sb] = saved;
+      return [tf.matMul(dy as tf.Tensor3D, sb as tf.Tensor3D), tf.matMul(dy as tf.Tensor3D, sa as tf.Tensor3D, true, false)];
     },
   };
 }) as unknown as CGF) as unknown as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
@@ -55,23 +81,82 @@ export function gatherRows(table: tf.Tensor2D, indices: tf.Tensor1D): tf.Tensor2
   return f(table);
 }
 
-/** GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). Same shape as x. */
-export function gelu(x: tf.Tensor): tf.Tensor {
-  const inner = tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), Math.sqrt(2 / Math.PI));
-  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+/** √(2/π), GELU's tanh-form constant. */
+const GELU_C = Math.sqrt(2 / Math.PI);
+
+/**
+ * GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, as GPT-2). Same shape as x.
+ * Backward in closed form from the saved x and t = tanh(u): dx = dy·(0.5·(1 + t) + 0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²)).
+ */
+export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+  const inner = tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), GELU_C);
+  const t = tf.tanh(inner);
+  save([x, t]);
+  return {
+    value: tf.mul(tf.mul(x, 0.5), tf.add(t, 1)),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sx, st] = saved;
+      const x2 = tf.mul(sx, sx);
+      const du = tf.mul(tf.mul(tf.sub(1, tf.mul(st, st)), tf.mul(sx, 0.5 * GELU_C)), tf.add(tf.mul(x2, 3 * 0.044715), 1));
+      return tf.mul(dy, tf.add(tf.mul(tf.add(st, 1), 0.5), du));
+    },
+  };
+}) as unknown as CGF) as unknown as (x: tf.Tensor) => tf.Tensor;
+
+/** Column sums of a 2-D tensor [M, N] → [N], as ones[1,M]·x (an XNNPACK matMul on wasm, not a transpose and a Sum). */
+function colSum(x: tf.Tensor2D): tf.Tensor1D {
+  const [M, N] = x.shape;
+  return tf.reshape(tf.matMul(tf.ones([1, M]) as tf.Tensor2D, x), [N]);
 }
 
-/** LayerNorm over the last axis: x [..., d], gamma/beta [d]; ε = 1e-5 (PyTorch default). */
-export function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
+/** aᵀ·b for a [M, K], b [M, N] → [K, N], transposing the smaller operand (transposes are slow on wasm). */
+function tMatmul(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  return a.shape[1] <= b.shape[1] ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.transpose(tf.matMul(tf.transpose(b) as tf.Tensor2D, a)) as tf.Tensor2D;
+}
+
+/**
+ * LayerNorm over the last axis (Ba et al. 2016): x [..., d], gamma/beta [d]; ε = 1e-5 (PyTorch default).
+ * Backward in closed form with x̂ = (x − μ)·r, r = 1/√(σ² + ε), g = dy·γ:
+ * dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ_rows dy·x̂, dβ = Σ_rows dy.
+ */
+export const layerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
   const { mean, variance } = tf.moments(x, -1, true);
-  return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, 1e-5))), gamma), beta);
-}
+  const xc = tf.sub(x, mean);
+  const r = tf.rsqrt(tf.add(variance, 1e-5));
+  save([xc, r, gamma]);
+  return {
+    value: tf.add(tf.mul(tf.mul(xc, r), gamma), beta),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sxc, sr, sg] = saved;
+      const d = sg.shape[0];
+      const xhat = tf.mul(sxc, sr);
+      const g = tf.mul(dy, sg);
+      const dx = tf.mul(sr, tf.sub(tf.sub(g, tf.mean(g, -1, true)), tf.mul(xhat, tf.mean(tf.mul(g, xhat), -1, true))));
+      return [dx, colSum(tf.reshape(tf.mul(dy, xhat), [-1, d]) as tf.Tensor2D), colSum(tf.reshape(dy, [-1, d]) as tf.Tensor2D)];
+    },
+  };
+}) as unknown as CGF) as unknown as (x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor) => tf.Tensor;
 
-/** x [..., K] times W [K, N] plus b [N]: reshapes to 2-D for `matmul` and back. */
+/**
+ * x [M, K]·W [K, N] + b [N] → [M, N]. Gradients: dx = dy·Wᵀ, dW = xᵀ·dy (the smaller of x and dy transposed),
+ * db = ones[1,M]·dy.
+ */
+const affine = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([x, w]);
+  return {
+    value: tf.add(tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D), b),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sx, sw] = saved;
+      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sw) as tf.Tensor2D), tMatmul(sx as tf.Tensor2D, dy as tf.Tensor2D), colSum(dy as tf.Tensor2D)];
+    },
+  };
+}) as unknown as CGF) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
+
+/** x [..., K] times W [K, N] plus b [N]: reshapes to 2-D for `matmul` (or the fused affine op) and back. */
 export function linear(x: tf.Tensor, w: tf.Tensor2D, b?: tf.Tensor): tf.Tensor {
   const k = x.shape[x.shape.length - 1];
   const lead = x.shape.slice(0, -1);
-  const y = matmul(tf.reshape(x, [-1, k]) as tf.Tensor2D, w);
-  const yb = b ? tf.add(y, b) : y;
-  return tf.reshape(yb, [...lead, w.shape[1]]);
+  const x2 = tf.reshape(x, [-1, k]) as tf.Tensor2D;
+  const y = b ? affine(x2, w, b as tf.Tensor1D) : matmul(x2, w);
+  return tf.reshape(y, [...lead, w.shape[1]]);
 }

@@ -124,5 +124,5 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
 }
 
 function disposeCache(c: LayerCache[]): void {
-  for (const l of c) tf.dispose([l.kT, l.v]);
+  for (const l of c) tf.dispose([l.k, l.v]);
 }

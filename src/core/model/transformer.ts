@@ -8,14 +8,17 @@
 import * as tf from '../tf';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
-import { bmm, gatherRows, gelu, layerNorm, linear, matmul } from './ops';
+import { bmm, bmmNT, gatherRows, gelu, layerNorm, linear, matmul } from './ops';
 
 /** Large negative additive bias for masked positions (finite, so 0·bias stays 0 and no NaN appears). */
 export const NEG = -1e9;
 
-/** Key/value cache of one layer: kT [B·h, hs, Tc] (keys stored transposed), v [B·h, Tc, hs]. */
+/**
+ * Key/value cache of one layer: k [B·h, Tc, hs], v [B·h, Tc, hs]. Keys are kept untransposed: the scores q·kᵀ
+ * (`bmmNT`) then read q and k contiguously along hs, the fastest order of wasm's batched matMul loop.
+ */
 export type LayerCache = {
-  kT: tf.Tensor3D;
+  k: tf.Tensor3D;
   v: tf.Tensor3D;
 };
 
@@ -49,22 +52,21 @@ function block(p: Params, i: number, cfg: ModelConfig, x: tf.Tensor, bias: tf.Te
   const w = p[`h${i}.attn.wqkv`], bqkv = p[`h${i}.attn.bqkv`];
   const proj = (j: number) => linear(a, tf.slice(w, [0, j * d], [d, d]) as tf.Tensor2D, tf.slice(bqkv, [j * d], [d]));
   const qh = splitHeads(proj(0), B, T, h, hs); // [B·h,T,hs]
-  // Keys go straight to [B·h,hs,T] with one transpose.
-  let kT = tf.reshape(tf.transpose(tf.reshape(proj(1), [B, T, h, hs]), [0, 2, 3, 1]), [B * h, hs, T]) as tf.Tensor3D;
+  let kh = splitHeads(proj(1), B, T, h, hs); // [B·h,T,hs]
   let vh = splitHeads(proj(2), B, T, h, hs); // [B·h,T,hs]
   if (past) {
-    kT = tf.concat([past.kT, kT], 2);
+    kh = tf.concat([past.k, kh], 1);
     vh = tf.concat([past.v, vh], 1);
   }
-  const Tk = kT.shape[2];
-  const scores = tf.mul(bmm(qh, kT), 1 / Math.sqrt(hs)); // [B·h,T,Tk]
+  const Tk = kh.shape[1];
+  const scores = tf.mul(bmmNT(qh, kh), 1 / Math.sqrt(hs)); // [B·h,T,Tk]
   const att = tf.softmax(tf.add(tf.reshape(scores, [B, h, T, Tk]), bias)); // [B,h,T,Tk]
   const y = mergeHeads(bmm(tf.reshape(att, [B * h, T, Tk]) as tf.Tensor3D, vh), B, T, h, hs); // [B,T,d]
   x = tf.add(x, linear(y, p[`h${i}.attn.wo`] as tf.Tensor2D, p[`h${i}.attn.bo`]));
   const m = layerNorm(x, p[`h${i}.ln2.g`], p[`h${i}.ln2.b`]);
   const f = gelu(linear(m, p[`h${i}.mlp.wfc`] as tf.Tensor2D, p[`h${i}.mlp.bfc`]));
   x = tf.add(x, linear(f, p[`h${i}.mlp.wproj`] as tf.Tensor2D, p[`h${i}.mlp.bproj`]));
-  return { x, cache: { kT, v: vh } };
+  return { x, cache: { k: kh, v: vh } };
 }
 
 /** Causal additive bias [1,1,T,T]: 0 on and below the diagonal, NEG above. */
