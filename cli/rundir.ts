@@ -11,6 +11,7 @@ import {
   type RecordEvent, type RunRecord, type ValRecord,
 } from '../src/core/run/record';
 import { writeAtomic } from './files';
+import { cutEventsText } from '../src/core/run/cut';
 
 /** A run directory problem the user can fix; CLIs exit 2 with its message. */
 export class RunDirError extends Error {
@@ -121,24 +122,7 @@ export class EventLog {
 export function cutEventsAt(dir: string, k: number): number {
   const p = path.join(dir, EVENTS_FILE);
   const text = fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : '';
-  const events = inDir(dir, () => parseEvents(text)); // validates every line first
-  void events;
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  let cut = lines.length;
-  for (let i = 0; i < lines.length; i++) {
-    const o = JSON.parse(lines[i]) as { event?: unknown; step?: unknown };
-    const later = typeof o.step === 'number' && o.step > k && ['step', 'eval', 'validation', 'checkpoint', 'trajectories'].includes(String(o.event));
-    if (later || o.event === 'done') {
-      cut = i;
-      break;
-    }
-  }
-  const kept = lines.slice(0, cut);
-  const hasCkpt = kept.some((l) => {
-    const o = JSON.parse(l) as { event?: unknown; step?: unknown };
-    return o.event === 'checkpoint' && o.step === k;
-  });
-  if (!hasCkpt) kept.push(JSON.stringify({ event: 'checkpoint', step: k, file: checkpointFile(k), stateFile: stateFile(k) }));
-  writeAtomic(p, kept.map((l) => l + '\n').join(''));
-  return lines.length - cut;
+  const cut = inDir(dir, () => cutEventsText(text, k)); // validates every line first
+  writeAtomic(p, cut.text);
+  return cut.dropped;
 }

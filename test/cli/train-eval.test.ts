@@ -9,6 +9,7 @@ import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../../s
 import { decodeSafetensors, encodeSafetensors } from '../../src/core/model/io';
 import { Rng } from '../../src/core/rng';
 import { useBackend } from '../helpers/backend';
+import { loadBaseFiles } from '../../cli/base';
 
 /** Run a CLI script with tsx; returns exit code, stdout and stderr. */
 function cli(script: string, args: string[]) {
@@ -125,15 +126,22 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(fs.existsSync(save)).toBe(false);
   });
 
-  it('train --init base refuses a model size the shipped base policy is not, and a preset without one (exit 2)', () => {
-    const m = JSON.parse(fs.readFileSync('public/base/household-easy.json', 'utf8'));
-    const other = m.model === 'small' ? 'nano' : 'small';
-    const r = cli('train', ['--model', other, '--steps', '1']);
-    expect(r.code).toBe(2);
-    expect(r.err).toContain(`--init base: the shipped base policy for household/easy is a ${m.model} model; pass --model ${m.model}, or --init scratch`);
-    const d = cli('train', ['--preset', 'default', '--steps', '1']);
-    expect(d.code).toBe(2);
-    expect(d.err).toMatch(/--init base: no base policy for household\/default .*npm run pretrain -- --env household --preset default, or start from scratch/);
+  it('train --init base refuses a model size the shipped base policy is not, on each preset (exit 2)', () => {
+    for (const preset of ['easy', 'default']) {
+      const m = JSON.parse(fs.readFileSync(`public/base/household-${preset}.json`, 'utf8'));
+      const other = m.model === 'small' ? 'nano' : 'small';
+      const r = cli('train', ['--preset', preset, '--model', other, '--steps', '1']);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`--init base: the shipped base policy for household/${preset} is a ${m.model} model; pass --model ${m.model}, or --init scratch`);
+    }
+  });
+
+  it('a preset without a base policy: loading it names the missing manifest and the pretrain command', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const spec = getEnvSpec('household');
+    await expect(loadBaseFiles(spec, 'default', buildTokenizer(spec), empty)).rejects.toThrow(
+      /^no base policy for household\/default \(.*base\/household-default\.json is missing\); make one with npm run pretrain -- --env household --preset default, or start from scratch$/,
+    );
   });
 
   it('pretrain rejects bad flags with exit 2 and writes nothing', () => {
@@ -237,7 +245,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
   });
 
   it('eval rejects a bad split, a missing weights file and a corrupt one', () => {
-    expect(cli('eval', ['--split', 'validation']).err).toMatch(/--split must be one of: train, test-seen, test-unseen/);
+    expect(cli('eval', ['--split', 'validation']).err).toMatch(/--split: unknown split "validation" \(accepted: train, test-seen, test-unseen, val, or several separated by commas\)/);
     const missing = cli('eval', ['--policy', '/nonexistent/w.safetensors']);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/no file at .*accepted: expert, random/);

@@ -1,5 +1,5 @@
 /**
- * Cutting a run record back to a checkpoint, as resuming does (the CLI's cutEventsAt in cli/rundir.ts does the same
+ * Cutting a run record back to a checkpoint, as resuming does (the CLI's cutEventsAt in cli/rundir.ts applies it
  * on files): a continuation from the checkpoint after step k replaces whatever an interrupted run wrote after it.
  * Pure, on the files' text.
  */
