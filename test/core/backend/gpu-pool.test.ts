@@ -61,10 +61,9 @@ describe('free-buffer pool bound on webgpu', () => {
     const before = tf.memory().numTensors;
     const loose = await run();
     // The cause: each step's new sizes stay in the pool; bytes in use do not grow.
-    for (let s = 1; s < 5; s++) {
-      expect(loose.mem[s].bytesAllocated).toBeGreaterThan(loose.mem[s - 1].bytesAllocated);
-      expect(loose.mem[s].poolKeys).toBeGreaterThan(loose.mem[s - 1].poolKeys);
-    }
+    // Bytes grow every step; size keys over the run (a step's extra buffers may fall on keys already in the pool).
+    for (let s = 1; s < 5; s++) expect(loose.mem[s].bytesAllocated).toBeGreaterThan(loose.mem[s - 1].bytesAllocated);
+    expect(loose.mem[4].poolKeys).toBeGreaterThan(loose.mem[0].poolKeys);
     expect(loose.mem[4].bytesInUse).toBe(loose.mem[2].bytesInUse);
     expect(loose.mem[4].bytesAllocated - loose.mem[2].bytesAllocated).toBeGreaterThan(BOUND);
 
