@@ -487,14 +487,17 @@ export class RunState {
 
   private async drive(call: (api: TrainerHandle['api']) => Promise<TrainerStatus>): Promise<void> {
     const trainer = this.trainer!;
+    // A configure (Reset, a settings change) while this call runs discards the run: its late answer ("paused" after
+    // the cut) must not overwrite the new run's phase.
+    const seq = this.configureSeq;
     this.error = null;
     this.phase = 'running';
     this.progress.begin();
     try {
       const status = await call(trainer.api);
-      if (this.trainer === trainer) this.phase = status;
+      if (this.trainer === trainer && seq === this.configureSeq) this.phase = status;
     } catch (e) {
-      if (this.trainer !== trainer) return;
+      if (this.trainer !== trainer || seq !== this.configureSeq) return;
       this.error = `training: ${message(e)}`;
       this.phase = 'error';
     } finally {
