@@ -42,7 +42,10 @@ describe('play CLI', () => {
       ['step', 'move laptop 1 to sidetable 1', 1, true, true],
     ]); // stops at done: the trailing "look" is not read
     expect(events[4]).toMatchObject({ observation: 'You move the laptop 1 to the sidetable 1.', admissibleActions: [] });
-    expect(events[5]).toEqual({ event: 'summary', steps: 4, maxSteps: 10, success: true, reward: 1, done: true });
+    expect(events[5]).toEqual({
+      event: 'summary', steps: 4, maxSteps: 10, success: true, reward: 1, invalid: 0, done: true,
+      text: 'Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).',
+    });
   });
 
   it('text mode: numbered actions, a number picks one, ends with the outcome', async () => {
@@ -91,14 +94,42 @@ describe('play CLI', () => {
     expect(r.stderr).toContain('play: --env must be one of: household (got "foo")');
   }, 30_000);
 
-  it('a command the preset does not have says so; the end of the input prints a summary', async () => {
-    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['examine desk 1', 'go to desk 1']);
+  it('a command the preset does not have says so, naming its commands and the admissible actions', async () => {
+    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['fly to moon', 'go to desk 1', 'take apple 1']);
     const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
-    expect(events[1]).toMatchObject({ valid: false, hint: 'there is no "examine" command here; the commands now are: go to' });
+    expect(events[1]).toMatchObject({
+      action: 'fly to moon', observation: 'Nothing happens.', valid: false,
+      hint: '"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable 1',
+    });
     expect(events[2].hint).toBeUndefined();
-    expect(events[3]).toEqual({ event: 'summary', steps: 2, maxSteps: 10, success: false, reward: 0, done: false });
-    const t = await session(['--task', '357', '--preset', 'easy'], ['inventory']);
-    expect(t.out).toContain('(there is no "inventory" command here; the commands now are: go to)');
-    expect(t.out).toMatch(/End of input after 1\/10 steps: task not completed, reward 0\.\n$/);
+    expect(events[3].hint).toBe('"take apple 1" does not fit the command "take … from …"; admissible now: go to shelf 1, go to sidetable 1, take candle 2 from desk 1, take laptop 1 from desk 1');
+    expect(events[4]).toEqual({
+      event: 'summary', steps: 3, maxSteps: 10, success: false, reward: 0, invalid: 2, done: false,
+      text: 'End of input: no success after 3 of 10 steps, total reward 0 (2 invalid actions).',
+    });
+  });
+
+  it('text mode: the hint in parentheses after "Nothing happens.", and the summary at the end of the input', async () => {
+    const t = await session(['--task', '357', '--preset', 'easy'], ['inventory', 'got to desk 1']);
+    expect(t.code).toBe(0);
+    expect(t.out).toContain('Nothing happens.\n("inventory" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable 1)\n');
+    expect(t.out).toContain('; did you mean "go to desk 1"?)\n');
+    expect(t.out).toMatch(/\n> \nEnd of input: no success after 2 of 10 steps, total reward 0 \(2 invalid actions\)\.\n$/);
+  });
+
+  it('text mode: the end of the episode prints the summary (the expert\'s actions, by number and by text)', async () => {
+    const t = await session(['--task', '357', '--preset', 'easy'], ['1', '4', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look']);
+    expect(t.out).toContain('You move the laptop 1 to the sidetable 1.\n');
+    expect(t.out).toMatch(/\n\nTask complete: success in 4 of 10 steps, total reward 1 \(0 invalid actions\)\.\n$/);
+  });
+
+  it('--seed plays the task the seed draws (the same one every time) and says which', async () => {
+    const a = await session(['--seed', '5', '--preset', 'default'], []);
+    expect(a.out).toContain('(task 220338 of train, drawn from seed 5)');
+    const b = await session(['--task', '220338', '--preset', 'default', '--json'], []);
+    expect(a.out).toContain(`Task: ${JSON.parse(b.out.split('\n')[0]).task} (task 220338`);
+    const bad = await session(['--seed', 'x'], []);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--seed must be an integer');
   });
 });

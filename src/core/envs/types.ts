@@ -90,6 +90,21 @@ export interface EnvSpec {
    * is built from it deterministically.
    */
   vocabularyCorpus(): string[];
+  /**
+   * The commands a preset can ever offer, as forms (`take … from …`), for people's hints when an action does nothing
+   * (src/core/envs/play.ts); never part of a policy's prompt. Absent: hints name only the admissible actions.
+   */
+  commands?(preset: string): readonly CommandForm[];
+}
+
+/** One command of an environment, e.g. household's `take … from …`. */
+export interface CommandForm {
+  /** Its leading word(s), e.g. `take`, `go to`, `inventory`. */
+  verb: string;
+  /** The form with `…` for each name, e.g. `take … from …`. */
+  form: string;
+  /** Matches a normalised action (`normalizeAction`) of this form, e.g. `take apple 1 from desk 1`. */
+  pattern: RegExp;
 }
 
 /** Normalise an action for judging: trim, collapse runs of whitespace to one space, lower-case. */

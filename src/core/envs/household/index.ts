@@ -7,12 +7,14 @@
 import type { Env, EnvSpec, Expert } from '../types';
 import { HouseholdEnv } from './env';
 import { HouseholdExpert } from './expert';
+import { householdCommands } from './commands';
 import { HOUSEHOLD_VERSION, PRESET_NAMES, presetConfig } from './presets';
 import { householdCorpus } from './vocab';
 
 export { HouseholdEnv } from './env';
 export { HouseholdExpert, expertAction, expertPlan, subgoals } from './expert';
 export { HOUSEHOLD_VERSION, PRESET_NAMES, isHeldOutCombo } from './presets';
+export { householdCommands } from './commands';
 export { TASK_TYPES, type TaskType } from './catalog';
 export type { Goal, World } from './world';
 
@@ -37,5 +39,9 @@ export const household: EnvSpec = {
   /** Every word the env can emit (see `vocab.ts`). */
   vocabularyCorpus(): string[] {
     return householdCorpus();
+  },
+  /** The commands a preset can offer, as forms (see `commands.ts`). @throws Error on an unknown preset. */
+  commands(preset: string) {
+    return householdCommands(preset);
   },
 };

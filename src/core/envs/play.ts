@@ -1,0 +1,191 @@
+/**
+ * A person playing one task of an environment (`npm run play`, the page's Play view): the episode, its transcript,
+ * a hint for every action that did nothing (./hint.ts) and the summary at the end (steps, success, total reward).
+ * The environment is stepped exactly as a rollout steps it, so the task, observations and admissible actions are the
+ * text the policy gets; the hints are kept beside the observations, never in them.
+ */
+import { Rng } from '../rng';
+import { commandHint } from './hint';
+import { getEnvSpec } from './registry';
+import { SPLITS, TRAIN_TASK_INDICES, type CommandForm, type Env, type EnvSpec, type Split } from './types';
+
+/** Which task to play. */
+export interface PlayTask {
+  /** Registered environment name, e.g. `household`. */
+  env: string;
+  /** One of the environment's presets, e.g. `easy`. */
+  preset: string;
+  split: Split;
+  /** Task index in the split: a non-negative safe integer. */
+  index: number;
+}
+
+/** One action and what came of it. */
+export interface PlayTurn {
+  /** The action as typed. */
+  action: string;
+  /** The environment's observation, exactly as a policy would read it (`Nothing happens.` when not valid). */
+  observation: string;
+  /** This step's reward (household: 1 on the step that completes the task, else 0). */
+  reward: number;
+  done: boolean;
+  /** False when the action was not admissible. */
+  valid: boolean;
+  /** Why a not-admissible action did nothing and what is admissible (./hint.ts); absent on valid actions. */
+  hint?: string;
+}
+
+/** How an episode stands; its end's summary. */
+export interface PlaySummary {
+  /** Actions taken (valid or not). */
+  steps: number;
+  /** The environment's step limit. */
+  maxSteps: number;
+  /** True once the task is complete. */
+  success: boolean;
+  /** Sum of the step rewards. */
+  reward: number;
+  /** Actions that were not admissible. */
+  invalid: number;
+  /** True once the episode ended (success or the step limit). */
+  done: boolean;
+}
+
+/** Everything the Play view shows, as plain data. */
+export interface PlayView extends PlayTask {
+  /** The task line, e.g. `put a laptop in sidetable.` */
+  task: string;
+  taskType: string;
+  /** The first observation (after reset). */
+  firstObservation: string;
+  /** The latest observation: what the policy would read now. */
+  observation: string;
+  /** Admissible actions now (empty once done). */
+  admissible: string[];
+  /** The preset's command forms, e.g. `take … from …` (empty when the environment lists none). */
+  commands: string[];
+  turns: PlayTurn[];
+  summary: PlaySummary;
+}
+
+/** How an episode's summary came about: the episode ended, the input ended, or the player stopped. */
+export type PlayEnding = 'episode' | 'input' | 'stopped';
+
+/**
+ * The summary in one line:
+ * - `Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).`
+ * - `Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).`
+ * - `End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).` (ending `input`, not done)
+ * - `Stopped: no success after 2 of 10 steps, …` (ending `stopped`, not done).
+ * A done episode reads the same whatever `ending` says.
+ */
+export function summaryText(s: PlaySummary, ending: PlayEnding = 'episode'): string {
+  const invalid = `(${s.invalid} invalid action${s.invalid === 1 ? '' : 's'})`;
+  const rest = `${s.steps} of ${s.maxSteps} steps, total reward ${s.reward} ${invalid}.`;
+  if (s.success) return `Task complete: success in ${rest}`;
+  if (s.done) return `Out of steps: no success in ${rest}`;
+  return `${ending === 'input' ? 'End of input' : 'Stopped'}: no success after ${rest}`;
+}
+
+/**
+ * A task index drawn from a seed, for "a random task": uniform in [0, TRAIN_TASK_INDICES) from the seed's
+ * `play/task` stream (src/core/rng.ts), so the same seed names the same task on every machine.
+ * @throws Error naming `seed` unless it is a safe integer.
+ */
+export function randomTaskIndex(seed: number): number {
+  if (!Number.isSafeInteger(seed)) throw new Error(`seed must be an integer, got ${seed}`);
+  return new Rng(seed).fork('play/task').int(TRAIN_TASK_INDICES);
+}
+
+/** One task being played: reset at construction, stepped by `step`. */
+export class PlayEpisode {
+  readonly task: PlayTask;
+  private readonly spec: EnvSpec;
+  private readonly env: Env;
+  private readonly forms: readonly CommandForm[];
+  private readonly start: { task: string; taskType: string; observation: string };
+  private readonly log: PlayTurn[] = [];
+  private total = 0;
+  private invalid = 0;
+  private solved = false;
+  private ended = false;
+
+  /**
+   * Builds the task's world. @throws Error naming the field and its accepted values on an unknown env, preset or
+   * split, or an index that is not a non-negative safe integer.
+   */
+  constructor(task: PlayTask) {
+    this.spec = getEnvSpec(task.env);
+    if (!this.spec.presets.includes(task.preset)) {
+      throw new Error(`preset must be one of: ${this.spec.presets.join(', ')} (got "${task.preset}")`);
+    }
+    if (!SPLITS.includes(task.split)) throw new Error(`split must be one of: ${SPLITS.join(', ')} (got "${task.split}")`);
+    if (!Number.isSafeInteger(task.index) || task.index < 0) throw new Error(`task index must be an integer ≥ 0 (got ${task.index})`);
+    this.task = { env: task.env, preset: task.preset, split: task.split, index: task.index };
+    this.env = this.spec.create(task.preset);
+    this.start = this.env.reset({ split: task.split, index: task.index });
+    this.forms = this.spec.commands?.(task.preset) ?? [];
+  }
+
+  /** The environment being played (for an expert: `getEnvSpec(env).expert(episode.environment)`). */
+  get environment(): Env {
+    return this.env;
+  }
+
+  /** The environment's spec. */
+  get envSpec(): EnvSpec {
+    return this.spec;
+  }
+
+  /** True once the episode ended. */
+  get done(): boolean {
+    return this.ended;
+  }
+
+  /** Admissible actions now (empty once done). */
+  admissible(): string[] {
+    return this.env.admissibleActions();
+  }
+
+  /**
+   * Plays one action (any string), adding a hint when it was not admissible.
+   * @throws Error when the episode has ended.
+   */
+  step(action: string): PlayTurn {
+    if (this.ended) throw new Error('the episode has ended; start a new task');
+    const before = this.env.admissibleActions();
+    const r = this.env.step(action);
+    const turn: PlayTurn = { action, observation: r.observation, reward: r.reward, done: r.done, valid: r.valid };
+    if (!r.valid) {
+      const hint = commandHint({ env: this.task.env, preset: this.task.preset, commands: this.forms, action, admissible: before });
+      if (hint !== null) turn.hint = hint;
+      this.invalid++;
+    }
+    this.total += r.reward;
+    this.solved ||= r.success;
+    this.ended = r.done;
+    this.log.push(turn);
+    return turn;
+  }
+
+  /** Steps, success, total reward, invalid actions and whether it ended. */
+  summary(): PlaySummary {
+    return { steps: this.env.steps, maxSteps: this.env.maxSteps, success: this.solved, reward: this.total, invalid: this.invalid, done: this.ended };
+  }
+
+  /** The whole episode as plain data (copies; safe to send to another thread). */
+  view(): PlayView {
+    const last = this.log.length ? this.log[this.log.length - 1].observation : this.start.observation;
+    return {
+      ...this.task,
+      task: this.start.task,
+      taskType: this.start.taskType,
+      firstObservation: this.start.observation,
+      observation: last,
+      admissible: this.admissible(),
+      commands: this.forms.map((f) => f.form),
+      turns: this.log.map((t) => ({ ...t })),
+      summary: this.summary(),
+    };
+  }
+}
