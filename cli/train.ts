@@ -25,103 +25,27 @@
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { evalLine, phaseLine, progress } from './train-print';
-import { checkFromRunUnchanged, readFromRun, SHARED_WITH_RUN, type FromRun, type FromRunRecord } from './from-run';
+import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs, UsageError, USAGE_EXIT_CODE, type FlagTable } from './args';
+import { parseArgs, UsageError } from './args';
 import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/model/policy';
-import { setupBackend, NODE_BACKENDS, type NodeBackend } from './backend';
+import { setupBackend, type NodeBackend } from './backend';
 import { loadBaseFiles } from './base';
 import { exitOnClosedStdout, writeAtomic } from './files';
-import { defaultEvalThreads, EvalPool } from './eval-pool';
-import {
-  ConfigError, DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, parseRunConfig,
-  type RunConfig, type RunConfigKey,
-} from '../src/core/run/config';
+import { EvalPool } from './eval-pool';
+import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
-import type { EvalEvent, StepEvent, TrainEvent } from '../src/core/train/events';
-import { decodeTrainState } from '../src/core/train/checkpoint';
-import { RECORD_VERSION, RUN_FORMAT, addValidation, checkpointFile, emptyValRecord, stateFile, type RunRecord, type ValRecord } from '../src/core/run/record';
-import { EventLog, RunDirError, cutEventsAt, listCheckpoints, readEvents, readRun, readVal, writeCheckpoint, writeRun, writeVal } from './rundir';
+import { checkpointFile } from '../src/core/run/record';
+import { readRun } from './rundir';
+import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText } from './train-flags';
+import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
 exitOnClosedStdout();
-
-/** Flags of the run-config fields: one per schema field whose metadata names a `flag` (src/core/run/config.ts). */
-const CONFIG_FLAGS: FlagTable = {};
-/** RunConfig field of each such flag. */
-const FIELD: Record<string, RunConfigKey> = {};
-for (const key of RUN_CONFIG_KEYS) {
-  const { flag, help } = fieldMeta(key);
-  if (!flag) continue;
-  FIELD[flag] = key;
-  const j = fieldSchema(key);
-  // Ranges are left to the schema, whose messages name the range (`--lr: Too small … (accepted: a number in …)`).
-  if (key === 'init') CONFIG_FLAGS[flag] = { type: 'string', help: `${help} (base | scratch | PATH)` };
-  else if (key === 'backend') CONFIG_FLAGS[flag] = { type: 'string', help, default: 'wasm', choices: NODE_BACKENDS };
-  else if (j.type === 'integer') CONFIG_FLAGS[flag] = { type: 'int', help };
-  else if (j.type === 'number') CONFIG_FLAGS[flag] = { type: 'float', help };
-  else if (j.type === 'boolean') CONFIG_FLAGS[flag] = { type: 'boolean', help, default: j.default === true };
-  else CONFIG_FLAGS[flag] = { type: 'string', help, ...(j.enum ? { choices: j.enum } : {}) };
-}
-
-/** Flags of `train` that are not run settings. */
-const OTHER_FLAGS = {
-  save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
-  'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
-  json: { type: 'boolean', help: 'print one JSON object per line' },
-  'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
-  'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks). Exit 2, nothing written, when a checkpoint is missing, corrupt or of another model, vocabulary or environment version, or when the student already solves every val task some checkpoint solves (nothing to distil). --resume of the stage refuses a source whose files changed (sha256 in run.json)' },
-  resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl' },
-  'eval-threads': { type: 'int', help: `worker threads that run evaluations (test-seen and test-unseen at once, beside the next training step; the same numbers as in the training thread); 0 = evaluate in the training thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`, default: defaultEvalThreads(), min: 0, max: 2 },
-  profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
-  help: { type: 'boolean', help: 'show this help' },
-} as const satisfies FlagTable;
-
-const SPEC: FlagTable = { ...CONFIG_FLAGS, ...OTHER_FLAGS };
-
-/** What a flag accepts, in words: the schema's description, or the CLI's own for --init and --backend. */
-function acceptedOf(flag: string): string {
-  const key = FIELD[flag];
-  if (key === 'init') return 'base (the shipped base policy), scratch (a fresh seeded init) or the path of a .safetensors file written by --save';
-  if (key === 'backend') return `one of ${NODE_BACKENDS.join(', ')}`;
-  return describeField(key);
-}
-
-/** `--help`: the run settings grouped as in the page (schema order), then the other flags. */
-function helpText(): string {
-  const w = Math.max(...Object.keys(SPEC).map((f) => f.length)) + 2;
-  const pad = ' '.repeat(w + 4);
-  const lines = ['usage: npm run train -- [flags]', '', 'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, symbol, recommended value.'];
-  for (const group of FIELD_GROUPS) {
-    const keys = fieldsOfGroup(group).filter((k) => fieldMeta(k).flag);
-    if (!keys.length) continue;
-    // The internal group's flagged settings are the run record's (the page keeps no run directory).
-    lines.push('', group === 'internal' ? 'run record (with --run-dir):' : `${group}:`);
-    for (const key of keys) {
-      const m = fieldMeta(key);
-      const flag = m.flag!;
-      const d = flag === 'backend' ? 'wasm' : DEFAULT_CONFIG[key];
-      const facts = [`accepted: ${acceptedOf(flag)}`, `default ${d === '' ? '"" (empty)' : String(d)}`];
-      if (m.unit) facts.push(`unit: ${m.unit}`);
-      if (m.symbol) facts.push(`symbol: ${m.symbol}`);
-      if (m.recommended) facts.push(`recommended: ${m.recommended}`);
-      lines.push(`  --${flag.padEnd(w)}${m.label} — ${m.help}`, `${pad}${facts.join('; ')}`);
-    }
-  }
-  lines.push('', 'output:');
-  for (const [flag, f] of Object.entries(OTHER_FLAGS)) lines.push(`  --${flag.padEnd(w)}${f.help}`);
-  return lines.join('\n');
-}
-
-/** The flag of a run-config field (`--tasks` for tasksPerStep), or the field name when it has none. */
-function flagOf(field: string): string {
-  const flag = isRunConfigKey(field) ? fieldMeta(field).flag : undefined;
-  return flag ? `--${flag}` : field;
-}
 
 /** Checks before training that `--save` names a file we can create: its folder exists and is writable. */
 function checkSavePath(p: string, flag: string): void {
@@ -151,11 +75,6 @@ function saveOrRescue(p: string, flag: string, bytes: Uint8Array): void {
     process.stderr.write(`train: ${flag} ${p} could not be written (${(e as Error).message}); the weights are saved at ${rescue} instead\n`);
     process.exitCode = 1;
   }
-}
-
-function fail(msg: string): never {
-  process.stderr.write(`train: ${msg}\n`);
-  process.exit(USAGE_EXIT_CODE);
 }
 
 async function main(): Promise<void> {
@@ -335,164 +254,6 @@ async function main(): Promise<void> {
   fromRun?.pool.dispose();
   await pool?.close();
 }
-
-/** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */
-interface Resume {
-  dir: string;
-  run: RunRecord;
-  config: RunConfig;
-  step: number;
-  weights: Uint8Array;
-  state: Uint8Array;
-  best: { step: number; score: number; splits: Record<string, number> } | null;
-  val: ValRecord | null;
-}
-
-/** Flags given on the command line (without `--`), whatever their parsed defaults. */
-function givenFlags(): Set<string> {
-  return new Set(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
-}
-
-/**
- * Check `--resume DIR` and read what it needs: run.json, events.jsonl and val.json validated, the latest checkpoint
- * with both files, run-setting flags equal to the recorded config (only --steps may differ, and must exceed the
- * checkpoint's step). Exits 2 with the reason otherwise.
- */
-function prepareResume(dir: string, partial: Record<string, unknown>, init: string | undefined, runDir: string | undefined): Resume {
-  if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
-  let run: RunRecord, val: ValRecord | null;
-  try {
-    run = readRun(dir);
-    readEvents(dir);
-    val = readVal(dir);
-  } catch (e) {
-    if (e instanceof RunDirError) fail(`--resume: ${e.message}`);
-    throw e;
-  }
-  const spec = getEnvSpec(run.config.env);
-  if (Object.hasOwn(run.envVersions, spec.name) && run.envVersions[spec.name] !== spec.version)
-    fail(`--resume: the run was made with environment version ${run.envVersions[spec.name]}; this is ${spec.version}, whose tasks differ; start a new run`);
-  const given = givenFlags();
-  for (const [flag, field] of Object.entries(FIELD)) {
-    if (!given.has(flag) || field === 'steps') continue;
-    if (field === 'init') {
-      if (init !== run.config.init) fail(`--resume: --init ${init} differs from the run's ${run.config.init}; the weights come from the checkpoint, so drop --init`);
-      continue;
-    }
-    if (partial[field] !== run.config[field]) fail(`--resume: --${flag} ${String(partial[field])} differs from the run's ${String(run.config[field])}; a resumed run keeps its config (only --steps may change)`);
-  }
-  // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
-  const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
-  const ckpts = listCheckpoints(dir);
-  if (!ckpts.length) fail(`--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must have reached its first --checkpoint-every step`);
-  const step = ckpts[ckpts.length - 1];
-  if (step >= steps) fail(`--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do (pass --steps N > ${step} to extend it)`);
-  const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
-  const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
-  let decoded;
-  try {
-    decoded = decodeTrainState(state);
-    if (decoded.step !== step) throw new Error(`it records step ${decoded.step}`);
-  } catch (e) {
-    fail(`--resume: ${path.join(dir, stateFile(step))} is corrupt (${(e as Error).message}); remove this checkpoint's two files to resume from the one before`);
-  }
-  return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val };
-}
-
-/**
- * The teachers of a resumed distillation stage: the source run recorded in run.json (`fromRun`), read again after
- * checking that its val.json and the checkpoint files the stage read are unchanged (sha256). Exits 2 naming what
- * changed, or when `--from-run` names another directory.
- */
-function resumeFromRun(resume: Resume, config: RunConfig, given: string | undefined): FromRun {
-  const rec = resume.run.fromRun;
-  if (!rec) fail(`--resume: ${path.join(resume.dir, 'run.json')} records no --from-run source for this agentic-opd run; start a new distillation with --from-run DIR`);
-  if (given !== undefined && path.resolve(given) !== rec.dir) fail(`--resume: --from-run ${given} differs from the run's ${rec.dir}; a resumed distillation keeps its source, so drop --from-run`);
-  let fr: FromRun;
-  try {
-    checkFromRunUnchanged(rec);
-    const spec = getEnvSpec(config.env);
-    fr = readFromRun(rec.dir, config, spec, buildTokenizer(spec));
-  } catch (e) {
-    fail(`--resume: ${(e as Error).message}`);
-  }
-  if (fr.studentStep !== rec.student.step || fr.pool.ids.join() !== rec.teachers.map((t) => t.step).join())
-    fail(`--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ${fr.pool.ids.join(', ')}, the run began with student ${rec.student.step} and teachers ${rec.teachers.map((t) => t.step).join(', ')}; start a new distillation`);
-  return fr;
-}
-
-/** Check `--run-dir DIR`: a new or empty folder (made by `makeRunDir` once every other check has passed). Exits 2 otherwise. */
-function prepareRunDir(dir: string): void {
-  if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
-  if (fs.existsSync(dir)) {
-    if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
-    if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder, or continue that run with --resume ${dir}`);
-  }
-}
-
-/** Create `--run-dir DIR` (checked by `prepareRunDir`). Exits 2 when it cannot be made. */
-function makeRunDir(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    fail(`--run-dir: cannot create "${dir}" (${(e as Error).message})`);
-  }
-}
-
-/** A checkpoint event as written to events.jsonl: file names instead of bytes. */
-type CheckpointLine = { event: 'checkpoint'; step: number; file: string; stateFile: string };
-
-/** Writes the run record as the trainer's events come (format: src/core/run/record.ts). */
-class RunRecorder {
-  private readonly log: EventLog;
-  private val: ValRecord | null;
-  private run: RunRecord | null = null;
-
-  constructor(
-    private readonly dir: string, private readonly config: RunConfig, private readonly command: string, private readonly backend: string,
-    private readonly initWeights: string | null, private readonly resume: Resume | null,
-    /** A distillation stage's source run and the sha256 of what it read (run.json `fromRun`). */
-    private readonly fromRun: FromRunRecord | null = null,
-  ) {
-    if (resume) {
-      cutEventsAt(dir, resume.step);
-      this.val = resume.val ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) } : null;
-      if (this.val) writeVal(dir, this.val);
-      this.run = { ...resume.run, resumes: [...resume.run.resumes, { fromStep: resume.step, steps: config.steps, command, at: new Date().toISOString() }] };
-      writeRun(dir, this.run);
-    } else this.val = null;
-    this.log = new EventLog(dir);
-  }
-
-  /** The events.jsonl line of a checkpoint event. */
-  lineOf(ev: { step: number }): CheckpointLine {
-    return { event: 'checkpoint', step: ev.step, file: checkpointFile(ev.step), stateFile: stateFile(ev.step) };
-  }
-
-  /** Record one event (files first, then its line); returns it unchanged. */
-  take(ev: TrainEvent): TrainEvent {
-    if (ev.event === 'start' && !this.run) {
-      this.run = {
-        format: RUN_FORMAT, version: RECORD_VERSION, config: ev.config, envVersions: ev.envVersions, command: this.command, argv: process.argv.slice(2),
-        backend: ev.backend, params: ev.params, vocabSize: ev.vocabSize, initWeights: this.initWeights, createdAt: new Date().toISOString(), resumes: [],
-        ...(this.fromRun ? { fromRun: this.fromRun } : {}),
-      };
-      writeRun(this.dir, this.run);
-    }
-    if (ev.event === 'validation') {
-      this.val = addValidation(this.val ?? emptyValRecord(this.config, ev.taskTypes), ev.step, ev.passRates, ev.taskTypes);
-      writeVal(this.dir, this.val);
-    }
-    if (ev.event === 'checkpoint') {
-      writeCheckpoint(this.dir, ev.step, ev.weights, ev.state);
-      this.log.append(this.lineOf(ev));
-      this.log.sync();
-    } else if (ev.event !== 'trajectories') this.log.append(ev);
-    if (ev.event === 'done') this.log.close();
-    return ev;
-  }
-}
-
 main().catch((e) => {
   process.stderr.write(`train: ${e instanceof Error ? (process.env.OPD_DEBUG ? e.stack : e.message) : String(e)}\n`);
   process.exit(1);

@@ -1,0 +1,91 @@
+/**
+ * The flags of `npm run train` (cli/train.ts): one per run-config field whose schema metadata names a `flag`
+ * (src/core/run/config.ts), typed by the field's JSON Schema, plus train's own flags (output, run directory, resume,
+ * evaluation threads); the `--help` text grouped as in the page; and `fail`, the usage-error exit (code 2).
+ */
+import { USAGE_EXIT_CODE, type FlagTable } from './args';
+import { NODE_BACKENDS } from './backend';
+import { defaultEvalThreads } from './eval-pool';
+import {
+  DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, type RunConfigKey,
+} from '../src/core/run/config';
+
+/** Flags of the run-config fields: one per schema field whose metadata names a `flag` (src/core/run/config.ts). */
+export const CONFIG_FLAGS: FlagTable = {};
+/** RunConfig field of each such flag. */
+export const FIELD: Record<string, RunConfigKey> = {};
+for (const key of RUN_CONFIG_KEYS) {
+  const { flag, help } = fieldMeta(key);
+  if (!flag) continue;
+  FIELD[flag] = key;
+  const j = fieldSchema(key);
+  // Ranges are left to the schema, whose messages name the range (`--lr: Too small … (accepted: a number in …)`).
+  if (key === 'init') CONFIG_FLAGS[flag] = { type: 'string', help: `${help} (base | scratch | PATH)` };
+  else if (key === 'backend') CONFIG_FLAGS[flag] = { type: 'string', help, default: 'wasm', choices: NODE_BACKENDS };
+  else if (j.type === 'integer') CONFIG_FLAGS[flag] = { type: 'int', help };
+  else if (j.type === 'number') CONFIG_FLAGS[flag] = { type: 'float', help };
+  else if (j.type === 'boolean') CONFIG_FLAGS[flag] = { type: 'boolean', help, default: j.default === true };
+  else CONFIG_FLAGS[flag] = { type: 'string', help, ...(j.enum ? { choices: j.enum } : {}) };
+}
+
+/** Flags of `train` that are not run settings. */
+export const OTHER_FLAGS = {
+  save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
+  'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
+  json: { type: 'boolean', help: 'print one JSON object per line' },
+  'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
+  'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks). Exit 2, nothing written, when a checkpoint is missing, corrupt or of another model, vocabulary or environment version, or when the student already solves every val task some checkpoint solves (nothing to distil). --resume of the stage refuses a source whose files changed (sha256 in run.json)' },
+  resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl' },
+  'eval-threads': { type: 'int', help: `worker threads that run evaluations (test-seen and test-unseen at once, beside the next training step; the same numbers as in the training thread); 0 = evaluate in the training thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`, default: defaultEvalThreads(), min: 0, max: 2 },
+  profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
+  help: { type: 'boolean', help: 'show this help' },
+} as const satisfies FlagTable;
+
+/** Every flag of `train`: the run settings' and its own. */
+export const SPEC: FlagTable = { ...CONFIG_FLAGS, ...OTHER_FLAGS };
+
+/** What a flag accepts, in words: the schema's description, or the CLI's own for --init and --backend. */
+export function acceptedOf(flag: string): string {
+  const key = FIELD[flag];
+  if (key === 'init') return 'base (the shipped base policy), scratch (a fresh seeded init) or the path of a .safetensors file written by --save';
+  if (key === 'backend') return `one of ${NODE_BACKENDS.join(', ')}`;
+  return describeField(key);
+}
+
+/** `--help`: the run settings grouped as in the page (schema order), then the other flags. */
+export function helpText(): string {
+  const w = Math.max(...Object.keys(SPEC).map((f) => f.length)) + 2;
+  const pad = ' '.repeat(w + 4);
+  const lines = ['usage: npm run train -- [flags]', '', 'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, symbol, recommended value.'];
+  for (const group of FIELD_GROUPS) {
+    const keys = fieldsOfGroup(group).filter((k) => fieldMeta(k).flag);
+    if (!keys.length) continue;
+    // The internal group's flagged settings are the run record's (the page keeps no run directory).
+    lines.push('', group === 'internal' ? 'run record (with --run-dir):' : `${group}:`);
+    for (const key of keys) {
+      const m = fieldMeta(key);
+      const flag = m.flag!;
+      const d = flag === 'backend' ? 'wasm' : DEFAULT_CONFIG[key];
+      const facts = [`accepted: ${acceptedOf(flag)}`, `default ${d === '' ? '"" (empty)' : String(d)}`];
+      if (m.unit) facts.push(`unit: ${m.unit}`);
+      if (m.symbol) facts.push(`symbol: ${m.symbol}`);
+      if (m.recommended) facts.push(`recommended: ${m.recommended}`);
+      lines.push(`  --${flag.padEnd(w)}${m.label} — ${m.help}`, `${pad}${facts.join('; ')}`);
+    }
+  }
+  lines.push('', 'output:');
+  for (const [flag, f] of Object.entries(OTHER_FLAGS)) lines.push(`  --${flag.padEnd(w)}${f.help}`);
+  return lines.join('\n');
+}
+
+/** The flag of a run-config field (`--tasks` for tasksPerStep), or the field name when it has none. */
+export function flagOf(field: string): string {
+  const flag = isRunConfigKey(field) ? fieldMeta(field).flag : undefined;
+  return flag ? `--${flag}` : field;
+}
+
+/** Prints `train: <msg>` on stderr and exits with the usage exit code (2). */
+export function fail(msg: string): never {
+  process.stderr.write(`train: ${msg}\n`);
+  process.exit(USAGE_EXIT_CODE);
+}

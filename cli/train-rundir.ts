@@ -1,0 +1,174 @@
+/**
+ * The run directory side of `npm run train` (cli/train.ts; format in src/core/run/record.ts): checking `--run-dir`
+ * and `--resume DIR` (its record validated, run-setting flags equal to the recorded config, the latest checkpoint
+ * read), rebuilding a resumed distillation stage's teachers, and `RunRecorder`, which writes run.json, events.jsonl,
+ * val.json and the checkpoints as the trainer's events come. Every refusal exits 2 through `fail`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildTokenizer } from '../src/core/model/policy';
+import { getEnvSpec } from '../src/core/envs/registry';
+import type { RunConfig } from '../src/core/run/config';
+import type { TrainEvent } from '../src/core/train/events';
+import { decodeTrainState } from '../src/core/train/checkpoint';
+import { RECORD_VERSION, RUN_FORMAT, addValidation, checkpointFile, emptyValRecord, stateFile, type RunRecord, type ValRecord } from '../src/core/run/record';
+import { EventLog, RunDirError, cutEventsAt, listCheckpoints, readEvents, readRun, readVal, writeCheckpoint, writeRun, writeVal } from './rundir';
+import { checkFromRunUnchanged, readFromRun, type FromRun, type FromRunRecord } from './from-run';
+import { FIELD, fail } from './train-flags';
+
+/** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */
+export interface Resume {
+  dir: string;
+  run: RunRecord;
+  config: RunConfig;
+  step: number;
+  weights: Uint8Array;
+  state: Uint8Array;
+  best: { step: number; score: number; splits: Record<string, number> } | null;
+  val: ValRecord | null;
+}
+
+/** Flags given on the command line (without `--`), whatever their parsed defaults. */
+function givenFlags(): Set<string> {
+  return new Set(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
+}
+
+/**
+ * Check `--resume DIR` and read what it needs: run.json, events.jsonl and val.json validated, the latest checkpoint
+ * with both files, run-setting flags equal to the recorded config (only --steps may differ, and must exceed the
+ * checkpoint's step). Exits 2 with the reason otherwise.
+ */
+export function prepareResume(dir: string, partial: Record<string, unknown>, init: string | undefined, runDir: string | undefined): Resume {
+  if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
+  let run: RunRecord, val: ValRecord | null;
+  try {
+    run = readRun(dir);
+    readEvents(dir);
+    val = readVal(dir);
+  } catch (e) {
+    if (e instanceof RunDirError) fail(`--resume: ${e.message}`);
+    throw e;
+  }
+  const spec = getEnvSpec(run.config.env);
+  if (Object.hasOwn(run.envVersions, spec.name) && run.envVersions[spec.name] !== spec.version)
+    fail(`--resume: the run was made with environment version ${run.envVersions[spec.name]}; this is ${spec.version}, whose tasks differ; start a new run`);
+  const given = givenFlags();
+  for (const [flag, field] of Object.entries(FIELD)) {
+    if (!given.has(flag) || field === 'steps') continue;
+    if (field === 'init') {
+      if (init !== run.config.init) fail(`--resume: --init ${init} differs from the run's ${run.config.init}; the weights come from the checkpoint, so drop --init`);
+      continue;
+    }
+    if (partial[field] !== run.config[field]) fail(`--resume: --${flag} ${String(partial[field])} differs from the run's ${String(run.config[field])}; a resumed run keeps its config (only --steps may change)`);
+  }
+  // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
+  const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
+  const ckpts = listCheckpoints(dir);
+  if (!ckpts.length) fail(`--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must have reached its first --checkpoint-every step`);
+  const step = ckpts[ckpts.length - 1];
+  if (step >= steps) fail(`--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do (pass --steps N > ${step} to extend it)`);
+  const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
+  const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
+  let decoded;
+  try {
+    decoded = decodeTrainState(state);
+    if (decoded.step !== step) throw new Error(`it records step ${decoded.step}`);
+  } catch (e) {
+    fail(`--resume: ${path.join(dir, stateFile(step))} is corrupt (${(e as Error).message}); remove this checkpoint's two files to resume from the one before`);
+  }
+  return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val };
+}
+
+/**
+ * The teachers of a resumed distillation stage: the source run recorded in run.json (`fromRun`), read again after
+ * checking that its val.json and the checkpoint files the stage read are unchanged (sha256). Exits 2 naming what
+ * changed, or when `--from-run` names another directory.
+ */
+export function resumeFromRun(resume: Resume, config: RunConfig, given: string | undefined): FromRun {
+  const rec = resume.run.fromRun;
+  if (!rec) fail(`--resume: ${path.join(resume.dir, 'run.json')} records no --from-run source for this agentic-opd run; start a new distillation with --from-run DIR`);
+  if (given !== undefined && path.resolve(given) !== rec.dir) fail(`--resume: --from-run ${given} differs from the run's ${rec.dir}; a resumed distillation keeps its source, so drop --from-run`);
+  let fr: FromRun;
+  try {
+    checkFromRunUnchanged(rec);
+    const spec = getEnvSpec(config.env);
+    fr = readFromRun(rec.dir, config, spec, buildTokenizer(spec));
+  } catch (e) {
+    fail(`--resume: ${(e as Error).message}`);
+  }
+  if (fr.studentStep !== rec.student.step || fr.pool.ids.join() !== rec.teachers.map((t) => t.step).join())
+    fail(`--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ${fr.pool.ids.join(', ')}, the run began with student ${rec.student.step} and teachers ${rec.teachers.map((t) => t.step).join(', ')}; start a new distillation`);
+  return fr;
+}
+
+/** Check `--run-dir DIR`: a new or empty folder (made by `makeRunDir` once every other check has passed). Exits 2 otherwise. */
+export function prepareRunDir(dir: string): void {
+  if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
+  if (fs.existsSync(dir)) {
+    if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
+    if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder, or continue that run with --resume ${dir}`);
+  }
+}
+
+/** Create `--run-dir DIR` (checked by `prepareRunDir`). Exits 2 when it cannot be made. */
+export function makeRunDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    fail(`--run-dir: cannot create "${dir}" (${(e as Error).message})`);
+  }
+}
+
+/** A checkpoint event as written to events.jsonl: file names instead of bytes. */
+type CheckpointLine = { event: 'checkpoint'; step: number; file: string; stateFile: string };
+
+/** Writes the run record as the trainer's events come (format: src/core/run/record.ts). */
+export class RunRecorder {
+  private readonly log: EventLog;
+  private val: ValRecord | null;
+  private run: RunRecord | null = null;
+
+  constructor(
+    private readonly dir: string, private readonly config: RunConfig, private readonly command: string, private readonly backend: string,
+    private readonly initWeights: string | null, private readonly resume: Resume | null,
+    /** A distillation stage's source run and the sha256 of what it read (run.json `fromRun`). */
+    private readonly fromRun: FromRunRecord | null = null,
+  ) {
+    if (resume) {
+      cutEventsAt(dir, resume.step);
+      this.val = resume.val ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) } : null;
+      if (this.val) writeVal(dir, this.val);
+      this.run = { ...resume.run, resumes: [...resume.run.resumes, { fromStep: resume.step, steps: config.steps, command, at: new Date().toISOString() }] };
+      writeRun(dir, this.run);
+    } else this.val = null;
+    this.log = new EventLog(dir);
+  }
+
+  /** The events.jsonl line of a checkpoint event. */
+  lineOf(ev: { step: number }): CheckpointLine {
+    return { event: 'checkpoint', step: ev.step, file: checkpointFile(ev.step), stateFile: stateFile(ev.step) };
+  }
+
+  /** Record one event (files first, then its line); returns it unchanged. */
+  take(ev: TrainEvent): TrainEvent {
+    if (ev.event === 'start' && !this.run) {
+      this.run = {
+        format: RUN_FORMAT, version: RECORD_VERSION, config: ev.config, envVersions: ev.envVersions, command: this.command, argv: process.argv.slice(2),
+        backend: ev.backend, params: ev.params, vocabSize: ev.vocabSize, initWeights: this.initWeights, createdAt: new Date().toISOString(), resumes: [],
+        ...(this.fromRun ? { fromRun: this.fromRun } : {}),
+      };
+      writeRun(this.dir, this.run);
+    }
+    if (ev.event === 'validation') {
+      this.val = addValidation(this.val ?? emptyValRecord(this.config, ev.taskTypes), ev.step, ev.passRates, ev.taskTypes);
+      writeVal(this.dir, this.val);
+    }
+    if (ev.event === 'checkpoint') {
+      writeCheckpoint(this.dir, ev.step, ev.weights, ev.state);
+      this.log.append(this.lineOf(ev));
+      this.log.sync();
+    } else if (ev.event !== 'trajectories') this.log.append(ev);
+    if (ev.event === 'done') this.log.close();
+    return ev;
+  }
+}
