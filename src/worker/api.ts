@@ -229,6 +229,14 @@ export interface TrainerApi {
   /** Run exactly one more update (and any eval due), passing its events to `onEvent` and progress to `onProgress`. */
   stepOnce(onEvent: (e: TrainEvent) => void, onProgress?: (p: PhaseProgress) => void): Promise<TrainerStatus>;
   /**
+  /**
+   * End the run, keeping what it has: a running `start`/`stepOnce` stops at the trainer's next safe point as with
+   * `pause` (a step or evaluation cut there is discarded) and resolves `done`; a paused run ends at once. Its events,
+   * checkpoints, trajectories and live policy (saveWeights) stay; its stored record is marked ended by Stop (`done` and
+   * `stopped`, not offered for resuming) and written before this resolves. The next start or step begins a new run
+   * only after a `configure`. No-op when no started run is in progress.
+   */
+  stop(): Promise<void>;
    * What the rollout explorer's store holds for the current run (src/worker/trajectory-store.ts): steps and their
    * groups, without trajectories, and its bytes and bound. Empty before the first step and after a new configure.
    */

@@ -323,6 +323,17 @@ export class PageRuns {
     await this.recorder?.flush();
   }
 
+  /**
+   * The run being recorded was ended by Stop: its record is marked stopped and written, and it is no longer the run
+   * being recorded (the next run begins its own). No-op when none is recorded. Never rejects (failures go to the watcher).
+   */
+  async stop(): Promise<void> {
+    const r = this.recorder;
+    if (!r) return;
+    this.recorder = null;
+    await r.stop();
+  }
+
   /** Rename, also for the run being recorded (its next write keeps the new name). */
   async rename(id: string, name: string): Promise<void> {
     if (this.recorder?.id === id) {

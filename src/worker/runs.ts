@@ -51,8 +51,10 @@ export const StoredRunMetaSchema = z.object({
   files: z.record(z.string(), Nat),
   stepsDone: Nat,
   stepsPlanned: Nat,
-  /** The run reached its `done` event. */
+  /** The run ended: it reached its `done` event, or Stop ended it (`stopped`). An ended run is not offered for resuming. */
   done: z.boolean(),
+  /** Stop ended the run at `stepsDone`, before its planned steps; absent in records written before Stop existed. */
+  stopped: z.boolean().optional(),
   /** Step of the latest checkpoint stored with both files, or null. */
   lastCheckpoint: Nat.nullable(),
   init: InitRecordSchema,
@@ -189,6 +191,15 @@ export class RunRecorder {
       default:
         break; // kinds the run record does not hold
     }
+  }
+
+  /**
+   * Marks the run as ended by Stop (`done` and `stopped` in its summary; events.jsonl keeps what was taken, without a
+   * `done` line) and writes it. Resolves when written or failed (never rejects).
+   */
+  stop(): Promise<void> {
+    this.meta = { ...this.meta, done: true, stopped: true };
+    return this.flush();
   }
 
   /** Writes what was taken so far (queued after any write in flight). Resolves when written or failed (never rejects). */

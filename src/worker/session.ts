@@ -99,6 +99,8 @@ export class TrainingSession {
   private eval0Seen = false;
   private state: TrainerStatus = 'idle';
   private pauseRequested = false;
+  /** Set by `stop`: the run ends (status `done`) once the call in flight stops at its safe point. */
+  private stopRequested = false;
   private running: Promise<TrainerStatus> | null = null;
   /** Initial weights (safetensors bytes) for the next generator; null = fresh init from the seed. */
   private initWeights: Uint8Array | null = null;
@@ -206,6 +208,25 @@ export class TrainingSession {
   }
 
   /**
+   * Ends the run: a running `start`/`stepOnce` stops at the trainer's next safe point as with `pause` (a step or
+   * evaluation cut there is discarded whole) and then resolves `done`; a paused run ends at once. What the run has is
+   * kept: its live policy (for saving weights), its trajectories and the generator, suspended, until the next
+   * `configure` or `discard`; the next start or step answers `done` until then. Resolves once the run has stopped;
+   * true when this call ended it, false when there was no started run to end (nothing configured, not started, already
+   * done or failed) or it finished, failed or was discarded before reaching a safe point.
+   */
+  async stop(): Promise<boolean> {
+    if (!this.gen || this.state === 'done' || this.state === 'error') return false;
+    this.stopRequested = true;
+    this.pause();
+    await this.running?.catch(() => undefined);
+    // It finished on its own, failed, or a configure discarded it meanwhile: nothing was ended by this call.
+    if (!this.stopRequested || this.status === 'error') return false;
+    this.state = 'done';
+    return true;
+  }
+
+  /**
    * Runs `read` on the current run's live policy, between updates (e.g. to serialise its weights). Updates and
    * `discard` wait until `read` settles; do not train or dispose inside it.
    * @throws Error naming why there is no policy to read: no run configured, not started, training in progress,
@@ -241,6 +262,7 @@ export class TrainingSession {
     this.lastStep = 0;
     this.signal = { aborted: false };
     this.cancel = { aborted: false, poll: yieldToEvents };
+    this.stopRequested = false;
     this.owed = 0;
     this.eval0Seen = false;
     if (gen) await gen.return(undefined).catch(() => undefined);
@@ -256,7 +278,10 @@ export class TrainingSession {
     this.progressSink = onProgress ?? null;
     this.state = 'running';
     const run = body().then(
-      (s) => (this.state = s),
+      (s) => {
+        if (s === 'done') this.stopRequested = false; // it finished on its own
+        return (this.state = this.stopRequested ? 'done' : s);
+      },
       (e: unknown) => {
         this.state = 'error';
         throw e;

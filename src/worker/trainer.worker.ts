@@ -145,6 +145,9 @@ const api: TrainerApi = {
     notPretraining();
     try {
       return await session.stepOnce(pageRuns.tap(keeping(onEvent)), onProgress);
+  async stop() {
+    if (await session.stop()) await pageRuns.stop();
+  },
     } finally {
       await pageRuns.flush();
     }

@@ -1,0 +1,208 @@
+/**
+ * The page's run state (src/ui/state/run.svelte.ts, compiled by the Vite Svelte plugin for Node) driving an in-process
+ * worker: the real TrainingSession and PageRuns (src/worker/session.ts, runs-library.ts) over an in-memory run store
+ * and a stand-in trainer with safe points. Stop during a step ends the run at that safe point keeping steps 1–2 (step
+ * 3 is cut and discarded, no "Paused" notice), the stored run is marked ended by Stop (done, stopped, 2 steps, no
+ * `done` line), the next Start begins a new run that trains to its end as a second stored run; Stop on a paused run
+ * ends it at once; Stop with no started run does nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type ViteDevServer } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { fileURLToPath } from 'node:url';
+import type { RunConfig } from '../../src/core/run/config';
+import type { StepEvent, TrainEvent } from '../../src/core/train/events';
+import type { TrainerApi } from '../../src/worker/api';
+import { TrainingSession, type TrainFn } from '../../src/worker/session';
+import { PageRuns, listRuns } from '../../src/worker/runs-library';
+import type { RunStore } from '../../src/worker/runs';
+import type { RunState as RunStateType, SpawnTrainer } from '../../src/ui/state/run.svelte';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+let vite: ViteDevServer;
+let RunState: new (spawn?: SpawnTrainer) => RunStateType;
+
+/** The link the page opens: 6 steps, no evaluation or checkpoints, scratch weights (no base policy to fetch). */
+const HASH = '#backend=cpu&init=scratch&steps=6&evalEvery=0&checkpointEvery=0';
+
+beforeAll(async () => {
+  const loc = { hash: HASH, href: `http://localhost/${HASH}` };
+  Object.assign(globalThis, {
+    location: loc,
+    history: { replaceState: (_s: unknown, _t: string, url: string) => Object.assign(loc, { hash: url, href: `http://localhost/${url}` }) },
+  });
+  vite = await createServer({
+    root: ROOT, configFile: false, logLevel: 'silent', appType: 'custom',
+    plugins: [svelte({ compilerOptions: { runes: true } })],
+    server: { middlewareMode: true, hmr: false, ws: false, watch: null },
+  });
+  RunState = (await vite.ssrLoadModule('/src/ui/state/run.svelte.ts')).RunState;
+}, 60_000);
+
+afterAll(async () => {
+  await vite?.close();
+});
+
+/** An in-memory RunStore (what IndexedDB holds in the worker). */
+function memStore() {
+  const metas = new Map<string, unknown>(), files = new Map<string, Uint8Array>();
+  const store: RunStore = {
+    async write(meta, fs) {
+      metas.set(meta.id, structuredClone(meta));
+      for (const f of fs) files.set(`${meta.id}/${f.name}`, f.data.slice());
+    },
+    getMeta: async (id) => metas.get(id),
+    listMeta: async () => [...metas.values()],
+    getFile: async (id, name) => files.get(`${id}/${name}`),
+    async delete(id) {
+      metas.delete(id);
+    },
+  };
+  const text = (id: string, name: string) => new TextDecoder().decode(files.get(`${id}/${name}`));
+  return { store, text };
+}
+
+/** A step event with the fields the page and the run record read. */
+function stepEvent(step: number): StepEvent {
+  return { event: 'step', step, successRate: step / 10, rewardMean: 0, scoreMean: 0, policyLoss: 0, stepMs: 5, elapsedMs: 5 * step } as StepEvent;
+}
+
+/**
+ * A stand-in trainer with the real one's safe points: each step has 3 turns, each a poll of the cancel signal; a cut
+ * step yields `interrupted` and is redone on the next pull. `onTurn(step, turn)` runs before each poll.
+ */
+function fakeTrainer(onTurn: (step: number, turn: number) => void) {
+  const trainFn: TrainFn = async function* (config: RunConfig, opts) {
+    yield { event: 'start', config, backend: opts.backend, params: 1, vocabSize: 1, envVersions: { household: 'test' } };
+    for (let step = 1; step <= config.steps; step++) {
+      for (;;) {
+        let cut = false;
+        for (let turn = 1; turn <= 3 && !cut; turn++) {
+          onTurn(step, turn);
+          await opts.cancel?.poll?.();
+          cut = opts.cancel?.aborted === true;
+        }
+        if (!cut) break;
+        yield { event: 'interrupted', step, phase: 'step' };
+      }
+      yield stepEvent(step);
+      yield { event: 'trajectories', step, group: [] };
+    }
+    yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0, envVersions: {} };
+  };
+  return trainFn;
+}
+
+/**
+ * An in-process worker: the methods of trainer.worker.ts that training uses, over the real session and run records.
+ * `calls` counts each method's calls.
+ */
+function inProcessWorker(onTurn: (step: number, turn: number) => void = () => undefined) {
+  const session = new TrainingSession(fakeTrainer(onTurn), () => 'cpu');
+  const mem = memStore();
+  const runs = new PageRuns(mem.store);
+  const calls: Record<string, number> = {};
+  const count = (m: string) => (calls[m] = (calls[m] ?? 0) + 1);
+  const api: Partial<TrainerApi> = {
+    async init() {
+      count('init');
+      return { backend: 'cpu', adapter: 'test', how: 'asked', skipped: {} } as never;
+    },
+    async setAnalyzerExtras() {},
+    async configure(config) {
+      count('configure');
+      const c = await session.configure(config);
+      runs.begin({ kind: 'scratch' });
+      return { config: c, init: { kind: 'scratch', label: 'scratch' } };
+    },
+    async start(onEvent, onProgress) {
+      try {
+        return await session.start(runs.tap(onEvent), onProgress);
+      } finally {
+        await runs.flush();
+      }
+    },
+    async stepOnce(onEvent, onProgress) {
+      try {
+        return await session.stepOnce(runs.tap(onEvent), onProgress);
+      } finally {
+        await runs.flush();
+      }
+    },
+    async pause() {
+      session.pause();
+    },
+    async stop() {
+      count('stop');
+      if (await session.stop()) await runs.stop();
+    },
+  };
+  const spawn: SpawnTrainer = () => ({ api: api as never, dispose: () => undefined });
+  return { spawn, calls, session, mem, list: () => listRuns(mem.store) };
+}
+
+describe('RunState Stop', () => {
+  it('Stop mid-step keeps steps 1–2, marks the stored run stopped; Start then begins a new run', async () => {
+    let run!: RunStateType;
+    let stopping: Promise<void> | null = null;
+    let seen: unknown[] = [];
+    const w = inProcessWorker((step, turn) => {
+      if (step !== 3 || turn !== 2 || stopping) return;
+      seen = [run.phase, run.canStop, run.stepsDone];
+      stopping = run.stop();
+      seen.push(run.stopping);
+    });
+    run = new RunState(w.spawn);
+    await run.boot();
+    expect(run.phase).toBe('idle');
+    expect(run.canStop).toBe(false);
+
+    await run.start();
+    await stopping;
+    expect(seen).toEqual(['running', true, 2, true]);
+    expect(run.phase).toBe('done');
+    expect(run.stopping).toBe(false);
+    expect(run.canStop).toBe(false);
+    expect(run.steps.map((s) => s.step)).toEqual([1, 2]);
+    expect(run.stepsDone).toBe(2);
+    expect(run.notice).toBe('Stopped after step 2 of 6: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.');
+    expect(w.session.status).toBe('done');
+
+    const first = (await w.list()).runs;
+    expect(first.map((r) => [r.stepsDone, r.stepsPlanned, r.done, r.stopped])).toEqual([[2, 6, true, true]]);
+    const lines = w.mem.text(first[0].id, 'events.jsonl').trim().split('\n').map((l) => (JSON.parse(l) as TrainEvent).event);
+    expect(lines).toEqual(['start', 'step', 'step']);
+
+    // Start begins a new run (same settings), which trains to its end and is stored beside the stopped one.
+    const configures = w.calls.configure;
+    await run.start();
+    expect(w.calls.configure).toBe(configures + 1);
+    expect(run.phase).toBe('done');
+    expect(run.steps.map((s) => s.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    const both = (await w.list()).runs;
+    expect(both.map((r) => [r.stepsDone, r.done, r.stopped ?? false]).sort()).toEqual([[2, true, true], [6, true, false]]);
+  });
+
+  it('Stop on a paused run ends it at once; Stop with no started run does nothing', async () => {
+    const w = inProcessWorker();
+    const run = new RunState(w.spawn);
+    await run.boot();
+    await run.stop();
+    expect(w.calls.stop ?? 0).toBe(0);
+    expect(run.phase).toBe('idle');
+
+    await run.step();
+    expect(run.phase).toBe('paused');
+    expect(run.canStop).toBe(true);
+    await run.stop();
+    expect(w.calls.stop).toBe(1);
+    expect(run.phase).toBe('done');
+    expect(run.steps.map((s) => s.step)).toEqual([1]);
+    expect(run.notice).toMatch(/^Stopped after step 1 of 6/);
+    const stored = (await w.list()).runs;
+    expect(stored.map((r) => [r.stepsDone, r.done, r.stopped])).toEqual([[1, true, true]]);
+    // The ended run is not stepped further: Step waits for a new run (Start).
+    await run.step();
+    expect(run.steps.map((s) => s.step)).toEqual([1]);
+  });
+});
