@@ -59,7 +59,7 @@ export function groupBytes(g: GroupDetail): number {
   const arr = (a: ArrayBufferView | null) => (a ? OBJECT_BYTES + a.byteLength : 0);
   let n = OBJECT_BYTES + str(g.task) + str(g.taskType) + OBJECT_BYTES;
   const t = g.tokens;
-  n += arr(t.ids) + arr(t.adv) + arr(t.aEp) + arr(t.aSkill) + arr(t.logpSkill) + arr(t.logpOld) + arr(t.logpRef) + arr(t.entropy);
+  n += arr(t.ids) + arr(t.adv) + arr(t.aEp) + arr(t.aSkill) + arr(t.logpSkill) + arr(t.logpOld) + arr(t.logpRef) + arr(t.entropy) + arr(t.ratio);
   for (const tr of g.trajectories) {
     n += OBJECT_BYTES + str(tr.initialObservation) + str(tr.episodeSkill) + str(tr.analyzerError) + OBJECT_BYTES;
     for (const u of tr.turns) n += OBJECT_BYTES + arr(u.prompt) + str(u.observation) + str(u.reply) + str(u.action) + str(u.stepSkill);

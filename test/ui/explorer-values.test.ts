@@ -10,7 +10,7 @@ import { phaseLabel, summarize } from '../../src/ui/state/phase-progress.svelte'
 const f = (xs: number[]) => Float32Array.from(xs);
 const tokens: TokenArrays = {
   ids: Int32Array.from([5, 6, 7]), adv: f([0.5, -0.25, 0.1]), aEp: f([0.5, -0.25, 0.1]), aSkill: null, logpSkill: null,
-  logpOld: f([-1, -0.5, -2]), logpRef: f([-1, -1.5, -2]), entropy: f([0.3, 0.2, 0.9]),
+  logpOld: f([-1, -0.5, -2]), logpRef: f([-1, -1.5, -2]), entropy: f([0.3, 0.2, 0.9]), ratio: f([1, 1.25, NaN]),
 };
 
 describe('explorer quantities', () => {
@@ -36,6 +36,18 @@ describe('explorer quantities', () => {
     expect(quantityColour(null, { min: 0, max: 1 }, 'sequential')).toBe('');
     expect(formatQuantity(-0.123456789, 'logpOld')).toBe('-0.123457 nats');
     expect(formatQuantity(null, 'adv')).toMatch(/^n\/a/);
+  });
+
+  it('the PPO ratio: stored values, NaN (no applied mini-batch) as null, tinted by its side of 1', () => {
+    expect(tokenQuantity(tokens, 'ratio', 1)).toBe(1.25);
+    expect(tokenQuantity(tokens, 'ratio', 2)).toBeNull();
+    expect(hasQuantity({ ...tokens, ratio: null }, 'ratio')).toBe(false);
+    expect(quantityRange(tokens, 'ratio')).toEqual({ min: 1, max: 1.25 });
+    // |ρ − 1| / max |ρ − 1| over the range [0.5, 1.25]: 0.5 → red at full opacity, 1.25 → green at half, 1 → none.
+    expect(quantityColour(0.5, { min: 0.5, max: 1.25 }, 'ratio')).toBe('rgba(220, 38, 38, 0.650)');
+    expect(quantityColour(1.25, { min: 0.5, max: 1.25 }, 'ratio')).toBe('rgba(34, 163, 90, 0.325)');
+    expect(quantityColour(1, { min: 0.5, max: 1.25 }, 'ratio')).toBe('');
+    expect(formatQuantity(1.0000123456, 'ratio')).toBe('1.00001');
   });
 });
 

@@ -15,7 +15,7 @@ function group(step: number, g: number): GroupDetail {
       success: g % 2 === 0, reward: 1, score: 1, advantage: 0.5, invalidCount: 0, initialObservation: 'room',
       turns: [{ prompt: new Int32Array([1, 3, 9]), observation: 'room', reply: 'done', action: 'go', valid: true, reward: 1, done: true, tokenStart: 0, tokenCount: 2 }],
     }],
-    tokens: { ids: new Int32Array(2), adv: f(2), aEp: f(2), aSkill: null, logpSkill: null, logpOld: f(2), logpRef: null, entropy: f(2) },
+    tokens: { ids: new Int32Array(2), adv: f(2), aEp: f(2), aSkill: null, logpSkill: null, logpOld: f(2), logpRef: null, entropy: f(2), ratio: f(2) },
   };
 }
 const stepOf = (step: number, groups = 2): StepDetail => ({ step, groups: Array.from({ length: groups }, (_, g) => group(step, g)) });
@@ -25,7 +25,7 @@ describe('TrajectoryStore', () => {
   it('estimates bytes: typed arrays by byteLength, strings at 2 bytes per char, one header per record and array', () => {
     const O = OBJECT_BYTES;
     const strings = 2 * ('put apple'.length + 'pick'.length + 'room'.length + 'room'.length + 'done'.length + 'go'.length);
-    const arrays = (O + 8) /* ids */ + 4 * (O + 8) /* adv, aEp, logpOld, entropy */ + (O + 12); /* prompt */
+    const arrays = (O + 8) /* ids */ + 5 * (O + 8) /* adv, aEp, logpOld, entropy, ratio */ + (O + 12); /* prompt */
     const records = O /* group */ + O /* trajectories array */ + O /* trajectory */ + O /* turns array */ + O; /* turn */
     expect(groupBytes(group(1, 0))).toBe(strings + arrays + records);
   });

@@ -4,9 +4,9 @@
  *
  * Unlike the `trajectories` event (the first group, with per-token objects), a `StepDetail` holds every group of the
  * step, the prompts as the policy saw them (token ids, decoded on demand), and the per-token numbers as packed
- * float32 vectors: the exact values the update used (A, A_ep, A_skill) and the log-probs it compared (ℓ_old, ℓ_ref).
- * Built only when TrainOptions.onStepDetail asks for it; it copies arrays the step computed anyway, no extra forward
- * pass.
+ * float32 vectors: the exact values the update used (A, A_ep, A_skill), the log-probs it compared (ℓ_old, ℓ_ref) and
+ * the PPO ratio its loss computed. Built only when TrainOptions.onStepDetail asks for it; it copies arrays the step
+ * computed anyway (the ratio is read back from the loss's own tensor), no extra forward pass.
  */
 import type { Trajectory } from '../rollout/types';
 import type { PackedSamples } from '../algorithms/outcome';
@@ -81,6 +81,13 @@ export interface TokenArrays {
   logpRef: Float32Array | null;
   /** Entropy of the distribution each token was sampled from (nats). */
   entropy: Float32Array;
+  /**
+   * ρ = π_θ/π_old = exp(ℓ − ℓ_old), the PPO ratio (Schulman et al. 2017, eq. 7) as the update's loss computed it at the
+   * mini-batch that used the token (float32, log-ratio clamped to [−20, 20]; with ppoEpochs > 1 the last epoch's; the
+   * first mini-batch's is 1 up to the sampler's rounding). NaN where no applied mini-batch used the token (target KL
+   * stopped the step first); null when the step did not record it (a detail built by an older trainer).
+   */
+  ratio: Float32Array | null;
 }
 
 /** One group (G trajectories of one task) of a step. */
@@ -109,6 +116,8 @@ export interface StepTokenVectors {
   oldLogp: Float32Array;
   refLogp: Float32Array;
   entropy: Float32Array;
+  /** The update's PPO ratio per token (train/update.ts `UpdateHooks.ratio`); absent = not recorded. */
+  ratio?: Float32Array;
 }
 
 /**
@@ -171,6 +180,7 @@ export function buildStepDetail(
         ids, adv: v.adv.slice(start, end), aEp: v.aEp.slice(start, end),
         aSkill: perToken((m) => views?.token(m)?.advSkill), logpSkill: perToken((m) => views?.token(m)?.logpSkill),
         logpOld: v.oldLogp.slice(start, end), logpRef: end <= v.refLogp.length ? v.refLogp.slice(start, end) : null, entropy: v.entropy.slice(start, end),
+        ratio: v.ratio ? v.ratio.slice(start, end) : null,
       },
     });
   }

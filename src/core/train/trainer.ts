@@ -430,9 +430,11 @@ async function trainStep(
   // The weights and Adam state before the update: for the max-step-KL guard, and to put back a cut update.
   const snap = cfg.maxStepKl > 0 || cancel ? takeSnapshot(policy.params, optimizer) : null;
   let m: Awaited<ReturnType<typeof ppoUpdate>>;
+  // The explorer's per-token PPO ratio as the update computed it (NaN where no applied mini-batch used the token).
+  const ratio = hooks.detail ? new Float32Array(packed.tokens).fill(NaN) : undefined;
   try {
     m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: cfg.klBeta > 0 ? refS.logp : null, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`), {
-      cancel, onMiniBatch: onProgress && ((done, total) => onProgress({ phase: 'update', step, done, total, unit: 'mini-batches', fraction: done / total })),
+      cancel, ratio, onMiniBatch: onProgress && ((done, total) => onProgress({ phase: 'update', step, done, total, unit: 'mini-batches', fraction: done / total })),
     });
   } catch (e) {
     if (snap) {
@@ -469,7 +471,7 @@ async function trainStep(
   };
   const group = trajectoryViews(trajs.slice(0, cfg.groupSize), scores, adv, packed, old.logp, refS.logp, old.entropy, advTok, policy, a.views);
   const detail = hooks.detail
-    ? buildStepDetail(step, trajs, cfg.groupSize, scores, adv, packed, { adv: advTok, aEp: aEpTok, oldLogp: old.logp, refLogp: refS.logp, entropy: old.entropy }, a.views)
+    ? buildStepDetail(step, trajs, cfg.groupSize, scores, adv, packed, { adv: advTok, aEp: aEpTok, oldLogp: old.logp, refLogp: refS.logp, entropy: old.entropy, ratio }, a.views)
     : undefined;
   return { event, group, tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + m.tokens + (guard?.tokens ?? 0), detail };
 }

@@ -65,7 +65,8 @@ const DEFAULT_MICRO_TOKENS = 2048;
 /** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
 function microGrads(
   params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], plan: AggPlan, o: UpdateOptions,
-): { grads: Record<string, tf.Tensor>; metrics: tf.Tensor[]; tokens: number } {
+  keepRatio = false,
+): { grads: Record<string, tf.Tensor>; metrics: tf.Tensor[]; tokens: number; ratio: tf.Tensor | null } {
   const mbSamples = idx.map((i) => x.samples[i]);
   const pick = (v: Float32Array) => {
     const out = new Float32Array(mbSamples.reduce((s, q) => s + q.response.length, 0));
@@ -81,9 +82,12 @@ function microGrads(
   const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = x.refLogp ? tf.tensor1d(pick(x.refLogp)) : null;
   const wT = tf.tensor1d(aggWeights(batch.lengths, plan));
   let metrics: tf.Tensor[] = [];
+  let ratio: tf.Tensor | null = null;
   const { value, grads } = tf.variableGrads(() => {
     const { logp, entropy } = tokenLogProbs(params, cfg, batch, o.temperature ?? 1);
     const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip, o.clipEpsHigh || o.clipEps);
+    // The loss's own ρ tensor, kept for reading back (UpdateHooks.ratio): no new arithmetic.
+    if (keepRatio) ratio = tf.keep(pg.ratio);
     const kl = refT ? klK3(logp, refT) : tf.zerosLike(logp);
     const pgLoss = aggLoss(pg.loss, wT, plan);
     const klLoss = aggLoss(kl, wT, plan);
@@ -95,7 +99,7 @@ function microGrads(
   tf.dispose([value, advT, oldT, wT, ...(refT ? [refT] : [])]);
   const tokens = batch.tokens;
   disposeBatch(batch);
-  return { grads, metrics, tokens };
+  return { grads, metrics, tokens, ratio };
 }
 
 /** Metrics of one update, averaged over mini-batches (token-weighted where per token). */
@@ -122,6 +126,14 @@ export interface UpdateHooks {
   cancel?: CancelSignal;
   /** Called after every mini-batch with the mini-batches done and planned (miniBatches · ppoEpochs). */
   onMiniBatch?: (done: number, total: number) => void;
+  /**
+   * When given (float32 [M], packed sample-major like `x.adv`), filled with each action token's PPO ratio
+   * ρ = π_θ/π_old = exp(ℓ − ℓ_old) (log-ratio clamped to [−20, 20]) exactly as the loss of its mini-batch computed it
+   * (float32, read back from the loss's own tensor), at the last applied mini-batch that used the token (with
+   * ppoEpochs > 1, the last epoch's); NaN stays where no applied mini-batch used it (target KL stopped the step
+   * first). Reading it back changes no number of the update; it costs one read-back of the micro-batch's tokens.
+   */
+  ratio?: Float32Array;
 }
 
 /**
@@ -153,10 +165,15 @@ export async function ppoUpdate(
       // so the summed gradient equals the whole mini-batch's gradient.
       let grads: Record<string, tf.Tensor> | null = null;
       let mbOldKl = 0, mbTok = 0;
+      const ratios: { micro: number[]; r: Float32Array }[] = [];
       for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
-        const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o);
+        const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o, !!hooks.ratio);
         grads = accumulate(grads, r.grads);
-        const [pgL, klS, clipS, entS, oldKlS, clipLowS] = await Promise.all(r.metrics.map((t) => t.data()));
+        const [pgL, klS, clipS, entS, oldKlS, clipLowS, ratio] = await Promise.all([...r.metrics, ...(r.ratio ? [r.ratio] : [])].map((t) => t.data()));
+        if (r.ratio) {
+          ratios.push({ micro, r: ratio as Float32Array });
+          r.ratio.dispose();
+        }
         sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumClipLower += clipLowS[0]; sumEnt += entS[0]; mbOldKl += oldKlS[0];
         for (const i of micro) mbTok += x.samples[i].response.length;
         tokens += r.tokens;
@@ -169,6 +186,15 @@ export async function ppoUpdate(
         tf.dispose(Object.values(grads!));
         stop = true;
         break;
+      }
+      // The applied mini-batch's ratios, in the packed order of x.adv (each micro-batch's tokens come in `micro` order).
+      for (const { micro, r } of ratios) {
+        let k = 0;
+        for (const i of micro) {
+          const L = x.samples[i].response.length;
+          hooks.ratio!.set(r.subarray(k, k + L), offsets[i]);
+          k += L;
+        }
       }
       const norm = await applyClipped(optimizer, grads!, o.maxGradNorm);
       sumNorm += norm;

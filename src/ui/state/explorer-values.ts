@@ -7,14 +7,17 @@
 import type { TokenArrays } from '../../core/train/step-detail';
 
 /** A quantity a token can be coloured by. */
-export type ExplorerQuantity = 'adv' | 'aEp' | 'aSkill' | 'logpOld' | 'logpRef' | 'logpSkill' | 'kl' | 'entropy';
+export type ExplorerQuantity = 'adv' | 'aEp' | 'aSkill' | 'logpOld' | 'logpRef' | 'logpSkill' | 'kl' | 'entropy' | 'ratio';
 
-/** How a quantity is shown: its label, unit and colour scheme (`diverging`: sign matters; `sequential`: magnitude). */
+/**
+ * How a quantity is shown: its label, unit and colour scheme (`diverging`: sign matters; `sequential`: magnitude;
+ * `ratio`: a ratio, whose side of 1 matters).
+ */
 export interface QuantityInfo {
   id: ExplorerQuantity;
   label: string;
   unit: string;
-  scheme: 'diverging' | 'sequential';
+  scheme: 'diverging' | 'sequential' | 'ratio';
   /** One sentence: what the number is. */
   help: string;
 }
@@ -29,6 +32,10 @@ export const QUANTITIES: readonly QuantityInfo[] = [
   { id: 'logpSkill', label: 'ℓ_skill (log-prob with the skill)', unit: 'nats', scheme: 'sequential', help: 'OPID: the old policy\'s log-prob with the routed skill in the prompt.' },
   { id: 'kl', label: 'KL k3 (old ‖ ref)', unit: 'nats', scheme: 'sequential', help: 'exp(δ) − δ − 1 with δ = ℓ_ref − ℓ_old, clamped to [−10, 10] (Schulman 2020), as the kl metric.' },
   { id: 'entropy', label: 'Entropy', unit: 'nats', scheme: 'sequential', help: 'Entropy of the distribution the token was sampled from.' },
+  {
+    id: 'ratio', label: 'ρ = π_θ/π_old (PPO ratio)', unit: '', scheme: 'ratio',
+    help: 'exp(ℓ − ℓ_old) as the update\'s loss computed it at the token\'s mini-batch (1 at the first; outside [1 − ε, 1 + ε] the clip may act), Schulman et al. 2017, eq. 7.',
+  },
 ];
 
 /** The quantity's info. @throws Error on an unknown id. */
@@ -49,6 +56,7 @@ function vector(t: TokenArrays, q: ExplorerQuantity): Float32Array | null {
     case 'logpSkill': return t.logpSkill;
     case 'entropy': return t.entropy;
     case 'kl': return t.logpRef;
+    case 'ratio': return t.ratio;
   }
 }
 
@@ -85,11 +93,13 @@ export function quantityRange(t: TokenArrays, q: ExplorerQuantity, from = 0, to 
 
 /**
  * A CSS background for value `v` on a range: diverging quantities green for positive, red for negative, opacity ∝
- * |v| / max(|min|, |max|); sequential ones orange, opacity ∝ (v − min)/(max − min). At most 0.65 so text stays
- * readable; '' for null or a flat range.
+ * |v| / max(|min|, |max|); a ratio the same around 1 (green above, red below, opacity ∝ |v − 1| / max(|min − 1|,
+ * |max − 1|)); sequential ones orange, opacity ∝ (v − min)/(max − min). At most 0.65 so text stays readable; '' for
+ * null or a flat range.
  */
 export function quantityColour(v: number | null, range: { min: number; max: number }, scheme: QuantityInfo['scheme']): string {
   if (v === null || !Number.isFinite(v)) return '';
+  if (scheme === 'ratio') return quantityColour(v - 1, { min: range.min - 1, max: range.max - 1 }, 'diverging');
   if (scheme === 'diverging') {
     const m = Math.max(Math.abs(range.min), Math.abs(range.max));
     if (!(m > 0) || v === 0) return '';
