@@ -16,6 +16,8 @@ import type { CheckpointsSnapshot } from './checkpoints';
 import type { RecordEvent, RunRecord } from '../core/run/record';
 import type { RunInfo, RunsList } from './runs-library';
 import type { RecordStatus } from './runs';
+import type { PlayView } from '../core/envs/play';
+import type { PlayRequest } from './play';
 
 export type { RunInfo, RunsList, RecordStatus };
 
@@ -346,4 +348,17 @@ export interface TrainerApi {
    * Rejects, saying why, on a bad request or while training or pretraining runs; start/step wait for it to end.
    */
   bench(request: BenchRequest, onProgress: (p: BenchProgress) => void): Promise<BenchReport>;
+  /**
+   * The Play view: start playing one task (src/worker/play.ts; env, preset, split and a task `index` or a `seed` that
+   * draws one) and resolve with its first view: task, observation, admissible actions, the preset's commands. Replaces
+   * the task played before. Rejects naming the field on a bad request. Touches no training state.
+   */
+  playStart(request: PlayRequest): Promise<PlayView>;
+  /**
+   * Play one action (any text) of the started task; resolves with the whole episode so far: its turns (reward, done,
+   * valid, and for an action that did nothing a hint naming the preset's commands and the admissible actions), the
+   * admissible actions now and the summary (steps, success, total reward). Rejects when no task is started or the
+   * episode has ended.
+   */
+  playStep(action: string): Promise<PlayView>;
 }

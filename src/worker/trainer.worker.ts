@@ -38,6 +38,7 @@ import type { TrainEvent } from '../core/train/events';
 import type { CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
 import { CheckpointStore } from './checkpoints';
 import { planPageDistillation } from './distill';
+import { PlayTable } from './play';
 
 const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true });
 const store: WeightsStore = { put: putWeights, get: getWeights, list: listWeights, delete: deleteWeights };
@@ -45,6 +46,8 @@ const store: WeightsStore = { put: putWeights, get: getWeights, list: listWeight
 const runStore: RunStore = { write: writeRun, getMeta: getRunMeta, listMeta: listRunMeta, getFile: getRunFile, delete: deleteRun };
 const pageRuns = new PageRuns(runStore);
 const pretrainer = new PretrainSession(store);
+/** The Play view's task (./play.ts): a person's episode, stepped here, never on the page's main thread. */
+const playTable = new PlayTable();
 /** The shipped base policy from the site root (`public/base/…`; BASE_URL is `/` unless the site is built for a sub-path). */
 const loadBase: BaseLoader = (spec, preset, tok, model) =>
   fetchBasePolicy(spec, preset, tok, model, { baseUrl: import.meta.env.BASE_URL, fetch: (url) => fetch(new URL(url, self.location.origin)) });
@@ -197,6 +200,8 @@ const api: TrainerApi = {
     if (!g || !cfg) throw new Error(`the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${session.trajectories.bounds.recentSteps} steps and group 0 of every ${SAMPLE_EVERY}th older step)`);
     return explorerGroup(g, explorerTokenizer(cfg.env));
   },
+  playStart: async (request) => playTable.start(request),
+  playStep: async (action) => playTable.step(action),
 };
 
 Comlink.expose(api);

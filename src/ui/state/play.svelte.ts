@@ -1,0 +1,96 @@
+/**
+ * The Play view's state (Svelte 5 runes): which task to play (env, preset, split, task index, or a seed that draws a
+ * random task), the episode as the worker returns it (`TrainerApi.playStart` / `playStep`, src/worker/play.ts: the
+ * environment runs in the worker, never here), the action being typed, and the summary line at the end.
+ */
+import type { TrainerApi } from '../../worker/api';
+import { ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
+import { SPLITS, type Split } from '../../core/envs/types';
+import { summaryText, type PlayView } from '../../core/envs/play';
+
+/** Play view state for one page; `api` returns the worker's API or null while none is up. */
+export class PlayState {
+  /** Environment and preset to play (the preset is reset to the env's first when the env changes). */
+  env = $state(ENV_NAMES[0]);
+  preset = $state('easy');
+  split = $state<Split>('train');
+  /** Task index for Start (an integer ≥ 0). */
+  index = $state(0);
+  /** Seed for "Random task" (an integer); each draw moves it on by one, so the next draw is another task. */
+  seed = $state(1);
+  /** The episode being played, as the worker last returned it; null before the first Start. */
+  view = $state.raw<PlayView | null>(null);
+  /** The seed the task shown was drawn from, or null when it was chosen by index. */
+  drawnFrom = $state<number | null>(null);
+  /** The action being typed. */
+  text = $state('');
+  /** Why the last call failed, in words; '' when it did not. */
+  error = $state('');
+  /** True while a call to the worker is in flight. */
+  working = $state(false);
+
+  /** The environments and the chosen env's presets and the splits, for the pickers. */
+  readonly envs = ENV_NAMES;
+  readonly splits = SPLITS;
+  presets = $derived(getEnvSpec(this.env).presets);
+  /** The end-of-episode summary line (steps, success, total reward), or '' while the episode goes on. */
+  summary = $derived(this.view?.summary.done ? summaryText(this.view.summary) : '');
+
+  constructor(private readonly api: () => Pick<TrainerApi, 'playStart' | 'playStep'> | null) {}
+
+  /** Chooses the environment; keeps the preset when the env has it, else takes the env's first. */
+  setEnv(env: string): void {
+    this.env = env;
+    const presets = getEnvSpec(env).presets;
+    if (!presets.includes(this.preset)) this.preset = presets[0];
+  }
+
+  /** Starts the task at `index` of the chosen env, preset and split. */
+  async start(): Promise<void> {
+    if (!Number.isSafeInteger(this.index) || this.index < 0) {
+      this.error = `Task index must be an integer ≥ 0 (got ${this.index}); type a whole number such as 0 or 357.`;
+      return;
+    }
+    await this.call((api) => api.playStart({ env: this.env, preset: this.preset, split: this.split, index: this.index }), null);
+  }
+
+  /** Starts the task drawn from `seed` (the same seed, the same task), then moves the seed on by one. */
+  async random(): Promise<void> {
+    const seed = this.seed;
+    if (!Number.isSafeInteger(seed) || Math.abs(seed) > 2 ** 31 - 1) {
+      this.error = `Seed must be an integer between −2147483647 and 2147483647 (got ${seed}).`;
+      return;
+    }
+    if (await this.call((api) => api.playStart({ env: this.env, preset: this.preset, split: this.split, seed }), seed)) {
+      this.index = this.view?.index ?? this.index;
+      this.seed = seed + 1;
+    }
+  }
+
+  /** Plays `action` (default: the typed text); the text is cleared once the worker has played it. */
+  async step(action: string = this.text): Promise<void> {
+    if (!this.view || this.view.summary.done || this.working) return;
+    if (await this.call((api) => api.playStep(action), this.drawnFrom)) this.text = '';
+  }
+
+  /** Runs one worker call; returns whether it succeeded (else `error` says why). */
+  private async call(f: (api: Pick<TrainerApi, 'playStart' | 'playStep'>) => Promise<PlayView>, drawnFrom: number | null): Promise<boolean> {
+    const api = this.api();
+    if (!api) {
+      this.error = 'the training worker is not ready yet (it is starting, or failed: see the Train view)';
+      return false;
+    }
+    this.working = true;
+    this.error = '';
+    try {
+      this.view = await f(api);
+      this.drawnFrom = drawnFrom;
+      return true;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+      return false;
+    } finally {
+      this.working = false;
+    }
+  }
+}

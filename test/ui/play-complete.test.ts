@@ -1,0 +1,39 @@
+/** The Play view's completion (src/ui/state/play-complete.ts) on the admissible actions of household/easy train 357. */
+import { describe, expect, it } from 'vitest';
+import { commonPrefix, moveHighlight, suggestions, tabComplete, typed } from '../../src/ui/state/play-complete';
+
+const AT_DESK = ['go to shelf 1', 'go to sidetable 1', 'take candle 2 from desk 1', 'take laptop 1 from desk 1'];
+
+describe('play completion', () => {
+  it('compares text as the environment judges actions', () => {
+    expect(typed('  Take   Laptop ')).toBe('take laptop ');
+  });
+
+  it('suggests the actions starting with the text, then those containing it', () => {
+    expect(suggestions('', AT_DESK)).toEqual(AT_DESK);
+    expect(suggestions('go to s', AT_DESK)).toEqual(['go to shelf 1', 'go to sidetable 1']);
+    expect(suggestions('laptop', AT_DESK)).toEqual(['take laptop 1 from desk 1']);
+    expect(suggestions('desk 1', AT_DESK)).toEqual(['take candle 2 from desk 1', 'take laptop 1 from desk 1']);
+    expect(suggestions('fly', AT_DESK)).toEqual([]);
+  });
+
+  it('Tab completes to the one action, or to the prefix the continuations share', () => {
+    expect(tabComplete('t', AT_DESK)).toBe('take ');
+    expect(tabComplete('take l', AT_DESK)).toBe('take laptop 1 from desk 1');
+    expect(tabComplete('go to s', AT_DESK)).toBeNull(); // shelf / sidetable part right here
+    expect(tabComplete('g', AT_DESK)).toBe('go to s');
+    expect(tabComplete('GO TO SH', AT_DESK)).toBe('go to shelf 1');
+    expect(tabComplete('go to shelf 1', AT_DESK)).toBeNull(); // already complete
+    expect(tabComplete('fly', AT_DESK)).toBeNull();
+    expect(commonPrefix(['take candle 2', 'take laptop 1'])).toBe('take ');
+    expect(commonPrefix([])).toBe('');
+  });
+
+  it('arrow keys move the highlight, wrapping around', () => {
+    expect(moveHighlight(-1, 1, 4)).toBe(0);
+    expect(moveHighlight(-1, -1, 4)).toBe(3);
+    expect(moveHighlight(3, 1, 4)).toBe(0);
+    expect(moveHighlight(0, -1, 4)).toBe(3);
+    expect(moveHighlight(2, 1, 0)).toBe(-1);
+  });
+});
