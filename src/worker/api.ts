@@ -12,6 +12,7 @@ import type { BenchProgress, BenchReport, BenchRequest } from '../core/bench/rep
 import type { PhaseProgress } from '../core/cancel';
 import type { StoreIndex } from './trajectory-store';
 import type { ExplorerGroup } from './explorer-view';
+import type { ActEpisodeView } from './act';
 import type { CheckpointsSnapshot } from './checkpoints';
 import type { RecordEvent, RunRecord } from '../core/run/record';
 import type { RunInfo, RunsList } from './runs-library';
@@ -249,6 +250,20 @@ export interface TrainerApi {
    * stored, or evicted).
    */
   explorerGroup(step: number, group: number): Promise<ExplorerGroup>;
+  /**
+   * "Act with the current policy" (src/worker/act.ts): start playing the task of stored trajectory `trajectory` of
+   * group `group` of step `step` from its start with the run's current weights (replacing any episode in progress);
+   * resolves with the episode, no turn played yet. Rejects, saying why, when the explorer does not hold that group or
+   * trajectory, no run has started, or training is running (pause first).
+   */
+  actStart(step: number, group: number, trajectory: number): Promise<ActEpisodeView>;
+  /**
+   * Play the episode's next turn with the current weights: the top-5 admissible actions by probability (full-sequence
+   * log-prob at the run's temperature and decoding) and the action taken, drawn by the rollout sampler with a seeded
+   * generator, or the most probable one when `greedy`. Resolves with the whole episode so far. Rejects when no episode
+   * was started, it is over, the run changed, or training is running.
+   */
+  actStep(greedy: boolean): Promise<ActEpisodeView>;
   /** Current status. */
   status(): Promise<TrainerStatus>;
   /**

@@ -21,6 +21,7 @@ import type { TrainerApi } from './api';
 import { benchRunning, runPageBench } from './bench';
 import { SAMPLE_EVERY } from './trajectory-store';
 import { explorerGroup } from './explorer-view';
+import { actApi } from './act';
 import { buildTokenizer } from '../core/model/policy';
 import { getEnvSpec } from '../core/envs/registry';
 import type { Tokenizer } from '../core/tokenizer/tokenizer';
@@ -200,6 +201,7 @@ const api: TrainerApi = {
     if (!g || !cfg) throw new Error(`the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${session.trajectories.bounds.recentSteps} steps and group 0 of every ${SAMPLE_EVERY}th older step)`);
     return explorerGroup(g, explorerTokenizer(cfg.env));
   },
+  ...actApi({ withPolicy: (read) => session.withPolicy(read), group: (step, group) => session.trajectories.group(step, group) }),
   playStart: async (request) => playTable.start(request),
   playStep: async (action) => playTable.step(action),
 };

@@ -7,6 +7,7 @@ import type { StoreIndex } from '../../worker/trajectory-store';
 import type { ExplorerGroup } from '../../worker/explorer-view';
 import type { TrainerApi } from '../../worker/api';
 import type { ExplorerQuantity } from './explorer-values';
+import { ActPanelState } from './explorer-act.svelte';
 
 /** Explorer state for one page; `api` returns the worker's API or null while none is up. */
 export class ExplorerState {
@@ -30,7 +31,12 @@ export class ExplorerState {
   /** Counts fetches, so an older answer never replaces a newer one. */
   private seq = 0;
 
-  constructor(private readonly api: () => Pick<TrainerApi, 'explorerIndex' | 'explorerGroup'> | null) {}
+  /** The "Act with the current policy" panel beside the turn view. */
+  readonly act: ActPanelState;
+
+  constructor(private readonly api: () => Pick<TrainerApi, 'explorerIndex' | 'explorerGroup' | 'actStart' | 'actStep'> | null) {
+    this.act = new ActPanelState(api);
+  }
 
   /** The steps held, ascending. */
   steps = $derived(this.index?.steps.map((s) => s.step) ?? []);
@@ -97,6 +103,7 @@ export class ExplorerState {
   /** Forgets everything (a new run). */
   clear(): void {
     this.seq++;
+    this.act.clear();
     this.index = null;
     this.step = null;
     this.group = null;

@@ -1,0 +1,202 @@
+/**
+ * "Act with the current policy" (worker layer; the page's rollout explorer): the run's current weights play the task
+ * of a stored trajectory (the same train-split task, the same episode skill in the prompt if its rollout had one)
+ * from its start, one turn per `step`. At each turn the prompt is built as a rollout builds it (rollout/prompt.ts,
+ * the run's history window H), every admissible action is scored as a whole response (core/rollout/act-topk.ts: the
+ * full-sequence log-prob at the run's temperature and decoding; normalised over the list under admissible decoding)
+ * and the action is taken either
+ * - `sampled`: drawn by the rollout's own sampler (model/sample.ts: token by token from the same masked distribution,
+ *   with a seeded Rng, `act/<step>/<group>/<trajectory>` forked from the run's seed, so the same weights replay the
+ *   same draws), or
+ * - `greedy`: the most probable admissible action (the first row of the list).
+ * The weights are read between updates only (TrainingSession.withPolicy: training must be paused), at every step,
+ * so a Step after more training acts with the newer weights; each turn records the weights' step.
+ */
+import { Rng } from '../core/rng';
+import { getEnvSpec } from '../core/envs/registry';
+import type { Env } from '../core/envs/types';
+import type { PolicyHandle } from '../core/model/policy';
+import { sampleResponses } from '../core/model/sample';
+import { actionTokens, buildPrompt, type Turn } from '../core/rollout/prompt';
+import { ActionTrie } from '../core/rollout/trie';
+import { rankActions, scoreActions, type ActDecoding, type ActionProb } from '../core/rollout/act-topk';
+import type { RunConfig } from '../core/run/config';
+import type { GroupDetail } from '../core/train/step-detail';
+import type { LivePolicy } from './session';
+import { promptView } from './explorer-view';
+
+/** Rows of the next-action list shown per turn (top-k). */
+export const ACT_TOP_K = 5;
+
+/** The action taken at a turn. */
+export interface ActChoice {
+  action: string;
+  /** `sampled` (the rollout sampler, seeded) or `greedy` (the most probable admissible action). */
+  how: 'sampled' | 'greedy';
+  /** Its probability: the list's p(a) when admissible; else the sampler's exp(Σ token log-probs) (free decoding). */
+  prob: number;
+  /** Its full-sequence log-prob ℓ (nats). */
+  logp: number;
+  /** 1-based rank in the turn's list (most probable first), or null when it is not an admissible action. */
+  rank: number | null;
+  /** False when the environment refused it (`Nothing happens.`). */
+  valid: boolean;
+}
+
+/** One turn played. */
+export interface ActTurn {
+  /** 1-based turn number. */
+  turn: number;
+  /** The observation the action answered. */
+  observation: string;
+  /** Admissible actions listed in the prompt's state. */
+  admissibleCount: number;
+  /** The ACT_TOP_K most probable admissible actions, most probable first. */
+  top: ActionProb[];
+  /** 1 − Σ p over `top`: the other admissible actions' mass (and, under free decoding, inadmissible responses'). */
+  rest: number;
+  chosen: ActChoice;
+  reward: number;
+  done: boolean;
+  /** The environment's reply (the next observation). */
+  reply: string;
+  /** Updates applied to the weights that acted (0 = the initial weights). */
+  weightsStep: number;
+}
+
+/** An episode being played, as the page shows it. Plain data. */
+export interface ActEpisodeView {
+  /** The stored trajectory whose task is played: step, group, trajectory index. */
+  from: { step: number; group: number; trajectory: number };
+  task: string;
+  taskType: string;
+  /** Train-split task index. */
+  taskIndex: number;
+  initialObservation: string;
+  /** The episode skill the rollout's prompt held (Skill-GRPO), put in every prompt here too. */
+  episodeSkill?: string;
+  decoding: ActDecoding;
+  temperature: number;
+  historyTurns: number;
+  k: number;
+  /** The environment's step limit. */
+  maxSteps: number;
+  turns: ActTurn[];
+  done: boolean;
+  success: boolean;
+}
+
+/** One episode of the act panel: its environment, history and generator. */
+export class ActEpisode {
+  private readonly env: Env;
+  private readonly hist: Turn[] = [];
+  private obs: string;
+  private readonly rng: Rng;
+  readonly view: ActEpisodeView;
+
+  /**
+   * @param config the run's config (environment, preset, decoding, temperature, H, maxActionTokens, seed).
+   * @param g the stored group; `trajectory` indexes its trajectories.
+   * @throws Error naming the trajectory when the group has no such trajectory.
+   */
+  constructor(private readonly config: RunConfig, g: GroupDetail, trajectory: number, tokenizer: LivePolicy['policy']['tok']) {
+    const t = g.trajectories[trajectory];
+    if (!Number.isInteger(trajectory) || !t) throw new Error(`act: group ${g.group} of step ${g.step} has no trajectory ${trajectory} (it has ${g.trajectories.length})`);
+    this.env = getEnvSpec(config.env).create(config.preset);
+    const r = this.env.reset({ split: 'train', index: g.taskIndex });
+    this.obs = r.observation;
+    const first = t.turns[0];
+    const episodeSkill = first ? promptView(first.prompt, tokenizer).episodeSkill : undefined;
+    this.rng = new Rng(config.seed).fork(`act/${g.step}/${g.group}/${trajectory}`);
+    this.view = {
+      from: { step: g.step, group: g.group, trajectory }, task: r.task, taskType: r.taskType, taskIndex: g.taskIndex, initialObservation: r.observation,
+      ...(episodeSkill ? { episodeSkill } : {}),
+      decoding: config.decoding, temperature: config.temperature, historyTurns: config.historyTurns, k: ACT_TOP_K, maxSteps: this.env.maxSteps,
+      turns: [], done: false, success: false,
+    };
+  }
+
+  /**
+   * Plays one turn with `policy` (see the module comment) and returns it (also appended to `view.turns`).
+   * @throws Error when the episode is over, or from scoring (an action list nothing of which fits maxActionTokens).
+   */
+  async step(policy: PolicyHandle, weightsStep: number, greedy: boolean): Promise<ActTurn> {
+    if (this.view.done) throw new Error(`the episode is over (${this.view.success ? 'task complete' : 'step limit'}); press Act to play the task again`);
+    const { tok, cfg } = policy;
+    const c = this.config;
+    const adm = this.env.admissibleActions();
+    const prompt = buildPrompt(tok, {
+      task: this.view.task, history: this.hist, observation: this.obs, admissible: adm, historyTurns: c.historyTurns, episodeSkill: this.view.episodeSkill,
+    }, cfg.maxSeq - c.maxActionTokens);
+    const o = { decoding: c.decoding, temperature: c.temperature, maxActionTokens: c.maxActionTokens };
+    const ranked = rankActions(await scoreActions(policy, prompt, adm, o));
+    const top = ranked.slice(0, ACT_TOP_K);
+    let chosen: Omit<ActChoice, 'valid'>;
+    if (greedy) {
+      chosen = { action: ranked[0].action, how: 'greedy', prob: ranked[0].prob, logp: ranked[0].logp, rank: 1 };
+    } else {
+      const eos = tok.special('<eos>');
+      const trie = c.decoding === 'admissible' ? new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos) : null;
+      const [r] = await sampleResponses(policy.params, cfg, [prompt], {
+        temperature: c.temperature, maxTokens: c.maxActionTokens, eos, freeRow: policy.freeRow, rng: this.rng, allowed: (_row, prefix) => (trie ? trie.allowed(prefix) : null),
+      });
+      // As rollout/runner.ts: a response cut before <eos> is sent as is (inadmissible).
+      const body = r.tokens[r.tokens.length - 1] === eos ? r.tokens.slice(0, -1) : r.tokens;
+      const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
+      const k = r.tokens[r.tokens.length - 1] === eos ? ranked.findIndex((a) => a.action === action) : -1;
+      const logp = r.sampleLogp.reduce((s, x) => s + x, 0);
+      chosen = k >= 0 ? { action, how: 'sampled', prob: ranked[k].prob, logp: ranked[k].logp, rank: k + 1 } : { action, how: 'sampled', prob: Math.exp(logp), logp, rank: null };
+    }
+    const st = this.env.step(chosen.action);
+    const turn: ActTurn = {
+      turn: this.view.turns.length + 1, observation: this.obs, admissibleCount: adm.length, top,
+      rest: Math.max(0, 1 - top.reduce((s, a) => s + a.prob, 0)), chosen: { ...chosen, valid: st.valid },
+      reward: st.reward, done: st.done, reply: st.observation, weightsStep,
+    };
+    this.hist.push({ action: chosen.action, observation: st.observation });
+    this.obs = st.observation;
+    this.view.turns.push(turn);
+    if (st.success) this.view.success = true;
+    if (st.done) this.view.done = true;
+    return turn;
+  }
+}
+
+/** What the act API needs from the worker. */
+export interface ActDeps {
+  /** TrainingSession.withPolicy: runs `read` on the live policy between updates, or rejects saying why it cannot. */
+  withPolicy<T>(read: (live: LivePolicy) => Promise<T>): Promise<T>;
+  /** The trajectory store's group, or null when it is not held. */
+  group(step: number, group: number): GroupDetail | null;
+}
+
+/**
+ * The worker's act methods (TrainerApi.actStart / actStep) over one episode at a time.
+ * `actStart` replaces any episode in progress; `actStep` plays its next turn.
+ */
+export function actApi(deps: ActDeps): { actStart(step: number, group: number, trajectory: number): Promise<ActEpisodeView>; actStep(greedy: boolean): Promise<ActEpisodeView> } {
+  let episode: ActEpisode | null = null;
+  /** The run the episode belongs to (a new configure makes a new config object). */
+  let of: RunConfig | null = null;
+  const snapshot = (e: ActEpisode): ActEpisodeView => structuredClone(e.view);
+  return {
+    async actStart(step, group, trajectory) {
+      const g = deps.group(step, group);
+      if (!g) throw new Error(`the explorer holds no group ${group} of step ${step} (evicted, or a new run); pick a step it holds`);
+      return deps.withPolicy(async (live) => {
+        episode = new ActEpisode(live.config, g, trajectory, live.policy.tok);
+        of = live.config;
+        return snapshot(episode);
+      });
+    },
+    async actStep(greedy) {
+      const e = episode;
+      if (!e) throw new Error('no episode is being played; press Act first');
+      return deps.withPolicy(async (live) => {
+        if (live.config !== of) throw new Error('the run has changed since Act was pressed; press Act again');
+        await e.step(live.policy, live.step, greedy);
+        return snapshot(e);
+      });
+    },
+  };
+}
