@@ -1,0 +1,143 @@
+/**
+ * Faster kernels for tfjs' wasm backend (tfjs 4.22), registered over the stock ones: BatchMatMul's batched and
+ * transposed cases run the SIMD kernel of `wasm-batch-matmul.ts` (same bits as the stock loop, ~5–10× faster at the
+ * attention shapes; docs/experiments/speed.md). Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the
+ * kernel is set up with the backend (its memory), in tfjs' `setupFunc`.
+ */
+import * as tf from '../tf';
+import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
+
+/** The parts of tfjs' BackendWasm (tfjs-backend-wasm/dist/backend_wasm.js) this kernel uses. */
+interface WasmBackend {
+  wasm: {
+    _malloc(bytes: number): number;
+    _free(ptr: number): void;
+    wasmMemory?: WebAssembly.Memory;
+    asm?: { memory?: WebAssembly.Memory };
+  };
+  dataIdMap: { get(dataId: object): { memoryOffset: number } };
+  makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
+}
+interface MatMulArgs {
+  inputs: { a: tf.TensorInfo; b: tf.TensorInfo };
+  backend: WasmBackend;
+  attrs: { transposeA: boolean; transposeB: boolean };
+}
+
+/** The SIMD kernel of each started backend (null: not usable there, the stock kernel runs). */
+const modules = new WeakMap<object, MatMulModule | null>();
+let registered = false;
+let enabled = true;
+
+/** The backend's heap: the threaded build keeps it in `Module.wasmMemory`, the others export it as `asm.memory`. */
+function heapOf(backend: WasmBackend): WebAssembly.Memory | null {
+  const m = backend.wasm.wasmMemory ?? backend.wasm.asm?.memory;
+  return m instanceof WebAssembly.Memory ? m : null;
+}
+
+const size = (s: number[]) => s.reduce((p, c) => p * c, 1);
+
+/**
+ * The SIMD BatchMatMul, or null when the stock kernel should run: dtypes other than float32, the plain 2-D case
+ * (XNNPACK), an empty dimension, or batch shapes other than equal or one of them 1.
+ */
+function simdBatchMatMul(args: MatMulArgs, mod: MatMulModule): tf.TensorInfo | null {
+  const { a, b } = args.inputs;
+  const { transposeA, transposeB } = args.attrs;
+  if (a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
+  const ra = a.shape.length, rb = b.shape.length;
+  const K = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
+  const M = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
+  const N = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
+  const Kb = transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
+  const outerA = a.shape.slice(0, -2), outerB = b.shape.slice(0, -2);
+  const batchA = size(outerA), batchB = size(outerB);
+  if (K !== Kb || K === 0 || M === 0 || N === 0) return null;
+  if (!transposeA && !transposeB && batchA === 1 && batchB === 1) return null;
+  let outer: number[];
+  if (batchA === batchB && outerA.length === outerB.length && outerA.every((d, i) => d === outerB[i])) outer = outerA;
+  else if (batchB === 1 && outerB.every((d) => d === 1) && outerA.length >= outerB.length) outer = outerA;
+  else if (batchA === 1 && outerA.every((d) => d === 1) && outerB.length >= outerA.length) outer = outerB;
+  else return null;
+  const batch = Math.max(batchA, batchB);
+  const be = args.backend;
+  const out = be.makeOutput([...outer, M, N], 'float32');
+  const pa = be.dataIdMap.get(a.dataId).memoryOffset, pOut = be.dataIdMap.get(out.dataId).memoryOffset;
+  let pb = be.dataIdMap.get(b.dataId).memoryOffset, scratch = 0;
+  if (transposeB) {
+    scratch = be.wasm._malloc(batchB * K * N * 4);
+    mod.tr(pb, scratch, batchB, N, K);
+    pb = scratch;
+  }
+  const aBatch = batchA === 1 ? 0 : M * K * 4, bBatch = batchB === 1 ? 0 : K * N * 4;
+  mod.mm(pa, pb, pOut, batch, M, N, K, aBatch, transposeA ? 4 : K * 4, transposeA ? M * 4 : 4, bBatch);
+  if (scratch) be.wasm._free(scratch);
+  return out;
+}
+
+/**
+ * Register the wasm kernels once (idempotent), over the stock ones; each falls back to the stock kernel where it
+ * does not apply. Must run before `tf.setBackend('wasm')` (tfjs runs kernel set-up when a backend is activated).
+ */
+export function registerWasmKernels(): void {
+  if (registered) return;
+  const stock = tf.getKernel('BatchMatMul', 'wasm');
+  if (!stock) return; // the wasm backend is not loaded in this bundle
+  registered = true;
+  const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
+  const warn = console.warn;
+  console.warn = () => {}; // tfjs warns that a registered kernel is being overwritten: that is the point here
+  try {
+    tf.registerKernel({
+      kernelName: 'BatchMatMul',
+      backendName: 'wasm',
+      setupFunc: (backend: object) => {
+        stock.setupFunc?.(backend as tf.KernelBackend);
+        if (modules.has(backend)) return;
+        const heap = heapOf(backend as WasmBackend);
+        let mod: MatMulModule | null = null;
+        try {
+          mod = heap ? instantiateMatMul(heap) : null;
+        } catch {
+          mod = null; // an engine without WebAssembly SIMD or shared memory: the stock kernel runs
+        }
+        modules.set(backend, mod);
+      },
+      kernelFunc: ((args: MatMulArgs) => {
+        const mod = enabled ? modules.get(args.backend) : null;
+        return (mod && simdBatchMatMul(args, mod)) ?? stockFunc(args);
+      }) as unknown as tf.KernelFunc,
+    });
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
+ * Whether the SIMD BatchMatMul runs on the active wasm backend (false before `registerWasmKernels`, on another
+ * backend, or where the engine lacks WebAssembly SIMD).
+ */
+export function wasmMatMulActive(): boolean {
+  return enabled && tf.getBackend() === 'wasm' && !!modules.get(tf.backend());
+}
+
+/**
+ * Switch the SIMD BatchMatMul off (false: the stock kernel runs everywhere) or back on; for comparing the two in
+ * one process (tests and scripts/wasm-matmul-bench.ts). Returns the previous setting.
+ */
+export function setWasmMatMulEnabled(on: boolean): boolean {
+  const was = enabled;
+  enabled = on;
+  return was;
+}
+
+/**
+ * Rebuild the active wasm backend's SIMD BatchMatMul with another output tile (scripts/wasm-matmul-bench.ts compares
+ * tiles; results are the same bits whatever the tile). @throws Error when the kernel is not active.
+ */
+export function setWasmMatMulTile(tile: TileShape = DEFAULT_TILE): void {
+  const backend = tf.backend() as unknown as WasmBackend;
+  const heap = tf.getBackend() === 'wasm' ? heapOf(backend) : null;
+  if (!heap || !modules.get(backend)) throw new Error('setWasmMatMulTile: the SIMD BatchMatMul is not active (call registerWasmKernels() before tf.setBackend(\'wasm\'))');
+  modules.set(backend, instantiateMatMul(heap, tile));
+}
