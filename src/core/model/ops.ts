@@ -14,12 +14,17 @@
  * - `gatherRows`: tf.gather's gradient needs UnsortedSegmentSum, which the wasm backend lacks; ours
  *   scatters with scatterND (duplicates summed), which every backend has.
  * - `gelu`: tfjs core has no GELU; the tanh approximation (as GPT-2 and peer_torch.py) with x·x·x, not pow.
+ * - On the webgpu backend, `layerNorm` runs fused kernels with a hand-written gradient instead
+ *   (src/core/backend/webgpu-layernorm.ts: one dispatch for the forward, four for the backward); every other backend
+ *   runs the composed ops below.
  *
- * Every forward pass computes exactly what the plain formula computes (same ops, same order): sampling and scoring are
- * unchanged to the bit. The hand-written backward passes sum in another order than autograd's, so gradients differ
- * from autograd's in the last float32 bits (test/core/model/ops-grad.test.ts bounds the difference).
+ * Every forward pass computes exactly what the plain formula computes (same ops, same order) on every backend but
+ * webgpu: sampling and scoring are unchanged to the bit there. The hand-written backward passes sum in another order
+ * than autograd's, so gradients differ from autograd's in the last float32 bits (test/core/model/ops-grad.test.ts
+ * bounds the difference; test/core/backend/webgpu-*.test.ts bound the fused kernels against the cpu backend).
  */
 import * as tf from '../tf';
+import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu-layernorm';
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
@@ -115,11 +120,11 @@ function tMatmul(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
 }
 
 /**
- * LayerNorm over the last axis (Ba et al. 2016): x [..., d], gamma/beta [d]; ε = 1e-5 (PyTorch default).
- * Backward in closed form with x̂ = (x − μ)·r, r = 1/√(σ² + ε), g = dy·γ:
- * dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ_rows dy·x̂, dβ = Σ_rows dy.
+ * LayerNorm over the last axis (Ba et al. 2016) from composed ops on any backend: x [..., d], gamma/beta [d];
+ * ε = 1e-5 (PyTorch default). Backward in closed form with x̂ = (x − μ)·r, r = 1/√(σ² + ε), g = dy·γ:
+ * dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ_rows dy·x̂, dβ = Σ_rows dy. `layerNorm` uses it off webgpu.
  */
-export const layerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
+export const composedLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
   const { mean, variance } = tf.moments(x, -1, true);
   const xc = tf.sub(x, mean);
   const r = tf.rsqrt(tf.add(variance, 1e-5));
@@ -136,6 +141,16 @@ export const layerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: t
     },
   };
 }) as unknown as CGF) as unknown as (x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor) => tf.Tensor;
+
+/**
+ * LayerNorm over the last axis: x [..., d] float32, gamma/beta [d] → [..., d] float32, differentiable w.r.t. all
+ * three. On webgpu the fused kernels (backend/webgpu-layernorm.ts, the same closed-form gradient); elsewhere, or when
+ * the rows do not fit one dispatch, `composedLayerNorm` (bit-identical to it).
+ */
+export function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
+  const d = x.shape[x.shape.length - 1];
+  return fusedLayerNormUsable(x.size / d, d) ? fusedLayerNorm(x, gamma, beta) : composedLayerNorm(x, gamma, beta);
+}
 
 /**
  * x [M, K]·W [K, N] + b [N] → [M, N]. Gradients: dx = dy·Wᵀ, dW = xᵀ·dy (the smaller of x and dy transposed),
