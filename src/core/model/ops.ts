@@ -14,9 +14,9 @@
  * - `gatherRows`: tf.gather's gradient needs UnsortedSegmentSum, which the wasm backend lacks; ours
  *   scatters with scatterND (duplicates summed), which every backend has.
  * - `gelu`: tfjs core has no GELU; the tanh approximation (as GPT-2 and peer_torch.py) with x·x·x, not pow.
- * - On the webgpu backend, `layerNorm` runs fused kernels with a hand-written gradient instead
- *   (src/core/backend/webgpu-layernorm.ts: one dispatch for the forward, four for the backward); every other backend
- *   runs the composed ops below.
+ * - On the webgpu backend, `layerNorm` and `attentionSoftmax` run fused kernels with hand-written gradients instead
+ *   (src/core/backend/webgpu-layernorm.ts, webgpu-softmax.ts: one dispatch for a LayerNorm forward, one for the
+ *   attention softmax forward and one for its backward); every other backend runs the composed ops below.
  *
  * Every forward pass computes exactly what the plain formula computes (same ops, same order) on every backend but
  * webgpu: sampling and scoring are unchanged to the bit there. The hand-written backward passes sum in another order
@@ -25,6 +25,7 @@
  */
 import * as tf from '../tf';
 import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu-layernorm';
+import { fusedAttentionSoftmax, fusedAttentionSoftmaxUsable } from '../backend/webgpu-softmax';
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
@@ -150,6 +151,35 @@ export const composedLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor,
 export function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
   const d = x.shape[x.shape.length - 1];
   return fusedLayerNormUsable(x.size / d, d) ? fusedLayerNorm(x, gamma, beta) : composedLayerNorm(x, gamma, beta);
+}
+
+/**
+ * The additive attention mask of one forward pass. `bias` [B or 1, 1, T, Tk] float32 (0 where attending is allowed,
+ * a large negative number where not: causal and padding) is added to the scaled scores; it is null where the fused
+ * webgpu kernel applies the causal rule (query t sees keys ≤ t + Tk − T) and `keyBias` [B, Tk] itself.
+ */
+export interface AttentionMask {
+  bias: tf.Tensor | null;
+  keyBias?: tf.Tensor2D;
+}
+
+/**
+ * The mask for `rows` = B·h·T attention rows: `makeBias()` (the composed additive bias) unless the fused webgpu
+ * softmax will run, which needs only `keyBias` [B, Tk] (or nothing) and so saves building and uploading the bias.
+ */
+export function attentionMask(rows: number, makeBias: () => tf.Tensor, keyBias?: tf.Tensor2D): AttentionMask {
+  return fusedAttentionSoftmaxUsable(rows) ? { bias: null, keyBias } : { bias: makeBias(), keyBias };
+}
+
+/**
+ * Attention weights: raw scores q·kᵀ [B·h, T, Tk] float32 → softmax(raw·scale + bias) over the keys [B·h, T, Tk].
+ * With a composed `mask.bias`: Multiply, Add and Softmax (autograd's gradients), as always; with `bias` null: the
+ * fused webgpu kernel (one dispatch forward, one backward; backend/webgpu-softmax.ts).
+ */
+export function attentionSoftmax(raw: tf.Tensor3D, scale: number, B: number, h: number, mask: AttentionMask): tf.Tensor3D {
+  const [BH, T, Tk] = raw.shape;
+  if (mask.bias === null) return fusedAttentionSoftmax(raw, scale, h, mask.keyBias);
+  return tf.reshape(tf.softmax(tf.add(tf.reshape(tf.mul(raw, scale), [B, h, T, Tk]), mask.bias)), [BH, T, Tk]) as tf.Tensor3D;
 }
 
 /**

@@ -8,7 +8,7 @@
 import * as tf from '../tf';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
-import { bmm, bmmNT, gatherRows, gelu, layerNorm, linear, matmul } from './ops';
+import { attentionMask, attentionSoftmax, bmm, bmmNT, gatherRows, gelu, layerNorm, linear, matmul, type AttentionMask } from './ops';
 
 /** Large negative additive bias for masked positions (finite, so 0·bias stays 0 and no NaN appears). */
 export const NEG = -1e9;
@@ -40,10 +40,11 @@ function embed(p: Params, ids: tf.Tensor2D, pos: tf.Tensor2D): tf.Tensor {
 }
 
 /**
- * One block. x [B,T,d]; bias [B,1,Tq,Tk] additive; `past` (decode) holds earlier keys/values.
+ * One block. x [B,T,d]; mask: the additive bias [B,1,Tq,Tk] or the key bias for the fused webgpu softmax
+ * (ops.ts `attentionMask`); `past` (decode) holds earlier keys/values.
  * Returns the new x and this block's full K/V (for caching).
  */
-function block(p: Params, i: number, cfg: ModelConfig, x: tf.Tensor, bias: tf.Tensor, past?: LayerCache): { x: tf.Tensor; cache: LayerCache } {
+function block(p: Params, i: number, cfg: ModelConfig, x: tf.Tensor, mask: AttentionMask, past?: LayerCache): { x: tf.Tensor; cache: LayerCache } {
   const [B, T, d] = x.shape;
   const h = cfg.nHeads, hs = d / h;
   const a = layerNorm(x, p[`h${i}.ln1.g`], p[`h${i}.ln1.b`]);
@@ -58,10 +59,8 @@ function block(p: Params, i: number, cfg: ModelConfig, x: tf.Tensor, bias: tf.Te
     kh = tf.concat([past.k, kh], 1);
     vh = tf.concat([past.v, vh], 1);
   }
-  const Tk = kh.shape[1];
-  const scores = tf.mul(bmmNT(qh, kh), 1 / Math.sqrt(hs)); // [B·h,T,Tk]
-  const att = tf.softmax(tf.add(tf.reshape(scores, [B, h, T, Tk]), bias)); // [B,h,T,Tk]
-  const y = mergeHeads(bmm(tf.reshape(att, [B * h, T, Tk]) as tf.Tensor3D, vh), B, T, h, hs); // [B,T,d]
+  const att = attentionSoftmax(bmmNT(qh, kh), 1 / Math.sqrt(hs), B, h, mask); // [B·h,T,Tk]
+  const y = mergeHeads(bmm(att, vh), B, T, h, hs); // [B,T,d]
   x = tf.add(x, linear(y, p[`h${i}.attn.wo`] as tf.Tensor2D, p[`h${i}.attn.bo`]));
   const m = layerNorm(x, p[`h${i}.ln2.g`], p[`h${i}.ln2.b`]);
   const f = gelu(linear(m, p[`h${i}.mlp.wfc`] as tf.Tensor2D, p[`h${i}.mlp.bfc`]));
@@ -86,12 +85,11 @@ export function forward(
 ): { hidden: tf.Tensor3D; cache: LayerCache[] } {
   const [B, T] = ids.shape;
   if (T > cfg.maxSeq) throw new Error(`forward: sequence length ${T} exceeds maxSeq ${cfg.maxSeq}`);
-  let bias: tf.Tensor = causalBias(T);
-  if (keyBias) bias = tf.add(bias, tf.reshape(keyBias, [B, 1, 1, T]));
+  const mask = attentionMask(B * cfg.nHeads * T, () => (keyBias ? tf.add(causalBias(T), tf.reshape(keyBias, [B, 1, 1, T])) : causalBias(T)), keyBias);
   let x = embed(p, ids, pos);
   const cache: LayerCache[] = [];
   for (let i = 0; i < cfg.nLayers; i++) {
-    const r = block(p, i, cfg, x, bias);
+    const r = block(p, i, cfg, x, mask);
     x = r.x;
     if (withCache) cache.push(r.cache);
   }
@@ -107,11 +105,11 @@ export function decodeStep(
 ): { hidden: tf.Tensor3D; cache: LayerCache[] } {
   const [B] = ids.shape;
   const Tk = keyBias.shape[1];
-  const bias = tf.reshape(keyBias, [B, 1, 1, Tk]);
+  const mask = attentionMask(B * cfg.nHeads, () => tf.reshape(keyBias, [B, 1, 1, Tk]), keyBias);
   let x = embed(p, ids, pos);
   const cache: LayerCache[] = [];
   for (let i = 0; i < cfg.nLayers; i++) {
-    const r = block(p, i, cfg, x, bias, past[i]);
+    const r = block(p, i, cfg, x, mask, past[i]);
     x = r.x;
     cache.push(r.cache);
   }
