@@ -63,6 +63,8 @@ describe('Play view in Chromium', () => {
     expect(await page.getByTestId('play-admissible').getByRole('button').allTextContents()).toEqual(['go to desk 1', 'go to shelf 1', 'go to sidetable 1']);
     expect(await text(page, 'play-where')).toBe('household/easy · train task 357 · pick');
 
+    // Enter in an empty box plays nothing (the transcript below has exactly the five actions typed).
+    await page.getByTestId('play-input').press('Enter');
     // A command household/easy does not have: "Nothing happens." as the policy reads it, and a hint for the person.
     await playTyped(page, 'fly to moon');
     const first = page.getByTestId('play-turn').nth(0);

@@ -67,9 +67,12 @@ export class PlayState {
     }
   }
 
-  /** Plays `action` (default: the typed text); the text is cleared once the worker has played it. */
+  /**
+   * Plays `action` (default: the typed text); the text is cleared once the worker has played it. Blank text is not
+   * played (an Enter in an empty box costs no step), as the CLI's text mode skips empty lines.
+   */
   async step(action: string = this.text): Promise<void> {
-    if (!this.view || this.view.summary.done || this.working) return;
+    if (!this.view || this.view.summary.done || this.working || action.trim() === '') return;
     if (await this.call((api) => api.playStep(action), this.drawnFrom)) this.text = '';
   }
 
