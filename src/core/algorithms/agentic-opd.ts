@@ -7,6 +7,8 @@
  * teacher, and A = opdCoef·(ℓ_teacher − ℓ_old) + taskCoef·A_ep per action token (`distillAdvantage`,
  * `combineDistill`); PPO-clip does the rest. ℓ_old is the student's (pre-update, sampling) log-prob, so A_opd is the
  * per-token negative reverse-KL sample; `reverseKl` reports its gated token mean.
+ * With opdTopK = K > 0 (./agentic-topk.ts) the distillation leaves A (A = taskCoef·A_ep) and enters the update as
+ * opdCoef × the token-mean reverse KL over the student's top K tokens (`AlgorithmStep.topK`; `topkReverseKl` reports it).
  *
  * Cost per step: one teacher scoring pass over the gated trajectories' samples (prompt + response tokens, reported
  * in `cost`), plus, for training-task LAD, one `teacherPassRate` call per (teacher, task) of a group with at least one
@@ -21,6 +23,7 @@ import {
   checkHcnState, combineDistill, distillAdvantage, fixedTeacher, hcnInitialState, hcnSelect, ladGate, randomTeacher,
   trajectoryTokenGate, unionTeachers, DEFAULT_OPD_COEF, DEFAULT_TASK_COEF, type HcnState, type LadEvidence,
 } from '../algos/agentic';
+import { topKDistill } from './agentic-topk';
 import { NO_SKILL_METRICS, type Algorithm, type AlgorithmInit, type AlgorithmRun, type AlgorithmStep, type StepContext } from './types';
 
 /**
@@ -40,6 +43,12 @@ export interface TeacherPool {
    * The pool loads the teacher's weights (one teacher resident at a time).
    */
   score(id: number, samples: readonly ScoreSample[], temperature: number): Promise<Float32Array>;
+  /**
+   * Teacher `id`'s log-probs (nats, at `temperature` with each sample's allowed mask) at given token ids, `k` per
+   * response token: `ids` and the result are [M·k], packed sample-major (model/topk.ts `scoreTopK`). Needed for the
+   * top-k variant (opdTopK > 0); absent = that variant is refused.
+   */
+  scoreAt?(id: number, samples: readonly ScoreSample[], temperature: number, ids: Int32Array, k: number): Promise<Float32Array>;
   /** The validation-panel task id of a task, if it is on the panel (LAD's `val` rule); absent = no panel tasks in training. */
   panelTask?(ref: TaskRef): number | undefined;
   /**
@@ -71,10 +80,15 @@ export interface AgenticOpdOptions {
   taskCoef: number;
   /** LAD on: distil only failed rollouts on tasks where the teacher does better; off: every rollout that has a teacher. */
   ladGate: boolean;
+  /**
+   * K > 0: the top-k variant (./agentic-topk.ts) — the distillation enters the update as opdCoef × the token-mean
+   * top-K reverse KL instead of as A_opd in A (A = taskCoef·A_ep then); 0 = the sampled-token A_opd.
+   */
+  opdTopK: number;
 }
 
 /** Defaults of AgenticOpdOptions. */
-export const AGENTIC_OPD_DEFAULTS: Readonly<AgenticOpdOptions> = Object.freeze({ teacherSelect: 'hcn', opdCoef: DEFAULT_OPD_COEF, taskCoef: DEFAULT_TASK_COEF, ladGate: true });
+export const AGENTIC_OPD_DEFAULTS: Readonly<AgenticOpdOptions> = Object.freeze({ teacherSelect: 'hcn', opdCoef: DEFAULT_OPD_COEF, taskCoef: DEFAULT_TASK_COEF, ladGate: true, opdTopK: 0 });
 
 /** Serialisable run state for resume (JSON round-trips it). */
 export interface AgenticOpdState {
@@ -153,6 +167,8 @@ export interface AgenticOpdExtra {
   ladShare: number;
   /** Token mean over gated tokens of ℓ_student − ℓ_teacher (nats); 0 with none. */
   reverseKl: number;
+  /** opdTopK > 0 only: token mean over gated tokens of the top-K reverse KL under the pre-update student (nats; 0 with none). */
+  topkReverseKl?: number;
   /** Gated action tokens. */
   gatedTokens: number;
   /** teacherPassRate calls made this step (each G teacher episodes; memo hits excluded). */
@@ -163,6 +179,7 @@ export interface AgenticOpdExtra {
 
 /** What agentic-opd's `advantages` returns. */
 export interface AgenticOpdStep extends AlgorithmStep {
+  /** With opdTopK > 0 `topK` (AlgorithmStep) holds the update's top-k reverse-KL targets; absent otherwise. */
   extra: AgenticOpdExtra;
 }
 
@@ -179,10 +196,11 @@ export interface AgenticOpdRun extends AlgorithmRun {
 export function resolveAgenticOptions(cfg: unknown, explicit: Partial<AgenticOpdOptions> = {}): AgenticOpdOptions {
   const fromCfg = (cfg ?? {}) as Partial<Record<keyof AgenticOpdOptions, unknown>>;
   const pick = <K extends keyof AgenticOpdOptions>(k: K): unknown => explicit[k] ?? fromCfg[k] ?? AGENTIC_OPD_DEFAULTS[k];
-  const o = { teacherSelect: pick('teacherSelect'), opdCoef: pick('opdCoef'), taskCoef: pick('taskCoef'), ladGate: pick('ladGate') };
+  const o = { teacherSelect: pick('teacherSelect'), opdCoef: pick('opdCoef'), taskCoef: pick('taskCoef'), ladGate: pick('ladGate'), opdTopK: pick('opdTopK') };
   if (!(TEACHER_SELECTORS as readonly unknown[]).includes(o.teacherSelect)) throw new Error(`agentic-opd: unknown teacherSelect "${String(o.teacherSelect)}"; known: ${TEACHER_SELECTORS.join(', ')}`);
   for (const k of ['opdCoef', 'taskCoef'] as const) if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) throw new Error(`agentic-opd: ${k} must be a finite number, got ${String(o[k])}`);
   if (typeof o.ladGate !== 'boolean') throw new Error(`agentic-opd: ladGate must be a boolean, got ${String(o.ladGate)}`);
+  if (!Number.isInteger(o.opdTopK) || (o.opdTopK as number) < 0) throw new Error(`agentic-opd: opdTopK must be an integer ≥ 0 (0 = off), got ${String(o.opdTopK)}`);
   return o as AgenticOpdOptions;
 }
 
@@ -321,11 +339,23 @@ export const agenticOpd = {
         // Score gated samples, one teacher at a time (ascending id).
         const M = packed.tokens;
         const lengths = packed.samples.map((s) => s.response.length);
-        const teacherLogp = new Float32Array(M);
         const used = [...new Set(teacherOf.filter((t, i): t is number => t !== null && mask[i]))].sort((a, b) => a - b);
+        const groups = used.map((tid) => ({ id: tid, samples: packed.samples.map((_, s) => s).filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid) }));
+        const extra = { teacherId: st.teacherId, teachersUsed: used, teacherScore: st.teacherScore, ladShare, teacherRolloutCalls: calls, round: st.round, nothingToLearn: st.nothingToLearn };
+        if (opts.opdTopK > 0) {
+          const gate = trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, M);
+          const r = await topKDistill(ctx.policy, pool.scoreAt?.bind(pool), packed, groups, gate, ctx.oldLogp, { k: opts.opdTopK, temperature: init.cfg.temperature, coef: opts.opdCoef });
+          // The distillation is in the update's top-k term, not in A: A = taskCoef·A_ep (teacherShare 0).
+          const adv = combineDistill(new Float32Array(M), ctx.aEpTok, opts);
+          return {
+            adv, topK: r.targets, cost: r.cost,
+            metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {}, teacherShare: 0, skillActiveTokenRatio: M ? r.gatedTokens / M : 0 },
+            extra: { ...extra, reverseKl: r.reverseKl, topkReverseKl: r.topkReverseKl, gatedTokens: r.gatedTokens },
+          };
+        }
+        const teacherLogp = new Float32Array(M);
         let tokens = 0, sequences = 0;
-        for (const tid of used) {
-          const idx = packed.samples.map((_, s) => s).filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid);
+        for (const { id: tid, samples: idx } of groups) {
           const samples = idx.map((s) => packed.samples[s]);
           const lp = await pool.score(tid, samples, init.cfg.temperature);
           const want = idx.reduce((n, s) => n + lengths[s], 0);
@@ -347,10 +377,7 @@ export const agenticOpd = {
           adv,
           metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {}, teacherShare: sumA > 0 ? sumOpd / sumA : 0, skillActiveTokenRatio: M ? d.gatedTokens / M : 0 },
           cost: { tokens, sequences },
-          extra: {
-            teacherId: st.teacherId, teachersUsed: used, teacherScore: st.teacherScore, ladShare, reverseKl: d.reverseKl,
-            gatedTokens: d.gatedTokens, teacherRolloutCalls: calls, round: st.round, nothingToLearn: st.nothingToLearn,
-          },
+          extra: { ...extra, reverseKl: d.reverseKl, gatedTokens: d.gatedTokens },
         };
       },
     };

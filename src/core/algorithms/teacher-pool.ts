@@ -7,6 +7,7 @@ import * as tf from '../tf';
 import type { EnvSpec, TaskRef } from '../envs/types';
 import { loadPolicy, type PolicyHandle } from '../model/policy';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
+import { scoreTopK } from '../model/topk';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import { runEpisodes } from '../rollout/runner';
 import { Rng } from '../rng';
@@ -76,6 +77,10 @@ export function checkpointTeacherPool(teachers: readonly TeacherCheckpoint[], ta
     async score(id: number, samples: readonly ScoreSample[], temperature: number) {
       const p = teacher(id);
       return (await scoreSamples(p.params, p.cfg, samples, p.freeRow, { temperature })).logp;
+    },
+    async scoreAt(id: number, samples: readonly ScoreSample[], temperature: number, ids: Int32Array, k: number) {
+      const p = teacher(id);
+      return (await scoreTopK(p.params, p.cfg, samples, p.freeRow, { temperature, k, ids })).logp;
     },
     async teacherPassRate(id: number, ref: TaskRef) {
       const p = teacher(id);

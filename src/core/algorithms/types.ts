@@ -13,6 +13,7 @@ import type { PolicyHandle } from '../model/policy';
 import type { RunConfig } from '../run/config';
 import type { Trajectory } from '../rollout/types';
 import type { PackedSamples } from './outcome';
+import type { TopKTargets } from '../model/topk';
 
 /** What an algorithm is built from at the start of a run. */
 export interface AlgorithmInit {
@@ -86,6 +87,8 @@ export interface AlgorithmStep {
   views?: AlgorithmViews;
   /** Algorithm-specific numbers for the step event (Agentic-OPD: teacherId, teacherScore, ladShare, reverseKl …). */
   extra?: object;
+  /** A loss term the update adds besides PPO-clip on A: Agentic-OPD's top-k reverse KL (train/update.ts UpdateInputs.topK). */
+  topK?: TopKTargets;
 }
 
 /** One run's instance of an algorithm (it may keep state across steps, e.g. Skill-GRPO's memory). */

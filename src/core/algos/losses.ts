@@ -115,3 +115,16 @@ export function aggWeights(lengths: readonly number[], plan: AggPlan): Float32Ar
 export function aggLoss(values: tf.Tensor1D, weights: tf.Tensor1D, plan: AggPlan): tf.Scalar {
   return tf.div(tf.sum(tf.mul(values, weights)), plan.divisor) as tf.Scalar;
 }
+
+/**
+ * Top-k reverse KL per position (Agentic-OPD (2026); the tensor form of algos/agentic.ts `topKReverseKl`): with the
+ * student's log-probs `studentTop` [M, K] at its top-K token ids v (differentiable) and the teacher's log-probs of the
+ * same ids `teacherTop` [M, K] (a constant: the teacher is frozen), both renormalised over the K ids,
+ * ℓ̃(v) = ℓ(v) − log Σ_{u ∈ top-K} exp ℓ(u), returns KL_m = Σ_v exp(ℓ̃_s(v))·(ℓ̃_s(v) − ℓ̃_t(v)) ≥ 0 per position,
+ * float32 [M], in nats. Masked ids (log-prob ≈ −1e9, model/transformer.ts NEG) get p̃_s ≈ 0 and add nothing.
+ */
+export function topKReverseKlLoss(studentTop: tf.Tensor2D, teacherTop: tf.Tensor2D): tf.Tensor1D {
+  const ls = tf.sub(studentTop, tf.logSumExp(studentTop, 1, true));
+  const lt = tf.sub(teacherTop, tf.logSumExp(teacherTop, 1, true));
+  return tf.sum(tf.mul(tf.exp(ls), tf.sub(ls, lt)), 1) as tf.Tensor1D;
+}

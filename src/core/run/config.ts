@@ -171,6 +171,8 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Task advantage weight', flag: 'task-coef', unit: '× A_ep', group: 'agentic-opd', symbol: 'c_task', help: 'Weight of the GRPO advantage A_ep beside the distillation term; 0 = distillation only.', recommended: '0' } satisfies FieldMeta),
   ladGate: z.boolean().default(true)
     .meta({ label: 'LAD gate', flag: 'lad-gate', group: 'agentic-opd', help: 'Locality-Aware Distillation: distil only failed rollouts on tasks where the teacher does better (its own pass rate beats the student group\'s); off = every rollout.', recommended: 'on' } satisfies FieldMeta),
+  opdTopK: int(0, 64).default(0)
+    .meta({ label: 'Top-k reverse KL', flag: 'opd-topk', unit: 'tokens', group: 'agentic-opd', symbol: 'K', help: 'K > 0: instead of the sampled-token A_opd, add c_opd × the token mean of KL(p̃_student ‖ p̃_teacher) over the student\'s K most likely tokens at each action token of LAD-gated rollouts (both renormalised over those K; the student\'s pre-update top K at the rollout temperature). 0 = off (sampled-token A_opd).', recommended: '0 (off) or 16' } satisfies FieldMeta),
   analyzer: z.enum(ANALYZER_KINDS).default('heuristic')
     .meta({ label: 'Analyzer', flag: 'analyzer', group: 'analyzer', help: 'Analyzer for OPID and Skill-GRPO: heuristic (embedded, no network) or http (an OpenAI-compatible endpoint).', optionLabels: { heuristic: 'heuristic (embedded)', http: 'http (OpenAI-compatible)' } } satisfies FieldMeta),
   analyzerUrl: z.string().max(2000).default('')

@@ -101,6 +101,11 @@ export interface StepEvent extends AlgorithmMetrics {
   ladShare?: number;
   /** Agentic-OPD: token mean of ℓ_student − ℓ_teacher over the distilled tokens (nats; a reverse-KL sample). */
   reverseKl?: number;
+  /**
+   * Agentic-OPD with opdTopK = K > 0: token mean over the distilled tokens of the reverse KL over the student's top K
+   * tokens, both distributions renormalised over them (nats; pre-update student; algos/agentic.ts topKReverseKl).
+   */
+  topkReverseKl?: number;
   /** Agentic-OPD: teacher-selection round (a new round after each validation of the student). */
   teacherRound?: number;
   /**

@@ -101,7 +101,7 @@ export async function trainStep(
   // The explorer's per-token PPO ratio as the update computed it (NaN where no applied mini-batch used the token).
   const ratio = hooks.detail ? new Float32Array(packed.tokens).fill(NaN) : undefined;
   try {
-    m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: cfg.klBeta > 0 ? refS.logp : null, freeRow: policy.freeRow }, cfg, root.fork(`minibatch/${step}`), {
+    m = await ppoUpdate(policy.params, policy.cfg, optimizer, { samples: packed.samples, adv: advTok, oldLogp: old.logp, refLogp: cfg.klBeta > 0 ? refS.logp : null, freeRow: policy.freeRow, ...(a.topK ? { topK: a.topK } : {}) }, cfg, root.fork(`minibatch/${step}`), {
       cancel, ratio, onMiniBatch: onProgress && ((done, total) => onProgress({ phase: 'update', step, done, total, unit: 'mini-batches', fraction: done / total })),
     });
   } catch (e) {
@@ -176,7 +176,7 @@ function stepExtra(x: object | undefined): Partial<StepEvent> {
   const num = (k: string) => (typeof e[k] === 'number' ? { [k]: e[k] } : {});
   return {
     ...(Object.hasOwn(e, 'teacherId') ? { teacherId: typeof e.teacherId === 'number' ? e.teacherId : null } : {}),
-    ...num('teacherScore'), ...num('ladShare'), ...num('reverseKl'),
+    ...num('teacherScore'), ...num('ladShare'), ...num('reverseKl'), ...num('topkReverseKl'),
     ...(typeof e.round === 'number' ? { teacherRound: e.round } : {}),
   };
 }

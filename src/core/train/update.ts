@@ -4,6 +4,8 @@
  *   L = agg(PPO-clip(ℓ, ℓ_old, A)) + β·agg(k3(ℓ, ℓ_ref)),
  * with token-mean aggregation whose divisor (total action tokens / miniBatches) is the same for every
  * mini-batch, and the global grad norm clipped to `maxGradNorm`.
+ * With `topK` targets (Agentic-OPD's opdTopK > 0) each mini-batch's loss also gets coef × the token mean over distilled
+ * tokens of the top-K reverse KL (`TopKTargets`), from the same forward pass.
  *
  * Target KL (Stable-Baselines3's `target_kl`): before a mini-batch's gradient is applied, its approximate
  * KL(π_old ‖ π) (token mean, `approxKlOld`) is measured; above 1.5·targetKl the step's remaining mini-batches and
@@ -16,7 +18,8 @@ import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { accumulate, applyClipped, microBatches } from '../optim/gradients';
 import { checkCancelled, type CancelSignal } from '../cancel';
-import { aggLoss, aggPlan, aggWeights, approxKlOld, klK3, ppoClipLoss, type AggMode, type AggPlan } from '../algos/losses';
+import { aggLoss, aggPlan, aggWeights, approxKlOld, klK3, ppoClipLoss, topKReverseKlLoss, type AggMode, type AggPlan } from '../algos/losses';
+import { tokenLogProbsAt, topKIndex, type TopKTargets } from '../model/topk';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
 export interface UpdateInputs {
@@ -29,6 +32,8 @@ export interface UpdateInputs {
   refLogp: Float32Array | null;
   /** Free-decoding additive mask [V] (model/scoring.freeMaskRow). */
   freeRow: Float32Array;
+  /** Agentic-OPD's top-k reverse-KL term; absent (or no distilled token) = none, and the update is PPO's alone. */
+  topK?: TopKTargets;
 }
 
 /** Hyper-parameters of the update (subset of RunConfig). */
@@ -65,7 +70,7 @@ const DEFAULT_MICRO_TOKENS = 2048;
 /** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
 function microGrads(
   params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], plan: AggPlan, o: UpdateOptions,
-  keepRatio = false,
+  keepRatio = false, topDiv = 0,
 ): { grads: Record<string, tf.Tensor>; metrics: tf.Tensor[]; tokens: number; ratio: tf.Tensor | null } {
   const mbSamples = idx.map((i) => x.samples[i]);
   const pick = (v: Float32Array) => {
@@ -81,10 +86,12 @@ function microGrads(
   const batch = buildScoreBatch(mbSamples, cfg, x.freeRow);
   const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = x.refLogp ? tf.tensor1d(pick(x.refLogp)) : null;
   const wT = tf.tensor1d(aggWeights(batch.lengths, plan));
+  const top = x.topK && topDiv > 0 ? pickTopK(x.topK, offsets, idx, x.samples, topDiv, cfg.vocabSize) : null;
   let metrics: tf.Tensor[] = [];
   let ratio: tf.Tensor | null = null;
   const { value, grads } = tf.variableGrads(() => {
-    const { logp, entropy } = tokenLogProbs(params, cfg, batch, o.temperature ?? 1);
+    const t = top ? tokenLogProbsAt(params, cfg, batch, o.temperature ?? 1, top.index, top.k) : null;
+    const { logp, entropy } = t ?? tokenLogProbs(params, cfg, batch, o.temperature ?? 1);
     const pg = ppoClipLoss(logp, oldT, advT, o.clipEps, o.dualClip, o.clipEpsHigh || o.clipEps);
     // The loss's own ρ tensor, kept for reading back (UpdateHooks.ratio): no new arithmetic.
     if (keepRatio) ratio = tf.keep(pg.ratio);
@@ -93,13 +100,37 @@ function microGrads(
     const klLoss = aggLoss(kl, wT, plan);
     metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy), tf.sum(approxKlOld(logp, oldT)), tf.sum(pg.clippedLower)].map((t) => tf.keep(t));
     // Always a new tensor: `value` is disposed below while the kept metric tensors live on.
-    const total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
+    let total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
+    if (t && top) total = tf.add(total, tf.mul(tf.sum(tf.mul(topKReverseKlLoss(t.top, top.teacher), top.weight)), top.coef));
     return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, plan), o.entropyCoef)) : total) as tf.Scalar;
   }, vars);
-  tf.dispose([value, advT, oldT, wT, ...(refT ? [refT] : [])]);
+  tf.dispose([value, advT, oldT, wT, ...(refT ? [refT] : []), ...(top ? [top.index, top.teacher, top.weight] : [])]);
   const tokens = batch.tokens;
   disposeBatch(batch);
   return { grads, metrics, tokens, ratio };
+}
+
+/**
+ * A micro-batch's rows of the top-k targets as tensors (the caller disposes them): the index of its ids into [Mb, V]
+ * (model/topk.ts topKIndex), the teacher's log-probs [Mb, K] and per-token weights gate/topDiv [Mb].
+ */
+function pickTopK(t: TopKTargets, offsets: number[], idx: number[], samples: readonly ScoreSample[], topDiv: number, V: number) {
+  const K = t.k;
+  const Mb = idx.reduce((n, i) => n + samples[i].response.length, 0);
+  const ids = new Int32Array(Mb * K), teacher = new Float32Array(Mb * K), weight = new Float32Array(Mb);
+  let m = 0;
+  for (const i of idx) {
+    const o = offsets[i], L = samples[i].response.length;
+    ids.set(t.ids.subarray(o * K, (o + L) * K), m * K);
+    for (let r = 0; r < L; r++) {
+      const on = t.gate[o + r] !== 0;
+      weight[m + r] = on ? 1 / topDiv : 0;
+      // Off the gate the teacher's values are not read; zeros keep the arithmetic finite.
+      if (on) teacher.set(t.teacherLogp.subarray((o + r) * K, (o + r + 1) * K), (m + r) * K);
+    }
+    m += L;
+  }
+  return { k: K, index: topKIndex(ids, K, V), teacher: tf.tensor2d(teacher, [Mb, K]), weight: tf.tensor1d(weight), coef: t.coef };
 }
 
 /** Metrics of one update, averaged over mini-batches (token-weighted where per token). */
@@ -153,6 +184,8 @@ export async function ppoUpdate(
   const nMb = Math.min(o.miniBatches, n);
   const plan = aggPlan(o.lossAgg ?? 'token-mean', x.samples.map((s) => s.response.length), nMb, o.maxActionTokens ?? 12);
   const vars = Object.values(params) as tf.Variable[];
+  // The top-k term's divisor: distilled tokens of the step per mini-batch (0 = no term).
+  const topDiv = x.topK ? checkTopK(x.topK, M) / nMb : 0;
   let sumLoss = 0, sumKl = 0, sumClip = 0, sumClipLower = 0, sumEnt = 0, sumNorm = 0, sumOldKl = 0, tokens = 0, updates = 0;
   // Metrics are averaged over what was measured: action tokens (token-mean) or samples (seq-mean) of the mini-batches run.
   let seenTok = 0, seenSamples = 0, stop = false;
@@ -167,7 +200,7 @@ export async function ppoUpdate(
       let mbOldKl = 0, mbTok = 0;
       const ratios: { micro: number[]; r: Float32Array }[] = [];
       for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
-        const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o, !!hooks.ratio);
+        const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o, !!hooks.ratio, topDiv);
         grads = accumulate(grads, r.grads);
         const [pgL, klS, clipS, entS, oldKlS, clipLowS, ratio] = await Promise.all([...r.metrics, ...(r.ratio ? [r.ratio] : [])].map((t) => t.data()));
         if (r.ratio) {
@@ -206,4 +239,18 @@ export async function ppoUpdate(
     policyLoss: (sumLoss * plan.divisor) / (plan.per === 'token' ? seenTok : seenSamples), kl: sumKl / seenTok, clipFraction: sumClip / seenTok, clipFractionLower: sumClipLower / seenTok,
     entropy: sumEnt / seenTok, gradNorm: sumNorm / updates, approxKl: sumOldKl / seenTok, updates, tokens,
   };
+}
+
+/**
+ * Distilled tokens of top-k targets over M action tokens.
+ * @throws Error when a length does not fit M, K is not a positive integer or coef is not finite and ≥ 0.
+ */
+function checkTopK(t: TopKTargets, M: number): number {
+  if (!Number.isInteger(t.k) || t.k < 1) throw new Error(`ppoUpdate: top-k K must be a positive integer, got ${t.k}`);
+  if (t.gate.length !== M || t.ids.length !== M * t.k || t.teacherLogp.length !== M * t.k)
+    throw new Error(`ppoUpdate: top-k targets hold gate ${t.gate.length}, ids ${t.ids.length}, teacher ${t.teacherLogp.length} entries; M = ${M} action tokens × K ${t.k} expected`);
+  if (!(t.coef >= 0) || !Number.isFinite(t.coef)) throw new Error(`ppoUpdate: top-k coef must be finite and ≥ 0, got ${t.coef}`);
+  let n = 0;
+  for (let m = 0; m < M; m++) if (t.gate[m]) n++;
+  return n;
 }

@@ -183,7 +183,7 @@ describe('agentic-opd with a fake teacher pool', () => {
     expect(() => agenticOpd.create({ cfg, env: 'household' })).toThrow(/needs a teacher pool/);
     expect(() => agenticOpd.create({ cfg, env: 'household', teacherPool: { ...pool, ids: [] }, studentSolved: [] } as AgenticOpdInit)).toThrow(/no teachers/);
     expect(() => resolveAgenticOptions(cfg, { teacherSelect: 'best' as never })).toThrow(/unknown teacherSelect "best"/);
-    expect(resolveAgenticOptions({ ...cfg, opdCoef: 3 })).toEqual({ teacherSelect: 'hcn', opdCoef: 3, taskCoef: 0, ladGate: true });
+    expect(resolveAgenticOptions({ ...cfg, opdCoef: 3 })).toEqual({ teacherSelect: 'hcn', opdCoef: 3, taskCoef: 0, ladGate: true, opdTopK: 0 });
     expect(agenticOpd.name).toBe('agentic-opd');
   });
 });
