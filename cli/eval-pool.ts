@@ -25,6 +25,24 @@ export function defaultEvalThreads(): number {
   return (os.availableParallelism?.() ?? os.cpus().length) >= 2 ? 2 : 0;
 }
 
+/**
+ * The least evaluation work, in episode-turns per split (episodes × the preset's max turns per episode), for which
+ * `eval` starts worker threads by default. Starting a worker (tsx's loader, the wasm backend, the weights) costs ~3 s
+ * of a core; below this a split's evaluation saves less than that by running beside the others:
+ * `eval --policy base --split test-seen,test-unseen --episodes 60` (easy: 60 × 10 = 600 per split) took 7.4 s in one
+ * thread and 8.0 s in two (docs/experiments/speed.md).
+ */
+export const EVAL_THREADS_MIN_WORK = 1000;
+
+/**
+ * Default evaluation threads of `eval` for `splits` splits of `episodes` episodes of at most `maxTurns` turns each:
+ * `defaultEvalThreads()` when there are at least 2 splits and episodes × maxTurns ≥ EVAL_THREADS_MIN_WORK, else 0
+ * (all in the calling thread).
+ */
+export function evalThreadsFor(splits: number, episodes: number, maxTurns: number, available = defaultEvalThreads()): number {
+  return splits >= 2 && episodes * maxTurns >= EVAL_THREADS_MIN_WORK ? available : 0;
+}
+
 /** A worker's reply, checked before use. */
 const SPLIT_EVAL = z.object({ successRate: z.number(), episodes: z.number(), byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number() })) });
 const REPLY = z.union([

@@ -9,7 +9,8 @@
  * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
  * the same warning is printed on stderr). Weights of another vocabulary are refused (exit 2).
  * `--split test-seen,test-unseen` evaluates several splits, each exactly as a run with that one split would (its own
- * `Rng(seed)`), at once in `--eval-threads` worker threads (cli/eval-pool.ts; default 2 on a machine with ≥ 2 cores):
+ * `Rng(seed)`), at once in `--eval-threads` worker threads (cli/eval-pool.ts; by default 2 on a machine with ≥ 2 cores
+ * when each split needs episodes × max turns ≥ EVAL_THREADS_MIN_WORK, else none):
  * the splits' results are printed in the order given, with --json each split's episodes then its summary.
  * Flags that are run settings (--env, --temperature, --decoding, --history, --seed) take their accepted values from
  * the run-config schema (src/core/run/config.ts).
@@ -29,7 +30,7 @@ import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '.
 import type { Trajectory } from '../src/core/rollout/types';
 import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/skills/hints';
 import { loadBaseFiles } from './base';
-import { defaultEvalThreads, EvalPool } from './eval-pool';
+import { defaultEvalThreads, EVAL_THREADS_MIN_WORK, evalThreadsFor, EvalPool } from './eval-pool';
 import { runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
 
 exitOnClosedStdout();
@@ -41,7 +42,7 @@ const SPEC = {
   env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
   preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
   split: { type: 'string', help: `task split, or several separated by commas (each played as if alone, in parallel with --eval-threads): ${SPLITS.join(', ')}`, default: 'test-seen' },
-  'eval-threads': { type: 'int', help: `worker threads that play the splits of a model policy at once (same numbers as one thread); 0 = all in this thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`, default: defaultEvalThreads(), min: 0, max: 4 },
+  'eval-threads': { type: 'int', help: `worker threads that play the splits of a model policy at once (same numbers as one thread); 0 = all in this thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0) when several splits each need episodes × the preset's max turns ≥ ${EVAL_THREADS_MIN_WORK} episode-turns, else 0 (starting a worker costs more than a shorter evaluation saves)`, min: 0, max: 4 },
   episodes: { type: 'int', help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)', default: 60, min: 1, max: 100000 },
   'first-task': { type: 'int', help: 'index k of the first task; to score weights chosen by train --save-best on tasks it did not see, k ≥ train\'s --eval-episodes', default: 0, min: 0, max: 1000000 },
   policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
       env: a.env, preset: a.preset, split, firstTask: a['first-task'], episodes: a.episodes, temperature: a.temperature, decoding: a.decoding as EvalJob['decoding'],
       historyTurns: history, maxActionTokens: 12, seed: a.seed, streams: [], hints: parseHintMode(a.hints) as HintMode, episodeSkills: null,
     }));
-    const threads = Math.min(a['eval-threads'], jobs.length);
+    const threads = Math.min(a['eval-threads'] ?? evalThreadsFor(jobs.length, a.episodes, spec.create(a.preset).maxSteps), jobs.length);
     if (threads > 1) {
       const pool = new EvalPool(threads, a.backend);
       try {
