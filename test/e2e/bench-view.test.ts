@@ -5,31 +5,11 @@
  * record is corrupted; the Bench view runs `npm run bench`'s workloads at the quick size on wasm and shows positive
  * rates in its table and its one-line result.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startE2E, type E2E } from './harness';
+import { useE2E } from './harness';
 
-let e2e: E2E | null = null;
-
-beforeAll(async () => {
-  e2e = await startE2E();
-}, 180_000);
-
-afterAll(async () => {
-  await e2e?.close();
-}, 30_000);
-
-/** Opens the page with `hash`, collecting console errors for failure messages. */
-async function open(hash: string, page?: Page): Promise<{ page: Page; logs: string[] }> {
-  const p = page ?? (await e2e!.context.newPage());
-  const logs: string[] = [];
-  p.on('console', (m) => {
-    if (m.type() === 'error') logs.push(`${m.type()}: ${m.text()}`);
-  });
-  p.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
-  await p.goto(`${e2e!.url}#${hash}`);
-  return { page: p, logs };
-}
+const { open } = useE2E();
 
 /** The badge's text once the worker has chosen a backend. */
 async function badgeText(page: Page): Promise<string> {

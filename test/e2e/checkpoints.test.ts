@@ -6,22 +6,16 @@
  * ladShare (the LAD table).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startE2E, type E2E } from './harness';
+import { useE2E } from './harness';
 import { SOLVED_AT, coverage, parseValRecord } from '../../src/core/run/record';
 import { hcnSelect } from '../../src/core/algos/agentic';
 
 /** 3 steps of B 1 × G 2 from the base policy, a checkpoint and a validation on 6 val tasks × 1 episode at every step. */
 const HASH = 'backend=wasm&model=nano&seed=1&steps=3&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=1&valTasks=6&valSamples=1';
 
-let e2e: E2E | null = null;
-beforeAll(async () => {
-  e2e = await startE2E();
-}, 180_000);
-afterAll(async () => {
-  await e2e?.close();
-}, 30_000);
+const { open } = useE2E();
 
 /** Waits until the phase line shows `done`, failing early with the error banner's text. */
 async function waitDone(page: Page, logs: string[], timeoutMs: number): Promise<void> {
@@ -37,11 +31,7 @@ async function waitDone(page: Page, logs: string[], timeoutMs: number): Promise<
 
 describe('Checkpoints view', () => {
   it('heatmap and bars show the worker\'s val record; Distil runs the distillation stage with teacherId and ladShare', async () => {
-    const page = await e2e!.context.newPage();
-    const logs: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') logs.push(m.text()); });
-    page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
-    await page.goto(`${e2e!.url}#${HASH}`);
+    const { page, logs } = await open(HASH);
     await expect.poll(async () => page.getByTestId('start-button').isEnabled(), { timeout: 60_000 }).toBe(true);
     await page.getByTestId('start-button').click();
     await waitDone(page, logs, 240_000);

@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ROOT, startE2E, type E2E } from './harness';
+import { ROOT, useE2E } from './harness';
 
 /** The shipped base policy's model size (household/easy), so the run can start from it. */
 const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
@@ -19,24 +19,7 @@ const TINY = `backend=wasm&model=${BASE_MODEL}&steps=6&tasksPerStep=2&groupSize=
 /** Longer steps (B 4 × G 4) and a step-0 evaluation, so a pause lands inside a step. */
 const LONGER = `backend=wasm&model=${BASE_MODEL}&steps=20&tasksPerStep=4&groupSize=4&miniBatches=2&evalEvery=10&evalEpisodes=8`;
 
-let e2e: E2E | null = null;
-beforeAll(async () => {
-  e2e = await startE2E();
-}, 600_000);
-afterAll(async () => {
-  await e2e?.close();
-}, 30_000);
-
-async function open(hash: string): Promise<{ page: Page; logs: string[] }> {
-  const page = await e2e!.context.newPage();
-  const logs: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') logs.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
-  await page.goto(`${e2e!.url}#${hash}`);
-  return { page, logs };
-}
+const { open } = useE2E({ startTimeoutMs: 600_000 });
 
 const stepShown = async (page: Page) => Number(/step (\d+)/.exec((await page.getByTestId('step-counter').textContent()) ?? '')?.[1] ?? NaN);
 const phaseText = async (page: Page) => ((await page.getByTestId('run-phase').textContent()) ?? '').trim();

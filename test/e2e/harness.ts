@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -73,8 +74,11 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-/** Builds, serves and launches. Takes ~5–20 s. */
-export async function startE2E(): Promise<E2E> {
+/**
+ * Builds, serves and launches. Takes ~5–20 s. `minify: false` builds the page unminified (readable function names in
+ * a profile or trace); default true, as `npm run build`.
+ */
+export async function startE2E(opts: { minify?: boolean } = {}): Promise<E2E> {
   const work = mkdtempSync(join(tmpdir(), 'opd-e2e-'));
   const outDir = join(work, 'dist');
   let server: ChildProcess | null = null;
@@ -87,7 +91,7 @@ export async function startE2E(): Promise<E2E> {
     rmSync(work, { recursive: true, force: true });
   };
   try {
-    await run([VITE, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn']);
+    await run([VITE, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn', ...(opts.minify === false ? ['--minify', 'false'] : [])]);
     const port = await freePort();
     server = spawn(process.execPath, [VITE, 'preview', '--outDir', outDir, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
       cwd: ROOT,
@@ -106,4 +110,72 @@ export async function startE2E(): Promise<E2E> {
     await close();
     throw e;
   }
+}
+
+/** A page opened by `E2ESuite.open`. */
+export interface OpenedPage {
+  page: Page;
+  /** The page's console errors (and warnings, with `warnings`) and uncaught errors, e.g. `error: …`, `pageerror: …`. */
+  logs: string[];
+}
+
+/** Options of `E2ESuite.open`. */
+export interface OpenOptions {
+  /** Navigate this page (e.g. to reload a link in the same tab) instead of opening a new one. */
+  page?: Page;
+  /** Runs on the page before it navigates (e.g. `page.route(…)` to answer a request). */
+  before?: (page: Page) => Promise<unknown>;
+}
+
+/** One test file's harness, from `useE2E`. */
+export interface E2ESuite {
+  /** The started harness (url and browser context). @throws Error when read before `beforeAll` started it. */
+  readonly e2e: E2E;
+  /** Opens the page at `#hash` (no leading `#`) and collects its console messages for failure messages. */
+  open(hash: string, opts?: OpenOptions): Promise<OpenedPage>;
+}
+
+/**
+ * The setup every browser test file shares: call once at the top level of a test file. Registers vitest's
+ * `beforeAll` (startE2E: build, serve, launch Chromium; up to `startTimeoutMs`, default 180 000 ms) and `afterAll`
+ * (close the browser and the server, within 30 000 ms), and returns `open(hash)`, which opens a new tab (or navigates
+ * `opts.page`) at `<server>/#hash`, collecting console errors — and warnings with `warnings: true` — and page errors
+ * in `logs`. Use `backend=wasm` in the hash unless the test is about WebGPU (SwiftShader here).
+ *
+ * ```ts
+ * const { open } = useE2E();
+ * it('trains', async () => {
+ *   const { page, logs } = await open('backend=wasm&model=nano&steps=2');
+ * });
+ * ```
+ */
+export function useE2E(opts: { startTimeoutMs?: number; warnings?: boolean } = {}): E2ESuite {
+  let e2e: E2E | null = null;
+  beforeAll(async () => {
+    e2e = await startE2E();
+  }, opts.startTimeoutMs ?? 180_000);
+  afterAll(async () => {
+    await e2e?.close();
+  }, 30_000);
+  const started = (): E2E => {
+    if (!e2e) throw new Error('the e2e harness is not started: call useE2E() at the top level of the test file and use it inside tests');
+    return e2e;
+  };
+  return {
+    get e2e() {
+      return started();
+    },
+    async open(hash, o = {}) {
+      const { url, context } = started();
+      const page = o.page ?? (await context.newPage());
+      const logs: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || (opts.warnings && m.type() === 'warning')) logs.push(`${m.type()}: ${m.text()}`);
+      });
+      page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
+      await o.before?.(page);
+      await page.goto(`${url}#${hash}`);
+      return { page, logs };
+    },
+  };
 }

@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { decodeSafetensors } from '../../src/core/model/io';
-import { ROOT, startE2E, type E2E } from './harness';
+import { ROOT, useE2E } from './harness';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
 
 /** The shipped base policy's model size (household/easy), so the wasm run can start from it whatever it is. */
@@ -30,27 +30,8 @@ const TINY_GPU = 'model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=2&ev
  */
 const TINY_WASM = `backend=wasm&model=${BASE_MODEL}&steps=8&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=2&evalEpisodes=2`;
 
-let e2e: E2E | null = null;
-
-beforeAll(async () => {
-  e2e = await startE2E();
-}, 180_000);
-
-afterAll(async () => {
-  await e2e?.close();
-}, 30_000);
-
-/** Opens the page with `hash`, collecting console errors for failure messages. */
-async function open(hash: string): Promise<{ page: Page; logs: string[] }> {
-  const page = await e2e!.context.newPage();
-  const logs: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') logs.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
-  await page.goto(`${e2e!.url}#${hash}`);
-  return { page, logs };
-}
+/** Opens the page with a link hash, collecting console errors and warnings for failure messages. */
+const { open } = useE2E({ warnings: true });
 
 /** The step number shown by the step counter (`step N / M`). */
 async function stepShown(page: Page): Promise<number> {
@@ -182,18 +163,13 @@ describe('page in Chromium', () => {
 
   it('starts from scratch with a notice when the preset has no base policy; Start from scratch goes in the link', async () => {
     // household/default ships a base policy: the server answers 404 for its manifest here, as for a preset without one.
-    const page = await e2e!.context.newPage();
-    const logs: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') logs.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
     const asked: string[] = [];
-    await page.route('**/base/household-default.json', (route) => {
-      asked.push(route.request().url());
-      return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+    const { page, logs } = await open('backend=wasm&model=nano&preset=default&steps=1&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0', {
+      before: (p) => p.route('**/base/household-default.json', (route) => {
+        asked.push(route.request().url());
+        return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+      }),
     });
-    await page.goto(`${e2e!.url}#backend=wasm&model=nano&preset=default&steps=1&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0`);
     const notice = page.getByTestId('base-notice');
     await notice.waitFor({ timeout: 60_000 });
     const text = (await notice.textContent()) ?? '';

@@ -6,35 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ROOT, startE2E, type E2E } from './harness';
+import { ROOT, useE2E } from './harness';
 import { unpackRun } from '../../src/core/run/pack';
 
 const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
 /** 6 steps, a checkpoint every 2, an evaluation every 3 (and at step 0). */
 const LINK = `backend=wasm&model=${BASE_MODEL}&steps=6&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=3&evalEpisodes=2&checkpointEvery=2`;
 
-let e2e: E2E | null = null;
-
-beforeAll(async () => {
-  e2e = await startE2E();
-}, 180_000);
-
-afterAll(async () => {
-  await e2e?.close();
-}, 30_000);
-
-async function open(hash: string): Promise<{ page: Page; logs: string[] }> {
-  const page = await e2e!.context.newPage();
-  const logs: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') logs.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (err) => logs.push(`pageerror: ${err.message}`));
-  await page.goto(`${e2e!.url}#${hash}`);
-  return { page, logs };
-}
+const { open } = useE2E();
 
 /** Every stored run's summary and text files, read straight from IndexedDB (database opd-playground). */
 async function stored(page: Page): Promise<{ id: string; name: string; done: boolean; files: Record<string, string> }[]> {
