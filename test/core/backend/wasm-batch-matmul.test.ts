@@ -2,14 +2,15 @@
  * The SIMD BatchMatMul of src/core/backend/wasm-batch-matmul.ts against tfjs' stock wasm kernel: the same bits on
  * every transpose combination, on ragged shapes (rows and columns that leave remainders of the 4×2·4 tile, shared
  * dimensions below, at and across the stock loop's 48-wide blocks) and on 4-D operands; batch broadcasting equal to
- * the product with the operand tiled out; the plain 2-D product left to XNNPACK. Also the LEB128 encoders of
- * wasm-emit.ts on known values.
+ * the product with the operand tiled out; the plain 2-D product left to XNNPACK; the module alone over a shared
+ * memory (the page's threaded build) against the stock loop's sums written out in float32. Also the LEB128 encoders
+ * of wasm-emit.ts on known values.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
 import { Rng } from '../../../src/core/rng';
 import { setWasmMatMulEnabled, wasmMatMulActive } from '../../../src/core/backend/wasm-kernels';
-import { matMulModuleBytes } from '../../../src/core/backend/wasm-batch-matmul';
+import { instantiateMatMul, K_BLOCK, matMulModuleBytes } from '../../../src/core/backend/wasm-batch-matmul';
 import { sleb, uleb } from '../../../src/core/backend/wasm-emit';
 import { useBackend } from '../../helpers/backend';
 
@@ -94,6 +95,31 @@ describe('SIMD BatchMatMul on wasm', () => {
     const z = tf.matMul(tf.ones([2, 1, 60]), tf.fill([2, 60, 1], 2));
     expect(Array.from(z.dataSync())).toEqual([120, 120]);
     tf.dispose([y, z]);
+  });
+});
+
+describe('the kernel module on its own memory', () => {
+  it('runs over a shared memory (the page\'s threaded wasm build) with the stock loop\'s sums, transposing b through tr', () => {
+    const mem = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
+    const mod = instantiateMatMul(mem);
+    expect(mod).not.toBeNull();
+    const [batch, M, N, K] = [2, 5, 6, 53];
+    const heap = new Float32Array(mem.buffer);
+    const A = 0, Bt = batch * M * K, Bp = Bt + batch * N * K, O = Bp + batch * K * N; // float offsets
+    for (let i = 0; i < Bp; i++) heap[i] = rng.normal();
+    mod!.tr(Bt * 4, Bp * 4, batch, N, K); // b stored [N, K] per batch → [K, N]
+    mod!.mm(A * 4, Bp * 4, O * 4, batch, M, N, K, M * K * 4, K * 4, 4, K * N * 4);
+    for (let t = 0; t < batch; t++)
+      for (let i = 0; i < M; i++)
+        for (let j = 0; j < N; j++) {
+          let out = 0;
+          for (let k0 = 0; k0 < K; k0 += K_BLOCK) {
+            let s = 0;
+            for (let k = k0; k < Math.min(k0 + K_BLOCK, K); k++) s = Math.fround(s + Math.fround(heap[A + (t * M + i) * K + k] * heap[Bt + (t * N + j) * K + k]));
+            out = Math.fround(out + s);
+          }
+          expect(heap[O + (t * M + i) * N + j]).toBe(out);
+        }
   });
 });
 
