@@ -1,8 +1,9 @@
 /**
  * Browser end-to-end test of the Play view: a person picks a task, reads the policy's text (task, observation,
  * admissible actions), types actions (completion by Tab and the arrow keys, a click on an admissible action fills the
- * box, Enter plays), gets a hint for a command the preset does not have, and plays to success by the expert's actions,
- * with the success summary at the end; a task drawn from a seed is the same task every time.
+ * box, Enter plays; Tab leaves a box with no suggestions), gets a hint for a command the preset does not have, and
+ * plays to success by the expert's actions, with the success summary at the end; a task drawn from a seed is the same
+ * task every time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -63,8 +64,11 @@ describe('Play view in Chromium', () => {
     expect(await page.getByTestId('play-admissible').getByRole('button').allTextContents()).toEqual(['go to desk 1', 'go to shelf 1', 'go to sidetable 1']);
     expect(await text(page, 'play-where')).toBe('household/easy · train task 357 · pick');
 
-    // Enter in an empty box plays nothing (the transcript below has exactly the five actions typed).
+    // Enter in an empty box plays nothing (the transcript below has exactly the five actions typed); Tab there leaves
+    // the box for the next control, as usual (no suggestions show).
     await page.getByTestId('play-input').press('Enter');
+    await page.getByTestId('play-input').press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('play-step');
     // A command household/easy does not have: "Nothing happens." as the policy reads it, and a hint for the person.
     await playTyped(page, 'fly to moon');
     const first = page.getByTestId('play-turn').nth(0);
@@ -81,6 +85,12 @@ describe('Play view in Chromium', () => {
     await page.getByTestId('play-input').press('Tab');
     expect(await page.getByTestId('play-input').inputValue()).toBe('take laptop 1 from desk 1');
     await enter(page);
+    await page.getByTestId('play-input').fill('go to s');
+    await page.getByTestId('play-input').press('Tab'); // shelf and sidetable part here: Tab moves through them
+    expect(await page.getByTestId('play-input').inputValue()).toBe('go to shelf 1');
+    await page.getByTestId('play-input').press('Tab');
+    expect(await page.getByTestId('play-input').inputValue()).toBe('go to sidetable 1');
+    await page.getByTestId('play-input').press('Escape');
     await page.getByTestId('play-input').fill('go to s');
     expect(await page.getByTestId('play-suggestions').getByRole('option').allTextContents()).toEqual(['go to shelf 1', 'go to sidetable 1']);
     await page.getByTestId('play-input').press('ArrowDown');
