@@ -73,7 +73,7 @@ function stepEvent(step: number): StepEvent {
  */
 function fakeTrainer(onTurn: (step: number, turn: number) => void) {
   const trainFn: TrainFn = async function* (config: RunConfig, opts) {
-    yield { event: 'start', config, backend: opts.backend, params: 1, vocabSize: 1, envVersions: { household: 'test' } };
+    yield { event: 'start', config, backend: opts.backend, params: 1, vocabSize: 1, envVersions: { household: 'test' } } as TrainEvent;
     for (let step = 1; step <= config.steps; step++) {
       for (;;) {
         let cut = false;
@@ -88,7 +88,7 @@ function fakeTrainer(onTurn: (step: number, turn: number) => void) {
       yield stepEvent(step);
       yield { event: 'trajectories', step, group: [] };
     }
-    yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0, envVersions: {} };
+    yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0, envVersions: {} } as TrainEvent;
   };
   return trainFn;
 }
