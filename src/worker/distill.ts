@@ -6,11 +6,16 @@
  */
 import { getEnvSpec } from '../core/envs/registry';
 import { buildTokenizer } from '../core/model/policy';
-import { planDistillation, type DistillProblem } from '../core/run/distill';
+import { planDistillation, type DistillProblem, type SourceCheckpoint } from '../core/run/distill';
+import { checkpointFile, type RunRecord, type ValRecord } from '../core/run/record';
 import { fieldMeta, type RunConfig } from '../core/run/config';
 import { checkpointTeacherPool, type CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
 import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
 import type { CheckpointStore } from './checkpoints';
+import { sha256Hex } from './sha256';
+
+/** run.json's `fromRun` of a page distillation: `dir` is the source stored run's id (the CLI's is a directory). */
+export type PageFromRun = NonNullable<RunRecord['fromRun']>;
 
 /** How to get what a refused distillation needs, in the page's words. */
 export const PAGE_HOW: Record<DistillProblem, string> = {
@@ -34,6 +39,8 @@ export interface PageDistillation {
   algorithmInit: { teacherPool: CheckpointTeacherPool; studentSolved: Set<number>; onRound: (r: AgenticOpdRound) => void };
   /** The pool, to dispose when the stage's run is discarded. */
   pool: CheckpointTeacherPool;
+  /** The teachers' checkpoint steps and weights (safetensors bytes), ascending step. */
+  teachers: { id: number; bytes: Uint8Array }[];
 }
 
 /**
@@ -49,15 +56,58 @@ export function planPageDistillation(store: CheckpointStore, config: RunConfig, 
   const source = store.config();
   for (const k of SHARED_WITH_SOURCE)
     if (source && source[k] !== config[k]) throw new Error(`the checkpoints were made with ${fieldMeta(k).label} ${String(source[k])} and the distillation asks for ${String(config[k])}: the student and its teachers keep the run's environment, prompt format and model, so set ${fieldMeta(k).label} back to ${String(source[k])}`);
+  return distillationFrom(val, store.sources(), config, onRound);
+}
+
+/** The plan and teacher pool from a solved matrix and checkpoint bytes (planPageDistillation and resumes). */
+function distillationFrom(val: ValRecord, sources: readonly SourceCheckpoint[], config: RunConfig, onRound: (r: AgenticOpdRound) => void): PageDistillation {
   const spec = getEnvSpec(config.env);
   const tok = buildTokenizer(spec);
-  const plan = planDistillation(val, store.sources(), { model: config.model, spec, tok }, PAGE_HOW);
+  const plan = planDistillation(val, sources, { model: config.model, spec, tok }, PAGE_HOW);
   const pool = checkpointTeacherPool(plan.teachers, plan.taskTypes, spec, tok, {
     preset: config.preset, temperature: config.temperature, historyTurns: config.historyTurns, maxActionTokens: config.maxActionTokens,
     decoding: config.decoding, groupSize: config.groupSize, seed: config.seed,
   });
   return {
     config: { ...config, algo: 'agentic-opd' }, initWeights: plan.studentBytes, studentStep: plan.studentStep, pool,
+    teachers: plan.teachers.map((t) => ({ id: t.id, bytes: t.bytes })),
     algorithmInit: { teacherPool: pool, studentSolved: plan.studentSolved, onRound },
   };
+}
+
+/**
+ * sha256 of the rows of the solved matrix a stage read (its student's and teachers' steps, ascending) with the task
+ * types: what a resume checks, so that a source run continued after the stage began (more rows) still matches.
+ */
+export async function stageValSha256(val: ValRecord, steps: readonly number[]): Promise<string> {
+  const want = new Set(steps);
+  const rows = val.checkpoints.filter((c) => want.has(c.step)).map((c) => ({ step: c.step, passRates: c.passRates }));
+  return sha256Hex(new TextEncoder().encode(JSON.stringify({ taskTypes: val.taskTypes, rows })));
+}
+
+/**
+ * The stage's `fromRun` record: the source stored run's id, the sha256 of the solved-matrix rows it read
+ * (`stageValSha256`) and of its student's and teachers' checkpoint weights.
+ */
+export async function pageFromRun(sourceRunId: string, val: ValRecord, d: PageDistillation): Promise<PageFromRun> {
+  const teachers = await Promise.all(d.teachers.map(async (t) => ({ step: t.id, file: checkpointFile(t.id), sha256: await sha256Hex(t.bytes) })));
+  return {
+    dir: sourceRunId, valSha256: await stageValSha256(val, [d.studentStep, ...d.pool.ids]),
+    student: { step: d.studentStep, file: checkpointFile(d.studentStep), sha256: await sha256Hex(d.initWeights) }, teachers,
+  };
+}
+
+/**
+ * A stored distillation's stage rebuilt for Resume from its source run's stored solved matrix and checkpoints
+ * (already read and checked against `fromRun` by runs-library.ts `planResume`): the same student and teachers.
+ * @throws Error when the plan no longer picks the recorded student and teachers (a source edited since).
+ */
+export function resumePageDistillation(fromRun: PageFromRun, val: ValRecord, sources: readonly SourceCheckpoint[], config: RunConfig, onRound: (r: AgenticOpdRound) => void): PageDistillation {
+  const d = distillationFrom(val, sources, config, onRound);
+  const want = fromRun.teachers.map((t) => t.step).join(', ');
+  if (d.studentStep !== fromRun.student.step || d.pool.ids.join(', ') !== want) {
+    d.pool.dispose();
+    throw new Error(`the source run's checkpoints now give student ${d.studentStep} and teachers ${d.pool.ids.join(', ')}; the distillation began with student ${fromRun.student.step} and teachers ${want}; start a new distillation`);
+  }
+  return d;
 }

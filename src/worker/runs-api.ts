@@ -13,12 +13,11 @@ import type { TrainingSession } from './session';
 import { checkName, type BaseLoader, type WeightsStore } from './weights';
 import { PageRuns, exportRun, exportTrajectories, importRun, listRuns, planResume, runRecords } from './runs-library';
 import type { RunStore } from './runs';
+import { resumePageDistillation, type PageDistillation } from './distill';
+import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
 
-/** sha256 of bytes as 64 lowercase hex digits (Web Crypto, in workers and Node). */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+import { sha256Hex } from './sha256';
+export { sha256Hex };
 
 /** Environment name → version of this code, for every registered environment. */
 export function currentEnvVersions(): Record<string, string> {
@@ -46,6 +45,10 @@ export interface RunsApiDeps {
   onReconfigure: () => void;
   /** Throws while a pretraining runs. */
   notPretraining: () => void;
+  /** A resumed distillation's stage (its teacher pool rebuilt from the source run's stored checkpoints) is now configured. */
+  onDistill?: (d: PageDistillation) => void;
+  /** Each teacher choice of a resumed distillation. */
+  distillRound?: (r: AgenticOpdRound) => void;
 }
 
 /** The run methods of TrainerApi (api.ts documents each). */
@@ -60,8 +63,15 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
       d.notPretraining();
       if (d.session.status === 'running') throw new Error('training is running; pause it first');
       const plan = await planResume(d.runStore, id, currentEnvVersions());
+      // A distillation's teachers: its source run's stored checkpoints, checked before anything changes.
+      const x = plan.distill;
+      const distill = x ? resumePageDistillation(x.fromRun, x.val, x.sources, plan.config, (r) => d.distillRound?.(r)) : null;
       d.onReconfigure();
       await d.session.configure(plan.config, undefined, { weights: plan.weights, state: plan.state });
+      if (distill) {
+        d.session.setAlgorithmInit(distill.algorithmInit);
+        d.onDistill?.(distill);
+      }
       d.runs.resume(plan);
       const i = plan.meta.init;
       const init: InitSource = {

@@ -8,13 +8,16 @@
  */
 import type { RunConfig } from '../core/run/config';
 import {
-  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, checkpointFile, parseEvents, parseRunRecord, parseValRecord, stateFile, summarizeRun,
+  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, type ValRecord, checkpointFile, parseEvents, parseRunRecord, parseValRecord, stateFile, summarizeRun,
   type RecordEvent, type RunRecord,
 } from '../core/run/record';
 import { PackError, packRun, unpackRun } from '../core/run/pack';
 import { TRAJECTORIES_FILE, parseTrajectoryLines, toChatJsonl } from '../core/run/trajectories';
 import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
 import type { TrainEvent } from '../core/train/events';
+import type { SourceCheckpoint } from '../core/run/distill';
+import { stageValSha256, type PageFromRun } from './distill';
+import { sha256Hex } from './sha256';
 import {
   InitRecordSchema, RunRecorder, StoredRunMetaSchema, isQuotaError, runBytes, storedCheckpoints, type InitRecord, type RecordStatus, type RecordTexts, type RunStore,
   type StoredRunMeta,
@@ -217,6 +220,47 @@ export interface ResumePlan {
   texts: RecordTexts;
   /** The kept events (to draw the run's curves so far). */
   events: RecordEvent[];
+  /**
+   * An Agentic-OPD distillation's teachers, read back from its source stored run and checked against run.json
+   * `fromRun` (worker/distill.ts resumePageDistillation builds the pool); absent for other algorithms.
+   */
+  distill?: { fromRun: PageFromRun; val: ValRecord; sources: SourceCheckpoint[] };
+}
+
+/**
+ * The source of a stored distillation `name`: its source stored run's solved matrix and the student's and teachers'
+ * checkpoints, each checked against the sha256 in `fromRun`. Nothing is written.
+ * @throws Error naming what is missing or changed (the source run, its val.json, a checkpoint) and what to do.
+ */
+async function readDistillSource(store: RunStore, name: string, fromRun: PageFromRun | undefined): Promise<NonNullable<ResumePlan['distill']>> {
+  const cannot = `run "${name}" is an Agentic-OPD distillation and cannot resume without its teachers`;
+  const fresh = 'start a new distillation instead (Distil in the Checkpoints view after a GRPO run with Validation tasks and Checkpoint every); the stored runs are unchanged';
+  if (!fromRun) throw new Error(`${cannot}: its record does not name the run its checkpoints came from; ${fresh}`);
+  const steps = [fromRun.student, ...fromRun.teachers];
+  const raw = await store.getMeta(fromRun.dir);
+  if (raw === undefined)
+    throw new Error(`${cannot}: its source run (stored run id ${fromRun.dir}, whose checkpoints of steps ${steps.map((c) => c.step).join(', ')} are the student and the teachers) was deleted; ${fresh}`);
+  const src = await readMeta(store, fromRun.dir);
+  const srcName = `the source run "${src.name}"`;
+  let val: ValRecord;
+  try {
+    const t = await text(store, src, VAL_FILE);
+    if (t === null) throw new RecordError(`${VAL_FILE} is missing`);
+    val = parseValRecord(t);
+  } catch (e) {
+    throw new Error(`${cannot}: ${srcName} has no readable solved matrix (${e instanceof Error ? e.message : String(e)}); ${fresh}`);
+  }
+  if ((await stageValSha256(val, steps.map((c) => c.step))) !== fromRun.valSha256)
+    throw new Error(`${cannot}: the validations of ${srcName} at steps ${steps.map((c) => c.step).join(', ')} differ from those the distillation began with; ${fresh}`);
+  const sources: SourceCheckpoint[] = [];
+  for (const c of steps) {
+    const role = c === fromRun.student ? 'the student' : 'a teacher';
+    const bytes = Object.hasOwn(src.files, c.file) ? await store.getFile(src.id, c.file) : undefined;
+    if (!bytes) throw new Error(`${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) is missing from storage (deleted, or never stored because storage was full); ${fresh}`);
+    if ((await sha256Hex(bytes)) !== c.sha256) throw new Error(`${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) differs from the one the distillation began with; ${fresh}`);
+    sources.push({ step: c.step, bytes, label: `the checkpoint at step ${c.step} of ${srcName}` });
+  }
+  return { fromRun, val, sources };
 }
 
 /**
@@ -234,6 +278,7 @@ export async function planResume(store: RunStore, id: string, envVersions: Recor
   if (k >= run.config.steps) throw new Error(`run "${meta.name}" is finished (its latest checkpoint is its last step, ${k}); nothing to resume`);
   const [weights, state] = await Promise.all([store.getFile(id, checkpointFile(k)), store.getFile(id, stateFile(k))]);
   if (!weights || !state) throw new Error(`run "${meta.name}": the checkpoint of step ${k} is missing from storage; the run cannot resume`);
+  const distill = run.config.algo === 'agentic-opd' ? await readDistillSource(store, meta.name, run.fromRun) : undefined;
   try {
     const ev = cutEventsText((await text(store, meta, EVENTS_FILE)) ?? '', k).text;
     const trajectories = cutTrajectoriesText((await text(store, meta, TRAJECTORIES_FILE)) ?? '', k);
@@ -243,7 +288,7 @@ export async function planResume(store: RunStore, id: string, envVersions: Recor
     const events = parseEvents(ev);
     return {
       meta: { ...meta, done: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
-      texts: { run, events: ev, trajectories, val }, events,
+      texts: { run, events: ev, trajectories, val }, events, ...(distill ? { distill } : {}),
     };
   } catch (e) {
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
@@ -274,7 +319,7 @@ export function defaultRunName(config: Pick<RunConfig, 'algo' | 'env' | 'preset'
  */
 export class PageRuns {
   private recorder: RunRecorder | null = null;
-  private next: { init: InitRecord } | null = null;
+  private next: { init: InitRecord; fromRun?: PageFromRun } | null = null;
   private watcher: ((s: RecordStatus) => void) | null = null;
 
   constructor(private readonly store: RunStore, private readonly now: () => number = Date.now) {}
@@ -284,10 +329,13 @@ export class PageRuns {
     return this.recorder?.id ?? null;
   }
 
-  /** The next run (configured now) starts from `init`; its record begins with its start event. */
-  begin(init: InitRecord): void {
+  /**
+   * The next run (configured now) starts from `init`; its record begins with its start event. `fromRun`: a
+   * distillation stage's source (worker/distill.ts pageFromRun), kept in its run.json so that Resume finds its teachers.
+   */
+  begin(init: InitRecord, fromRun?: PageFromRun): void {
     this.recorder = null;
-    this.next = { init };
+    this.next = { init, ...(fromRun ? { fromRun } : {}) };
   }
 
   /** The next run continues stored run `plan.meta` (its record cut back to the checkpoint). */
@@ -310,8 +358,9 @@ export class PageRuns {
           id: newRunId(t), name: defaultRunName(e.config, t), createdAt: t, updatedAt: t, files: {}, stepsDone: 0, stepsPlanned: e.config.steps,
           done: false, lastCheckpoint: null, init: this.next.init,
         };
+        const fromRun = this.next.fromRun;
         this.next = null;
-        this.recorder = new RunRecorder(this.store, meta, { run: null, events: '', trajectories: '', val: null }, (s) => this.watcher?.(s));
+        this.recorder = new RunRecorder(this.store, meta, { run: null, events: '', trajectories: '', val: null }, (s) => this.watcher?.(s), fromRun);
       }
       this.recorder?.take(e);
       sink(e);

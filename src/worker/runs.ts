@@ -124,12 +124,14 @@ export class RunRecorder {
   /**
    * @param meta the run's summary (its id, name, init; files of a resumed run).
    * @param texts the record to continue (a resumed run's files cut back to its checkpoint), or empty.
+   * @param fromRun a new distillation stage's source (run.json `fromRun`: the source run's id and the sha256 of what it read).
    */
   constructor(
     private readonly store: RunStore,
     private meta: StoredRunMeta,
     texts: RecordTexts,
     private readonly onStatus: (s: RecordStatus) => void,
+    private readonly fromRun?: RunRecord['fromRun'],
   ) {
     this.run = texts.run;
     this.events = texts.events;
@@ -156,7 +158,7 @@ export class RunRecorder {
           this.run = {
             format: RUN_FORMAT, version: RECORD_VERSION, config: e.config, envVersions: e.envVersions, command: 'page', argv: [], backend: e.backend,
             params: e.params, vocabSize: e.vocabSize, initWeights: this.meta.init.kind === 'checkpoint' ? this.meta.init.name ?? null : null,
-            createdAt: new Date(this.meta.createdAt).toISOString(), resumes: [],
+            createdAt: new Date(this.meta.createdAt).toISOString(), resumes: [], ...(this.fromRun ? { fromRun: this.fromRun } : {}),
           };
         } else if (e.resumedFrom !== undefined) {
           this.run = { ...this.run, resumes: [...this.run.resumes, { fromStep: e.resumedFrom, steps: e.config.steps, command: 'page: Resume', at: new Date().toISOString() }] };

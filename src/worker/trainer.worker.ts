@@ -38,7 +38,7 @@ import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
 import type { CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
 import { CheckpointStore } from './checkpoints';
-import { planPageDistillation } from './distill';
+import { pageFromRun, planPageDistillation } from './distill';
 import { PlayTable } from './play';
 
 const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true });
@@ -63,6 +63,9 @@ let teacherPool: CheckpointTeacherPool | null = null;
 /** The run being pulled: whether it is a distillation stage, its config and its last step (for teacher rounds). */
 const current = { distilling: false, config: null as RunConfig | null, step: 0 };
 
+/** The stored run whose checkpoints the store holds (a distillation stage names it as its source), or null. */
+let checkpointsRun: string | null = null;
+
 /** Replaces the distillation stage's teacher pool, disposing the old one's tensors (call after its run was discarded). */
 function replacePool(next: CheckpointTeacherPool | null): void {
   if (teacherPool !== next) teacherPool?.dispose();
@@ -81,6 +84,7 @@ function keeping(onEvent: (e: TrainEvent) => void): (e: TrainEvent) => void {
       current.config = e.config;
       current.step = e.resumedFrom ?? 0;
       if (!current.distilling && e.resumedFrom === undefined) checkpoints.clear();
+      if (!current.distilling) checkpointsRun = pageRuns.activeId;
     } else if (e.event === 'step') current.step = e.step;
     else if (e.event === 'validation') {
       if (current.distilling) checkpoints.addDistillValidation(e);
@@ -96,10 +100,13 @@ function keeping(onEvent: (e: TrainEvent) => void): (e: TrainEvent) => void {
  */
 async function configureDistillation(asked: RunConfig): Promise<ConfigureResult> {
   const d = planPageDistillation(checkpoints, asked, (r) => checkpoints.addRound({ ...r, afterStep: current.step }));
+  // The stored run whose checkpoints these are, named in the stage's record for Resume.
+  const source = checkpointsRun, val = checkpoints.valRecord();
+  const fromRun = source && val ? await pageFromRun(source, val, d) : undefined;
   await session.configure(d.config, d.initWeights);
   session.setAlgorithmInit(d.algorithmInit);
   // The stage is a run of its own in the stored runs, starting from the student's weights.
-  pageRuns.begin({ kind: 'checkpoint', name: `distillation student (step ${d.studentStep})`, sha256: await sha256Hex(d.initWeights) });
+  pageRuns.begin({ kind: 'checkpoint', name: `distillation student (step ${d.studentStep})`, sha256: await sha256Hex(d.initWeights) }, fromRun);
   replacePool(d.pool);
   checkpoints.startDistill(d.studentStep, d.pool.ids);
   current.step = 0;
@@ -182,7 +189,12 @@ const api: TrainerApi = {
   async setAnalyzerExtras(extras) {
     session.setAnalyzerExtras(extras);
   },
-  ...runsApi({ session, runs: pageRuns, runStore, weights: store, loadBase, onReconfigure: () => ++configureSeq, notPretraining }),
+  ...runsApi({ session, runs: pageRuns, runStore, weights: store, loadBase, onReconfigure: () => ++configureSeq, notPretraining,
+    onDistill: (d) => {
+      replacePool(d.pool);
+      checkpoints.startDistill(d.studentStep, d.pool.ids);
+    },
+    distillRound: (r) => checkpoints.addRound({ ...r, afterStep: current.step }) }),
   checkpoints: async () => checkpoints.snapshot(),
   async checkDistillation(config) {
     const d = planPageDistillation(checkpoints, parseRunConfig({ ...config, algo: 'agentic-opd' }), () => undefined);

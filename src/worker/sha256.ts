@@ -1,0 +1,7 @@
+/** sha256 in the worker layer (Web Crypto, in workers and Node). */
+
+/** sha256 of bytes as 64 lowercase hex digits. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+}
