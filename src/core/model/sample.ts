@@ -10,7 +10,7 @@ import * as tf from '../tf';
 import type { Rng } from '../rng';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
-import { decodeStep, forward, logits, NEG, type LayerCache } from './transformer';
+import { decodeStep, forward, NEG, type LayerCache } from './transformer';
 
 /** Options of `sampleResponses`. */
 export interface SampleOptions {
@@ -71,11 +71,15 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
   });
   const out: SampledResponse[] = prompts.map(() => ({ tokens: [], allowed: [], sampleLogp: [], sampleEntropy: [] }));
   const active = prompts.map(() => true);
+  // The tied head's wteᵀ [d, V], transposed once per call rather than at every token (`logits` transposes per call;
+  // the product is the same matMul on the same values, so the logits are the same bits).
+  const wteT = tf.transpose(p.wte) as tf.Tensor2D;
+  const head = (hidden: tf.Tensor2D): tf.Tensor2D => tf.matMul(hidden, wteT);
   // Prefill: logits at the last prompt position and the caches.
   let { lastLogits, cache } = tf.tidy(() => {
     const f = forward(p, cfg, tf.tensor2d(ids, [B, Lmax], 'int32'), tf.tensor2d(pos, [B, Lmax], 'int32'), tf.tensor2d(keyBias.flat(), [B, Lmax]), true);
     const last = tf.reshape(tf.slice(f.hidden, [0, Lmax - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D;
-    return { lastLogits: logits(p, last), cache: f.cache };
+    return { lastLogits: head(last), cache: f.cache };
   });
   const row = new Float64Array(V);
   for (let step = 0; step < o.maxTokens; step++) {
@@ -112,7 +116,7 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
     const stepPos = prompts.map((pr) => pr.length + step);
     const r = tf.tidy(() => {
       const d = decodeStep(p, cfg, tf.tensor2d(next, [B, 1], 'int32'), tf.tensor2d(stepPos, [B, 1], 'int32'), tf.tensor2d(keyBias.flat(), [B, t + 1]), cache);
-      return { lastLogits: logits(p, tf.reshape(d.hidden, [B, -1]) as tf.Tensor2D), cache: d.cache };
+      return { lastLogits: head(tf.reshape(d.hidden, [B, -1]) as tf.Tensor2D), cache: d.cache };
     });
     disposeCache(cache);
     cache = r.cache;
@@ -120,6 +124,7 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
   }
   if (!lastLogits.isDisposed) lastLogits.dispose();
   disposeCache(cache);
+  wteT.dispose();
   return out;
 }
 
