@@ -65,7 +65,7 @@ abstract class RowProgram implements WebGpuProgram {
 }
 
 /** Forward: x [rows, d], gamma [d], beta [d] → y [rows, d]. */
-class ForwardProgram extends RowProgram {
+class LayerNormProgram extends RowProgram {
   variableNames = ['x', 'gamma', 'beta'];
   shaderKey = 'opdFusedLayerNorm';
   constructor(rows: number, d: number) { super([rows, d], rows); }
@@ -84,7 +84,7 @@ class ForwardProgram extends RowProgram {
 }
 
 /** Row statistics: x [rows, d] → [rows, 2] holding (μ, r) per row, as the forward computes them. */
-class StatsProgram extends RowProgram {
+class LayerNormStatsProgram extends RowProgram {
   variableNames = ['x'];
   shaderKey = 'opdLayerNormStats';
   constructor(rows: number) { super([rows, 2], rows); }
@@ -101,7 +101,7 @@ class StatsProgram extends RowProgram {
 }
 
 /** dx: x [rows, d], gamma [d], dy [rows, d], stats [rows, 2] → dx = r·(g − mean(g) − x̂·mean(g·x̂)) [rows, d]. */
-class DxProgram extends RowProgram {
+class LayerNormDxProgram extends RowProgram {
   variableNames = ['x', 'gamma', 'dy', 'stats'];
   shaderKey = 'opdLayerNormDx';
   constructor(rows: number, d: number) { super([rows, d], rows); }
@@ -138,7 +138,7 @@ class DxProgram extends RowProgram {
 }
 
 /** dγ (dy [rows, d], x, stats → Σ_rows dy·x̂ [d]) or dβ (dy → Σ_rows dy [d]); one workgroup per column. */
-class DParamProgram extends RowProgram {
+class LayerNormDParamProgram extends RowProgram {
   variableNames: string[];
   shaderKey: string;
   constructor(private readonly gamma: boolean, d: number) {
@@ -172,21 +172,21 @@ export function registerWebGpuLayerNorm(): void {
   registerWebGpuKernel(FUSED_LAYER_NORM, ({ inputs, backend }: KernelArgs) => {
     const { x, gamma, beta } = inputs as In;
     const xr = asRows(x);
-    return withShape(runProgram(backend, new ForwardProgram(xr.shape[0], xr.shape[1]), [xr, gamma, beta]), x.shape);
+    return withShape(runProgram(backend, new LayerNormProgram(xr.shape[0], xr.shape[1]), [xr, gamma, beta]), x.shape);
   });
   registerWebGpuKernel(LN_STATS, ({ inputs, backend }: KernelArgs) => {
     const { x } = inputs as In;
-    return runProgram(backend, new StatsProgram(rowsOf(x)), [asRows(x)]);
+    return runProgram(backend, new LayerNormStatsProgram(rowsOf(x)), [asRows(x)]);
   });
   registerWebGpuKernel(LN_DX, ({ inputs, backend }: KernelArgs) => {
     const { x, gamma, dy, stats } = inputs as In;
     const xr = asRows(x);
-    return withShape(runProgram(backend, new DxProgram(xr.shape[0], xr.shape[1]), [xr, gamma, asRows(dy), stats]), x.shape);
+    return withShape(runProgram(backend, new LayerNormDxProgram(xr.shape[0], xr.shape[1]), [xr, gamma, asRows(dy), stats]), x.shape);
   });
   registerWebGpuKernel(LN_DPARAM, ({ inputs, backend }: KernelArgs) => {
     const { dy, x, stats } = inputs as In;
     const dyr = asRows(dy), d = dyr.shape[1];
-    return x ? runProgram(backend, new DParamProgram(true, d), [dyr, asRows(x), stats]) : runProgram(backend, new DParamProgram(false, d), [dyr]);
+    return x ? runProgram(backend, new LayerNormDParamProgram(true, d), [dyr, asRows(x), stats]) : runProgram(backend, new LayerNormDParamProgram(false, d), [dyr]);
   });
 }
 

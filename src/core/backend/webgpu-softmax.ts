@@ -26,7 +26,7 @@ export const MASK_NEG = -1e9;
 const SOFTMAX_FWD = 'OpdAttnSoftmax', SOFTMAX_BWD = 'OpdAttnSoftmaxGrad';
 
 /** Forward: s [BH, T, Tk] (raw q·kᵀ), optional kb [B, Tk] → y [BH, T, Tk]; uniforms scale, heads. */
-class ForwardProgram implements WebGpuProgram {
+class AttnSoftmaxProgram implements WebGpuProgram {
   variableNames: string[];
   outputShape: number[];
   dispatchLayout = { x: [0, 1, 2] };
@@ -76,7 +76,7 @@ class ForwardProgram implements WebGpuProgram {
 }
 
 /** Backward: y [BH, T, Tk], dy [BH, T, Tk] → ds = scale·(y·dy − y·Σ y·dy); uniform scale. */
-class BackwardProgram implements WebGpuProgram {
+class AttnSoftmaxGradProgram implements WebGpuProgram {
   variableNames = ['y', 'dy'];
   outputShape: number[];
   dispatchLayout = { x: [0, 1, 2] };
@@ -117,11 +117,11 @@ export function registerWebGpuAttentionSoftmax(): void {
   registerWebGpuKernel(SOFTMAX_FWD, ({ inputs, backend, attrs }: KernelArgs) => {
     const { s, kb } = inputs as Record<string, tf.TensorInfo>;
     const uniforms = [{ type: 'float32' as const, data: [attrs!.scale as number] }, { type: 'int32' as const, data: [attrs!.heads as number] }];
-    return runProgram(backend, new ForwardProgram(s.shape, kb !== undefined), kb ? [s, kb] : [s], uniforms);
+    return runProgram(backend, new AttnSoftmaxProgram(s.shape, kb !== undefined), kb ? [s, kb] : [s], uniforms);
   });
   registerWebGpuKernel(SOFTMAX_BWD, ({ inputs, backend, attrs }: KernelArgs) => {
     const { y, dy } = inputs as Record<string, tf.TensorInfo>;
-    return runProgram(backend, new BackwardProgram(y.shape), [y, dy], [{ type: 'float32', data: [attrs!.scale as number] }]);
+    return runProgram(backend, new AttnSoftmaxGradProgram(y.shape), [y, dy], [{ type: 'float32', data: [attrs!.scale as number] }]);
   });
 }
 
