@@ -229,9 +229,6 @@ export interface TrainerApi {
    * `interrupted` event) and redone by the next start/step, so the run's numbers do not change.
    */
   pause(): Promise<void>;
-  /** Run exactly one more update (and any eval due), passing its events to `onEvent` and progress to `onProgress`. */
-  stepOnce(onEvent: (e: TrainEvent) => void, onProgress?: (p: PhaseProgress) => void): Promise<TrainerStatus>;
-  /**
   /**
    * End the run, keeping what it has: a running `start`/`stepOnce` stops at the trainer's next safe point as with
    * `pause` (a step or evaluation cut there is discarded) and resolves `done`; a paused run ends at once. Its events,
@@ -240,6 +237,9 @@ export interface TrainerApi {
    * only after a `configure`. No-op when no started run is in progress.
    */
   stop(): Promise<void>;
+  /** Run exactly one more update (and any eval due), passing its events to `onEvent` and progress to `onProgress`. */
+  stepOnce(onEvent: (e: TrainEvent) => void, onProgress?: (p: PhaseProgress) => void): Promise<TrainerStatus>;
+  /**
    * What the rollout explorer's store holds for the current run (src/worker/trajectory-store.ts): steps and their
    * groups, without trajectories, and its bytes and bound. Empty before the first step and after a new configure.
    */

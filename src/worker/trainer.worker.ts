@@ -152,13 +152,13 @@ const api: TrainerApi = {
   async pause() {
     session.pause();
   },
+  async stop() {
+    if (await session.stop()) await pageRuns.stop();
+  },
   async stepOnce(onEvent, onProgress) {
     notPretraining();
     try {
       return await session.stepOnce(pageRuns.tap(keeping(onEvent)), onProgress);
-  async stop() {
-    if (await session.stop()) await pageRuns.stop();
-  },
     } finally {
       await pageRuns.flush();
     }
