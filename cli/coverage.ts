@@ -9,7 +9,7 @@
  * forgotten, overall, byTaskType). Bad input (no such folder, no val.json, a corrupt file, no validated
  * checkpoint): a message on stderr, exit 2.
  */
-import { parseArgs, UsageError, USAGE_EXIT_CODE } from './args';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, checkRunDir, readVal } from './rundir';
 import { RecordError, VAL_FILE, coverage, type CoverageReport } from '../src/core/run/record';
@@ -19,6 +19,7 @@ exitOnClosedStdout();
 const SPEC = {
   run: { type: 'string', help: 'run directory written by train --run-dir with --val-tasks n', required: true },
   json: { type: 'boolean', help: 'print one JSON object' },
+  help: { type: 'boolean', help: 'show this help' },
 } as const;
 
 function fail(msg: string): never {
@@ -45,8 +46,10 @@ function table(r: CoverageReport): string {
 
 function main(): void {
   let args;
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) return void process.stdout.write(usage('npm run coverage -- --run DIR [--json]', SPEC) + '\n');
   try {
-    args = parseArgs(process.argv.slice(2), SPEC);
+    args = parseArgs(argv, SPEC);
   } catch (e) {
     if (e instanceof UsageError) fail(`${e.message}\nusage: npm run coverage -- --run DIR [--json]`);
     throw e;

@@ -161,6 +161,7 @@ async function curves(runs: RunEvals[]): Promise<string> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === '--help' || argv[0] === '-h') return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
   if (argv[0] !== 'opid-table') fail(`the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})\n${usage('npm run experiment -- opid-table', SPEC)}`);
   let a;
   try {

@@ -106,7 +106,7 @@ export function prepareRunDir(dir: string): void {
   if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
   if (fs.existsSync(dir)) {
     if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
-    if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder, or continue that run with --resume ${dir}`);
+    if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder${fs.existsSync(path.join(dir, 'run.json')) ? `, or continue that run with --resume ${dir}` : ' (it holds no run.json, so it is not a run to resume)'}`);
   }
 }
 
