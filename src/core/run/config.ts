@@ -64,7 +64,7 @@ export const RunConfigSchema = z.object({
   preset: z.string().max(40).default('easy')
     .meta({ label: 'Preset', flag: 'preset', group: 'environment', help: 'Environment preset, one of the env\'s presets. household: easy (one task type, few receptacles, quick to learn from scratch) or default (all six ALFWorld task types).', recommended: 'easy to learn from scratch' } satisfies FieldMeta),
   algo: z.enum(ALGORITHM_NAMES).default('grpo')
-    .meta({ label: 'Algorithm', flag: 'algo', group: 'run', help: 'Training algorithm (core/algorithms/registry.ts): grpo (group advantage + PPO-clip), opid (GRPO + skill advantage from hindsight skills), skill-grpo (GRPO with remembered skills in the prompt).' } satisfies FieldMeta),
+    .meta({ label: 'Algorithm', flag: 'algo', group: 'run', help: 'Training algorithm (core/algorithms/registry.ts): grpo (group advantage + PPO-clip), opid (GRPO + skill advantage from hindsight skills), skill-grpo (GRPO with remembered skills in the prompt), agentic-opd (a GRPO run\'s other checkpoints distilled into its best one: HCN teacher choice, LAD gate; needs --from-run in the CLI).' } satisfies FieldMeta),
   model: z.enum(MODEL_SIZES).default('nano')
     .meta({ label: 'Model', flag: 'model', group: 'run', help: 'Model size (core/model/config.ts): nano (98k parameters with the household vocabulary), small (d 128, 4 layers), base (d 256, 6 layers).', recommended: 'nano on a CPU; small or base on a GPU' } satisfies FieldMeta),
   init: z.enum(INIT_SOURCES).default('base')
