@@ -15,7 +15,7 @@ import { vocabHash } from '../../src/core/tokenizer/tokenizer';
 import { CheckpointStore } from '../../src/worker/checkpoints';
 import { pageFromRun, planPageDistillation, resumePageDistillation } from '../../src/worker/distill';
 import { PageRuns, planResume } from '../../src/worker/runs-library';
-import type { RunStore } from '../../src/worker/runs';
+import { mapStore } from './map-run-store';
 
 const spec = getEnvSpec('household');
 const tok = buildTokenizer(spec);
@@ -26,24 +26,6 @@ function nanoBytes(mark: number): Uint8Array {
   const values = new Map(paramShapes(cfg).map(([n, shape]) => [n, new Float32Array(shape.reduce((a, b) => a * b, 1))]));
   values.values().next().value![0] = mark;
   return encodeSafetensors(cfg, values, { format: 'opd-playground', modelSize: 'nano', vocabSize: String(tok.size), vocabHash: vocabHash(tok), envVersions: JSON.stringify({ household: spec.version }) });
-}
-function mapStore() {
-  const metas = new Map<string, unknown>(), files = new Map<string, Uint8Array>();
-  const store: RunStore = {
-    async write(meta, fs) {
-      metas.set(meta.id, structuredClone(meta));
-      for (const f of fs) files.set(`${meta.id}/${f.name}`, f.data.slice());
-    },
-    getMeta: async (id) => structuredClone(metas.get(id)),
-    listMeta: async () => [...metas.values()].map((m) => structuredClone(m)),
-    getFile: async (id, name) => files.get(`${id}/${name}`)?.slice(),
-    async delete(id) {
-      metas.delete(id);
-      for (const k of [...files.keys()]) if (k.startsWith(`${id}/`)) files.delete(k);
-    },
-  };
-  const snapshot = () => JSON.stringify([[...metas].sort(), [...files].sort().map(([k, v]) => [k, Buffer.from(v).toString('base64')])]);
-  return { store, metas, files, snapshot };
 }
 const ROWS: Record<number, number[]> = { 1: [1, 0.5, 0, 0, 1, 0], 2: [1, 1, 0.5, 1, 0, 0], 3: [0, 0, 0, 0, 0.5, 1] };
 const start = (config: object): TrainEvent => ({ event: 'start', config, backend: 'wasm', params: 1, vocabSize: tok.size, envVersions: VERSIONS } as unknown as TrainEvent);

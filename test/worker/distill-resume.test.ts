@@ -16,7 +16,7 @@ import { buildTokenizer } from '../../src/core/model/policy';
 import { CheckpointStore } from '../../src/worker/checkpoints';
 import { pageFromRun, planPageDistillation, resumePageDistillation } from '../../src/worker/distill';
 import { PageRuns, planResume, readMeta, readRecord } from '../../src/worker/runs-library';
-import type { RunStore } from '../../src/worker/runs';
+import { mapStore } from './map-run-store';
 import { loadBaseFiles } from '../../cli/base';
 import { useBackend } from '../helpers/backend';
 
@@ -28,25 +28,6 @@ beforeAll(async () => {
   base = (await loadBaseFiles(spec, 'easy', buildTokenizer(spec))).bytes;
 }, 120_000);
 
-/** A run store on Maps with IndexedDB's semantics (one write = summary + files; delete removes a run's files). */
-function mapStore() {
-  const metas = new Map<string, unknown>(), files = new Map<string, Uint8Array>();
-  const store: RunStore = {
-    async write(meta, fs) {
-      metas.set(meta.id, structuredClone(meta));
-      for (const f of fs) files.set(`${meta.id}/${f.name}`, f.data.slice());
-    },
-    getMeta: async (id) => structuredClone(metas.get(id)),
-    listMeta: async () => [...metas.values()].map((m) => structuredClone(m)),
-    getFile: async (id, name) => files.get(`${id}/${name}`)?.slice(),
-    async delete(id) {
-      metas.delete(id);
-      for (const k of [...files.keys()]) if (k.startsWith(`${id}/`)) files.delete(k);
-    },
-  };
-  const snapshot = () => JSON.stringify([[...metas].sort(), [...files].sort().map(([k, v]) => [k, Buffer.from(v).toString('base64')])]);
-  return { store, metas, files, snapshot };
-}
 
 const TINY = { model: 'nano', preset: 'easy', tasksPerStep: 2, groupSize: 4, miniBatches: 2, evalEvery: 0, valTasks: 6, valSamples: 2, seed: 3 } as const;
 /** The source run's solved matrix: step 2 solves {0,1,2,3} (the student), step 1 {0,1,4}, step 3 {4,5}. */
