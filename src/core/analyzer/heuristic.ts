@@ -14,7 +14,10 @@
  *   moves — take, move, treat — come last in an episode).
  * - A failed trajectory, given the group's shortest successful workflow W: walk its steps; the first step whose
  *   action is not the next unfinished action of W (and not a harmless search `go to` that W also visits) is the
- *   mistake; the fix is W's next unfinished action. Episode skill = failure skill(mistake, warning sign, fix).
+ *   mistake; the fix is W's next unfinished action. A step that advances the task by another route than W's (another
+ *   object of the task's kind, a search that found one, the task's treatment, the move into the target after it) or
+ *   that puts down an object the task does not need is no mistake (progress.ts `stepProgress`); where it stands for
+ *   W's next decisive action, the walk goes on after that action. Episode skill = failure skill(mistake, warning sign, fix).
  *   Step skills at every divergent step (≤ K, first ones first), each naming the fix at that point — made
  *   executable there (`executableFix`): the base policy was taught step skills that name an action it can take now,
  *   so `take X from R` while elsewhere becomes `go to R`, a move into a closed receptacle first opens it, a move
@@ -22,8 +25,8 @@
  *   W's action after it, and so on (read from the trajectory's own observations and valid actions: where it stood,
  *   what it held, where it left things, which doors it saw closed, what it saw inside; tracked-state.ts).
  * - A failed trajectory without a successful sibling: the task text names the object and target kinds
- *   (`put a X in Y.`); a `take` of another kind, a `move` to another kind, an inadmissible action or a repeat is the
- *   mistake; the fix is read from the observations (`X N` seen at a receptacle; `Y N` in the room description).
+ *   (`put a X in Y.`); a `take` of another kind, a `move` of the task's object to another kind, an inadmissible
+ *   action or a repeat is the mistake; the fix is read from the observations (`X N` seen at a receptacle; `Y N` in the room description).
  *   No recognisable mistake → the steps-run-out skill.
  * - Every step skill names an action admissible at its step: a candidate the trajectory does not prove admissible
  *   there (`knownAdmissible`: ALFWorld's preconditions checked against what it has shown) is left out, so a step
@@ -35,15 +38,11 @@ import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } 
 import { normalizeAction } from '../envs/types';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
 import { executableFix, searchSteps, workflowActions, workflowSteps } from './workflow';
+import { stepProgress, taskKinds } from './progress';
 
 export { executableFix, searchSteps, workflowSteps } from './workflow';
 export { trackStates, knownAdmissible, type TrackedState } from './tracked-state';
 
-/** Object and target kinds named by a household task line `put a X in Y.` (null if the task has another shape). */
-function taskKinds(task: string): { object: string; target: string } | null {
-  const m = task.match(/\b(?:a|an|some|two)\s+(?:clean |hot |cool )?([a-z]+)s?\s+(?:in|on)\s+(?:the\s+)?([a-z]+)/);
-  return m ? { object: m[1], target: m[2] } : null;
-}
 
 /** The embedded analyzer (see the module doc): one group in, skills per trajectory out; never null, never throws. */
 export class HeuristicAnalyzer implements Analyzer {
@@ -111,6 +110,10 @@ export class HeuristicAnalyzer implements Analyzer {
         return;
       }
       if (s.valid && s.action.startsWith('go to ') && visits.has(s.action) && !w.slice(next).every((a) => a.startsWith('go to '))) return;
+      // Progress by another route than W's (progress.ts), or putting down an object taken by mistake: not a mistake.
+      const p = stepProgress(t, i, w, next);
+      if (p.kind === 'progress' && p.advance !== undefined) next = p.advance + 1;
+      if (p.kind !== 'none') return;
       const fix = w[next];
       const now = executableFix(fix, states[i], w, next);
       if (now === s.action) return; // a step on the way to the fix, not a mistake
@@ -147,7 +150,7 @@ export class HeuristicAnalyzer implements Analyzer {
         const right = s.observation.match(new RegExp(`\\b(${k.object} \\d+)`))?.[1];
         fix = right ? `take ${right} from ${take[2]}` : undefined;
         sign = warningSign('wrongObject', k.object);
-      } else if (move && k && kindOf(move[2]) !== k.target) {
+      } else if (move && k && kindOf(move[1]) === k.object && kindOf(move[2]) !== k.target) {
         fix = targetName ? `go to ${targetName}` : undefined;
         sign = warningSign('wrongPlace', k.target);
       } else if (i > 0 && t.steps.slice(0, i).some((p) => p.action === s.action) && !s.action.startsWith('go to ')) sign = warningSign('repeat');
