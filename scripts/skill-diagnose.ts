@@ -69,7 +69,7 @@ for (const d of details) for (const g of d.groups) {
       add(`${g.taskType}|*|*|${prog}`, dl);
       add(`all|*|*|${prog}`, dl);
       add(`all|*|*|*`, dl);
-      rows.push({ step: d.step, taskType: g.taskType, kind, outcome, route, prog, dl, action: turn.action, stepSkill: turn.stepSkill, episodeSkill: t.episodeSkill });
+      rows.push({ step: d.step, task: g.task, taskType: g.taskType, kind, outcome, route, prog, dl, action: turn.action, stepSkill: turn.stepSkill, episodeSkill: t.episodeSkill });
       if (res.done) break;
     }
   }
