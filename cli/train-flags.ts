@@ -7,7 +7,7 @@ import { USAGE_EXIT_CODE, type FlagTable } from './args';
 import { NODE_BACKENDS } from './backend';
 import { defaultEvalThreads } from './eval-pool';
 import {
-  DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, type RunConfigKey,
+  DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, algorithmsUsing, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, type RunConfigKey,
 } from '../src/core/run/config';
 
 /** Flags of the run-config fields: one per schema field whose metadata names a `flag` (src/core/run/config.ts). */
@@ -82,6 +82,28 @@ export function helpText(): string {
 export function flagOf(field: string): string {
   const flag = isRunConfigKey(field) ? fieldMeta(field).flag : undefined;
   return flag ? `--${flag}` : field;
+}
+
+/** Flags (without `--`) written on the command line `argv`, in either form (`--name value`, `--name=value`). */
+export function givenFlags(argv: readonly string[]): Set<string> {
+  return new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
+}
+
+/**
+ * One line per run-setting flag written in `argv` that the run's algorithm `algo` does not read
+ * (`algorithmsUsing`, src/core/run/config.ts), naming the flag, the algorithms that read it and the fix; empty when
+ * there is none. Only flags given explicitly count: defaults are not flags.
+ */
+export function ignoredFlagIssues(argv: readonly string[], algo: string): string[] {
+  const out: string[] = [];
+  for (const flag of givenFlags(argv)) {
+    const key = Object.hasOwn(FIELD, flag) ? FIELD[flag] : undefined;
+    const users = key === undefined ? undefined : algorithmsUsing(key);
+    if (!users || users.includes(algo as never)) continue;
+    const names = users.map((a) => `--algo ${a}`).join(' or ');
+    out.push(`--${flag} is read only by ${names}; --algo ${algo} ignores it. Drop --${flag}, or use ${names}`);
+  }
+  return out;
 }
 
 /** Prints `train: <msg>` on stderr and exits with the usage exit code (2). */

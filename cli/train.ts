@@ -42,7 +42,7 @@ import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/con
 import { train } from '../src/core/train/trainer';
 import { checkpointFile } from '../src/core/run/record';
 import { readRun } from './rundir';
-import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText } from './train-flags';
+import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues } from './train-flags';
 import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
 exitOnClosedStdout();
@@ -127,6 +127,9 @@ async function main(): Promise<void> {
     init = resume.run.config.init;
   } else if (runDir !== undefined) prepareRunDir(runDir);
   else if (config.valTasks > 0) fail('--val-tasks needs --run-dir DIR (validation results go to DIR/val.json at each checkpoint)');
+  // A setting of another algorithm (e.g. --opd-topk with --algo grpo) would be ignored without a word: refuse it.
+  const ignored = ignoredFlagIssues(process.argv.slice(2), config.algo);
+  if (ignored.length) fail(ignored.join('\n'));
   const fromRunDir = args['from-run'] as string | undefined;
   let fromRun: FromRun | null = null;
   if (fromRunDir !== undefined && config.algo !== 'agentic-opd') fail('--from-run is the distillation stage of --algo agentic-opd; add --algo agentic-opd or drop --from-run');

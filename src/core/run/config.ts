@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { LR_SCHEDULES } from '../optim/schedule';
-import { ALGORITHM_NAMES, getAlgorithm } from '../algorithms/registry';
+import { ALGORITHM_NAMES, getAlgorithm, type AlgorithmName } from '../algorithms/registry';
 import { AGG_MODES } from '../algos/losses';
 import { ADV_GROUP_BYS, ADV_NORMS } from '../algos/advantages';
 import { SKILL_ABLATIONS } from '../algos/skill';
@@ -49,6 +49,8 @@ export interface FieldMeta {
   recommended?: string;
   /** Text shown for enum options in the page (links store the option itself). */
   optionLabels?: Record<string, string>;
+  /** Algorithms that read the field, where more than the one its group is named after (see `algorithmsUsing`). */
+  usedBy?: readonly AlgorithmName[];
 }
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -154,9 +156,9 @@ export const RunConfigSchema = z.object({
   lambdaSkill: num(0, 100).default(0.3)
     .meta({ label: 'Skill weight (λ_skill)', flag: 'lambda-skill', unit: '× A_skill', group: 'opid', symbol: 'λ_skill', help: 'Weight of A_skill in A = A_ep + λ_skill·A_skill. 0 = GRPO with skill metrics.', recommended: '0.3 with skill clip 1 for the nano base (λ 1 made it fall below GRPO; docs/experiments/); the paper\'s scripts use 0.001 with Qwen models' } satisfies FieldMeta),
   maxStepSkills: int(0, 20).default(5)
-    .meta({ label: 'Step skills (K)', flag: 'max-step-skills', unit: 'per rollout', group: 'opid', symbol: 'K', help: 'Most step skills (critical steps C_τ) per trajectory.', recommended: '5 (household)' } satisfies FieldMeta),
+    .meta({ label: 'Step skills (K)', flag: 'max-step-skills', unit: 'per rollout', group: 'opid', usedBy: ['opid', 'skill-grpo'], symbol: 'K', help: 'Most step skills (critical steps C_τ) per trajectory.', recommended: '5 (household)' } satisfies FieldMeta),
   failedOnly: z.boolean().default(false)
-    .meta({ label: 'Failed rollouts only', flag: 'failed-only', unit: 'analyse only failed rollouts', group: 'opid', help: 'Analyse only failed trajectories.' } satisfies FieldMeta),
+    .meta({ label: 'Failed rollouts only', flag: 'failed-only', unit: 'analyse only failed rollouts', group: 'opid', usedBy: ['opid', 'skill-grpo'], help: 'Analyse only failed trajectories.' } satisfies FieldMeta),
   skillZscore: z.boolean().default(false)
     .meta({ label: 'Z-score A_skill', flag: 'skill-zscore', unit: 'over the step\'s skill-active tokens', group: 'opid', help: 'Z-score A_skill over the step\'s skill-active tokens before λ.' } satisfies FieldMeta),
   skillClip: num(0, 100).default(1)
@@ -241,6 +243,20 @@ export const RUN_CONFIG_KEYS = Object.keys(RunConfigSchema.shape) as RunConfigKe
 /** The fields of a group, in declaration order. */
 export function fieldsOfGroup(group: FieldGroup): RunConfigKey[] {
   return RUN_CONFIG_KEYS.filter((k) => fieldMeta(k).group === group);
+}
+
+/**
+ * The algorithms that read a field, or undefined when every algorithm does. A field of a group named after an
+ * algorithm (opid, skill-grpo, agentic-opd) is read by that algorithm, or by the ones its metadata's `usedBy` names
+ * (the analyzer's K and failed-only are read by OPID and Skill-GRPO); a field of the analyzer group by the algorithms
+ * whose `usesAnalyzer` is true (core/algorithms/registry.ts).
+ */
+export function algorithmsUsing(key: RunConfigKey): readonly AlgorithmName[] | undefined {
+  const m = fieldMeta(key);
+  if (m.usedBy) return m.usedBy;
+  if ((ALGORITHM_NAMES as readonly string[]).includes(m.group)) return [m.group as AlgorithmName];
+  if (m.group === 'analyzer') return ALGORITHM_NAMES.filter((a) => getAlgorithm(a).usesAnalyzer);
+  return undefined;
 }
 
 /** Field of a CLI flag (without `--`), or undefined. */
