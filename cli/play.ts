@@ -11,7 +11,8 @@
  * stdin line, as soon as it arrives, one line `{"event":"step",action,observation,reward,done,valid,
  * admissibleActions[,hint]}` (every line, empty ones included, is an action; numbers are not resolved), and at the
  * end `{"event":"summary",steps,maxSteps,success,reward,invalid,done,text}`. Exits 0 at EOF or `done`; exits 2 with a
- * message naming the flag and its accepted values on bad flags.
+ * message naming the flag and its accepted values on bad flags, and when both --task and --seed are given (each
+ * chooses the task).
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -26,8 +27,8 @@ export const PLAY_FLAGS = {
   env: { type: 'string', choices: ENV_NAMES, default: 'household', help: 'environment' },
   preset: { type: 'string', help: 'environment preset (default easy, as train and eval)' },
   split: { type: 'string', choices: SPLITS, default: 'train', help: 'task split' },
-  task: { type: 'int', min: 0, default: 0, help: 'task index in the split' },
-  seed: { type: 'int', help: 'play a random task drawn from this seed instead of --task (the same seed, the same task)' },
+  task: { type: 'int', min: 0, help: 'task index in the split (0 when neither --task nor --seed is given)' },
+  seed: { type: 'int', help: 'play a random task drawn from this seed instead of --task (the same seed, the same task); not with --task' },
   json: { type: 'boolean', help: 'JSON lines on stdin/stdout instead of text' },
   help: { type: 'boolean', help: 'print this help' },
 } as const;
@@ -63,7 +64,10 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     if (!spec.presets.includes(preset)) {
       throw new UsageError(`--preset must be one of: ${spec.presets.join(', ')} (got "${preset}")`, 'preset');
     }
-    const index = args.seed === undefined ? args.task : randomTaskIndex(args.seed);
+    if (args.seed !== undefined && args.task !== undefined) {
+      throw new UsageError(`--task ${args.task} and --seed ${args.seed} both choose the task (--seed draws one at random); give only one of them`, 'seed');
+    }
+    const index = args.seed === undefined ? args.task ?? 0 : randomTaskIndex(args.seed);
     episode = new PlayEpisode({ env: args.env, preset, split: args.split as Split, index });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;

@@ -132,4 +132,14 @@ describe('play CLI', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--seed must be an integer');
   });
+
+  it('--task with --seed exits 2: both choose the task', async () => {
+    const r = await session(['--task', '3', '--seed', '5'], []);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n')[0]).toBe('play: --task 3 and --seed 5 both choose the task (--seed draws one at random); give only one of them');
+    const help = await session(['--help'], []);
+    expect(help.out).toContain('--task');
+    expect(help.out).toContain('not with --task');
+  });
 });
