@@ -14,6 +14,7 @@ import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { combineAdvantages, routeSkills, skillMetrics, skillMetricsByType, type SkillAblation } from '../algos/skill';
 import type { PackedSamples } from './outcome';
 import { analyzeStep } from './analysis';
+import { getEnvSpec } from '../envs/registry';
 import type { Algorithm } from './types';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -57,11 +58,12 @@ export interface SkillRescore {
 
 /**
  * Re-score every step's sampled action tokens under its routed skill prompt(s) with `policy` (must be the
- * pre-update policy) — no resampling. `oldLogp` [M] are the same tokens' log-probs without skills.
+ * pre-update policy) — no resampling. `oldLogp` [M] are the same tokens' log-probs without skills. `o.searchSteps`:
+ * a trajectory's search steps, which get no episode skill (routeSkills `noEpisode`); absent = none.
  */
 export async function skillRescore(
   policy: PolicyHandle, trajs: readonly Trajectory[], packed: PackedSamples, skills: readonly (TrajectorySkills | null)[], oldLogp: Float32Array,
-  o: { ablation: SkillAblation; historyTurns: number; maxActionTokens: number; temperature: number },
+  o: { ablation: SkillAblation; historyTurns: number; maxActionTokens: number; temperature: number; searchSteps?: (t: Trajectory) => number[] },
 ): Promise<SkillRescore> {
   const M = packed.tokens;
   const aSkill = new Float32Array(M), active = new Uint8Array(M);
@@ -69,7 +71,7 @@ export async function skillRescore(
   const jobs: ScoreSample[] = [], jobSample: number[] = [];
   let sample = 0;
   trajs.forEach((t, ti) => {
-    const { routes, critical: crit } = routeSkills(skills[ti], t.steps.length, o.ablation);
+    const { routes, critical: crit } = routeSkills(skills[ti], t.steps.length, o.ablation, o.searchSteps ? new Set(o.searchSteps(t)) : undefined);
     t.steps.forEach((s, si) => {
       critical.push(crit[si]);
       stepSkill.push(routes[si].find((r) => r.stepSkill)?.stepSkill);
@@ -106,10 +108,13 @@ export const opid: Algorithm = {
   source: 'OPID paper (2026), §3: A = A_ep + λ_skill·(ℓ_skill − ℓ_old), critical-first routing',
   create({ cfg, env, analyzer: injected, analyzerApiKey }) {
     const analyzer = injected ?? makeAnalyzer(cfg, analyzerApiKey);
+    const spec = getEnvSpec(env);
+    // Search steps get no episode skill unless the config says so (RunConfig.episodeSkillOnSearch).
+    const searchSteps = !cfg.episodeSkillOnSearch && spec.searchSteps ? (t: Trajectory) => spec.searchSteps!(t.task, t.steps) : undefined;
     return {
       async advantages(ctx) {
         const { analysis, metrics, analysed } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
-        const rescore = await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, temperature: cfg.temperature });
+        const rescore = await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, temperature: cfg.temperature, searchSteps });
         const c = combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip });
         const { packed } = ctx;
         const tokenTraj = new Int32Array(packed.tokens);

@@ -27,13 +27,15 @@ export interface StepRoute {
  * once with the episode skill and, if t ∈ C_τ, once more with only its step skill; both gains are added.
  * `no-episode`: non-critical steps get nothing. `no-step`: C_τ is empty, every step gets the episode skill.
  * Returns, per step, the list of prompts (as skill pairs) to score: length 0, 1 or 2.
- * Step-skill keys outside [0, nSteps) are ignored.
+ * Step-skill keys outside [0, nSteps) are ignored. `noEpisode`: steps that get no episode skill whatever the ablation
+ * (search steps, where hindsight about the object's place is information the policy could not have had; see
+ * EnvSpec.searchSteps); their step skills still route.
  */
-export function routeSkills(skills: TrajectorySkills | null, nSteps: number, ablation: SkillAblation): { routes: StepRoute[][]; critical: boolean[] } {
+export function routeSkills(skills: TrajectorySkills | null, nSteps: number, ablation: SkillAblation, noEpisode?: ReadonlySet<number>): { routes: StepRoute[][]; critical: boolean[] } {
   const routes: StepRoute[][] = [], critical: boolean[] = [];
   for (let t = 0; t < nSteps; t++) {
     const step = ablation === 'no-step' ? undefined : skills?.stepSkills[t];
-    const ep = ablation === 'no-episode' ? undefined : skills?.episodeSkill || undefined;
+    const ep = ablation === 'no-episode' || noEpisode?.has(t) ? undefined : skills?.episodeSkill || undefined;
     const crit = !!step;
     critical.push(crit);
     const r: StepRoute[] = [];

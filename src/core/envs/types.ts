@@ -95,6 +95,13 @@ export interface EnvSpec {
    * (src/core/envs/play.ts); never part of a policy's prompt. Absent: hints name only the admissible actions.
    */
   commands?(preset: string): readonly CommandForm[];
+  /**
+   * Search steps of a trajectory: steps that chose where to look before the agent could know where the task's
+   * object lies (household: src/core/envs/household/search.ts). OPID routes no episode skill there unless told to
+   * (RunConfig.episodeSkillOnSearch). `steps[i].observation` is the observation action i was chosen on.
+   * Returns step indices in increasing order. Absent: no step is a search step.
+   */
+  searchSteps?(task: string, steps: readonly { action: string; observation: string }[]): number[];
 }
 
 /** One command of an environment, e.g. household's `take … from …`. */

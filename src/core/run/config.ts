@@ -159,6 +159,8 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Step skills (K)', flag: 'max-step-skills', unit: 'per rollout', group: 'opid', usedBy: ['opid', 'skill-grpo'], symbol: 'K', help: 'Most step skills (critical steps C_τ) per trajectory.', recommended: '5 (household)' } satisfies FieldMeta),
   failedOnly: z.boolean().default(false)
     .meta({ label: 'Failed rollouts only', flag: 'failed-only', unit: 'analyse only failed rollouts', group: 'opid', usedBy: ['opid', 'skill-grpo'], help: 'Analyse only failed trajectories.' } satisfies FieldMeta),
+  episodeSkillOnSearch: z.boolean().default(true)
+    .meta({ label: 'Episode skill on search steps', flag: 'episode-skill-on-search', group: 'opid', help: 'Route the episode skill to search steps too (household: go to / open before the task\'s object was in sight), where hindsight names a place the policy could not have known; off = those steps get no skill signal unless they hold a step skill.' } satisfies FieldMeta),
   skillZscore: z.boolean().default(false)
     .meta({ label: 'Z-score A_skill', flag: 'skill-zscore', unit: 'over the step\'s skill-active tokens', group: 'opid', help: 'Z-score A_skill over the step\'s skill-active tokens before λ.' } satisfies FieldMeta),
   skillClip: num(0, 100).default(1)

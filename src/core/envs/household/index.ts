@@ -8,6 +8,7 @@ import type { Env, EnvSpec, Expert } from '../types';
 import { HouseholdEnv } from './env';
 import { HouseholdExpert } from './expert';
 import { householdCommands } from './commands';
+import { householdSearchSteps } from './search';
 import { HOUSEHOLD_VERSION, PRESET_NAMES, presetConfig } from './presets';
 import { householdCorpus } from './vocab';
 
@@ -15,6 +16,7 @@ export { HouseholdEnv } from './env';
 export { HouseholdExpert, expertAction, expertPlan, subgoals } from './expert';
 export { HOUSEHOLD_VERSION, PRESET_NAMES, isHeldOutCombo } from './presets';
 export { householdCommands } from './commands';
+export { householdSearchSteps } from './search';
 export { TASK_TYPES, type TaskType } from './catalog';
 export type { Goal, World } from './world';
 
@@ -43,5 +45,9 @@ export const household: EnvSpec = {
   /** The commands a preset can offer, as forms (see `commands.ts`). @throws Error on an unknown preset. */
   commands(preset: string) {
     return householdCommands(preset);
+  },
+  /** `go to` / `open` steps before the task's object was in sight (see `search.ts`). */
+  searchSteps(task, steps) {
+    return householdSearchSteps(task, steps);
   },
 };
