@@ -3,7 +3,8 @@
  * script) plays one task of an environment in the terminal (src/core/envs/play.ts).
  *
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
- * the number of an admissible action; empty lines are ignored), prints the result, and ends at `done`. An action that
+ * the number of an admissible action; empty lines are ignored, and a number outside 1..N gets a message giving the
+ * range and costs no step: core `readTyped`), prints the result, and ends at `done`. An action that
  * does nothing also gets a hint in parentheses: whether it is a command of the preset at all (listing the commands it
  * has), fits its command's form, or is not possible now, with the admissible actions (src/core/envs/hint.ts). The end
  * of the episode or of the input prints a summary line: steps, success, total reward, invalid actions.
@@ -18,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
 import { SPLITS, type Split } from '../src/core/envs/types';
-import { PlayEpisode, randomTaskIndex, summaryText } from '../src/core/envs/play';
+import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { exitOnClosedStdout } from './files';
 
@@ -91,8 +92,13 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
         io.write('> ');
         continue;
       }
-      const n = /^\s*\d+\s*$/.test(line) ? Number(line) : NaN;
-      if (n >= 1 && n <= actions.length) action = actions[n - 1];
+      const typed = readTyped(line, actions);
+      if ('message' in typed) {
+        // Nothing is played: the same state, the same actions.
+        io.write(`(${typed.message})\n> `);
+        continue;
+      }
+      action = typed.action;
     }
     const t = episode.step(action);
     actions = episode.admissible();

@@ -142,4 +142,13 @@ describe('play CLI', () => {
     expect(help.out).toContain('--task');
     expect(help.out).toContain('not with --task');
   });
+
+  it('text mode: a number outside 1..N names the range and costs no step', async () => {
+    const t = await session(['--task', '357', '--preset', 'easy'], ['7', '0', '2']);
+    expect(t.code).toBe(0);
+    // Three admissible actions at the start: 7 and 0 are refused, 2 plays "go to shelf 1" as step 1.
+    expect(t.out).toContain('> (there is no action 7: type a number from 1 to 3, or an action)\n> (there is no action 0: type a number from 1 to 3, or an action)\n> Action: go to shelf 1\n');
+    expect(t.out).toContain('(step 1/10)');
+    expect(t.out).toMatch(/End of input: no success after 1 of 10 steps, total reward 0 \(0 invalid actions\)\.\n$/);
+  });
 });

@@ -97,6 +97,27 @@ export function randomTaskIndex(seed: number): number {
   return new Rng(seed).fork('play/task').int(TRAIN_TASK_INDICES);
 }
 
+/** What a typed line means: an action to play, or a number that names no admissible action (`message` says so). */
+export type TypedAction = { action: string } | { message: string };
+
+/**
+ * A line a person typed, read as `npm run play` (text mode) and the page's Play view read it: a whole number n
+ * (digits, spaces around allowed) picks the n-th admissible action (1-based, in the environment's order); a number
+ * outside 1..N is refused with a message giving the range, and costs no step; any other text is the action itself.
+ * Examples with 3 admissible actions: `"2"` → the second; `"7"` → `{ message: 'there is no action 7: type a number
+ * from 1 to 3, or an action' }`; `"go to desk 1"` → itself.
+ */
+export function readTyped(line: string, admissible: readonly string[]): TypedAction {
+  if (!/^\s*\d+\s*$/.test(line)) return { action: line };
+  const n = Number(line);
+  if (n >= 1 && n <= admissible.length) return { action: admissible[n - 1] };
+  const shown = line.trim().length > 12 ? `${line.trim().slice(0, 11)}…` : line.trim();
+  return {
+    message: admissible.length === 0 ? `there is no action ${shown}: nothing is admissible now`
+      : `there is no action ${shown}: type a number from 1 to ${admissible.length}, or an action`,
+  };
+}
+
 /** One task being played: reset at construction, stepped by `step`. */
 export class PlayEpisode {
   readonly task: PlayTask;

@@ -6,7 +6,7 @@
 import type { TrainerApi } from '../../worker/api';
 import { ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
 import { SPLITS, type Split } from '../../core/envs/types';
-import { summaryText, type PlayView } from '../../core/envs/play';
+import { readTyped, summaryText, type PlayView } from '../../core/envs/play';
 
 /** Play view state for one page; `api` returns the worker's API or null while none is up. */
 export class PlayState {
@@ -69,11 +69,18 @@ export class PlayState {
 
   /**
    * Plays `action` (default: the typed text); the text is cleared once the worker has played it. Blank text is not
-   * played (an Enter in an empty box costs no step), as the CLI's text mode skips empty lines.
+   * played (an Enter in an empty box costs no step), as the CLI's text mode skips empty lines. A whole number n plays
+   * the n-th admissible action, as in the CLI; a number outside 1..N is not played (no step) and `error` gives the
+   * range (core `readTyped`).
    */
   async step(action: string = this.text): Promise<void> {
     if (!this.view || this.view.summary.done || this.working || action.trim() === '') return;
-    if (await this.call((api) => api.playStep(action), this.drawnFrom)) this.text = '';
+    const typed = readTyped(action, this.view.admissible);
+    if ('message' in typed) {
+      this.error = `${typed.message.charAt(0).toUpperCase()}${typed.message.slice(1)}.`;
+      return;
+    }
+    if (await this.call((api) => api.playStep(typed.action), this.drawnFrom)) this.text = '';
   }
 
   /** Runs one worker call; returns whether it succeeded (else `error` says why). */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { household, householdCommands } from '../../../src/core/envs/household';
 import { closestAction, commandHint, editDistance } from '../../../src/core/envs/hint';
-import { PlayEpisode, randomTaskIndex, summaryText, type PlaySummary } from '../../../src/core/envs/play';
+import { PlayEpisode, randomTaskIndex, readTyped, summaryText, type PlaySummary } from '../../../src/core/envs/play';
 import { Rng } from '../../../src/core/rng';
 
 const EASY_ROOT = ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'];
@@ -150,5 +150,18 @@ describe('PlayEpisode', () => {
     for (const i of a) expect(i >= 0 && i < 1_000_000 && Number.isInteger(i)).toBe(true);
     expect(randomTaskIndex(5)).toBe(220338);
     expect(() => randomTaskIndex(0.5)).toThrow('seed must be an integer, got 0.5');
+  });
+});
+
+describe('readTyped: a typed number picks an admissible action', () => {
+  it('1..N pick the action; a number outside names the range; other text is the action itself', () => {
+    expect(readTyped('2', EASY_ROOT)).toEqual({ action: 'go to shelf 1' });
+    expect(readTyped(' 3 ', EASY_ROOT)).toEqual({ action: 'go to sidetable 1' });
+    expect(readTyped('4', EASY_ROOT)).toEqual({ message: 'there is no action 4: type a number from 1 to 3, or an action' });
+    expect(readTyped('0', EASY_ROOT)).toEqual({ message: 'there is no action 0: type a number from 1 to 3, or an action' });
+    expect(readTyped('99999999999999999999', EASY_ROOT)).toEqual({ message: 'there is no action 99999999999…: type a number from 1 to 3, or an action' });
+    expect(readTyped('1', [])).toEqual({ message: 'there is no action 1: nothing is admissible now' });
+    expect(readTyped('go to desk 1', EASY_ROOT)).toEqual({ action: 'go to desk 1' });
+    expect(readTyped('-1', EASY_ROOT)).toEqual({ action: '-1' });
   });
 });
