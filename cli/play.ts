@@ -8,17 +8,19 @@
  * does nothing also gets a hint in parentheses: whether it is a command of the preset at all (listing the commands it
  * has), fits its command's form, or is not possible now, with the admissible actions (src/core/envs/hint.ts). The end
  * of the episode or of the input prints a summary line: steps, success, total reward, invalid actions.
- * JSON mode (`--json`): one line `{"event":"reset",task,taskType,observation,admissibleActions}`, then for each
- * stdin line, as soon as it arrives, one line `{"event":"step",action,observation,reward,done,valid,
- * admissibleActions[,hint]}` (every line, empty ones included, is an action; numbers are not resolved), and at the
- * end `{"event":"summary",steps,maxSteps,success,reward,invalid,done,text}`. Exits 0 at EOF or `done`; exits 2 with a
- * message naming the flag and its accepted values on bad flags, and when both --task and --seed are given (each
- * chooses the task).
+ * JSON mode (`--json`): JSON lines both ways. Output: one line `{"event":"reset",task,taskType,observation,
+ * admissibleActions}`, then for each input line, as soon as it arrives, one line `{"event":"step",action,observation,
+ * reward,done,valid,admissibleActions[,hint]}`, and at the end `{"event":"summary",steps,maxSteps,success,reward,
+ * invalid,done,text}`. Input: one JSON object `{"action":"go to desk 1"}` per line (the action as text; numbers are
+ * not resolved); blank lines are skipped; a line that is not such an object gets `{"event":"error",line,message}` and
+ * costs no step. Exits 0 at EOF or `done`; exits 2 with a message naming the flag and its accepted values on bad
+ * flags, and when both --task and --seed are given (each chooses the task).
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
 import { SPLITS, type Split } from '../src/core/envs/types';
+import { z } from 'zod';
 import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { exitOnClosedStdout } from './files';
@@ -30,7 +32,7 @@ export const PLAY_FLAGS = {
   split: { type: 'string', choices: SPLITS, default: 'train', help: 'task split' },
   task: { type: 'int', min: 0, help: 'task index in the split (0 when neither --task nor --seed is given)' },
   seed: { type: 'int', help: 'play a random task drawn from this seed instead of --task (the same seed, the same task); not with --task' },
-  json: { type: 'boolean', help: 'JSON lines on stdin/stdout instead of text' },
+  json: { type: 'boolean', help: 'JSON lines both ways: read one {"action":"…"} object per line (blank lines skipped; a bad line gets an {"event":"error"} line and costs no step), write reset, step and summary events' },
   help: { type: 'boolean', help: 'print this help' },
 } as const;
 
@@ -42,6 +44,22 @@ export interface PlayIO {
   write(text: string): void;
   /** Write to stderr. */
   error(text: string): void;
+}
+
+/** One `--json` input line: the action as text. */
+const jsonLineSchema = z.object({ action: z.string() }).strict();
+
+/** The action of a `--json` input line, or why the line is not one (for its error event). */
+function jsonAction(line: string): { action: string } | { message: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { message: 'not JSON; send one object per line, e.g. {"action":"go to desk 1"}' };
+  }
+  const r = jsonLineSchema.safeParse(value);
+  if (r.success) return { action: r.data.action };
+  return { message: 'expected an object with only a text "action", e.g. {"action":"go to desk 1"}' };
 }
 
 function numbered(actions: readonly string[]): string {
@@ -85,21 +103,20 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     const from = args.seed === undefined ? '' : ` (task ${first.index} of ${first.split}, drawn from seed ${args.seed})`;
     io.write(`Task: ${first.task}${from}\n\n${first.observation}\n\n${numbered(actions)}\n> `);
   }
+  let lineNo = 0;
   for await (const line of io.lines) {
-    let action = line;
-    if (!json) {
-      if (line.trim() === '') {
-        io.write('> ');
-        continue;
-      }
-      const typed = readTyped(line, actions);
-      if ('message' in typed) {
-        // Nothing is played: the same state, the same actions.
-        io.write(`(${typed.message})\n> `);
-        continue;
-      }
-      action = typed.action;
+    lineNo++;
+    if (line.trim() === '') {
+      if (!json) io.write('> ');
+      continue;
     }
+    const typed = json ? jsonAction(line) : readTyped(line, actions);
+    if ('message' in typed) {
+      // Nothing is played: the same state, the same actions.
+      io.write(json ? `${JSON.stringify({ event: 'error', line: lineNo, message: typed.message })}\n` : `(${typed.message})\n> `);
+      continue;
+    }
+    const action = typed.action;
     const t = episode.step(action);
     actions = episode.admissible();
     if (json) {

@@ -19,12 +19,14 @@ async function session(argv: string[], lines: string[]) {
 }
 
 const TSX = ['node_modules/.bin/tsx', 'cli/play.ts'];
+/** A `--json` input line playing `action`. */
+const j = (action: string) => JSON.stringify({ action });
 
 describe('play CLI', () => {
   it('JSON mode: a reset line, then one step line per input line, ending at done', async () => {
     const r = await session(
       ['--env', 'household', '--split', 'train', '--task', '357', '--preset', 'easy', '--json'],
-      ['go to desk 1', '  TAKE laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look'],
+      ['go to desk 1', '  TAKE laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look'].map(j),
     );
     expect(r.code).toBe(0);
     const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
@@ -80,7 +82,7 @@ describe('play CLI', () => {
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const reset = JSON.parse((await lines.next()).value);
     expect(reset.event).toBe('reset');
-    child.stdin.write(`${reset.admissibleActions[0]}\n`);
+    child.stdin.write(`${j(reset.admissibleActions[0])}\n`);
     const step = JSON.parse((await lines.next()).value); // stdin still open: the answer came per line
     expect(step).toMatchObject({ event: 'step', action: reset.admissibleActions[0], valid: true });
     child.stdin.end();
@@ -95,7 +97,7 @@ describe('play CLI', () => {
   }, 30_000);
 
   it('a command the preset does not have says so, naming its commands and the admissible actions', async () => {
-    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['fly to moon', 'go to desk 1', 'take apple 1']);
+    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['fly to moon', 'go to desk 1', 'take apple 1'].map(j));
     const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
     expect(events[1]).toMatchObject({
       action: 'fly to moon', observation: 'Nothing happens.', valid: false,
@@ -150,5 +152,19 @@ describe('play CLI', () => {
     expect(t.out).toContain('> (there is no action 7: type a number from 1 to 3, or an action)\n> (there is no action 0: type a number from 1 to 3, or an action)\n> Action: go to shelf 1\n');
     expect(t.out).toContain('(step 1/10)');
     expect(t.out).toMatch(/End of input: no success after 1 of 10 steps, total reward 0 \(0 invalid actions\)\.\n$/);
+  });
+
+  it('JSON mode: input is one {"action"} object per line; a bad line gets an error event and costs no step', async () => {
+    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['go to desk 1', '', '{"act":"go to desk 1"}', '"go to desk 1"', j('1'), j('go to desk 1')]);
+    expect(r.code).toBe(0);
+    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => e.event)).toEqual(['reset', 'error', 'error', 'error', 'step', 'step', 'summary']);
+    expect(events[1]).toEqual({ event: 'error', line: 1, message: 'not JSON; send one object per line, e.g. {"action":"go to desk 1"}' });
+    expect(events[2]).toEqual({ event: 'error', line: 3, message: 'expected an object with only a text "action", e.g. {"action":"go to desk 1"}' });
+    expect(events[3].line).toBe(4);
+    // Numbers are not resolved in JSON mode: "1" is an action text, not admissible.
+    expect(events[4]).toMatchObject({ action: '1', valid: false, observation: 'Nothing happens.' });
+    expect(events[5]).toMatchObject({ action: 'go to desk 1', valid: true });
+    expect(events[6]).toMatchObject({ steps: 2, invalid: 1, done: false });
   });
 });
