@@ -1,7 +1,7 @@
 /** Link codec: versions and non-default fields are written; reading keeps the valid part of a bad link. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
-import { decodeHash, encodeHash, fieldsHoldingSecret } from '../../src/ui/state/link';
+import { decodeHash, encodeHash, fieldsHoldingSecret, nearestKey } from '../../src/ui/state/link';
 import { linkIssueText, plainIssue } from '../../src/ui/state/messages';
 
 describe('link codec', () => {
@@ -175,5 +175,22 @@ describe('link codec', () => {
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3 });
     expect(r.issues.map((i) => i.field)).toEqual(['analyzerUrl']);
     expect(r.issues[0].message).not.toContain('pw');
+  });
+});
+
+describe('link notices: unknown keys and extra "#"', () => {
+  it('an unknown key names the setting it most likely meant: its CLI flag, another spelling, a typo', () => {
+    const r = decodeHash('#v=2&lr=0.001&seeds=3&tasks=4&LR_SCHEDULE=cosine&lerningRate=1&zzz=1');
+    expect(r.config).toEqual(DEFAULT_CONFIG);
+    expect(r.issues).toEqual([
+      { field: 'lr', message: 'unknown setting, ignored; did you mean learningRate?' },
+      { field: 'seeds', message: 'unknown setting, ignored; did you mean seed?' },
+      { field: 'tasks', message: 'unknown setting, ignored; did you mean tasksPerStep?' },
+      { field: 'LR_SCHEDULE', message: 'unknown setting, ignored; did you mean lrSchedule?' },
+      { field: 'lerningRate', message: 'unknown setting, ignored; did you mean learningRate?' },
+      { field: 'zzz', message: 'unknown setting, ignored' },
+    ]);
+    expect(linkIssueText(r.issues[0])).toBe('unknown setting, ignored; did you mean learningRate?');
+    expect([nearestKey('opd-topk'), nearestKey('max-step-kl'), nearestKey('ckptSha265'), nearestKey('k0'), nearestKey('')]).toEqual(['opdTopK', 'maxStepKl', 'ckptSha256', null, null]);
   });
 });

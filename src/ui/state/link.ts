@@ -4,12 +4,15 @@
  *
  * Written: the schema version `v`, the environment version of the run's env, and every field that differs from the
  * shipped defaults. Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` …
- * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named; a link from an older
+ * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named, an unknown key with the
+ * setting it most likely meant (`nearestKey`); a link from an older
  * schema is migrated; a link made with another environment version opens with a notice. Never throws.
  */
 import { getEnvSpec } from '../../core/envs/registry';
+import { editDistance } from '../../core/envs/hint';
 import {
   DEFAULT_CONFIG,
+  fieldMeta,
   isRunConfigKey,
   parseRunConfigLenient,
   RUN_CONFIG_KEYS,
@@ -90,6 +93,41 @@ function typed(key: RunConfigKey, value: string): unknown {
   return value;
 }
 
+/** Link keys that are not run settings but are read (versions, start checkpoint): no suggestion is made for them. */
+const OTHER_KEYS = [VERSION_KEY, ENV_VERSION_KEY, CHECKPOINT_KEY, CHECKPOINT_SHA_KEY];
+
+/**
+ * The run-config field (or link key) an unknown link key most likely meant, or null: the field whose CLI flag it is
+ * (`lr` → learningRate, `tasks` → tasksPerStep), the field it names in another case or spelling (`LR_SCHEDULE`,
+ * `lr-schedule` → lrSchedule), else the field or link key whose name or flag is nearest by edit distance, within
+ * max(1, ⌊length/3⌋) edits of the key folded the same way (`seeds` → seed); ties go to the earlier field in schema
+ * order.
+ */
+export function nearestKey(key: string): string | null {
+  const fold = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
+  const k = fold(key);
+  if (k === '') return null;
+  const names: Array<[string, string]> = [];
+  for (const f of RUN_CONFIG_KEYS) {
+    if (f === 'schemaVersion') continue;
+    const flag = fieldMeta(f).flag;
+    if (flag === key) return f;
+    names.push([fold(f), f]);
+    if (flag) names.push([fold(flag), f]);
+  }
+  for (const o of OTHER_KEYS) names.push([fold(o), o]);
+  const same = names.find(([n]) => n === k);
+  if (same) return same[1];
+  const limit = Math.max(1, Math.floor(k.length / 3));
+  let best: string | null = null;
+  let bestD = limit + 1;
+  for (const [n, f] of names) {
+    const d = editDistance(k, n, bestD - 1);
+    if (d < bestD) [best, bestD] = [f, d];
+  }
+  return best;
+}
+
 /**
  * Decodes a hash (with or without `#`) into a config.
  * @returns the config (defaults for missing or bad fields) and one issue per ignored, repeated or migrated field, the
@@ -147,6 +185,12 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
   }));
   const all = [...issues, ...twice, ...r.issues];
-  const capped = all.length > MAX_ISSUES ? [...all.slice(0, MAX_ISSUES), { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }] : all;
+  // An unknown key listed: suggest the setting it most likely meant (`lr` → learningRate).
+  const listed = all.slice(0, MAX_ISSUES).map((i) => {
+    if (isRunConfigKey(i.field) || i.message !== 'unknown setting, ignored') return i;
+    const near = nearestKey(i.field);
+    return near === null ? i : { ...i, message: `unknown setting, ignored; did you mean ${near}?` };
+  });
+  const capped = all.length > MAX_ISSUES ? [...listed, { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }] : listed;
   return { config: r.config, issues: capped, ...(checkpoint ? { checkpoint } : {}) };
 }
