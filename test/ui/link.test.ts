@@ -193,4 +193,15 @@ describe('link notices: unknown keys and extra "#"', () => {
     expect(linkIssueText(r.issues[0])).toBe('unknown setting, ignored; did you mean learningRate?');
     expect([nearestKey('opd-topk'), nearestKey('max-step-kl'), nearestKey('ckptSha265'), nearestKey('k0'), nearestKey('')]).toEqual(['opdTopK', 'maxStepKl', 'ckptSha256', null, null]);
   });
+
+  it('a second "#" is named with the fix, and read as "&" so nothing is lost', () => {
+    const r = decodeHash('#v=2&seed=3#steps=9');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3, steps: 9 });
+    expect(r.issues).toEqual([
+      { field: '(link)', message: 'holds 2 "#" signs where a link has one, before its settings (#v=2&seed=3…); each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or remove it)' },
+    ]);
+    expect(decodeHash('##seed=4').config.seed).toBe(4);
+    expect(decodeHash('##seed=4').issues.map((i) => i.field)).toEqual(['(link)']);
+    expect(decodeHash('#seed=4').issues).toEqual([]);
+  });
 });

@@ -5,7 +5,7 @@
  * Written: the schema version `v`, the environment version of the run's env, and every field that differs from the
  * shipped defaults. Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` …
  * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named, an unknown key with the
- * setting it most likely meant (`nearestKey`); a link from an older
+ * setting it most likely meant (`nearestKey`); an extra `#` is read as `&` and named; a link from an older
  * schema is migrated; a link made with another environment version opens with a notice. Never throws.
  */
 import { getEnvSpec } from '../../core/envs/registry';
@@ -139,7 +139,12 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const raw = new Map<string, string>();
   const issues: ConfigIssue[] = [];
   const dupes = new Map<string, { times: number; value: string }>();
-  for (const part of hash.replace(/^#/, '').split('&')) {
+  // One `#` starts the settings; a second one (two links pasted together, or `##`) is read as `&` and named.
+  const body = hash.replace(/^#/, '');
+  const hashes = body.split('#').length; // the leading one, plus each extra one
+  if (hashes > 1)
+    issues.push({ field: '(link)', message: `holds ${hashes} "#" signs where a link has one, before its settings (#v=${SCHEMA_VERSION}&seed=3…); each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or remove it)` });
+  for (const part of body.split(/[&#]/)) {
     const eq = part.indexOf('=');
     if (!part || eq === 0) continue; // `&&` or `=x`: no key
     let key: string, value: string;
