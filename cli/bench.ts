@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --model small --seq 128 --batch 32 --backend cpu|wasm|webgpu [--steps 10] [--wasm-matmul simd|stock] [--json]`.
+ * `npm run bench -- --model small --seq 128 --batch 32 --backend cpu|wasm|webgpu [--steps 10] [--wasm-matmul simd|stock] [--wasm-decode fused|ops] [--json]`.
  * Prints one JSON line: `trainTokensPerSecond` (forward + backward + Adam on random tokens, next-token
  * cross-entropy over all positions with a vocabulary of 1024 — the same work as a PyTorch peer of the bench model),
  * `sampleTokensPerSecond` (KV-cached generation, batch × new tokens / s) and the backend's own `matmulGflops`
@@ -28,6 +28,7 @@ import { CLI_BENCH_SIZE, runBench, type BenchSize } from '../src/core/bench/work
 import { installGpuStats } from '../src/core/backend/gpu-stats';
 import { boundFreePool } from '../src/core/backend/buffer-pool';
 import { setWasmMatMulEnabled } from '../src/core/backend/wasm-kernels';
+import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
 import { agenticOpdBench } from '../src/core/bench/agentic';
 
 exitOnClosedStdout();
@@ -46,6 +47,7 @@ const SPEC = {
   peer: { type: 'string', help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch', choices: ['none', 'torch'], default: 'none' },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   'wasm-matmul': { type: 'string', help: 'wasm: batched and transposed matMuls on the SIMD kernel (simd, src/core/backend/wasm-kernels.ts) or tfjs\' own scalar loop (stock), to compare the two', choices: ['simd', 'stock'], default: 'simd' },
+  'wasm-decode': { type: 'string', help: 'wasm: KV-cached sampling with the fused decoding step (fused, src/core/model/decode-wasm.ts) or the composed ops of transformer.ts (ops), to compare the two; the same tokens either way', choices: ['fused', 'ops'], default: 'fused' },
   'gpu-pool': { type: 'int', help: 'webgpu: bound on tfjs\' pool of freed GPU buffers (MiB; -1 = unbounded, tfjs\' own behaviour)', default: 256, min: -1, max: 1048576 },
   json: { type: 'boolean', help: 'print one JSON line' },
   help: { type: 'boolean', help: 'show this help' },
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
   const backend = await setupBackend(a.backend);
   if (backend === 'webgpu') boundFreePool(a['gpu-pool'] < 0 ? null : a['gpu-pool'] * 1024 * 1024);
   if (a['wasm-matmul'] === 'stock') setWasmMatMulEnabled(false);
+  if (a['wasm-decode'] === 'ops') setWasmDecodeEnabled(false);
   const size: BenchSize = { ...CLI_BENCH_SIZE, model: a.model, seq: a.seq, batch: a.batch, vocab: a.vocab, steps: a.steps, warmup: a.warmup, newTokens: a['new-tokens'] };
   const core = await runBench(size);
   const cfg = modelConfig(a.model, a.vocab);

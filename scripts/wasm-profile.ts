@@ -1,15 +1,17 @@
 /**
  * Where the time of the bench's workloads goes on tfjs' wasm backend, kernel by kernel:
- * `npx tsx scripts/wasm-profile.ts [--workload sample|train] [--model small] [--stock]`.
+ * `npx tsx scripts/wasm-profile.ts [--workload sample|train] [--model small] [--stock] [--ops]`.
  *
  * Runs `npm run bench`'s sampling workload (B 32 random 16-token prompts, 32 new tokens, KV cache) or one training
  * step (B 32 × T 128) once untimed, then once under `tf.profile`, and prints the wall time, the summed kernel time
  * and kernel count per kernel name (descending), and what is left outside kernels (JavaScript: op dispatch, the
- * sampler's own loop, read-backs). `--stock` runs tfjs' own BatchMatMul instead of the SIMD one.
+ * sampler's own loop, read-backs). `--stock` runs tfjs' own BatchMatMul instead of the SIMD one; `--ops` samples with
+ * the composed decoding step of src/core/model/transformer.ts instead of the fused one (src/core/model/decode-wasm.ts).
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
 import { setWasmMatMulEnabled } from '../src/core/backend/wasm-kernels';
+import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
 import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, samplingWorkload, trainStep } from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
@@ -21,6 +23,7 @@ const workload = arg('--workload', 'sample');
 if (workload !== 'sample' && workload !== 'train') throw new Error(`--workload must be sample or train, got ${workload}`);
 await setupBackend('wasm');
 if (process.argv.includes('--stock')) setWasmMatMulEnabled(false);
+if (process.argv.includes('--ops')) setWasmDecodeEnabled(false);
 const m = makeBenchModel({ ...CLI_BENCH_SIZE, model: arg('--model', 'small') as ModelSize });
 const w = samplingWorkload(m);
 const run = workload === 'sample' ? () => w.run() : () => trainStep(m);

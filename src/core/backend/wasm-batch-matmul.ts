@@ -40,6 +40,11 @@ export const DEFAULT_TILE: TileShape = { rows: 4, vecs: 2 };
 export interface MatMulModule {
   mm(a: number, b: number, out: number, batch: number, M: number, N: number, K: number, aBatch: number, aRow: number, aK: number, bBatch: number): void;
   tr(src: number, dst: number, batch: number, R: number, C: number): void;
+  /**
+   * `mm` with b's row stride given (`bRow`, bytes) instead of N·4: b[bt·bBatch + k·bRow + j·4], so b may be the first
+   * N columns of a wider buffer (the decode step's key cache, model/decode-wasm.ts). Same sums as `mm`.
+   */
+  mmb(a: number, b: number, out: number, batch: number, M: number, N: number, K: number, aBatch: number, aRow: number, aK: number, bBatch: number, bRow: number): void;
 }
 
 /** Tile function: params pa, aRow, aK, pb, nb, pout, outRow, K (i32). Computes rows × (vec ? 4·vecs : 1) outputs. */
@@ -94,12 +99,16 @@ function tileFunc(rows: number, vecs: number, vec: boolean): FuncBuilder {
   return f;
 }
 
-/** `mm` (see MatMulModule): walks batches, row tiles and column tiles and calls the tile functions by index. */
-function driverFunc(tile: TileShape, index: (rows: number, vecs: number, vec: boolean) => number): FuncBuilder {
-  const f = new FuncBuilder(Array<typeof I32>(11).fill(I32));
+/**
+ * `mm` (see MatMulModule): walks batches, row tiles and column tiles and calls the tile functions by index. With
+ * `bRowParam`, `mmb`: a 12th parameter is b's row stride (bytes); otherwise it is N·4, as the output's.
+ */
+function driverFunc(tile: TileShape, index: (rows: number, vecs: number, vec: boolean) => number, bRowParam = false): FuncBuilder {
+  const f = new FuncBuilder(Array<typeof I32>(bRowParam ? 12 : 11).fill(I32));
   const [a, b, out, batch, M, N, K, aBatch, aRow, aK, bBatch] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   const bt = f.local(I32), i = f.local(I32), j = f.local(I32), nb = f.local(I32);
   const paI = f.local(I32), poI = f.local(I32), pbB = f.local(I32), pbJ = f.local(I32), poJ = f.local(I32);
+  const bRow = bRowParam ? 11 : nb;
   f.get(N).i32(4).op(Op.i32Mul).set(nb);
   f.op(Op.block, 0x40, Op.loop, 0x40);
   f.get(bt).get(batch).op(Op.i32GeU, Op.brIf, 1);
@@ -117,7 +126,7 @@ function driverFunc(tile: TileShape, index: (rows: number, vecs: number, vec: bo
     for (const [w, vecs, vec] of widths) {
       f.op(Op.block, 0x40, Op.loop, 0x40);
       f.get(j).i32(w).op(Op.i32Add).get(N).op(Op.i32GtU, Op.brIf, 1);
-      f.get(paI).get(aRow).get(aK).get(pbJ).get(nb).get(poJ).get(nb).get(K).op(Op.call, index(rows, vecs, vec));
+      f.get(paI).get(aRow).get(aK).get(pbJ).get(bRow).get(poJ).get(nb).get(K).op(Op.call, index(rows, vecs, vec));
       f.get(j).i32(w).op(Op.i32Add).set(j);
       f.get(pbJ).i32(4 * w).op(Op.i32Add).set(pbJ);
       f.get(poJ).i32(4 * w).op(Op.i32Add).set(poJ);
@@ -167,8 +176,8 @@ export function matMulModuleBytes(tile: TileShape, sharedMemory: boolean): Uint8
     kinds.push([rows, 1, false]);
   }
   const index = (rows: number, vecs: number, vec: boolean) => kinds.findIndex(([r, v, s]) => r === rows && v === vecs && s === vec);
-  const funcs = [...kinds.map(([r, v, s]) => tileFunc(r, v, s)), driverFunc(tile, index), transposeFunc()];
-  return encodeModule(funcs, { mm: kinds.length, tr: kinds.length + 1 }, sharedMemory);
+  const funcs = [...kinds.map(([r, v, s]) => tileFunc(r, v, s)), driverFunc(tile, index), transposeFunc(), driverFunc(tile, index, true)];
+  return encodeModule(funcs, { mm: kinds.length, tr: kinds.length + 1, mmb: kinds.length + 2 }, sharedMemory);
 }
 
 /**

@@ -7,8 +7,8 @@
 import * as tf from '../tf';
 import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
 
-/** The parts of tfjs' BackendWasm (tfjs-backend-wasm/dist/backend_wasm.js) this kernel uses. */
-interface WasmBackend {
+/** The parts of tfjs' BackendWasm (tfjs-backend-wasm/dist/backend_wasm.js) this kernel and wasm-decode.ts use. */
+export interface WasmBackend {
   wasm: {
     _malloc(bytes: number): number;
     _free(ptr: number): void;
@@ -30,7 +30,7 @@ let registered = false;
 let enabled = true;
 
 /** The backend's heap: the threaded build keeps it in `Module.wasmMemory`, the others export it as `asm.memory`. */
-function heapOf(backend: WasmBackend): WebAssembly.Memory | null {
+export function heapOf(backend: WasmBackend): WebAssembly.Memory | null {
   const m = backend.wasm.wasmMemory ?? backend.wasm.asm?.memory;
   return m instanceof WebAssembly.Memory ? m : null;
 }
@@ -119,6 +119,14 @@ export function registerWasmKernels(): void {
  */
 export function wasmMatMulActive(): boolean {
   return enabled && tf.getBackend() === 'wasm' && !!modules.get(tf.backend());
+}
+
+/**
+ * The SIMD module instantiated over `backend`'s heap, whatever `setWasmMatMulEnabled` says (wasm-decode.ts calls
+ * its products directly); null before `registerWasmKernels`, off wasm, or where the engine lacks WebAssembly SIMD.
+ */
+export function simdModuleOf(backend: object): MatMulModule | null {
+  return modules.get(backend) ?? null;
 }
 
 /**

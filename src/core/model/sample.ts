@@ -5,12 +5,15 @@
  * padded keys are masked, so each row sees exactly its own prompt. Each decoding step runs one token per row
  * through the cached keys/values. The next token is drawn on the CPU with the explicit `Rng` from
  * softmax((logits + allowedMask)/temperature), so sampling is reproducible on every backend given the logits.
+ * On the wasm backend the decoding step is ./decode-wasm.ts (a preallocated cache and fused kernels, the same bits as
+ * transformer.ts `decodeStep`; `setWasmDecodeEnabled(false)` switches it off).
  */
 import * as tf from '../tf';
 import type { Rng } from '../rng';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
 import { decodeStep, forward, NEG, type LayerCache } from './transformer';
+import { WasmDecoder, wasmDecodeUsable } from './decode-wasm';
 
 /** Options of `sampleResponses`. */
 export interface SampleOptions {
@@ -81,51 +84,88 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
     const last = tf.reshape(tf.slice(f.hidden, [0, Lmax - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D;
     return { lastLogits: head(last), cache: f.cache };
   });
-  const row = new Float64Array(V);
-  for (let step = 0; step < o.maxTokens; step++) {
-    const lg = (await lastLogits.data()) as Float32Array;
-    lastLogits.dispose();
-    const next = new Int32Array(B);
-    for (let i = 0; i < B; i++) {
-      if (!active[i]) continue;
-      const allowed = o.allowed(i, out[i].tokens);
-      if (allowed && allowed.length === 0) {
-        active[i] = false;
+  const row = new Float64Array(V), e = new Float64Array(V);
+  // On wasm, the fused decoding step (./decode-wasm.ts, the same bits as decodeStep) over a preallocated cache.
+  let fast: WasmDecoder | null = null;
+  try {
+    if (wasmDecodeUsable() && o.maxTokens > 1) {
+      const [wte, wpe] = [(await p.wte.data()) as Float32Array, (await p.wpe.data()) as Float32Array];
+      fast = new WasmDecoder(p, cfg, B, Lmax + o.maxTokens - 1, wte, wpe, cache, Float32Array.from(keyBias.flat()));
+      disposeCache(cache);
+      cache = [];
+    }
+    for (let step = 0; step < o.maxTokens; step++) {
+      const lg = (await lastLogits.data()) as Float32Array;
+      lastLogits.dispose();
+      const next = new Int32Array(B);
+      for (let i = 0; i < B; i++) {
+        if (!active[i]) continue;
+        const allowed = o.allowed(i, out[i].tokens);
+        if (allowed && allowed.length === 0) {
+          active[i] = false;
+          continue;
+        }
+        for (let v = 0; v < V; v++) row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
+        if (allowed) for (const a of allowed) row[a] = lg[i * V + a] / o.temperature;
+        const { tok, m, z } = drawCategorical(row, e, o.rng);
+        out[i].tokens.push(tok);
+        out[i].allowed.push(allowed);
+        const lz = m + Math.log(z);
+        let ent = 0;
+        for (let v = 0; v < V; v++) if (row[v] !== -Infinity) ent -= Math.exp(row[v] - lz) * (row[v] - lz);
+        out[i].sampleLogp.push(row[tok] - lz);
+        out[i].sampleEntropy.push(ent);
+        next[i] = tok;
+        if (tok === o.eos) active[i] = false;
+      }
+      if (!active.some(Boolean) || step === o.maxTokens - 1) break;
+      // One cached decoding step for every row (finished rows compute a throwaway token).
+      const t = Lmax + step;
+      const stepPos = prompts.map((pr) => pr.length + step);
+      if (fast) {
+        const dec = fast;
+        lastLogits = tf.tidy(() => head(dec.step(next, Int32Array.from(stepPos), t)));
         continue;
       }
-      for (let v = 0; v < V; v++) row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
-      if (allowed) for (const a of allowed) row[a] = lg[i * V + a] / o.temperature;
-      const tok = o.rng.categorical(row);
-      let m = -Infinity, z = 0;
-      for (let v = 0; v < V; v++) if (row[v] > m) m = row[v];
-      for (let v = 0; v < V; v++) if (row[v] !== -Infinity) z += Math.exp(row[v] - m);
-      out[i].tokens.push(tok);
-      out[i].allowed.push(allowed);
-      const lz = m + Math.log(z);
-      let ent = 0;
-      for (let v = 0; v < V; v++) if (row[v] !== -Infinity) ent -= Math.exp(row[v] - lz) * (row[v] - lz);
-      out[i].sampleLogp.push(row[tok] - lz);
-      out[i].sampleEntropy.push(ent);
-      next[i] = tok;
-      if (tok === o.eos) active[i] = false;
+      for (let i = 0; i < B; i++) keyBias[i].push(0);
+      const r = tf.tidy(() => {
+        const d = decodeStep(p, cfg, tf.tensor2d(next, [B, 1], 'int32'), tf.tensor2d(stepPos, [B, 1], 'int32'), tf.tensor2d(keyBias.flat(), [B, t + 1]), cache);
+        return { lastLogits: head(tf.reshape(d.hidden, [B, -1]) as tf.Tensor2D), cache: d.cache };
+      });
+      disposeCache(cache);
+      cache = r.cache;
+      lastLogits = r.lastLogits;
     }
-    if (!active.some(Boolean) || step === o.maxTokens - 1) break;
-    // One cached decoding step for every row (finished rows compute a throwaway token).
-    for (let i = 0; i < B; i++) keyBias[i].push(0);
-    const t = Lmax + step;
-    const stepPos = prompts.map((pr) => pr.length + step);
-    const r = tf.tidy(() => {
-      const d = decodeStep(p, cfg, tf.tensor2d(next, [B, 1], 'int32'), tf.tensor2d(stepPos, [B, 1], 'int32'), tf.tensor2d(keyBias.flat(), [B, t + 1]), cache);
-      return { lastLogits: head(tf.reshape(d.hidden, [B, -1]) as tf.Tensor2D), cache: d.cache };
-    });
+  } finally {
+    fast?.dispose();
+    if (!lastLogits.isDisposed) lastLogits.dispose();
     disposeCache(cache);
-    cache = r.cache;
-    lastLogits = r.lastLogits;
+    wteT.dispose();
   }
-  if (!lastLogits.isDisposed) lastLogits.dispose();
-  disposeCache(cache);
-  wteT.dispose();
   return out;
+}
+
+/**
+ * The draw of `Rng.categorical(row)` (src/core/rng.ts: one `rng.next()`, the same sums in the same order, so the same
+ * token), keeping e[v] = exp(row[v] − m) for the caller, which needs m and z = Σ e[v] for the log-prob: one pass of
+ * exp instead of 2.5. @throws Error if every entry is -Infinity.
+ */
+function drawCategorical(row: Float64Array, e: Float64Array, rng: Rng): { tok: number; m: number; z: number } {
+  const V = row.length;
+  let m = -Infinity;
+  for (let v = 0; v < V; v++) if (row[v] > m) m = row[v];
+  if (m === -Infinity) throw new Error('Rng.categorical: every entry is -Infinity');
+  let z = 0;
+  for (let v = 0; v < V; v++) z += e[v] = Math.exp(row[v] - m);
+  let u = rng.next() * z;
+  let last = -1;
+  for (let v = 0; v < V; v++) {
+    if (row[v] === -Infinity) continue;
+    last = v;
+    u -= e[v];
+    if (u < 0) return { tok: v, m, z };
+  }
+  return { tok: last, m, z };
 }
 
 function disposeCache(c: LayerCache[]): void {
