@@ -14,6 +14,7 @@ import { forward, logits } from '../model/transformer';
 import { sampleResponses } from '../model/sample';
 import { freeMaskRow } from '../model/scoring';
 import { activeWebGpuBackend, gpuMemory, installGpuStats, type GpuStats } from '../backend/gpu-stats';
+import { applyAdam } from '../optim/adam';
 
 /** The size of one benchmark: model, batch and sequence of the training step, and the work of each phase. */
 export interface BenchSize {
@@ -171,7 +172,7 @@ export async function trainStep(m: BenchModel): Promise<void> {
     const lsm = tf.logSoftmax(logits(m.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
     return tf.neg(tf.mean(tf.sum(tf.mul(lsm, m.oneHot), 1))) as tf.Scalar;
   }, Object.values(m.p) as tf.Variable[]);
-  m.opt.applyGradients(grads as Parameters<typeof m.opt.applyGradients>[0]);
+  applyAdam(m.opt, grads); // the trainers' Adam step: fused on webgpu, tfjs' applyGradients elsewhere
   await value.data();
   tf.dispose([value, ...Object.values(grads)]);
 }

@@ -4,6 +4,7 @@
  */
 import * as tf from '../tf';
 import type { ScoreSample } from '../model/scoring';
+import { applyAdam } from './adam';
 
 /** Split sample indices into runs whose padded size (count × longest) stays ≤ maxTokens (at least one sample each). */
 export function microBatches(idx: readonly number[], samples: readonly ScoreSample[], maxTokens: number): number[][] {
@@ -38,8 +39,8 @@ export function accumulate(acc: Record<string, tf.Tensor> | null, g: Record<stri
 }
 
 /**
- * Clip gradients to a global L2 norm and apply them with the optimizer; disposes `grads`. Returns the norm before
- * clipping. `maxNorm` ≤ 0 disables clipping.
+ * Clip gradients to a global L2 norm and apply them with the optimizer (`applyAdam`: fused on webgpu, the clip
+ * scale folded into the update); disposes `grads`. Returns the norm before clipping. `maxNorm` ≤ 0 disables clipping.
  */
 export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string, tf.Tensor>, maxNorm: number): Promise<number> {
   const g = grads;
@@ -49,12 +50,8 @@ export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string
   const norm = (await normT.data())[0];
   normT.dispose();
   const scale = maxNorm > 0 && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
-  if (scale !== 1) for (const k of Object.keys(g)) {
-    const prev = g[k];
-    g[k] = tf.mul(prev, scale);
-    prev.dispose();
-  }
-  optimizer.applyGradients(g as tf.NamedTensorMap);
+  // Composed (scale, then applyGradients) on every backend but webgpu, where Adam is fused (optim/adam.ts).
+  applyAdam(optimizer, g, scale);
   tf.dispose(Object.values(g));
   return norm;
 }
