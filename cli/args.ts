@@ -99,8 +99,12 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
   return v;
 }
 
-/** Message of a `node:util` parseArgs error (ERR_PARSE_ARGS_*) rewritten to name the flag and what it accepts. */
-function translate(e: unknown, argv: readonly string[], spec: FlagTable): UsageError | undefined {
+/**
+ * Message of a `node:util` parseArgs error (ERR_PARSE_ARGS_*) rewritten to name the flag and what it accepts, as a
+ * UsageError; undefined for any other error. For CLIs that call `node:util` parseArgs themselves (compare takes
+ * positional arguments) and want the same messages as `parseArgs` here.
+ */
+export function translate(e: unknown, argv: readonly string[], spec: FlagTable): UsageError | undefined {
   const err = e as { code?: string; message?: string };
   const msg = String(err.message ?? '');
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {

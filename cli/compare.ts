@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { USAGE_EXIT_CODE } from './args';
+import { USAGE_EXIT_CODE, translate, type FlagTable } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, readEvents, readRun } from './rundir';
 import { summarizeRun, type RunSummary } from '../src/core/run/record';
@@ -18,6 +18,12 @@ import { isFile, readPackFile } from './packfile';
 exitOnClosedStdout();
 
 const USAGE = 'usage: npm run compare -- DIR1|FILE1.opdrun DIR2|FILE2.opdrun [...] [--json]';
+
+/** compare's flags (its other arguments are run directories or .opdrun files). */
+const FLAGS = {
+  json: { type: 'boolean', help: 'one JSON object {runs: RunSummary[]}' },
+  help: { type: 'boolean', help: 'print the usage' },
+} as const satisfies FlagTable;
 
 function fail(msg: string): never {
   process.stderr.write(`compare: ${msg}\n${USAGE}\n`);
@@ -41,10 +47,12 @@ function table(runs: RunSummary[]): string {
 
 function main(): void {
   let values: { json?: boolean; help?: boolean }, positionals: string[];
+  const argv = process.argv.slice(2);
   try {
-    ({ values, positionals } = nodeParseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true }));
+    ({ values, positionals } = nodeParseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true }));
   } catch (e) {
-    fail((e as Error).message);
+    // As train and the other CLIs: `unknown flag --x; accepted flags: --json, --help`, and where to read more.
+    fail(`${translate(e, argv, FLAGS)?.message ?? (e as Error).message}\nrun npm run compare -- --help for its usage`);
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
