@@ -8,9 +8,14 @@
  *   {env: version}, command: string (how the run was started), argv: string[], backend: string (the tfjs backend),
  *   params: number (parameter count), vocabSize: number, initWeights: string | null (the --init path, when weights
  *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}], fromRun?}`. `fromRun` (an
- *   Agentic-OPD distillation stage, `train --from-run SRC`): `{dir: SRC as an absolute path, valSha256, student:
- *   {step, file, sha256}, teachers: [{step, file, sha256}]}`, the sha256 of SRC's val.json and of the checkpoint
- *   files the stage read, so that a resume refuses a SRC that changed since.
+ *   Agentic-OPD distillation stage) names the GRPO run it distils and fingerprints what it read, so that a resume
+ *   refuses a source that changed since: `{dir, valSha256, student: {step, file, sha256}, teachers: [{step, file,
+ *   sha256}]}`. `dir` is where the source run is: from the CLI (`train --from-run SRC`), SRC resolved to an absolute
+ *   path when the stage began (cli/from-run.ts; `--resume` reads the source from it again); from the page, the
+ *   source's stored-run id (`StoredRunMeta.id`, its key in the browser's run store, worker/runs.ts; set by
+ *   worker/distill.ts `pageFromRun`), neither a path nor the run's display name. `valSha256` is the hex sha256 of SRC's val.json bytes (CLI) or of the solved-matrix
+ *   rows the stage read (page, `stageValSha256`); `file` is the checkpoint's file name `ckpt-<k>.safetensors` and
+ *   `sha256` the hex sha256 of its policy bytes.
  * - `events.jsonl` — one JSON object per line, appended and flushed as the trainer yields them: `start`, `step`,
  *   `eval`, `validation`, `checkpoint`, `done` (core/train/events.ts; a resumed run adds a `start` with
  *   `resumedFrom`). A `checkpoint` line is `{event, step, file, stateFile}` (file names in DIR, no bytes). On resume
@@ -73,6 +78,7 @@ const RunSchema = z.object({
   createdAt: z.string(),
   resumes: z.array(z.object({ fromStep: Nat, steps: Nat, command: z.string(), at: z.string() })),
   fromRun: z.object({
+    /** The source run: an absolute directory path (CLI) or a stored-run id (page); see the module comment. */
     dir: z.string(),
     valSha256: Sha256,
     student: z.object({ step: Nat, file: z.string(), sha256: Sha256 }),
