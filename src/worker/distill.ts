@@ -100,10 +100,17 @@ export async function pageFromRun(sourceRunId: string, val: ValRecord, d: PageDi
 /**
  * A stored distillation's stage rebuilt for Resume from its source run's stored solved matrix and checkpoints
  * (already read and checked against `fromRun` by runs-library.ts `planResume`): the same student and teachers.
+ * `onRound` hears the teacher choices the resumed run makes: the algorithm, created afresh, reports a round 1 and
+ * then takes the checkpoint's round from its state (core/algorithms/agentic-opd.ts: round 1 at create, none on
+ * loadState), so that first report, a choice the resumed run never acts on, is not passed on.
  * @throws Error when the plan no longer picks the recorded student and teachers (a source edited since).
  */
 export function resumePageDistillation(fromRun: PageFromRun, val: ValRecord, sources: readonly SourceCheckpoint[], config: RunConfig, onRound: (r: AgenticOpdRound) => void): PageDistillation {
-  const d = distillationFrom(val, sources, config, onRound);
+  let created = false;
+  const d = distillationFrom(val, sources, config, (r) => {
+    if (created) onRound(r);
+    created = true;
+  });
   const want = fromRun.teachers.map((t) => t.step).join(', ');
   if (d.studentStep !== fromRun.student.step || d.pool.ids.join(', ') !== want) {
     d.pool.dispose();

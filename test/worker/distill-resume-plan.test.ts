@@ -16,6 +16,7 @@ import { CheckpointStore } from '../../src/worker/checkpoints';
 import { pageFromRun, planPageDistillation, resumePageDistillation } from '../../src/worker/distill';
 import { PageRuns, planResume } from '../../src/worker/runs-library';
 import { mapStore } from './map-run-store';
+import { getAlgorithm } from '../../src/core/algorithms/registry';
 
 const spec = getEnvSpec('household');
 const tok = buildTokenizer(spec);
@@ -51,7 +52,8 @@ describe('planResume of a distillation', () => {
     }
     await runs.flush();
     const srcId = runs.activeId!;
-    const d = planPageDistillation(ckpts, { ...src, steps: 4, checkpointEvery: 2 }, () => undefined);
+    const heard: number[] = [];
+    const d = planPageDistillation(ckpts, { ...src, steps: 4, checkpointEvery: 2 }, (x) => heard.push(x.round));
     const fromRun = await pageFromRun(srcId, ckpts.valRecord()!, d);
     runs.begin({ kind: 'checkpoint', name: 'distillation student (step 2)' }, fromRun);
     const dsink = runs.tap(() => undefined);
@@ -60,6 +62,12 @@ describe('planResume of a distillation', () => {
     dsink(step(2));
     dsink({ event: 'checkpoint', step: 2, weights: nanoBytes(9), state: Uint8Array.of(9) } as TrainEvent);
     await runs.flush();
+    // The stage's algorithm as the trainer drives it: round 1 at create, round 2 after a validation; its state then.
+    const algo = getAlgorithm('agentic-opd');
+    const first = algo.create({ ...d.algorithmInit, cfg: d.config, env: 'household' });
+    first.onValidation!(new Set([0, 1, 2, 3, 4]));
+    expect(heard).toEqual([1, 2]);
+    const saved = first.saveState!();
     d.pool.dispose();
     const id = runs.activeId!;
 
@@ -67,8 +75,15 @@ describe('planResume of a distillation', () => {
     const plan = await planResume(store, id, VERSIONS);
     expect(plan.distill!.fromRun).toEqual(fromRun);
     expect(plan.distill!.sources.map((s) => s.step)).toEqual([2, 1, 3]);
-    const r = resumePageDistillation(plan.distill!.fromRun, plan.distill!.val, plan.distill!.sources, plan.config, () => undefined);
+    const resumed: number[] = [];
+    const r = resumePageDistillation(plan.distill!.fromRun, plan.distill!.val, plan.distill!.sources, plan.config, (x) => resumed.push(x.round));
     expect([r.studentStep, r.pool.ids, [...r.algorithmInit.studentSolved]]).toEqual([2, [1, 3], [0, 1, 2, 3]]);
+    // Resume creates the algorithm afresh (it reports a round 1) and loads the checkpoint's state (round 2): the
+    // Checkpoints view hears only the rounds the resumed run makes (round 3 after its next validation), no stray round 1.
+    const again = algo.create({ ...r.algorithmInit, cfg: plan.config, env: 'household' });
+    again.loadState!(saved);
+    again.onValidation!(new Set([0, 1, 2, 3, 4, 5]));
+    expect(resumed).toEqual([3]);
     r.pool.dispose();
     expect(snapshot()).toBe(before);
 
