@@ -97,6 +97,15 @@ export function randomTaskIndex(seed: number): number {
   return new Rng(seed).fork('play/task').int(TRAIN_TASK_INDICES);
 }
 
+/**
+ * The hint of the latest action when it did nothing (the CLI prints it in parentheses right after `Nothing
+ * happens.`), for the page to show beside the observation; null before the first action or after a valid one.
+ */
+export function latestHint(view: Pick<PlayView, 'turns'>): string | null {
+  const last = view.turns.at(-1);
+  return last && !last.valid && last.hint ? last.hint : null;
+}
+
 /** What a typed line means: an action to play, or a number that names no admissible action (`message` says so). */
 export type TypedAction = { action: string } | { message: string };
 

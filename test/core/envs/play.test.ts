@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { household, householdCommands } from '../../../src/core/envs/household';
 import { closestAction, commandHint, editDistance } from '../../../src/core/envs/hint';
-import { PlayEpisode, randomTaskIndex, readTyped, summaryText, type PlaySummary } from '../../../src/core/envs/play';
+import { PlayEpisode, latestHint, randomTaskIndex, readTyped, summaryText, type PlaySummary } from '../../../src/core/envs/play';
 import { Rng } from '../../../src/core/rng';
 
 const EASY_ROOT = ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'];
@@ -163,5 +163,17 @@ describe('readTyped: a typed number picks an admissible action', () => {
     expect(readTyped('1', [])).toEqual({ message: 'there is no action 1: nothing is admissible now' });
     expect(readTyped('go to desk 1', EASY_ROOT)).toEqual({ action: 'go to desk 1' });
     expect(readTyped('-1', EASY_ROOT)).toEqual({ action: '-1' });
+  });
+});
+
+describe('latestHint: what the page shows under the observation', () => {
+  it('the hint of the latest action when it did nothing; null before the first action and after a valid one', () => {
+    const ep = new PlayEpisode({ env: 'household', preset: 'easy', split: 'train', index: 357 });
+    expect(latestHint(ep.view())).toBeNull();
+    ep.step('fly to moon');
+    expect(ep.view().observation).toBe('Nothing happens.');
+    expect(latestHint(ep.view())).toBe('"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable 1');
+    ep.step('go to desk 1');
+    expect(latestHint(ep.view())).toBeNull();
   });
 });
