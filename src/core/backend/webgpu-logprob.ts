@@ -18,8 +18,7 @@
  */
 import * as tf from '../tf';
 import { BLOCK, registerWebGpuKernel, treeMax, treeSum, type KernelArgs } from './webgpu-program';
-import { dispatchFor, flatIndex, runRaw, uniformStruct, type RawProgram } from './webgpu-raw';
-import { rawPipeline } from './webgpu-raw';
+import { dispatchFor, flatIndex, rawPipeline, runRaw, uniformStruct, type RawProgram } from './webgpu-raw';
 
 /** tfjs kernel names of the forward and backward. */
 const LOGP_FWD = 'OpdTokenLogProb', LOGP_BWD = 'OpdTokenLogProbGrad';
@@ -142,7 +141,8 @@ export function registerWebGpuTokenLogProb(): void {
       const some = (dlogp ?? dEnt)!; // the engine calls this only when one of them is set
       const grad = () => tf.engine().runKernel(LOGP_BWD, { lg, mask, targets, lse, ent, dlogp: dlogp ?? some, dEnt: dEnt ?? some } as unknown as tf.NamedTensorMap,
         { temperature: attrs.temperature, hasLogp: dlogp ? 1 : 0, hasEnt: dEnt ? 1 : 0 } as unknown as tf.NamedAttrMap) as tf.Tensor;
-      return { lg: grad, mask: grad, targets: () => tf.zeros(targets.shape) };
+      // The mask and the targets are data, not parameters: no gradient flows to them (zeros if one is asked for).
+      return { lg: grad, mask: () => tf.zerosLike(mask), targets: () => tf.zeros(targets.shape) };
     },
   });
 }
