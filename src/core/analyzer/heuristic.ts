@@ -38,7 +38,7 @@ import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } 
 import { normalizeAction } from '../envs/types';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
 import { executableFix, searchSteps, workflowActions, workflowSteps } from './workflow';
-import { stepProgress, taskKinds } from './progress';
+import { lookObject, stepProgress, taskKinds } from './progress';
 
 export { executableFix, searchSteps, workflowSteps } from './workflow';
 export { trackStates, knownAdmissible, type TrackedState } from './tracked-state';
@@ -131,6 +131,10 @@ export class HeuristicAnalyzer implements Analyzer {
     const k = taskKinds(t.task);
     if (mistake.startsWith('take ') && k) return warningSign('wrongObject', k.object);
     if (k && (mistake.startsWith('move ') || fix.includes(k.target))) return warningSign('wrongPlace', k.target);
+    // Elsewhere (a search that went the wrong way): the sign names what the task asks for, never the fix's place as
+    // if it were the target.
+    const object = k?.object ?? lookObject(t.task);
+    if (object) return warningSign('wrongObject', object);
     return warningSign('wrongPlace', fix.replace(/^(go to|take|move|open) /, '').split(' ')[0]);
   }
 

@@ -77,3 +77,21 @@ describe('heuristic analyzer: no step skill against a decisive move that advance
     for (const [type, c] of Object.entries(byType)) expect(c.skills, type).toBeGreaterThan(c.failed);
   });
 });
+
+describe('heuristic analyzer: the warning sign of a search that went the wrong way', () => {
+  it('names the task\'s object, not the place of the fix as if it were the target', async () => {
+    const room = 'You are in the middle of a room. Looking quickly around you, you see a dresser 1, a garbagecan 1, and a sidetable 1.';
+    const step = (observation: string, action: string, ret = 0) => ({ observation, action, valid: true, return: ret });
+    const task = 'put a remotecontrol in dresser.';
+    const win: AnalyzerTrajectory = {
+      task, success: true, finalObservation: 'You move the remotecontrol 1 to the dresser 1.',
+      steps: [
+        step(room, 'go to sidetable 1'), step('You arrive at sidetable 1. On the sidetable 1, you see a remotecontrol 1.', 'take remotecontrol 1 from sidetable 1'),
+        step('You pick up the remotecontrol 1 from the sidetable 1.', 'go to dresser 1'), step('You arrive at dresser 1. On the dresser 1, you see nothing.', 'move remotecontrol 1 to dresser 1', 1),
+      ],
+    };
+    const lose: AnalyzerTrajectory = { task, success: false, finalObservation: 'You arrive at garbagecan 1. On the garbagecan 1, you see nothing.', steps: [step(room, 'go to garbagecan 1')] };
+    const [, s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [win, lose] });
+    expect(s!.episodeSkill).toBe('avoid: go to garbagecan 1. warning sign: the task names remotecontrol. instead: go to sidetable 1.');
+  });
+});
