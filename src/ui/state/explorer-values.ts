@@ -26,7 +26,7 @@ export interface QuantityInfo {
 export const QUANTITIES: readonly QuantityInfo[] = [
   { id: 'adv', label: 'A (total advantage)', unit: '', scheme: 'diverging', help: 'The per-token advantage the update used: A_ep, plus λ·A_skill under OPID.' },
   { id: 'aEp', label: 'A_ep (outcome advantage)', unit: '', scheme: 'diverging', help: 'The group advantage of the trajectory, plus ω·A_step with GiGPO.' },
-  { id: 'aSkill', label: 'A_skill (skill advantage)', unit: '', scheme: 'diverging', help: 'OPID: ℓ_skill − ℓ_old after z-score and clip, before λ.' },
+  { id: 'aSkill', label: 'A_skill (skill advantage)', unit: '', scheme: 'diverging', help: 'OPID: ℓ_skill − ℓ_old, z-scored over the step when the Z-score setting is on, then clipped; before λ.' },
   { id: 'logpOld', label: 'ℓ_old (old log-prob)', unit: 'nats', scheme: 'sequential', help: 'Log-prob of the token under the pre-update policy that sampled it.' },
   { id: 'logpRef', label: 'ℓ_ref (reference log-prob)', unit: 'nats', scheme: 'sequential', help: 'Log-prob under the frozen reference policy (scored for every group when β > 0, else for group 0 only).' },
   { id: 'logpSkill', label: 'ℓ_skill (log-prob with the skill)', unit: 'nats', scheme: 'sequential', help: 'OPID: the old policy\'s log-prob with the routed skill in the prompt.' },

@@ -18,7 +18,7 @@ export const TOKEN_COLOURINGS: { value: TokenColouring; label: string }[] = [
 /**
  * The value one token shows, or null when it has none (A_skill outside OPID, or tint off).
  * - `aEp`: A − λ·A_skill (A_ep exactly, since A = A_ep + λ·A_skill per token); A itself when the token has no A_skill.
- * - `aSkill`: A_skill as used (after z-score and clip, before λ).
+ * - `aSkill`: A_skill as used (z-scored when the config says so, then clipped; before λ).
  * - `kl`: k3 = exp(r) − r − 1 with r = logpRef − logpOld (nats; ≥ 0), the estimator the trainer uses.
  * @param lambda λ_skill of the run.
  */
