@@ -264,6 +264,7 @@ export interface RunSummary {
   seed: number;
   /** Last step event's step. */
   stepsDone: number;
+  /** Steps the run is to reach: the latest `train --resume`'s (which may extend the run), else the config's. */
   stepsPlanned: number;
   /** Success per split at the last evaluation, and its step. */
   finalEval: Record<string, number> | null;
@@ -297,7 +298,7 @@ export function summarizeRun(name: string, run: RunRecord, events: readonly Reco
     else if (e.event === 'start') done = false;
   }
   return {
-    name, algo: run.config.algo, seed: run.config.seed, stepsDone: lastStep?.step ?? 0, stepsPlanned: run.config.steps,
+    name, algo: run.config.algo, seed: run.config.seed, stepsDone: lastStep?.step ?? 0, stepsPlanned: run.resumes.at(-1)?.steps ?? run.config.steps,
     finalEval: lastEval ? Object.fromEntries(Object.entries(lastEval.splits).map(([s, v]) => [s, v.successRate])) : null,
     finalEvalStep: lastEval?.step ?? null, bestEval: lastEval ? best : null, finalTrainSuccess: lastStep?.successRate ?? null,
     checkpoints: ckpts.size, finalValSuccess: lastVal?.successRate ?? null, done,

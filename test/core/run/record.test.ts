@@ -81,5 +81,8 @@ describe('validation of record files', () => {
     expect(s).toMatchObject({ name: 'r1', algo: 'grpo', seed: 7, stepsDone: 2, stepsPlanned: 3, finalEvalStep: 1, finalTrainSuccess: 0.5, checkpoints: 1, done: false });
     expect(s.finalEval).toEqual({ 'test-seen': 0.75, 'test-unseen': 0 });
     expect(s.bestEval).toEqual({ 'test-seen': 0.75, 'test-unseen': 0.25 });
+    // A resume that extended the run to 5 steps: planned steps are the resume's, not the first config's.
+    const extended = { ...run, resumes: [{ fromStep: 2, steps: 5, command: 'y', at: 't2' }] };
+    expect(summarizeRun('r1', extended, parseEvents(lines.map((l) => JSON.stringify(l)).join('\n'))).stepsPlanned).toBe(5);
   });
 });
