@@ -10,6 +10,8 @@
  * forward pass and the first step's rollouts are unchanged to the bit, later steps drift by float rounding.
  * opid-steps.jsonl was re-recorded once more when the heuristic analyzer stopped writing step skills that name an
  * inadmissible action: four step skills of steps 2–5 changed (`go to R` written at R), the rollouts did not.
+ * And when a failed search's warning sign came to name the task's object instead of the fix's place ("the task names
+ * X"): the skill prompts' lengths and the update's numbers changed; the rollouts and success rates of all 5 steps did not.
  *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */
