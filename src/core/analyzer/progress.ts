@@ -10,6 +10,7 @@
  * Reads only what the trajectory shows (task line, actions, validity, the replies to them); never hidden state.
  */
 import { kindOf } from './tracked-state';
+import { lookObject } from '../envs/household/task-text';
 
 /** Object and target kinds, and the treatment the task needs, from a household task line (null for other shapes). */
 export interface TaskKinds {
@@ -32,10 +33,7 @@ export function taskKinds(task: string): TaskKinds | null {
   return m ? { object: m[2], target: m[3], treat: m[1] ? TREAT[m[1]] : null } : null;
 }
 
-/** The object kind of a household `look at X under the desklamp.` task (null for other shapes). */
-export function lookObject(task: string): string | null {
-  return task.match(/^look at ([a-z]+) under the desklamp\.?$/)?.[1] ?? null;
-}
+export { lookObject } from '../envs/household/task-text';
 
 /** Whether the trajectory holds an object of kind `kind` after its steps before `i` (its own valid takes and moves). */
 function holdsKind(steps: readonly { action: string; valid: boolean }[], i: number, kind: string): boolean {
