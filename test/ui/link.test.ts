@@ -122,10 +122,27 @@ describe('link codec', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('decodes percent-encoding once: a doubly encoded key is an unknown setting, a doubly encoded value a bad value', () => {
+  it('decodes percent-encoding once and names a part encoded twice, with what the link should read', () => {
     const r = decodeHash('#%2573teps=5&seed=%2537');
     expect(r.config).toEqual(DEFAULT_CONFIG);
-    expect(r.issues.map((i) => [i.field, linkIssueText(i)])).toEqual([['%73teps', 'unknown setting, ignored'], ['seed', 'must be an integer from 0 to 2147483647; ignored']]);
+    const tail = '. Copy the link again with Copy link, or decode it once';
+    expect(r.issues.map((i) => [i.field, linkIssueText(i)])).toEqual([
+      ['steps', `percent-encoded twice ("%73teps=5" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read steps=5${tail}`],
+      ['seed', `percent-encoded twice ("seed=%37" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read seed=7${tail}`],
+    ]);
+  });
+
+  it('a whole link encoded twice (%2526 for &, %253D for =) is named as the link, not as an unknown setting', () => {
+    const r = decodeHash('#v%253D2%2526seed%253D3');
+    expect(r.config).toEqual(DEFAULT_CONFIG);
+    expect(r.issues).toEqual([{ field: '(link)', message: 'percent-encoded twice ("v%3D2%26seed%3D3" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read #v=2&seed=3. Copy the link again with Copy link, or decode it once' }]);
+    // A separator encoded twice inside a value: the rest of the link is kept.
+    const s = decodeHash('#v=2&groupSize=4&seed=3%2526steps%253D9');
+    expect(s.config).toEqual({ ...DEFAULT_CONFIG, groupSize: 4 });
+    expect(s.issues.map((i) => i.field)).toEqual(['seed']);
+    expect(s.issues[0].message).toMatch(/^percent-encoded twice \("seed=3%26steps%3D9" .*the link should read seed=3&steps=9\. /);
+    // A free-text setting may hold "%": its value is taken as decoded once.
+    expect(decodeHash(`#v=2&analyzerModel=${encodeURIComponent('50%25')}`).issues.filter((i) => /twice/.test(i.message))).toEqual([]);
   });
 
   it('opens a 100 kB link: the valid part kept, the problems capped at 20 plus a count', () => {

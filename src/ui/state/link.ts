@@ -13,6 +13,7 @@ import { editDistance } from '../../core/envs/hint';
 import {
   DEFAULT_CONFIG,
   fieldMeta,
+  fieldSchema,
   isRunConfigKey,
   parseRunConfigLenient,
   RUN_CONFIG_KEYS,
@@ -128,6 +129,41 @@ export function nearestKey(key: string): string | null {
   return best;
 }
 
+/** `%` followed by two hex digits: a percent-escape still there after one decoding. */
+const ESCAPE = /%[0-9A-Fa-f]{2}/;
+
+/** `decodeURIComponent(s)`, or null when `s` is not valid URL encoding. */
+function decodeOrNull(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The issue for a link part percent-encoded twice (`%2573teps=5`, `seed=%2537`, or the whole link
+ * `#v%253D2%2526seed%253D3`, whose `%2526` / `%253D` are `&` / `=` encoded twice), given its key and value decoded
+ * once; null for any other part. A key still holding an escape is always this (no setting name has `%`); a value
+ * only where the setting is a number, a switch or a choice (a free text may hold `%`). The part is ignored and the
+ * message quotes what the link should read, decoded once more.
+ */
+function doublyEncoded(key: string, value: string): ConfigIssue | null {
+  const badKey = ESCAPE.test(key);
+  const choice = isRunConfigKey(key) && (typeof DEFAULT_CONFIG[key] !== 'string' || fieldSchema(key).enum !== undefined);
+  if (!badKey && !(choice && ESCAPE.test(value))) return null;
+  const k2 = badKey ? decodeOrNull(key) : key, v2 = decodeOrNull(value);
+  if (k2 === null || v2 === null) return null;
+  const fixed = v2 === '' && /[=&]/.test(k2) ? k2 : `${k2}=${v2}`;
+  // The whole link encoded twice decodes once into one key holding `=` and `&`: it is the link, not a setting.
+  const field = /[=&]/.test(k2) ? '(link)' : short(k2);
+  const seen = `${key}${badKey && value === '' ? '' : `=${value}`}`;
+  return {
+    field,
+    message: `percent-encoded twice ("${short(seen)}" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read ${field === '(link)' ? '#' : ''}${short(fixed)}. Copy the link again with Copy link, or decode it once`,
+  };
+}
+
 /**
  * Decodes a hash (with or without `#`) into a config.
  * @returns the config (defaults for missing or bad fields) and one issue per ignored, repeated or migrated field, the
@@ -153,6 +189,11 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
       value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
     } catch {
       issues.push({ field: short(part), message: 'not valid URL encoding, ignored' });
+      continue;
+    }
+    const twice = doublyEncoded(key, value);
+    if (twice) {
+      issues.push(twice);
       continue;
     }
     key = short(key); // a long bogus key must not stretch the notice
