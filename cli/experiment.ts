@@ -9,8 +9,9 @@
  * `DIR/<method>-<seed>.jsonl` and its best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it
  * finishes. Stopped at any moment and called again, it skips finished runs and continues each unfinished one from its
  * last checkpoint (`train --resume`), so a table longer than one sitting is still one command. Writes
- * `DIR/table.md`, `DIR/table.json` and `DIR/curves.svg` (vega-lite) from the runs' evaluation events
- * (src/core/run/aggregate.ts). Bad input: a message naming the flag, exit 2.
+ * `DIR/table.md`, `DIR/table.json` (src/core/run/table-schema.ts, validated before it is written; the page's Results
+ * view opens it) and `DIR/curves.svg` (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad
+ * input: a message naming the flag, exit 2.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,8 @@ import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { baseManifestPath } from '../src/core/pretrain/base';
-import { buildTable, pct, type RunEvals, type TableRow } from '../src/core/run/aggregate';
+import { pct, type RunEvals, type TableRow } from '../src/core/run/aggregate';
+import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
 
 exitOnClosedStdout();
 
@@ -215,11 +217,11 @@ async function main(): Promise<void> {
   for (const j of jobs) if (stateOf(j) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
   const runs = jobs.filter((j) => stateOf(j) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
   const methods = Object.keys(METHODS);
-  const final = buildTable(runs, methods, SPLITS, 'final', 'grpo'), best = buildTable(runs, methods, SPLITS, 'best', 'grpo');
   const missing = jobs.length - runs.length;
   const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
-  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(markdown(head, final, best) + '\n'));
-  writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(JSON.stringify({ header: head, splits: SPLITS, final, best }, null, 1) + '\n'));
+  const table = makeResultsTable({ header: head, command: `npm run experiment -- ${argv.join(' ')}`, baseline: 'grpo', splits: SPLITS, methods, runs });
+  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(markdown(head, table.final, table.best) + '\n'));
+  writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
   if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
   process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));
   if (failed) process.exit(1);

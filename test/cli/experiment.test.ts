@@ -1,6 +1,6 @@
 /**
  * `npm run experiment -- opid-table` end to end at a tiny size: six methods × one seed, each a run directory; the
- * table (md, json) and the curves (svg) are written; a second call on the same folder runs nothing and prints the
+ * table (md, json; the json reads back with the page's parser, curves included) and the curves (svg) are written; a second call on the same folder runs nothing and prints the
  * same table. Bad input exits 2.
  */
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseResultsTable } from '../../src/core/run/table-schema';
 
 const run = (args: string[]) => spawnSync('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { encoding: 'utf8', timeout: 1_200_000 });
 
@@ -28,6 +29,11 @@ describe('experiment opid-table', () => {
     expect(json.final.map((r: { method: string }) => r.method)).toEqual(['grpo', 'opid', 'opid-no-episode', 'opid-no-step', 'opid-additive', 'skill-grpo']);
     expect(json.final[0].diff['test-seen']).toBeNull();
     expect(json.final[1].diff['test-seen'].n).toBe(1);
+    // table.json is version 2 and reads back with the page's parser; each method's curve has its evaluations at steps 0 and 1
+    const parsed = parseResultsTable(fs.readFileSync(path.join(out, 'table.json'), 'utf8'));
+    expect([parsed.format, parsed.version, parsed.baseline, parsed.command]).toEqual(['opd-table', 2, 'grpo', `npm run experiment -- ${args.join(' ')}`]);
+    expect(parsed.curves!.map((c) => [c.method, c.steps])).toEqual(json.final.map((r: { method: string }) => [r.method, [0, 1]]));
+    expect(parsed.curves![0].splits['test-seen'][1]!.mean).toBe(parsed.final[0].cells['test-seen'].mean);
     expect(fs.readFileSync(path.join(out, 'curves.svg'), 'utf8')).toMatch(/^<svg/);
     const b = run(args);
     expect(b.status).toBe(0);

@@ -110,3 +110,33 @@ export function pct(x: MeanSe | null | undefined, signed = false): string {
   const m = 100 * x.mean, s = 100 * x.se;
   return `${signed && m >= 0 ? '+' : ''}${m.toFixed(1)} ± ${s.toFixed(1)}`;
 }
+
+/** One method's success curves: mean ± s.e. over seeds at each evaluation step, per split (rates in [0, 1]). */
+export interface CurveRow {
+  method: string;
+  /** Training steps at which any of the method's seeds evaluated, ascending. */
+  steps: number[];
+  /** split → one entry per step: mean ± s.e. over the seeds evaluated there on that split (null where none was). */
+  splits: Record<string, (MeanSe | null)[]>;
+}
+
+/**
+ * The success curves of the table's methods (the page's Results view draws them): for every method in the order
+ * given, every evaluation step of its runs, and every split, mean ± standard error over the seeds that evaluated
+ * that split at that step. Methods without runs are left out.
+ */
+export function buildCurves(runs: readonly RunEvals[], methods: readonly string[], splits: readonly string[]): CurveRow[] {
+  return methods.flatMap((method) => {
+    const mine = runs.filter((r) => r.method === method);
+    if (!mine.length) return [];
+    const steps = [...new Set(mine.flatMap((r) => r.evals.map((e) => e.step)))].sort((a, b) => a - b);
+    const bySplit: Record<string, (MeanSe | null)[]> = {};
+    for (const s of splits) {
+      bySplit[s] = steps.map((step) => {
+        const xs = mine.flatMap((r) => r.evals.filter((e) => e.step === step && Object.hasOwn(e.splits, s)).slice(-1).map((e) => e.splits[s].successRate));
+        return xs.length ? meanSe(xs) : null;
+      });
+    }
+    return [{ method, steps, splits: bySplit }];
+  });
+}

@@ -1,6 +1,6 @@
 /** The results-table aggregator: hand-computed means, standard errors and paired differences. */
 import { describe, expect, it } from 'vitest';
-import { buildTable, meanSe, pairedDiff, pct, pickEval, type RunEvals } from '../../../src/core/run/aggregate';
+import { buildCurves, buildTable, meanSe, pairedDiff, pct, pickEval, type RunEvals } from '../../../src/core/run/aggregate';
 
 describe('meanSe', () => {
   it('mean and s.e. = sd/√n with n − 1 in the variance', () => {
@@ -61,5 +61,24 @@ describe('buildTable', () => {
     expect(pct({ mean: 0.6525, se: 0.0123, n: 2 })).toBe('65.3 ± 1.2');
     expect(pct({ mean: 0.015, se: 0.01, n: 2 }, true)).toBe('+1.5 ± 1.0');
     expect(pct(null)).toBe('—');
+  });
+});
+
+describe('buildCurves', () => {
+  it('mean ± s.e. over the seeds evaluated at each step, per method and split; null where none was', () => {
+    const runs = [
+      run('grpo', 1, [[0, 0.5, 0.4], [10, 0.6, 0.5]]),
+      run('grpo', 2, [[0, 0.5, 0.4], [10, 0.7, 0.6]]),
+      run('opid', 1, [[0, 0.5, 0.4], [5, 0.9, 0.9]]),
+      { method: 'opid', seed: 2, evals: [{ step: 10, splits: { 'test-seen': split(0.3, {}) } }] },
+    ];
+    const c = buildCurves(runs, ['grpo', 'skill-grpo', 'opid'], ['test-seen', 'test-unseen']);
+    expect(c.map((r) => [r.method, r.steps])).toEqual([['grpo', [0, 10]], ['opid', [0, 5, 10]]]);
+    expect(c[0].splits['test-seen'][0]).toEqual({ mean: 0.5, se: 0, n: 2 });
+    // 0.6, 0.7 → 0.65 ± sd 0.0707/√2 = 0.05
+    expect(c[0].splits['test-seen'][1]!.mean).toBeCloseTo(0.65, 12);
+    expect(c[0].splits['test-seen'][1]!.se).toBeCloseTo(0.05, 12);
+    expect(c[1].splits['test-seen']).toEqual([{ mean: 0.5, se: 0, n: 1 }, { mean: 0.9, se: 0, n: 1 }, { mean: 0.3, se: 0, n: 1 }]);
+    expect(c[1].splits['test-unseen'][2]).toBeNull(); // seed 2 evaluated no test-unseen at step 10
   });
 });

@@ -1,0 +1,154 @@
+/**
+ * table.json's schema and parser: a hand-made table round-trips with hand-computed numbers, a version-1 file (as the
+ * writer made it before `format`/`version`) is read, and every kind of bad file is refused with the field named.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RunEvals } from '../../../src/core/run/aggregate';
+import { makeResultsTable, parseResultsTable, resultsTableJson, TableError, type ResultsTable } from '../../../src/core/run/table-schema';
+
+const SPLITS = ['test-seen', 'test-unseen'];
+const split = (rate: number, types: Record<string, number>) => ({
+  successRate: rate, episodes: 10, byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])),
+});
+const run = (method: string, seed: number, evals: [number, number, number][]): RunEvals => ({
+  method, seed, evals: evals.map(([step, seen, unseen]) => ({ step, splits: { 'test-seen': split(seen, { pick: seen }), 'test-unseen': split(unseen, { pick: unseen, heat: unseen / 2 }) } })),
+});
+/** GRPO seeds 1, 2 and OPID seeds 1, 2, evaluated at steps 0 and 10 (OPID seed 2 also at 5). */
+const RUNS = [
+  run('grpo', 1, [[0, 0.5, 0.4], [10, 0.6, 0.5]]),
+  run('grpo', 2, [[0, 0.5, 0.4], [10, 0.7, 0.6]]),
+  run('opid', 1, [[0, 0.5, 0.4], [10, 0.8, 0.6]]),
+  run('opid', 2, [[0, 0.5, 0.4], [5, 0.9, 0.9], [10, 0.8, 0.7]]),
+];
+const table = (): ResultsTable => makeResultsTable({
+  header: ['command: npm run experiment -- opid-table --seeds 2', 'household/easy, nano'], command: 'npm run experiment -- opid-table --seeds 2',
+  baseline: 'grpo', splits: SPLITS, methods: ['grpo', 'opid', 'skill-grpo'], runs: RUNS,
+});
+/** The table as untrusted data (a fresh copy to break). */
+const raw = (): Record<string, any> => JSON.parse(resultsTableJson(table()));
+const FIX = /; write it again with `npm run experiment -- opid-table --out DIR`/;
+
+describe('makeResultsTable / resultsTableJson', () => {
+  it('writes version 2 with the rows and curves of the runs (hand-computed)', () => {
+    const t = table();
+    expect([t.format, t.version, t.baseline]).toEqual(['opd-table', 2, 'grpo']);
+    expect(t.final.map((r) => r.method)).toEqual(['grpo', 'opid']); // skill-grpo has no runs
+    // final test-seen: GRPO 0.6, 0.7 → 0.65 ± 0.05; OPID 0.8, 0.8 → 0.8 ± 0; Δ per seed 0.2, 0.1 → 0.15 ± 0.05
+    expect(t.final[0].cells['test-seen'].mean).toBeCloseTo(0.65, 12);
+    expect(t.final[0].cells['test-seen'].se).toBeCloseTo(0.05, 12);
+    expect(t.final[1].diff['test-seen']!.mean).toBeCloseTo(0.15, 12);
+    expect(t.final[1].diff['test-seen']!.se).toBeCloseTo(0.05, 12);
+    expect(t.final[0].diff['test-seen']).toBeNull();
+    // best of OPID seed 2 is step 5 (0.9, 0.9): test-unseen 0.6, 0.9 → 0.75 ± 0.15
+    expect(t.best[1].cells['test-unseen'].mean).toBeCloseTo(0.75, 12);
+    expect(t.best[1].cells['test-unseen'].se).toBeCloseTo(0.15, 12);
+    // curves: OPID's steps are 0, 5, 10; at step 5 only seed 2 evaluated (n 1)
+    expect(t.curves!.map((c) => [c.method, c.steps])).toEqual([['grpo', [0, 10]], ['opid', [0, 5, 10]]]);
+    expect(t.curves![1].splits['test-seen'][1]).toEqual({ mean: 0.9, se: 0, n: 1 });
+    expect(t.curves![0].splits['test-unseen'][1]!.mean).toBeCloseTo(0.55, 12);
+    const text = resultsTableJson(t);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(Object.keys(JSON.parse(text))).toEqual(['format', 'version', 'header', 'command', 'baseline', 'splits', 'final', 'best', 'curves']);
+  });
+
+  it('refuses runs that make an invalid table (a success rate above 1)', () => {
+    expect(() => makeResultsTable({ header: [], command: '', baseline: 'grpo', splits: SPLITS, methods: ['grpo'], runs: [run('grpo', 1, [[0, 1.5, 0.4]])] }))
+      .toThrow(/table\.json \(as written\): final\.0\.cells\.test-seen\.mean: Too big/);
+  });
+});
+
+describe('parseResultsTable', () => {
+  it('round-trips a valid version-2 table (text or parsed data)', () => {
+    const t = table();
+    expect(parseResultsTable(resultsTableJson(t))).toEqual(t);
+    expect(parseResultsTable(raw())).toEqual(t);
+  });
+
+  it('reads a version-1 file: command from its header, baseline grpo, no curves', () => {
+    const { format: _f, version: _v, command: _c, baseline: _b, curves: _k, ...v1 } = raw();
+    const t = parseResultsTable(JSON.stringify(v1));
+    expect(t.version).toBe(1);
+    expect(t.command).toBe('npm run experiment -- opid-table --seeds 2');
+    expect(t.baseline).toBe('grpo');
+    expect(t.curves).toBeNull();
+    expect(t.final).toEqual(table().final);
+    expect(parseResultsTable(JSON.stringify({ ...v1, header: ['household/easy'] })).command).toBe('');
+  });
+
+  it('names a missing field and the fix', () => {
+    const o = raw();
+    delete o.final[0].cells['test-seen'].se;
+    expect(() => parseResultsTable(o)).toThrow(/^table\.json: final\.0\.cells\.test-seen\.se: missing \(expected number\); write it again/);
+    const p = raw();
+    delete p.best[1].method;
+    expect(() => parseResultsTable(p, 'my.json')).toThrow(/^my\.json: best\.1\.method: missing \(expected string\)/);
+    const q = raw();
+    delete q.curves;
+    expect(() => parseResultsTable(q)).toThrow(/^table\.json: curves: missing \(expected array\)/);
+  });
+
+  it('names a wrong type', () => {
+    const o = raw();
+    o.final[1].cells['test-unseen/heat'].mean = '0.3';
+    expect(() => parseResultsTable(o)).toThrow(/^table\.json: final\.1\.cells\.test-unseen\/heat\.mean: Invalid input: expected number, received string/);
+    const p = raw();
+    p.splits = 'test-seen';
+    expect(() => parseResultsTable(p)).toThrow(/^table\.json: splits: Invalid input: expected array, received string/);
+    const q = raw();
+    q.final[0].seeds = [1, 2.5];
+    expect(() => parseResultsTable(q)).toThrow(/^table\.json: final\.0\.seeds\.1: /);
+  });
+
+  it('refuses extra keys at the top level and inside rows', () => {
+    const o = raw();
+    o.extra = 1;
+    expect(() => parseResultsTable(o)).toThrow(/^table\.json: \(top level\): unknown field "extra" \(remove it; this page reads opd-table versions 1 and 2\)/);
+    const p = raw();
+    p.final[1].cells['test-seen'].median = 0.8;
+    expect(() => parseResultsTable(p)).toThrow(/^table\.json: final\.1\.cells\.test-seen: unknown field "median"/);
+  });
+
+  it('refuses a __proto__ key and reads no inherited property', () => {
+    const text = resultsTableJson(table()).replace('"cells": {', '"cells": {"__proto__": {"mean": 1, "se": 0, "n": 1},');
+    expect(() => parseResultsTable(text)).toThrow(/^table\.json: final\.0\.cells\.__proto__: a key named "__proto__" is not allowed \(remove it\)/);
+    const top = '{"__proto__": {"header": []},' + resultsTableJson(table()).slice(1);
+    expect(() => parseResultsTable(top)).toThrow(/^table\.json: __proto__: a key named "__proto__" is not allowed/);
+    // Fields only on the prototype are not read: the file misses them.
+    const { header, ...rest } = raw();
+    const inherited = Object.assign(Object.create({ header }), rest);
+    expect(() => parseResultsTable(inherited)).toThrow(/^table\.json: header: missing \(expected array\)/);
+    expect(({} as Record<string, unknown>).mean).toBeUndefined(); // nothing leaked onto Object.prototype
+  });
+
+  it('refuses text that is not JSON, other files, and other versions', () => {
+    expect(() => parseResultsTable('{"header": [')).toThrow(/^table\.json: not valid JSON \(/);
+    expect(() => parseResultsTable('[1, 2]')).toThrow(/^table\.json: \(top level\): expected an object with header, splits, final and best/);
+    expect(() => parseResultsTable({ ...raw(), format: 'opd-run' })).toThrow(/^table\.json: format: "opd-run" is not "opd-table"/);
+    expect(() => parseResultsTable({ ...raw(), version: 3 })).toThrow(/^table\.json: version: 3 \(this page reads versions 1 and 2; the file is newer: open it in a newer page\)/);
+    const { version: _v, ...noVersion } = raw();
+    expect(() => parseResultsTable(noVersion)).toThrow(/^table\.json: version: missing/);
+  });
+
+  it('refuses rows and curves that disagree with each other', () => {
+    const o = raw();
+    o.final.push(o.final[0]);
+    expect(() => parseResultsTable(o)).toThrow(/^table\.json: final\.2\.method: "grpo" appears twice/);
+    const p = raw();
+    p.final[1].diff['test-train'] = null;
+    expect(() => parseResultsTable(p)).toThrow(/^table\.json: final\.1\.diff\.test-train: a difference without its cell/);
+    const q = raw();
+    q.final[0].cells['train'] = { mean: 0.5, se: 0, n: 1 };
+    expect(() => parseResultsTable(q)).toThrow(/^table\.json: final\.0\.cells\.train: "train" is not one of splits \(test-seen, test-unseen\)/);
+    const r = raw();
+    r.curves[1].splits['test-seen'].pop();
+    expect(() => parseResultsTable(r)).toThrow(/^table\.json: curves\.1\.splits\.test-seen: 2 values for 3 steps/);
+    const s = raw();
+    s.curves[1].steps = [0, 10, 5];
+    expect(() => parseResultsTable(s)).toThrow(/^table\.json: curves\.1\.steps\.2: steps must increase \(10 then 5\)/);
+    const u = raw();
+    u.final[1].cells['test-seen'].n = 3;
+    expect(() => parseResultsTable(u)).toThrow(/^table\.json: final\.1\.cells\.test-seen\.n: 3 seeds, but the row has 2/);
+    expect(() => parseResultsTable(u)).toThrow(TableError);
+    expect(() => parseResultsTable(u)).toThrow(FIX);
+  });
+});
