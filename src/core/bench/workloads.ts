@@ -15,6 +15,7 @@ import { sampleResponses } from '../model/sample';
 import { freeMaskRow } from '../model/scoring';
 import { activeWebGpuBackend, gpuMemory, installGpuStats, type GpuStats } from '../backend/gpu-stats';
 import { applyAdam } from '../optim/adam';
+import { summarizeRates, type RateRepeats } from './repeats';
 
 /** The size of one benchmark: model, batch and sequence of the training step, and the work of each phase. */
 export interface BenchSize {
@@ -34,8 +35,10 @@ export interface BenchSize {
   newTokens: number;
   /** Side n of the n×n by n×n float32 matmul (512 in the CLI). */
   matmulN: number;
-  /** Timed matmuls (after 2 untimed ones). */
+  /** Matmuls per timed repeat (after 2 untimed ones). */
   matmulReps: number;
+  /** Timed repeats of `matmulReps` matmuls each; `matmulGflops` is the best of them (default MATMUL_REPEATS). */
+  matmulRepeats?: number;
   /** Also time KV-cached sampling against recomputing the prefix at 128 tokens of context (`kvCacheSpeedup`). */
   kvCache: boolean;
 }
@@ -77,11 +80,18 @@ export interface BenchResult {
   trainTokensPerSecond: number;
   /** KV-cached generation: B · newTokens / wall time (tokens/s). */
   sampleTokensPerSecond: number;
-  /** The backend's own float32 matmul speed (GFLOP/s, 2n³ per matmul). */
+  /**
+   * The backend's own float32 matmul speed (GFLOP/s, 2n³ per matmul): the best of `matmulGflopsRuns` (the least
+   * disturbed repeat; src/core/bench/repeats.ts).
+   */
   matmulGflops: number;
+  /** The median of `matmulGflopsRuns` (GFLOP/s). */
+  matmulGflopsMedian: number;
+  /** Each timed repeat's matmul speed (GFLOP/s), in the order measured. */
+  matmulGflopsRuns: number[];
   /** Training FLOPs ≈ 6 · params · tokens per second (GFLOP/s). */
   trainGflops: number;
-  /** trainGflops / matmulGflops. */
+  /** trainGflops / matmulGflops: training's share of the best matmul repeat. */
   trainShareOfMatmul: number;
   /** KV-cached sampling against recomputing the prefix (×, at 128 tokens of context); present when asked. */
   kvCacheSpeedup?: number;
@@ -130,9 +140,9 @@ const now = () => performance.now();
  * @throws Error naming the field and the accepted range.
  */
 export function checkBenchSize(s: BenchSize): void {
-  const ints: [keyof BenchSize, number, number][] = [['seq', 2, 512], ['batch', 1, 1024], ['vocab', 32, 65536], ['steps', 1, 1000], ['warmup', 0, 100], ['newTokens', 1, 256], ['matmulN', 1, 4096], ['matmulReps', 1, 1000]];
+  const ints: [keyof BenchSize, number, number][] = [['seq', 2, 512], ['batch', 1, 1024], ['vocab', 32, 65536], ['steps', 1, 1000], ['warmup', 0, 100], ['newTokens', 1, 256], ['matmulN', 1, 4096], ['matmulReps', 1, 1000], ['matmulRepeats', 1, 100]];
   for (const [k, lo, hi] of ints) {
-    const v = s[k];
+    const v = k === 'matmulRepeats' ? s[k] ?? MATMUL_REPEATS : s[k];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) throw new Error(`bench: ${k} must be an integer from ${lo} to ${hi}, got ${String(v)}`);
   }
   modelConfig(s.model, s.vocab); // throws on an unknown model
@@ -206,26 +216,31 @@ export async function timeSampling(m: BenchModel, onTimed?: () => void): Promise
   return w.tokens / ((now() - t) / 1000);
 }
 
+/** Timed repeats of the matmul when a size does not say (`BenchSize.matmulRepeats`). */
+export const MATMUL_REPEATS = 5;
+
 /**
- * The active backend's float32 matmul speed (GFLOP/s): an n×n by n×n product (2n³ FLOPs) `reps` times, each read
- * back, after 2 untimed ones. Inputs are standard normal from `rng`.
+ * The active backend's float32 matmul speed (GFLOP/s): after 2 untimed n×n by n×n products (2n³ FLOPs each),
+ * `repeats` timed repeats of `reps` products each (every product read back); the best repeat, the median and every
+ * repeat's speed (`summarizeRates`). Inputs are standard normal from `rng`.
  */
-export async function matmulGflops(rng: Rng, n = 512, reps = 10): Promise<number> {
+export async function matmulGflops(rng: Rng, n = 512, reps = 10, repeats = MATMUL_REPEATS): Promise<RateRepeats> {
   const draw = () => tf.tensor2d(Float32Array.from({ length: n * n }, () => rng.normal()), [n, n]);
   const a = draw(), b = draw();
+  const once = async () => {
+    const c = tf.matMul(a, b);
+    await c.data();
+    c.dispose();
+  };
   try {
-    for (let i = 0; i < 2; i++) {
-      const c = tf.matMul(a, b);
-      await c.data();
-      c.dispose();
+    for (let i = 0; i < 2; i++) await once();
+    const runs: number[] = [];
+    for (let r = 0; r < repeats; r++) {
+      const t = now();
+      for (let i = 0; i < reps; i++) await once();
+      runs.push((2 * n ** 3 * reps) / ((now() - t) / 1000) / 1e9);
     }
-    const t = now();
-    for (let i = 0; i < reps; i++) {
-      const c = tf.matMul(a, b);
-      await c.data();
-      c.dispose();
-    }
-    return (2 * n ** 3 * reps) / ((now() - t) / 1000) / 1e9;
+    return summarizeRates(runs);
   } finally {
     tf.dispose([a, b]);
   }
@@ -285,7 +300,8 @@ export async function runBench(size: BenchSize, onPhase?: (phase: BenchPhase) =>
     const sampleTokensPerSecond = await timeSampling(m, () => stats?.reset());
     const sample = stats?.counters();
     onPhase?.('matmul');
-    const gflops = await matmulGflops(m.rng, size.matmulN, size.matmulReps);
+    const mm = await matmulGflops(m.rng, size.matmulN, size.matmulReps, size.matmulRepeats ?? MATMUL_REPEATS);
+    const gflops = mm.best;
     let kv: number | undefined;
     if (size.kvCache) {
       onPhase?.('kv');
@@ -302,7 +318,7 @@ export async function runBench(size: BenchSize, onPhase?: (phase: BenchPhase) =>
     r = {
       backend: tf.getBackend(), model: size.model, params, seq: T, batch: B, vocab: size.vocab,
       trainStepMs: trainMs, trainTokensPerSecond: (B * T) / (trainMs / 1000),
-      sampleTokensPerSecond, matmulGflops: gflops, trainGflops, trainShareOfMatmul: trainGflops / gflops,
+      sampleTokensPerSecond, matmulGflops: gflops, matmulGflopsMedian: mm.median, matmulGflopsRuns: mm.runs, trainGflops, trainShareOfMatmul: trainGflops / gflops,
       ...(kv === undefined ? {} : { kvCacheSpeedup: kv }),
       ...gpu,
     };

@@ -8,7 +8,7 @@ beforeAll(() => useBackend('cpu'));
 
 const result: BenchResult = {
   backend: 'wasm', model: 'nano', params: 124224, seq: 32, batch: 4, vocab: 1024, trainStepMs: 93, trainTokensPerSecond: 1376.15,
-  sampleTokensPerSecond: 324.49, matmulGflops: 12.15, trainGflops: 1.03, trainShareOfMatmul: 0.084,
+  sampleTokensPerSecond: 324.49, matmulGflops: 12.15, matmulGflopsMedian: 11.8, matmulGflopsRuns: [11.8, 12.15, 10.9], trainGflops: 1.03, trainShareOfMatmul: 0.084,
 };
 
 describe('bench report', () => {
@@ -44,5 +44,10 @@ describe('runBench at the page quick size', () => {
     }
     expect(r.trainTokensPerSecond).toBeCloseTo((4 * 32) / (r.trainStepMs / 1000), 6);
     expect(r.kvCacheSpeedup).toBeUndefined();
+    // 5 timed matmul repeats (MATMUL_REPEATS): matmulGflops is the best of them, the share divides by it
+    expect(r.matmulGflopsRuns).toHaveLength(5);
+    expect(r.matmulGflops).toBe(Math.max(...r.matmulGflopsRuns));
+    expect(r.matmulGflopsMedian).toBe([...r.matmulGflopsRuns].sort((a, b) => a - b)[2]);
+    expect(r.trainShareOfMatmul).toBe(r.trainGflops / r.matmulGflops);
   });
 });
