@@ -1,0 +1,71 @@
+/**
+ * The Results view's data (pure; no DOM): one table per split of a results table (src/core/run/table-schema.ts) —
+ * methods × (the split, its task types), mean ± standard error over seeds, and the paired difference to the baseline —
+ * and the success curves as chart data. Rates in [0, 1].
+ */
+import type { MeanSe, Pick } from '../../core/run/aggregate';
+import type { ResultsTable } from '../../core/run/table-schema';
+import type { ChartData } from './chart-data';
+import { runColor } from './compare';
+
+/** One method's row of a split's table. */
+export interface SplitRow {
+  method: string;
+  /** Seeds the row averages over (the row's largest n). */
+  seeds: number;
+  /** Success on the whole split (null when the method has no evaluation of it). */
+  total: MeanSe | null;
+  /** Success per task type, in the order of `SplitView.taskTypes` (null where the method has none). */
+  byType: (MeanSe | null)[];
+  /** Paired difference to the baseline on the whole split (null for the baseline or without shared seeds). */
+  diff: MeanSe | null;
+  /** True for the baseline's own row. */
+  baseline: boolean;
+}
+
+/** The table of one split. */
+export interface SplitView {
+  split: string;
+  /** Task types with a cell in any row, sorted. */
+  taskTypes: string[];
+  rows: SplitRow[];
+}
+
+/** The per-split tables of `t` at its final or best evaluation, splits in the file's order. */
+export function splitViews(t: ResultsTable, pick: Pick): SplitView[] {
+  const rows = t[pick];
+  return t.splits.map((split) => {
+    const prefix = `${split}/`;
+    const taskTypes = [...new Set(rows.flatMap((r) => Object.keys(r.cells).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))))].sort();
+    const cell = (r: (typeof rows)[number], k: string) => (Object.hasOwn(r.cells, k) ? r.cells[k] : null);
+    return {
+      split,
+      taskTypes,
+      rows: rows.map((r) => ({
+        method: r.method,
+        seeds: r.seeds.length,
+        total: cell(r, split),
+        byType: taskTypes.map((tt) => cell(r, prefix + tt)),
+        diff: Object.hasOwn(r.diff, split) ? r.diff[split] : null,
+        baseline: r.method === t.baseline,
+      })),
+    };
+  });
+}
+
+/** A chart per split: x = every evaluation step of any method; one line per method (mean over seeds; null where a method did not evaluate). Empty when the file holds no curves. */
+export function curveCharts(t: ResultsTable): { split: string; data: ChartData }[] {
+  const curves = t.curves ?? [];
+  if (!curves.length) return [];
+  const xs = [...new Set(curves.flatMap((c) => c.steps))].sort((a, b) => a - b);
+  return t.splits.map((split) => ({
+    split,
+    data: {
+      xs,
+      series: curves.map((c, i) => {
+        const at = new Map(c.steps.map((s, j) => [s, Object.hasOwn(c.splits, split) ? c.splits[split][j] : null]));
+        return { label: c.method, color: runColor(i), values: xs.map((x) => at.get(x)?.mean ?? null) };
+      }),
+    },
+  }));
+}
