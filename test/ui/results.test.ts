@@ -1,0 +1,48 @@
+/** The Results view's data: per-split tables and curve charts of a hand-made table.json (hand-computed numbers). */
+import { describe, expect, it } from 'vitest';
+import type { RunEvals } from '../../src/core/run/aggregate';
+import { makeResultsTable, parseResultsTable, resultsTableJson } from '../../src/core/run/table-schema';
+import { curveCharts, splitViews } from '../../src/ui/state/results';
+import { RUN_COLORS } from '../../src/ui/state/compare';
+
+const split = (rate: number, types: Record<string, number>) => ({
+  successRate: rate, episodes: 10, byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])),
+});
+const run = (method: string, seed: number, evals: [number, number, number][]): RunEvals => ({
+  method, seed, evals: evals.map(([step, seen, unseen]) => ({ step, splits: { 'test-seen': split(seen, { pick: seen }), 'test-unseen': split(unseen, { pick: unseen, heat: unseen / 2 }) } })),
+});
+const TABLE = makeResultsTable({
+  header: [], command: '', baseline: 'grpo', splits: ['test-seen', 'test-unseen'], methods: ['grpo', 'opid'],
+  runs: [run('grpo', 1, [[0, 0.5, 0.4], [10, 0.6, 0.5]]), run('grpo', 2, [[0, 0.5, 0.4], [10, 0.7, 0.6]]), run('opid', 1, [[0, 0.5, 0.4], [5, 0.9, 0.9], [10, 0.8, 0.6]])],
+});
+
+describe('splitViews', () => {
+  it('one table per split: task types sorted, the baseline marked, Δ of the whole split', () => {
+    const [seen, unseen] = splitViews(TABLE, 'final');
+    expect([seen.split, seen.taskTypes, unseen.taskTypes]).toEqual(['test-seen', ['pick'], ['heat', 'pick']]);
+    expect(unseen.rows.map((r) => [r.method, r.seeds, r.baseline])).toEqual([['grpo', 2, true], ['opid', 1, false]]);
+    // GRPO unseen heat 0.25, 0.3 → 0.275 ± 0.025; OPID − GRPO on seed 1: 0.6 − 0.5
+    expect(unseen.rows[0].byType[0]!.mean).toBeCloseTo(0.275, 12);
+    expect(unseen.rows[0].byType[0]!.se).toBeCloseTo(0.025, 12);
+    expect(unseen.rows[0].diff).toBeNull();
+    expect(unseen.rows[1].diff!.mean).toBeCloseTo(0.1, 12);
+    expect(unseen.rows[1].diff!.n).toBe(1);
+    // best: OPID seed 1's best is step 5 (0.9)
+    expect(splitViews(TABLE, 'best')[0].rows[1].total).toEqual({ mean: 0.9, se: 0, n: 1 });
+  });
+});
+
+describe('curveCharts', () => {
+  it('x = every evaluation step; one line per method, null where it did not evaluate', () => {
+    const [seen] = curveCharts(TABLE);
+    expect(seen.split).toBe('test-seen');
+    expect(seen.data.xs).toEqual([0, 5, 10]);
+    expect(seen.data.series.map((s) => [s.label, s.color])).toEqual([['grpo', RUN_COLORS[0]], ['opid', RUN_COLORS[1]]]);
+    expect(seen.data.series[0].values[0]).toBe(0.5);
+    expect(seen.data.series[0].values[1]).toBeNull();
+    expect(seen.data.series[0].values[2]).toBeCloseTo(0.65, 12);
+    expect(seen.data.series[1].values).toEqual([0.5, 0.9, 0.8]);
+    const { curves: _c, format: _f, version: _v, command: _m, baseline: _b, ...v1 } = JSON.parse(resultsTableJson(TABLE));
+    expect(curveCharts(parseResultsTable(v1))).toEqual([]);
+  });
+});
