@@ -3,6 +3,7 @@
  * writer made it before `format`/`version`) is read, and every kind of bad file is refused with the field named.
  */
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
 import type { RunEvals } from '../../../src/core/run/aggregate';
 import { makeResultsTable, parseResultsTable, resultsTableJson, TableError, type ResultsTable } from '../../../src/core/run/table-schema';
 
@@ -73,6 +74,18 @@ describe('parseResultsTable', () => {
     expect(t.curves).toBeNull();
     expect(t.final).toEqual(table().final);
     expect(parseResultsTable(JSON.stringify({ ...v1, header: ['household/easy'] })).command).toBe('');
+  });
+
+  it('reads a version-1 file the earlier writer made (test/fixtures/table-v1.json: 6 methods × 1 seed, 2 steps from scratch)', () => {
+    const t = parseResultsTable(fs.readFileSync('test/fixtures/table-v1.json', 'utf8'));
+    expect([t.version, t.baseline, t.curves]).toEqual([1, 'grpo', null]);
+    expect(t.command).toBe('npm run experiment -- opid-table --seeds 1 --steps 2 --episodes 4 --out /tmp/exp1');
+    expect(t.final.map((r) => r.method)).toEqual(['grpo', 'opid', 'opid-no-episode', 'opid-no-step', 'opid-additive', 'skill-grpo']);
+    expect(Object.keys(t.final[1].cells).sort()).toEqual(['test-seen', 'test-seen/cool', 'test-seen/pick', 'test-seen/pick2', 'test-unseen', 'test-unseen/cool', 'test-unseen/heat', 'test-unseen/pick', 'test-unseen/pick2']);
+    // 2 steps from scratch: every cell and difference is 0 ± 0 over 1 seed; GRPO's differences are null
+    expect(t.final[1].cells['test-unseen/heat']).toEqual({ mean: 0, se: 0, n: 1 });
+    expect(t.best[5].diff['test-seen']).toEqual({ mean: 0, se: 0, n: 1 });
+    expect(Object.values(t.final[0].diff).every((d) => d === null)).toBe(true);
   });
 
   it('names a missing field and the fix', () => {
