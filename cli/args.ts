@@ -2,8 +2,8 @@
  * A small, typed command-line flag parser shared by the CLIs (cli/*.ts).
  *
  * Flags are declared once in a spec table (key = flag name without `--`); `parseArgs` returns a typed object.
- * Parsing is `node:util` parseArgs (strict, no positional arguments); this module adds types, ranges, choices and
- * messages.
+ * Parsing is `node:util` parseArgs (strict; positional arguments only through `parseArgsAndPositionals`); this
+ * module adds types, ranges, choices and messages.
  * Accepted forms: `--name value`, `--name=value`, and for booleans `--name` (true) or `--name=true|false`.
  * Every error is a `UsageError` whose message names the flag and the accepted values; CLIs print it with
  * `usage(spec)` on stderr and exit with code 2 (`USAGE_EXIT_CODE`).
@@ -94,9 +94,20 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
   const ok = isInt ? /^[+-]?\d+$/.test(raw) : raw.trim() !== '' && Number.isFinite(Number(raw));
   const v = Number(raw);
   if (!ok || (isInt && !Number.isSafeInteger(v)) || (f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max)) {
-    throw new UsageError(`${flag} must be ${describe(f)}, got "${raw}"`, name, raw);
+    throw new UsageError(numberError(name, describe(f), raw, f.default ?? f.min ?? f.max, f.default !== undefined), name, raw);
   }
   return v;
+}
+
+/**
+ * The message for a number flag given a value it does not accept, as every CLI words it: the flag, what it accepts,
+ * the value given and the fix, e.g. `--steps must be an integer in 1..100, got "-1"; give e.g. --steps 20 (the
+ * default)`. `example`: a value the flag accepts (its default, then `isDefault` true says so, or a bound); the fix is
+ * left out when it is undefined.
+ */
+export function numberError(name: string, accepts: string, raw: string, example?: number, isDefault = false): string {
+  const fix = example === undefined ? '' : `; give e.g. --${name} ${example}${isDefault ? ' (the default)' : ''}`;
+  return `--${name} must be ${accepts}, got "${raw}"${fix}`;
 }
 
 /**
@@ -140,14 +151,19 @@ export function translate(e: unknown, argv: readonly string[], spec: FlagTable):
  * Rewrites `argv` into forms `node:util` parseArgs reads the way this module documents:
  * `--name -1` (a value starting with one dash, e.g. a negative number) becomes `--name=-1`, so that it is checked
  * as a value (and reported as out of range) instead of being taken for a flag; `--flag=true|false` of a boolean
- * becomes `--flag` (its argv index is recorded in `falseAt` for `false`). A lone `--` is refused: no CLI takes
- * positional arguments.
+ * becomes `--flag` (its argv index is recorded in `falseAt` for `false`); `--flag true|false` (a separate value) is
+ * refused with the forms to write, in every CLI (a positional `true` would otherwise be read as a path). A lone `--` is refused, unless
+ * `positionals` (the CLI takes positional arguments): then it ends the flags.
  */
-function normalise(argv: readonly string[], spec: FlagTable): { args: string[]; falseAt: Set<number> } {
+function normalise(argv: readonly string[], spec: FlagTable, positionals = false): { args: string[]; falseAt: Set<number> } {
   const args: string[] = [];
   const falseAt = new Set<number>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (arg === '--' && positionals) {
+      args.push(...argv.slice(i)); // every later argument is a positional one
+      break;
+    }
     if (arg === '--') throw new UsageError(`unexpected argument "--"; accepted flags: ${accepted(spec)}`);
     if (!arg.startsWith('--')) {
       args.push(arg);
@@ -156,6 +172,11 @@ function normalise(argv: readonly string[], spec: FlagTable): { args: string[]; 
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
     const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (f?.type === 'boolean' && eq < 0 && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) {
+      // `--json true` would read "true" as a positional argument (a run directory for compare): name the form.
+      const v = argv[i + 1];
+      throw new UsageError(`--${name} takes no separate value: write ${v === 'true' ? `--${name} (or --${name}=true)` : `--${name}=false (or leave it out)`}, not "--${name} ${v}"`, name, v);
+    }
     if (f?.type === 'boolean' && eq >= 0) {
       const raw = arg.slice(eq + 1);
       if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${name} takes no value or true|false, got "${raw}"`, name, raw);
@@ -175,15 +196,31 @@ function normalise(argv: readonly string[], spec: FlagTable): { args: string[]; 
  *   choices or range, or a missing required flag. The message names the flag and what it accepts.
  */
 export function parseArgs<const S extends FlagTable>(argv: readonly string[], spec: S): ParsedArgs<S> {
-  const { args, falseAt } = normalise(argv, spec);
+  return parse(argv, spec, false).flags;
+}
+
+/**
+ * As `parseArgs`, for a CLI that also takes positional arguments (compare's run directories, pack's paths): flags
+ * and positional arguments in any order, `--` ends the flags. Booleans accept the same forms as in every CLI
+ * (`--json`, `--json=true`, `--json=false`).
+ * @returns the flags and the positional arguments in argv order.
+ * @throws UsageError as `parseArgs` (but never for a positional argument).
+ */
+export function parseArgsAndPositionals<const S extends FlagTable>(argv: readonly string[], spec: S): { flags: ParsedArgs<S>; positionals: string[] } {
+  return parse(argv, spec, true);
+}
+
+function parse<const S extends FlagTable>(argv: readonly string[], spec: S, allowPositionals: boolean): { flags: ParsedArgs<S>; positionals: string[] } {
+  const { args, falseAt } = normalise(argv, spec, allowPositionals);
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
   for (const [name, f] of Object.entries(spec)) options[name] = { type: f.type === 'boolean' ? 'boolean' : 'string' };
   let tokens;
   try {
-    tokens = nodeParseArgs({ args, options, strict: true, allowPositionals: false, tokens: true }).tokens;
+    tokens = nodeParseArgs({ args, options, strict: true, allowPositionals, tokens: true }).tokens;
   } catch (e) {
     throw translate(e, argv, spec) ?? e;
   }
+  const positionals = tokens.flatMap((t) => (t.kind === 'positional' ? [t.value] : []));
   const out: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(spec)) {
     if (f.type === 'boolean') out[name] = f.default ?? false;
@@ -200,7 +237,7 @@ export function parseArgs<const S extends FlagTable>(argv: readonly string[], sp
       throw new UsageError(`--${name} is required (${describe(f)})`, name);
     }
   }
-  return out as ParsedArgs<S>;
+  return { flags: out as ParsedArgs<S>, positionals };
 }
 
 /** What a flag accepts, e.g. `one of: a, b`, `an integer ≥ 0`, `a number in 0..1`. */

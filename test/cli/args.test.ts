@@ -1,6 +1,6 @@
 /** The shared CLI flag parser (node:util parseArgs underneath): forms, types, ranges, choices and the errors that name the flag. */
 import { describe, expect, it } from 'vitest';
-import { UsageError, parseArgs, usage } from '../../cli/args';
+import { UsageError, parseArgs, parseArgsAndPositionals, usage } from '../../cli/args';
 
 const SPEC = {
   env: { type: 'string', choices: ['household', 'shop'], default: 'household', help: 'environment' },
@@ -35,11 +35,11 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', '--env', 'foo'])).toMatchObject({
       flag: 'env', message: '--env must be one of: household, shop (got "foo")',
     });
-    expect(usageError(['--seed', '-1']).message).toBe('--seed must be an integer ≥ 0, got "-1"');
-    expect(usageError(['--seed', '1.5']).message).toBe('--seed must be an integer ≥ 0, got "1.5"');
+    expect(usageError(['--seed', '-1']).message).toBe('--seed must be an integer ≥ 0, got "-1"; give e.g. --seed 0');
+    expect(usageError(['--seed', '1.5']).message).toBe('--seed must be an integer ≥ 0, got "1.5"; give e.g. --seed 0');
     expect(usageError(['--seed', 'abc']).flag).toBe('seed');
-    expect(usageError(['--seed', '1', '--steps', '101']).message).toBe('--steps must be an integer in 1..100, got "101"');
-    expect(usageError(['--seed', '1', '--lr', 'nan']).message).toBe('--lr must be a number in 0..1, got "nan"');
+    expect(usageError(['--seed', '1', '--steps', '101']).message).toBe('--steps must be an integer in 1..100, got "101"; give e.g. --steps 10 (the default)');
+    expect(usageError(['--seed', '1', '--lr', 'nan']).message).toBe('--lr must be a number in 0..1, got "nan"; give e.g. --lr 0');
     expect(usageError(['--seed', '1', '--lr', '']).flag).toBe('lr');
     expect(usageError(['--seed']).message).toBe('--seed needs a value (an integer ≥ 0)');
     expect(usageError(['--seed', '--json']).message).toBe('--seed needs a value (an integer ≥ 0)');
@@ -61,7 +61,9 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', '--lr', '--json']).message).toBe('--lr needs a value (a number in 0..1)');
     // ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL, before or after the flags, and after a `--`
     expect(usageError(['extra', '--seed', '1']).message).toMatch(/^unexpected argument "extra"; accepted flags: --env, --name/);
-    expect(usageError(['--seed', '1', '--json', 'true']).message).toMatch(/^unexpected argument "true"/);
+    // a boolean given a separate value: the forms to write instead
+    expect(usageError(['--seed', '1', '--json', 'true'])).toMatchObject({ flag: 'json', value: 'true', message: '--json takes no separate value: write --json (or --json=true), not "--json true"' });
+    expect(usageError(['--seed', '1', '--json', 'false']).message).toBe('--json takes no separate value: write --json=false (or leave it out), not "--json false"');
     expect(usageError(['--seed', '1', '--', 'x']).message).toMatch(/^unexpected argument "--"/);
     expect(usageError(['--seed', '1', '--']).message).toMatch(/^unexpected argument "--"/);
     // short options are not flags of these CLIs
@@ -93,9 +95,43 @@ describe('parseArgs', () => {
     expect(parseArgs(['--x', '-1.5', '--n', '-3'], signed)).toEqual({ x: -1.5, n: -3 });
     expect(parseArgs(['--x=-2'], signed).x).toBe(-2);
     expect(parseArgs(['--x', '-1e-3'], signed).x).toBe(-0.001);
-    expect(usageError(['--seed', '1', '--lr', '-1'])).toMatchObject({ flag: 'lr', value: '-1', message: '--lr must be a number in 0..1, got "-1"' });
-    expect(usageError(['--seed', '1', '--lr=-0.5']).message).toBe('--lr must be a number in 0..1, got "-0.5"');
-    expect(usageError(['--seed', '-x']).message).toBe('--seed must be an integer ≥ 0, got "-x"');
+    expect(usageError(['--seed', '1', '--lr', '-1'])).toMatchObject({ flag: 'lr', value: '-1', message: '--lr must be a number in 0..1, got "-1"; give e.g. --lr 0' });
+    expect(usageError(['--seed', '1', '--lr=-0.5']).message).toBe('--lr must be a number in 0..1, got "-0.5"; give e.g. --lr 0');
+    expect(usageError(['--seed', '-x']).message).toBe('--seed must be an integer ≥ 0, got "-x"; give e.g. --seed 0');
+  });
+
+  it('the fix in a number message: the default, else a bound; none for a flag with neither', () => {
+    expect(usageError(['--seed', '1', '--lr', '2'])).toMatchObject({ message: '--lr must be a number in 0..1, got "2"; give e.g. --lr 0' });
+    const free = { n: { type: 'int', help: 'n' }, m: { type: 'float', max: 3, help: 'm' } } as const;
+    const msg = (argv: string[]) => {
+      try {
+        parseArgs(argv, free);
+      } catch (e) {
+        return (e as UsageError).message;
+      }
+      return 'no error';
+    };
+    expect(msg(['--n', 'x'])).toBe('--n must be an integer, got "x"');
+    expect(msg(['--m', '4'])).toBe('--m must be a number ≤ 3, got "4"; give e.g. --m 3');
+  });
+
+  it('parseArgsAndPositionals (compare, pack): positionals anywhere, booleans in every form the other CLIs accept', () => {
+    const spec = { json: { type: 'boolean', help: 'JSON' }, help: { type: 'boolean', help: 'usage' } } as const;
+    expect(parseArgsAndPositionals(['a', '--json', 'b'], spec)).toEqual({ flags: { json: true, help: false }, positionals: ['a', 'b'] });
+    expect(parseArgsAndPositionals(['a', '--json=true'], spec)).toEqual({ flags: { json: true, help: false }, positionals: ['a'] });
+    expect(parseArgsAndPositionals(['--json=false', 'a'], spec)).toEqual({ flags: { json: false, help: false }, positionals: ['a'] });
+    expect(parseArgsAndPositionals(['--', '--json', '-x'], spec)).toEqual({ flags: { json: false, help: false }, positionals: ['--json', '-x'] });
+    const err = (argv: string[]) => {
+      try {
+        parseArgsAndPositionals(argv, spec);
+      } catch (e) {
+        return (e as UsageError).message;
+      }
+      return 'no error';
+    };
+    expect(err(['a', '--json=yes'])).toBe('--json takes no value or true|false, got "yes"');
+    expect(err(['a', '--json', 'true'])).toBe('--json takes no separate value: write --json (or --json=true), not "--json true"');
+    expect(err(['a', '--bogus'])).toBe('unknown flag --bogus; accepted flags: --json, --help');
   });
 
   it('prints one help line per flag', () => {
