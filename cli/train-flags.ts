@@ -3,7 +3,7 @@
  * (src/core/run/config.ts), typed by the field's JSON Schema, plus train's own flags (output, run directory, resume,
  * evaluation threads); the `--help` text grouped as in the page; and `fail`, the usage-error exit (code 2).
  */
-import { USAGE_EXIT_CODE, type FlagTable } from './args';
+import { USAGE_EXIT_CODE, numberError, type FlagTable } from './args';
 import { NODE_BACKENDS } from './backend';
 import { defaultEvalThreads } from './eval-pool';
 import {
@@ -19,7 +19,7 @@ for (const key of RUN_CONFIG_KEYS) {
   if (!flag) continue;
   FIELD[flag] = key;
   const j = fieldSchema(key);
-  // Ranges are left to the schema, whose messages name the range (`--lr: Too small … (accepted: a number in …)`).
+  // Ranges are left to the schema; `rangeIssue` words its out-of-range issues as every CLI words a range error.
   if (key === 'init') CONFIG_FLAGS[flag] = { type: 'string', help: `${help} (base | scratch | PATH)` };
   else if (key === 'backend') CONFIG_FLAGS[flag] = { type: 'string', help, default: 'wasm', choices: NODE_BACKENDS };
   else if (j.type === 'integer') CONFIG_FLAGS[flag] = { type: 'int', help };
@@ -104,6 +104,33 @@ export function ignoredFlagIssues(argv: readonly string[], algo: string): string
     out.push(`--${flag} is read only by ${names}; --algo ${algo} ignores it. Drop --${flag}, or use ${names}`);
   }
   return out;
+}
+
+/** The text given to `--flag` in `argv` (its last occurrence, `--flag value` or `--flag=value`), or undefined. */
+export function givenValue(argv: readonly string[], flag: string): string | undefined {
+  let out: string | undefined;
+  argv.forEach((a, i) => {
+    if (a.startsWith(`--${flag}=`)) out = a.slice(flag.length + 3);
+    else if (a === `--${flag}` && i + 1 < argv.length) out = argv[i + 1];
+  });
+  return out;
+}
+
+/**
+ * The message for a run setting given on the command line as a number outside the schema's range, worded as every
+ * CLI words a range error (`numberError`, cli/args.ts): the flag, the accepted range (`describeField`), the text
+ * given and the fix, e.g. `--steps must be an integer in [1, 100000], got "-1"; give e.g. --steps 50 (the default)`.
+ * Undefined when `field` has no flag, is no number setting, or `value` is within its range (then the schema's own
+ * message stands).
+ */
+export function rangeIssue(field: string, value: unknown, argv: readonly string[]): string | undefined {
+  if (!isRunConfigKey(field) || typeof value !== 'number') return undefined;
+  const flag = fieldMeta(field).flag;
+  const j = fieldSchema(field);
+  const def = DEFAULT_CONFIG[field];
+  if (!flag || (j.type !== 'integer' && j.type !== 'number') || typeof def !== 'number') return undefined;
+  if ((j.minimum === undefined || value >= j.minimum) && (j.maximum === undefined || value <= j.maximum)) return undefined;
+  return numberError(flag, describeField(field), givenValue(argv, flag) ?? String(value), def, true);
 }
 
 /** Prints `train: <msg>` on stderr and exits with the usage exit code (2). */

@@ -42,7 +42,7 @@ import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/con
 import { train } from '../src/core/train/trainer';
 import { checkpointFile } from '../src/core/run/record';
 import { readRun } from './rundir';
-import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues } from './train-flags';
+import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
 import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
 exitOnClosedStdout();
@@ -110,7 +110,10 @@ async function main(): Promise<void> {
     if (e instanceof ConfigError) {
       // Config names in a message become the flags that set them (as the page shows its labels).
       const flagged = (m: string) => m.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => flagOf(w));
-      fail(e.issues.map((i) => `${flagOf(i.field)}: ${flagged(i.message)}`).join('\n'));
+      // A number outside its range: the flag, the range, the value given and the fix, as for every other flag.
+      const argv = process.argv.slice(2);
+      const lines = e.issues.map((i) => rangeIssue(i.field, partial[i.field], argv) ?? `${flagOf(i.field)}: ${flagged(i.message)}`);
+      fail([...new Set(lines)].join('\n'));
     }
     throw e;
   }
