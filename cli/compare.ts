@@ -3,13 +3,14 @@
  * `train --run-dir`; format in src/core/run/record.ts) or `.opdrun` files (one packed run record, src/core/run/pack.ts:
  * the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name, algorithm, seed, steps done (of
  * planned), success per evaluation split at the last evaluation and the best over all evaluations (each split's
- * maximum), the last step's training success, checkpoints and the last validation's mean pass rate. `--json`: one
- * object `{runs: RunSummary[]}`. Bad input (no folder given, no such folder, a missing or corrupt run.json or
+ * maximum), the last step's training success, checkpoints and the last validation's mean pass rate. Two runs of
+ * the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path given:
+ * `grpo-3 (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object
+ * `{runs: RunSummary[]}`. Bad input (no folder given, no such folder, a missing or corrupt run.json or
  * events.jsonl line): a message naming the folder, file and line on stderr, exit 2.
  */
 import path from 'node:path';
-import { parseArgs as nodeParseArgs } from 'node:util';
-import { USAGE_EXIT_CODE, translate, type FlagTable } from './args';
+import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, readEvents, readRun } from './rundir';
 import { summarizeRun, type RunSummary } from '../src/core/run/record';
@@ -45,14 +46,26 @@ function table(runs: RunSummary[]): string {
   return [line(head), line(w.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n');
 }
 
+/**
+ * Row names of the runs read from `args` (as given on the command line), one per run: its summary name, unless two
+ * runs share it (a `.opdrun` file and the folder it was unpacked to both carry the folder's name), then
+ * `name (path as given)` for each of them, so that every row names one input.
+ */
+function rowNames(names: readonly string[], args: readonly string[]): string[] {
+  const count = new Map<string, number>();
+  for (const n of names) count.set(n, (count.get(n) ?? 0) + 1);
+  return names.map((n, i) => ((count.get(n) ?? 0) > 1 ? `${n} (${args[i]})` : n));
+}
+
 function main(): void {
-  let values: { json?: boolean; help?: boolean }, positionals: string[];
+  let values: { json: boolean; help: boolean }, positionals: string[];
   const argv = process.argv.slice(2);
   try {
-    ({ values, positionals } = nodeParseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true }));
+    ({ flags: values, positionals } = parseArgsAndPositionals(argv, FLAGS));
   } catch (e) {
     // As train and the other CLIs: `unknown flag --x; accepted flags: --json, --help`, and where to read more.
-    fail(`${translate(e, argv, FLAGS)?.message ?? (e as Error).message}\nrun npm run compare -- --help for its usage`);
+    if (!(e instanceof UsageError)) throw e;
+    fail(`${e.message}\nrun npm run compare -- --help for its usage`);
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -71,6 +84,8 @@ function main(): void {
       throw e;
     }
   }
+  const names = rowNames(runs.map((r) => r.name), positionals);
+  runs.forEach((r, i) => (r.name = names[i]));
   process.stdout.write((values.json ? JSON.stringify({ runs }) : table(runs)) + '\n');
 }
 

@@ -4,8 +4,7 @@
  * DIR` unpacks one into a new or empty run directory (for `train --resume`, `coverage`, `compare`). Bad input: a
  * message naming the file and what is wrong on stderr, exit 2.
  */
-import { parseArgs as nodeParseArgs } from 'node:util';
-import { USAGE_EXIT_CODE } from './args';
+import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } from './args';
 import { RunDirError } from './rundir';
 import { packDir, unpackToDir } from './packfile';
 
@@ -16,12 +15,19 @@ function fail(msg: string): never {
   process.exit(USAGE_EXIT_CODE);
 }
 
+/** pack's flags (its other arguments are the two paths). */
+const FLAGS = {
+  unpack: { type: 'boolean', help: 'unpack FILE.opdrun into DIR' },
+  help: { type: 'boolean', help: 'print the usage' },
+} as const satisfies FlagTable;
+
 function main(): void {
-  let values: { unpack?: boolean; help?: boolean }, positionals: string[];
+  let values: { unpack: boolean; help: boolean }, positionals: string[];
   try {
-    ({ values, positionals } = nodeParseArgs({ args: process.argv.slice(2), options: { unpack: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true }));
+    ({ flags: values, positionals } = parseArgsAndPositionals(process.argv.slice(2), FLAGS));
   } catch (e) {
-    fail((e as Error).message);
+    if (!(e instanceof UsageError)) throw e;
+    fail(e.message);
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);

@@ -1,0 +1,63 @@
+/**
+ * `npm run compare` names every row by one input: a `.opdrun` file and the run directory it was packed from (or
+ * unpacked to) carry the same run name, so each is told apart by the path given; `--json=true` is `--json`, as in
+ * every CLI, and `--json true` is refused with the forms to write.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_CONFIG } from '../../src/core/run/config';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-compare-names-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function cli(script: string, args: string[]) {
+  return spawnSync('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 120_000 });
+}
+
+/** A hand-made run directory `name` in tmp: 1 of 2 steps at training success 0.5, seed 4, no evaluation. */
+function runDir(name: string): string {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({
+    format: 'opd-playground-run', version: 1, config: { ...DEFAULT_CONFIG, steps: 2, seed: 4 }, envVersions: { household: 'household-v2' }, command: 'train',
+    argv: [], backend: 'wasm', params: 1, vocabSize: 2, initWeights: null, createdAt: '2026-01-01T00:00:00.000Z', resumes: [],
+  }) + '\n');
+  fs.writeFileSync(path.join(dir, 'events.jsonl'), JSON.stringify({ event: 'step', step: 1, successRate: 0.5, rewardMean: 0, policyLoss: 0 }) + '\n');
+  return dir;
+}
+
+describe('compare: one row per input', () => {
+  const dir = runDir('grpo-4'), other = runDir('opid-4'), file = path.join(tmp, 'grpo-4.opdrun');
+
+  it('a packed file and its folder: both rows carry the path given; a run of its own name keeps it', () => {
+    expect(cli('pack', [dir, file]).status).toBe(0);
+    const r = cli('compare', [dir, file, other, '--json']);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).runs.map((x: { name: string }) => x.name)).toEqual([`grpo-4 (${dir})`, `grpo-4 (${file})`, 'opid-4']);
+    const t = cli('compare', [file, dir]);
+    expect(t.status).toBe(0);
+    const rows = t.stdout.trimEnd().split('\n').slice(2).map((l) => l.split(/\s{2,}/)[0]);
+    expect(rows).toEqual([`grpo-4 (${file})`, `grpo-4 (${dir})`]);
+    // One input alone keeps the run's name.
+    expect(JSON.parse(cli('compare', [file, '--json']).stdout).runs[0].name).toBe('grpo-4');
+  }, 120_000);
+
+  it('--json=true is --json and --json=false the table, as in every CLI; --json true names the forms to write', () => {
+    const on = cli('compare', [dir, '--json=true']);
+    expect(on.status).toBe(0);
+    expect(on.stdout).toBe(cli('compare', [dir, '--json']).stdout);
+    const off = cli('compare', [dir, '--json=false']);
+    expect(off.stdout.split('\n')[0]).toMatch(/^run\s+algo\s+seed\s+steps/);
+    const sep = cli('compare', [dir, '--json', 'true']);
+    expect(sep.status).toBe(2);
+    expect(sep.stdout).toBe('');
+    expect(sep.stderr.split('\n')[0]).toBe('compare: --json takes no separate value: write --json (or --json=true), not "--json true"');
+    expect(cli('compare', [dir, '--json=yes']).stderr.split('\n')[0]).toBe('compare: --json takes no value or true|false, got "yes"');
+    const p = cli('pack', ['--unpack=yes', file, path.join(tmp, 'x')]);
+    expect(p.status).toBe(2);
+    expect(p.stderr.split('\n')[0]).toBe('pack: --unpack takes no value or true|false, got "yes"');
+  }, 120_000);
+});
