@@ -30,6 +30,7 @@ import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '.
 import type { Trajectory } from '../src/core/rollout/types';
 import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/skills/hints';
 import { loadBaseFiles } from './base';
+import { runFileAsWeights } from './packfile';
 import { defaultEvalThreads, EVAL_THREADS_MIN_WORK, evalThreadsFor, EvalPool } from './eval-pool';
 import { runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
 
@@ -128,6 +129,8 @@ async function main(): Promise<void> {
       if (fs.existsSync(a.policy) && !fs.statSync(a.policy).isFile()) fail(`--policy: ${a.policy} is a folder, not a weights file; give the path of a .safetensors file`);
       if (!fs.existsSync(a.policy)) fail(`--policy: no file at ${a.policy}; accepted: expert, random, base, or a path to a .safetensors file written by npm run train -- --save`);
       bytes = new Uint8Array(fs.readFileSync(a.policy));
+      const packed = runFileAsWeights(a.policy, bytes, '--policy');
+      if (packed) fail(packed);
     }
     let policy;
     try {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
-import { MAX_PACK_BYTES, PACK_FILE_RE, PackError, packRun, unpackRun, type UnpackedRun } from '../src/core/run/pack';
+import { MAX_PACK_BYTES, PACK_FILE_RE, PackError, isRunPack, packRun, unpackRun, type UnpackedRun } from '../src/core/run/pack';
 import { RunDirError } from './rundir';
 import { writeAtomic } from './files';
 
@@ -66,4 +66,25 @@ export function unpackToDir(file: string, dir: string): string[] {
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, data] of u.files) writeAtomic(path.join(dir, name), data);
   return [...u.files.keys()];
+}
+
+/**
+ * The message for a run file (`.opdrun`, recognised by its first bytes: `isRunPack`) given to `flag` where a weights
+ * file is expected (`train --init`, `eval --policy`): what the file is, whether it is whole (else the pack's own
+ * problem, e.g. truncated, and to export or pack it again), and how to use it: unpack it with cli/pack.ts, then
+ * `train --resume DIR` to continue the run or `flag DIR/ckpt-<k>.safetensors` to start from one of its checkpoints.
+ * Null when `bytes` are no run file.
+ */
+export function runFileAsWeights(file: string, bytes: Uint8Array, flag: string): string | null {
+  if (!isRunPack(bytes)) return null;
+  let problem = '';
+  try {
+    unpackRun(bytes, { envVersions: envVersions() });
+  } catch (e) {
+    if (!(e instanceof PackError)) throw e;
+    problem = e.message;
+  }
+  const what = `${flag} ${file}: this is a run file (.opdrun, a packed run record), not a weights file`;
+  const use = `unpack it (npx tsx cli/pack.ts --unpack ${file} DIR), then continue the run with npm run train -- --resume DIR, or start from one of its checkpoints with ${flag} DIR/ckpt-<k>.safetensors`;
+  return problem ? `${what}, and it is damaged: ${problem}. Once it is whole, ${use}` : `${what}. To use it, ${use}`;
 }

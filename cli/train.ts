@@ -42,6 +42,7 @@ import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/con
 import { train } from '../src/core/train/trainer';
 import { checkpointFile } from '../src/core/run/record';
 import { readRun } from './rundir';
+import { runFileAsWeights } from './packfile';
 import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
 import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
@@ -181,6 +182,8 @@ async function main(): Promise<void> {
   } else if (init !== undefined) {
     if (!fs.existsSync(init) || !fs.statSync(init).isFile()) fail(`--init: no weights file at "${init}" (a .safetensors file written by --save)`);
     initWeights = new Uint8Array(fs.readFileSync(init));
+    const packed = runFileAsWeights(init, initWeights, '--init');
+    if (packed) fail(packed);
   }
   const backend = await setupBackend(config.backend as NodeBackend);
   let versionWarning: EnvVersionWarning | null = null;

@@ -118,6 +118,18 @@ export interface UnpackedRun {
   checkpoints: number[];
 }
 
+/** The first bytes of every pack `packRun` writes: the header's opening and its `format` field. */
+const PACK_MAGIC = enc.encode(`{"format":${JSON.stringify(PACK_FORMAT)}`);
+
+/**
+ * True when `bytes` start as every pack `packRun` writes does (`{"format":"opd-playground-run-pack"`), whether or not
+ * the rest is whole: a run file given where another kind of file (weights) is expected can then be named as one, a
+ * truncated one included. Reads at most the first 35 bytes.
+ */
+export function isRunPack(bytes: Uint8Array): boolean {
+  return bytes.length >= PACK_MAGIC.length && PACK_MAGIC.every((b, i) => bytes[i] === b);
+}
+
 /** Reads the header line of a pack. @throws PackError (not a pack, a newer version, a bad field). */
 export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt: number } {
   const limit = Math.min(bytes.length, MAX_PACK_HEADER_BYTES);
