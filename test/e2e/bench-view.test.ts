@@ -32,7 +32,8 @@ describe('backend probe and Bench view in Chromium', () => {
     console.log(`badge (probe): ${text}\npopover: ${await details(page)}`);
     expect(text).toMatch(new RegExp(`^wasm · ${threads} threads? · fastest\\b`));
     expect(await details(page)).toMatch(new RegExp(`Adapter: WebAssembly · SIMD · ${threads} threads?`));
-    expect(await details(page)).toMatch(/Chosen: fastest of wasm \d+ ms, cpu \d+ ms( \(stopped early\))? per probe step/);
+    // On loaded cores a probe can run out of its time before one timed step: its figure is then a lower bound ('>'), and one stopped after fewer timed steps says so.
+    expect(await details(page)).toMatch(/Chosen: fastest of wasm >?\d+ ms( \(stopped early\))?, cpu >?\d+ ms( \(stopped early\))? per probe step/);
     expect(await details(page)).toMatch(/webgpu: software adapter \(.+\): a CPU emulation, about 60× slower than wasm; choose webgpu in Settings to use it anyway/);
 
     // The next visit uses the remembered choice without probing.
@@ -40,18 +41,28 @@ describe('backend probe and Bench view in Chromium', () => {
     const again = await badgeText(page);
     console.log(`badge (remembered): ${again}`);
     expect(again).toMatch(/^wasm · \d+ threads? · fastest \(remembered\)/);
-    expect(await details(page)).toMatch(/Chosen: remembered: fastest of wasm \d+ ms/);
+    expect(await details(page)).toMatch(/Chosen: remembered: fastest of wasm >?\d+ ms/);
 
     // A corrupted record is not a crash: the worker probes again and says why.
+    // Every way this write can stall rejects with what happened (page.evaluate itself has no timeout).
     await page.evaluate(() => new Promise<void>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error('writing the corrupted record did not finish within 60 s')), 60_000);
+      const fail = (e: unknown) => { clearTimeout(timer); rej(e); };
       const req = indexedDB.open('opd-backend-choice', 1);
+      req.onupgradeneeded = () => fail(new Error('opd-backend-choice did not exist: the worker never stored its choice'));
+      req.onblocked = () => fail(new Error('opening opd-backend-choice was blocked by another connection'));
       req.onsuccess = () => {
-        const tx = req.result.transaction('choice', 'readwrite');
-        tx.objectStore('choice').put({ version: 1, key: 'x', choice: 'tpu', timings: 'fast' }, 'auto');
-        tx.oncomplete = () => { req.result.close(); res(); };
-        tx.onerror = () => rej(tx.error);
+        try {
+          const tx = req.result.transaction('choice', 'readwrite');
+          tx.objectStore('choice').put({ version: 1, key: 'x', choice: 'tpu', timings: 'fast' }, 'auto');
+          tx.oncomplete = () => { clearTimeout(timer); req.result.close(); res(); };
+          tx.onerror = () => fail(tx.error);
+          tx.onabort = () => fail(tx.error ?? new Error('the write transaction was aborted'));
+        } catch (e) {
+          fail(e);
+        }
       };
-      req.onerror = () => rej(req.error);
+      req.onerror = () => fail(req.error);
     }));
     await page.reload();
     expect(await badgeText(page)).toMatch(/^wasm · \d+ threads? · fastest ⚠$|^wasm · \d+ threads? · fastest\b(?! \(remembered\))/);
