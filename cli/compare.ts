@@ -6,7 +6,9 @@
  * maximum), the last step's training success, checkpoints and the last validation's mean pass rate. Two runs of
  * the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path given:
  * `grpo-3 (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object
- * `{runs: RunSummary[]}`. Bad input (no folder given, no such folder, a missing or corrupt run.json or
+ * `{runs: RunSummary[]}`. `--markdown` / `--csv`: the page's Compare table (src/core/run/compare.ts), exactly as its
+ * Markdown and CSV exports write it: final and best success per split (and per task type in CSV) with the settings
+ * that differ between the runs. Bad input (no folder given, no such folder, a missing or corrupt run.json or
  * events.jsonl line): a message naming the folder, file and line on stderr, exit 2.
  */
 import path from 'node:path';
@@ -14,15 +16,18 @@ import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } 
 import { exitOnClosedStdout } from './files';
 import { RunDirError, readEvents, readRun } from './rundir';
 import { summarizeRun, type RunSummary } from '../src/core/run/record';
+import { compareCsv, compareMarkdown, compareRuns, type CompareInput } from '../src/core/run/compare';
 import { isFile, readPackFile } from './packfile';
 
 exitOnClosedStdout();
 
-const USAGE = 'usage: npm run compare -- DIR1|FILE1.opdrun DIR2|FILE2.opdrun [...] [--json]';
+const USAGE = 'usage: npm run compare -- DIR1|FILE1.opdrun DIR2|FILE2.opdrun [...] [--json | --markdown | --csv]';
 
 /** compare's flags (its other arguments are run directories or .opdrun files). */
 const FLAGS = {
   json: { type: 'boolean', help: 'one JSON object {runs: RunSummary[]}' },
+  markdown: { type: 'boolean', help: 'the page\'s Compare table as Markdown (its Markdown export): final and best success per split, the settings that differ' },
+  csv: { type: 'boolean', help: 'the page\'s Compare table as CSV (its CSV export): final and best per split and per task type, the settings that differ' },
   help: { type: 'boolean', help: 'print the usage' },
 } as const satisfies FlagTable;
 
@@ -58,7 +63,7 @@ function rowNames(names: readonly string[], args: readonly string[]): string[] {
 }
 
 function main(): void {
-  let values: { json: boolean; help: boolean }, positionals: string[];
+  let values: { json: boolean; markdown: boolean; csv: boolean; help: boolean }, positionals: string[];
   const argv = process.argv.slice(2);
   try {
     ({ flags: values, positionals } = parseArgsAndPositionals(argv, FLAGS));
@@ -72,20 +77,29 @@ function main(): void {
     return;
   }
   if (!positionals.length) fail('name at least one run directory');
-  const runs: RunSummary[] = [];
+  const outputs = (['json', 'markdown', 'csv'] as const).filter((k) => values[k]);
+  if (outputs.length > 1) fail(`${outputs.map((k) => `--${k}`).join(' and ')} choose different outputs; give one of them`);
+  const inputs: CompareInput[] = [];
   for (const dir of positionals) {
     try {
       if (isFile(dir)) {
         const u = readPackFile(dir); // a .opdrun file (the page's Export, cli/pack.ts)
-        runs.push(summarizeRun(u.header.name || path.basename(dir), u.run, u.events));
-      } else runs.push(summarizeRun(path.basename(path.resolve(dir)), readRun(dir), readEvents(dir)));
+        inputs.push({ name: u.header.name || path.basename(dir), run: u.run, events: u.events });
+      } else inputs.push({ name: path.basename(path.resolve(dir)), run: readRun(dir), events: readEvents(dir) });
     } catch (e) {
       if (e instanceof RunDirError) fail(e.message);
       throw e;
     }
   }
-  const names = rowNames(runs.map((r) => r.name), positionals);
-  runs.forEach((r, i) => (r.name = names[i]));
+  const names = rowNames(inputs.map((r) => r.name), positionals);
+  inputs.forEach((r, i) => (r.name = names[i]));
+  if (values.markdown || values.csv) {
+    if (new Set(names).size < names.length) fail(`a run is named twice (${names.find((n, i) => names.indexOf(n) !== i)}); give each run once`);
+    const t = compareRuns(inputs);
+    process.stdout.write(values.csv ? compareCsv(t) : compareMarkdown(t));
+    return;
+  }
+  const runs: RunSummary[] = inputs.map((r) => summarizeRun(r.name, r.run, r.events));
   process.stdout.write((values.json ? JSON.stringify({ runs }) : table(runs)) + '\n');
 }
 

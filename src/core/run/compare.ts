@@ -1,5 +1,5 @@
 /**
- * Comparing runs side by side (the page's Compare view; `npm run compare` prints a similar table): per run the
+ * Comparing runs side by side (the page's Compare view; `npm run compare --markdown|--csv` prints this table): per run the
  * success per split and per split × task type at the final and at the best evaluation (aggregate.ts `pickEval`: the
  * best is the evaluation with the highest mean success over the splits, ties to the earlier), its steps and last
  * training success (record.ts `summarizeRun`), and the settings, marked where they differ between the runs; as CSV
