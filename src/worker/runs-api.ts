@@ -8,6 +8,7 @@ import { buildTokenizer } from '../core/model/policy';
 import { vocabHash } from '../core/tokenizer/tokenizer';
 import { checkWeights, decodeSafetensors } from '../core/model/io';
 import { DEFAULT_CONFIG } from '../core/run/config';
+import { PACK_EXTENSION, isRunPack } from '../core/run/pack';
 import type { TrainerApi, InitSource, StorageUsage } from './api';
 import type { TrainingSession } from './session';
 import { checkName, type BaseLoader, type WeightsStore } from './weights';
@@ -109,6 +110,8 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
     async importWeights(name, bytes) {
       const n = checkName(name);
       let modelSize: string;
+      // A run file picked where weights are asked for: name it and where it belongs (not "not safetensors").
+      if (isRunPack(bytes)) throw new Error(`"${n}" cannot be imported: this is a run file (${PACK_EXTENSION}, a packed run record), not weights; import it with the Runs view's Import ${PACK_EXTENSION}, where Resume continues it`);
       try {
         const w = decodeSafetensors(bytes);
         const env = Object.hasOwn(w.meta, 'env') && ENV_NAMES.includes(w.meta.env) ? w.meta.env : DEFAULT_CONFIG.env;

@@ -75,6 +75,9 @@ describe('runsApi', () => {
     await expect(api.importWeights('x', Uint8Array.of(1, 2, 3))).rejects.toThrow(/^"x" cannot be imported: weights file is 3 bytes: too short to be safetensors/);
     const foreign = encodeTensors([{ name: 'w', shape: [1], data: Float32Array.of(1) }], { format: 'opd-playground', modelSize: 'nano' });
     await expect(api.importWeights('x', foreign)).rejects.toThrow(/cannot be imported/);
+    // A run file (.opdrun), whole or cut short, is named as one, with where it belongs.
+    const pack = new TextEncoder().encode('{"format":"opd-playground-run-pack","version":1');
+    await expect(api.importWeights('x', pack)).rejects.toThrow(new Error('"x" cannot be imported: this is a run file (.opdrun, a packed run record), not weights; import it with the Runs view\'s Import .opdrun, where Resume continues it'));
     expect(weights.size).toBe(0);
     expect(await api.weightsSha256('x')).toBeNull();
     weights.set('y', { name: 'y', bytes: Uint8Array.of(1, 2, 3), modelSize: 'nano', savedAt: 1 });
