@@ -1,7 +1,8 @@
 /**
  * Sampled trajectories of a run, kept beside its events: `trajectories.jsonl`, one line per training step with the
  * group the trainer showed (the `trajectories` event) without its per-token views — `{step, group: [{task,
- * taskType, success, reward, initialObservation, steps: [{observation, action, valid}]}]}`. The page writes it; the
+ * taskType, success, reward, initialObservation, steps: [{observation, action, valid, critical?, stepSkill?}],
+ * episodeSkill?, analyzerError?}]}`; the skill fields (OPID, Skill-GRPO) only where the event has them. The page writes it; the
  * CLI's run directories have none. And their export as chat-messages JSONL, the dataset format TRL's and verl's
  * SFT/RL loaders read: one line per trajectory, `{"messages": [{"role", "content"}…], "reward", "success", "task"}`.
  * Pure.
@@ -13,9 +14,15 @@ import { RecordError } from './record';
 /** File name of the sampled trajectories in a run record. */
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
 
-const StepSchema = z.object({ observation: z.string(), action: z.string(), valid: z.boolean() });
+const StepSchema = z.object({
+  observation: z.string(), action: z.string(), valid: z.boolean(),
+  /** OPID: the step is in the critical set C_τ; its step skill. Written only when present. */
+  critical: z.boolean().optional(), stepSkill: z.string().optional(),
+});
 const TrajSchema = z.object({
   task: z.string(), taskType: z.string(), success: z.boolean(), reward: z.number(), initialObservation: z.string(), steps: z.array(StepSchema),
+  /** OPID / Skill-GRPO: the episode skill, or why the analysis failed. Written only when present. */
+  episodeSkill: z.string().optional(), analyzerError: z.string().optional(),
 });
 const LineSchema = z.object({ step: z.number().int().min(1), group: z.array(TrajSchema) });
 
@@ -30,7 +37,11 @@ export function trajectoryLine(e: Pick<TrajectoriesEvent, 'step' | 'group'>): st
     step: e.step,
     group: e.group.map((t) => ({
       task: t.task, taskType: t.taskType, success: t.success, reward: t.reward, initialObservation: t.initialObservation,
-      steps: t.steps.map((s) => ({ observation: s.observation, action: s.action, valid: s.valid })),
+      steps: t.steps.map((s) => ({
+        observation: s.observation, action: s.action, valid: s.valid,
+        ...(s.critical !== undefined ? { critical: s.critical } : {}), ...(s.stepSkill !== undefined ? { stepSkill: s.stepSkill } : {}),
+      })),
+      ...(t.episodeSkill !== undefined ? { episodeSkill: t.episodeSkill } : {}), ...(t.analyzerError !== undefined ? { analyzerError: t.analyzerError } : {}),
     })),
   };
   return JSON.stringify(rec);

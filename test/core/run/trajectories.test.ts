@@ -26,6 +26,23 @@ describe('trajectories.jsonl', () => {
     expect(parseTrajectoryLines(`${line}\n\n`)).toHaveLength(1);
     expect(() => parseTrajectoryLines(`${line}\n{"step":0,"group":[]}`)).toThrow(/trajectories.jsonl line 2: step/);
   });
+  it('keeps the skills of an OPID group: the episode skill, critical steps with their step skill, an analysis failure', () => {
+    const opid: TrajectoryView = {
+      ...view, episodeSkill: 'wash before cooling',
+      steps: [{ ...view.steps[0], critical: true, stepSkill: 'take the apple first' }, { ...view.steps[1], critical: false }],
+    };
+    const failed: TrajectoryView = { ...view, success: false, reward: 0, analyzerError: 'analyzer failed: HTTP 500 (server error)' };
+    const line = trajectoryLine({ step: 4, group: [opid, failed] });
+    const [rec] = parseTrajectoryLines(line);
+    expect(rec.group[0].episodeSkill).toBe('wash before cooling');
+    expect(rec.group[0].steps).toEqual([
+      { observation: 'You are in the kitchen.', action: 'take apple 1', valid: true, critical: true, stepSkill: 'take the apple first' },
+      { observation: 'You pick up the apple 1.', action: 'clean apple 1 with sinkbasin 1', valid: true, critical: false },
+    ]);
+    expect(rec.group[1]).toMatchObject({ success: false, analyzerError: 'analyzer failed: HTTP 500 (server error)' });
+    expect(Object.hasOwn(rec.group[1], 'episodeSkill')).toBe(false);
+    expect(() => parseTrajectoryLines(line.replace('"critical":true', '"critical":"yes"'))).toThrow(/trajectories.jsonl line 1: group.0.steps.0.critical/);
+  });
   it('exports one chat-messages line per trajectory, exactly', () => {
     const rec = parseTrajectoryLines(trajectoryLine({ step: 3, group: [view, { ...view, success: false, reward: 0, steps: [] }] }));
     expect(toChatJsonl(rec)).toBe(
