@@ -1,23 +1,18 @@
 /**
  * Faster kernels for tfjs' wasm backend (tfjs 4.22), registered over the stock ones: BatchMatMul's batched and
  * transposed cases run the SIMD kernel of `wasm-batch-matmul.ts` (same bits as the stock loop, ~5–10× faster at the
- * attention shapes; docs/experiments/speed.md). Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the
+ * attention shapes; docs/experiments/speed.md); Transpose and GatherV2 run the word copies of
+ * `wasm-copy-kernels.ts`; GELU's element-wise chains (model/ops.ts) the kernels of `wasm-gelu.ts`. Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the
  * kernel is set up with the backend (its memory), in tfjs' `setupFunc`.
  */
 import * as tf from '../tf';
 import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
+import { registerWasmCopyKernels } from './wasm-copy-kernels';
+import { registerWasmGeluKernels } from './wasm-gelu';
+import { heapOf, type WasmBackend } from './wasm-heap';
 
-/** The parts of tfjs' BackendWasm (tfjs-backend-wasm/dist/backend_wasm.js) this kernel and wasm-decode.ts use. */
-export interface WasmBackend {
-  wasm: {
-    _malloc(bytes: number): number;
-    _free(ptr: number): void;
-    wasmMemory?: WebAssembly.Memory;
-    asm?: { memory?: WebAssembly.Memory };
-  };
-  dataIdMap: { get(dataId: object): { memoryOffset: number } };
-  makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
-}
+export { heapOf, type WasmBackend } from './wasm-heap';
+
 interface MatMulArgs {
   inputs: { a: tf.TensorInfo; b: tf.TensorInfo };
   backend: WasmBackend;
@@ -28,12 +23,6 @@ interface MatMulArgs {
 const modules = new WeakMap<object, MatMulModule | null>();
 let registered = false;
 let enabled = true;
-
-/** The backend's heap: the threaded build keeps it in `Module.wasmMemory`, the others export it as `asm.memory`. */
-export function heapOf(backend: WasmBackend): WebAssembly.Memory | null {
-  const m = backend.wasm.wasmMemory ?? backend.wasm.asm?.memory;
-  return m instanceof WebAssembly.Memory ? m : null;
-}
 
 const size = (s: number[]) => s.reduce((p, c) => p * c, 1);
 
@@ -111,6 +100,8 @@ export function registerWasmKernels(): void {
   } finally {
     console.warn = warn;
   }
+  registerWasmCopyKernels(); // Transpose and GatherV2 as word copies (wasm-copy-kernels.ts)
+  registerWasmGeluKernels(); // GELU's element-wise chains for model/ops.ts gelu (wasm-gelu.ts)
 }
 
 /**

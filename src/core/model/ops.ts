@@ -26,6 +26,7 @@
 import * as tf from '../tf';
 import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu-layernorm';
 import { fusedAttentionSoftmax, fusedAttentionSoftmaxUsable } from '../backend/webgpu-softmax';
+import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm-gelu';
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
@@ -93,15 +94,19 @@ const GELU_C = Math.sqrt(2 / Math.PI);
 /**
  * GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, as GPT-2). Same shape as x.
  * Backward in closed form from the saved x and t = tanh(u): dx = dy·(0.5·(1 + t) + 0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²)).
+ * On wasm the element-wise chains around tfjs' Tanh and the backward run as one kernel each (backend/wasm-gelu.ts,
+ * the same float32 operations in the same order: same bits).
  */
 export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
-  const inner = tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), GELU_C);
+  const fused = wasmGeluUsable() && x.dtype === 'float32';
+  const inner = fused ? runGeluKernel(GELU_KERNELS.inner, { x }) : tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), GELU_C);
   const t = tf.tanh(inner);
   save([x, t]);
   return {
-    value: tf.mul(tf.mul(x, 0.5), tf.add(t, 1)),
+    value: fused ? runGeluKernel(GELU_KERNELS.out, { x, t }) : tf.mul(tf.mul(x, 0.5), tf.add(t, 1)),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sx, st] = saved;
+      if (fused && wasmGeluUsable()) return runGeluKernel(GELU_KERNELS.grad, { x: sx, t: st, dy });
       const x2 = tf.mul(sx, sx);
       const du = tf.mul(tf.mul(tf.sub(1, tf.mul(st, st)), tf.mul(sx, 0.5 * GELU_C)), tf.add(tf.mul(x2, 3 * 0.044715), 1));
       return tf.mul(dy, tf.add(tf.mul(tf.add(st, 1), 0.5), du));
