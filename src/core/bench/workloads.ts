@@ -160,7 +160,9 @@ export function makeBenchModel(size: BenchSize): BenchModel {
   const p = makeVariables(cfg, initValues(cfg, rng));
   const B = size.batch, T = size.seq, V = size.vocab;
   const ids = tf.tensor2d(Int32Array.from({ length: B * T }, () => rng.int(V)), [B, T], 'int32');
-  const oneHot = tf.tidy(() => tf.oneHot(tf.tensor1d(Int32Array.from({ length: B * T }, () => rng.int(V)), 'int32'), V)) as tf.Tensor2D;
+  // float32 once here: an int32 one-hot would be cast to float32 by every step's Multiply and its gradient (4 Casts of
+  // [B·T, V] per step), the same 0/1 values each time.
+  const oneHot = tf.tidy(() => tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from({ length: B * T }, () => rng.int(V)), 'int32'), V), 'float32')) as tf.Tensor2D;
   const pos = tf.tensor2d(Int32Array.from({ length: B * T }, (_, i) => i % T), [B, T], 'int32');
   return { cfg, p, opt: tf.train.adam(1e-3), ids, oneHot, pos, size, rng };
 }

@@ -1,0 +1,56 @@
+/**
+ * The bench's training step (small, B 32 × T 128, forward + backward + Adam) with the project's wasm kernels on and off,
+ * alternating in one process, so that both see the same load:
+ * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu] [--rounds 3] [--steps 2] [--model small]`.
+ *
+ * `copy`: Transpose and GatherV2 as word copies (src/core/backend/wasm-copy-kernels.ts); `gelu`: GELU's element-wise
+ * chains as single kernels (src/core/backend/wasm-gelu.ts). After one untimed step in each setting, each round times
+ * `--steps` steps per setting (the order alternates from round to round) and prints wall and process CPU time per
+ * step (ms): on cores shared with other jobs the CPU time varies less than the wall time. Both settings give the same
+ * bits (test/core/backend/wasm-copy-kernels.test.ts, wasm-gelu.test.ts); speed is measured here, never in tests.
+ */
+import * as tf from '../src/core/tf';
+import { setupBackend } from '../cli/backend';
+import { setWasmCopyKernelsEnabled } from '../src/core/backend/wasm-copy-kernels';
+import { setWasmGeluEnabled } from '../src/core/backend/wasm-gelu';
+import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, trainStep } from '../src/core/bench/workloads';
+import type { ModelSize } from '../src/core/model/config';
+
+const arg = (name: string, dflt: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const SWITCHES: Record<string, (on: boolean) => boolean> = { copy: setWasmCopyKernelsEnabled, gelu: setWasmGeluEnabled };
+const kernels = arg('--kernels', 'copy,gelu').split(',');
+for (const k of kernels) if (!SWITCHES[k]) throw new Error(`--kernels: unknown kernel set ${k}; choose from ${Object.keys(SWITCHES).join(', ')}`);
+const rounds = Number(arg('--rounds', '3')), steps = Number(arg('--steps', '2'));
+if (!(Number.isInteger(rounds) && rounds >= 1 && Number.isInteger(steps) && steps >= 1)) throw new Error('--rounds and --steps must be integers ≥ 1');
+await setupBackend('wasm');
+const m = makeBenchModel({ ...CLI_BENCH_SIZE, model: arg('--model', 'small') as ModelSize });
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const set = (on: boolean) => kernels.forEach((k) => SWITCHES[k](on));
+for (const on of [false, true]) {
+  set(on);
+  await trainStep(m);
+}
+const res = { off: { wall: [] as number[], cpu: [] as number[] }, on: { wall: [] as number[], cpu: [] as number[] } };
+for (let r = 0; r < rounds; r++) {
+  for (const on of r % 2 ? [true, false] : [false, true]) {
+    set(on);
+    const t0 = performance.now(), c0 = cpuMs();
+    for (let i = 0; i < steps; i++) await trainStep(m);
+    const e = res[on ? 'on' : 'off'];
+    e.wall.push((performance.now() - t0) / steps);
+    e.cpu.push((cpuMs() - c0) / steps);
+  }
+}
+set(true);
+for (const k of ['off', 'on'] as const) {
+  const e = res[k];
+  console.log(`${kernels.join('+')} ${k}: wall ms/step ${e.wall.map((x) => x.toFixed(0)).join(' ')}; CPU ms/step ${e.cpu.map((x) => x.toFixed(0)).join(' ')} (min ${Math.min(...e.cpu).toFixed(0)})`);
+}
+disposeBenchModel(m);
+console.log(`numTensors after: ${tf.memory().numTensors}`);
