@@ -1,9 +1,8 @@
 /**
  * GELU's element-wise chains as single kernels on tfjs' wasm backend, for the training step (model/ops.ts `gelu`):
- * the forward's polynomial before tfjs' Tanh (5 kernels: Multiply, Multiply, Multiply, Add, Multiply), its output
- * after it (3 kernels), and the closed-form backward (11 kernels: Multiply, Multiply, Sub, Multiply, Multiply,
- * Multiply, Add, Multiply, Add, Multiply, Add, Multiply minus the shared x·x) — each of them a pass over
- * [B·T, 4d] floats (2 M for `small` at B 32 × T 128).
+ * the forward's polynomial before tfjs' Tanh (5 kernels: Multiply, Multiply, Multiply, Add, Multiply), its value
+ * after it (3 kernels: Multiply, Add, Multiply), and the closed-form backward (12 kernels: 8 Multiply, 3 Add, 1 Sub)
+ * — 20 passes over [B·T, 4d] floats (2 M for `small` at B 32 × T 128) become 3.
  *
  * Each runs as f32x4 SIMD in a small module generated at start-up (`wasm-emit.ts`, over the backend's heap), with
  * the last n mod 4 elements (and everything, where the engine lacks SIMD) in JavaScript; a JavaScript loop alone was
