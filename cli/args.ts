@@ -173,9 +173,12 @@ function normalise(argv: readonly string[], spec: FlagTable, positionals = false
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
     const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (f?.type === 'boolean' && eq < 0 && (argv[i + 1] === 'true' || argv[i + 1] === 'false')) {
-      // `--json true` would read "true" as a positional argument (a run directory for compare): name the form.
-      const v = argv[i + 1];
-      throw new UsageError(`--${name} takes no separate value: write ${v === 'true' ? `--${name} (or --${name}=true)` : `--${name}=false (or leave it out)`}, not "--${name} ${v}"`, name, v);
+      // `--lad-gate false` as TRL's and argparse's users write it: the next word is the flag's value (a positional
+      // argument spelled "true" or "false" is written after `--`).
+      if (argv[i + 1] === 'false') falseAt.add(args.length);
+      args.push(`--${name}`);
+      i++;
+      continue;
     }
     if (f?.type === 'boolean' && eq >= 0) {
       const raw = arg.slice(eq + 1);

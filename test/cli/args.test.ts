@@ -61,9 +61,6 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', '--lr', '--json']).message).toBe('--lr needs a value (a number in 0..1)');
     // ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL, before or after the flags, and after a `--`
     expect(usageError(['extra', '--seed', '1']).message).toMatch(/^unexpected argument "extra"; accepted flags: --env, --name/);
-    // a boolean given a separate value: the forms to write instead
-    expect(usageError(['--seed', '1', '--json', 'true'])).toMatchObject({ flag: 'json', value: 'true', message: '--json takes no separate value: write --json (or --json=true), not "--json true"' });
-    expect(usageError(['--seed', '1', '--json', 'false']).message).toBe('--json takes no separate value: write --json=false (or leave it out), not "--json false"');
     expect(usageError(['--seed', '1', '--', 'x']).message).toMatch(/^unexpected argument "--"/);
     expect(usageError(['--seed', '1', '--']).message).toMatch(/^unexpected argument "--"/);
     // short options are not flags of these CLIs
@@ -88,6 +85,11 @@ describe('parseArgs', () => {
     const on = { v: { type: 'boolean', default: true, help: 'verbose' } } as const;
     expect(parseArgs([], on).v).toBe(true);
     expect(parseArgs(['--v=false'], on).v).toBe(false);
+    // a separate true/false is the boolean's value, as argparse's and TRL's users write it
+    expect(parseArgs(['--v', 'false'], on).v).toBe(false);
+    expect(parseArgs(['--v', 'false', '--v', 'true'], on).v).toBe(true);
+    expect(parseArgs(['--seed', '1', '--json', 'true'], SPEC)).toMatchObject({ json: true, seed: 1 });
+    expect(parseArgs(['--json', 'false', '--seed', '2'], SPEC)).toMatchObject({ json: false, seed: 2 });
   });
 
   it('negative numbers are values: checked against the range, never taken for flags', () => {
@@ -120,6 +122,8 @@ describe('parseArgs', () => {
     expect(parseArgsAndPositionals(['a', '--json', 'b'], spec)).toEqual({ flags: { json: true, help: false }, positionals: ['a', 'b'] });
     expect(parseArgsAndPositionals(['a', '--json=true'], spec)).toEqual({ flags: { json: true, help: false }, positionals: ['a'] });
     expect(parseArgsAndPositionals(['--json=false', 'a'], spec)).toEqual({ flags: { json: false, help: false }, positionals: ['a'] });
+    expect(parseArgsAndPositionals(['--json', 'false', 'a'], spec)).toEqual({ flags: { json: false, help: false }, positionals: ['a'] });
+    expect(parseArgsAndPositionals(['a', '--', 'true'], spec)).toEqual({ flags: { json: false, help: false }, positionals: ['a', 'true'] });
     expect(parseArgsAndPositionals(['--', '--json', '-x'], spec)).toEqual({ flags: { json: false, help: false }, positionals: ['--json', '-x'] });
     const err = (argv: string[]) => {
       try {
@@ -130,7 +134,6 @@ describe('parseArgs', () => {
       return 'no error';
     };
     expect(err(['a', '--json=yes'])).toBe('--json takes no value or true|false, got "yes"');
-    expect(err(['a', '--json', 'true'])).toBe('--json takes no separate value: write --json (or --json=true), not "--json true"');
     expect(err(['a', '--bogus'])).toBe('unknown flag --bogus; accepted flags: --json, --help');
   });
 
