@@ -9,7 +9,8 @@
  * `DIR/<method>-<seed>.jsonl` and its best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it
  * finishes. Stopped at any moment and called again, it skips finished runs and continues each unfinished one from its
  * last checkpoint (`train --resume`), so a table longer than one sitting is still one command. Writes
- * `DIR/table.md`, `DIR/table.json` (src/core/run/table-schema.ts, validated before it is written; the page's Results
+ * `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to GRPO per split and task type), `DIR/table.json`
+ * (src/core/run/table-schema.ts, validated before it is written; the page's Results
  * view opens it) and `DIR/curves.svg` (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad
  * input: a message naming the flag, exit 2.
  */
@@ -23,8 +24,9 @@ import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { baseManifestPath } from '../src/core/pretrain/base';
-import { pct, type RunEvals, type TableRow } from '../src/core/run/aggregate';
+import type { RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
+import { resultsTableMarkdown } from '../src/core/run/table-md';
 
 exitOnClosedStdout();
 
@@ -139,20 +141,6 @@ function evalsOf(j: Job): RunEvals {
   return { method: j.method, seed: j.seed, evals };
 }
 
-/** table.md: the settings, then final and best-evaluation tables (split columns, then per task type). */
-function markdown(header: string[], final: TableRow[], best: TableRow[]): string {
-  const keys = [...new Set(final.flatMap((r) => Object.keys(r.cells)))].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
-  const table = (rows: TableRow[], title: string) => [
-    `## ${title}`, '',
-    `| method | seeds | ${keys.join(' | ')} | ${SPLITS.map((s) => `Δ vs GRPO ${s}`).join(' | ')} |`,
-    `|---|---|${keys.map(() => '---|').join('')}${SPLITS.map(() => '---|').join('')}`,
-    ...rows.map((r) => `| ${r.method} | ${r.seeds.length} | ${keys.map((k) => pct(r.cells[k])).join(' | ')} | ${SPLITS.map((s) => pct(r.diff[s], true)).join(' | ')} |`),
-    '',
-  ];
-  return ['# OPID household table', '', ...header.map((h) => `- ${h}`), '', 'Success in %, mean ± standard error over seeds; Δ: paired difference to GRPO over the same seeds.', '',
-    ...table(final, 'Final evaluation'), ...table(best, 'Best evaluation (the same episodes chose it: optimistic)')].join('\n');
-}
-
 /** curves.svg: mean test success over seeds per method and evaluation step (vega-lite, rendered headless). */
 async function curves(runs: RunEvals[]): Promise<string> {
   const values = runs.flatMap((r) => r.evals.flatMap((e) => SPLITS.filter((s) => Object.hasOwn(e.splits, s)).map((s) => ({ method: r.method, seed: r.seed, step: e.step, split: s, success: 100 * e.splits[s].successRate }))));
@@ -220,7 +208,7 @@ async function main(): Promise<void> {
   const missing = jobs.length - runs.length;
   const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
   const table = makeResultsTable({ header: head, command: `npm run experiment -- ${argv.join(' ')}`, baseline: 'grpo', splits: SPLITS, methods, runs });
-  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(markdown(head, table.final, table.best) + '\n'));
+  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')));
   writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
   if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
   process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));

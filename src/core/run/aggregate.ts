@@ -104,11 +104,24 @@ export function buildTable(runs: readonly RunEvals[], methods: readonly string[]
   });
 }
 
-/** `12.3 ± 1.2` in percent points (one decimal); `+1.5 ± 0.8` with a sign for differences. */
+/**
+ * `12.3 ± 1.2` in percent points (one decimal); `+1.5 ± 0.8` with a sign for differences (a mean that rounds to zero
+ * prints `+0.0`, never `-0.0`, so rounding noise of a difference like 0.8 − 0.7 − 0.1 shows no sign flip).
+ */
 export function pct(x: MeanSe | null | undefined, signed = false): string {
   if (!x) return '—';
-  const m = 100 * x.mean, s = 100 * x.se;
-  return `${signed && m >= 0 ? '+' : ''}${m.toFixed(1)} ± ${s.toFixed(1)}`;
+  const m = (100 * x.mean).toFixed(1).replace(/^-(0\.0)$/, '$1'), s = 100 * x.se;
+  return `${signed && !m.startsWith('-') ? '+' : ''}${m} ± ${s.toFixed(1)}`;
+}
+
+/**
+ * A paired difference in percent points, signed (`+20.0 ± 10.0`), with ` (2 seeds)` appended when it pairs fewer
+ * seeds than its row has (the baseline lacks that cell on some seeds), so a difference over fewer seeds is said in
+ * words; `—` for none. `rowSeeds`: the number of seeds of the row the difference belongs to.
+ */
+export function pctDiff(d: MeanSe | null | undefined, rowSeeds: number): string {
+  if (!d) return '—';
+  return `${pct(d, true)}${d.n < rowSeeds ? ` (${d.n} seed${d.n === 1 ? '' : 's'})` : ''}`;
 }
 
 /** One method's success curves: mean ± s.e. over seeds at each evaluation step, per split (rates in [0, 1]). */

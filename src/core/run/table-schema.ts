@@ -8,7 +8,9 @@
  * over seeds of the success at every evaluation step, per split). Version 1 is the same file without `format`,
  * `version`, `command`, `baseline` and `curves`, as the writer made it before; it is still read (the command from its
  * `command: …` header line, the baseline `grpo`, no curves). All rates are in [0, 1] (success rates), differences in
- * [−1, 1]; MeanSe as in aggregate.ts (mean, standard error, n seeds).
+ * [−1, 1]; MeanSe as in aggregate.ts (mean, standard error, n seeds). Both versions hold in `diff` the paired
+ * difference of every cell, the whole split's and each task type's (`split/type`), so the per-type differences of
+ * table.md and the Results view read from either.
  */
 import { z } from 'zod';
 import { buildCurves, buildTable, type CurveRow, type RunEvals, type TableRow } from './aggregate';
@@ -122,7 +124,10 @@ function checkRows(t: ResultsTable, file: string): void {
         if (!t.splits.includes(k.split('/')[0])) bad(`${at}.cells.${k}: "${k.split('/')[0]}" is not one of splits (${t.splits.join(', ')})`);
         if (r.cells[k].n > r.seeds.length) bad(`${at}.cells.${k}.n: ${r.cells[k].n} seeds, but the row has ${r.seeds.length}`);
       }
-      for (const k of Object.keys(r.diff)) if (!Object.hasOwn(r.cells, k)) bad(`${at}.diff.${k}: a difference without its cell (cells has no "${k}")`);
+      for (const [k, d] of Object.entries(r.diff)) {
+        if (!Object.hasOwn(r.cells, k)) bad(`${at}.diff.${k}: a difference without its cell (cells has no "${k}")`);
+        if (d && d.n > r.seeds.length) bad(`${at}.diff.${k}.n: paired over ${d.n} seeds, but the row has ${r.seeds.length}`);
+      }
     });
   }
   t.curves?.forEach((c, i) => {

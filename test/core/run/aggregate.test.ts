@@ -1,6 +1,7 @@
 /** The results-table aggregator: hand-computed means, standard errors and paired differences. */
 import { describe, expect, it } from 'vitest';
-import { buildCurves, buildTable, meanSe, pairedDiff, pct, pickEval, type RunEvals } from '../../../src/core/run/aggregate';
+import { buildCurves, buildTable, meanSe, pairedDiff, pct, pctDiff, pickEval, type RunEvals } from '../../../src/core/run/aggregate';
+import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
 
 describe('meanSe', () => {
   it('mean and s.e. = sd/√n with n − 1 in the variance', () => {
@@ -61,6 +62,58 @@ describe('buildTable', () => {
     expect(pct({ mean: 0.6525, se: 0.0123, n: 2 })).toBe('65.3 ± 1.2');
     expect(pct({ mean: 0.015, se: 0.01, n: 2 }, true)).toBe('+1.5 ± 1.0');
     expect(pct(null)).toBe('—');
+  });
+});
+
+describe('buildTable per task type (three seeds, test/helpers/table-runs.ts)', () => {
+  const close = (x: { mean: number; se: number; n: number } | null | undefined, mean: number, se: number, n: number) => {
+    expect(x).toBeTruthy();
+    expect(x!.mean).toBeCloseTo(mean, 12);
+    expect(x!.se).toBeCloseTo(se, 12);
+    expect(x!.n).toBe(n);
+  };
+  it('final: mean ± s.e. of each task type, and its difference to GRPO paired by seed', () => {
+    const [g, o] = buildTable(TYPED_RUNS, ['grpo', 'opid'], TYPED_SPLITS, 'final', 'grpo');
+    // test-seen/pick: GRPO 0.6, 0.7, 0.7 → 0.6667, deviations −0.0667, +0.0333, +0.0333, variance 0.00667/2, s.e. √(0.00333/3) = 0.0333
+    close(g.cells['test-seen/pick'], 2 / 3, 1 / 30, 3);
+    close(o.cells['test-seen/pick'], 2.3 / 3, 1 / 30, 3); // 0.7, 0.8, 0.8
+    // paired: 0.1 on every seed → +0.1 ± 0 (unpaired, the two s.e. would add to 0.047)
+    close(o.diff['test-seen/pick'], 0.1, 0, 3);
+    // test-seen/cool: GRPO seed 3 has none → GRPO 0.4, 0.5 → 0.45 ± 0.05 (n 2); OPID 0.5, 0.8, 0.6 → 0.6333 ± √(0.02333/3) = 0.0882
+    close(g.cells['test-seen/cool'], 0.45, 0.05, 2);
+    close(o.cells['test-seen/cool'], 1.9 / 3, Math.sqrt(0.07 / 3 / 3), 3);
+    // paired over seeds 1, 2 only: 0.1, 0.3 → 0.2 ± (sd 0.1414)/√2 = 0.1
+    close(o.diff['test-seen/cool'], 0.2, 0.1, 2);
+    // test-unseen/pick: 0.3 − 0.4, 0.4 − 0.4, 0.4 − 0.4 = −0.1, 0, 0 → −0.0333 ± 0.0333
+    close(o.diff['test-unseen/pick'], -0.1 / 3, 1 / 30, 3);
+    // test-unseen/heat: GRPO 0.2, 0.4, 0.3 → 0.3 ± √(0.01/3); OPID 0.5, 0.4, 0.6 → 0.5 ± √(0.01/3); Δ 0.3, 0, 0.3 → 0.2 ± √(0.03/3) = 0.1
+    close(g.cells['test-unseen/heat'], 0.3, Math.sqrt(0.01 / 3), 3);
+    close(o.cells['test-unseen/heat'], 0.5, Math.sqrt(0.01 / 3), 3);
+    close(o.diff['test-unseen/heat'], 0.2, 0.1, 3);
+    // the whole splits: seen Δ 0.1, 0.2, 0 → 0.1 ± √(0.01/3); unseen Δ 0.1, 0, 0.15 → 0.0833 ± √(0.011667/2/3) = 0.0441
+    close(o.diff['test-seen'], 0.1, Math.sqrt(0.01 / 3), 3);
+    close(o.diff['test-unseen'], 0.25 / 3, Math.sqrt(0.035 / 18), 3);
+    // the baseline's own differences are null, for every task type
+    expect(Object.entries(g.diff).filter(([, d]) => d !== null)).toEqual([]);
+    expect(Object.keys(o.diff).sort()).toEqual(['test-seen', 'test-seen/cool', 'test-seen/pick', 'test-unseen', 'test-unseen/heat', 'test-unseen/pick']);
+  });
+  it('best: OPID seed 3 reads step 5, and the per-type differences follow it', () => {
+    const [, o] = buildTable(TYPED_RUNS, ['grpo', 'opid'], TYPED_SPLITS, 'best', 'grpo');
+    // seen/pick Δ 0.1, 0.1, 0.9 − 0.7 = 0.2 → 0.1333 ± 0.0333; unseen/heat Δ 0.3, 0, 0.4 → 0.2333 ± √(0.043333/3) = 0.1202
+    close(o.diff['test-seen/pick'], 0.4 / 3, 1 / 30, 3);
+    close(o.diff['test-unseen/heat'], 0.7 / 3, Math.sqrt(0.26 / 3 / 2 / 3), 3); // squares 0.26/3, variance /2, s.e. √(var/3)
+    close(o.diff['test-seen/cool'], 0.2, 0.1, 2); // seed 3 has no GRPO cool at its best (= final) either
+  });
+  it('prints a difference with the seeds it pairs when they are fewer than the row has', () => {
+    const [, o] = buildTable(TYPED_RUNS, ['grpo', 'opid'], TYPED_SPLITS, 'final', 'grpo');
+    expect(pctDiff(o.diff['test-seen/cool'], 3)).toBe('+20.0 ± 10.0 (2 seeds)');
+    expect(pctDiff(o.diff['test-seen/pick'], 3)).toBe('+10.0 ± 0.0');
+    expect(pctDiff(o.diff['test-unseen/pick'], 3)).toBe('-3.3 ± 3.3');
+    expect(pctDiff({ mean: 0.05, se: 0, n: 1 }, 2)).toBe('+5.0 ± 0.0 (1 seed)');
+    expect(pctDiff(null, 3)).toBe('—');
+    // a difference that rounds to zero has no minus sign: 0.7 − 0.8 + 0.1 in floating point is −2.8e-17
+    expect(pct({ mean: 0.7 - 0.8 + 0.1, se: 0, n: 1 }, true)).toBe('+0.0 ± 0.0');
+    expect(pct({ mean: -0.0004, se: 0.001, n: 2 })).toBe('0.0 ± 0.1');
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import type { RunEvals } from '../../../src/core/run/aggregate';
 import { makeResultsTable, parseResultsTable, resultsTableJson, TableError, type ResultsTable } from '../../../src/core/run/table-schema';
+import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
 
 const SPLITS = ['test-seen', 'test-unseen'];
 const split = (rate: number, types: Record<string, number>) => ({
@@ -88,6 +89,25 @@ describe('parseResultsTable', () => {
     expect(Object.values(t.final[0].diff).every((d) => d === null)).toBe(true);
   });
 
+  it('reads the paired difference of every task type from version 2 and version 1 (three seeds, hand-computed)', () => {
+    const t = makeResultsTable({ header: ['command: x'], command: 'x', baseline: 'grpo', splits: TYPED_SPLITS, methods: ['grpo', 'opid'], runs: TYPED_RUNS });
+    const text = resultsTableJson(t);
+    const { format: _f, version: _v, command: _c, baseline: _b, curves: _k, ...v1 } = JSON.parse(text);
+    for (const r of [parseResultsTable(text), parseResultsTable(JSON.stringify(v1))]) {
+      const o = r.final[1];
+      // test-unseen/heat: OPID − GRPO per seed 0.3, 0, 0.3 → 0.2 ± 0.1; test-seen/cool paired over seeds 1, 2: 0.1, 0.3 → 0.2 ± 0.1 (n 2)
+      expect(o.diff['test-unseen/heat']!.mean).toBeCloseTo(0.2, 12);
+      expect(o.diff['test-unseen/heat']!.se).toBeCloseTo(0.1, 12);
+      expect([o.diff['test-seen/cool']!.n, o.diff['test-unseen/heat']!.n]).toEqual([2, 3]);
+      expect(o.diff['test-unseen/pick']!.mean).toBeCloseTo(-0.1 / 3, 12);
+      expect(r.final[0].diff['test-unseen/heat']).toBeNull();
+    }
+    // the earlier writer's version-1 file holds them too: OPID − GRPO per type, 0 ± 0 over its one seed
+    const old = parseResultsTable(fs.readFileSync('test/fixtures/table-v1.json', 'utf8'));
+    expect(old.final[1].diff['test-unseen/heat']).toEqual({ mean: 0, se: 0, n: 1 });
+    expect(old.best[2].diff['test-seen/pick2']).toEqual({ mean: 0, se: 0, n: 1 });
+  });
+
   it('names a missing field and the fix', () => {
     const o = raw();
     delete o.final[0].cells['test-seen'].se;
@@ -158,6 +178,9 @@ describe('parseResultsTable', () => {
     const s = raw();
     s.curves[1].steps = [0, 10, 5];
     expect(() => parseResultsTable(s)).toThrow(/^table\.json: curves\.1\.steps\.2: steps must increase \(10 then 5\)/);
+    const d = raw();
+    d.final[1].diff['test-unseen/heat'].n = 3;
+    expect(() => parseResultsTable(d)).toThrow(/^table\.json: final\.1\.diff\.test-unseen\/heat\.n: paired over 3 seeds, but the row has 2/);
     const u = raw();
     u.final[1].cells['test-seen'].n = 3;
     expect(() => parseResultsTable(u)).toThrow(/^table\.json: final\.1\.cells\.test-seen\.n: 3 seeds, but the row has 2/);
