@@ -6,7 +6,7 @@
  * checkpoint), the oracle's mean pass rate (each task's best checkpoint) and the tasks forgotten (solved by a
  * checkpoint before the best one, failed by the best) — overall and per task type. `--json`: one JSON object
  * (core/run/record.ts CoverageReport: keys rule, tasks, samples, checkpoints, best, union, oracleMeanPassRate,
- * forgotten, overall, byTaskType). Bad input (no such folder, no val.json, a corrupt file, no validated
+ * forgotten, overall, byTaskType, noise — the union-over-best gap sampling noise alone gives, core/run/coverage-noise.ts). Bad input (no such folder, no val.json, a corrupt file, no validated
  * checkpoint): a message on stderr, exit 2.
  */
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
@@ -38,6 +38,11 @@ function table(r: CoverageReport): string {
   lines.push(`union (solved by any checkpoint): ${r.union.solved}/${r.tasks}`);
   lines.push(`oracle best-per-task mean pass rate: ${pct(r.oracleMeanPassRate)}`);
   lines.push(`forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val tasks ${r.forgotten.tasks.join(', ')})` : ''}`);
+  const n = r.noise.atRecorded, m = r.noise.atMoreSamples;
+  const f = (x: number) => x.toFixed(1);
+  lines.push('', `noise baseline — expected if every checkpoint were one policy (each task's pass rate pooled over the ${n.checkpoints} checkpoints):`);
+  lines.push(`  ${n.samples} episodes per task: best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, gap ${f(n.expectedGap)} (observed gap ${r.union.solved - r.best.solved})`);
+  if (m.samples !== n.samples) lines.push(`  ${m.samples} episodes per task: best ${f(m.expectedBest)}, union ${f(m.expectedUnion)}, gap ${f(m.expectedGap)} (validate with --val-samples ${m.samples} to see past the noise)`);
   lines.push('', 'task type   tasks  best  union  oracle   forgotten');
   for (const [t, n] of Object.entries(r.byTaskType))
     lines.push(`${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ${String(n.union).padStart(5)}  ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`);

@@ -33,6 +33,7 @@
  */
 import { z } from 'zod';
 import { RunConfigSchema, crossFieldIssues, type RunConfig } from './config';
+import { noiseBaseline, pooledPassRates, type NoiseBaseline } from './coverage-noise';
 
 /** `format` of run.json. */
 export const RUN_FORMAT = 'opd-playground-run';
@@ -219,11 +220,21 @@ export interface CoverageReport {
   forgotten: { count: number; tasks: number[] };
   overall: CoverageNumbers;
   byTaskType: Record<string, CoverageNumbers>;
+  /**
+   * The union-over-best gap sampling noise alone would give (core/run/coverage-noise.ts: every checkpoint the same
+   * policy with each task's pass rate pooled over checkpoints): `atRecorded` with the record's r and K,
+   * `atMoreSamples` with r = NOISE_WHAT_IF_SAMPLES (same pooled rates), to show what more validation episodes buy.
+   */
+  noise: { atRecorded: NoiseBaseline; atMoreSamples: NoiseBaseline };
 }
+
+/** The larger r for the coverage report's noise what-if (episodes per val task and checkpoint). */
+export const NOISE_WHAT_IF_SAMPLES = 16;
 
 /**
  * Coverage of the solved matrix: solved counts per checkpoint, the best single checkpoint, the union, the oracle
- * best-per-task mean pass rate and the tasks forgotten by the best — overall and per task type.
+ * best-per-task mean pass rate and the tasks forgotten by the best — overall and per task type — and the gap that
+ * sampling noise alone would give (`noise`).
  * @throws RecordError when the record has no checkpoint.
  */
 export function coverage(v: ValRecord): CoverageReport {
@@ -249,11 +260,16 @@ export function coverage(v: ValRecord): CoverageReport {
   for (const t of [...new Set(v.taskTypes)].sort()) byTaskType[t] = numbers(all.filter((i) => v.taskTypes[i] === t));
   const unionTasks = all.filter((i) => C.some((_, ci) => solved(ci, i)));
   const forgottenTasks = all.filter((i) => !solved(b, i) && C.some((_, ci) => ci < b && solved(ci, i)));
+  const pooled = pooledPassRates(C.map((c) => c.passRates));
   return {
     rule: `a val task is solved at a checkpoint when its pass rate over ${v.samples} episode${v.samples === 1 ? '' : 's'} is ≥ ${SOLVED_AT}`,
     tasks: v.tasks, samples: v.samples, checkpoints: rows, best: rows[b],
     union: { solved: unionTasks.length, tasks: unionTasks }, oracleMeanPassRate: numbers(all).oracleMeanPassRate,
     forgotten: { count: forgottenTasks.length, tasks: forgottenTasks }, overall: numbers(all), byTaskType,
+    noise: {
+      atRecorded: noiseBaseline(pooled, v.samples, C.length, SOLVED_AT),
+      atMoreSamples: noiseBaseline(pooled, Math.max(NOISE_WHAT_IF_SAMPLES, v.samples), C.length, SOLVED_AT),
+    },
   };
 }
 

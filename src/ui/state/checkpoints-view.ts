@@ -5,6 +5,7 @@
  * the best checkpoint, and a distillation stage's teacher rounds and LAD share (Agentic-OPD (2026)).
  */
 import { SOLVED_AT, coverage, type ValRecord } from '../../core/run/record';
+import type { NoiseBaseline } from '../../core/run/coverage-noise';
 import type { StepEvent } from '../../core/train/events';
 import type { TeacherRoundView } from '../../worker/checkpoints';
 
@@ -86,6 +87,11 @@ export interface CoverageBars {
   bars: CoverageBar[];
   /** Per task type: tasks, solved by the best, solved by any (the union). */
   byType: { type: string; tasks: number; best: number; union: number }[];
+  /**
+   * The union-over-best gap sampling noise alone would give (core `coverage().noise`, one policy with pooled pass
+   * rates), in words: observed vs expected at the record's episodes per task, and at 16.
+   */
+  noise: string;
 }
 
 /**
@@ -104,7 +110,15 @@ export function coverageBars(val: ValRecord): CoverageBars {
       { id: 'oracle', label: 'Oracle (best checkpoint per task)', value: c.oracleMeanPassRate, text: `mean pass rate ${pct(c.oracleMeanPassRate)}` },
     ],
     byType: Object.entries(c.byTaskType).map(([type, n]) => ({ type, tasks: n.tasks, best: n.best, union: n.union })),
+    noise: noiseText(c.union.solved - c.best.solved, c.noise.atRecorded, c.noise.atMoreSamples),
   };
+}
+
+/** The coverage noise line: observed gap, the gap one policy would show at r episodes per task, and at the what-if r. */
+function noiseText(observed: number, n: NoiseBaseline, m: NoiseBaseline): string {
+  const f = (x: number) => x.toFixed(1);
+  const more = m.samples !== n.samples ? ` With ${m.samples} episodes per task it would be ${f(m.expectedGap)}.` : '';
+  return `Union − best: ${observed} tasks. If all ${n.checkpoints} checkpoints were one policy (each task's pass rate pooled over them), noise alone would give ${f(n.expectedGap)} at ${n.samples} episodes per task (best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}).${more}`;
 }
 
 /** A val task the best checkpoint fails that an earlier checkpoint solved. */
