@@ -108,8 +108,8 @@ export function isQuotaError(e: unknown): boolean {
 /**
  * Records one run into a RunStore as its events come: `take` every event (synchronous), writes are queued one at a
  * time (`flush`, also started by checkpoint and done events). A failed write keeps the previous one intact (one
- * transaction each) and is reported through `onStatus` with what was kept; the next write tries again, without
- * the checkpoint files that did not fit.
+ * transaction each) and is reported through `onStatus` with what was kept and every checkpoint lost so far; the
+ * next write tries again, without the checkpoint files that did not fit.
  */
 export class RunRecorder {
   private run: RunRecord | null;
@@ -120,6 +120,8 @@ export class RunRecorder {
   private queue: Promise<void> = Promise.resolve();
   private lastStep = 0;
   private savedStep = 0;
+  /** Steps of checkpoints whose write failed (their bytes are dropped, never retried), ascending. */
+  private lostCheckpoints: number[] = [];
 
   /**
    * @param meta the run's summary (its id, name, init; files of a resumed run).
@@ -241,7 +243,15 @@ export class RunRecorder {
       const kept = this.savedStep > 0
         ? `the run is kept up to step ${this.savedStep}${this.meta.lastCheckpoint !== null ? ` with its checkpoint of step ${this.meta.lastCheckpoint}` : ''}`
         : 'nothing of this run could be kept';
-      const lost = ckpts.length ? `; the checkpoint of step ${/ckpt-(\d+)/.exec(ckpts[0].name)?.[1]} was not stored` : '';
+      // Every checkpoint lost so far, not only this write's: the pause's write right after a failed checkpoint write
+      // carries no checkpoint, and its message replaces the one before it on the page.
+      for (const f of ckpts) {
+        const k = /^ckpt-(\d+)\.safetensors$/.exec(f.name);
+        if (k) this.lostCheckpoints.push(Number(k[1]));
+      }
+      const ls = this.lostCheckpoints;
+      const lost = ls.length === 1 ? `; the checkpoint of step ${ls[0]} was not stored`
+        : ls.length > 1 ? `; the checkpoints of steps ${ls.slice(0, -1).join(', ')} and ${ls.at(-1)} were not stored` : '';
       this.onStatus({
         id: this.meta.id, name: this.meta.name, savedStep: this.savedStep, lastCheckpoint: this.meta.lastCheckpoint,
         error: `${what}: ${kept}${lost}. Training goes on; delete runs or weights in the Runs view to free space.`,
