@@ -3,13 +3,16 @@
  * experiment's own writer) opened with the file picker shows its command and settings, a table per split with the
  * hand-computed mean ± s.e., seeds and paired Δ to GRPO, switches to the best evaluation, and draws the curves with
  * their values; a bad file is named with the field and keeps the table; a version-1 file dropped on the view opens
- * without curves.
+ * without curves. A second table (three seeds, task types that differ from their split: test/helpers/table-runs.ts)
+ * shows, with the cells switched to Δ vs GRPO, the hand-computed paired difference of every task type, in words and
+ * signs, at the final and the best evaluation, from version 2 and version 1.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useE2E } from './harness';
 import type { RunEvals } from '../../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../../src/core/run/table-schema';
+import { TYPED_RUNS, TYPED_SPLITS } from '../helpers/table-runs';
 
 const { open } = useE2E();
 
@@ -104,6 +107,55 @@ describe('Results view in Chromium', () => {
     expect(await page.getByTestId('results-view').count()).toBe(0);
     await page.getByRole('button', { name: 'Results', exact: true }).click();
     expect(await page.getByTestId('results-file-name').textContent()).toBe('old-table.json');
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+    await page.close();
+  }, 240_000);
+
+  it('switches the cells to the paired Δ vs GRPO per task type (three seeds, hand-computed), for version 2 and version 1', async () => {
+    const typed = resultsTableJson(makeResultsTable({ header: [], command: '', baseline: 'grpo', splits: TYPED_SPLITS, methods: ['grpo', 'opid'], runs: TYPED_RUNS }));
+    const { page, logs } = await open('backend=wasm&model=nano&steps=1');
+    await page.getByRole('button', { name: 'Results', exact: true }).click();
+    await page.getByLabel('Open table.json').setInputFiles({ name: 'typed.json', mimeType: 'application/json', buffer: Buffer.from(typed) });
+    await page.getByTestId('results-table').first().waitFor();
+    // Values first: GRPO seen 0.5, 0.6, 0.7 → 60.0 ± 5.8; cool only on seeds 1, 2 (0.4, 0.5) → 45.0 ± 5.0; OPID Δ seen 0.1, 0.2, 0 → +10.0 ± 5.8.
+    expect(await rows(page, 'test-seen')).toEqual([
+      ['method', 'seeds', 'test-seen', 'cool', 'pick', 'Δ vs grpo'],
+      ['grpo', '3', '60.0 ± 5.8', '45.0 ± 5.0', '66.7 ± 3.3', 'baseline'],
+      ['opid', '3', '70.0 ± 5.8', '63.3 ± 8.8', '76.7 ± 3.3', '+10.0 ± 5.8'],
+    ]);
+
+    await page.getByRole('radio', { name: /^Δ vs grpo/ }).check();
+    expect(await page.getByRole('table', { name: /^test-seen: Δ vs grpo in percent points, at the final evaluation — mean ± standard error of the per-seed differences/ }).count()).toBe(1);
+    // Final. Seen: cool paired over seeds 1, 2 only (0.1, 0.3 → +20.0 ± 10.0, said in words), pick 0.1 on every seed → +10.0 ± 0.0.
+    const finalSeen = [
+      ['method', 'seeds', 'Δ test-seen', 'Δ cool', 'Δ pick'],
+      ['grpo', '3', 'baseline (the differences are to this method)'],
+      ['opid', '3', '+10.0 ± 5.8', '+20.0 ± 10.0 (2 seeds)', '+10.0 ± 0.0'],
+    ];
+    // Unseen: the split 0.1, 0, 0.15 → +8.3 ± 4.4; heat 0.3, 0, 0.3 → +20.0 ± 10.0; pick −0.1, 0, 0 → −3.3 ± 3.3.
+    const finalUnseen = ['opid', '3', '+8.3 ± 4.4', '+20.0 ± 10.0', '-3.3 ± 3.3'];
+    expect(await rows(page, 'test-seen')).toEqual(finalSeen);
+    expect((await rows(page, 'test-unseen'))[0]).toEqual(['method', 'seeds', 'Δ test-unseen', 'Δ heat', 'Δ pick']);
+    expect((await rows(page, 'test-unseen'))[2]).toEqual(finalUnseen);
+
+    // Best: OPID seed 3 reads step 5 (seen 0.9, unseen 0.7 on every type): seen 0.1, 0.2, 0.2 → +16.7 ± 3.3; pick 0.1, 0.1, 0.2 → +13.3 ± 3.3;
+    // unseen 0.1, 0, 0.35 → +15.0 ± 10.4; heat 0.3, 0, 0.4 → +23.3 ± 12.0; pick −0.1, 0, 0.3 → +6.7 ± 12.0.
+    await page.getByTestId('results-pick-best').check();
+    expect((await rows(page, 'test-seen'))[2]).toEqual(['opid', '3', '+16.7 ± 3.3', '+20.0 ± 10.0 (2 seeds)', '+13.3 ± 3.3']);
+    expect((await rows(page, 'test-unseen'))[2]).toEqual(['opid', '3', '+15.0 ± 10.4', '+23.3 ± 12.0', '+6.7 ± 12.0']);
+
+    // Back to values at the best evaluation: OPID seen 0.6, 0.8, 0.9 → 76.7 ± 8.8.
+    await page.getByRole('radio', { name: /^success/ }).check();
+    expect((await rows(page, 'test-seen'))[2]).toEqual(['opid', '3', '76.7 ± 8.8', '73.3 ± 12.0', '80.0 ± 5.8', '+16.7 ± 3.3']);
+
+    // The same table as a version-1 file shows the same differences.
+    const { format: _f, version: _v, command: _c, baseline: _b, curves: _k, ...v1 } = JSON.parse(typed);
+    await page.getByTestId('results-pick-final').check();
+    await page.getByTestId('results-show-diff').check();
+    await page.getByLabel('Open table.json').setInputFiles({ name: 'typed-v1.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(v1)) });
+    await expect.poll(() => page.getByTestId('results-file-name').textContent()).toBe('typed-v1.json');
+    expect(await rows(page, 'test-seen')).toEqual(finalSeen);
+    expect((await rows(page, 'test-unseen'))[2]).toEqual(finalUnseen);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await page.close();
   }, 240_000);

@@ -4,6 +4,8 @@ import type { RunEvals } from '../../src/core/run/aggregate';
 import { makeResultsTable, parseResultsTable, resultsTableJson } from '../../src/core/run/table-schema';
 import { curveCharts, splitViews } from '../../src/ui/state/results';
 import { RUN_COLORS } from '../../src/ui/state/compare';
+import { pctDiff } from '../../src/core/run/aggregate';
+import { TYPED_RUNS, TYPED_SPLITS } from '../helpers/table-runs';
 
 const split = (rate: number, types: Record<string, number>) => ({
   successRate: rate, episodes: 10, byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])),
@@ -27,8 +29,35 @@ describe('splitViews', () => {
     expect(unseen.rows[0].diff).toBeNull();
     expect(unseen.rows[1].diff!.mean).toBeCloseTo(0.1, 12);
     expect(unseen.rows[1].diff!.n).toBe(1);
+    // per task type: heat OPID − GRPO on seed 1: 0.3 − 0.25; pick 0.6 − 0.5
+    expect(unseen.rows[1].diffByType[0]!.mean).toBeCloseTo(0.05, 12);
+    expect(unseen.rows[1].diffByType[1]!.mean).toBeCloseTo(0.1, 12);
+    expect(unseen.rows[0].diffByType).toEqual([null, null]);
     // best: OPID seed 1's best is step 5 (0.9)
     expect(splitViews(TABLE, 'best')[0].rows[1].total).toEqual({ mean: 0.9, se: 0, n: 1 });
+  });
+});
+
+describe('splitViews per task type (three seeds, test/helpers/table-runs.ts)', () => {
+  const typed = makeResultsTable({ header: [], command: '', baseline: 'grpo', splits: TYPED_SPLITS, methods: ['grpo', 'opid'], runs: TYPED_RUNS });
+  it('the paired Δ of each task type, in the order of the task types; null for the baseline', () => {
+    const [seen, unseen] = splitViews(typed, 'final');
+    expect([seen.taskTypes, unseen.taskTypes]).toEqual([['cool', 'pick'], ['heat', 'pick']]);
+    expect(seen.rows[0].diffByType).toEqual([null, null]);
+    // seen: cool paired over seeds 1, 2 (0.1, 0.3 → +20.0 ± 10.0), pick 0.1 on every seed → +10.0 ± 0.0
+    expect(seen.rows[1].diffByType.map((d) => pctDiff(d, seen.rows[1].seeds))).toEqual(['+20.0 ± 10.0 (2 seeds)', '+10.0 ± 0.0']);
+    // unseen: heat 0.3, 0, 0.3 → +20.0 ± 10.0; pick −0.1, 0, 0 → −3.3 ± 3.3; the whole split 0.1, 0, 0.15 → +8.3 ± 4.4
+    expect(unseen.rows[1].diffByType[0]!.mean).toBeCloseTo(0.2, 12);
+    expect(unseen.rows[1].diffByType[0]!.se).toBeCloseTo(0.1, 12);
+    expect(unseen.rows[1].diffByType[1]!.mean).toBeCloseTo(-0.1 / 3, 12);
+    expect(unseen.rows[1].diffByType[1]!.se).toBeCloseTo(1 / 30, 12);
+    expect(pctDiff(unseen.rows[1].diff, 3)).toBe('+8.3 ± 4.4');
+    // best: OPID seed 3 reads step 5: heat 0.3, 0, 0.4 → +23.3 ± 12.0; pick −0.1, 0, 0.3 → +6.7 ± 12.0
+    expect(splitViews(typed, 'best')[1].rows[1].diffByType.map((d) => pctDiff(d, 3))).toEqual(['+23.3 ± 12.0', '+6.7 ± 12.0']);
+  });
+  it('reads them from a version-1 file as well', () => {
+    const { curves: _c, format: _f, version: _v, command: _m, baseline: _b, ...v1 } = JSON.parse(resultsTableJson(typed));
+    expect(splitViews(parseResultsTable(v1), 'final')).toEqual(splitViews(typed, 'final'));
   });
 });
 

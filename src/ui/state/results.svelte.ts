@@ -1,7 +1,7 @@
 /**
  * The Results view's state (a Svelte 5 reactive class): the results table opened from a table.json file (the one
  * `npm run experiment -- opid-table` writes), validated with src/core/run/table-schema.ts, which evaluation the
- * tables show (final or best), and the message of a file that could not be opened. A bad file leaves the table
+ * tables show (final or best), whether their cells show success or the paired difference to the baseline, and the message of a file that could not be opened. A bad file leaves the table
  * already shown in place.
  */
 import type { Pick } from '../../core/run/aggregate';
@@ -9,6 +9,9 @@ import { parseResultsTable, type ResultsTable } from '../../core/run/table-schem
 
 /** The largest table.json the view reads, in bytes (a table of 6 methods × 20 seeds is well under 1 MiB). */
 export const MAX_TABLE_BYTES = 16 * 1024 * 1024;
+
+/** What the Results view's table cells show: success per cell, or each cell's paired difference to the baseline. */
+export type ResultsShow = 'values' | 'diff';
 
 /** An opened results table and the view's choices. */
 export class ResultsState {
@@ -18,6 +21,8 @@ export class ResultsState {
   fileName = $state('');
   /** Which evaluation the tables show. */
   pick = $state<Pick>('final');
+  /** What the tables' cells show: success (`values`) or the paired difference to the baseline (`diff`). */
+  show = $state<ResultsShow>('values');
   /** Why the last file could not be opened (null after a good one). */
   error = $state<string | null>(null);
   /** True while a file is read. */

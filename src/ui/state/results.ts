@@ -1,7 +1,7 @@
 /**
  * The Results view's data (pure; no DOM): one table per split of a results table (src/core/run/table-schema.ts) —
- * methods × (the split, its task types), mean ± standard error over seeds, and the paired difference to the baseline —
- * and the success curves as chart data. Rates in [0, 1].
+ * methods × (the split, its task types), mean ± standard error over seeds, and the paired difference to the baseline
+ * for the whole split and for each task type — and the success curves as chart data. Rates in [0, 1].
  */
 import type { MeanSe, Pick } from '../../core/run/aggregate';
 import type { ResultsTable } from '../../core/run/table-schema';
@@ -19,6 +19,11 @@ export interface SplitRow {
   byType: (MeanSe | null)[];
   /** Paired difference to the baseline on the whole split (null for the baseline or without shared seeds). */
   diff: MeanSe | null;
+  /**
+   * Paired difference to the baseline per task type, in the order of `SplitView.taskTypes` (mean ± s.e. of the
+   * per-seed differences over the seeds both have; null for the baseline, without shared seeds, or without the cell).
+   */
+  diffByType: (MeanSe | null)[];
   /** True for the baseline's own row. */
   baseline: boolean;
 }
@@ -38,6 +43,7 @@ export function splitViews(t: ResultsTable, pick: Pick): SplitView[] {
     const prefix = `${split}/`;
     const taskTypes = [...new Set(rows.flatMap((r) => Object.keys(r.cells).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))))].sort();
     const cell = (r: (typeof rows)[number], k: string) => (Object.hasOwn(r.cells, k) ? r.cells[k] : null);
+    const diff = (r: (typeof rows)[number], k: string) => (Object.hasOwn(r.diff, k) ? r.diff[k] : null);
     return {
       split,
       taskTypes,
@@ -46,7 +52,8 @@ export function splitViews(t: ResultsTable, pick: Pick): SplitView[] {
         seeds: r.seeds.length,
         total: cell(r, split),
         byType: taskTypes.map((tt) => cell(r, prefix + tt)),
-        diff: Object.hasOwn(r.diff, split) ? r.diff[split] : null,
+        diff: diff(r, split),
+        diffByType: taskTypes.map((tt) => diff(r, prefix + tt)),
         baseline: r.method === t.baseline,
       })),
     };
