@@ -82,7 +82,11 @@ describe('run directory and resume (CLI)', () => {
     const rep = JSON.parse(cov.stdout);
     expect(rep.checkpoints.map((c: { step: number }) => c.step)).toEqual([2, 4]);
     expect(rep).toHaveProperty('union.solved');
-    expect(cli('coverage', ['--run', A]).stdout).toMatch(/union \(solved by any checkpoint\)/);
+    expect(rep.noise.atRecorded).toMatchObject({ checkpoints: 2, samples: rep.samples });
+    expect(rep.noise.atRecorded.expectedGap).toBeCloseTo(rep.noise.atRecorded.expectedUnion - rep.noise.atRecorded.expectedBest, 12);
+    const text = cli('coverage', ['--run', A]).stdout;
+    expect(text).toMatch(/union \(solved by any checkpoint\)/);
+    expect(text).toMatch(/noise baseline — expected if every checkpoint were one policy/);
     const cmp = cli('compare', [A, B, '--json']);
     expect(cmp.status).toBe(0);
     expect(JSON.parse(cmp.stdout).runs.map((r: { name: string; stepsDone: number }) => [r.name, r.stepsDone])).toEqual([['straight', 4], ['resumed', 4]]);
