@@ -7,6 +7,9 @@
  * and kernel count per kernel name (descending), and what is left outside kernels (JavaScript: op dispatch, the
  * sampler's own loop, read-backs). `--stock` runs tfjs' own BatchMatMul instead of the SIMD one; `--ops` samples with
  * the composed decoding step of src/core/model/transformer.ts instead of the fused one (src/core/model/decode-wasm.ts).
+ * `--cpu` times each kernel by the process's CPU time (`process.cpuUsage()` around every wasm kernel call) instead
+ * of `tf.profile`'s wall clock, which on cores shared with other jobs swells kernels at random; it also lists the
+ * costliest kernel-and-shape pairs (`--top N`, default 30).
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
@@ -28,6 +31,11 @@ const m = makeBenchModel({ ...CLI_BENCH_SIZE, model: arg('--model', 'small') as 
 const w = samplingWorkload(m);
 const run = workload === 'sample' ? () => w.run() : () => trainStep(m);
 await run();
+if (process.argv.includes('--cpu')) {
+  await cpuProfile(run, Number(arg('--top', '30')));
+  disposeBenchModel(m);
+  process.exit(0);
+}
 const t0 = performance.now();
 const info = await tf.profile(async () => {
   await run();
@@ -47,3 +55,57 @@ console.log(`${workload}: wall ${wall.toFixed(0)} ms (under the profiler), kerne
 for (const [name, e] of [...by].sort((a, b) => b[1].ms - a[1].ms))
   console.log(`  ${name.padEnd(24)} ${e.ms.toFixed(1).padStart(8)} ms ${(100 * e.ms / total).toFixed(1).padStart(5)}%  ${String(e.n).padStart(6)} calls  ${(1000 * e.ms / e.n).toFixed(0).padStart(6)} µs/call`);
 disposeBenchModel(m);
+
+/**
+ * One run of `run` with every wasm kernel wrapped to add the process CPU time (ms) it takes, by kernel name and by
+ * kernel name with its input shapes; prints both (descending) and the CPU time outside kernels. The wrappers stay
+ * registered: call this last.
+ */
+async function cpuProfile(run: () => Promise<unknown>, top: number): Promise<void> {
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const byName = new Map<string, { ms: number; n: number }>(), byShape = new Map<string, { ms: number; n: number }>();
+  const bump = (map: Map<string, { ms: number; n: number }>, key: string, ms: number) => {
+    const e = map.get(key) ?? { ms: 0, n: 0 };
+    e.ms += ms;
+    e.n++;
+    map.set(key, e);
+  };
+  let depth = 0;
+  for (const k of tf.getKernelsForBackend('wasm')) {
+    const inner = k.kernelFunc as (a: { inputs: Record<string, tf.TensorInfo> }) => unknown;
+    tf.unregisterKernel(k.kernelName, 'wasm');
+    tf.registerKernel({
+      kernelName: k.kernelName,
+      backendName: 'wasm',
+      kernelFunc: ((a: { inputs: Record<string, tf.TensorInfo> }) => {
+        if (depth++) {
+          try { return inner(a); } finally { depth--; }
+        }
+        const c0 = cpu();
+        try {
+          return inner(a);
+        } finally {
+          depth--;
+          const ms = cpu() - c0;
+          bump(byName, k.kernelName, ms);
+          bump(byShape, `${k.kernelName} ${Object.values(a.inputs).map((t) => `[${t.shape.join(',')}]`).join(' ')}`, ms);
+        }
+      }) as unknown as tf.KernelFunc,
+    });
+  }
+  const c0 = cpu();
+  await run();
+  const total = cpu() - c0;
+  const inK = [...byName.values()].reduce((s, e) => s + e.ms, 0);
+  console.log(`${workload}: CPU ${total.toFixed(0)} ms, inside kernels ${inK.toFixed(0)} ms in ${[...byName.values()].reduce((s, e) => s + e.n, 0)} calls, outside ${(total - inK).toFixed(0)} ms`);
+  const print = (map: Map<string, { ms: number; n: number }>, n: number) => {
+    for (const [name, e] of [...map].sort((a, b) => b[1].ms - a[1].ms).slice(0, n))
+      console.log(`  ${name.padEnd(60)} ${e.ms.toFixed(1).padStart(8)} ms ${(100 * e.ms / inK).toFixed(1).padStart(5)}%  ${String(e.n).padStart(5)} calls`);
+  };
+  print(byName, 1000);
+  console.log('by kernel and input shapes:');
+  print(byShape, top);
+}
