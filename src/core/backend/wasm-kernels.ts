@@ -2,13 +2,22 @@
  * Faster kernels for tfjs' wasm backend (tfjs 4.22), registered over the stock ones: BatchMatMul's batched and
  * transposed cases run the SIMD kernel of `wasm-batch-matmul.ts` (same bits as the stock loop, ~5–10× faster at the
  * attention shapes; docs/experiments/speed.md); Transpose and GatherV2 run the word copies of
- * `wasm-copy-kernels.ts`; GELU's element-wise chains (model/ops.ts) the kernels of `wasm-gelu.ts`. Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the
- * kernel is set up with the backend (its memory), in tfjs' `setupFunc`.
+ * `wasm-copy-kernels.ts`; GELU's element-wise chains (model/ops.ts) the kernels of `wasm-gelu.ts`; Identity and
+ * same-dtype Cast share their input's data (`wasm-alias-kernels.ts`); bias gradients' column sums run
+ * `wasm-colsum.ts`, LayerNorm's chains `wasm-layernorm.ts`, the attention softmax's `wasm-softmax.ts`; Tanh and Exp
+ * run `wasm-tanh.ts` and `wasm-exp.ts`. Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the kernel is set up with the backend
+ * (its memory), in tfjs' `setupFunc`.
  */
 import * as tf from '../tf';
 import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
+import { registerWasmAliasKernels } from './wasm-alias-kernels';
+import { registerWasmColSumKernel } from './wasm-colsum';
 import { registerWasmCopyKernels } from './wasm-copy-kernels';
+import { registerWasmExpKernel } from './wasm-exp';
 import { registerWasmGeluKernels } from './wasm-gelu';
+import { registerWasmLayerNormKernels } from './wasm-layernorm';
+import { registerWasmSoftmaxKernels } from './wasm-softmax';
+import { registerWasmTanhKernel } from './wasm-tanh';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 export { heapOf, type WasmBackend } from './wasm-heap';
@@ -102,6 +111,12 @@ export function registerWasmKernels(): void {
   }
   registerWasmCopyKernels(); // Transpose and GatherV2 as word copies (wasm-copy-kernels.ts)
   registerWasmGeluKernels(); // GELU's element-wise chains for model/ops.ts gelu (wasm-gelu.ts)
+  registerWasmAliasKernels(); // Identity and same-dtype Cast as references, not copies (wasm-alias-kernels.ts)
+  registerWasmColSumKernel(); // column sums for model/ops.ts colSum (wasm-colsum.ts)
+  registerWasmLayerNormKernels(); // LayerNorm's forward and backward for model/ops.ts layerNorm (wasm-layernorm.ts)
+  registerWasmSoftmaxKernels(); // the attention softmax's element-wise chains (wasm-softmax.ts)
+  registerWasmTanhKernel(); // Tanh as SIMD lanes of the C library's tanhf (wasm-tanh.ts)
+  registerWasmExpKernel(); // Exp as the C library's expf in JavaScript (wasm-exp.ts)
 }
 
 /**

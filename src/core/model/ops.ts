@@ -16,7 +16,10 @@
  * - `gelu`: tfjs core has no GELU; the tanh approximation (as GPT-2 and peer_torch.py) with x·x·x, not pow.
  * - On the webgpu backend, `layerNorm` and `attentionSoftmax` run fused kernels with hand-written gradients instead
  *   (src/core/backend/webgpu-layernorm.ts, webgpu-softmax.ts: one dispatch for a LayerNorm forward, one for the
- *   attention softmax forward and one for its backward); every other backend runs the composed ops below.
+ *   attention softmax forward and one for its backward); every other backend runs the composed ops below, wasm with
+ *   their element-wise chains, LayerNorm's and the attention softmax's, and the bias gradients' column sums as single
+ *   kernels that compute the same float32 operations in the same order (backend/wasm-layernorm.ts, wasm-softmax.ts,
+ *   wasm-colsum.ts: same bits).
  *
  * Every forward pass computes exactly what the plain formula computes (same ops, same order) on every backend but
  * webgpu: sampling and scoring are unchanged to the bit there. The hand-written backward passes sum in another order
@@ -27,6 +30,9 @@ import * as tf from '../tf';
 import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu-layernorm';
 import { fusedAttentionSoftmax, fusedAttentionSoftmaxUsable } from '../backend/webgpu-softmax';
 import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm-gelu';
+import { wasmColSum, wasmColSumUsable } from '../backend/wasm-colsum';
+import { wasmLayerNormBackward, wasmLayerNormForward, wasmLayerNormUsable } from '../backend/wasm-layernorm';
+import { wasmScaleBias, wasmScaledSoftmaxGrad, wasmSoftmaxUsable } from '../backend/wasm-softmax';
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
@@ -114,8 +120,12 @@ export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   };
 }) as unknown as CGF) as unknown as (x: tf.Tensor) => tf.Tensor;
 
-/** Column sums of a 2-D tensor [M, N] → [N], as ones[1,M]·x (an XNNPACK matMul on wasm, not a transpose and a Sum). */
+/**
+ * Column sums of a 2-D tensor [M, N] → [N], as ones[1,M]·x (an XNNPACK matMul on wasm, not a transpose and a Sum);
+ * on wasm the column-sum kernel of backend/wasm-colsum.ts, which adds in the product's order (same bits).
+ */
 function colSum(x: tf.Tensor2D): tf.Tensor1D {
+  if (wasmColSumUsable() && x.dtype === 'float32') return wasmColSum(x);
   const [M, N] = x.shape;
   return tf.reshape(tf.matMul(tf.ones([1, M]) as tf.Tensor2D, x), [N]);
 }
@@ -149,13 +159,34 @@ export const composedLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor,
 }) as unknown as CGF) as unknown as (x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor) => tf.Tensor;
 
 /**
+ * `composedLayerNorm` with its forward and backward chains as one wasm kernel each (backend/wasm-layernorm.ts: the
+ * same float32 operations in the same order, so the same bits); dγ and dβ are the same column sums.
+ */
+const wasmLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
+  const d = x.shape[x.shape.length - 1];
+  const [value, xc, r] = wasmLayerNormForward(tf.reshape(x, [-1, d]) as tf.Tensor2D, gamma, beta);
+  save([xc, r, gamma]);
+  return {
+    value: tf.reshape(value, x.shape),
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [sxc, sr, sg] = saved;
+      const dy2 = tf.reshape(dy, [-1, d]) as tf.Tensor2D;
+      const [dx, dyxh] = wasmLayerNormBackward(dy2, sxc as tf.Tensor2D, sr as tf.Tensor2D, sg);
+      return [tf.reshape(dx, dy.shape), colSum(dyxh), colSum(dy2)];
+    },
+  };
+}) as unknown as CGF) as unknown as (x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor) => tf.Tensor;
+
+/**
  * LayerNorm over the last axis: x [..., d] float32, gamma/beta [d] → [..., d] float32, differentiable w.r.t. all
- * three. On webgpu the fused kernels (backend/webgpu-layernorm.ts, the same closed-form gradient); elsewhere, or when
- * the rows do not fit one dispatch, `composedLayerNorm` (bit-identical to it).
+ * three. On webgpu the fused kernels (backend/webgpu-layernorm.ts, the same closed-form gradient); on wasm (d a
+ * multiple of 4) the kernels of backend/wasm-layernorm.ts; elsewhere, or when the rows do not fit one dispatch,
+ * `composedLayerNorm` (bit-identical to both).
  */
 export function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
   const d = x.shape[x.shape.length - 1];
-  return fusedLayerNormUsable(x.size / d, d) ? fusedLayerNorm(x, gamma, beta) : composedLayerNorm(x, gamma, beta);
+  if (fusedLayerNormUsable(x.size / d, d)) return fusedLayerNorm(x, gamma, beta);
+  return wasmLayerNormUsable(d) && x.dtype === 'float32' ? wasmLayerNorm(x, gamma, beta) : composedLayerNorm(x, gamma, beta);
 }
 
 /**
@@ -178,13 +209,29 @@ export function attentionMask(rows: number, makeBias: () => tf.Tensor, keyBias?:
 
 /**
  * Attention weights: raw scores q·kᵀ [B·h, T, Tk] float32 → softmax(raw·scale + bias) over the keys [B·h, T, Tk].
- * With a composed `mask.bias`: Multiply, Add and Softmax (autograd's gradients), as always; with `bias` null: the
- * fused webgpu kernel (one dispatch forward, one backward; backend/webgpu-softmax.ts).
+ * With a composed `mask.bias`: Multiply, Add and Softmax (autograd's gradients), or on wasm the same arithmetic with
+ * the element-wise chains as single kernels (`wasmAttentionSoftmax`); with `bias` null: the fused webgpu kernel
+ * (one dispatch forward, one backward; backend/webgpu-softmax.ts).
  */
 export function attentionSoftmax(raw: tf.Tensor3D, scale: number, B: number, h: number, mask: AttentionMask): tf.Tensor3D {
   const [BH, T, Tk] = raw.shape;
   if (mask.bias === null) return fusedAttentionSoftmax(raw, scale, h, mask.keyBias);
+  if (raw.dtype === 'float32' && wasmSoftmaxUsable(B, T, Tk, mask.bias)) return wasmAttentionSoftmax(raw, scale, h, mask.bias);
   return tf.reshape(tf.softmax(tf.add(tf.reshape(tf.mul(raw, scale), [B, h, T, Tk]), mask.bias)), [BH, T, Tk]) as tf.Tensor3D;
+}
+
+/**
+ * `attentionSoftmax`'s composed chain with the scale and bias as one wasm kernel before tfjs' Softmax, and the
+ * Softmax's and the scale's gradients as one (backend/wasm-softmax.ts: the same float32 operations in the same order,
+ * so the same bits). raw [B·h, T, Tk], bias [1 or B, 1, T, Tk] → [B·h, T, Tk].
+ */
+function wasmAttentionSoftmax(raw: tf.Tensor3D, scale: number, h: number, bias: tf.Tensor): tf.Tensor3D {
+  const f = tf.customGrad(((r: tf.Tensor, save: tf.GradSaveFunc) => {
+    const y = tf.softmax(wasmScaleBias(r as tf.Tensor3D, bias, scale, h));
+    save([y]);
+    return { value: y, gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => wasmScaledSoftmaxGrad(dy, saved[0], scale) };
+  }) as unknown as CGF) as unknown as (r: tf.Tensor3D) => tf.Tensor3D;
+  return f(raw);
 }
 
 /**
