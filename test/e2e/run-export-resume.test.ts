@@ -40,6 +40,7 @@ function trainFlags(config: RunConfig): string[] {
 describe('a run exported from the page, continued by the CLI', () => {
   it('train --resume of the unpacked .opdrun gives the uninterrupted CLI run\'s step events and checkpoint', async () => {
     const { page, logs } = await open(LINK);
+    page.setDefaultTimeout(60_000); // an action on a missing element fails instead of waiting for the test's timeout
     await waitPhase(page, 'ready', logs, 120_000);
     await stepTo(page, 1, logs);
     await stepTo(page, 2, logs);
