@@ -14,7 +14,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHECKPOINT_RE, VAL_FILE, checkpointFile, type RunRecord } from '../src/core/run/record';
+import { CHECKPOINT_RE, VAL_FILE, checkpointFile, coverage, type RunRecord } from '../src/core/run/record';
+import type { NoiseBaseline } from '../src/core/run/coverage-noise';
 import type { RunConfig } from '../src/core/run/config';
 import type { EnvSpec } from '../src/core/envs/types';
 import type { Tokenizer } from '../src/core/tokenizer/tokenizer';
@@ -40,6 +41,8 @@ export interface FromRun {
   valSamples: number;
   /** For the stage's run.json: DIR (absolute) and the sha256 of val.json, the student's and the teachers' files. */
   record: FromRunRecord;
+  /** The source's union − best gap (val tasks) and the gap validation noise alone gives (core/run/coverage-noise.ts). */
+  gap: { observed: number; noise: NoiseBaseline };
 }
 
 /** Settings the student and the teachers must share with the run that made them. */
@@ -80,6 +83,7 @@ export function readFromRun(dir: string, cfg: RunConfig, spec: EnvSpec, tok: Tok
     preset: cfg.preset, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens,
     decoding: cfg.decoding, groupSize: cfg.groupSize, seed: cfg.seed,
   });
+  const cov = coverage(val);
   const hashOf = (step: number) => ({ step, file: checkpointFile(step), sha256: sha256(ckpts.find((c) => c.step === step)!.bytes) });
   const record: FromRunRecord = {
     dir: path.resolve(dir), valSha256: sha256(fs.readFileSync(path.join(dir, VAL_FILE))),
@@ -88,6 +92,7 @@ export function readFromRun(dir: string, cfg: RunConfig, spec: EnvSpec, tok: Tok
   return {
     studentStep: plan.studentStep, studentBytes: plan.studentBytes, studentSolved: plan.studentSolved, pool,
     runConfig: run.config, valTasks: val.tasks, valSamples: val.samples, record,
+    gap: { observed: cov.union.solved - cov.best.solved, noise: cov.noise.atRecorded },
   };
 }
 

@@ -41,6 +41,7 @@ import { EvalPool } from './eval-pool';
 import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { train } from '../src/core/train/trainer';
 import { checkpointFile } from '../src/core/run/record';
+import { gapNoiseNote } from '../src/core/run/coverage-noise';
 import { readRun } from './rundir';
 import { runFileAsWeights } from './packfile';
 import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
@@ -236,8 +237,8 @@ async function main(): Promise<void> {
   });
   if (fromRun) {
     const msg = `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} val tasks solved) from ${fromRun.pool.ids.length} teacher checkpoint${fromRun.pool.ids.length === 1 ? '' : 's'} (steps ${fromRun.pool.ids.join(', ')})`;
-    if (json) out({ event: 'teachers', student: fromRun.studentStep, studentSolved: fromRun.studentSolved.size, teachers: fromRun.pool.ids, from: fromRunDir ?? fromRun.record.dir });
-    else process.stdout.write(msg + '\n');
+    if (json) out({ event: 'teachers', student: fromRun.studentStep, studentSolved: fromRun.studentSolved.size, teachers: fromRun.pool.ids, from: fromRunDir ?? fromRun.record.dir, unionGap: fromRun.gap.observed, noiseGap: fromRun.gap.noise.expectedGap });
+    else process.stdout.write(`${msg}\n${gapNoiseNote(fromRun.gap.observed, fromRun.gap.noise)}\n`);
   }
   for await (const raw of stream) {
     const ev = record ? record.take(raw) : raw;

@@ -77,7 +77,7 @@ describe('train --algo agentic-opd --from-run', () => {
     const a = cli([...COMMON, '--algo', 'agentic-opd', '--from-run', SRC, '--steps', '4', '--checkpoint-every', '2', '--run-dir', A]);
     expect(a.status, a.stderr).toBe(0);
     const out = a.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(out.find((e) => e.event === 'teachers')).toMatchObject({ student: 2, studentSolved: 4, teachers: [1, 3] });
+    expect(out.find((e) => e.event === 'teachers')).toMatchObject({ student: 2, studentSolved: 4, teachers: [1, 3], unionGap: 2, noiseGap: expect.any(Number) }); // union 6 of 6, best (step 2) 4
     const ea = events(A);
     const steps = strip(ea, 'step');
     expect(steps.map((e) => e.step)).toEqual([1, 2, 3, 4]);

@@ -109,3 +109,16 @@ export function pooledPassRates(rows: readonly (readonly number[])[]): number[] 
   });
   return Array.from({ length: n }, (_, q) => rows.reduce((a, r) => a + r[q], 0) / rows.length);
 }
+
+/**
+ * One line for the start of a distillation stage: the union-over-best gap in val tasks and the gap the one-policy
+ * null model expects (`noise`, from `coverage().noise.atRecorded`), with a warning when the observed gap is at most
+ * 1.5× the noise's — then most of what the teachers "solve beyond the student" is validation luck (module docstring).
+ * @param observedGap union − best, in val tasks (integer ≥ 0).
+ */
+export function gapNoiseNote(observedGap: number, noise: NoiseBaseline): string {
+  const base = `union − best: ${observedGap} val task${observedGap === 1 ? '' : 's'}; validation noise alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${noise.samples} episodes per task, ${noise.checkpoints} checkpoints)`;
+  return observedGap <= 1.5 * noise.expectedGap
+    ? `${base} — most of the gap may be luck, so expect little to distil; validate the source run with more episodes per task (--val-samples 16) to see past it`
+    : base;
+}

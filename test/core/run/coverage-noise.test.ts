@@ -1,6 +1,6 @@
 /** The coverage report's noise baseline (src/core/run/coverage-noise.ts): exact binomial and Poisson-binomial sums. */
 import { describe, expect, it } from 'vitest';
-import { binomialTail, noiseBaseline, poissonBinomial, pooledPassRates } from '../../../src/core/run/coverage-noise';
+import { binomialTail, gapNoiseNote, noiseBaseline, poissonBinomial, pooledPassRates } from '../../../src/core/run/coverage-noise';
 import { coverage, type ValRecord } from '../../../src/core/run/record';
 
 describe('binomial tail and Poisson-binomial distribution', () => {
@@ -68,5 +68,17 @@ describe('coverage report carries the noise baseline', () => {
     const r = coverage(v);
     expect(r.noise.atRecorded).toEqual(noiseBaseline([0.5, 0.25], 4, 2, 0.5));
     expect(r.noise.atMoreSamples).toEqual(noiseBaseline([0.5, 0.25], 16, 2, 0.5));
+  });
+});
+
+describe('the distillation stage\'s gap line', () => {
+  const noise = { samples: 4, checkpoints: 15, expectedBest: 17.2, expectedUnion: 29.1, expectedGap: 11.9 };
+  it('warns when the observed gap is at most 1.5× the noise gap', () => {
+    expect(gapNoiseNote(11, noise)).toBe('union − best: 11 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, 15 checkpoints) — most of the gap may be luck, so expect little to distil; validate the source run with more episodes per task (--val-samples 16) to see past it');
+    expect(gapNoiseNote(17, noise)).toMatch(/most of the gap may be luck/); // 17 ≤ 17.85
+  });
+  it('states both numbers only when the gap is well above the noise', () => {
+    expect(gapNoiseNote(18, noise)).toBe('union − best: 18 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, 15 checkpoints)');
+    expect(gapNoiseNote(1, { ...noise, expectedGap: 0 })).toBe('union − best: 1 val task; validation noise alone gives 0.0 (one policy, 4 episodes per task, 15 checkpoints)');
   });
 });
