@@ -17,9 +17,16 @@ export interface StoredRunBytes {
   files: Record<string, number[]>;
 }
 
-/** Every stored run (oldest first) with every file's bytes, read straight from IndexedDB. */
+/** `p`, or an Error naming `what` after `ms` milliseconds (for calls that have no timeout of their own). */
+export function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/** Every stored run (oldest first) with every file's bytes, read straight from IndexedDB (within 30 s). */
 export async function storedRuns(page: Page): Promise<StoredRunBytes[]> {
-  return page.evaluate(async () => {
+  return within(30_000, 'reading the stored runs from IndexedDB', page.evaluate(async () => {
     const db = await new Promise<IDBDatabase>((res, rej) => {
       const r = indexedDB.open('opd-playground');
       r.onsuccess = () => res(r.result);
@@ -38,7 +45,7 @@ export async function storedRuns(page: Page): Promise<StoredRunBytes[]> {
       id: m.id, name: m.name, done: m.done, createdAt: m.createdAt, lastCheckpoint: m.lastCheckpoint,
       files: Object.fromEntries(files.filter((f) => f.runId === m.id).map((f) => [f.name, Array.from(f.data)])),
     }));
-  });
+  }));
 }
 
 /** A stored text file's content (UTF-8). */
