@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, useE2E } from './harness';
-import { fileText, stepEvents, stepTo, storedRuns, waitPhase } from './run-store-page';
+import { fileBytes, fileText, stepEvents, stepTo, storedRuns, waitPhase } from './run-store-page';
 import { unpackRun } from '../../src/core/run/pack';
 import { parseRunRecord } from '../../src/core/run/record';
 import { DEFAULT_CONFIG, RUN_CONFIG_KEYS, fieldMeta, type RunConfig } from '../../src/core/run/config';
@@ -58,7 +58,7 @@ describe('a run exported from the page, continued by the CLI', () => {
     // The export holds the stored record byte for byte.
     const packed = unpackRun(new Uint8Array(fs.readFileSync(file)));
     expect(packed.checkpoints).toEqual([2]);
-    for (const [name, bytes] of packed.files) expect(Array.from(bytes), name).toEqual(stored.files[name]);
+    for (const [name, bytes] of packed.files) expect(fileBytes(stored, name).equals(bytes), name).toBe(true);
     const pageRun = parseRunRecord(fileText(stored, 'run.json'));
     expect(pageRun.config).toMatchObject({ steps: 4, checkpointEvery: 2, backend: 'wasm', init: 'base' });
 

@@ -13,8 +13,8 @@ export interface StoredRunBytes {
   done: boolean;
   createdAt: number;
   lastCheckpoint: number | null;
-  /** File name → the file's bytes. */
-  files: Record<string, number[]>;
+  /** File name → the file's bytes, base64 (a string crosses from the page far faster than an array of numbers). */
+  files: Record<string, string>;
 }
 
 /** `p`, or an Error naming `what` after `ms` milliseconds (for calls that have no timeout of their own). */
@@ -41,16 +41,26 @@ export async function storedRuns(page: Page): Promise<StoredRunBytes[]> {
     const metas = await all<{ id: string; name: string; done: boolean; createdAt: number; lastCheckpoint: number | null }>('runs');
     const files = await all<{ runId: string; name: string; data: Uint8Array }>('runFiles');
     db.close();
+    const b64 = (d: Uint8Array) => {
+      let bin = '';
+      for (let i = 0; i < d.length; i += 0x8000) bin += String.fromCharCode(...d.subarray(i, i + 0x8000));
+      return btoa(bin);
+    };
     return metas.sort((a, b) => a.createdAt - b.createdAt).map((m) => ({
       id: m.id, name: m.name, done: m.done, createdAt: m.createdAt, lastCheckpoint: m.lastCheckpoint,
-      files: Object.fromEntries(files.filter((f) => f.runId === m.id).map((f) => [f.name, Array.from(f.data)])),
+      files: Object.fromEntries(files.filter((f) => f.runId === m.id).map((f) => [f.name, b64(f.data)])),
     }));
   }));
 }
 
 /** A stored text file's content (UTF-8). */
 export function fileText(run: StoredRunBytes, name: string): string {
-  return new TextDecoder().decode(Uint8Array.from(run.files[name] ?? []));
+  return fileBytes(run, name).toString('utf8');
+}
+
+/** A stored file's bytes (empty when the run has no such file). */
+export function fileBytes(run: StoredRunBytes, name: string): Buffer {
+  return Buffer.from(run.files[name] ?? '', 'base64');
 }
 
 /** Wall-time fields of a step event: they differ between identical runs. */
