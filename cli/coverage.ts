@@ -29,6 +29,24 @@ function fail(msg: string): never {
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
+/**
+ * The noise baseline in words (core/run/coverage-noise.ts): expected counts of val tasks if every checkpoint were
+ * the same policy, the observed gap against the expected one, and what more episodes per task would give — the
+ * what-if only when it would shrink the noise gap and there is a gap to explain.
+ */
+function noiseLines(r: CoverageReport): string[] {
+  const n = r.noise.atRecorded, m = r.noise.atMoreSamples;
+  const f = (x: number) => x.toFixed(1);
+  const observed = r.union.solved - r.best.solved;
+  const lines = [
+    `noise baseline — val tasks solved if all ${n.checkpoints} checkpoint${n.checkpoints === 1 ? ' were' : 's were one and'} the same policy (each task's pass rate averaged over them), ${n.samples} episode${n.samples === 1 ? '' : 's'} per task:`,
+    `  best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, union − best ${f(n.expectedGap)}; observed union − best ${observed}${observed > 0 ? (observed <= 1.5 * n.expectedGap ? ' — within what luck gives: most of it may not be real' : ' — more than luck gives') : ''}`,
+  ];
+  if (observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap)
+    lines.push(`  with ${m.samples} episodes per task luck would give union − best ${f(m.expectedGap)}: validate with more episodes (train the run with --val-samples ${m.samples}, or replay its checkpoints: npx tsx scripts/revalidate.ts --run DIR --samples ${m.samples} --out FILE) to tell luck from real differences`);
+  return lines;
+}
+
 /** The report as a readable table. */
 function table(r: CoverageReport): string {
   const lines = [`rule: ${r.rule}`, `${r.tasks} val tasks, ${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? '' : 's'}`, ''];
@@ -37,12 +55,8 @@ function table(r: CoverageReport): string {
   lines.push('', `best single checkpoint: step ${r.best.step}, ${r.best.solved}/${r.tasks} solved`);
   lines.push(`union (solved by any checkpoint): ${r.union.solved}/${r.tasks}`);
   lines.push(`oracle best-per-task mean pass rate: ${pct(r.oracleMeanPassRate)}`);
-  lines.push(`forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val tasks ${r.forgotten.tasks.join(', ')})` : ''}`);
-  const n = r.noise.atRecorded, m = r.noise.atMoreSamples;
-  const f = (x: number) => x.toFixed(1);
-  lines.push('', `noise baseline — expected if every checkpoint were one policy (each task's pass rate pooled over the ${n.checkpoints} checkpoints):`);
-  lines.push(`  ${n.samples} episodes per task: best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, gap ${f(n.expectedGap)} (observed gap ${r.union.solved - r.best.solved})`);
-  if (m.samples !== n.samples) lines.push(`  ${m.samples} episodes per task: best ${f(m.expectedBest)}, union ${f(m.expectedUnion)}, gap ${f(m.expectedGap)} (validate with --val-samples ${m.samples} to see past the noise)`);
+  lines.push(`forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val task${r.forgotten.count === 1 ? '' : 's'} ${r.forgotten.tasks.join(', ')})` : ''}`);
+  lines.push('', ...noiseLines(r));
   lines.push('', 'task type   tasks  best  union  oracle   forgotten');
   for (const [t, n] of Object.entries(r.byTaskType))
     lines.push(`${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ${String(n.union).padStart(5)}  ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`);

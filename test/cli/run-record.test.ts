@@ -86,7 +86,7 @@ describe('run directory and resume (CLI)', () => {
     expect(rep.noise.atRecorded.expectedGap).toBeCloseTo(rep.noise.atRecorded.expectedUnion - rep.noise.atRecorded.expectedBest, 12);
     const text = cli('coverage', ['--run', A]).stdout;
     expect(text).toMatch(/union \(solved by any checkpoint\)/);
-    expect(text).toMatch(/noise baseline — expected if every checkpoint were one policy/);
+    expect(text).toMatch(/noise baseline — val tasks solved if all 2 checkpoints were one and the same policy/);
     const cmp = cli('compare', [A, B, '--json']);
     expect(cmp.status).toBe(0);
     expect(JSON.parse(cmp.stdout).runs.map((r: { name: string; stepsDone: number }) => [r.name, r.stepsDone])).toEqual([['straight', 4], ['resumed', 4]]);

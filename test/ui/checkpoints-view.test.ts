@@ -54,7 +54,7 @@ describe('Checkpoints view data', () => {
     // Pooled p = [0.5, 2/3, 1/6, 1/6, 0.5]; solved needs 1 of 2, s = 1 − (1 − p)²; E[union] = Σ 1 − (1 − s)³
     // = 2·0.984375 + 0.998628 + 2·0.665102 = 4.2976.
     const t = coverageBars(VAL).noise;
-    expect(t).toMatch(/^Union − best: 2 tasks\. If all 3 checkpoints were one policy \(each task's pass rate pooled over them\), noise alone would give \d\.\d at 2 episodes per task \(best \d\.\d, union 4\.3\)\. With 16 episodes per task it would be \d\.\d\.$/);
+    expect(t).toMatch(/^Union − best: 2 val tasks\. If all 3 checkpoints were one policy \(each task's pass rate pooled over them\), noise alone would give \d\.\d at 2 episodes per task \(best \d\.\d, union 4\.3\)\. With 16 episodes per task it would be \d\.\d\.$/);
   });
 
   it('forgotten: tasks 0 and 2, with the earlier steps that solved them', () => {

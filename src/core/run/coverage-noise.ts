@@ -119,6 +119,6 @@ export function pooledPassRates(rows: readonly (readonly number[])[]): number[] 
 export function gapNoiseNote(observedGap: number, noise: NoiseBaseline): string {
   const base = `union − best: ${observedGap} val task${observedGap === 1 ? '' : 's'}; validation noise alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${noise.samples} episodes per task, ${noise.checkpoints} checkpoints)`;
   return observedGap <= 1.5 * noise.expectedGap
-    ? `${base} — most of the gap may be luck, so expect little to distil; validate the source run with more episodes per task (--val-samples 16) to see past it`
+    ? `${base} — most of the gap may be luck, so expect little to distil; validating the source with more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR --samples 16 --out FILE) tells luck from real differences`
     : base;
 }

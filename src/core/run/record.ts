@@ -133,7 +133,7 @@ function parseJson(text: string, file: string): unknown {
 /** Parse run.json text. @throws RecordError naming the bad field (the config's fields by name). */
 export function parseRunRecord(text: string, file = RUN_FILE): RunRecord {
   const r = RunSchema.safeParse(parseJson(text, file));
-  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (a ${RUN_FORMAT} version ${RECORD_VERSION} record expected)`);
+  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (expected an ${RUN_FORMAT} version ${RECORD_VERSION} record, as train --run-dir writes it; restore the file or train the run again)`);
   const c = RunConfigSchema.safeParse(r.data.config);
   if (!c.success) throw new RecordError(`${file}: config.${issue(c.error)}`);
   const cross = crossFieldIssues(c.data);
@@ -171,7 +171,7 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
 /** Parse val.json text. @throws RecordError on a bad field or rows whose length is not `tasks`. */
 export function parseValRecord(text: string, file = VAL_FILE): ValRecord {
   const r = ValSchema.safeParse(parseJson(text, file));
-  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (a ${VAL_FORMAT} version ${RECORD_VERSION} record expected)`);
+  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (expected an ${VAL_FORMAT} version ${RECORD_VERSION} record, as train --run-dir --val-tasks n writes it; restore the file or train the run again)`);
   const v = r.data;
   if (v.taskTypes.length !== v.tasks) throw new RecordError(`${file}: taskTypes has ${v.taskTypes.length} entries, tasks is ${v.tasks}`);
   v.checkpoints.forEach((c, i) => {

@@ -117,8 +117,8 @@ export function coverageBars(val: ValRecord): CoverageBars {
 /** The coverage noise line: observed gap, the gap one policy would show at r episodes per task, and at the what-if r. */
 function noiseText(observed: number, n: NoiseBaseline, m: NoiseBaseline): string {
   const f = (x: number) => x.toFixed(1);
-  const more = m.samples !== n.samples ? ` With ${m.samples} episodes per task it would be ${f(m.expectedGap)}.` : '';
-  return `Union − best: ${observed} tasks. If all ${n.checkpoints} checkpoints were one policy (each task's pass rate pooled over them), noise alone would give ${f(n.expectedGap)} at ${n.samples} episodes per task (best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}).${more}`;
+  const more = observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap ? ` With ${m.samples} episodes per task it would be ${f(m.expectedGap)}.` : '';
+  return `Union − best: ${observed} val tasks. If all ${n.checkpoints} checkpoints were one policy (each task's pass rate pooled over them), noise alone would give ${f(n.expectedGap)} at ${n.samples} episodes per task (best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}).${more}`;
 }
 
 /** A val task the best checkpoint fails that an earlier checkpoint solved. */

@@ -74,7 +74,7 @@ describe('coverage report carries the noise baseline', () => {
 describe('the distillation stage\'s gap line', () => {
   const noise = { samples: 4, checkpoints: 15, expectedBest: 17.2, expectedUnion: 29.1, expectedGap: 11.9 };
   it('warns when the observed gap is at most 1.5× the noise gap', () => {
-    expect(gapNoiseNote(11, noise)).toBe('union − best: 11 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, 15 checkpoints) — most of the gap may be luck, so expect little to distil; validate the source run with more episodes per task (--val-samples 16) to see past it');
+    expect(gapNoiseNote(11, noise)).toBe('union − best: 11 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, 15 checkpoints) — most of the gap may be luck, so expect little to distil; validating the source with more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR --samples 16 --out FILE) tells luck from real differences');
     expect(gapNoiseNote(17, noise)).toMatch(/most of the gap may be luck/); // 17 ≤ 17.85
   });
   it('states both numbers only when the gap is well above the noise', () => {
