@@ -100,6 +100,21 @@ function name(s: string): number[] {
   return [...uleb(b.length), ...b];
 }
 
+/** Emit `while (i < n) { body; i++ }` over the i32 locals i and n of `f` (i reset to 0 first). */
+export function emitLoop(f: FuncBuilder, i: number, n: number, body: () => void): void {
+  f.i32(0).set(i);
+  f.op(Op.block, 0x40, Op.loop, 0x40);
+  f.get(i).get(n).op(Op.i32GeU, Op.brIf, 1);
+  body();
+  f.get(i).i32(1).op(Op.i32Add).set(i);
+  f.op(Op.br, 0, Op.end, Op.end);
+}
+
+/** Emit local[p] += k (an i32 constant; a byte address moving on by k bytes). */
+export function emitBump(f: FuncBuilder, p: number, k: number): void {
+  f.get(p).i32(k).op(Op.i32Add).set(p);
+}
+
 /**
  * Encode a module importing memory `env.mem` (shared or not, as the memory it will be given: a shared memory's
  * import must be declared shared, with a maximum no smaller than the memory's; 65536 pages is wasm32's limit) and

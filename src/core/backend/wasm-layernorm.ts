@@ -15,7 +15,7 @@
  * test/core/backend/wasm-layernorm.test.ts compares values and gradients with the composed ops word for word.
  */
 import * as tf from '../tf';
-import { encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
+import { emitBump as bump, emitLoop as loop, encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel names registered for the wasm backend. */
@@ -28,17 +28,6 @@ const V = { load: 0x00, store: 0x0b, splat: 0x13, add: 0xe4, sub: 0xe5, mul: 0xe
 
 const f32Bytes = (v: number) => [...new Uint8Array(new Float32Array([v]).buffer)];
 
-/** Emit `while (i < n) { body; i++ }` over i32 locals (i reset to 0 first). */
-function loop(f: FuncBuilder, i: number, n: number, body: () => void): void {
-  f.i32(0).set(i);
-  f.op(Op.block, 0x40, Op.loop, 0x40);
-  f.get(i).get(n).op(Op.i32GeU, Op.brIf, 1);
-  body();
-  f.get(i).i32(1).op(Op.i32Add).set(i);
-  f.op(Op.br, 0, Op.end, Op.end);
-}
-/** local[p] += k (an i32 constant). */
-const bump = (f: FuncBuilder, p: number, k: number) => f.get(p).i32(k).op(Op.i32Add).set(p);
 
 /** ln(x, g, b, out, xc, r, rows, d4): the forward over `rows` rows of d = 4·d4 floats (byte addresses). */
 function forwardFunc(): FuncBuilder {

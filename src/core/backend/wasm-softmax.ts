@@ -13,7 +13,7 @@
  * and gradients with the composed ops word for word.
  */
 import * as tf from '../tf';
-import { encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
+import { emitBump as bump, emitLoop as loop, encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel names registered for the wasm backend. */
@@ -22,16 +22,6 @@ export const SOFTMAX_KERNELS = { scaleBias: 'OpdScaleBias', grad: 'OpdScaledSoft
 const F = { add: 0x92, sub: 0x93, mul: 0x94 } as const;
 const V = { load: 0x00, store: 0x0b, splat: 0x13, add: 0xe4, sub: 0xe5, mul: 0xe6 } as const;
 
-/** Emit `while (i < n) { body; i++ }` over i32 locals (i reset to 0 first). */
-function loop(f: FuncBuilder, i: number, n: number, body: () => void): void {
-  f.i32(0).set(i);
-  f.op(Op.block, 0x40, Op.loop, 0x40);
-  f.get(i).get(n).op(Op.i32GeU, Op.brIf, 1);
-  body();
-  f.get(i).i32(1).op(Op.i32Add).set(i);
-  f.op(Op.br, 0, Op.end, Op.end);
-}
-const bump = (f: FuncBuilder, p: number, k: number) => f.get(p).i32(k).op(Op.i32Add).set(p);
 
 /** sb(x, bias, out, n4, s): out = (x·s) + bias over n4 vectors of 4 floats (byte addresses). */
 function scaleBiasFunc(): FuncBuilder {
