@@ -13,6 +13,7 @@ import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, checkRunDir, readVal } from './rundir';
 import { RecordError, VAL_FILE, coverage, type CoverageReport } from '../src/core/run/record';
+import { gapWithinNoise } from '../src/core/run/coverage-noise';
 
 exitOnClosedStdout();
 
@@ -40,7 +41,7 @@ function noiseLines(r: CoverageReport): string[] {
   const observed = r.union.solved - r.best.solved;
   const lines = [
     `noise baseline — val tasks solved if all ${n.checkpoints} checkpoint${n.checkpoints === 1 ? ' were' : 's were one and'} the same policy (each task's pass rate averaged over them), ${n.samples} episode${n.samples === 1 ? '' : 's'} per task:`,
-    `  best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, union − best ${f(n.expectedGap)}; observed union − best ${observed}${observed > 0 ? (observed <= 1.5 * n.expectedGap ? ' — within what luck gives: most of it may not be real' : ' — more than luck gives') : ''}`,
+    `  best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, union − best ${f(n.expectedGap)}; observed union − best ${observed}${observed > 0 ? (gapWithinNoise(observed, n) ? ' — within what luck gives: most of it may not be real' : ' — more than luck gives') : ''}`,
   ];
   if (observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap)
     lines.push(`  with ${m.samples} episodes per task luck would give union − best ${f(m.expectedGap)}: validate with more episodes (train the run with --val-samples ${m.samples}, or replay its checkpoints: npx tsx scripts/revalidate.ts --run DIR --samples ${m.samples} --out FILE) to tell luck from real differences`);

@@ -111,6 +111,14 @@ export function pooledPassRates(rows: readonly (readonly number[])[]): number[] 
 }
 
 /**
+ * Whether an observed union − best gap (val tasks) is within what validation luck gives: at most 1.5× the one-policy
+ * null model's expected gap. The rule the coverage report and the distillation stage's start line both use.
+ */
+export function gapWithinNoise(observedGap: number, noise: NoiseBaseline): boolean {
+  return observedGap <= 1.5 * noise.expectedGap;
+}
+
+/**
  * One line for the start of a distillation stage: the union-over-best gap in val tasks and the gap the one-policy
  * null model expects (`noise`, from `coverage().noise.atRecorded`), with a warning when the observed gap is at most
  * 1.5× the noise's — then most of what the teachers "solve beyond the student" is validation luck (module docstring).
@@ -118,7 +126,7 @@ export function pooledPassRates(rows: readonly (readonly number[])[]): number[] 
  */
 export function gapNoiseNote(observedGap: number, noise: NoiseBaseline): string {
   const base = `union − best: ${observedGap} val task${observedGap === 1 ? '' : 's'}; validation noise alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${noise.samples} episodes per task, ${noise.checkpoints} checkpoints)`;
-  return observedGap <= 1.5 * noise.expectedGap
+  return gapWithinNoise(observedGap, noise)
     ? `${base} — most of the gap may be luck, so expect little to distil; validating the source with more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR --samples 16 --out FILE) tells luck from real differences`
     : base;
 }
