@@ -106,12 +106,15 @@ export function buildTable(runs: readonly RunEvals[], methods: readonly string[]
 
 /**
  * `12.3 ± 1.2` in percent points (one decimal); `+1.5 ± 0.8` with a sign for differences (a mean that rounds to zero
- * prints `+0.0`, never `-0.0`, so rounding noise of a difference like 0.8 − 0.7 − 0.1 shows no sign flip).
+ * prints `+0.0`, never `-0.0`, so rounding noise of a difference like 0.8 − 0.7 − 0.1 shows no sign flip). A value
+ * over one seed has no standard error: it prints `12.3 (1 seed, no s.e.)`, so a single run's number (or a difference
+ * of two single runs) never reads as `± 0.0`, i.e. as certain.
  */
 export function pct(x: MeanSe | null | undefined, signed = false): string {
   if (!x) return '—';
   const m = (100 * x.mean).toFixed(1).replace(/^-(0\.0)$/, '$1'), s = 100 * x.se;
-  return `${signed && !m.startsWith('-') ? '+' : ''}${m} ± ${s.toFixed(1)}`;
+  const sign = signed && !m.startsWith('-') ? '+' : '';
+  return x.n === 1 ? `${sign}${m} (1 seed, no s.e.)` : `${sign}${m} ± ${s.toFixed(1)}`;
 }
 
 /**
@@ -121,7 +124,7 @@ export function pct(x: MeanSe | null | undefined, signed = false): string {
  */
 export function pctDiff(d: MeanSe | null | undefined, rowSeeds: number): string {
   if (!d) return '—';
-  return `${pct(d, true)}${d.n < rowSeeds ? ` (${d.n} seed${d.n === 1 ? '' : 's'})` : ''}`;
+  return `${pct(d, true)}${d.n < rowSeeds && d.n > 1 ? ` (${d.n} seeds)` : ''}`;
 }
 
 /** One method's success curves: mean ± s.e. over seeds at each evaluation step, per split (rates in [0, 1]). */
