@@ -25,11 +25,15 @@
  *   powers, iteration count, reference policy, algorithm state, best evaluation). Not named `.safetensors` so that a
  *   glob of checkpoints finds policies only.
  * - `val.json` (with valTasks > 0) — `{format: "opd-playground-val", version: 1, preset, tasks: n, samples: r,
- *   taskTypes: string[n], checkpoints: [{step, passRates: number[n]}]}` ordered by step: the solved matrix
- *   (checkpoint × val task → pass rate in [0, 1]). Rewritten atomically at each validation.
+ *   taskTypes: string[n], checkpoints: [{step, passRates: number[n]}]}` ordered by step (strictly increasing, each
+ *   ≥ 1): the solved matrix (checkpoint × val task → pass rate). A pass rate is successes / r, so k/r for a whole k in
+ *   0..r. Rewritten atomically at each validation.
  *
  * Every read validates with zod (own properties only); errors are `RecordError`s naming the file, the line (for
- * events.jsonl) and the field.
+ * events.jsonl) and the field. Unknown keys: run.json drops them; events.jsonl keeps them (events gain fields, e.g.
+ * new step metrics); val.json refuses them, since every writer (`emptyValRecord` + `addValidation`, and
+ * scripts/revalidate.ts from a parsed record) writes exactly the keys above, so another key means the file was edited
+ * or comes from a later format, which would carry another `version`.
  */
 import { z } from 'zod';
 import { RunConfigSchema, crossFieldIssues, type RunConfig } from './config';
@@ -104,23 +108,39 @@ export type RecordEventKind = keyof typeof EVENT_SCHEMAS;
 /** One validated events.jsonl line. */
 export type RecordEvent = { [K in RecordEventKind]: z.infer<(typeof EVENT_SCHEMAS)[K]> }[RecordEventKind];
 
-const ValSchema = z.object({
+/** A val.json row. Pass rates are any numbers here (JSON's 1e999 reads as Infinity); `parseValRecord` checks them. */
+const ValRowSchema = z.strictObject({ step: Nat.min(1), passRates: z.array(z.custom<number>((x) => typeof x === 'number', 'expected a number')) });
+const ValSchema = z.strictObject({
   format: z.literal(VAL_FORMAT),
   version: z.literal(RECORD_VERSION),
   preset: z.string(),
   tasks: Nat,
   samples: Nat.min(1),
   taskTypes: z.array(z.string()),
-  checkpoints: z.array(z.object({ step: Nat, passRates: z.array(Rate) })),
+  checkpoints: z.array(ValRowSchema),
 });
 /** val.json (module comment). */
 export type ValRecord = z.infer<typeof ValSchema>;
 
-/** "field.sub: message" of a zod error's first issue. */
-function issue(e: z.ZodError): string {
+/** "field.sub: message" of a zod error's first issue; an unknown key is named with the keys allowed there. */
+function issue(e: z.ZodError, allowed: (path: readonly PropertyKey[]) => readonly string[] = () => []): string {
   const i = e.issues[0];
-  return `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`;
+  const where = i.path.length ? i.path.join('.') : '(top level)';
+  if (i.code === 'unrecognized_keys') {
+    const keys = allowed(i.path);
+    return `${where}: unknown key${i.keys.length === 1 ? '' : 's'} ${i.keys.map((k) => JSON.stringify(k)).join(', ')}${keys.length ? ` (only ${keys.join(', ')} belong there)` : ''}`;
+  }
+  return `${where}: ${i.message}`;
 }
+
+/** The keys a val.json object at `path` may hold: the record's at the top level, a row's inside `checkpoints`. */
+const valKeys = (path: readonly PropertyKey[]): readonly string[] => Object.keys(path.length ? ValRowSchema.shape : ValSchema.shape);
+
+/**
+ * Largest |rate·r − round(rate·r)| accepted, per unit of r, for a pass rate k/r written as JSON: JSON.stringify
+ * writes the double k/r exactly, so rate·r is k up to a few ulps; 1e-6·r leaves room for tools that print fewer digits.
+ */
+export const PASS_RATE_TOLERANCE = 1e-6;
 
 function parseJson(text: string, file: string): unknown {
   try {
@@ -168,15 +188,29 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
   return out;
 }
 
-/** Parse val.json text. @throws RecordError on a bad field or rows whose length is not `tasks`. */
+/**
+ * Parse val.json text: the keys of the module comment and no others, `tasks` entries in taskTypes and in every row,
+ * steps strictly increasing, and every pass rate k/samples for a whole k in 0..samples (within PASS_RATE_TOLERANCE·samples).
+ * @throws RecordError naming the file and the field; for a pass rate, the checkpoint's step, the val task (0-based,
+ * as the coverage report numbers them), the value and the fix, e.g. `val.json: checkpoint 20, val task 5: pass rate
+ * 0.3 is not k/2 for any whole k in 0..2 (samples 2; a pass rate is successes / samples); …`.
+ */
 export function parseValRecord(text: string, file = VAL_FILE): ValRecord {
   const r = ValSchema.safeParse(parseJson(text, file));
-  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (expected an ${VAL_FORMAT} version ${RECORD_VERSION} record, as train --run-dir --val-tasks n writes it; restore the file or train the run again)`);
+  if (!r.success) throw new RecordError(`${file}: ${issue(r.error, valKeys)} (expected an ${VAL_FORMAT} version ${RECORD_VERSION} record, as train --run-dir --val-tasks n writes it; restore the file or train the run again)`);
   const v = r.data;
   if (v.taskTypes.length !== v.tasks) throw new RecordError(`${file}: taskTypes has ${v.taskTypes.length} entries, tasks is ${v.tasks}`);
+  const n = v.samples;
+  const fix = (step: number) => `the file was edited or written by another tool; restore it as train wrote it (the validation line of step ${step} in ${EVENTS_FILE} holds the run's pass rates) or train the run again`;
   v.checkpoints.forEach((c, i) => {
     if (c.passRates.length !== v.tasks) throw new RecordError(`${file}: checkpoints.${i} (step ${c.step}) has ${c.passRates.length} pass rates, tasks is ${v.tasks}`);
     if (i > 0 && c.step <= v.checkpoints[i - 1].step) throw new RecordError(`${file}: checkpoints.${i}: steps must increase (${v.checkpoints[i - 1].step} then ${c.step})`);
+    c.passRates.forEach((rate, q) => {
+      const at = `${file}: checkpoint ${c.step}, val task ${q}: pass rate ${rate}`;
+      if (!(rate >= 0 && rate <= 1)) throw new RecordError(`${at} is outside [0, 1] (a pass rate is successes / samples); ${fix(c.step)}`);
+      if (Math.abs(rate * n - Math.round(rate * n)) > PASS_RATE_TOLERANCE * n)
+        throw new RecordError(`${at} is not k/${n} for any whole k in 0..${n} (samples ${n}; a pass rate is successes / samples); ${fix(c.step)}`);
+    });
   });
   return v;
 }
