@@ -1,7 +1,7 @@
 /**
  * The bench's training step (small, B 32 × T 128, forward + backward + Adam) with the project's wasm kernels on and off,
  * alternating in one process, so that both see the same load:
- * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu,alias,colsum,layernorm,softmax,tanh,exp] [--rounds 3] [--steps 2]
+ * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu,alias,colsum,layernorm,softmax,tanh,exp,adam] [--rounds 3] [--steps 2]
  * [--model small]`.
  *
  * `copy`: Transpose and GatherV2 as word copies (src/core/backend/wasm-copy-kernels.ts); `gelu`: GELU's element-wise
@@ -10,11 +10,13 @@
  * (src/core/backend/wasm-colsum.ts); `layernorm`: LayerNorm's forward and backward chains as one kernel each
  * (src/core/backend/wasm-layernorm.ts); `softmax`: the attention softmax's scale, bias and gradient chains
  * (src/core/backend/wasm-softmax.ts); `tanh`: Tanh as SIMD (src/core/backend/wasm-tanh.ts); `exp`:
- * Exp in JavaScript (src/core/backend/wasm-exp.ts). After one untimed step in each setting, each round times
+ * Exp in JavaScript (src/core/backend/wasm-exp.ts); `adam`: Adam's update as one kernel per parameter tensor
+ * (src/core/backend/wasm-adam.ts). After one untimed step in each setting, each round times
  * `--steps` steps per setting (the order alternates from round to round) and prints wall and process CPU time per
  * step (ms): on cores shared with other jobs the CPU time varies less than the wall time. Both settings give the same
  * bits (test/core/backend/wasm-copy-kernels.test.ts, wasm-gelu.test.ts, wasm-alias-kernels.test.ts,
- * wasm-colsum.test.ts, wasm-layernorm.test.ts, wasm-softmax.test.ts, wasm-tanh.test.ts, wasm-exp.test.ts); speed is
+ * wasm-colsum.test.ts, wasm-layernorm.test.ts, wasm-softmax.test.ts, wasm-tanh.test.ts, wasm-exp.test.ts,
+ * wasm-adam.test.ts); speed is
  * measured here, never in tests.
  */
 import * as tf from '../src/core/tf';
@@ -27,6 +29,7 @@ import { setWasmLayerNormEnabled } from '../src/core/backend/wasm-layernorm';
 import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm-softmax';
 import { setWasmTanhEnabled } from '../src/core/backend/wasm-tanh';
 import { setWasmExpEnabled } from '../src/core/backend/wasm-exp';
+import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
 import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, trainStep } from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
@@ -37,7 +40,7 @@ const arg = (name: string, dflt: string) => {
 const SWITCHES: Record<string, (on: boolean) => boolean> = {
   copy: setWasmCopyKernelsEnabled, gelu: setWasmGeluEnabled, alias: setWasmAliasKernelsEnabled, colsum: setWasmColSumEnabled,
   layernorm: setWasmLayerNormEnabled, softmax: setWasmSoftmaxEnabled, tanh: setWasmTanhEnabled,
-  exp: setWasmExpEnabled,
+  exp: setWasmExpEnabled, adam: setWasmAdamEnabled,
 };
 const kernels = arg('--kernels', 'copy,gelu').split(',');
 for (const k of kernels) if (!SWITCHES[k]) throw new Error(`--kernels: unknown kernel set ${k}; choose from ${Object.keys(SWITCHES).join(', ')}`);

@@ -5,11 +5,12 @@
  * `wasm-copy-kernels.ts`; GELU's element-wise chains (model/ops.ts) the kernels of `wasm-gelu.ts`; Identity and
  * same-dtype Cast share their input's data (`wasm-alias-kernels.ts`); bias gradients' column sums run
  * `wasm-colsum.ts`, LayerNorm's chains `wasm-layernorm.ts`, the attention softmax's `wasm-softmax.ts`; Tanh and Exp
- * run `wasm-tanh.ts` and `wasm-exp.ts`. Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the kernel is set up with the backend
+ * run `wasm-tanh.ts` and `wasm-exp.ts`; optim/adam.ts's Adam update `wasm-adam.ts`. Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the kernel is set up with the backend
  * (its memory), in tfjs' `setupFunc`.
  */
 import * as tf from '../tf';
 import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
+import { registerWasmAdamKernel } from './wasm-adam';
 import { registerWasmAliasKernels } from './wasm-alias-kernels';
 import { registerWasmColSumKernel } from './wasm-colsum';
 import { registerWasmCopyKernels } from './wasm-copy-kernels';
@@ -117,6 +118,7 @@ export function registerWasmKernels(): void {
   registerWasmSoftmaxKernels(); // the attention softmax's element-wise chains (wasm-softmax.ts)
   registerWasmTanhKernel(); // Tanh as SIMD lanes of the C library's tanhf (wasm-tanh.ts)
   registerWasmExpKernel(); // Exp as the C library's expf in JavaScript (wasm-exp.ts)
+  registerWasmAdamKernel(); // one Adam update per parameter tensor for optim/adam.ts applyAdam (wasm-adam.ts)
 }
 
 /**

@@ -184,7 +184,7 @@ export async function trainStep(m: BenchModel): Promise<void> {
     const lsm = tf.logSoftmax(logits(m.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
     return tf.neg(tf.mean(tf.sum(tf.mul(lsm, m.oneHot), 1))) as tf.Scalar;
   }, Object.values(m.p) as tf.Variable[]);
-  applyAdam(m.opt, grads); // the trainers' Adam step: fused on webgpu, tfjs' applyGradients elsewhere
+  applyAdam(m.opt, grads); // the trainers' Adam step: fused on webgpu and wasm, tfjs' applyGradients elsewhere
   await value.data();
   tf.dispose([value, ...Object.values(grads)]);
 }

@@ -39,7 +39,7 @@ export function accumulate(acc: Record<string, tf.Tensor> | null, g: Record<stri
 }
 
 /**
- * Clip gradients to a global L2 norm and apply them with the optimizer (`applyAdam`: fused on webgpu, the clip
+ * Clip gradients to a global L2 norm and apply them with the optimizer (`applyAdam`: fused on webgpu and wasm, the clip
  * scale folded into the update); disposes `grads`. Returns the norm before clipping. `maxNorm` ≤ 0 disables clipping.
  */
 export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string, tf.Tensor>, maxNorm: number): Promise<number> {
@@ -50,7 +50,7 @@ export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string
   const norm = (await normT.data())[0];
   normT.dispose();
   const scale = maxNorm > 0 && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
-  // Composed (scale, then applyGradients) on every backend but webgpu, where Adam is fused (optim/adam.ts).
+  // Composed (scale, then applyGradients) on every backend but webgpu and wasm, where Adam is fused (optim/adam.ts).
   applyAdam(optimizer, g, scale);
   tf.dispose(Object.values(g));
   return norm;
