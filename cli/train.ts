@@ -26,6 +26,7 @@
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { evalLine, phaseLine, progress } from './train-print';
 import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
+import { unionStartWarning } from '../src/core/algorithms/agentic-opd';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -239,6 +240,11 @@ async function main(): Promise<void> {
     const msg = `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} val tasks solved) from ${fromRun.pool.ids.length} teacher checkpoint${fromRun.pool.ids.length === 1 ? '' : 's'} (steps ${fromRun.pool.ids.join(', ')})`;
     if (json) out({ event: 'teachers', student: fromRun.studentStep, studentSolved: fromRun.studentSolved.size, teachers: fromRun.pool.ids, from: fromRunDir ?? fromRun.record.dir, unionGap: fromRun.gap.observed, noiseGap: fromRun.gap.noise.expectedGap });
     else process.stdout.write(`${msg}\n${gapNoiseNote(fromRun.gap.observed, fromRun.gap.noise)}\n`);
+    const unionWarning = config.teacherSelect === 'union' ? unionStartWarning(fromRun.pool) : null;
+    if (unionWarning) {
+      process.stderr.write(`train: warning: ${unionWarning}\n`);
+      if (json) out({ event: 'warning', kind: 'union-no-teacher', message: unionWarning });
+    }
   }
   for await (const raw of stream) {
     const ev = record ? record.take(raw) : raw;

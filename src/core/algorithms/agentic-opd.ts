@@ -14,6 +14,15 @@
  * in `cost`), plus, for training-task LAD, one `teacherPassRate` call per (teacher, task) of a group with at least one
  * failed rollout, memoised for the run (a frozen teacher's pass rate on a task does not change): G teacher episodes
  * each when the pool rolls out G times. Val-panel tasks cost no rollouts (the solved matrix answers).
+ *
+ * Union ablation (Agentic-OPD (2026): "per task, the teacher that solves it, an upper reference"): a val-panel task's
+ * teacher is the earliest that solves it on the panel (`unionTeachers`); a training task off the panel (every
+ * training task in practice: the panel's addresses are never drawn for training) has no row in the solved matrix, so
+ * its teacher is the first in `unionTeacherOrder` (most val tasks of the task's type solved, then the earlier
+ * checkpoint) whose own memoised pass rate on the task is above 0, and none when no teacher's is. The search uses the
+ * same memoised `teacherPassRate` calls as LAD (the LAD gate then finds the chosen teacher's rate in the memo), so it
+ * costs, per (task, step) of a group with a failed rollout (every group with LAD off), one call per teacher tried
+ * until the first success: between 1 and the pool size calls, G teacher episodes each, memo hits free.
  */
 import { z } from 'zod';
 import type { TaskRef } from '../envs/types';
@@ -21,7 +30,8 @@ import type { ScoreSample } from '../model/scoring';
 import { Rng } from '../rng';
 import {
   checkHcnState, combineDistill, distillAdvantage, fixedTeacher, hcnInitialState, hcnSelect, ladGate, randomTeacher,
-  trajectoryTokenGate, unionTeachers, DEFAULT_OPD_COEF, DEFAULT_TASK_COEF, type HcnState, type LadEvidence,
+  trajectoryTokenGate, unionTaskTypes, unionTeacherOrder, unionTeachers, DEFAULT_OPD_COEF, DEFAULT_TASK_COEF,
+  type HcnState, type LadEvidence,
 } from '../algos/agentic';
 import { topKDistill } from './agentic-topk';
 import { NO_SKILL_METRICS, type Algorithm, type AlgorithmInit, type AlgorithmRun, type AlgorithmStep, type StepContext } from './types';
@@ -53,7 +63,8 @@ export interface TeacherPool {
   panelTask?(ref: TaskRef): number | undefined;
   /**
    * Teacher `id`'s pass rate ∈ [0, 1] on a training task from its own rollouts (G episodes at the rollout
-   * temperature) — LAD's `train` rule. Absent: training tasks off the panel are never distilled.
+   * temperature) — LAD's `train` rule and the union's search for a teacher that solves a training task. Absent:
+   * training tasks off the panel are never distilled.
    */
   teacherPassRate?(id: number, ref: TaskRef): Promise<number>;
   /**
@@ -171,7 +182,7 @@ export interface AgenticOpdExtra {
   topkReverseKl?: number;
   /** Gated action tokens. */
   gatedTokens: number;
-  /** teacherPassRate calls made this step (each G teacher episodes; memo hits excluded). */
+  /** teacherPassRate calls made this step, LAD's and the union's search (each G teacher episodes; memo hits excluded). */
   teacherRolloutCalls: number;
   round: number;
   nothingToLearn: boolean;
@@ -205,6 +216,17 @@ export function resolveAgenticOptions(cfg: unknown, explicit: Partial<AgenticOpd
 }
 
 const refKey = (r: TaskRef) => `${r.split}/${r.index}`;
+
+/**
+ * The one-line warning for the start of a union run (`teacherSelect: 'union'`) when no teacher solves a val task of
+ * any type (`unionTaskTypes` empty): val-panel tasks get no teacher and training tasks have no type-level evidence,
+ * so there is likely nothing to distil. Null when some type has a teacher.
+ */
+export function unionStartWarning(pool: Pick<TeacherPool, 'ids' | 'solved' | 'taskType'>): string | null {
+  const types = unionTaskTypes(pool.ids.map((id) => ({ id, solved: pool.solved(id) })), (q) => pool.taskType(q));
+  if (types.length > 0) return null;
+  return `union teacher: none of the ${pool.ids.length} teacher checkpoint${pool.ids.length === 1 ? '' : 's'} solves a val task of any type, so val tasks get no teacher and training tasks are tried on every teacher by step with no type evidence: likely nothing to distil`;
+}
 
 /** Agentic-OPD as a registered algorithm. `create` needs AgenticOpdExtras (teacherPool, studentSolved). */
 export const agenticOpd = {
@@ -277,6 +299,13 @@ export const agenticOpd = {
     } else st = choose(new Set(x.studentSolved), 1, hcnInitialState());
 
     const passMemo = new Map<string, number>();
+    // Union, training tasks off the panel: the teachers in the order they are tried, per task type (the pool is frozen).
+    const unionOrder = new Map<string, number[]>();
+    const unionOrderOf = (type: string): number[] => {
+      let o = unionOrder.get(type);
+      if (!o) unionOrder.set(type, (o = unionTeacherOrder(rows(), (q) => pool.taskType(q), type).map((c) => c.id)));
+      return o;
+    };
 
     return {
       newRound(studentSolved) {
@@ -288,7 +317,9 @@ export const agenticOpd = {
         st = choose(new Set(solved), st.round + 1, st.hcn);
       },
       // Besides the round's state: the resident teacher (so a resumed run holds the same tensors) and the memo of
-      // teacher pass rates (so a resumed run makes the same teacher-rollout calls as an uninterrupted one).
+      // teacher pass rates, LAD's and the union's search (so a resumed run makes the same teacher-rollout calls and the
+      // same union choices as an uninterrupted one: the search order is fixed and each teacher's rollouts of a task
+      // draw from their own stream, keyed by teacher and task).
       saveState: () => JSON.stringify({ ...st, resident: pool.resident?.() ?? null, passMemo: [...passMemo] } satisfies SavedAgenticOpdState),
       loadState(s) {
         let raw: unknown;
@@ -310,14 +341,33 @@ export const agenticOpd = {
       async advantages(ctx) {
         const { trajs, packed } = ctx;
         const P = new Set(st.studentSolved);
-        // Teacher per trajectory (union: the earliest teacher solving its panel task; none off the panel).
-        const teacherOf = trajs.map((t) => {
-          if (!union) return st.teacherId;
-          const q = pool.panelTask?.(t.ref);
-          return q === undefined ? null : union.get(q) ?? null;
-        });
         const success = trajs.map((t) => t.success);
         let mask: boolean[], ladShare: number, calls = 0;
+        const rate = pool.teacherPassRate?.bind(pool);
+        /** Teacher `tid`'s pass rate on training task `ref`, memoised for the run (a call = G teacher episodes). */
+        const passRate = async (tid: number, ref: TaskRef, rate: (id: number, r: TaskRef) => Promise<number>): Promise<number> => {
+          const key = `${tid}|${refKey(ref)}`;
+          if (!passMemo.has(key)) {
+            const r = await rate(tid, ref);
+            if (!(r >= 0 && r <= 1)) throw new Error(`agentic-opd: teacher ${tid}'s pass rate on ${refKey(ref)} is ${r}, outside [0, 1]`);
+            passMemo.set(key, r);
+            calls++;
+          }
+          return passMemo.get(key)!;
+        };
+        // Teacher per trajectory. Union: a panel task's earliest solving teacher; a training task's first teacher in
+        // `unionTeacherOrder` whose own rollouts of it succeed (none if no teacher's do). With LAD on, only failed
+        // trajectories are looked up (a successful one is never distilled).
+        const teacherOf: (number | null)[] = [];
+        for (let i = 0; i < trajs.length; i++) {
+          if (!union) { teacherOf.push(st.teacherId); continue; }
+          const t = trajs[i], q = pool.panelTask?.(t.ref);
+          if (q !== undefined) { teacherOf.push(union.get(q) ?? null); continue; }
+          let tid: number | null = null;
+          if (rate && !(opts.ladGate && success[i]))
+            for (const id of unionOrderOf(t.taskType)) if ((await passRate(id, t.ref, rate)) > 0) { tid = id; break; }
+          teacherOf.push(tid);
+        }
         if (opts.ladGate) {
           const evidence: LadEvidence[] = [];
           for (let i = 0; i < trajs.length; i++) {
@@ -325,11 +375,8 @@ export const agenticOpd = {
             if (success[i] || tid === null) { evidence.push({ kind: 'none' }); continue; }
             const q = pool.panelTask?.(ref);
             if (q !== undefined) evidence.push({ kind: 'val', teacherSolves: pool.solved(tid).has(q), studentSolves: P.has(q) });
-            else if (pool.teacherPassRate) {
-              const key = `${tid}|${refKey(ref)}`;
-              if (!passMemo.has(key)) { passMemo.set(key, await pool.teacherPassRate(tid, ref)); calls++; }
-              evidence.push({ kind: 'train', teacherPassRate: passMemo.get(key)! });
-            } else evidence.push({ kind: 'none' });
+            else if (rate) evidence.push({ kind: 'train', teacherPassRate: await passRate(tid, ref, rate) });
+            else evidence.push({ kind: 'none' });
           }
           ({ mask, ladShare } = ladGate(success, ctx.groupOf, evidence));
         } else {

@@ -10,7 +10,8 @@
  * - The distillation advantage A_opd = sg(ℓ_teacher − ℓ_student) per action token of gated rollouts
  *   (`distillAdvantage`), combined as A = opdCoef·A_opd + taskCoef·A_grpo (`combineDistill`), and the top-k reverse
  *   KL over the student's renormalised top-k tokens (`topKReverseKl`).
- * - The ablation selectors: fixed (`fixedTeacher`), random (`randomTeacher`), union (`unionTeachers`).
+ * - The ablation selectors: fixed (`fixedTeacher`), random (`randomTeacher`), union (`unionTeachers` on the validation
+ *   panel, `unionTeacherOrder` for training tasks off it; `unionTaskTypes`: the types with panel evidence).
  *
  * Conventions: teachers are identified by a finite number (the checkpoint's step); "earlier checkpoint" = smaller
  * id. Validation tasks are identified by a number (their index in the validation panel). Log-probs are natural logs
@@ -362,9 +363,10 @@ export function randomTeacher(ids: readonly number[], rng: Rng): number {
 }
 
 /**
- * Union-teacher ablation (Agentic-OPD (2026)): per validation task, the teacher that solves it, the earliest
- * (smallest id) when several do. Returns task → teacher id for every task in ∪ Q_i (tasks no teacher solves are
- * absent), keys in ascending order.
+ * Union-teacher ablation (Agentic-OPD (2026): "per task, the teacher that solves it, an upper reference"), the rule
+ * for validation-panel tasks: per validation task, the teacher that solves it, the earliest (smallest id) when
+ * several do. Returns task → teacher id for every task in ∪ Q_i (tasks no teacher solves are absent), keys in
+ * ascending order. Training tasks off the panel follow `unionTeacherOrder`.
  * @throws Error when there are no teachers or an id is duplicated.
  */
 export function unionTeachers(teachers: readonly CheckpointSolved[]): Map<number, number> {
@@ -372,4 +374,44 @@ export function unionTeachers(teachers: readonly CheckpointSolved[]): Map<number
   const byTask = new Map<number, number>();
   for (const t of teachers) for (const q of toIdSet(t.solved)) if (!byTask.has(q) || t.id < byTask.get(q)!) byTask.set(q, t.id);
   return new Map([...byTask].sort((a, b) => a[0] - b[0]));
+}
+
+
+/** One teacher's place in `unionTeacherOrder`. */
+export interface UnionCandidate {
+  id: number;
+  /** Validation tasks of the training task's type that the teacher solves (|{q ∈ Q_i : type(q) = type}|). */
+  typeSolved: number;
+}
+
+/**
+ * Union-teacher ablation, the project's rule for a training task off the validation panel (Agentic-OPD (2026) gives
+ * the union per task; a training task has no row in the solved matrix, so the evidence is the teacher's own
+ * rollouts of it): the order in which the teachers are tried on a task of type `type` — every teacher, those that
+ * solve the most validation tasks of that type first (the type-level evidence), ties by the earlier checkpoint
+ * (smaller id). The caller takes the first teacher whose own rollouts of the task include a success, and none when no
+ * teacher's do. Teachers that solve no validation task of the type come last, by id.
+ * @param taskType the task type of a validation task (undefined: unknown, counted for no type).
+ * @throws Error when there are no teachers or an id is duplicated or not finite.
+ */
+export function unionTeacherOrder(teachers: readonly CheckpointSolved[], taskType: (task: number) => string | undefined, type: string): UnionCandidate[] {
+  checkIds(teachers, 'unionTeacherOrder');
+  return teachers
+    .map((t) => ({ id: t.id, typeSolved: [...toIdSet(t.solved)].filter((q) => taskType(q) === type).length }))
+    .sort((a, b) => b.typeSolved - a.typeSolved || a.id - b.id);
+}
+
+/**
+ * The validation task types for which some teacher solves a validation task (the union's type-level evidence),
+ * ascending. Empty: no teacher solves any validation task, so the union has no panel evidence at all (nothing to
+ * distil on the panel; training tasks are tried on every teacher in id order).
+ * @param taskType the task type of a validation task (undefined: unknown, left out).
+ */
+export function unionTaskTypes(teachers: readonly CheckpointSolved[], taskType: (task: number) => string | undefined): string[] {
+  const types = new Set<string>();
+  for (const t of teachers) for (const q of toIdSet(t.solved)) {
+    const ty = taskType(q);
+    if (ty !== undefined) types.add(ty);
+  }
+  return [...types].sort();
 }

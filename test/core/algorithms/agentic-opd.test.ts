@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agenticOpd, resolveAgenticOptions, type AgenticOpdInit, type AgenticOpdState, type TeacherPool } from '../../../src/core/algorithms/agentic-opd';
+import { agenticOpd, resolveAgenticOptions, unionStartWarning, type AgenticOpdInit, type AgenticOpdState, type TeacherPool } from '../../../src/core/algorithms/agentic-opd';
 import { packSamples } from '../../../src/core/algorithms/outcome';
 import type { StepContext } from '../../../src/core/algorithms/types';
 import type { TaskRef } from '../../../src/core/envs/types';
@@ -10,9 +10,9 @@ import { DEFAULT_CONFIG } from '../../../src/core/run/config';
 import { Rng } from '../../../src/core/rng';
 
 /** A trajectory with one step per response; every prompt is [0, 0, 0]. */
-function traj(ref: TaskRef, success: boolean, responses: number[][]): Trajectory {
+function traj(ref: TaskRef, success: boolean, responses: number[][], taskType = 'x'): Trajectory {
   return {
-    ref, task: 't', taskType: 'x', initialObservation: '', finalObservation: '', reward: success ? 1 : 0, success, invalidCount: 0,
+    ref, task: 't', taskType, initialObservation: '', finalObservation: '', reward: success ? 1 : 0, success, invalidCount: 0,
     steps: responses.map((response) => ({
       observation: '', admissible: [], prompt: [0, 0, 0], response, allowed: response.map(() => null),
       sampleLogp: [], sampleEntropy: [], action: '', valid: true, reward: 0,
@@ -66,6 +66,40 @@ const GROUP_OF = [0, 0, 1, 1, 2];
 const OLD = [-1, -1, -0.5, -2, -0.25, -1, -1, -1.5, -0.75];
 const AEP = [1, 1, -1, -1, -1, 0, 0, 2, 2];
 
+/**
+ * A union pool (val types: 1 c, 2 c, 3 h, 4 h, 5 k): 100 solves {1, 2} (c×2), 200 {3} (h×1), 300 {2, 4, 5} (c, h, k).
+ * Try orders: c → 100, 300, 200; h → 200, 300 (tie, smaller id first), 100; k → 300, 100, 200. Teacher log-prob of
+ * token v: −v/8 (100), −v/4 (200), −v/2 (300). Pass rates on training tasks: listed, else 0.
+ */
+function unionPool() {
+  const rates: Record<string, number> = { '300|train/7': 0.75, '100|train/8': 0.25, '100|train/10': 0.5, '300|train/10': 1 };
+  const calls: { score: [number, number[][], number][]; pass: [number, string][] } = { score: [], pass: [] };
+  const solved: Record<number, number[]> = { 100: [1, 2], 200: [3], 300: [2, 4, 5] };
+  const pool: TeacherPool = {
+    ids: [100, 200, 300],
+    solved: (id) => new Set(solved[id]),
+    taskType: (q) => ['', 'c', 'c', 'h', 'h', 'k'][q],
+    panelTask: (ref) => (ref.split === 'test-seen' ? ref.index : undefined),
+    async teacherPassRate(id, ref) {
+      calls.pass.push([id, `${ref.split}/${ref.index}`]);
+      return rates[`${id}|${ref.split}/${ref.index}`] ?? 0;
+    },
+    async score(id, samples: readonly ScoreSample[], temperature) {
+      calls.score.push([id, samples.map((s) => [...s.response]), temperature]);
+      return Float32Array.from(samples.flatMap((s) => s.response.map((v) => -v / ({ 100: 8, 200: 4, 300: 2 } as Record<number, number>)[id])));
+    },
+  };
+  return { pool, calls };
+}
+// One token per trajectory: τ0 [4] train/7 h failed, τ1 [2] train/7 h succeeded, τ2 [8] train/8 c failed,
+// τ3 [6] train/9 k failed, τ4 [2] train/10 c failed, τ5 [2] train/10 c succeeded.
+const UTRAJS = () => [
+  traj(train(7), false, [[4]], 'h'), traj(train(7), true, [[2]], 'h'), traj(train(8), false, [[8]], 'c'),
+  traj(train(9), false, [[6]], 'k'), traj(train(10), false, [[2]], 'c'), traj(train(10), true, [[2]], 'c'),
+];
+const UGROUP_OF = [0, 0, 1, 2, 3, 3];
+const UOLD = [-1, -0.25, -0.5, -1, -0.5, -0.125];
+
 describe('agentic-opd with a fake teacher pool', () => {
   it('HCN picks the teacher; LAD gates τ1 and τ4; A = ℓ_teacher − ℓ_old exactly on their tokens', async () => {
     // P = {1}: teacher 100 has Q∖P = {2} (score 1), teacher 200 has {3,4,5} (score 3) → 200.
@@ -107,16 +141,79 @@ describe('agentic-opd with a fake teacher pool', () => {
     expect(o.extra.teacherRolloutCalls).toBe(0);
   });
 
-  it('union: one teacher per panel task, scored one at a time in id order; training tasks off the panel get none', async () => {
-    const { pool, calls } = fakePool({});
+  it('union: one teacher per panel task, scored one at a time in id order; a training task no teacher solves gets none', async () => {
+    const { pool, calls } = fakePool({ '100|train/7': 0, '200|train/7': 0 });
     const run = agenticOpd.create({ cfg, env: 'household', teacherPool: pool, studentSolved: [], options: { teacherSelect: 'union' } } as AgenticOpdInit);
-    // panel 2 → teacher 100 (−v/8), panel 4 → teacher 200 (−v/4); train/7 → none.
+    // panel 2 → teacher 100 (−v/8), panel 4 → teacher 200 (−v/4); train/7 (type x: no panel evidence, so by id) →
+    // 100 and 200 both fail it → none.
     const trajs = [traj(panel(4), false, [[4]]), traj(panel(2), false, [[8]]), traj(train(7), false, [[2]])];
     const s = await run.advantages(ctxOf(trajs, [0, 1, 2], [-2, -0.5, -1], [0, 0, 0]));
     // τ0: −4/4 − (−2) = 1; τ1: −8/8 − (−0.5) = −0.5; τ2: 0.
     expect(Array.from(s.adv)).toEqual([1, -0.5, 0]);
     expect(calls.score.map((c) => c[0])).toEqual([100, 200]);
-    expect(s.extra).toMatchObject({ teacherId: null, teachersUsed: [100, 200], ladShare: 2 / 3 });
+    expect(calls.pass).toEqual([[100, 'train/7'], [200, 'train/7']]);
+    expect(s.extra).toMatchObject({ teacherId: null, teachersUsed: [100, 200], ladShare: 2 / 3, teacherRolloutCalls: 2 });
+  });
+
+  it('union, training tasks off the panel: the first teacher in type order whose own rollouts succeed; LAD compares it with the student', async () => {
+    const u = unionPool();
+    const run = agenticOpd.create({ cfg, env: 'household', teacherPool: u.pool, studentSolved: [], options: { teacherSelect: 'union' } } as AgenticOpdInit);
+    const s = await run.advantages(ctxOf(UTRAJS(), UGROUP_OF, UOLD, [0, 0, 0, 0, 0, 0]));
+    // train/7 (h: 200, 300, 100): 200 rate 0 → 300 rate 0.75 → teacher 300; LAD: 0.75 > student 1/2 → τ0 (τ1 succeeded).
+    // train/8 (c: 100, 300, 200): 100 rate 0.25 → teacher 100; LAD: 0.25 > 0 → τ2.
+    // train/9 (k: 300, 100, 200): all 0 → no teacher, τ3 not distilled.
+    // train/10 (c): 100 rate 0.5 → teacher 100 (300 not tried); LAD: 0.5 is not above the student's 1/2 → τ4 not distilled.
+    expect(u.calls.pass).toEqual([[200, 'train/7'], [300, 'train/7'], [100, 'train/8'], [300, 'train/9'], [100, 'train/9'], [200, 'train/9'], [100, 'train/10']]);
+    // τ0: teacher 300 −4/2 − (−1) = −1; τ2: teacher 100 −8/8 − (−0.5) = −0.5.
+    expect(Array.from(s.adv)).toEqual([-1, 0, -0.5, 0, 0, 0]);
+    expect(u.calls.score).toEqual([[100, [[8]], 0.7], [300, [[4]], 0.7]]);
+    expect(s.extra).toMatchObject({ teacherId: null, teachersUsed: [100, 300], ladShare: 2 / 6, teacherRolloutCalls: 7, gatedTokens: 2 });
+    expect(s.extra.reverseKl).toBe(0.75);
+    expect(s.metrics.teacherShare).toBe(1);
+    // LAD off: every trajectory with a teacher is distilled (successes too; their tasks' rates are memo hits):
+    // τ1 300: −2/2 + 0.25 = −0.75; τ4 100: −2/8 + 0.5 = 0.25; τ5 100: −2/8 + 0.125 = −0.125.
+    const v = unionPool();
+    const off = agenticOpd.create({ cfg, env: 'household', teacherPool: v.pool, studentSolved: [], options: { teacherSelect: 'union', ladGate: false } } as AgenticOpdInit);
+    const o = await off.advantages(ctxOf(UTRAJS(), UGROUP_OF, UOLD, [0, 0, 0, 0, 0, 0]));
+    expect(Array.from(o.adv)).toEqual([-1, -0.75, -0.5, 0, 0.25, -0.125]);
+    expect(v.calls.pass).toEqual(u.calls.pass);
+    expect(o.extra).toMatchObject({ teachersUsed: [100, 300], ladShare: 5 / 6, teacherRolloutCalls: 7 });
+    // A pool without teacher rollouts has no evidence on training tasks: none gets a teacher.
+    const { teacherPassRate: _, ...noRates } = unionPool().pool;
+    const n = agenticOpd.create({ cfg, env: 'household', teacherPool: noRates, studentSolved: [], options: { teacherSelect: 'union', ladGate: false } } as AgenticOpdInit);
+    expect((await n.advantages(ctxOf(UTRAJS(), UGROUP_OF, UOLD, [0, 0, 0, 0, 0, 0]))).extra).toMatchObject({ ladShare: 0, teachersUsed: [] });
+  });
+
+  it('union: the same choices in a fresh run and after a resume; the saved memo holds the search, so a resume repeats no teacher rollout', async () => {
+    const a = unionPool();
+    const run = agenticOpd.create({ cfg, env: 'household', teacherPool: a.pool, studentSolved: [], options: { teacherSelect: 'union' } } as AgenticOpdInit);
+    // Step 1 sees train/7 only; the checkpoint is taken after it.
+    await run.advantages(ctxOf(UTRAJS().slice(0, 2), [0, 0], UOLD.slice(0, 2), [0, 0]));
+    const saved = run.saveState!();
+    expect(JSON.parse(saved).passMemo).toEqual([['200|train/7', 0], ['300|train/7', 0.75]]);
+    const straight = await run.advantages(ctxOf(UTRAJS(), UGROUP_OF, UOLD, [0, 0, 0, 0, 0, 0]));
+    const b = unionPool();
+    const resumed = agenticOpd.create({ cfg, env: 'household', teacherPool: b.pool, studentSolved: [], options: { teacherSelect: 'union' } } as AgenticOpdInit);
+    resumed.loadState!(saved);
+    const again = await resumed.advantages(ctxOf(UTRAJS(), UGROUP_OF, UOLD, [0, 0, 0, 0, 0, 0]));
+    // Both make exactly the calls the checkpoint's memo lacks, in the same order, and the same step.
+    expect(b.calls.pass).toEqual([[100, 'train/8'], [300, 'train/9'], [100, 'train/9'], [200, 'train/9'], [100, 'train/10']]);
+    expect(a.calls.pass.slice(2)).toEqual(b.calls.pass);
+    expect(Array.from(again.adv)).toEqual(Array.from(straight.adv));
+    expect(again.extra).toEqual(straight.extra);
+    expect(again.extra.teacherRolloutCalls).toBe(5);
+    // A fresh run on the full batch: the same step (the choice depends on the memo's contents, not on when they came).
+    const c = unionPool();
+    const fresh = agenticOpd.create({ cfg, env: 'household', teacherPool: c.pool, studentSolved: [], options: { teacherSelect: 'union' } } as AgenticOpdInit);
+    const f = await fresh.advantages(ctxOf(UTRAJS(), UGROUP_OF, UOLD, [0, 0, 0, 0, 0, 0]));
+    expect(Array.from(f.adv)).toEqual(Array.from(straight.adv));
+    expect({ ...f.extra, teacherRolloutCalls: 0 }).toEqual({ ...straight.extra, teacherRolloutCalls: 0 });
+  });
+
+  it('union start warning: only when no teacher solves a val task of any type', () => {
+    expect(unionStartWarning(unionPool().pool)).toBeNull();
+    const empty = { ids: [100, 200], solved: () => new Set<number>(), taskType: () => 'c' };
+    expect(unionStartWarning(empty)).toBe('union teacher: none of the 2 teacher checkpoints solves a val task of any type, so val tasks get no teacher and training tasks are tried on every teacher by step with no type evidence: likely nothing to distil');
   });
 
   it('newRound re-selects with HCN weights; state() round-trips through JSON for resume', () => {

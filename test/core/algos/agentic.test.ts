@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkHcnState, combineDistill, distillAdvantage, fixedTeacher, groupPassRates, hcnInitialState, hcnSelect, hcnWeight, ladGate,
-  randomTeacher, topKReverseKl, trajectoryTokenGate, unionTeachers, HCN_MAX_WEIGHT, type HcnState, type LadEvidence,
+  randomTeacher, topKReverseKl, trajectoryTokenGate, unionTaskTypes, unionTeacherOrder, unionTeachers, HCN_MAX_WEIGHT, type HcnState, type LadEvidence,
 } from '../../../src/core/algos/agentic';
 import { Rng } from '../../../src/core/rng';
 
@@ -202,5 +202,19 @@ describe('ablation selectors (Agentic-OPD)', () => {
   });
   it('union: per task, the earliest teacher that solves it', () => {
     expect([...unionTeachers(T)]).toEqual([[1, 300], [2, 100], [3, 100], [4, 200], [6, 50]]);
+  });
+  it('union off the panel: every teacher, most val tasks of the type solved first, then the earlier checkpoint', () => {
+    const type = (q: number) => TYPES.get(q);
+    // TEACHERS: 100 solves c×1, k×2; 200 c×2, h×1; 300 c×1, h×2.
+    expect(unionTeacherOrder(TEACHERS, type, 'c')).toEqual([{ id: 200, typeSolved: 2 }, { id: 100, typeSolved: 1 }, { id: 300, typeSolved: 1 }]);
+    expect(unionTeacherOrder(TEACHERS, type, 'h').map((c) => c.id)).toEqual([300, 200, 100]);
+    expect(unionTeacherOrder(TEACHERS, type, 'k').map((c) => c.id)).toEqual([100, 200, 300]);
+    // A type no teacher solves on the panel (or not on it at all): by id; input order does not matter.
+    expect(unionTeacherOrder([TEACHERS[2], TEACHERS[0], TEACHERS[1]], type, 'pick')).toEqual([{ id: 100, typeSolved: 0 }, { id: 200, typeSolved: 0 }, { id: 300, typeSolved: 0 }]);
+    expect(() => unionTeacherOrder([], type, 'c')).toThrow(/no teachers/);
+    expect(() => unionTeacherOrder([TEACHERS[0], TEACHERS[0]], type, 'c')).toThrow(/duplicate teacher id 100/);
+    expect(unionTaskTypes(TEACHERS, type)).toEqual(['c', 'h', 'k']);
+    expect(unionTaskTypes([{ id: 1, solved: [3] }, { id: 2, solved: [9] }], type)).toEqual(['h']); // task 9 has no type
+    expect(unionTaskTypes([{ id: 1, solved: [] }], type)).toEqual([]);
   });
 });
