@@ -2,8 +2,10 @@
  * Browser end-to-end test of the page's run flows on a forced webgpu backend (SwiftShader here: a CPU emulation,
  * tens of seconds per update even at these sizes, so the runs are as small as the trainer allows: the nano base
  * policy, B 1 × G 2, one mini-batch, no evaluation, no history in the prompt, 2 steps, a checkpoint every step).
+ * The seed is chosen so step 2's group has mixed outcomes (one success, one failure): under GRPO a group of one
+ * outcome gives every token A = 0, which would make the explorer check below hold with both sides 0.
  * 1. An uninterrupted run to its end: step 2's group 0 opened in the rollout explorer shows, on keyboard focus, the
- *    total A of an action token that the worker's `trajectories` event of step 2 holds (the right panel).
+ *    total A of an action token that the worker's `trajectories` event of step 2 holds (the right panel), a non-zero A.
  * 2. The same link reloaded after its step-1 checkpoint is offered for Resume; the resumed run's step events (losses,
  *    metrics) and sampled groups equal the uninterrupted run's exactly.
  * 3. Export then Import of the resumed run gives a record with the same files byte for byte.
@@ -15,8 +17,13 @@ import type { Page } from 'playwright-core';
 import { useE2E } from './harness';
 import { unpackRun } from '../../src/core/run/pack';
 
-/** 2 steps from the nano base policy (the default Start from), B 1 × G 2, a checkpoint every step. */
-const LINK = 'backend=webgpu&model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0&historyTurns=0&checkpointEvery=1';
+/**
+ * 2 steps from the nano base policy (the default Start from), B 1 × G 2, a checkpoint every step. Seed 3: step 2's
+ * group holds one success and one failure (`npm run train -- --model nano --steps 2 --tasks 1 --group 2
+ * --mini-batches 1 --eval-every 0 --history 0 --checkpoint-every 1 --seed 3 --json` on wasm: step 2 success rate 0.5,
+ * mean |A| 0.7071), so its tokens' A is ±0.7071, not 0.
+ */
+const LINK = 'backend=webgpu&seed=3&model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0&historyTurns=0&checkpointEvery=1';
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 
@@ -100,6 +107,7 @@ describe('run flows on webgpu (software adapter here)', () => {
     const first = page.getByTestId('trajectory-token').first();
     const fromEvent = { value: (await first.getAttribute('data-value')) ?? '', text: (await first.textContent()) ?? '' };
     expect(fromEvent.value).toMatch(/^-?\d/);
+    expect(Math.abs(Number(fromEvent.value)), 'step 2\'s group should have mixed outcomes (seed 3), so its token A is not 0; a group of one outcome would let the comparison below pass with both sides 0').toBeGreaterThan(0);
 
     // Open step 2 from the reward chart's value table (the keyboard route of a click on a chart point).
     await page.locator('figure:has([data-testid="chart-table-reward"]) summary').click();
