@@ -2,7 +2,8 @@
  * The project's wasm kernels one at a time at the `small` training step's shapes, on and off alternating in one
  * process: `npx tsx scripts/wasm-kernel-micro.ts [--reps 5]`. Prints the median process CPU time per call (ms) of each
  * (stock or composed → project's): Tanh and Exp, the bias gradient's column sums, a LayerNorm forward and
- * forward + backward, the attention softmax forward + backward, and a clone (Identity). Seconds of CPU in all; a
+ * forward + backward, the attention softmax forward + backward, a clone (Identity), and the Adam update of the
+ * `small` model's 52 parameter tensors (tfjs' applyGradients → src/core/backend/wasm-adam.ts). Seconds of CPU in all; a
  * rough isolation figure — the training step's own change is measured by scripts/wasm-train-ab.ts.
  */
 import * as tf from '../src/core/tf';
@@ -13,6 +14,9 @@ import { setWasmColSumEnabled } from '../src/core/backend/wasm-colsum';
 import { setWasmLayerNormEnabled } from '../src/core/backend/wasm-layernorm';
 import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm-softmax';
 import { setWasmAliasKernelsEnabled } from '../src/core/backend/wasm-alias-kernels';
+import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
+import { applyAdam } from '../src/core/optim/adam';
+import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel } from '../src/core/bench/workloads';
 import { attentionSoftmax, layerNorm, linear } from '../src/core/model/ops';
 import { causalBias } from '../src/core/model/transformer';
 
@@ -58,5 +62,10 @@ ab('attention softmax [128, 128, 128] forward + backward', setWasmSoftmaxEnabled
   sync(tf.grad((r: tf.Tensor) => tf.sum(tf.mul(attentionSoftmax(r as tf.Tensor3D, 1 / Math.sqrt(32), 32, 4, { bias: cb }), raw)))(raw));
 });
 ab('clone [32, 128, 512] (Identity)', setWasmAliasKernelsEnabled, () => sync(tf.clone(h)));
+const bm = makeBenchModel(CLI_BENCH_SIZE);
+const grads = Object.fromEntries(Object.entries(bm.p).map(([k, v], i) => [v.name ?? k, tf.randomNormal(v.shape, 0, 1e-2, 'float32', 100 + i)]));
+ab(`Adam update, ${Object.keys(grads).length} tensors (${Object.values(grads).reduce((s, t) => s + t.size, 0)} floats)`, setWasmAdamEnabled, () => applyAdam(bm.opt, { ...grads }));
+tf.dispose(Object.values(grads));
+disposeBenchModel(bm);
 tf.dispose([h, logits, dy, x, g, b, w, bias512, raw, cb]);
 console.log(`numTensors after: ${tf.memory().numTensors}`);
