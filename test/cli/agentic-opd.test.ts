@@ -1,7 +1,8 @@
 /**
  * Agentic-OPD's distillation stage from a GRPO run directory (train --algo agentic-opd --from-run DIR): the student
  * is the best-validation checkpoint, the teachers the others (HCN's first choice hand-computed from a hand-made
- * solved matrix); a distillation of 4 steps equals one of 2 steps resumed to 4 (step and validation events, weights);
+ * solved matrix); a distillation of 4 steps equals one of 2 steps resumed to 4 (step and validation events, weights),
+ * and so does a union-teacher one of 2 steps (which distils training tasks off the val panel);
  * run.json records the source and its sha256, and a resume after the source changed is refused; every bad source is
  * refused with exit 2, a message saying what is needed, and nothing written.
  */
@@ -135,6 +136,25 @@ describe('train --algo agentic-opd --from-run', () => {
     expect(o.status).toBe(2);
     expect(o.stderr).toMatch(/differs from the run's .*; a resumed distillation keeps its source, so drop --from-run/);
     expect(snapshot(C)).toEqual(before);
+  }, 900_000);
+
+  it('--teacher-select union distils training tasks (off the val panel) and a resumed run equals a straight one', () => {
+    const A = path.join(tmp, 'union-straight'), B = path.join(tmp, 'union-resumed');
+    const U = ['--algo', 'agentic-opd', '--from-run', SRC, '--teacher-select', 'union', '--checkpoint-every', '1'];
+    const a = cli([...COMMON, ...U, '--steps', '2', '--run-dir', A]);
+    expect(a.status, a.stderr).toBe(0);
+    expect(a.stderr).not.toMatch(/union teacher/); // teachers 1 and 3 solve val tasks, so no start warning
+    const steps = strip(events(A), 'step');
+    for (const e of steps) expect(e.teacherId).toBeNull();
+    // Every training task is off the panel; before the union gave them teachers no step distilled anything.
+    expect(steps.some((e) => (e.ladShare as number) > 0)).toBe(true);
+    const b1 = cli([...COMMON, ...U, '--steps', '1', '--run-dir', B]);
+    expect(b1.status, b1.stderr).toBe(0);
+    const b2 = cli(['--resume', B, '--steps', '2', '--json']);
+    expect(b2.status, b2.stderr).toBe(0);
+    expect(strip(events(B), 'step')).toEqual(steps);
+    expect(fs.readFileSync(path.join(B, 'ckpt-2.safetensors')).equals(fs.readFileSync(path.join(A, 'ckpt-2.safetensors')))).toBe(true);
+    expect(fs.readFileSync(path.join(B, 'ckpt-2.state')).equals(fs.readFileSync(path.join(A, 'ckpt-2.state')))).toBe(true);
   }, 900_000);
 
   it('refuses a source it cannot distil from: exit 2, what is needed and how, nothing written', () => {
