@@ -2,9 +2,10 @@
  * Browser end-to-end test of the rollout explorer and of responsive control (wasm, tiny settings in the link):
  * two steps trained with Step, step 1 opened from a chart's value table, its group 0 shown with the token values the
  * worker's step data holds (the first action token's A equals the `trajectories` event's, read from the right panel
- * right after step 1), turns stepped with ← / →, a token's exact value shown on keyboard focus. Then Start shows the
- * progress of step 1's rollouts before the step-0 evaluation, Pause during a step takes effect within seconds and
- * discards the step (the counter stays), and Reset during a run stops it.
+ * right after step 1, a non-zero A: the seed is chosen so step 1's group 0 has mixed outcomes), turns stepped with
+ * ← / →, a token's exact value shown on keyboard focus. Then Start shows the progress of step 1's rollouts before the
+ * step-0 evaluation, Pause during a step takes effect within seconds and discards the step (the counter stays), and
+ * Reset during a run stops it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +15,12 @@ import { ROOT, useE2E } from './harness';
 
 /** The shipped base policy's model size (household/easy), so the run can start from it. */
 const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
-/** Two groups of two per step, no evaluation: about a second per update on wasm. */
-const TINY = `backend=wasm&model=${BASE_MODEL}&steps=6&tasksPerStep=2&groupSize=2&miniBatches=2&evalEvery=0`;
+/**
+ * Two groups of two per step, no evaluation: about a second per update on wasm. Seed 4: step 1's group 0 holds one
+ * failure and one success (A_ep −0.7071 and +0.7071 under GRPO's mean-std normalisation), so the explorer check
+ * compares a non-zero A; with seed 1 both trajectories fail and every token's A is 0.
+ */
+const TINY = `backend=wasm&seed=4&model=${BASE_MODEL}&steps=6&tasksPerStep=2&groupSize=2&miniBatches=2&evalEvery=0`;
 /** Longer steps (B 4 × G 4) and a step-0 evaluation, so a pause lands inside a step. */
 const LONGER = `backend=wasm&model=${BASE_MODEL}&steps=20&tasksPerStep=4&groupSize=4&miniBatches=2&evalEvery=10&evalEpisodes=8`;
 
@@ -45,6 +50,7 @@ describe('rollout explorer and control (wasm)', () => {
     const first = page.getByTestId('trajectory-token').first();
     const fromEvent = { value: await first.getAttribute('data-value'), text: await first.textContent() };
     expect(fromEvent.value).toMatch(/^-?\d/);
+    expect(Math.abs(Number(fromEvent.value)), 'step 1\'s group 0 should have mixed outcomes (seed 4), so its token A is not 0; a group of one outcome would let the comparison below pass with both sides 0').toBeGreaterThan(0);
     await page.getByTestId('step-button').click();
     await waitForStep(page, 2, logs);
     await expect.poll(() => phaseText(page), { timeout: 60_000 }).toBe('paused');
