@@ -7,7 +7,8 @@
  * Same bits: this runs musl's algorithm in every lane — the same float32 operations in the same order, each rounded
  * once (WebAssembly has no fused multiply-add), its branches taken as lane selects — so it returns what `tanhf`
  * returns (only a NaN's payload may differ): the same words on 2^20 random bit patterns and at every branch edge
- * (test/core/backend/wasm-tanh.test.ts); scripts/wasm-unary-exhaustive.ts compares all 2^32 float32 inputs.
+ * (test/core/backend/wasm-tanh.test.ts); scripts/wasm-unary-exhaustive.ts compares all 2^32 float32 inputs (0 differ;
+ * docs/experiments/speed.md).
  * With t the result before the sign:
  *   |x| > 10 (or NaN): t = 1 + 0/|x|;  |x| > 0.5493: t = 1 − 2/(e + 2), e = expm1f(2|x|);
  *   |x| > 0.2554: t = e/(e + 2), e = expm1f(2|x|);  |x| ≥ 2⁻¹²⁶: t = −e/(e + 2), e = expm1f(−2|x|);  else t = |x|;
