@@ -28,6 +28,7 @@
  */
 import * as tf from '../tf';
 import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu-layernorm';
+import { rowsGrad, rowsGradUsable } from '../backend/webgpu-rows-grad';
 import { fusedAttentionSoftmax, fusedAttentionSoftmaxUsable } from '../backend/webgpu-softmax';
 import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm-gelu';
 import { wasmColSum, wasmColSumUsable } from '../backend/wasm-colsum';
@@ -81,14 +82,20 @@ export const bmmNT = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSa
 
 /**
  * Rows of `table` at `indices`: table [R, C] float32, indices [n] int32 → [n, C].
- * Gradient w.r.t. table: scatterND of dy into [R, C] (rows hit twice are summed). No gradient to indices.
+ * Gradient w.r.t. table: dy [n, C] summed into [R, C] (rows hit twice are summed) — scatterND, except on webgpu, whose
+ * scatterND adds with atomics in a scheduling-dependent order; there backend/webgpu-rows-grad.ts sums in index order,
+ * so a run and its resume give the same bits. No gradient to indices.
  */
 export function gatherRows(table: tf.Tensor2D, indices: tf.Tensor1D): tf.Tensor2D {
   const f = tf.customGrad(((t: tf.Tensor, save: tf.GradSaveFunc) => {
     save([]);
     return {
       value: tf.gather(t, indices),
-      gradFunc: (dy: tf.Tensor) => [tf.scatterND(tf.expandDims(indices, 1), dy, t.shape)],
+      gradFunc: (dy: tf.Tensor) => [
+        indices.dtype === 'int32' && rowsGradUsable(t.shape[0], t.shape[1] ?? 0)
+          ? rowsGrad(dy as tf.Tensor2D, indices, t.shape[0])
+          : tf.scatterND(tf.expandDims(indices, 1), dy, t.shape),
+      ],
     };
   }) as unknown as CGF) as unknown as (t: tf.Tensor2D) => tf.Tensor2D;
   return f(table);
