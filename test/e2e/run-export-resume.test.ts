@@ -16,8 +16,11 @@ import { parseRunRecord } from '../../src/core/run/record';
 import { DEFAULT_CONFIG, RUN_CONFIG_KEYS, fieldMeta, type RunConfig } from '../../src/core/run/config';
 
 const BASE_MODEL = (JSON.parse(fs.readFileSync(path.join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
-/** 4 steps of one group of two, a checkpoint every 2, no evaluation. */
-const LINK = `backend=wasm&model=${BASE_MODEL}&steps=4&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=2`;
+/**
+ * 4 steps of one group of two, a checkpoint every 2, no evaluation. Seed 2: steps 2, 3 and 4 have groups of mixed
+ * outcomes and update the policy (with seed 1 no step of the four had a gradient, so the runs compared learned nothing).
+ */
+const LINK = `backend=wasm&model=${BASE_MODEL}&seed=2&steps=4&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=2`;
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-export-resume-'));
@@ -83,6 +86,7 @@ describe('a run exported from the page, continued by the CLI', () => {
     const resumedSteps = stepEvents(fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8'));
     const straightSteps = stepEvents(fs.readFileSync(path.join(straight, 'events.jsonl'), 'utf8'));
     expect(resumedSteps.map((e) => e.step)).toEqual([1, 2, 3, 4]);
+    expect(straightSteps.map((e) => (e as { gradNorm: number }).gradNorm > 0)).toEqual([false, true, true, true]); // runs that learn
     // Page wasm (threaded SIMD, in Chromium) and Node wasm (one thread): the page's steps 1–2 and its checkpoint …
     expect(resumedSteps.slice(0, 2)).toEqual(straightSteps.slice(0, 2));
     for (const f of ['ckpt-2.safetensors', 'ckpt-2.state']) expect(fs.readFileSync(path.join(dir, f)).equals(fs.readFileSync(path.join(straight, f))), f).toBe(true);

@@ -12,8 +12,12 @@ import { ROOT, useE2E } from './harness';
 import { unpackRun } from '../../src/core/run/pack';
 
 const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
-/** 6 steps, a checkpoint every 2, an evaluation every 3 (and at step 0). */
-const LINK = `backend=wasm&model=${BASE_MODEL}&steps=6&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=3&evalEpisodes=2&checkpointEvery=2`;
+/**
+ * 6 steps, a checkpoint every 2, an evaluation every 3 (and at step 0). Seed 2: its groups have mixed outcomes at steps
+ * 2, 3, 4 and 6, so those steps update the policy (gradNorm > 0) and the Resume check compares runs that learn — with
+ * seed 1 only step 6 had a gradient.
+ */
+const LINK = `backend=wasm&model=${BASE_MODEL}&seed=2&steps=6&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=3&evalEpisodes=2&checkpointEvery=2`;
 
 const { open } = useE2E();
 
@@ -75,6 +79,8 @@ describe('stored runs in Chromium', () => {
     expect(Object.keys(run.files).sort()).toEqual(['ckpt-2.safetensors', 'ckpt-2.state', 'ckpt-4.safetensors', 'ckpt-4.state', 'ckpt-6.safetensors', 'ckpt-6.state', 'events.jsonl', 'run.json', 'trajectories.jsonl']);
     straightEvents = run.files['events.jsonl'];
     expect(stepEvents(straightEvents).map((e) => (e as { step: number }).step)).toEqual([1, 2, 3, 4, 5, 6]);
+    // steps that updated the policy: a group of one outcome has A = 0 and no gradient (seed 2's groups, see LINK)
+    expect(stepEvents(straightEvents).map((e) => (e as { gradNorm: number }).gradNorm > 0)).toEqual([false, true, true, true, false, true]);
     expect(JSON.parse(run.files['run.json']).config).toMatchObject({ steps: 6, checkpointEvery: 2, backend: 'wasm' });
     await page.close();
   }, 400_000);
