@@ -14,8 +14,7 @@ import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
 import { applyAdam } from '../src/core/optim/adam';
 import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
-import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, type BenchModel } from '../src/core/bench/workloads';
-import { forward, logits } from '../src/core/model/transformer';
+import { CLI_BENCH_SIZE, disposeBenchModel, lossAndGrads, makeBenchModel, type BenchModel } from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
 const arg = (name: string, dflt: string) => {
@@ -34,13 +33,8 @@ const cpu = () => {
 
 /** One step as workloads.ts trainStep; returns [CPU ms of loss + gradients, CPU ms of Adam]. */
 async function step(bm: BenchModel): Promise<[number, number]> {
-  const B = bm.size.batch, T = bm.size.seq;
   const c0 = cpu();
-  const { value, grads } = tf.variableGrads(() => {
-    const { hidden } = forward(bm.p, bm.cfg, bm.ids, bm.pos);
-    const lsm = tf.logSoftmax(logits(bm.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
-    return tf.neg(tf.mean(tf.sum(tf.mul(lsm, bm.oneHot), 1))) as tf.Scalar;
-  }, Object.values(bm.p) as tf.Variable[]);
+  const { value, grads } = lossAndGrads(bm);
   await value.data();
   const c1 = cpu();
   applyAdam(bm.opt, grads);
@@ -82,12 +76,7 @@ for (const k of tf.getKernelsForBackend('wasm')) {
   });
 }
 {
-  const B = m.size.batch, T = m.size.seq;
-  const { value, grads } = tf.variableGrads(() => {
-    const { hidden } = forward(m.p, m.cfg, m.ids, m.pos);
-    const lsm = tf.logSoftmax(logits(m.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
-    return tf.neg(tf.mean(tf.sum(tf.mul(lsm, m.oneHot), 1))) as tf.Scalar;
-  }, Object.values(m.p) as tf.Variable[]);
+  const { value, grads } = lossAndGrads(m);
   await value.data();
   counting = true;
   const c0 = cpu();

@@ -174,16 +174,23 @@ export function disposeBenchModel(m: BenchModel): void {
 }
 
 /**
- * One training step: next-token cross-entropy (nats, mean over B·T positions) of random targets, its gradients and
- * an Adam update; resolves after the loss has been read back.
+ * The bench step's loss and gradients: next-token cross-entropy (nats, mean over B·T positions) of the model's random
+ * targets, and its gradient for every parameter (same shapes, float32). The caller disposes both.
  */
-export async function trainStep(m: BenchModel): Promise<void> {
+export function lossAndGrads(m: BenchModel): { value: tf.Scalar; grads: tf.NamedTensorMap } {
   const B = m.size.batch, T = m.size.seq;
-  const { value, grads } = tf.variableGrads(() => {
+  return tf.variableGrads(() => {
     const { hidden } = forward(m.p, m.cfg, m.ids, m.pos);
     const lsm = tf.logSoftmax(logits(m.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
     return tf.neg(tf.mean(tf.sum(tf.mul(lsm, m.oneHot), 1))) as tf.Scalar;
   }, Object.values(m.p) as tf.Variable[]);
+}
+
+/**
+ * One training step: `lossAndGrads` and an Adam update; resolves after the loss has been read back.
+ */
+export async function trainStep(m: BenchModel): Promise<void> {
+  const { value, grads } = lossAndGrads(m);
   applyAdam(m.opt, grads); // the trainers' Adam step: fused on webgpu and wasm, tfjs' applyGradients elsewhere
   await value.data();
   tf.dispose([value, ...Object.values(grads)]);
