@@ -247,7 +247,11 @@ export class RunRecorder {
       // carries no checkpoint, and its message replaces the one before it on the page.
       for (const f of ckpts) {
         const k = /^ckpt-(\d+)\.safetensors$/.exec(f.name);
-        if (k) this.lostCheckpoints.push(Number(k[1]));
+        if (!k) continue;
+        const s = Number(k[1]);
+        this.lostCheckpoints.push(s);
+        // events.jsonl names only checkpoints whose files are stored (compare counts them; Resume offers them).
+        this.events = this.events.replace(JSON.stringify({ event: 'checkpoint', step: s, file: checkpointFile(s), stateFile: stateFile(s) }) + '\n', '');
       }
       const ls = this.lostCheckpoints;
       const lost = ls.length === 1 ? `; the checkpoint of step ${ls[0]} was not stored`

@@ -2,7 +2,8 @@
  * Storage-full writes of the page's run recorder (src/worker/runs.ts) over an in-memory store that refuses writes
  * with a QuotaExceededError while it is full: a checkpoint that did not fit stays named in every later failure
  * message (the pause's write right after it fails too and must not drop it), the stored record keeps its last
- * good write, and once there is room the next write stores the run again without that checkpoint.
+ * good write, and once there is room the next write stores the run again without that checkpoint — neither its
+ * files nor its line in events.jsonl.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
@@ -10,6 +11,7 @@ import type { TrainEvent } from '../../src/core/train/events';
 import { encodeTensors } from '../../src/core/model/io';
 import type { RecordStatus, RunStore, StoredRunMeta } from '../../src/worker/runs';
 import { PageRuns } from '../../src/worker/runs-library';
+import { parseEvents, parseRunRecord, summarizeRun } from '../../src/core/run/record';
 
 const config: RunConfig = { ...DEFAULT_CONFIG, steps: 6, checkpointEvery: 2 };
 const weights = (s: number) => encodeTensors([{ name: 'w', shape: [1], data: Float32Array.of(s) }], { format: 'opd-playground', modelSize: 'nano' });
@@ -31,7 +33,7 @@ function store() {
     getFile: async (_id, name) => files.get(name),
     delete: async () => undefined,
   };
-  return { s, metas, st };
+  return { s, metas, files, st };
 }
 
 describe('storage-full writes of a recorded run', () => {
@@ -68,5 +70,17 @@ describe('storage-full writes of a recorded run', () => {
     await runs.flush();
     expect(statuses.at(-1)).toMatchObject({ savedStep: 5, lastCheckpoint: null, error: null });
     expect(Object.keys(m.metas.get(runs.activeId!)!.files).sort()).toEqual(['events.jsonl', 'run.json', 'trajectories.jsonl']);
+    // events.jsonl names no lost checkpoint: compare counts 0 checkpoints, not 2.
+    const evs = () => parseEvents(new TextDecoder().decode(m.files.get('events.jsonl')!), 'events.jsonl');
+    expect(evs().map((e) => `${e.event}${'step' in e ? e.step : ''}`)).toEqual(['start', 'step1', 'step2', 'step3', 'step4', 'step5']);
+    const run = parseRunRecord(new TextDecoder().decode(m.files.get('run.json')!), 'run.json');
+    expect(summarizeRun('r', run, evs()).checkpoints).toBe(0);
+
+    sink(step(6));
+    sink(ckpt(6)); // stored: named in events.jsonl and counted
+    await runs.flush();
+    expect(statuses.at(-1)).toMatchObject({ savedStep: 6, lastCheckpoint: 6, error: null });
+    expect(evs().filter((e) => e.event === 'checkpoint').map((e) => e.step)).toEqual([6]);
+    expect(summarizeRun('r', run, evs()).checkpoints).toBe(1);
   });
 });
