@@ -87,7 +87,8 @@ export interface InitSource {
   fallback?: string;
   /**
    * Set when the starting weights were made with another environment version (their metadata `envVersions`): they
-   * load, but the tasks may differ, so success rates are not comparable. One sentence.
+   * load, but the tasks may differ, so success rates are not comparable; or, for a union-teacher distillation, when
+   * no teacher solves a val task of any type (likely nothing to distil). One sentence.
    */
   warning?: string;
   /** sha256 (hex) of the initial weights when they came from bytes (base policy or stored checkpoint). */

@@ -10,7 +10,8 @@ import { planDistillation, type DistillProblem, type SourceCheckpoint } from '..
 import { checkpointFile, type RunRecord, type ValRecord } from '../core/run/record';
 import { fieldMeta, type RunConfig } from '../core/run/config';
 import { checkpointTeacherPool, type CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
-import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
+import { unionStartWarning, type AgenticOpdRound } from '../core/algorithms/agentic-opd';
+import type { InitSource } from './api';
 import type { CheckpointStore } from './checkpoints';
 import { sha256Hex } from './sha256';
 
@@ -72,6 +73,21 @@ function distillationFrom(val: ValRecord, sources: readonly SourceCheckpoint[], 
     config: { ...config, algo: 'agentic-opd' }, initWeights: plan.studentBytes, studentStep: plan.studentStep, pool,
     teachers: plan.teachers.map((t) => ({ id: t.id, bytes: t.bytes })),
     algorithmInit: { teacherPool: pool, studentSolved: plan.studentSolved, onRound },
+  };
+}
+
+/**
+ * What the page shows of a configured distillation's start: the student and teachers in words, and under the union
+ * rule (`teacherSelect: 'union'`) the warning `unionStartWarning` gives when no teacher solves a val task of any type
+ * (the CLI prints the same line at start).
+ */
+export function distillationInit(d: Pick<PageDistillation, 'config' | 'studentStep' | 'pool'>): InitSource {
+  const n = d.pool.ids.length;
+  const warning = d.config.teacherSelect === 'union' ? unionStartWarning(d.pool) : null;
+  return {
+    kind: 'checkpoint',
+    label: `the best-validation checkpoint (step ${d.studentStep}), distilled from ${n} teacher checkpoint${n === 1 ? '' : 's'} (steps ${d.pool.ids.join(', ')})`,
+    ...(warning ? { warning: `Warning: ${warning}.` } : {}),
   };
 }
 

@@ -38,7 +38,7 @@ import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
 import type { CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
 import { CheckpointStore } from './checkpoints';
-import { pageFromRun, planPageDistillation } from './distill';
+import { distillationInit, pageFromRun, planPageDistillation } from './distill';
 import { PlayTable } from './play';
 
 const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true });
@@ -110,8 +110,7 @@ async function configureDistillation(asked: RunConfig): Promise<ConfigureResult>
   replacePool(d.pool);
   checkpoints.startDistill(d.studentStep, d.pool.ids);
   current.step = 0;
-  const n = d.pool.ids.length;
-  return { config: asked, init: { kind: 'checkpoint', label: `the best-validation checkpoint (step ${d.studentStep}), distilled from ${n} teacher checkpoint${n === 1 ? '' : 's'} (steps ${d.pool.ids.join(', ')})` } };
+  return { config: asked, init: distillationInit(d) };
 }
 
 /** Rejects a training call while a pretraining runs (they would share, and slow, the one backend). */

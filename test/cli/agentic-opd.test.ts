@@ -148,10 +148,14 @@ describe('train --algo agentic-opd --from-run', () => {
     for (const e of steps) expect(e.teacherId).toBeNull();
     // Every training task is off the panel; before the union gave them teachers no step distilled anything.
     expect(steps.some((e) => (e.ladShare as number) > 0)).toBe(true);
+    // The union's search plays teacher episodes (none memoised at step 1); gated tokens exactly where LAD distilled.
+    expect(steps[0].teacherRolloutCalls as number).toBeGreaterThan(0);
+    for (const e of steps) expect((e.gatedTokens as number) > 0).toBe((e.ladShare as number) > 0);
     const b1 = cli([...COMMON, ...U, '--steps', '1', '--run-dir', B]);
     expect(b1.status, b1.stderr).toBe(0);
     const b2 = cli(['--resume', B, '--steps', '2', '--json']);
     expect(b2.status, b2.stderr).toBe(0);
+    // Equal step events include teacherRolloutCalls: the resumed run kept the memo of step 1's teacher episodes.
     expect(strip(events(B), 'step')).toEqual(steps);
     expect(fs.readFileSync(path.join(B, 'ckpt-2.safetensors')).equals(fs.readFileSync(path.join(A, 'ckpt-2.safetensors')))).toBe(true);
     expect(fs.readFileSync(path.join(B, 'ckpt-2.state')).equals(fs.readFileSync(path.join(A, 'ckpt-2.state')))).toBe(true);

@@ -86,6 +86,8 @@ describe('Checkpoints view', () => {
     expect(lad.map((r) => r[0])).toEqual(['1', '2', '3']);
     expect(lad[0][1]).toBe(String(hcn.teacherId));
     for (const r of lad) expect(r[2]).toMatch(/^\d+\.\d%$/);
+    // Teacher episodes: whole calls of G = 2 episodes (LAD's pass rates on training tasks; memoised tasks cost none).
+    for (const r of lad) expect(Number(r[4]) % 2).toBe(0);
     // The heatmap still shows the GRPO run's checkpoints (the stage does not add to them).
     expect(await page.locator('[data-testid="heatmap"] tbody tr').count()).toBe(3);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);

@@ -75,9 +75,9 @@ describe('Checkpoints view data', () => {
 
   it('LAD series from step events; byte counts in words', () => {
     const s = (step: number, extra: Partial<StepEvent>) => ({ event: 'step', step, ...extra }) as StepEvent;
-    expect(ladSeries([s(1, {}), s(2, { ladShare: 0.25, teacherId: 4, reverseKl: 0.5 }), s(3, { ladShare: 0, teacherId: null })])).toEqual([
-      { step: 2, ladShare: 0.25, teacherId: 4, reverseKl: 0.5 },
-      { step: 3, ladShare: 0, teacherId: null, reverseKl: 0 },
+    expect(ladSeries([s(1, {}), s(2, { ladShare: 0.25, teacherId: 4, reverseKl: 0.5, teacherRolloutCalls: 3 }), s(3, { ladShare: 0, teacherId: null })], 8)).toEqual([
+      { step: 2, ladShare: 0.25, teacherId: 4, reverseKl: 0.5, teacherEpisodes: 24 },
+      { step: 3, ladShare: 0, teacherId: null, reverseKl: 0, teacherEpisodes: 0 },
     ]);
     expect([bytesText(999), bytesText(392_540), bytesText(3_140_000)]).toEqual(['999 B', '393 kB', '3.1 MB']);
   });

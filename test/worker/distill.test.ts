@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../src/worker/checkpoints';
-import { planPageDistillation } from '../../src/worker/distill';
+import { distillationInit, planPageDistillation } from '../../src/worker/distill';
 import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
 import { encodeSafetensors } from '../../src/core/model/io';
 import { modelConfig } from '../../src/core/model/config';
@@ -51,5 +51,20 @@ describe('planPageDistillation', () => {
       .toThrow(/nothing to distil: the best checkpoint \(step 2\) already solves all 2 of 3 val tasks .*; validate on more tasks \(Validation tasks\)/);
     expect(() => planPageDistillation(storeWith([[1, [0, 0, 1]], [2, [1, 1, 0]]]), { ...CFG, historyTurns: 1 }, () => undefined))
       .toThrow(/made with History \(H\) 3 and the distillation asks for 1: .* set History \(H\) back to 3/);
+  });
+
+  it('the start shown in the page names student and teachers; a union stage whose teachers solve no val task warns', () => {
+    const d = planPageDistillation(storeWith([[1, [0, 0, 1]], [2, [1, 0.5, 0]], [3, [1, 0, 0]]]), CFG, () => undefined);
+    const label = 'the best-validation checkpoint (step 2), distilled from 2 teacher checkpoints (steps 1, 3)';
+    expect(distillationInit(d)).toEqual({ kind: 'checkpoint', label });
+    // Teachers 1 and 3 solve val tasks of type pick: the union rule has evidence, no warning.
+    expect(distillationInit({ ...d, config: { ...d.config, teacherSelect: 'union' } })).toEqual({ kind: 'checkpoint', label });
+    // A pool whose teachers solve nothing (the CLI's warning case).
+    const none = { ...d.pool, ids: d.pool.ids, solved: () => new Set<number>(), taskType: d.pool.taskType.bind(d.pool) };
+    expect(distillationInit({ ...d, pool: none as typeof d.pool, config: { ...d.config, teacherSelect: 'union' } })).toEqual({
+      kind: 'checkpoint', label,
+      warning: 'Warning: union teacher: none of the 2 teacher checkpoints solves a val task of any type, so val tasks get no teacher and training tasks are tried on every teacher by step with no type evidence: likely nothing to distil.',
+    });
+    d.pool.dispose();
   });
 });

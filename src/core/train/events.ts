@@ -106,6 +106,13 @@ export interface StepEvent extends AlgorithmMetrics {
    * tokens, both distributions renormalised over them (nats; pre-update student; algos/agentic.ts topKReverseKl).
    */
   topkReverseKl?: number;
+  /**
+   * Agentic-OPD: teacher episodes started this step, in calls of G episodes each (the LAD gate's teacher pass rates on
+   * training tasks and the union rule's search; memoised tasks cost none). The work the step spent outside the student.
+   */
+  teacherRolloutCalls?: number;
+  /** Agentic-OPD: action tokens the teacher scored this step (the LAD-gated trajectories' tokens). */
+  gatedTokens?: number;
   /** Agentic-OPD: teacher-selection round (a new round after each validation of the student). */
   teacherRound?: number;
   /**

@@ -176,7 +176,7 @@ function stepExtra(x: object | undefined): Partial<StepEvent> {
   const num = (k: string) => (typeof e[k] === 'number' ? { [k]: e[k] } : {});
   return {
     ...(Object.hasOwn(e, 'teacherId') ? { teacherId: typeof e.teacherId === 'number' ? e.teacherId : null } : {}),
-    ...num('teacherScore'), ...num('ladShare'), ...num('reverseKl'), ...num('topkReverseKl'),
+    ...num('teacherScore'), ...num('ladShare'), ...num('reverseKl'), ...num('topkReverseKl'), ...num('teacherRolloutCalls'), ...num('gatedTokens'),
     ...(typeof e.round === 'number' ? { teacherRound: e.round } : {}),
   };
 }

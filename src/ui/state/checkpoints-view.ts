@@ -173,12 +173,17 @@ export interface LadPoint {
   teacherId: number | null;
   /** Token mean of ℓ_student − ℓ_teacher over distilled tokens (nats). */
   reverseKl: number;
+  /** Teacher episodes played this step (LAD pass rates and the union search; step event `teacherRolloutCalls` × G). */
+  teacherEpisodes: number;
 }
 
-/** The LAD share per step of a distillation stage (steps without Agentic-OPD fields are skipped). */
-export function ladSeries(steps: readonly StepEvent[]): LadPoint[] {
+/**
+ * The LAD share per step of a distillation stage (steps without Agentic-OPD fields are skipped); `groupSize` G turns
+ * the step's teacher rollout calls (G episodes each) into episodes.
+ */
+export function ladSeries(steps: readonly StepEvent[], groupSize: number): LadPoint[] {
   return steps.flatMap((s) => (typeof s.ladShare === 'number'
-    ? [{ step: s.step, ladShare: s.ladShare, teacherId: s.teacherId ?? null, reverseKl: s.reverseKl ?? 0 }]
+    ? [{ step: s.step, ladShare: s.ladShare, teacherId: s.teacherId ?? null, reverseKl: s.reverseKl ?? 0, teacherEpisodes: (s.teacherRolloutCalls ?? 0) * groupSize }]
     : []));
 }
 
