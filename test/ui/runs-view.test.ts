@@ -1,6 +1,6 @@
 /** Pure helpers of the Runs view (src/ui/state/runs-view.ts). */
 import { describe, expect, it } from 'vitest';
-import { interruptedRun, runFileName } from '../../src/ui/state/runs-view';
+import { LOADING_RUNS, interruptedRun, noRunsText, runFileName, runsUsage } from '../../src/ui/state/runs-view';
 import type { RunInfo } from '../../src/worker/api';
 
 const run = (id: string, o: Partial<RunInfo>) => ({ id, done: false, lastCheckpoint: 2, stepsPlanned: 6, ...o }) as RunInfo;
@@ -15,5 +15,14 @@ describe('runs view helpers', () => {
   it('makes safe file names', () => {
     expect(runFileName('grpo household/easy seed 1 · 2026-11-30 11:20', '.opdrun')).toBe('grpo_household_easy_seed_1_2026-11-30_11_20.opdrun');
     expect(runFileName('///', '.jsonl')).toBe('run.jsonl');
+  });
+  it('says the list is loading until the first list answer, then the count, size and empty-list hint', () => {
+    expect(LOADING_RUNS).toBe('Loading stored runs…');
+    expect(runsUsage(false, 0, 0)).toBe('Loading stored runs…');
+    expect(noRunsText(false, '.opdrun')).toBe('Loading stored runs…');
+    expect(runsUsage(true, 0, 0)).toBe('0 runs, 0 B');
+    expect(runsUsage(true, 1, 512)).toBe('1 run, 512 B');
+    expect(runsUsage(true, 6, 1536)).toBe('6 runs, 1.5 kB');
+    expect(noRunsText(true, '.opdrun')).toBe('No stored runs yet: press Start in the Train view, or import a .opdrun file.');
   });
 });

@@ -1,5 +1,22 @@
 /** Pure helpers of the Runs view (no DOM, no runes), tested without a browser. */
 import type { RunInfo } from '../../worker/api';
+import { bytesText } from './compare';
+
+/** What the Runs view says before the worker's first list answer (the list takes 1–3 s with several stored runs). */
+export const LOADING_RUNS = 'Loading stored runs…';
+
+/**
+ * The Runs view's usage line: LOADING_RUNS until the first list answer (`loaded` false), then the count and the
+ * stored size in bytes, e.g. `runsUsage(true, 6, 1536) → "6 runs, 1.5 kB"`.
+ */
+export function runsUsage(loaded: boolean, runs: number, bytes: number): string {
+  return loaded ? `${runs} run${runs === 1 ? '' : 's'}, ${bytesText(bytes)}` : LOADING_RUNS;
+}
+
+/** The Runs table's text when it has no rows: LOADING_RUNS until the first list answer, then how to make a run. */
+export function noRunsText(loaded: boolean, ext: string): string {
+  return loaded ? `No stored runs yet: press Start in the Train view, or import a ${ext} file.` : LOADING_RUNS;
+}
 
 /** A file name for run `name` with extension `ext`: characters other than letters, digits, `.`, `-`, `_` become `_`. */
 export function runFileName(name: string, ext: string): string {

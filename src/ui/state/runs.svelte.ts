@@ -26,6 +26,8 @@ export class RunsState {
   activeId = $state<string | null>(null);
   /** The latest write of the run being recorded. */
   status = $state.raw<RecordStatus | null>(null);
+  /** False until the worker's first list answer (or its error): the view says "Loading stored runs…" meanwhile. */
+  loaded = $state(false);
   /** True while an action is in flight. */
   working = $state(false);
   /** The last action's outcome, for the view's status line. */
@@ -70,6 +72,8 @@ export class RunsState {
       this.activeId = l.activeId;
     } catch (e) {
       this.error = `list runs: ${message(e)}`;
+    } finally {
+      this.loaded = true;
     }
   }
 
