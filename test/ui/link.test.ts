@@ -221,4 +221,24 @@ describe('link notices: unknown keys and extra "#"', () => {
     expect(decodeHash('##seed=4').issues.map((i) => i.field)).toEqual(['(link)']);
     expect(decodeHash('#seed=4').issues).toEqual([]);
   });
+
+  it('reads a link percent-encoded once as a whole, and names it', () => {
+    const r = decodeHash('#v%3D2%26algo%3Dopid%26steps%3D5%26backend%3Dwasm');
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, algo: 'opid', steps: 5, backend: 'wasm' });
+    expect(r.issues).toEqual([
+      { field: '(link)', message: 'this link was percent-encoded as a whole ("v%3D2%26algo%3Dopid%26steps%3D5%26backen…"); it was decoded once and read. It should read #v=2&algo=opid&steps=5&backend=wasm. Copy the link again with Copy link' },
+    ]);
+    // A single escaped key with no `=` inside is not a whole link: still one unknown setting.
+    expect(decodeHash('#v=2&st%65ps').issues.map((i) => i.field)).toEqual(['steps']);
+  });
+
+  it('suggests the choice a truncated or mistyped choice value meant', () => {
+    const r = decodeHash('#v=2&algo=op&lrSchedule=cosin&decoding=xyz');
+    expect(r.config.algo).toBe(DEFAULT_CONFIG.algo);
+    expect(r.issues).toEqual([
+      { field: 'algo', message: 'Invalid option: expected one of "grpo"|"opid"|"skill-grpo"|"agentic-opd" (accepted: one of grpo, opid, skill-grpo, agentic-opd); did you mean opid?' },
+      { field: 'lrSchedule', message: 'Invalid option: expected one of "constant"|"linear"|"cosine" (accepted: one of constant, linear, cosine); did you mean cosine?' },
+      expect.objectContaining({ field: 'decoding', message: expect.not.stringContaining('did you mean') }),
+    ]);
+  });
 });

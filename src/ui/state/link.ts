@@ -10,6 +10,7 @@
  */
 import { getEnvSpec } from '../../core/envs/registry';
 import { editDistance } from '../../core/envs/hint';
+import { nearestName } from '../../core/near';
 import {
   DEFAULT_CONFIG,
   fieldMeta,
@@ -176,7 +177,14 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const issues: ConfigIssue[] = [];
   const dupes = new Map<string, { times: number; value: string }>();
   // One `#` starts the settings; a second one (two links pasted together, or `##`) is read as `&` and named.
-  const body = hash.replace(/^#/, '');
+  let body = hash.replace(/^#/, '');
+  // The whole link percent-encoded once (`#v%3D2%26algo%3Dopid`): no raw `=` or `&`, but decoding it once gives
+  // `key=value…`. It is decoded and read, and named (a link encoded twice still holds escapes: doublyEncoded).
+  const whole = /[=&]/.test(body) || !ESCAPE.test(body) ? null : decodeOrNull(body);
+  if (whole !== null && /^[^=&#%]+=/.test(whole)) {
+    issues.push({ field: '(link)', message: `this link was percent-encoded as a whole ("${short(body)}"); it was decoded once and read. It should read #${short(whole)}. Copy the link again with Copy link` });
+    body = whole;
+  }
   const hashes = body.split('#').length; // the leading one, plus each extra one
   if (hashes > 1)
     issues.push({ field: '(link)', message: `holds ${hashes} "#" signs where a link has one, before its settings (#v=${SCHEMA_VERSION}&seed=3…); each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or remove it)` });
@@ -233,10 +241,24 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const all = [...issues, ...twice, ...r.issues];
   // An unknown key listed: suggest the setting it most likely meant (`lr` → learningRate).
   const listed = all.slice(0, MAX_ISSUES).map((i) => {
-    if (isRunConfigKey(i.field) || i.message !== 'unknown setting, ignored') return i;
+    if (isRunConfigKey(i.field)) return withNearChoice(i, raw.get(i.field));
+    if (i.message !== 'unknown setting, ignored') return i;
     const near = nearestKey(i.field);
     return near === null ? i : { ...i, message: `unknown setting, ignored; did you mean ${near}?` };
   });
   const capped = all.length > MAX_ISSUES ? [...listed, { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }] : listed;
   return { config: r.config, issues: capped, ...(checkpoint ? { checkpoint } : {}) };
+}
+
+/**
+ * `issue` for a choice setting (`algo`, `lrSchedule`, …) whose link value was refused, with `; did you mean opid?`
+ * added when the value is a prefix of one choice or a few edits from one (nearestName, core/near.ts: `algo=op`,
+ * `lrSchedule=cosin`); any other issue unchanged.
+ */
+function withNearChoice(issue: ConfigIssue, value: string | undefined): ConfigIssue {
+  if (value === undefined || !isRunConfigKey(issue.field)) return issue;
+  const choices = fieldSchema(issue.field).enum;
+  if (!choices || choices.includes(value)) return issue;
+  const near = nearestName(value, choices.map(String));
+  return near === null ? issue : { ...issue, message: `${issue.message}; did you mean ${near}?` };
 }

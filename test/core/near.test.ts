@@ -1,0 +1,21 @@
+/** nearestName: the "did you mean …?" rule shared by links and command-line flags. */
+import { describe, expect, it } from 'vitest';
+import { nearestName } from '../../src/core/near';
+
+describe('nearestName', () => {
+  const algos = ['grpo', 'opid', 'skill-grpo', 'agentic-opd'];
+  it('matches case and separators, a unique prefix, then a few edits', () => {
+    expect(nearestName('OPID', algos)).toBe('opid');
+    expect(nearestName('skill_grpo', algos)).toBe('skill-grpo');
+    expect(nearestName('op', algos)).toBe('opid'); // prefix of opid only
+    expect(nearestName('agentic', algos)).toBe('agentic-opd');
+    expect(nearestName('stpes', ['seed', 'steps', 'tasks'])).toBe('steps'); // one swap counts as one edit (limit ⌊5/3⌋ = 1)
+    expect(nearestName('seeed', ['seed', 'steps'])).toBe('seed'); // one deletion
+  });
+  it('gives nothing for an empty word, a shared prefix or a far word', () => {
+    expect(nearestName('', algos)).toBeNull();
+    expect(nearestName('g', algos)).toBeNull(); // one letter: no prefix rule, and 'g' is 3+ edits from each
+    expect(nearestName('xyz', algos)).toBeNull();
+    expect(nearestName('te', ['teacher', 'temperature'])).toBeNull(); // prefix of two
+  });
+});
