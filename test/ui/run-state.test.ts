@@ -4,7 +4,8 @@
  * and a stand-in trainer with safe points. Stop during a step ends the run at that safe point keeping steps 1–2 (step
  * 3 is cut and discarded, no "Paused" notice), the stored run is marked ended by Stop (done, stopped, 2 steps, no
  * `done` line), the next Start begins a new run that trains to its end as a second stored run; Stop on a paused run
- * ends it at once; Stop with no started run does nothing.
+ * ends it at once; Stop with no started run does nothing. Copy link copies nothing while a field is invalid (the
+ * notice names the field) and the shown settings once it is fixed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ViteDevServer } from 'vite';
@@ -204,5 +205,26 @@ describe('RunState Stop', () => {
     // The ended run is not stepped further: Step waits for a new run (Start).
     await run.step();
     expect(run.steps.map((s) => s.step)).toEqual([1]);
+  });
+});
+
+describe('RunState Copy link', () => {
+  it('copies nothing while a field is invalid and names the field; copies the shown settings once fixed', async () => {
+    const copied: string[] = [];
+    Object.defineProperty(globalThis, 'navigator', { value: { clipboard: { writeText: async (t: string) => void copied.push(t) } }, configurable: true });
+    const w = inProcessWorker();
+    const run = new RunState(w.spawn);
+    await run.boot();
+    await run.setField('steps', -4);
+    expect(run.issuesFor('steps')).toHaveLength(1);
+    await run.copyLink();
+    expect(copied).toEqual([]);
+    expect(run.notice).toBe('Not copied: fix Steps first (the link holds the settings the run uses).');
+
+    await run.setField('steps', 3);
+    await run.copyLink();
+    expect(copied).toHaveLength(1);
+    expect(copied[0]).toMatch(/[#&]steps=3(&|$)/);
+    expect(run.notice).toBe('Link copied to the clipboard.');
   });
 });

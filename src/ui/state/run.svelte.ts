@@ -130,9 +130,16 @@ export class RunState extends RunControl {
 
   /**
    * Copies a link that reproduces this run to the clipboard (the hash is kept up to date anyway). The API key is never
-   * in it; a field that contains the key is left out, and the notice says so.
+   * in it; a field that contains the key is left out, and the notice says so. While the draft has a field error
+   * nothing is copied (the link would hold the last valid settings, not the ones shown): the notice names the
+   * fields to fix, e.g. "Not copied: fix Steps first (the link holds the settings the run uses)."
    */
   async copyLink(): Promise<void> {
+    if (!this.valid) {
+      const fields = [...new Set(this.fieldIssues.map((i) => labelOf(i.field.split('.')[0])))];
+      this.notice = `Not copied: fix ${fields.join(', ')} first (the link holds the settings the run uses).`;
+      return;
+    }
     this.writeHash();
     const left = fieldsHoldingSecret(this.config, [this.analyzer.analyzerKey]).map(labelOf);
     const why = left.length ? ` ${left.join(', ')} left out: it contains the API key.` : '';
