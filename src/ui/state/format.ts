@@ -11,12 +11,33 @@ export function pct(x: number | null | undefined, digits = 1): string {
   return x == null || !Number.isFinite(x) ? NONE : `${(x * 100).toFixed(digits)} %`;
 }
 
-/** A plain number with a fixed number of significant-looking digits, e.g. `fixed(0.01234, 3) → "0.0123"`. */
+/**
+ * Below this magnitude a value is shown as 0: floating-point round-off, not a measurement. E.g. the sampled KL k3
+ * of a policy against an identical reference is mean(e^d − d − 1) ≈ d²/2 ≈ 1e-15 nats/token when the two float32
+ * log-probs differ in their last bit (d ≈ 4e-8); the CLI's 4 decimals show it as 0.0000.
+ */
+export const ROUND_OFF = 1e-12;
+
+/**
+ * A plain number with a fixed number of significant-looking digits, e.g. `num(0.01234, 3) → "0.012"`; magnitudes
+ * under 1e-3 or from 1e5 in exponent form (`"2.50e-4"`); under ROUND_OFF as zero (`num(1e-15, 4) → "0.0000"`).
+ */
 export function num(x: number | null | undefined, digits = 3): string {
   if (x == null || !Number.isFinite(x)) return NONE;
   const a = Math.abs(x);
-  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(2);
+  if (a < ROUND_OFF) return (0).toFixed(digits);
+  if (a < 1e-3 || a >= 1e5) return x.toExponential(2);
   return x.toFixed(a >= 100 ? 0 : digits);
+}
+
+/** A rate axis tick in [0, 1] as a percentage without padding zeros, e.g. `0.6 → "60 %"`, `0.125 → "12.5 %"`. */
+export function pctTick(x: number): string {
+  return `${+(x * 100).toFixed(1)} %`;
+}
+
+/** Time left: `"ETA 12.3 s"` (duration of `ms`), or `"done"` once the work is finished (never `"ETA 0 ms"`). */
+export function eta(ms: number | null | undefined, done: boolean): string {
+  return done ? 'done' : `ETA ${duration(ms)}`;
 }
 
 /** A duration in milliseconds as `850 ms`, `12.3 s` or `4 min 05 s`. */
