@@ -9,6 +9,7 @@
  * `usage(spec)` on stderr and exit with code 2 (`USAGE_EXIT_CODE`).
  */
 import { parseArgs as nodeParseArgs } from 'node:util';
+import { nearestName } from '../src/core/near';
 
 /** Exit code for bad command-line input (BSD sysexits-style "usage" convention used by many CLIs). */
 export const USAGE_EXIT_CODE = 2;
@@ -125,7 +126,10 @@ export function translate(e: unknown, argv: readonly string[], spec: FlagTable):
       const raw = argv.find((a) => a.startsWith(name) && !a.startsWith('--')) ?? name;
       return new UsageError(`unexpected argument "${raw}"; accepted flags: ${accepted(spec)}`);
     }
-    return new UsageError(`unknown flag ${name}; accepted flags: ${accepted(spec)}`, name.slice(2));
+    // A misspelt flag (`--stpes`, `--Steps`, `--ste`) names the flag it most likely meant (nearestName, core/near.ts).
+    const near = nearestName(name.slice(2), Object.keys(spec));
+    const hint = near === null ? '' : `; did you mean --${near}?`;
+    return new UsageError(`unknown flag ${name}${hint}; accepted flags: ${accepted(spec)}`, name.slice(2));
   }
   if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     const raw = /^Unexpected argument '([\s\S]*)'\. This command/.exec(msg)?.[1] ?? msg;

@@ -52,6 +52,13 @@ describe('parseArgs', () => {
     expect(usageError(['--toString']).message).toMatch(/^unknown flag --toString/);
   });
 
+  it('an unknown flag names the flag it most likely meant', () => {
+    const all = '; accepted flags: --env, --name, --steps, --lr, --seed, --json';
+    expect(usageError(['--seed', '1', '--stpes', '3'])).toMatchObject({ flag: 'stpes', message: `unknown flag --stpes; did you mean --steps?${all}` });
+    expect(usageError(['--seed', '1', '--ste=3']).message).toBe(`unknown flag --ste; did you mean --steps?${all}`);
+    expect(usageError(['--seed', '1', '--Seed', '2']).message).toBe(`unknown flag --Seed; did you mean --seed?${all}`);
+  });
+
   it('node:util parseArgs errors become messages naming the flag (unknown flag, missing value, positional)', () => {
     // ERR_PARSE_ARGS_UNKNOWN_OPTION, with `--x=value` too
     expect(usageError(['--seed', '1', '--bogus=3'])).toMatchObject({ flag: 'bogus', message: expect.stringMatching(/^unknown flag --bogus; accepted flags: --env, /) });
