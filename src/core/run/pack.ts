@@ -144,7 +144,9 @@ export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt:
   }
   const o = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const field = (k: string) => (Object.hasOwn(o, k) ? o[k] : undefined);
-  if (field('format') !== PACK_FORMAT) throw new PackError(`format is ${JSON.stringify(field('format') ?? null)}, not "${PACK_FORMAT}": ${notPack}`);
+  const format = field('format');
+  if (format === undefined) throw new PackError(`the header line has no "format" field (a run file's first line holds "format": "${PACK_FORMAT}"): ${notPack}`);
+  if (format !== PACK_FORMAT) throw new PackError(`format is ${JSON.stringify(format)}, not "${PACK_FORMAT}": ${notPack}`);
   const v = field('version');
   if (typeof v === 'number' && v > PACK_VERSION) throw new PackError(`made by a newer version of OPD Playground (pack version ${v}; this one reads version ${PACK_VERSION}); update it to read this file`);
   const rv = field('recordVersion');

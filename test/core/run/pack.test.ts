@@ -60,6 +60,10 @@ describe('packRun / unpackRun', () => {
     expect(() => unpackRun(withHeader({ ...header, version: 2 }), here)).toThrow(/newer version of OPD Playground \(pack version 2; this one reads version 1\)/);
     expect(() => unpackRun(withHeader({ ...header, recordVersion: 5 }), here)).toThrow(/record version 5/);
     expect(() => unpackRun(withHeader({ ...header, format: 'zip' }), here)).toThrow(/format is "zip", not "opd-playground-run-pack"/);
+    const { format: _, ...noFormat } = header;
+    expect(() => unpackRun(withHeader(noFormat), here)).toThrow(
+      'the header line has no "format" field (a run file\'s first line holds "format": "opd-playground-run-pack"): not an OPD Playground run file (.opdrun, written by the Runs view\'s Export or cli/pack.ts)',
+    );
     expect(() => unpackRun(withHeader({ ...header, files: [{ name: '../etc/passwd', size: 3 }, ...header.files.slice(1)] }), here)).toThrow(PackError);
   });
   it('refuses a checkpoint of another model size than the run, and another environment version', () => {
