@@ -128,6 +128,8 @@ export interface ConfigureResult {
 export const PRETRAIN_ITERS_DEFAULT = 100;
 /** Most iterations one pretraining request may ask for. */
 export const PRETRAIN_ITERS_MAX = 100_000;
+/** Longest run name (characters) Rename and import accept (the page checks it before asking the worker). */
+export const MAX_RUN_NAME = 120;
 
 /** A pretraining request (`TrainerApi.pretrain`): which policy to make, and how long to train it. */
 export interface PretrainRequest {

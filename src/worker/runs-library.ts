@@ -23,8 +23,7 @@ import {
   type StoredRunMeta,
 } from './runs';
 
-/** Longest run name (characters). */
-export const MAX_RUN_NAME = 120;
+import { MAX_RUN_NAME } from './api';
 
 /** A stored run as the Runs view lists it. Sizes in bytes; times in ms since the epoch. */
 export interface RunInfo extends Omit<StoredRunMeta, 'files'> {

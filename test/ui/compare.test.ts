@@ -1,6 +1,6 @@
 /** The Compare view's pure parts (src/ui/state/compare.ts): smoothing, overlaid series, byte counts. */
 import { describe, expect, it } from 'vitest';
-import { COMPARE_METRICS, bytesText, compareChart, runColor, smooth } from '../../src/ui/state/compare';
+import { COMPARE_METRICS, SHORT_NAME, bytesText, compareChart, runColor, shortName, smooth } from '../../src/ui/state/compare';
 import type { RecordEvent } from '../../src/core/run/record';
 
 describe('smooth (bias-corrected EMA)', () => {
@@ -39,5 +39,19 @@ describe('compareChart', () => {
   });
   it('writes byte counts in powers of 1024', () => {
     expect([bytesText(512), bytesText(1536), bytesText(5 * 1024 ** 2 + 1024 ** 2 / 2), bytesText(1.2 * 1024 ** 3)]).toEqual(['512 B', '1.5 kB', '5.5 MB', '1.20 GB']);
+  });
+});
+
+describe('shortName (legends and cards)', () => {
+  it('keeps names up to the limit (default names whole) and cuts longer ones to the limit around …', () => {
+    expect(SHORT_NAME).toBe(64);
+    const dflt = 'agentic-opd household/medium seed 12 · 2026-11-30 11:20';
+    expect(shortName(dflt)).toBe(dflt);
+    expect(shortName('a'.repeat(64))).toBe('a'.repeat(64));
+    const long = `${'a'.repeat(150)}${'b'.repeat(150)}`;
+    expect(shortName(long)).toBe(`${'a'.repeat(32)}…${'b'.repeat(31)}`);
+    expect(shortName(long).length).toBe(64);
+    expect(shortName('grpo household/easy seed 1', 11)).toBe('grpo …eed 1');
+    expect(shortName('grpo household', 6)).toBe('grp…ld');
   });
 });

@@ -1,6 +1,6 @@
 /** Pure helpers of the Runs view (src/ui/state/runs-view.ts). */
 import { describe, expect, it } from 'vitest';
-import { LOADING_RUNS, interruptedRun, noRunsText, runFileName, runsUsage } from '../../src/ui/state/runs-view';
+import { LOADING_RUNS, interruptedRun, noRunsText, runFileName, runNameProblem, runsUsage } from '../../src/ui/state/runs-view';
 import type { RunInfo } from '../../src/worker/api';
 
 const run = (id: string, o: Partial<RunInfo>) => ({ id, done: false, lastCheckpoint: 2, stepsPlanned: 6, ...o }) as RunInfo;
@@ -24,5 +24,11 @@ describe('runs view helpers', () => {
     expect(runsUsage(true, 1, 512)).toBe('1 run, 512 B');
     expect(runsUsage(true, 6, 1536)).toBe('6 runs, 1.5 kB');
     expect(noRunsText(true, '.opdrun')).toBe('No stored runs yet: press Start in the Train view, or import a .opdrun file.');
+  });
+  it('refuses a run name over 120 characters or empty at Rename, naming the limit', () => {
+    expect(runNameProblem('a'.repeat(300))).toBe('the run name has 300 characters; use at most 120');
+    expect(runNameProblem(`  ${'a'.repeat(121)}  `)).toBe('the run name has 121 characters; use at most 120');
+    expect(runNameProblem(`  ${'a'.repeat(120)}  `)).toBeNull();
+    expect(runNameProblem('   ')).toBe('the run name is empty; type a name');
   });
 });

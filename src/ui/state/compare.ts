@@ -89,6 +89,23 @@ export function compareChart(runs: readonly { name: string; events: readonly Rec
   };
 }
 
+/**
+ * Characters of a run name shown in chart legends and the Compare view's cards and tables (the full name in a
+ * title); a default name (`agentic-opd household/medium seed 12 · 2026-11-30 11:20`, 55) fits whole.
+ */
+export const SHORT_NAME = 64;
+
+/**
+ * A run name cut to at most `max` characters for legends and cards: a longer one keeps its first ⌈(max − 1)/2⌉ and
+ * last ⌊(max − 1)/2⌋ characters around `…` (the end holds what tells runs apart, e.g. the start time), e.g.
+ * `shortName('grpo household/easy seed 1', 11) → "grpo …eed 1"`. The view shows the whole name as the element's title.
+ */
+export function shortName(name: string, max = SHORT_NAME): string {
+  if (name.length <= max) return name;
+  const tail = Math.floor((max - 1) / 2);
+  return `${name.slice(0, max - 1 - tail)}…${name.slice(name.length - tail)}`;
+}
+
 /** Bytes in words: `512 B`, `1.5 kB`, `12.3 MB`, `1.20 GB` (powers of 1024). */
 export function bytesText(n: number): string {
   if (n < 1024) return `${n} B`;

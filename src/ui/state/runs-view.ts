@@ -1,5 +1,5 @@
 /** Pure helpers of the Runs view (no DOM, no runes), tested without a browser. */
-import type { RunInfo } from '../../worker/api';
+import { MAX_RUN_NAME, type RunInfo } from '../../worker/api';
 import { bytesText } from './compare';
 
 /** What the Runs view says before the worker's first list answer (the list takes 1–3 s with several stored runs). */
@@ -29,4 +29,14 @@ export function runFileName(name: string, ext: string): string {
  */
 export function interruptedRun(runs: readonly RunInfo[], activeId: string | null): RunInfo | null {
   return runs.find((r) => !r.done && r.id !== activeId && r.lastCheckpoint !== null && r.lastCheckpoint < r.stepsPlanned) ?? null;
+}
+
+/**
+ * Why Rename refuses `name`, in the worker's words (runs-library checkRunName), or null when it is fine: the trimmed
+ * name must be 1 to MAX_RUN_NAME (120) characters.
+ */
+export function runNameProblem(name: string): string | null {
+  const n = name.trim();
+  if (!n) return 'the run name is empty; type a name';
+  return n.length > MAX_RUN_NAME ? `the run name has ${n.length} characters; use at most ${MAX_RUN_NAME}` : null;
 }

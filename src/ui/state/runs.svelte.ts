@@ -9,7 +9,7 @@ import { MAX_PACK_BYTES, PACK_EXTENSION } from '../../core/run/pack';
 import type { RecordStatus, RunInfo, StorageUsage } from '../../worker/api';
 import type { RunState } from './run.svelte';
 import { bytesText } from './compare';
-import { interruptedRun, runFileName } from './runs-view';
+import { interruptedRun, runFileName, runNameProblem } from './runs-view';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -77,9 +77,11 @@ export class RunsState {
     }
   }
 
-  /** Renames a stored run. */
+  /** Renames a stored run; a name that is empty or over MAX_RUN_NAME characters is refused here with the limit. */
   rename(id: string, name: string): Promise<boolean> {
     return this.act('rename', async (api) => {
+      const problem = runNameProblem(name);
+      if (problem) throw new Error(problem);
       await api.renameRun(id, name);
       this.message = `Renamed to "${name.trim()}".`;
     });
