@@ -95,7 +95,10 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
   const ok = isInt ? /^[+-]?\d+$/.test(raw) : raw.trim() !== '' && Number.isFinite(Number(raw));
   const v = Number(raw);
   if (!ok || (isInt && !Number.isSafeInteger(v)) || (f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max)) {
-    throw new UsageError(numberError(name, describe(f), raw, f.default ?? f.min ?? f.max, f.default !== undefined), name, raw);
+    // An integer past 2^53 − 1 (`--task 99999999999999999999`) is refused as too large, not as "not an integer".
+    const huge = ok && isInt && !Number.isSafeInteger(v) && (f.max === undefined || f.max >= Number.MAX_SAFE_INTEGER);
+    const why = huge ? `, beyond the largest integer it takes (${Number.MAX_SAFE_INTEGER})` : '';
+    throw new UsageError(numberError(name, describe(f), raw, f.default ?? f.min ?? f.max, f.default !== undefined, why), name, raw);
   }
   return v;
 }
@@ -104,11 +107,12 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
  * The message for a number flag given a value it does not accept, as every CLI words it: the flag, what it accepts,
  * the value given and the fix, e.g. `--steps must be an integer in 1..100, got "-1"; give e.g. --steps 20 (the
  * default)`. `example`: a value the flag accepts (its default, then `isDefault` true says so, or a bound); the fix is
- * left out when it is undefined.
+ * left out when it is undefined. `why`: text put right after the value given (`, beyond the largest integer it
+ * takes (9007199254740991)`).
  */
-export function numberError(name: string, accepts: string, raw: string, example?: number, isDefault = false): string {
+export function numberError(name: string, accepts: string, raw: string, example?: number, isDefault = false, why = ''): string {
   const fix = example === undefined ? '' : `; give e.g. --${name} ${example}${isDefault ? ' (the default)' : ''}`;
-  return `--${name} must be ${accepts}, got "${raw}"${fix}`;
+  return `--${name} must be ${accepts}, got "${raw}"${why}${fix}`;
 }
 
 /**

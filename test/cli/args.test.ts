@@ -52,6 +52,14 @@ describe('parseArgs', () => {
     expect(usageError(['--toString']).message).toMatch(/^unknown flag --toString/);
   });
 
+  it('an integer past 2^53 − 1 is refused as too large', () => {
+    expect(usageError(['--seed', '99999999999999999999']).message).toBe(
+      '--seed must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes (9007199254740991); give e.g. --seed 0',
+    );
+    // With a smaller max, the range says it all.
+    expect(usageError(['--seed', '1', '--steps', '99999999999999999999']).message).toBe('--steps must be an integer in 1..100, got "99999999999999999999"; give e.g. --steps 10 (the default)');
+  });
+
   it('an unknown flag names the flag it most likely meant', () => {
     const all = '; accepted flags: --env, --name, --steps, --lr, --seed, --json';
     expect(usageError(['--seed', '1', '--stpes', '3'])).toMatchObject({ flag: 'stpes', message: `unknown flag --stpes; did you mean --steps?${all}` });

@@ -67,6 +67,7 @@ describe('play CLI', () => {
       [['--split', 'dev'], '--split must be one of: train, test-seen, test-unseen'],
       [['--task', '-1'], '--task must be an integer ≥ 0'],
       [['--task', 'seven'], '--task must be an integer ≥ 0'],
+      [['--task', '99999999999999999999'], '--task must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes (9007199254740991)'],
       [['--preset', 'hard'], '--preset must be one of: default, easy'],
     ];
     for (const [argv, msg] of cases) {
