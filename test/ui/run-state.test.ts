@@ -5,9 +5,10 @@
  * 3 is cut and discarded, no "Paused" notice), the stored run is marked ended by Stop (done, stopped, 2 steps, no
  * `done` line), the next Start begins a new run that trains to its end as a second stored run; Stop on a paused run
  * ends it at once; Stop with no started run does nothing. Copy link copies nothing while a field is invalid (the
- * notice names the field) and the shown settings once it is fixed.
+ * notice names the field) and the shown settings once it is fixed. Notices follow the phase: Resume clears "Paused",
+ * the "Resuming" notice goes when the resumed run ends, Reset clears "Stopped", and "Link copied" goes at the next edit.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServer, type ViteDevServer } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await vite?.close();
 });
+
+// Each test opens the same link (a settings change in one rewrites `location.hash`).
+beforeEach(() => history.replaceState(null, '', HASH));
 
 /** An in-memory RunStore (what IndexedDB holds in the worker). */
 function memStore() {
@@ -139,7 +143,7 @@ function inProcessWorker(onTurn: (step: number, turn: number) => void = () => un
     },
   };
   const spawn: SpawnTrainer = () => ({ api: api as never, dispose: () => undefined });
-  return { spawn, calls, session, mem, list: () => listRuns(mem.store) };
+  return { spawn, api, calls, session, mem, list: () => listRuns(mem.store) };
 }
 
 describe('RunState Stop', () => {
@@ -226,5 +230,78 @@ describe('RunState Copy link', () => {
     expect(copied).toHaveLength(1);
     expect(copied[0]).toMatch(/[#&]steps=3(&|$)/);
     expect(run.notice).toBe('Link copied to the clipboard.');
+  });
+});
+
+describe('RunState notices follow the phase', () => {
+  const PAUSED = 'Paused: step 3 was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.';
+
+  it('Resume clears the Paused notice while training; an invalid edit keeps it; Reset clears Stopped', async () => {
+    let run!: RunStateType;
+    let paused = false;
+    const during: string[] = [];
+    const w = inProcessWorker((step, turn) => {
+      if (step === 3 && turn === 2 && !paused) {
+        paused = true;
+        void run.pause();
+      }
+      if (step === 4 && turn === 1) during.push(run.notice);
+    });
+    run = new RunState(w.spawn);
+    await run.boot();
+    await run.start();
+    expect(run.phase).toBe('paused');
+    expect(run.notice).toBe(PAUSED);
+    await run.setField('steps', -4); // still paused: the notice is still true
+    expect(run.notice).toBe(PAUSED);
+    await run.setField('steps', 6); // back to the run's value: nothing applied, the run stays paused
+    expect(run.notice).toBe(PAUSED);
+
+    await run.start(); // Resume
+    expect(during).toEqual(['']);
+    expect(run.phase).toBe('done');
+    expect(run.notice).toBe('');
+
+    await run.reset();
+    await run.step();
+    await run.stop();
+    expect(run.notice).toBe('Stopped after step 1 of 6: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.');
+    await run.reset();
+    expect(run.phase).toBe('idle');
+    expect(run.notice).toBe('');
+  });
+
+  it('the Resuming notice shows while the resumed run trains and goes when it ends', async () => {
+    let run!: RunStateType;
+    const during: string[] = [];
+    const w = inProcessWorker((step, turn) => {
+      if (step === 2 && turn === 1) during.push(run.notice);
+    });
+    // The stand-in worker has no stored checkpoints: resuming configures the same run (it trains from step 1); only
+    // the page's notice is checked here.
+    w.api.resumeRun = async (id) => {
+      await w.api.configure!(run.config);
+      return { id, name: 'first', config: run.config, fromStep: 4, events: [], init: { kind: 'scratch', label: 'scratch' } } as never;
+    };
+    run = new RunState(w.spawn);
+    await run.boot();
+    expect(await run.resumeStored('r1')).toBe(true);
+    await vi.waitFor(() => expect(run.phase).toBe('done'), { timeout: 30_000 });
+    expect(during).toEqual(['Resuming run "first" from its checkpoint of step 4.']);
+    expect(run.notice).toBe('');
+  });
+
+  it('"Link copied" goes at the next settings edit', async () => {
+    Object.defineProperty(globalThis, 'navigator', { value: { clipboard: { writeText: async () => undefined } }, configurable: true });
+    const run = new RunState(inProcessWorker().spawn);
+    await run.boot();
+    await run.copyLink();
+    expect(run.notice).toBe('Link copied to the clipboard.');
+    await run.setField('steps', -4);
+    expect(run.notice).toBe('');
+    await run.copyLink();
+    expect(run.notice).toBe('Not copied: fix Steps first (the link holds the settings the run uses).');
+    await run.setField('steps', 5);
+    expect(run.notice).toBe('');
   });
 });

@@ -42,8 +42,14 @@ export abstract class RunControl extends RunEvents {
   pendingChange = $state.raw<RunConfigKey | null>(null);
   /** Last error from the worker (configure, training, crash), shown as a banner; null when none. */
   error = $state<string | null>(null);
-  /** Short status line for screen readers and the copy-link button (e.g. "Link copied"). */
+  /**
+   * Short status line for screen readers and the copy-link button (e.g. "Link copied"). A phase notice (Paused,
+   * Stopped, Resuming) lasts until the phase changes (Start / Step / Resume, the run ending, Reset, a new config);
+   * any other notice (Link copied, Saved weights) also goes at the next action (a settings edit, Pause).
+   */
   notice = $state('');
+  /** The phase notice being shown ('' when none): `notice` equal to it is kept by `clearTransientNotice`. */
+  private phaseNotice = '';
 
   /** What the worker is doing. */
   phase = $state<RunPhase>('booting');
@@ -145,6 +151,7 @@ export abstract class RunControl extends RunEvents {
    */
   async pause(): Promise<void> {
     if (this.phase !== 'running' || !this.trainer) return;
+    this.clearTransientNotice();
     this.pausing = true;
     await this.trainer.api.pause().catch((e: unknown) => (this.error = message(e)));
   }
@@ -165,7 +172,7 @@ export abstract class RunControl extends RunEvents {
       if (this.trainer !== trainer || seq !== this.configureSeq) return; // replaced or reset meanwhile
       this.phase = 'done';
       this.progress.ended();
-      this.notice = `Stopped after step ${this.stepsDone} of ${this.config.steps}: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.`;
+      this.sayPhase(`Stopped after step ${this.stepsDone} of ${this.config.steps}: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.`);
     } catch (e) {
       this.error = `stop: ${message(e)}`;
     } finally {
@@ -182,6 +189,21 @@ export abstract class RunControl extends RunEvents {
     } finally {
       this.discarding = false;
     }
+  }
+
+  /** Shows `text` as the phase notice (it stays until the phase changes). */
+  protected sayPhase(text: string): void {
+    this.notice = this.phaseNotice = text;
+  }
+
+  /** Clears a notice that is not the phase notice (Link copied, Saved weights): the user has moved on. */
+  protected clearTransientNotice(): void {
+    if (this.notice !== this.phaseNotice) this.notice = '';
+  }
+
+  /** Clears the notice, whatever it is (the phase changed: a new config, Reset, training again). */
+  private clearNotice(): void {
+    this.notice = this.phaseNotice = '';
   }
 
   /** Hides the base-policy fallback notice (until the next configure falls back again). */
@@ -216,9 +238,9 @@ export abstract class RunControl extends RunEvents {
     if (this.discarding) return;
     this.takeEvent(e);
     if (e.event === 'interrupted' && !this.stopping) {
-      this.notice = e.phase === 'step'
+      this.sayPhase(e.phase === 'step'
         ? `Paused: step ${e.step} was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.`
-        : `Paused: the evaluation ${e.step === 0 ? 'before training' : `after step ${e.step}`} was cut off and will run again on Resume.`;
+        : `Paused: the evaluation ${e.step === 0 ? 'before training' : `after step ${e.step}`} was cut off and will run again on Resume.`);
     }
   }
 
@@ -266,6 +288,7 @@ export abstract class RunControl extends RunEvents {
   private async configureNow(): Promise<boolean> {
     if (!this.trainer) return false;
     this.clearRun();
+    this.clearNotice();
     this.error = null;
     const seq = ++this.configureSeq;
     try {
@@ -288,12 +311,17 @@ export abstract class RunControl extends RunEvents {
     }
   }
 
-  /** Runs a start or step call in the worker, keeping the phase as it answers (unless the run was replaced meanwhile). */
-  protected async drive(call: (api: TrainerHandle['api']) => Promise<TrainerStatus>): Promise<void> {
+  /**
+   * Runs a start or step call in the worker, keeping the phase as it answers (unless the run was replaced meanwhile).
+   * The notice becomes `running` (e.g. "Resuming run …"; '' = none) while it trains; it goes when the call ends
+   * unless the run replaced it meanwhile (a Pause's "Paused: …").
+   */
+  protected async drive(call: (api: TrainerHandle['api']) => Promise<TrainerStatus>, running = ''): Promise<void> {
     const trainer = this.trainer!;
     // A configure (Reset, a settings change) while this call runs discards the run: its late answer ("paused" after
     // the cut) must not overwrite the new run's phase.
     const seq = this.configureSeq;
+    this.sayPhase(running);
     this.error = null;
     this.phase = 'running';
     this.progress.begin();
@@ -307,6 +335,7 @@ export abstract class RunControl extends RunEvents {
     } finally {
       this.pausing = false;
       this.progress.ended();
+      if (running && this.notice === running) this.clearNotice();
     }
   }
 }

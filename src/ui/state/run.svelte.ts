@@ -84,6 +84,7 @@ export class RunState extends RunControl {
    */
   async setField<K extends RunConfigKey>(key: K, value: RunConfig[K]): Promise<void> {
     this.draft = { ...this.draft, [key]: value };
+    this.clearTransientNotice();
     if (key.startsWith('analyzer')) this.analyzer.connection = { state: 'idle', text: '' }; // the last test was of other settings
     let next: RunConfig;
     try {
@@ -177,6 +178,7 @@ export class RunState extends RunControl {
    */
   async resumeStored(id: string): Promise<boolean> {
     if (this.busy) return false;
+    let resuming: string;
     try {
       if (!this.api) throw new Error('the training worker is not running; press Start to restart it');
       let r = await this.api.resumeRun(id);
@@ -197,12 +199,12 @@ export class RunState extends RunControl {
       this.evals = r.events.filter((e) => e.event === 'eval') as unknown as EvalEvent[];
       this.phase = 'idle';
       this.writeHash();
-      this.notice = `Resuming run "${r.name}" from its checkpoint of step ${r.fromStep}.`;
+      resuming = `Resuming run "${r.name}" from its checkpoint of step ${r.fromStep}.`;
     } catch (e) {
       this.error = `resume: ${message(e)}`;
       return false;
     }
-    void this.drive((api) => api.start(this.sink, this.progressSink));
+    void this.drive((api) => api.start(this.sink, this.progressSink), resuming);
     return true;
   }
 
