@@ -45,6 +45,7 @@ import { checkpointFile } from '../src/core/run/record';
 import { gapNoiseNote } from '../src/core/run/coverage-noise';
 import { readRun } from './rundir';
 import { runFileAsWeights } from './packfile';
+import { notAWeightsFile, notSafetensors } from './weightsfile';
 import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
 import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
@@ -182,9 +183,10 @@ async function main(): Promise<void> {
   } else if (init === 'base' || init === 'scratch') {
     config = { ...config, init };
   } else if (init !== undefined) {
-    if (!fs.existsSync(init) || !fs.statSync(init).isFile()) fail(`--init: no weights file at "${init}" (a .safetensors file written by --save)`);
+    const missing = notAWeightsFile(init, '--init');
+    if (missing) fail(missing);
     initWeights = new Uint8Array(fs.readFileSync(init));
-    const packed = runFileAsWeights(init, initWeights, '--init');
+    const packed = runFileAsWeights(init, initWeights, '--init') ?? notSafetensors(init, initWeights, '--init');
     if (packed) fail(packed);
   }
   const backend = await setupBackend(config.backend as NodeBackend);

@@ -164,7 +164,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--save: folder ".*" does not exist/);
     expect(cli('train', ['--save', '']).err).toMatch(/--save needs a file path/);
-    expect(cli('train', ['--init', dir]).err).toMatch(/--init: no weights file at/);
+    expect(cli('train', ['--init', dir]).err).toMatch(/--init: ".*" is a directory, not a weights file; give the path of a \.safetensors file/);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
