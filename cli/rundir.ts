@@ -12,6 +12,7 @@ import {
 } from '../src/core/run/record';
 import { writeAtomic } from './files';
 import { cutEventsText } from '../src/core/run/cut';
+import { isRunPack } from '../src/core/run/pack';
 
 /** A run directory problem the user can fix; CLIs exit 2 with its message. */
 export class RunDirError extends Error {
@@ -24,7 +25,19 @@ export class RunDirError extends Error {
 /** @throws RunDirError when `dir` does not exist or is not a folder. */
 export function checkRunDir(dir: string): void {
   if (!fs.existsSync(dir)) throw new RunDirError(`no run directory at "${dir}"`);
-  if (!fs.statSync(dir).isDirectory()) throw new RunDirError(`"${dir}" is a file, not a run directory`);
+  if (!fs.statSync(dir).isDirectory()) throw new RunDirError(`"${dir}" is a file, not a run directory${isRunFile(dir) ? `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), then give DIR` : ''}`);
+}
+
+/** Whether the file at `file` is a run file (.opdrun): by its first bytes (isRunPack), else by its name. */
+function isRunFile(file: string): boolean {
+  const head = new Uint8Array(64);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    return isRunPack(head.subarray(0, n)) || file.endsWith('.opdrun');
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Read a file of the run directory as text, or null when it does not exist. */
