@@ -7,6 +7,7 @@
  * ends it at once; Stop with no started run does nothing. Copy link copies nothing while a field is invalid (the
  * notice names the field) and the shown settings once it is fixed. Notices follow the phase: Resume clears "Paused",
  * the "Resuming" notice goes when the resumed run ends, Reset clears "Stopped", and "Link copied" goes at the next edit.
+ * Each invalid field keeps its own issue (a cross-field one too while another field is out of range).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServer, type ViteDevServer } from 'vite';
@@ -303,5 +304,20 @@ describe('RunState notices follow the phase', () => {
     expect(run.notice).toBe('Not copied: fix Steps first (the link holds the settings the run uses).');
     await run.setField('steps', 5);
     expect(run.notice).toBe('');
+  });
+});
+
+describe('RunState field issues', () => {
+  it('each invalid field keeps its own issue: Mini-batches > B·G stays while Steps is out of range', async () => {
+    const run = new RunState(inProcessWorker().spawn);
+    await run.boot();
+    await run.setField('tasksPerStep', 1); // 8 mini-batches ≤ 1·8: valid
+    await run.setField('groupSize', 2); // 8 > 1·2
+    expect(run.fieldIssues.map((i) => i.field)).toEqual(['miniBatches']);
+    await run.setField('steps', -4);
+    expect(run.issuesFor('steps')).toHaveLength(1);
+    expect(run.issuesFor('miniBatches').map((i) => i.message)).toEqual(['must be ≤ tasksPerStep·groupSize (2); lower miniBatches or raise B·G']);
+    await run.setField('steps', 6);
+    expect(run.fieldIssues.map((i) => i.field)).toEqual(['miniBatches']);
   });
 });

@@ -14,6 +14,7 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import type { EvalEvent, StepEvent } from '../../core/train/events';
+import { draftIssues } from './draft-issues';
 import { decodeHash, encodeHash, fieldsHoldingSecret, type LinkCheckpoint } from './link';
 import { labelOf } from './messages';
 import { RunControl, message } from './run-control.svelte';
@@ -90,7 +91,8 @@ export class RunState extends RunControl {
     try {
       next = parseRunConfig(this.draft);
     } catch (e) {
-      this.fieldIssues = e instanceof ConfigError ? e.issues : [{ field: key, message: message(e) }];
+      // Each invalid field keeps its own issue (a cross-field one too, while another field is out of range).
+      this.fieldIssues = e instanceof ConfigError ? draftIssues(this.draft, this.config) : [{ field: key, message: message(e) }];
       return;
     }
     this.fieldIssues = [];

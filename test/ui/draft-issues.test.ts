@@ -1,0 +1,36 @@
+/**
+ * Page field errors for a draft with several problems: each invalid field keeps its own issue. Mini-batches 8 with
+ * B = 1, G = 2 breaks "Mini-batches ≤ B·G (2)"; setting Steps to −4 as well keeps that issue beside Steps' own.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
+import { draftIssues } from '../../src/ui/state/draft-issues';
+import { plainIssue } from '../../src/ui/state/messages';
+
+const RUN: RunConfig = { ...DEFAULT_CONFIG, tasksPerStep: 1, groupSize: 2, miniBatches: 2 };
+
+describe('draftIssues', () => {
+  it('is empty for a valid draft', () => {
+    expect(draftIssues(RUN, RUN)).toEqual([]);
+  });
+
+  it('keeps the cross-field issue while another field is out of range', () => {
+    const both = draftIssues({ ...RUN, miniBatches: 8, steps: -4 }, RUN);
+    expect(both.map((i) => i.field)).toEqual(['steps', 'miniBatches']);
+    expect(both.map((i) => plainIssue(i))).toEqual([
+      'Steps must be an integer from 1 to 100000.',
+      'Mini-batches must be ≤ Tasks per step (B)·Group size (G) (2); lower Mini-batches or raise B·G.',
+    ]);
+    // Alone, each field has its own issue only.
+    expect(draftIssues({ ...RUN, miniBatches: 8 }, RUN).map((i) => i.field)).toEqual(['miniBatches']);
+    expect(draftIssues({ ...RUN, steps: -4 }, RUN).map((i) => i.field)).toEqual(['steps']);
+  });
+
+  it('checks a rule on an out-of-range field against the run\'s value; reports each schema issue', () => {
+    // B = 0 is out of range: Mini-batches 8 is checked against the run's B·G = 1·2.
+    const r = draftIssues({ ...RUN, tasksPerStep: 0, miniBatches: 8, steps: -4 }, RUN);
+    expect(r.map((i) => i.field).sort()).toEqual(['miniBatches', 'steps', 'tasksPerStep']);
+    // A draft whose B is out of range and whose Mini-batches fits the run's B·G has no Mini-batches issue.
+    expect(draftIssues({ ...RUN, tasksPerStep: 0, miniBatches: 2 }, RUN).map((i) => i.field)).toEqual(['tasksPerStep']);
+  });
+});
