@@ -305,11 +305,14 @@ export async function runRecords(store: RunStore, ids: readonly string[]): Promi
   return out;
 }
 
-/** The default name of a new run: algorithm, env/preset, seed and the local start time. */
+/**
+ * The default name of a new run: algorithm, env/preset, seed and the local start time to the second (two runs of one
+ * setting started within the same minute — Stop, Reset, Start — would otherwise share a name in the Runs list).
+ */
 export function defaultRunName(config: Pick<RunConfig, 'algo' | 'env' | 'preset' | 'seed'>, now: number): string {
   const d = new Date(now);
   const two = (n: number) => String(n).padStart(2, '0');
-  return `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+  return `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
 /**
