@@ -122,7 +122,8 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     const save = path.join(dir, 'out.safetensors');
     const r = cli('train', ['--init', bad, '--steps', '1', '--save', save]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--init .*bad\.safetensors: weights file/);
+    // Named as no safetensors first (text here), with what to give, then the loader's detail.
+    expect(r.err).toMatch(/--init .*bad\.safetensors: not a safetensors weights file \(it looks like text\); give a \.safetensors file written by train --save.* \(weights file: header length \d+/);
     expect(fs.existsSync(save)).toBe(false);
   });
 
