@@ -181,7 +181,7 @@ export class RunRecorder {
         break;
       case 'checkpoint':
         this.pending.push({ name: checkpointFile(e.step), data: e.weights }, { name: stateFile(e.step), data: e.state });
-        this.line({ event: 'checkpoint', step: e.step, file: checkpointFile(e.step), stateFile: stateFile(e.step) });
+        this.events += checkpointLine(e.step);
         void this.flush();
         break;
       case 'done':
@@ -251,7 +251,7 @@ export class RunRecorder {
         const s = Number(k[1]);
         this.lostCheckpoints.push(s);
         // events.jsonl names only checkpoints whose files are stored (compare counts them; Resume offers them).
-        this.events = this.events.replace(JSON.stringify({ event: 'checkpoint', step: s, file: checkpointFile(s), stateFile: stateFile(s) }) + '\n', '');
+        this.events = this.events.replace(checkpointLine(s), '');
       }
       const ls = this.lostCheckpoints;
       const lost = ls.length === 1 ? `; the checkpoint of step ${ls[0]} was not stored`
@@ -262,4 +262,9 @@ export class RunRecorder {
       });
     }
   }
+}
+
+/** events.jsonl's line for the checkpoint of `step` (its weights and optimizer-state file names), with its newline. */
+function checkpointLine(step: number): string {
+  return JSON.stringify({ event: 'checkpoint', step, file: checkpointFile(step), stateFile: stateFile(step) }) + '\n';
 }
