@@ -86,9 +86,7 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
     throw new UsageError(`${flag} takes no value or true|false, got "${raw}"`, name, raw);
   }
   if (f.type === 'string') {
-    if (f.choices && !f.choices.includes(raw)) {
-      throw new UsageError(`${flag} must be one of: ${f.choices.join(', ')} (got "${raw}")`, name, raw);
-    }
+    if (f.choices && !f.choices.includes(raw)) throw new UsageError(choiceError(name, f.choices, raw), name, raw);
     return raw;
   }
   const isInt = f.type === 'int';
@@ -101,6 +99,24 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
     throw new UsageError(numberError(name, describe(f), raw, f.default ?? f.min ?? f.max, f.default !== undefined, why), name, raw);
   }
   return v;
+}
+
+/**
+ * `; did you mean X?` naming the entry of `names` that `raw` most likely meant (nearestName, src/core/near.ts: `op` →
+ * opid, `wsm` → wasm), or '' when none is near enough.
+ */
+export function didYouMean(raw: string, names: readonly string[]): string {
+  const near = nearestName(raw, names);
+  return near === null ? '' : `; did you mean ${near}?`;
+}
+
+/**
+ * The message for a flag given a value outside its choices, as every CLI words it: the flag, the values it accepts,
+ * the value given and the value it most likely meant (didYouMean), e.g. `--algo must be one of: grpo, opid,
+ * skill-grpo, agentic-opd (got "op"); did you mean opid?`. `name`: the flag without `--`.
+ */
+export function choiceError(name: string, choices: readonly string[], raw: string): string {
+  return `--${name} must be one of: ${choices.join(', ')} (got "${raw}")${didYouMean(raw, choices)}`;
 }
 
 /**
@@ -131,8 +147,7 @@ export function translate(e: unknown, argv: readonly string[], spec: FlagTable):
       return new UsageError(`unexpected argument "${raw}"; accepted flags: ${accepted(spec)}`);
     }
     // A misspelt flag (`--stpes`, `--Steps`, `--ste`) names the flag it most likely meant (nearestName, core/near.ts).
-    const near = nearestName(name.slice(2), Object.keys(spec));
-    const hint = near === null ? '' : `; did you mean --${near}?`;
+    const hint = didYouMean(name.slice(2), Object.keys(spec).map((k) => `--${k}`));
     return new UsageError(`unknown flag ${name}${hint}; accepted flags: ${accepted(spec)}`, name.slice(2));
   }
   if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {

@@ -18,7 +18,7 @@
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
 import { exitOnClosedStdout } from './files';
-import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { choiceError, didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
@@ -100,9 +100,9 @@ async function main(): Promise<void> {
   }
   if (a.help) return void process.stdout.write(usage('npm run eval --', SPEC) + '\n');
   const spec = getEnvSpec(a.env);
-  if (!spec.presets.includes(a.preset)) fail(`--preset must be one of: ${spec.presets.join(', ')} (got "${a.preset}")`);
+  if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
   const splits = a.split.split(',').map((x) => x.trim());
-  for (const x of splits) if (!(SPLITS as readonly string[]).includes(x)) fail(`--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)`);
+  for (const x of splits) if (!(SPLITS as readonly string[]).includes(x)) fail(`--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)${didYouMean(x, SPLITS)}`);
   if (new Set(splits).size !== splits.length) fail(`--split names a split twice ("${a.split}"); give each once`);
   let results: { split: Split; eval: SplitEval; episodes: EpisodeSummary[] }[];
   let historyUsed: number | null = null;

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { getEnvSpec } from '../src/core/envs/registry';
@@ -160,7 +160,7 @@ async function curves(runs: RunEvals[]): Promise<string> {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--help' || argv[0] === '-h') return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
-  if (argv[0] !== 'opid-table') fail(`the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})\n${usage('npm run experiment -- opid-table', SPEC)}`);
+  if (argv[0] !== 'opid-table') fail(`the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})${didYouMean(argv[0] ?? '', ['opid-table'])}\n${usage('npm run experiment -- opid-table', SPEC)}`);
   let a;
   try {
     a = parseArgs(argv.slice(1), SPEC);

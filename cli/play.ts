@@ -22,7 +22,7 @@ import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
 import { SPLITS, type Split } from '../src/core/envs/types';
 import { z } from 'zod';
 import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
-import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
+import { USAGE_EXIT_CODE, UsageError, choiceError, parseArgs, usage } from './args';
 import { exitOnClosedStdout } from './files';
 
 /** Flags of `play`. */
@@ -81,7 +81,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     const spec = getEnvSpec(args.env);
     const preset = args.preset ?? (spec.presets.includes('easy') ? 'easy' : spec.presets[0]);
     if (!spec.presets.includes(preset)) {
-      throw new UsageError(`--preset must be one of: ${spec.presets.join(', ')} (got "${preset}")`, 'preset');
+      throw new UsageError(choiceError('preset', spec.presets, preset), 'preset', preset);
     }
     if (args.seed !== undefined && args.task !== undefined) {
       throw new UsageError(`--task ${args.task} and --seed ${args.seed} both choose the task (--seed draws one at random); give only one of them`, 'seed');

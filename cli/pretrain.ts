@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { choiceError, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   }
   if (a.help) return void process.stdout.write(usage('npm run pretrain --', SPEC) + '\n');
   const spec = getEnvSpec(a.env);
-  if (!spec.presets.includes(a.preset)) fail(`--preset must be one of: ${spec.presets.join(', ')} (got "${a.preset}")`);
+  if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
   const out = a.out ?? path.join('public', baseManifestPath(a.env, a.preset).replace(/\.json$/, '.safetensors'));
   if (!out.endsWith('.safetensors')) fail(`--out must end in .safetensors (got "${out}")`);
   const dir = path.dirname(path.resolve(out));

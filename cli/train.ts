@@ -89,10 +89,11 @@ async function main(): Promise<void> {
     if (e instanceof UsageError) {
       const key = e.flag !== undefined && e.flag !== 'backend' ? FIELD[e.flag] : undefined;
       const f = e.flag !== undefined ? SPEC[e.flag] : undefined;
-      // Where the flag sets a run-config field, name the schema's accepted values too (e.g. "a number in [0, 10]").
+      // Where the flag sets a run-config field, name the schema's accepted values too (e.g. "a number in [0, 10]");
+      // a value outside a flag's choices is worded as in every CLI (choiceError: the choices and the nearest one).
       const msg = !key ? e.message
         : e.value === undefined ? e.message.replace(/ needs a value \(.*\)$/, ` needs a value (${acceptedOf(e.flag!)})`)
-        : f?.type === 'string' && f.choices ? `--${e.flag}: unknown value "${e.value}" (accepted: ${acceptedOf(e.flag!)})`
+        : f?.type === 'string' && f.choices ? e.message
         : `${e.message} (accepted: ${acceptedOf(e.flag!)})`;
       fail(`${msg}\nrun npm run train -- --help for every flag, its accepted values and default`);
     }

@@ -1,6 +1,6 @@
 /** The shared CLI flag parser (node:util parseArgs underneath): forms, types, ranges, choices and the errors that name the flag. */
 import { describe, expect, it } from 'vitest';
-import { UsageError, parseArgs, parseArgsAndPositionals, usage } from '../../cli/args';
+import { UsageError, choiceError, didYouMean, parseArgs, parseArgsAndPositionals, usage } from '../../cli/args';
 
 const SPEC = {
   env: { type: 'string', choices: ['household', 'shop'], default: 'household', help: 'environment' },
@@ -65,6 +65,15 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', '--stpes', '3'])).toMatchObject({ flag: 'stpes', message: `unknown flag --stpes; did you mean --steps?${all}` });
     expect(usageError(['--seed', '1', '--ste=3']).message).toBe(`unknown flag --ste; did you mean --steps?${all}`);
     expect(usageError(['--seed', '1', '--Seed', '2']).message).toBe(`unknown flag --Seed; did you mean --seed?${all}`);
+  });
+
+  it('a value outside a flag\'s choices names the choices and the one it most likely meant', () => {
+    expect(usageError(['--seed', '1', '--env', 'shp'])).toMatchObject({ flag: 'env', value: 'shp', message: '--env must be one of: household, shop (got "shp"); did you mean shop?' });
+    expect(usageError(['--seed', '1', '--env=house']).message).toBe('--env must be one of: household, shop (got "house"); did you mean household?'); // a prefix
+    expect(usageError(['--seed', '1', '--env', 'SHOP']).message).toBe('--env must be one of: household, shop (got "SHOP"); did you mean shop?'); // case
+    expect(choiceError('algo', ['grpo', 'opid', 'skill-grpo', 'agentic-opd'], 'op')).toBe('--algo must be one of: grpo, opid, skill-grpo, agentic-opd (got "op"); did you mean opid?');
+    expect(didYouMean('tset-seen', ['train', 'test-seen', 'test-unseen', 'val'])).toBe('; did you mean test-seen?');
+    expect(didYouMean('xyz', ['grpo', 'opid'])).toBe('');
   });
 
   it('node:util parseArgs errors become messages naming the flag (unknown flag, missing value, positional)', () => {

@@ -68,7 +68,9 @@ describe('play CLI', () => {
       [['--task', '-1'], '--task must be an integer ≥ 0'],
       [['--task', 'seven'], '--task must be an integer ≥ 0'],
       [['--task', '99999999999999999999'], '--task must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes (9007199254740991)'],
-      [['--preset', 'hard'], '--preset must be one of: default, easy'],
+      [['--preset', 'hard'], '--preset must be one of: default, easy (got "hard")\n'],
+      [['--preset', 'esy'], '--preset must be one of: default, easy (got "esy"); did you mean easy?\n'],
+      [['--split', 'tset-seen'], '--split must be one of: train, test-seen, test-unseen, val (got "tset-seen"); did you mean test-seen?\n'],
     ];
     for (const [argv, msg] of cases) {
       const r = await session(argv, []);

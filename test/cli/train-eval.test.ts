@@ -19,14 +19,18 @@ function cli(script: string, args: string[]) {
 
 describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the accepted values', () => {
   it.each([
-    [['--model', 'huge'], /--model: .*accepted: one of nano, small, base/],
-    [['--env', 'kitchen'], /--env: .*accepted: one of household/],
-    [['--algo', 'ppo'], /--algo: .*accepted: one of grpo/],
+    [['--model', 'huge'], /--model must be one of: nano, small, base \(got "huge"\)\n/],
+    [['--env', 'kitchen'], /--env must be one of: household \(got "kitchen"\)\n/],
+    [['--algo', 'ppo'], /--algo must be one of: grpo, opid, skill-grpo, agentic-opd \(got "ppo"\)\n/],
+    [['--algo', 'op'], /--algo must be one of: grpo, opid, skill-grpo, agentic-opd \(got "op"\); did you mean opid\?\n/],
+    [['--backend', 'wsm'], /--backend must be one of: cpu, wasm, webgpu \(got "wsm"\); did you mean wasm\?\n/],
+    [['--preset', 'esy'], /--preset: household has no preset "esy"; one of default, easy; did you mean easy\?\n/],
     [['--backend', 'tpu'], /--backend must be one of: cpu, wasm, webgpu/],
     [['--steps', 'ten'], /--steps must be an integer, got "ten" \(accepted: an integer in \[1, 100000\]\)/],
     [['--step-adv-weight', 'abc'], /--step-adv-weight must be a number, got "abc" \(accepted: a number in \[0, 10\]\)/],
     [['--step-adv-gamma', '1.5'], /--step-adv-gamma must be a number in \[0, 1\], got "1\.5"; give e\.g\. --step-adv-gamma \S+ \(the default\)/],
-    [['--lr-schedule', 'step'], /--lr-schedule: .*accepted: one of constant, linear, cosine/],
+    [['--lr-schedule', 'step'], /--lr-schedule must be one of: constant, linear, cosine \(got "step"\)\n/],
+    [['--lr-schedule', 'cosin'], /--lr-schedule must be one of: constant, linear, cosine \(got "cosin"\); did you mean cosine\?\n/],
     [['--min-lr-ratio', '2'], /--min-lr-ratio must be a number in \[0, 1\], got "2"; give e\.g\. --min-lr-ratio \S+ \(the default\)/],
     [['--steps', '0'], /--steps must be an integer in \[1, 100000\], got "0"; give e\.g\. --steps 120 \(the default\)/],
     [['--tasks', '1', '--group', '2', '--mini-batches', '8'], /--mini-batches: must be ≤ --tasks·--group \(2\); lower --mini-batches or raise B·G/],
@@ -36,7 +40,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['--kl-backtracks', '11'], /--kl-backtracks must be an integer in \[0, 10\], got "11"; give e\.g\. --kl-backtracks /],
     [['--temperature', '9'], /--temperature must be a number in \[0.05, 5\], got "9"; give e\.g\. --temperature /],
     [['--clip', 'wide'], /--clip must be a number, got "wide" \(accepted: a number in \[0, 1\]\)/],
-    [['--adv-group-by', 'batch'], /--adv-group-by: unknown value "batch" \(accepted: one of trajectory, step\)/],
+    [['--adv-group-by', 'batch'], /--adv-group-by must be one of: trajectory, step \(got "batch"\)\n/],
     [['--dual-clip', '0.5'], /--dual-clip: dual-clip constant must be > 1/],
     [['--max-action-tokens'], /--max-action-tokens needs a value \(an integer in \[2, 64\]\)/],
     [['--skill-zscore=maybe'], /--skill-zscore takes no value or true\|false, got "maybe"/],
@@ -243,6 +247,16 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     for (const v of Object.values(e.phaseMs as Record<string, number>)) expect(v).toBeGreaterThanOrEqual(0);
     const q = cli('train', args);
     expect(steps(q.out)[0].phaseMs).toBeUndefined();
+  });
+
+  it('eval, pretrain and experiment: a near-miss of a choice names the choices and the one it most likely meant', () => {
+    expect(cli('eval', ['--split', 'test-seen,tset-unseen']).err.split('\n')[0]).toBe(
+      'eval: --split: unknown split "tset-unseen" (accepted: train, test-seen, test-unseen, val, or several separated by commas); did you mean test-unseen?',
+    );
+    expect(cli('eval', ['--preset', 'esy']).err.split('\n')[0]).toBe('eval: --preset must be one of: default, easy (got "esy"); did you mean easy?');
+    expect(cli('eval', ['--hints', 'stp']).err.split('\n')[0]).toBe('eval: --hints must be one of: none, episode, step, both, correct (got "stp"); did you mean step?');
+    expect(cli('pretrain', ['--preset', 'Default']).err.split('\n')[0]).toBe('pretrain: --preset must be one of: default, easy (got "Default"); did you mean default?');
+    expect(cli('experiment', ['opid-tabel']).err.split('\n')[0]).toBe('experiment: the first argument names the experiment: opid-table (got "opid-tabel"); did you mean opid-table?');
   });
 
   it('eval rejects a bad split, a missing weights file and a corrupt one', () => {

@@ -21,6 +21,7 @@ import { TEACHER_SELECTORS } from '../algorithms/agentic-opd';
 import { ENV_NAMES, getEnvSpec } from '../envs/registry';
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
+import { nearestName } from '../near';
 
 /** Bumped whenever a field is renamed or its meaning changes; stored in links and exports (links.ts migrates). */
 export const SCHEMA_VERSION = 2;
@@ -290,7 +291,10 @@ function zodIssues(err: z.ZodError): ConfigIssue[] {
 export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const presets = getEnvSpec(c.env).presets;
-  if (!presets.includes(c.preset)) out.push({ field: 'preset', message: `${c.env} has no preset "${c.preset.slice(0, 40)}"; one of ${presets.join(', ')}` });
+  if (!presets.includes(c.preset)) {
+    const near = nearestName(c.preset, presets);
+    out.push({ field: 'preset', message: `${c.env} has no preset "${c.preset.slice(0, 40)}"; one of ${presets.join(', ')}${near === null ? '' : `; did you mean ${near}?`}` });
+  }
   const samplesLowerBound = c.tasksPerStep * c.groupSize;
   if (c.miniBatches > samplesLowerBound)
     out.push({ field: 'miniBatches', message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G` });
