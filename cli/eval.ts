@@ -31,6 +31,10 @@ import type { Trajectory } from '../src/core/rollout/types';
 import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/skills/hints';
 import { loadBaseFiles } from './base';
 import { runFileAsWeights } from './packfile';
+import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
+
+/** --policy's words besides a weights path. */
+const POLICY_FLAG: WeightsFlagOptions = { others: ['expert', 'random', 'base'] };
 import { defaultEvalThreads, EVAL_THREADS_MIN_WORK, evalThreadsFor, EvalPool } from './eval-pool';
 import { runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
 
@@ -126,10 +130,10 @@ async function main(): Promise<void> {
         fail(`--policy base: ${(e as Error).message}`);
       }
     } else {
-      if (fs.existsSync(a.policy) && !fs.statSync(a.policy).isFile()) fail(`--policy: ${a.policy} is a folder, not a weights file; give the path of a .safetensors file`);
-      if (!fs.existsSync(a.policy)) fail(`--policy: no file at ${a.policy}; accepted: expert, random, base, or a path to a .safetensors file written by npm run train -- --save`);
+      const missing = notAWeightsFile(a.policy, '--policy', POLICY_FLAG);
+      if (missing) fail(missing);
       bytes = new Uint8Array(fs.readFileSync(a.policy));
-      const packed = runFileAsWeights(a.policy, bytes, '--policy');
+      const packed = runFileAsWeights(a.policy, bytes, '--policy') ?? notSafetensors(a.policy, bytes, '--policy', POLICY_FLAG);
       if (packed) fail(packed);
     }
     let policy;

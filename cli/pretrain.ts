@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { choiceError, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
+import { runFileAsWeights } from './packfile';
+import { notAWeightsFile, notSafetensors } from './weightsfile';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { buildTokenizer, createPolicy, disposePolicy, loadPolicy, savePolicy, type PolicyHandle } from '../src/core/model/policy';
@@ -116,8 +118,11 @@ async function main(): Promise<void> {
   let policy: PolicyHandle & { paramCount?: number };
   let init: { initFrom: string; initSha256: string } | undefined;
   if (a.init !== undefined) {
-    if (!fs.existsSync(a.init)) fail(`--init: no file at ${a.init}; give a .safetensors weights file (e.g. public/base/household-easy.safetensors)`);
+    const missing = notAWeightsFile(a.init, '--init');
+    if (missing) fail(missing);
     const bytes = new Uint8Array(fs.readFileSync(a.init));
+    const packed = runFileAsWeights(a.init, bytes, '--init') ?? notSafetensors(a.init, bytes, '--init');
+    if (packed) fail(packed);
     try {
       policy = loadPolicy(bytes, tok);
     } catch (e) {

@@ -45,7 +45,10 @@ import { checkpointFile } from '../src/core/run/record';
 import { gapNoiseNote } from '../src/core/run/coverage-noise';
 import { readRun } from './rundir';
 import { runFileAsWeights } from './packfile';
-import { notAWeightsFile, notSafetensors } from './weightsfile';
+import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
+
+/** train --init's words besides a weights path; a folder given to it is more likely a run to --resume. */
+const INIT_FLAG: WeightsFlagOptions = { others: ['base', 'scratch'], resume: true };
 import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
 import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
@@ -184,10 +187,10 @@ async function main(): Promise<void> {
   } else if (init === 'base' || init === 'scratch') {
     config = { ...config, init };
   } else if (init !== undefined) {
-    const missing = notAWeightsFile(init, '--init');
+    const missing = notAWeightsFile(init, '--init', INIT_FLAG);
     if (missing) fail(missing);
     initWeights = new Uint8Array(fs.readFileSync(init));
-    const packed = runFileAsWeights(init, initWeights, '--init') ?? notSafetensors(init, initWeights, '--init');
+    const packed = runFileAsWeights(init, initWeights, '--init') ?? notSafetensors(init, initWeights, '--init', INIT_FLAG);
     if (packed) fail(packed);
   }
   const backend = await setupBackend(config.backend as NodeBackend);

@@ -1,29 +1,55 @@
 /**
- * Messages for a path given where a weights file (.safetensors) is expected (`train --init`), for the cases the
- * weights loader cannot word for a user: a folder, and a file that is no safetensors at all (JSON, text), named as
- * such before the loader's technical detail.
+ * Messages for a path given where a weights file (.safetensors) is expected (`train --init`, `eval --policy`,
+ * `pretrain --init`), for the cases the weights loader cannot word for a user: no file, a folder, and a file that is
+ * no safetensors at all (JSON, text), named as such, with what the flag takes, before the loader's technical detail.
  */
 import fs from 'node:fs';
 import { decodeSafetensors } from '../src/core/model/io';
+import { didYouMean } from './args';
 
 /**
- * The message for `file` given to `flag` when it is not a file: a folder (say which, and to give a .safetensors file
- * in it, e.g. a run directory's `ckpt-<k>.safetensors`) or nothing at all. Null when `file` is a file.
+ * What a weights flag takes besides a path, for its messages: `others`, the words it also accepts (train --init:
+ * base, scratch; eval --policy: expert, random, base), and `resume`, true for train's --init, where a run directory
+ * given is more likely a run to continue with `--resume DIR`.
  */
-export function notAWeightsFile(file: string, flag: string): string | null {
-  if (!fs.existsSync(file)) return `${flag}: no weights file at "${file}" (a .safetensors file written by --save)`;
+export interface WeightsFlagOptions {
+  others?: readonly string[];
+  resume?: boolean;
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(xs: readonly string[]): string {
+  return xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
+}
+
+/** What a weights flag accepts, in words: its other words, then a .safetensors file and how to get one. */
+function accepts(others: readonly string[]): string {
+  return orList([...others, 'a .safetensors file written by train --save']);
+}
+
+/**
+ * The message for `file` given to `flag` when it is not a file: nothing at all (what the flag accepts, and the word
+ * it most likely meant when `file` is near one of `others`: `--policy expret` → expert), or a folder (say which, and
+ * to give a .safetensors file in it, e.g. a run directory's `ckpt-<k>.safetensors`; with `resume`, that
+ * `--resume DIR` continues the run). Null when `file` is a file.
+ */
+export function notAWeightsFile(file: string, flag: string, opts: WeightsFlagOptions = {}): string | null {
+  const others = opts.others ?? [];
+  if (!fs.existsSync(file)) return `${flag}: no weights file at "${file}" (${accepts(others)})${didYouMean(file, others)}`;
   if (fs.statSync(file).isFile()) return null;
-  return `${flag}: "${file}" is a directory, not a weights file; give the path of a .safetensors file, e.g. one written by --save, or a run directory's checkpoint ${flag} ${file.replace(/\/+$/, '')}/ckpt-<k>.safetensors (to continue that run, use --resume ${file})`;
+  const dir = file.replace(/\/+$/, '');
+  return `${flag}: "${file}" is a directory, not a weights file; give the path of a .safetensors file, e.g. one written by train --save, or a run directory's checkpoint ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${file})` : ''}`;
 }
 
 /**
  * The message for `bytes` (read from `file`, given to `flag`) that are no safetensors file at all: too short for
  * the 8-byte header length, or a header length (the first 8 bytes, little-endian; safetensors format) that does not
  * fit the file. It says what the file looks like: JSON (first non-space character `{` or `[`), text (printable
- * UTF-8), or binary; then the loader's own message (decodeSafetensors). Null for bytes whose header length fits
+ * UTF-8), or binary; then what the flag takes (a .safetensors file, a run directory's checkpoint, `opts.others`)
+ * and the loader's own message (decodeSafetensors). Null for bytes whose header length fits
  * (the loader's later checks word those).
  */
-export function notSafetensors(file: string, bytes: Uint8Array, flag: string): string | null {
+export function notSafetensors(file: string, bytes: Uint8Array, flag: string, opts: WeightsFlagOptions = {}): string | null {
   if (bytes.length >= 8) {
     const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true);
     if (n >= 2n && n <= BigInt(bytes.length - 8)) return null;
@@ -43,5 +69,6 @@ export function notSafetensors(file: string, bytes: Uint8Array, flag: string): s
       : /^[\x20-\x7e\t\r\n]+$/.test(head.slice(0, 64))
         ? 'it looks like text'
         : `its first 8 bytes are no safetensors header length`;
-  return `${flag} ${file}: not a safetensors weights file (${looks}); give a .safetensors file written by train --save, or a run directory's ckpt-<k>.safetensors${detail}`;
+  const others = opts.others?.length ? `; ${flag} also takes ${orList(opts.others)}` : '';
+  return `${flag} ${file}: not a safetensors weights file (${looks}); give a .safetensors file written by train --save, or a run directory's ckpt-<k>.safetensors${detail}${others}`;
 }
