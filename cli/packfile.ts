@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
 import { MAX_PACK_BYTES, PACK_FILE_RE, PackError, isRunPack, packRun, unpackRun, type UnpackedRun } from '../src/core/run/pack';
-import { RunDirError } from './rundir';
+import { RunDirError, checkRunDir, isRunFile, runDirFileMessage } from './rundir';
 import { writeAtomic } from './files';
 
 /** Environment name → version of this code. */
@@ -22,25 +22,29 @@ export function isFile(p: string): boolean {
 
 /**
  * Read and validate a `.opdrun` file (unpackRun: format, versions, environment versions, model size, every record
- * file). @throws RunDirError when it is over MAX_PACK_BYTES (checked before reading), unreadable or invalid.
+ * file). @throws RunDirError when it is over MAX_PACK_BYTES (checked before reading), unreadable or invalid; a file
+ * of a run directory (run.json …) that is no run file is named as such, with `fix` of its folder (runDirFileMessage;
+ * by default, to pass the folder).
  */
-export function readPackFile(file: string): UnpackedRun {
+export function readPackFile(file: string, fix?: (dir: string) => string): UnpackedRun {
   const size = fs.statSync(file).size;
-  if (size > MAX_PACK_BYTES) throw new RunDirError(`${file}: the file is ${(size / 1048576).toFixed(1)} MB; the most a run file may be is ${MAX_PACK_BYTES / 1048576} MB`);
+  const member = () => (isRunFile(file) ? null : runDirFileMessage(file, 'a run file (.opdrun)', fix));
+  if (size > MAX_PACK_BYTES) throw new RunDirError(member() ?? `${file}: the file is ${(size / 1048576).toFixed(1)} MB; the most a run file may be is ${MAX_PACK_BYTES / 1048576} MB`);
   try {
     return unpackRun(new Uint8Array(fs.readFileSync(file)), { envVersions: envVersions() });
   } catch (e) {
-    if (e instanceof PackError) throw new RunDirError(`${file}: ${e.message}`);
+    if (e instanceof PackError) throw new RunDirError(member() ?? `${file}: ${e.message}`);
     throw e;
   }
 }
+
 
 /**
  * Pack run directory `dir` (its run-record files; others are left out) into `out`, validated by reading it back.
  * @returns the pack's size in bytes. @throws RunDirError when `dir` is not a run directory or the pack is invalid.
  */
 export function packDir(dir: string, out: string): number {
-  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new RunDirError(`no run directory at "${dir}"`);
+  checkRunDir(dir);
   const files = new Map<string, Uint8Array>();
   for (const f of fs.readdirSync(dir).sort()) if (PACK_FILE_RE.test(f)) files.set(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
   let bytes: Uint8Array;
@@ -61,7 +65,8 @@ export function packDir(dir: string, out: string): number {
  * non-empty `dir`.
  */
 export function unpackToDir(file: string, dir: string): string[] {
-  const u = readPackFile(file);
+  // A run directory's own file (run.json …): its folder is unpacked already.
+  const u = readPackFile(file, (d) => `its folder ${d} is a run directory already: give it where a run directory is expected, or pack it with npx tsx cli/pack.ts ${d} FILE.opdrun`);
   if (fs.existsSync(dir) && (!fs.statSync(dir).isDirectory() || fs.readdirSync(dir).length)) throw new RunDirError(`"${dir}" is not a new or empty folder; give a new one`);
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, data] of u.files) writeAtomic(path.join(dir, name), data);

@@ -22,14 +22,34 @@ export class RunDirError extends Error {
   }
 }
 
-/** @throws RunDirError when `dir` does not exist or is not a folder. */
+/**
+ * @throws RunDirError when `dir` does not exist or is not a folder: one of a run directory's own files (run.json …)
+ *   is named as such with its folder to pass (runDirFileMessage), a run file (.opdrun) with the command that unpacks it.
+ */
 export function checkRunDir(dir: string): void {
   if (!fs.existsSync(dir)) throw new RunDirError(`no run directory at "${dir}"`);
-  if (!fs.statSync(dir).isDirectory()) throw new RunDirError(`"${dir}" is a file, not a run directory${isRunFile(dir) ? `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), then give DIR` : ''}`);
+  if (fs.statSync(dir).isDirectory()) return;
+  throw new RunDirError(runDirFileMessage(dir, 'the run directory')
+    ?? `"${dir}" is a file, not a run directory${isRunFile(dir) ? `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), then give DIR` : ''}`);
+}
+
+/**
+ * The message for `file`, one of a run directory's own files by its name (run.json, events.jsonl, val.json,
+ * ckpt-<k>.safetensors, ckpt-<k>.state; src/core/run/record.ts), given where something else is expected
+ * (`expected`: "the run directory", "a run file (.opdrun)", "a weights file"): what it is, then `fix` of the folder
+ * holding it (as given; `.` for a bare name), by default to pass that folder. E.g. `"runs/a/run.json" is the run
+ * directory's run.json, not the run directory; pass its folder runs/a`. Null for any other name.
+ * Used by every command that takes a run directory or a run file (compare, coverage, pack, train --resume and
+ * --from-run) and by the weights flags (cli/weightsfile.ts).
+ */
+export function runDirFileMessage(file: string, expected: string, fix = (dir: string) => `pass its folder ${dir}`): string | null {
+  const name = path.basename(file);
+  const member = name === RUN_FILE || name === EVENTS_FILE || name === VAL_FILE || CHECKPOINT_RE.test(name) || /^ckpt-\d+\.state$/.test(name);
+  return member ? `"${file}" is the run directory's ${name}, not ${expected}; ${fix(path.dirname(file))}` : null;
 }
 
 /** Whether the file at `file` is a run file (.opdrun): by its first bytes (isRunPack), else by its name. */
-function isRunFile(file: string): boolean {
+export function isRunFile(file: string): boolean {
   const head = new Uint8Array(64);
   const fd = fs.openSync(file, 'r');
   try {

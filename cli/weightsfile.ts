@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { decodeSafetensors } from '../src/core/model/io';
 import { didYouMean } from './args';
+import { runDirFileMessage } from './rundir';
 
 /**
  * What a weights flag takes besides a path, for its messages: `others`, the words it also accepts (train --init:
@@ -44,7 +45,8 @@ export function notAWeightsFile(file: string, flag: string, opts: WeightsFlagOpt
 /**
  * The message for `bytes` (read from `file`, given to `flag`) that are no safetensors file at all: too short for
  * the 8-byte header length, or a header length (the first 8 bytes, little-endian; safetensors format) that does not
- * fit the file. It says what the file looks like: JSON (first non-space character `{` or `[`), text (printable
+ * fit the file. One of a run directory's own files (run.json …) is named as such, with its checkpoints to give
+ * (runDirFileMessage). Otherwise it says what the file looks like: JSON (first non-space character `{` or `[`), text (printable
  * UTF-8), or binary; then what the flag takes (a .safetensors file, a run directory's checkpoint, `opts.others`)
  * and the loader's own message (decodeSafetensors). Null for bytes whose header length fits
  * (the loader's later checks word those).
@@ -54,6 +56,9 @@ export function notSafetensors(file: string, bytes: Uint8Array, flag: string, op
     const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true);
     if (n >= 2n && n <= BigInt(bytes.length - 8)) return null;
   }
+  // One of a run directory's own files (run.json, events.jsonl …): its checkpoints are the weights to give.
+  const member = runDirFileMessage(file, 'a weights file', (dir) => `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${dir})` : ''}`);
+  if (member) return `${flag}: ${member}`;
   let detail = '';
   try {
     decodeSafetensors(bytes);
