@@ -102,11 +102,16 @@ export class ActEpisode {
   constructor(private readonly config: RunConfig, g: GroupDetail, trajectory: number, tokenizer: LivePolicy['policy']['tok']) {
     const t = g.trajectories[trajectory];
     if (!Number.isInteger(trajectory) || !t) throw new Error(`act: group ${g.group} of step ${g.step} has no trajectory ${trajectory} (it has ${g.trajectories.length})`);
+    if (!Number.isInteger(g.taskIndex)) {
+      throw new Error(`act: group ${g.group} of step ${g.step} was read back from a stored run that did not keep its train task index; pick a step trained in this tab`);
+    }
     this.env = getEnvSpec(config.env).create(config.preset);
     const r = this.env.reset({ split: 'train', index: g.taskIndex });
     this.obs = r.observation;
     const first = t.turns[0];
-    const episodeSkill = first ? promptView(first.prompt, tokenizer).episodeSkill : undefined;
+    // A stored group keeps no prompt: Skill-GRPO's rollout prompt held the trajectory's episode skill (its algorithm
+    // view is that skill); no other algorithm puts one in rollout prompts.
+    const episodeSkill = first?.prompt ? promptView(first.prompt, tokenizer).episodeSkill : g.stored && config.algo === 'skill-grpo' ? t.episodeSkill : undefined;
     this.rng = new Rng(config.seed).fork(`act/${g.step}/${g.group}/${trajectory}`);
     this.view = {
       from: { step: g.step, group: g.group, trajectory }, task: r.task, taskType: r.taskType, taskIndex: g.taskIndex, initialObservation: r.observation,

@@ -29,7 +29,8 @@ export interface PromptView {
 
 /** One turn as the explorer shows it. */
 export interface ExplorerTurn extends Omit<TurnDetail, 'prompt'> {
-  prompt: PromptView;
+  /** The decoded prompt; null for a group read back from a stored run (prompts are not kept: `ExplorerGroup.stored`). */
+  prompt: PromptView | null;
   /** Display text of each action token (`tokenCount` of them; `<eos>` as is). */
   tokenTexts: string[];
 }
@@ -93,7 +94,7 @@ export function explorerGroup(g: GroupDetail, tok: Tokenizer): ExplorerGroup {
       ...t,
       turns: t.turns.map((u) => ({
         ...u,
-        prompt: promptView(u.prompt, tok),
+        prompt: u.prompt ? promptView(u.prompt, tok) : null,
         tokenTexts: Array.from(g.tokens.ids.subarray(u.tokenStart, u.tokenStart + u.tokenCount), (id) => tok.tokenText(id)),
       })),
     })),

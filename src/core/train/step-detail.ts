@@ -14,8 +14,11 @@ import type { AlgorithmViews } from '../algorithms/types';
 
 /** One turn (env step = one training sample) of a stored trajectory. */
 export interface TurnDetail {
-  /** The prompt token ids exactly as the policy was given them (task, history window, observation, admissible actions, cue). */
-  prompt: Int32Array;
+  /**
+   * The prompt token ids exactly as the policy was given them (task, history window, observation, admissible actions,
+   * cue); null in a group read back from a stored run (core/run/trajectories.ts `storedGroup`: prompts are not kept).
+   */
+  prompt: Int32Array | null;
   /** The observation the action answered. */
   observation: string;
   /** The environment's reply to the action (the next turn's observation, or the final one). */
@@ -101,6 +104,12 @@ export interface GroupDetail {
   taskIndex: number;
   trajectories: TrajectoryDetail[];
   tokens: TokenArrays;
+  /**
+   * Set on a group read back from a stored run's trajectories.jsonl (core/run/trajectories.ts `storedGroup`):
+   * `notKept` names, in words, what the stored line lacks (shown as not kept, never as values: those fields are NaN
+   * or empty); `tokens` is false when it has no action tokens or per-token numbers at all. Absent on a live group.
+   */
+  stored?: { notKept: string[]; tokens: boolean };
 }
 
 /** Every group of one step. */
