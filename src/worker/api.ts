@@ -15,7 +15,7 @@ import type { ExplorerGroup } from './explorer-view';
 import type { ActEpisodeView } from './act';
 import type { CheckpointsSnapshot } from './checkpoints';
 import type { RecordEvent, RunRecord } from '../core/run/record';
-import type { RunInfo, RunsList } from './runs-library';
+import type { RunInfo, RunsList, StoredExplorerRun } from './runs-library';
 import type { RecordStatus } from './runs';
 import type { PlayView } from '../core/envs/play';
 import type { PlayRequest } from './play';
@@ -128,6 +128,12 @@ export interface ConfigureResult {
 export const PRETRAIN_ITERS_DEFAULT = 100;
 /** Most iterations one pretraining request may ask for. */
 export const PRETRAIN_ITERS_MAX = 100_000;
+/** What the rollout explorer shows (`TrainerApi.explorerIndex`): the store's listing and, for a stored run, which. */
+export interface ExplorerIndex extends StoreIndex {
+  /** The stored run shown (`explorerOpenRun`), or null for the current run's trajectories. */
+  run: StoredExplorerRun | null;
+}
+
 /** Longest run name (characters) Rename and import accept (the page checks it before asking the worker). */
 export const MAX_RUN_NAME = 120;
 
@@ -243,16 +249,28 @@ export interface TrainerApi {
   /** Run exactly one more update (and any eval due), passing its events to `onEvent` and progress to `onProgress`. */
   stepOnce(onEvent: (e: TrainEvent) => void, onProgress?: (p: PhaseProgress) => void): Promise<TrainerStatus>;
   /**
-   * What the rollout explorer's store holds for the current run (src/worker/trajectory-store.ts): steps and their
-   * groups, without trajectories, and its bytes and bound. Empty before the first step and after a new configure.
+   * What the rollout explorer shows (src/worker/trajectory-store.ts): steps and their groups, without trajectories,
+   * and its bytes and bound; `run` names the stored run it shows (`explorerOpenRun`), null for the current run. The
+   * current run's is empty before the first step and after a new configure; a resumed run's starts with the stored
+   * steps up to its checkpoint (group 0 of each, read back from its trajectories.jsonl).
    */
-  explorerIndex(): Promise<StoreIndex>;
+  explorerIndex(): Promise<ExplorerIndex>;
   /**
-   * One stored group with its prompts decoded and the per-token numbers the trainer used (src/worker/explorer-view.ts);
-   * only this group crosses to the page. Rejects naming the step and group when the store does not hold it (never
-   * stored, or evicted).
+   * One group of what the explorer shows, with its prompts decoded and the per-token numbers the trainer used
+   * (src/worker/explorer-view.ts); only this group crosses to the page. A group read back from a stored run has
+   * `stored` set, naming what it does not keep (its prompts, and more for lines stored without numbers). Rejects naming
+   * the step and group when the store does not hold it (never stored, or evicted).
    */
   explorerGroup(step: number, group: number): Promise<ExplorerGroup>;
+  /**
+   * Shows stored run `id` in the explorer: its trajectories.jsonl read back, validated line by line, group 0 of each
+   * stored step (core/run/trajectories.ts `storedGroup`), in a store of its own with the run's explorerSteps window
+   * and what the current run's store leaves of the 64 MiB bound (so both together stay within it). `null` shows the
+   * current run again. The current run's next step also shows it again (the stored one is dropped first). Resolves with
+   * the new index. Rejects, saying why, when the run is missing or corrupt, or the current run's trajectories fill the
+   * bound (Reset, then open it).
+   */
+  explorerOpenRun(id: string | null): Promise<ExplorerIndex>;
   /**
    * "Act with the current policy" (src/worker/act.ts): start playing the task of stored trajectory `trajectory` of
    * group `group` of step `step` from its start with the run's current weights (replacing any episode in progress);

@@ -12,7 +12,7 @@ import { PACK_EXTENSION, isRunPack } from '../core/run/pack';
 import type { TrainerApi, InitSource, StorageUsage } from './api';
 import type { TrainingSession } from './session';
 import { checkName, type BaseLoader, type WeightsStore } from './weights';
-import { PageRuns, exportRun, exportTrajectories, importRun, listRuns, planResume, runRecords } from './runs-library';
+import { PageRuns, addStoredTrajectories, exportRun, exportTrajectories, importRun, listRuns, planResume, runRecords } from './runs-library';
 import type { RunStore } from './runs';
 import { resumePageDistillation, type PageDistillation } from './distill';
 import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
@@ -42,7 +42,10 @@ export interface RunsApiDeps {
   runStore: RunStore;
   weights: WeightsStore;
   loadBase: BaseLoader;
-  /** Called before a resume reconfigures the session (so a configure still in flight does not win). */
+  /**
+   * Called before a resume reconfigures the session (so a configure still in flight does not win, and the explorer
+   * shows the resumed run rather than a stored one opened before).
+   */
   onReconfigure: () => void;
   /** Throws while a pretraining runs. */
   notPretraining: () => void;
@@ -69,6 +72,9 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
       const distill = x ? resumePageDistillation(x.fromRun, x.val, x.sources, plan.config, (r) => d.distillRound?.(r)) : null;
       d.onReconfigure();
       await d.session.configure(plan.config, undefined, { weights: plan.weights, state: plan.state });
+      // The explorer starts with the stored steps up to the checkpoint (group 0 of each, as kept in trajectories.jsonl;
+      // the cut text was validated by planResume).
+      addStoredTrajectories(plan.texts.trajectories, d.session.trajectories);
       if (distill) {
         d.session.setAlgorithmInit(distill.algorithmInit);
         d.onDistill?.(distill);

@@ -12,9 +12,11 @@ import {
   type RecordEvent, type RunRecord,
 } from '../core/run/record';
 import { PackError, packRun, unpackRun } from '../core/run/pack';
-import { TRAJECTORIES_FILE, parseTrajectoryLines, toChatJsonl } from '../core/run/trajectories';
+import { TRAJECTORIES_FILE, forEachTrajectoryLine, parseTrajectoryLines, storedGroup, toChatJsonl } from '../core/run/trajectories';
+import type { TrajectoryStore } from './trajectory-store';
 import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
 import type { TrainEvent } from '../core/train/events';
+import type { GroupDetail } from '../core/train/step-detail';
 import type { SourceCheckpoint } from '../core/run/distill';
 import { stageValSha256, type PageFromRun } from './distill';
 import { sha256Hex } from './sha256';
@@ -37,6 +39,8 @@ export interface RunInfo extends Omit<StoredRunMeta, 'files'> {
   model: string;
   seed: number;
   backend: string;
+  /** The run's checkpoint interval in steps (0: off), so the Runs view can say why a run has no checkpoint to resume from. */
+  checkpointEvery: number;
   /** Environment versions the run was made with. */
   envVersions: Record<string, string>;
 }
@@ -99,7 +103,7 @@ function info(meta: StoredRunMeta, run: RunRecord): RunInfo {
   const c = run.config;
   return {
     ...rest, bytes: runBytes(meta), checkpoints: storedCheckpoints(meta), algo: c.algo, env: c.env, preset: c.preset, model: c.model, seed: c.seed,
-    backend: run.backend, envVersions: run.envVersions,
+    checkpointEvery: c.checkpointEvery, backend: run.backend, envVersions: run.envVersions,
   };
 }
 
@@ -155,6 +159,56 @@ export async function exportTrajectories(store: RunStore, id: string): Promise<s
   try {
     return toChatJsonl(parseTrajectoryLines((await text(store, meta, TRAJECTORIES_FILE)) ?? ''));
   } catch (e) {
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A stored run as the rollout explorer shows it (TrainerApi.explorerOpenRun). */
+export interface StoredExplorerRun {
+  id: string;
+  name: string;
+  /** The run's environment (its tokenizer decodes the stored action tokens), algorithm and λ_skill. */
+  env: string;
+  algo: RunConfig['algo'];
+  lambdaSkill: number;
+  /** Lines (steps) read from trajectories.jsonl, and how many of them kept the per-token numbers (`detail`). */
+  steps: number;
+  withDetail: number;
+}
+
+/**
+ * Adds every line of a trajectories.jsonl text to `into` as its step's group 0 (core/run/trajectories.ts
+ * `storedGroup`), line by line, so the store's limits and byte bound apply as it fills (the parsed lines are never
+ * all held). Untrusted text: each line is validated first.
+ * @returns lines read and how many had `detail`.
+ * @throws RecordError at the first bad line (the lines before it stay added).
+ */
+export function addStoredTrajectories(text: string, into: TrajectoryStore): { steps: number; withDetail: number } {
+  let steps = 0, withDetail = 0;
+  forEachTrajectoryLine(text, (r) => {
+    steps++;
+    if (r.detail) withDetail++;
+    if (r.group.length) into.add({ step: r.step, groups: [storedGroup(r)] });
+  });
+  return { steps, withDetail };
+}
+
+/**
+ * Reads stored run `id`'s trajectories into `into` (cleared first; its window set to the run's explorerSteps, its byte
+ * bound left as given): `addStoredTrajectories` over the run's trajectories.jsonl, validated.
+ * @throws Error naming the run and why (missing, corrupt summary, run.json or line, a file missing from storage).
+ */
+export async function loadStoredTrajectories(store: RunStore, id: string, into: TrajectoryStore): Promise<StoredExplorerRun> {
+  const meta = await readMeta(store, id);
+  const { run } = await readRecord(store, meta);
+  into.clear();
+  into.setLimits({ recentSteps: run.config.explorerSteps });
+  try {
+    const n = addStoredTrajectories((await text(store, meta, TRAJECTORIES_FILE)) ?? '', into);
+    return { id, name: meta.name, env: run.config.env, algo: run.config.algo, lambdaSkill: run.config.lambdaSkill, ...n };
+  } catch (e) {
+    into.clear();
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
     throw e;
   }
@@ -264,8 +318,8 @@ async function readDistillSource(store: RunStore, name: string, fromRun: PageFro
 
 /**
  * Read a stored run for resuming from its latest checkpoint, with its record cut back to it (as `train --resume`
- * does). @throws Error naming why it cannot resume: no checkpoint yet, finished, another environment version, a
- * corrupt file.
+ * does): a run a reload interrupted, or one ended by Stop before its planned steps (the continuation clears `stopped`).
+ * @throws Error naming why it cannot resume: no checkpoint yet, finished, another environment version, a corrupt file.
  */
 export async function planResume(store: RunStore, id: string, envVersions: Record<string, string>): Promise<ResumePlan> {
   const meta = await readMeta(store, id);
@@ -286,7 +340,7 @@ export async function planResume(store: RunStore, id: string, envVersions: Recor
     const val = val0 ? { ...val0, checkpoints: val0.checkpoints.filter((c) => c.step <= k) } : null;
     const events = parseEvents(ev);
     return {
-      meta: { ...meta, done: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
+      meta: { ...meta, done: false, stopped: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
       texts: { run, events: ev, trajectories, val }, events, ...(distill ? { distill } : {}),
     };
   } catch (e) {
@@ -324,7 +378,15 @@ export class PageRuns {
   private next: { init: InitRecord; fromRun?: PageFromRun } | null = null;
   private watcher: ((s: RecordStatus) => void) | null = null;
 
-  constructor(private readonly store: RunStore, private readonly now: () => number = Date.now) {}
+  /**
+   * @param detailOf the explorer's group 0 of a step, kept in the `trajectories.jsonl` line of that step's
+   *   `trajectories` event (the trainer hands it over just before the event); null when it has none.
+   */
+  constructor(
+    private readonly store: RunStore,
+    private readonly now: () => number = Date.now,
+    private readonly detailOf: (step: number) => GroupDetail | null = () => null,
+  ) {}
 
   /** The id of the run being recorded, or null. */
   get activeId(): string | null {
@@ -364,7 +426,7 @@ export class PageRuns {
         this.next = null;
         this.recorder = new RunRecorder(this.store, meta, { run: null, events: '', trajectories: '', val: null }, (s) => this.watcher?.(s), fromRun);
       }
-      this.recorder?.take(e);
+      this.recorder?.take(e, e.event === 'trajectories' ? this.detailOf(e.step) : null);
       sink(e);
     };
   }

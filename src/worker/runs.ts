@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { TrainEvent } from '../core/train/events';
+import type { GroupDetail } from '../core/train/step-detail';
 import {
   EVENTS_FILE, RECORD_VERSION, RUN_FILE, RUN_FORMAT, VAL_FILE, addValidation, checkpointFile, emptyValRecord, stateFile,
   type RunRecord, type ValRecord,
@@ -152,8 +153,13 @@ export class RunRecorder {
     this.meta = { ...this.meta, name };
   }
 
-  /** Takes one trainer event into the record; a checkpoint or done event starts a write. */
-  take(e: TrainEvent): void {
+  /**
+   * Takes one trainer event into the record; a checkpoint or done event starts a write.
+   * @param detail for a `trajectories` event: the same step's group 0 as the trainer handed it to the explorer
+   *   (core/train/step-detail.ts), whose numbers the line keeps beside the text (core/run/trajectories.ts `detail`);
+   *   null or absent: the text alone.
+   */
+  take(e: TrainEvent, detail?: GroupDetail | null): void {
     switch (e.event) {
       case 'start':
         if (!this.run) {
@@ -173,7 +179,7 @@ export class RunRecorder {
         this.line(e);
         break;
       case 'trajectories':
-        this.trajectories += trajectoryLine(e) + '\n';
+        this.trajectories += trajectoryLine(e, detail) + '\n';
         break;
       case 'validation':
         this.val = addValidation(this.val ?? emptyValRecord(this.run?.config ?? { preset: '', valTasks: e.passRates.length, valSamples: e.samples }, e.taskTypes), e.step, e.passRates, e.taskTypes);

@@ -122,17 +122,23 @@ export class TrainingSession {
    * @param trainFn the trainer.
    * @param backendName returns the active tfjs backend's name (passed to the trainer).
    * @param opts `checkpoints`: ask the trainer for validation and checkpoint events (every config.checkpointEvery
-   *   steps; the page records them) and count them among a step's trailing events.
+   *   steps; the page records them) and count them among a step's trailing events. `onStepDetail`: told of each
+   *   step's groups just before `trajectories` keeps them.
    */
   constructor(
     private readonly trainFn: TrainFn,
     private readonly backendName: () => string,
-    private readonly opts: { checkpoints?: boolean } = {},
+    private readonly opts: { checkpoints?: boolean; onStepDetail?: (d: StepDetail) => void } = {},
   ) {}
 
   /** Current status. */
   get status(): TrainerStatus {
     return this.state;
+  }
+
+  /** The configured run's config, or null before the first `configure`. */
+  get currentConfig(): RunConfig | null {
+    return this.config;
   }
 
   /**
@@ -324,7 +330,10 @@ export class TrainingSession {
       cancel: this.cancel,
       onProgress: (p) => this.progress(p),
       initialEvalAfterFirstStep: true,
-      onStepDetail: (d) => this.trajectories.add(d),
+      onStepDetail: (d) => {
+        this.opts.onStepDetail?.(d);
+        this.trajectories.add(d);
+      },
     });
     // Pull until the step event (the first update also brings `start`, and the step-0 `eval` unless the trainer
     // defers it after step 1), then the events that belong to this step: trajectories, the deferred step-0 eval after

@@ -11,7 +11,7 @@ import { PretrainSession } from './pretrain';
 import { train } from '../core/train/trainer';
 import { parseRunConfig } from '../core/run/config';
 import { deleteRun, deleteWeights, getRunFile, getRunMeta, getWeights, listRunMeta, listWeights, putWeights, writeRun } from './persist';
-import { PageRuns } from './runs-library';
+import { PageRuns, loadStoredTrajectories, type StoredExplorerRun } from './runs-library';
 import type { RunStore } from './runs';
 import { runsApi, sha256Hex } from './runs-api';
 import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStore } from './weights';
@@ -19,7 +19,7 @@ import { fetchBasePolicy } from './base';
 import { testConnection } from '../core/analyzer/http';
 import type { TrainerApi } from './api';
 import { benchRunning, runPageBench } from './bench';
-import { SAMPLE_EVERY } from './trajectory-store';
+import { DEFAULT_STORE_BYTES, SAMPLE_EVERY, TrajectoryStore } from './trajectory-store';
 import { explorerGroup } from './explorer-view';
 import { actApi } from './act';
 import { buildTokenizer } from '../core/model/policy';
@@ -41,11 +41,18 @@ import { CheckpointStore } from './checkpoints';
 import { distillationInit, pageFromRun, planPageDistillation } from './distill';
 import { PlayTable } from './play';
 
-const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true });
+/**
+ * A stored run the explorer shows instead of the current run's trajectories (explorerOpenRun), in a store of its own
+ * whose bound is what the current run's store left of DEFAULT_STORE_BYTES when it was opened; dropped before the
+ * current run keeps its next step, so the two together never pass the bound.
+ */
+let viewed: { run: StoredExplorerRun; store: TrajectoryStore } | null = null;
+const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true, onStepDetail: () => (viewed = null) });
 const store: WeightsStore = { put: putWeights, get: getWeights, list: listWeights, delete: deleteWeights };
 /** Run records in IndexedDB (persist.ts); every run the page trains is recorded (runs.ts). */
 const runStore: RunStore = { write: writeRun, getMeta: getRunMeta, listMeta: listRunMeta, getFile: getRunFile, delete: deleteRun };
-const pageRuns = new PageRuns(runStore);
+/** Each run's trajectories.jsonl line keeps the numbers of the group the explorer holds for that step (group 0). */
+const pageRuns = new PageRuns(runStore, Date.now, (step) => session.trajectories.group(step, 0));
 const pretrainer = new PretrainSession(store);
 /** The Play view's task (./play.ts): a person's episode, stepped here, never on the page's main thread. */
 const playTable = new PlayTable();
@@ -188,7 +195,10 @@ const api: TrainerApi = {
   async setAnalyzerExtras(extras) {
     session.setAnalyzerExtras(extras);
   },
-  ...runsApi({ session, runs: pageRuns, runStore, weights: store, loadBase, onReconfigure: () => ++configureSeq, notPretraining,
+  ...runsApi({ session, runs: pageRuns, runStore, weights: store, loadBase, onReconfigure: () => {
+    ++configureSeq;
+    viewed = null;
+  }, notPretraining,
     onDistill: (d) => {
       replacePool(d.pool);
       checkpoints.startDistill(d.studentStep, d.pool.ids);
@@ -204,15 +214,32 @@ const api: TrainerApi = {
   bench: (request, onProgress) =>
     runPageBench(request, session.status === 'running' ? 'training is running; pause it (or let it finish) first' : pretrainer.status === 'running' ? 'pretraining is running; pause or abort it first' : null, onProgress),
   async explorerIndex() {
-    return session.trajectories.index();
+    return { ...(viewed?.store ?? session.trajectories).index(), run: viewed?.run ?? null };
   },
   async explorerGroup(step, group) {
-    const g = session.trajectories.group(step, group);
-    const cfg = current.config;
-    if (!g || !cfg) throw new Error(`the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${session.trajectories.bounds.recentSteps} steps and group 0 of every ${SAMPLE_EVERY}th older step)`);
-    return explorerGroup(g, explorerTokenizer(cfg.env));
+    const src = viewed?.store ?? session.trajectories;
+    const g = src.group(step, group);
+    const env = viewed?.run.env ?? session.currentConfig?.env;
+    if (!g || !env) throw new Error(`the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${src.bounds.recentSteps} steps and group 0 of every ${SAMPLE_EVERY}th older step)`);
+    return explorerGroup(g, explorerTokenizer(env));
   },
-  ...actApi({ withPolicy: (read) => session.withPolicy(read), group: (step, group) => session.trajectories.group(step, group) }),
+  async explorerOpenRun(id) {
+    viewed = null;
+    if (id !== null) {
+      const left = DEFAULT_STORE_BYTES - session.trajectories.bytes;
+      if (left <= 0) throw new Error(`the explorer's ${DEFAULT_STORE_BYTES / 1048576} MiB hold the current run's trajectories; press Reset, then open the stored run`);
+      const store = new TrajectoryStore({ maxBytes: left });
+      viewed = { run: await loadStoredTrajectories(runStore, id, store), store };
+    }
+    return api.explorerIndex();
+  },
+  ...actApi({
+    withPolicy: (read) => session.withPolicy(read),
+    group: (step, group) => {
+      if (viewed) throw new Error(`Act plays the current run's tasks with its weights; the explorer shows the stored run "${viewed.run.name}": press "Show the current run" first`);
+      return session.trajectories.group(step, group);
+    },
+  }),
   playStart: async (request) => playTable.start(request),
   playStep: async (action) => playTable.step(action),
 };

@@ -1,6 +1,6 @@
 /** Pure helpers of the Runs view (src/ui/state/runs-view.ts). */
 import { describe, expect, it } from 'vitest';
-import { LOADING_RUNS, interruptedRun, noRunsText, runFileName, runNameProblem, runsUsage } from '../../src/ui/state/runs-view';
+import { LOADING_RUNS, interruptedRun, noRunsText, resumability, runFileName, runNameProblem, runsUsage } from '../../src/ui/state/runs-view';
 import type { RunInfo } from '../../src/worker/api';
 
 const run = (id: string, o: Partial<RunInfo>) => ({ id, done: false, lastCheckpoint: 2, stepsPlanned: 6, ...o }) as RunInfo;
@@ -11,6 +11,20 @@ describe('runs view helpers', () => {
     expect(interruptedRun(list, null)?.id).toBe('a');
     expect(interruptedRun(list, 'a')?.id).toBe('e');
     expect(interruptedRun(list.slice(1, 4), null)).toBeNull();
+  });
+  it('offers Resume for an interrupted run and for a stopped one before its end, and says why a stopped run without a checkpoint cannot', () => {
+    const r = (o: Partial<RunInfo>) => ({ id: 'x', done: false, lastCheckpoint: 2, stepsDone: 3, stepsPlanned: 6, checkpointEvery: 2, ...o }) as RunInfo;
+    expect(resumability(r({}), null)).toEqual({ resume: true, why: null });
+    expect(resumability(r({ done: true, stopped: true }), null)).toEqual({ resume: true, why: null });
+    expect(resumability(r({ done: true, stopped: true }), 'x')).toEqual({ resume: false, why: null }); // being recorded
+    expect(resumability(r({ done: true, lastCheckpoint: 6, stepsDone: 6 }), null)).toEqual({ resume: false, why: null }); // finished
+    expect(resumability(r({ done: true, stopped: true, lastCheckpoint: null, stepsDone: 1 }), null)).toEqual({
+      resume: false, why: 'cannot resume: no checkpoint was stored (the first comes at step 2 (“Checkpoint every” 2) and it was stopped at step 1); start it again instead',
+    });
+    expect(resumability(r({ done: true, stopped: true, lastCheckpoint: null, checkpointEvery: 0 }), null)).toEqual({
+      resume: false, why: 'cannot resume: no checkpoint was stored (checkpoints were off (“Checkpoint every” 0)); start it again instead',
+    });
+    expect(resumability(r({ lastCheckpoint: null, stepsDone: 1 }), null).why).toMatch(/^cannot resume: no checkpoint was stored \(the first comes at step 2 .* it was interrupted at step 1\)/);
   });
   it('makes safe file names', () => {
     expect(runFileName('grpo household/easy seed 1 · 2026-11-30 11:20', '.opdrun')).toBe('grpo_household_easy_seed_1_2026-11-30_11_20.opdrun');

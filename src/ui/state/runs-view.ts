@@ -40,3 +40,23 @@ export function runNameProblem(name: string): string | null {
   if (!n) return 'the run name is empty; type a name';
   return n.length > MAX_RUN_NAME ? `the run name has ${n.length} characters; use at most ${MAX_RUN_NAME}` : null;
 }
+
+/**
+ * Whether the Runs view offers Resume for stored run `r` (continue from its latest checkpoint, as after a reload),
+ * and when it does not, why, for a run that stopped before its planned steps (null for a finished run or the one
+ * being recorded: nothing to explain). A run a reload interrupted and a run ended by Stop resume alike; either needs
+ * a stored checkpoint before its last planned step.
+ */
+export function resumability(
+  r: Pick<RunInfo, 'id' | 'done' | 'stopped' | 'lastCheckpoint' | 'stepsPlanned' | 'stepsDone' | 'checkpointEvery'>, activeId: string | null,
+): { resume: boolean; why: string | null } {
+  if (r.id === activeId || (r.done && !r.stopped)) return { resume: false, why: null };
+  if (r.lastCheckpoint === null) {
+    const when = r.checkpointEvery > 0
+      ? `the first comes at step ${r.checkpointEvery} (“Checkpoint every” ${r.checkpointEvery}) and it ${r.stopped ? 'was stopped' : 'was interrupted'} at step ${r.stepsDone}`
+      : 'checkpoints were off (“Checkpoint every” 0)';
+    return { resume: false, why: `cannot resume: no checkpoint was stored (${when}); start it again instead` };
+  }
+  if (r.lastCheckpoint >= r.stepsPlanned) return { resume: false, why: null };
+  return { resume: true, why: null };
+}
