@@ -42,6 +42,15 @@ export function successChart(steps: StepEvent[], evals: EvalEvent[]): ChartData 
   };
 }
 
+/**
+ * The x (step) range of a live chart, as uPlot's x-scale `range` function: the data's [min, max] (uPlot's own numeric
+ * x range; a single point comes widened by uPlot), and [0, 1] when the chart has no points. uPlot's own range keeps
+ * the last drawn one for no points, so after Reset the empty charts would still span the discarded run's steps.
+ */
+export function stepRange(_u: unknown, min: number | null, max: number | null): [number, number] {
+  return min == null || max == null ? [0, 1] : [min, max];
+}
+
 /** One step metric as a single-line chart. */
 export function metricChart(steps: StepEvent[], label: string, pick: (s: StepEvent) => number, color: string = COLORS[0]): ChartData {
   return { xs: steps.map((s) => s.step), series: [{ label, color, values: steps.map(pick) }] };
