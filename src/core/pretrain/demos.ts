@@ -31,6 +31,7 @@ import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
 import { ActionTrie } from '../rollout/trie';
 import { episodeSkill, failureSkill, stepSkill, warningSign, EPISODE_TEMPLATES, FAILURE_TEMPLATES, STEP_TEMPLATES } from '../skills/grammar';
 import { expertPlanFor } from '../skills/hints';
+import { nearestName } from '../near';
 
 /** Demonstration kinds. */
 export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';
@@ -75,13 +76,20 @@ const KINDS: readonly DemoKind[] = ['noisy', 'episode', 'step', 'failure'];
 
 /**
  * Parse a mix from the CLI: `kind=weight` pairs separated by commas (e.g. `noisy=0.3,step=0.6`); kinds left out keep
- * their weight in `base`. @throws Error naming the bad part and the accepted kinds.
+ * their weight in `base`. @throws Error naming the bad part, the accepted kinds and the kind a misspelt one most
+ * likely meant.
  */
 export function parseMix(s: string, base: DemoMix = DEFAULT_MIX): DemoMix {
   const out = { ...base };
   for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
     const m = part.match(/^([a-z]+)=([0-9]*\.?[0-9]+)$/);
-    if (!m || !(KINDS as readonly string[]).includes(m[1])) throw new Error(`mix: "${part}" is not kind=weight with kind one of ${KINDS.join(', ')} and weight ≥ 0 (e.g. noisy=0.3,step=0.6)`);
+    if (!m || !(KINDS as readonly string[]).includes(m[1])) {
+      // A misspelt kind (`noise=0.3`) names the kind it most likely meant (nearestName, as every flag's choices).
+      const [kind, ...weight] = part.split('=');
+      const near = weight.length === 1 && !(KINDS as readonly string[]).includes(kind) ? nearestName(kind, KINDS) : null;
+      const hint = near === null ? '' : `; did you mean ${near}=${weight[0]}?`;
+      throw new Error(`mix: "${part}" is not kind=weight with kind one of ${KINDS.join(', ')} and weight ≥ 0 (e.g. noisy=0.3,step=0.6)${hint}`);
+    }
     out[m[1] as DemoKind] = Number(m[2]);
   }
   if (!KINDS.some((k) => out[k] > 0)) throw new Error('mix: at least one weight must be > 0');

@@ -14,8 +14,10 @@ describe('pretraining demonstrations', () => {
   it('parseMix reads kind=weight pairs over the defaults and names a bad part', () => {
     expect(parseMix('noisy=0.25,step=0.55')).toEqual({ ...DEFAULT_MIX, noisy: 0.25, step: 0.55 });
     expect(parseMix(' failure=0 , episode=2 ', { noisy: 1, episode: 1, step: 1, failure: 1 })).toEqual({ noisy: 1, episode: 2, step: 1, failure: 0 });
-    expect(() => parseMix('noise=0.3')).toThrow(/"noise=0.3" is not kind=weight with kind one of noisy, episode, step, failure/);
-    expect(() => parseMix('step=-1')).toThrow(/"step=-1"/);
+    expect(() => parseMix('noise=0.3')).toThrow('mix: "noise=0.3" is not kind=weight with kind one of noisy, episode, step, failure and weight ≥ 0 (e.g. noisy=0.3,step=0.6); did you mean noisy=0.3?');
+    expect(() => parseMix('stpe=1')).toThrow(/; did you mean step=1\?$/);
+    expect(() => parseMix('step=-1')).toThrow(/"step=-1" is not kind=weight .*step=0\.6\)$/); // a known kind: no suggestion
+    expect(() => parseMix('xyz=1')).toThrow(/\(e\.g\. noisy=0\.3,step=0\.6\)$/);
     expect(() => parseMix('noisy=0,episode=0,step=0,failure=0')).toThrow(/at least one weight must be > 0/);
   });
 
