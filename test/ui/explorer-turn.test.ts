@@ -70,3 +70,33 @@ describe('ExplorerTurn (OPID)', () => {
     expect(html).not.toContain('data-testid="explorer-invalid"');
   });
 });
+
+describe('ExplorerTurn (a group read back from a stored run)', () => {
+  const stored = (tokens: boolean): { group: ExplorerGroup; trajectory: ExplorerTrajectory } => {
+    const t: ExplorerTrajectory = {
+      ...trajectory,
+      turns: trajectory.turns.map((u, k) => ({ ...u, prompt: null, reward: tokens ? u.reward : NaN, reply: tokens || k === 0 ? u.reply : '', ...(tokens ? {} : { tokenStart: 0, tokenCount: 0, tokenTexts: [] }) })),
+    };
+    const g: ExplorerGroup = {
+      ...group, trajectories: [t], stored: { notKept: ['prompts'], tokens },
+      ...(tokens ? {} : { tokens: { ids: new Int32Array(0), adv: f([]), aEp: f([]), aSkill: null, logpSkill: null, logpOld: f([]), logpRef: null, entropy: f([]), ratio: null } }),
+    };
+    return { group: g, trajectory: t };
+  };
+  const showStored = (tokens: boolean) => render(Turn, { props: { explorer: { turn: 1, quantity: 'aSkill', move: () => undefined }, ...stored(tokens), algo: 'opid', lambdaSkill: 0.5 } }).body.replace(/<!--[^]*?-->/g, '');
+  it('with its numbers: the observation instead of the prompt, said to be not kept; the tokens keep their stored values', () => {
+    const html = showStored(true);
+    expect(html).toContain('data-testid="explorer-prompt-not-kept"');
+    expect(html).toMatch(/data-testid="explorer-observation"><span class="k[^"]*">observation<\/span> obs 1<\/p>/);
+    expect(html).not.toMatch(/<span class="k[^"]*">admissible actions<\/span>/);
+    expect([...html.matchAll(/data-testid="explorer-token" data-value="([^"]*)"/g)].map((m) => m[1])).toEqual(['0.5', '-0.25']);
+  });
+  it('without numbers: the action as text, reward and the last reply as not kept', () => {
+    const html = showStored(false);
+    expect(html).toContain('data-testid="explorer-tokens-not-kept"');
+    expect(html).toMatch(/data-testid="explorer-action">(>|&gt;) take mug 9<\/p>/);
+    expect(html).not.toContain('data-testid="explorer-token"');
+    expect(html).toMatch(/data-testid="explorer-reward"[^>]*>not kept</);
+    expect(html).toMatch(/<dt[^>]*>reply<\/dt><dd[^>]*>not kept<\/dd>/);
+  });
+});

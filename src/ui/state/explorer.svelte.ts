@@ -1,18 +1,18 @@
 /**
- * The rollout explorer's state (Svelte 5 runes): what the worker's trajectory store holds, and which step, group,
- * trajectory and turn the page shows. Groups are fetched one at a time through `TrainerApi.explorerGroup` (the store
- * is never sent whole); the index is refreshed when the view opens and after each step the run reports.
+ * The rollout explorer's state (Svelte 5 runes): what the worker's trajectory store holds — the current run's, or a
+ * stored run's opened from the Runs view (`openRun`) — and which step, group, trajectory and turn the page shows.
+ * Groups are fetched one at a time through `TrainerApi.explorerGroup` (the store is never sent whole); the index is
+ * refreshed when the view opens and after each step the run reports.
  */
-import type { StoreIndex } from '../../worker/trajectory-store';
 import type { ExplorerGroup } from '../../worker/explorer-view';
-import type { TrainerApi } from '../../worker/api';
+import type { ExplorerIndex, TrainerApi } from '../../worker/api';
 import type { ExplorerQuantity } from './explorer-values';
 import { ActPanelState } from './explorer-act.svelte';
 
 /** Explorer state for one page; `api` returns the worker's API or null while none is up. */
 export class ExplorerState {
   /** The store's listing, or null before the first fetch. */
-  index = $state.raw<StoreIndex | null>(null);
+  index = $state.raw<ExplorerIndex | null>(null);
   /** The step shown (one of the index's), or null. */
   step = $state<number | null>(null);
   /** The group index shown within the step. */
@@ -34,7 +34,7 @@ export class ExplorerState {
   /** The "Act with the current policy" panel beside the turn view. */
   readonly act: ActPanelState;
 
-  constructor(private readonly api: () => Pick<TrainerApi, 'explorerIndex' | 'explorerGroup' | 'actStart' | 'actStep'> | null) {
+  constructor(private readonly api: () => Pick<TrainerApi, 'explorerIndex' | 'explorerGroup' | 'explorerOpenRun' | 'actStart' | 'actStep'> | null) {
     this.act = new ActPanelState(api);
   }
 
@@ -56,6 +56,34 @@ export class ExplorerState {
       if (this.step === null || !held.includes(this.step)) await this.open(held.length ? held[held.length - 1] : null);
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  /**
+   * Shows stored run `id` (its kept trajectories, read back by the worker), or the current run's again (`null`), from
+   * its latest step. Resolves false, with `error` saying why, when the worker refuses (missing or corrupt run, …).
+   */
+  async openRun(id: string | null): Promise<boolean> {
+    const api = this.api();
+    if (!api) {
+      this.error = 'the training worker is not running; press Start to restart it';
+      return false;
+    }
+    this.seq++;
+    this.act.clear();
+    this.step = null;
+    this.group = null;
+    try {
+      const index = await api.explorerOpenRun(id);
+      this.index = index;
+      this.error = '';
+      const held = index.steps.map((s) => s.step);
+      await this.open(held.length ? held[held.length - 1] : null);
+      return true;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+      this.index = null;
+      return false;
     }
   }
 
