@@ -3,8 +3,9 @@
  *
  * Stop: Start, then Stop from the keyboard (focus on Stop, Enter) after step 2; the run ends at its next safe point
  * (phase `done`, the counter at the last whole step k), focus returns to Start, the stored run keeps its k step events
- * and checkpoints with no `done` line and is marked stopped, the Runs view lists it as "stopped at step k" with k/40
- * steps and no Resume; Start then begins a new run (a second stored run, the counter from 0 again).
+ * and checkpoints with no `done` line and is marked stopped, the Runs view lists it as "stopped at step k; checkpoint
+ * at step c" with k/40 steps and offers Resume (from checkpoint c, before step 40), but not the reload banner; Start
+ * then begins a new run (a second stored run, the counter from 0 again).
  *
  * Long tasks: three steps train with the Explorer view open (the page's defaults, B 8 × G 8, H 3, an evaluation after
  * step 2) while a PerformanceObserver for `longtask` records every main-thread task over 50 ms of wall-clock time and a
@@ -120,13 +121,13 @@ describe('run control and responsiveness (wasm)', () => {
     const ckpts = Array.from({ length: Math.floor(k / 2) }, (_, i) => 2 * (i + 1));
     expect(run.files.filter((f) => f.endsWith('.state'))).toEqual(ckpts.map((s) => `ckpt-${s}.state`).sort());
 
-    // The Runs view lists it as stopped with its steps, not as interrupted (no Resume, no banner).
+    // The Runs view lists it as stopped with its steps and latest checkpoint, offering Resume from it; no reload banner.
     await page.getByRole('button', { name: 'Runs', exact: true }).click();
     const row = page.getByTestId('run-row');
     await expect.poll(async () => row.count(), { timeout: 30_000 }).toBe(1);
-    expect(await row.getByTestId('run-state').textContent()).toBe(`stopped at step ${k}`);
+    expect((await row.getByTestId('run-state').textContent())?.trim()).toBe(`stopped at step ${k}; checkpoint at step ${ckpts.at(-1)}`);
     expect(await row.getByTestId('run-steps').textContent()).toBe(`${k}/40`);
-    expect(await row.getByTestId('run-resume').count()).toBe(0);
+    expect(await row.getByTestId('run-resume').count()).toBe(1);
     expect(await page.getByTestId('runs-interrupted').count()).toBe(0);
 
     // Start begins a new run: the counter starts over and a second run is recorded.

@@ -3,6 +3,11 @@
  * checkpoint at step 2), the run exported from the Runs view as one `.opdrun` file, unpacked with
  * `cli/pack.ts --unpack` and continued with `train --resume DIR`; its step events (the page's steps 1–2, then the
  * CLI's 3–4) equal those of an uninterrupted `train` run with the same settings, and so do its checkpoint bytes.
+ *
+ * In the page, the same run survives a reload and Stop: step 2's first action in the Explorer (each token's A and ℓ_old)
+ * is noted, the run is ended with Stop, the tab reloaded; the Runs view offers Resume for the stopped run, its
+ * Explore opens the stored step 2 in the Explorer with the same tokens and values (prompts named as not kept);
+ * Resume continues it to step 4, and the page's continued step events 3–4 equal the uninterrupted CLI run's.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,6 +53,26 @@ describe('a run exported from the page, continued by the CLI', () => {
     await stepTo(page, 1, logs);
     await stepTo(page, 2, logs);
     await expect.poll(async () => (await storedRuns(page))[0]?.files['ckpt-2.state'] !== undefined, { timeout: 60_000 }).toBe(true);
+
+    // Step 2's first action token as the live Explorer shows it: its A and its ℓ_old (the trainer's float32 numbers).
+    await page.getByRole('button', { name: 'Explorer', exact: true }).click();
+    await expect.poll(async () => page.getByTestId('explorer-step').textContent(), { timeout: 30_000 }).toBe('2');
+    /** The first turn's action tokens as shown: their texts, A and ℓ_old (data-value: the float32 as stored). */
+    const token = async () => {
+      const t = page.getByTestId('explorer-token');
+      await page.getByTestId('explorer-quantity').selectOption('adv');
+      const adv = await t.evaluateAll((els) => els.map((e) => e.getAttribute('data-value')));
+      await page.getByTestId('explorer-quantity').selectOption('logpOld');
+      return { text: await t.allTextContents(), adv, logpOld: await t.evaluateAll((els) => els.map((e) => e.getAttribute('data-value'))) };
+    };
+    const before = await token();
+    expect(before.text.length).toBeGreaterThan(0);
+    expect(before.adv.every((v) => /^-?\d/.test(v ?? ''))).toBe(true);
+    // Not a comparison of zeros only: some token of the action was not certain (a forced token has ℓ_old = 0).
+    expect(before.logpOld.some((v) => Number(v) < 0), JSON.stringify(before)).toBe(true);
+    // Stop ends the run (paused at step 2); its record stays with the checkpoint of step 2.
+    await page.getByTestId('stop-button').click();
+    await waitPhase(page, 'done', logs, 60_000);
     const [stored] = await storedRuns(page);
 
     await page.getByRole('button', { name: 'Runs' }).click();
@@ -56,6 +81,29 @@ describe('a run exported from the page, continued by the CLI', () => {
     const file = path.join(tmp, 'page.opdrun');
     fs.copyFileSync(await download.path(), file);
     expect(download.suggestedFilename()).toMatch(/\.opdrun$/);
+    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+
+    // Reload: the stopped run is offered for Resume, and Explore shows its stored step 2 with the same token values.
+    await page.reload();
+    await waitPhase(page, 'ready', logs, 120_000);
+    await page.getByRole('button', { name: 'Runs' }).click();
+    const row = page.getByTestId('run-row');
+    await expect.poll(async () => row.count(), { timeout: 60_000 }).toBe(1);
+    expect((await row.getByTestId('run-state').textContent())?.trim()).toBe('stopped at step 2; checkpoint at step 2');
+    expect(await row.getByTestId('run-resume').count()).toBe(1);
+    await row.getByTestId('run-explore').click();
+    await expect.poll(async () => page.getByTestId('explorer-step').textContent(), { timeout: 60_000 }).toBe('2');
+    expect(await page.getByTestId('explorer-stored-run').textContent()).toContain('2 of 2 steps with their per-token numbers');
+    expect(await page.getByTestId('explorer-not-kept').textContent()).toContain('prompts');
+    expect(await token()).toEqual(before);
+
+    // Resume continues the stopped run from its checkpoint to its last step.
+    await page.getByRole('button', { name: 'Runs' }).click();
+    await page.getByTestId('run-row').getByTestId('run-resume').click();
+    await waitPhase(page, 'done', logs, 240_000);
+    expect(await page.getByTestId('error-banner').count()).toBe(0);
+    await expect.poll(async () => stepEvents(fileText((await storedRuns(page))[0], 'events.jsonl')).length, { timeout: 60_000 }).toBe(4);
+    const pageResumed = stepEvents(fileText((await storedRuns(page))[0], 'events.jsonl'));
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await page.close();
     // The export holds the stored record byte for byte.
@@ -90,8 +138,10 @@ describe('a run exported from the page, continued by the CLI', () => {
     // Page wasm (threaded SIMD, in Chromium) and Node wasm (one thread): the page's steps 1–2 and its checkpoint …
     expect(resumedSteps.slice(0, 2)).toEqual(straightSteps.slice(0, 2));
     for (const f of ['ckpt-2.safetensors', 'ckpt-2.state']) expect(fs.readFileSync(path.join(dir, f)).equals(fs.readFileSync(path.join(straight, f))), f).toBe(true);
-    // … then the CLI's continuation from it.
+    // … then the CLI's continuation from it, and the page's own continuation after Stop and a reload.
     expect(resumedSteps.slice(2)).toEqual(straightSteps.slice(2));
+    expect(pageResumed.map((e) => e.step)).toEqual([1, 2, 3, 4]);
+    expect(pageResumed).toEqual(straightSteps);
     expect(fs.readFileSync(path.join(dir, 'ckpt-4.safetensors')).equals(fs.readFileSync(path.join(straight, 'ckpt-4.safetensors')))).toBe(true);
   }, 900_000);
 });
