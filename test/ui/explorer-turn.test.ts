@@ -91,11 +91,13 @@ describe('ExplorerTurn (a group read back from a stored run)', () => {
     expect(html).not.toMatch(/<span class="k[^"]*">admissible actions<\/span>/);
     expect([...html.matchAll(/data-testid="explorer-token" data-value="([^"]*)"/g)].map((m) => m[1])).toEqual(['0.5', '-0.25']);
   });
-  it('without numbers: the action as text, reward and the last reply as not kept', () => {
+  it('without numbers: the action as text (no colouring, no legend), reward and the last reply as not kept', () => {
     const html = showStored(false);
     expect(html).toContain('data-testid="explorer-tokens-not-kept"');
     expect(html).toMatch(/data-testid="explorer-action">(>|&gt;) take mug 9<\/p>/);
     expect(html).not.toContain('data-testid="explorer-token"');
+    expect(html).not.toContain('aria-label="Colour legend"');
+    expect(html).toMatch(/<label class="colour[^"]*" hidden/);
     expect(html).toMatch(/data-testid="explorer-reward"[^>]*>not kept</);
     expect(html).toMatch(/<dt[^>]*>reply<\/dt><dd[^>]*>not kept<\/dd>/);
   });
