@@ -344,7 +344,7 @@ export interface TrainerApi {
   /**
    * Stored runs (every run the page trains is recorded: run.json and events at each checkpoint, pause and end,
    * checkpoints every config.checkpointEvery steps; src/worker/runs.ts), newest first, each validated: a corrupt one
-   * is listed in `corrupt` with the reason. `activeId`: the run being recorded now; `storage`: the browser's estimate.
+   * is listed in `corrupt` with the reason. `activeId`: the run being recorded now, null once its end is stored (a finished run is not "recording"); `storage`: the browser's estimate.
    */
   listRuns(): Promise<RunsList & { activeId: string | null; storage: StorageUsage | null }>;
   /** Rename a stored run. Rejects on an empty or too long name, or a missing run. */

@@ -59,7 +59,7 @@ export interface RunsApiDeps {
 export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRun' | 'deleteRun' | 'resumeRun' | 'exportRun' | 'exportTrajectories' | 'importRun' | 'runRecords' | 'watchRuns' | 'weightsSha256' | 'importWeights'> {
   return {
     async listRuns() {
-      return { ...(await listRuns(d.runStore)), activeId: d.runs.activeId, storage: await storageUsage() };
+      return { ...(await listRuns(d.runStore)), activeId: d.runs.recordingId, storage: await storageUsage() };
     },
     renameRun: (id, name) => d.runs.rename(id, name),
     deleteRun: (id) => d.runs.delete(id),

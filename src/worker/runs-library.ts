@@ -394,6 +394,14 @@ export class PageRuns {
   }
 
   /**
+   * The id of the run being recorded whose end is not stored yet, or null: once its done event is written, the run
+   * is finished (the Runs view lists it so) though `activeId` still names it until the next run begins.
+   */
+  get recordingId(): string | null {
+    return this.recorder && !this.recorder.ended ? this.recorder.id : null;
+  }
+
+  /**
    * The next run (configured now) starts from `init`; its record begins with its start event. `fromRun`: a
    * distillation stage's source (worker/distill.ts pageFromRun), kept in its run.json so that Resume finds its teachers.
    */

@@ -123,6 +123,8 @@ export class RunRecorder {
   private savedStep = 0;
   /** Steps of checkpoints whose write failed (their bytes are dropped, never retried), ascending. */
   private lostCheckpoints: number[] = [];
+  /** True once a write stored the run's end (its done event, or Stop). */
+  private endStored = false;
 
   /**
    * @param meta the run's summary (its id, name, init; files of a resumed run).
@@ -146,6 +148,11 @@ export class RunRecorder {
   /** The run's id. */
   get id(): string {
     return this.meta.id;
+  }
+
+  /** True once a successful write stored the run's end (its done event, or Stop): the record is complete. */
+  get ended(): boolean {
+    return this.endStored;
   }
 
   /** Renames the run being recorded (the next write stores it; the caller writes the summary now). */
@@ -243,6 +250,7 @@ export class RunRecorder {
       // Keep what changed while the write was in flight (a done event, a rename); take the write's files and steps.
       this.meta = { ...this.meta, files: next.files, stepsDone: next.stepsDone, updatedAt: next.updatedAt, lastCheckpoint: next.lastCheckpoint };
       this.savedStep = step;
+      if (next.done) this.endStored = true;
       this.onStatus({ id: next.id, name: next.name, savedStep: step, lastCheckpoint: next.lastCheckpoint, error: null });
     } catch (e) {
       const what = isQuotaError(e) ? 'storage is full (QuotaExceededError)' : `storage failed (${e instanceof Error ? e.message : String(e)})`;

@@ -69,6 +69,26 @@ describe('runsApi', () => {
     await session.stepOnce(() => undefined).catch(() => undefined);
     expect(pulled.at(-1)?.resume).toEqual({ weights: Uint8Array.of(1), state: Uint8Array.of(2) });
   });
+  it('lists the run being recorded as active until its done event is stored, then as finished', async () => {
+    const { runStore, w } = stores();
+    const runs = new PageRuns(runStore, () => 7);
+    const api = runsApi({ session: new TrainingSession(trainFn, () => 'wasm'), runs, runStore, weights: w, loadBase: async () => { throw new Error('none'); }, onReconfigure: () => undefined, notPretraining: () => undefined });
+    runs.begin({ kind: 'scratch' });
+    const sink = runs.tap(() => undefined);
+    sink({ event: 'start', config, backend: 'wasm', params: 1, vocabSize: 1, envVersions: { household: 'household-v2' } });
+    for (const s of [1, 2, 3, 4]) sink({ event: 'step', step: s, successRate: 0, rewardMean: 0, policyLoss: 0 } as unknown as TrainEvent);
+    sink({ event: 'checkpoint', step: 4, weights: Uint8Array.of(1), state: Uint8Array.of(2) });
+    await runs.flush();
+    const id = runs.activeId!;
+    const during = await api.listRuns();
+    expect(during.activeId).toBe(id);
+    expect(during.runs.map((r) => [r.id, r.stepsDone, r.done])).toEqual([[id, 4, false]]);
+    sink({ event: 'done', steps: 4, elapsedMs: 1, undoneSteps: 0, shrunkSteps: 0, envVersions: {} } as TrainEvent);
+    await runs.flush();
+    const after = await api.listRuns();
+    expect(after.activeId).toBeNull();
+    expect(after.runs.map((r) => [r.id, r.stepsDone, r.done])).toEqual([[id, 4, true]]);
+  });
   it('checks an imported checkpoint before storing it, and hashes stored ones', async () => {
     const { runStore, w, weights } = stores();
     const api = runsApi({ session: new TrainingSession(trainFn, () => 'wasm'), runs: new PageRuns(runStore), runStore, weights: w, loadBase: async () => { throw new Error('none'); }, onReconfigure: () => undefined, notPretraining: () => undefined });

@@ -79,6 +79,23 @@ describe('recording a run', () => {
     expect(Array.from(r.files.get(`${r.id}/ckpt-4.state`)!)).toEqual([4]);
     expect(await exportTrajectories(r.store, r.id)).toBe([1, 2, 3, 4].map((s) => `{"messages":[{"role":"user","content":"t\\no"},{"role":"assistant","content":"a${s}"}],"reward":1,"success":true,"task":"t","step":${s}}\n`).join(''));
   });
+  it('is recording until the write of its done event, then finished (recordingId null; activeId still names it)', async () => {
+    const m = memStore();
+    const runs = new PageRuns(m.store, () => 1);
+    runs.begin({ kind: 'scratch' });
+    const sink = runs.tap(() => undefined);
+    const all = events(4);
+    for (const e of all.slice(0, -1)) sink(e); // up to the checkpoint of step 4
+    await runs.flush();
+    const id = runs.activeId!;
+    expect(runs.recordingId).toBe(id);
+    sink(all.at(-1)!); // done: its write is queued
+    expect(runs.recordingId).toBe(id);
+    await runs.flush();
+    expect((m.metas.get(id) as StoredRunMeta).done).toBe(true);
+    expect(runs.recordingId).toBeNull();
+    expect(runs.activeId).toBe(id);
+  });
   it('keeps a done event that arrives while a write is in flight', async () => {
     const m = memStore();
     const slow: RunStore = { ...m.store, write: async (...a) => { await new Promise((r) => setTimeout(r, 20)); return m.store.write(...a); } };

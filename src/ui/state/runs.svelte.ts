@@ -62,6 +62,8 @@ export class RunsState {
           this.status = s;
           this.activeId = s.id;
           if (s.error) this.error = s.error;
+          // The list follows each write: the end's write turns the run from "recording" into finished.
+          void this.refresh();
         }));
       }
       const l = await api.listRuns();
