@@ -236,7 +236,32 @@ export function parseArgsAndPositionals<const S extends FlagTable>(argv: readonl
   return parse(argv, spec, true);
 }
 
+/**
+ * The message for flags that `npm run` kept for itself: `npm run train --steps 3` (without `--` before the flags)
+ * hands the script `3` alone and sets the environment variable `npm_config_steps`, so the run would go on with the
+ * default steps, or stop at a stray `3`. Returns null unless the command runs under npm (`npm_lifecycle_event` set)
+ * and some flag of `spec` that `argv` lacks is set as `npm_config_<flag, - as _>` in `env`; otherwise names each
+ * such flag and the command written with `--`, e.g. `npm took --steps for itself: with npm run, the command's flags go
+ * after "--", as in: npm run train -- --steps …`.
+ * @param env the process environment (process.env).
+ */
+export function npmTookFlags(argv: readonly string[], spec: FlagTable, env: Readonly<Record<string, string | undefined>>): string | null {
+  const script = env.npm_lifecycle_event;
+  if (!script) return null;
+  const given = new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
+  const taken = Object.keys(spec).filter((name) => !given.has(name) && Object.hasOwn(env, `npm_config_${name.replace(/-/g, '_')}`));
+  if (!taken.length) return null;
+  const shown = taken.map((name) => {
+    const v = env[`npm_config_${name.replace(/-/g, '_')}`];
+    if (spec[name].type === 'boolean') return `--${name}`;
+    return `--${name} ${v !== undefined && v !== '' && v !== 'true' ? v : '…'}`;
+  });
+  return `npm took ${taken.map((n) => `--${n}`).join(', ')} for itself: with npm run, the command's flags go after "--", as in: npm run ${script} -- ${shown.join(' ')}`;
+}
+
 function parse<const S extends FlagTable>(argv: readonly string[], spec: S, allowPositionals: boolean): { flags: ParsedArgs<S>; positionals: string[] } {
+  const took = npmTookFlags(argv, spec, process.env);
+  if (took) throw new UsageError(took);
   const { args, falseAt } = normalise(argv, spec, allowPositionals);
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
   for (const [name, f] of Object.entries(spec)) options[name] = { type: f.type === 'boolean' ? 'boolean' : 'string' };

@@ -1,6 +1,6 @@
 /** The shared CLI flag parser (node:util parseArgs underneath): forms, types, ranges, choices and the errors that name the flag. */
-import { describe, expect, it } from 'vitest';
-import { UsageError, choiceError, didYouMean, parseArgs, parseArgsAndPositionals, usage } from '../../cli/args';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { UsageError, choiceError, didYouMean, npmTookFlags, parseArgs, parseArgsAndPositionals, usage } from '../../cli/args';
 
 const SPEC = {
   env: { type: 'string', choices: ['household', 'shop'], default: 'household', help: 'environment' },
@@ -166,5 +166,27 @@ describe('parseArgs', () => {
     expect(text.split('\n')).toHaveLength(2 + Object.keys(SPEC).length);
     expect(text).toContain('--steps        steps (an integer in 1..100; default 10)');
     expect(text).toContain('--seed         seed (an integer ≥ 0; required)');
+  });
+});
+
+describe('flags npm run kept for itself (no "--" before them)', () => {
+  afterEach(() => vi.unstubAllEnvs());
+  // `npm run train --steps 3 --json` runs the script with argv ["3"] and sets npm_config_steps=true, npm_config_json=true;
+  // `--steps=3` sets npm_config_steps=3 and passes nothing.
+  const npm = { npm_lifecycle_event: 'train', npm_config_cache: '/root/.npm', npm_config_steps: 'true', npm_config_json: 'true' };
+  it('names each flag npm took and the command written with "--"', () => {
+    expect(npmTookFlags(['3'], SPEC, npm)).toBe('npm took --steps, --json for itself: with npm run, the command\'s flags go after "--", as in: npm run train -- --steps … --json');
+    expect(npmTookFlags([], SPEC, { npm_lifecycle_event: 'eval', npm_config_lr: '0.5' })).toBe('npm took --lr for itself: with npm run, the command\'s flags go after "--", as in: npm run eval -- --lr 0.5');
+  });
+  it('says nothing outside npm, for npm\'s own settings, or for a flag the command was given', () => {
+    expect(npmTookFlags(['3'], SPEC, { npm_config_steps: 'true' })).toBeNull(); // not run by npm
+    expect(npmTookFlags([], SPEC, { npm_lifecycle_event: 'train', npm_config_cache: '/root/.npm', npm_config_yes: 'true' })).toBeNull();
+    expect(npmTookFlags(['--steps', '3', '--json=false'], SPEC, npm)).toBeNull();
+  });
+  it('parseArgs refuses a run whose flags npm took, before reading a stray value as an argument', () => {
+    for (const [k, v] of Object.entries(npm)) vi.stubEnv(k, v);
+    expect(usageError(['3']).message).toBe('npm took --steps, --json for itself: with npm run, the command\'s flags go after "--", as in: npm run train -- --steps … --json');
+    vi.unstubAllEnvs();
+    expect(usageError(['3']).message).toMatch(/^unexpected argument "3"/);
   });
 });
