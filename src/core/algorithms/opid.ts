@@ -115,12 +115,12 @@ export const opid: Algorithm = {
       async advantages(ctx) {
         const { analysis, metrics, analysed } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
         const rescore = await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, temperature: cfg.temperature, searchSteps });
-        const c = combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip });
+        const c = combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip, silentScale: cfg.silentSkillScale });
         const { packed } = ctx;
         const tokenTraj = new Int32Array(packed.tokens);
         packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
-        const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill);
-        const skillByTaskType = skillMetricsByType(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, ctx.trajs.map((t) => t.taskType), cfg.lambdaSkill, rescore.aSkill);
+        const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill, cfg.silentSkillScale);
+        const skillByTaskType = skillMetricsByType(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, ctx.trajs.map((t) => t.taskType), cfg.lambdaSkill, rescore.aSkill, cfg.silentSkillScale);
         return {
           adv: c.adv,
           metrics: { ...sm, ...metrics, ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed, skillByTaskType },

@@ -57,10 +57,20 @@ export interface CombineOptions {
   zscore: boolean;
   /** Clip A_skill (after the z-score) to [−clip, clip]; 0 = no clip. */
   clip: number;
+  /**
+   * Factor on λ for tokens whose A_ep is exactly 0 (their group's rewards all equal, so the outcome gives them no
+   * signal): λ_silent = silentScale·λ. 1 (the default) is the OPID paper's uniform λ; not in the paper otherwise.
+   */
+  silentScale?: number;
+}
+
+/** The λ a token gets: `silentScale`·λ where its A_ep is exactly 0 (a silent group), λ elsewhere (CombineOptions). */
+export function tokenLambda(aEp: number, lambda: number, silentScale = 1): number {
+  return aEp === 0 ? lambda * silentScale : lambda;
 }
 
 /**
- * A = A_ep + λ·A_skill per action token, float32 [M]. `aSkill` is already (ℓ_skill − ℓ_old)·m (0 where no skill
+ * A = A_ep + λ·A_skill per action token, float32 [M] (λ·silentScale where A_ep is exactly 0). `aSkill` is already (ℓ_skill − ℓ_old)·m (0 where no skill
  * was routed; `active` marks tokens with a skill). Returns the combined vector and the A_skill actually used
  * (after z-score/clip, before λ).
  */
@@ -76,13 +86,14 @@ export function combineAdvantages(aEp: Float32Array, aSkill: Float32Array, activ
   }
   if (o.clip > 0) for (let i = 0; i < used.length; i++) used[i] = Math.max(-o.clip, Math.min(o.clip, used[i]));
   const adv = new Float32Array(aEp.length);
-  for (let i = 0; i < adv.length; i++) adv[i] = aEp[i] + o.lambda * used[i];
+  const scale = o.silentScale ?? 1;
+  for (let i = 0; i < adv.length; i++) adv[i] = aEp[i] + tokenLambda(aEp[i], o.lambda, scale) * used[i];
   return { adv, aSkillUsed: used };
 }
 
 /** OPID metrics of one step (Metrics). */
 export interface SkillMetrics {
-  /** mean |λ·A_skill| / mean |A| over action tokens (0 when A is all 0). */
+  /** mean |λ·A_skill| / mean |A| over action tokens (0 when A is all 0); λ per token as `tokenLambda`. */
   teacherShare: number;
   /** Fraction of action tokens that had a skill routed to them. */
   skillActiveTokenRatio: number;
@@ -92,15 +103,18 @@ export interface SkillMetrics {
 
 /**
  * Metrics from packed per-token vectors [M]: A_ep, the A_skill used (pre-λ), the combined A, the active mask, and
- * each token's trajectory index. Sign agreement is judged on `aSkillRaw` (ℓ_skill − ℓ_old before z-score/clip;
+ * each token's trajectory index; `silentScale` as CombineOptions. Sign agreement is judged on `aSkillRaw` (ℓ_skill − ℓ_old before z-score/clip;
  * defaults to the used one), so it describes the skills, not the post-processing.
  */
-export function skillMetrics(aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, lambda: number, aSkillRaw: Float32Array = aSkillUsed): SkillMetrics {
+export function skillMetrics(
+  aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, lambda: number,
+  aSkillRaw: Float32Array = aSkillUsed, silentScale = 1,
+): SkillMetrics {
   const M = adv.length;
   let sumSkill = 0, sumA = 0, nActive = 0;
   const perTraj = new Map<number, { s: number; n: number; ep: number }>();
   for (let i = 0; i < M; i++) {
-    sumSkill += Math.abs(lambda * aSkillUsed[i]);
+    sumSkill += Math.abs(tokenLambda(aEp[i], lambda, silentScale) * aSkillUsed[i]);
     sumA += Math.abs(adv[i]);
     if (!active[i]) continue;
     nActive++;
@@ -140,7 +154,7 @@ export interface TaskTypeSkillMetrics extends SkillMetrics {
  */
 export function skillMetricsByType(
   aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, trajType: readonly string[], lambda: number,
-  aSkillRaw: Float32Array = aSkillUsed,
+  aSkillRaw: Float32Array = aSkillUsed, silentScale = 1,
 ): Record<string, TaskTypeSkillMetrics> {
   const tokensOf = new Map<string, number[]>();
   for (let i = 0; i < tokenTraj.length; i++) {
@@ -159,7 +173,7 @@ export function skillMetricsByType(
     const firstEp = new Map<number, number>(); // as skillMetrics: a trajectory's A_ep is that of its first skill-active token
     for (let k = 0; k < idx.length; k++) if (act[k] && !firstEp.has(tt[k])) firstEp.set(tt[k], ep[k]);
     out[ty] = {
-      ...skillMetrics(ep, pick(aSkillUsed), pick(adv), act, tt, lambda, raw),
+      ...skillMetrics(ep, pick(aSkillUsed), pick(adv), act, tt, lambda, raw, silentScale),
       trajectories: new Set(tt).size, tokens: idx.length, agreementCounted: [...firstEp.values()].filter((e) => e !== 0).length,
     };
   }

@@ -156,6 +156,8 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Ablation', flag: 'ablation', group: 'opid', help: 'OPID ablation (OPID paper §4.3): none (critical-first routing), no-episode, no-step, additive routing.', optionLabels: { none: 'none (critical-first)', 'no-episode': 'no episode skills', 'no-step': 'no step skills', additive: 'additive routing' } } satisfies FieldMeta),
   lambdaSkill: num(0, 100).default(0.3)
     .meta({ label: 'Skill weight (λ_skill)', flag: 'lambda-skill', unit: '× A_skill', group: 'opid', symbol: 'λ_skill', help: 'Weight of A_skill in A = A_ep + λ_skill·A_skill. 0 = GRPO with skill metrics.', recommended: '0.3 with skill clip 1 for the nano base (λ 1 made it fall below GRPO; docs/experiments/); the paper\'s scripts use 0.001 with Qwen models' } satisfies FieldMeta),
+  silentSkillScale: num(0, 1000).default(1)
+    .meta({ label: 'Skill weight on silent groups', flag: 'silent-skill-scale', unit: '× λ_skill', group: 'opid', usedBy: ['opid'], help: 'λ on tokens whose A_ep is 0 (every rollout of their group got the same reward, so the outcome gives them no signal) is this × λ_skill. 1 = the OPID paper\'s one λ everywhere; more lets the skill advantage carry the groups GRPO cannot learn from without raising its weight where the outcome speaks.', recommended: '1 (the paper); docs/experiments/opid-household.md measures more' } satisfies FieldMeta),
   maxStepSkills: int(0, 20).default(5)
     .meta({ label: 'Step skills (K)', flag: 'max-step-skills', unit: 'per rollout', group: 'opid', usedBy: ['opid', 'skill-grpo'], symbol: 'K', help: 'Most step skills (critical steps C_τ) per trajectory.', recommended: '5 (household)' } satisfies FieldMeta),
   failedOnly: z.boolean().default(false)

@@ -58,6 +58,21 @@ describe('skill advantage: a two-step toy with known log-probs', () => {
     expect(aSkillUsed[0]).toBe(1); // (0.6−0.033)/0.45 = 1.26 → clipped
   });
 
+  it('silent groups (A_ep exactly 0) get silentScale·λ; the default 1 is the same vector bit for bit', () => {
+    const ep = Float32Array.from([0, 1, 0]);
+    const { adv } = combineAdvantages(ep, aSkill, active, { lambda: 0.1, zscore: false, clip: 0, silentScale: 10 });
+    // token 0: 0 + 1.0·0.6; token 1: 1 + 0.1·0 (A_ep ≠ 0 keeps λ); token 2: 0 + 1.0·(−0.5)
+    expect(adv[0]).toBeCloseTo(0.6, 6);
+    expect(adv[1]).toBe(1);
+    expect(adv[2]).toBeCloseTo(-0.5, 6);
+    const plain = combineAdvantages(ep, aSkill, active, { lambda: 0.1, zscore: false, clip: 0 }).adv;
+    expect(Array.from(combineAdvantages(ep, aSkill, active, { lambda: 0.1, zscore: false, clip: 0, silentScale: 1 }).adv)).toEqual(Array.from(plain));
+    expect(plain[0]).toBeCloseTo(0.06, 6);
+    // teacher share with the per-token λ: (0.6 + 0 + 0.5) / (0.6 + 1 + 0.5)
+    const m = skillMetrics(ep, aSkill, adv, active, Int32Array.from([0, 1, 2]), 0.1, aSkill, 10);
+    expect(m.teacherShare).toBeCloseTo(1.1 / 2.1, 6);
+  });
+
   it('metrics: teacher share, active ratio, sign agreement', () => {
     const { adv, aSkillUsed } = combineAdvantages(aEp, aSkill, active, { lambda: 0.5, zscore: false, clip: 0 });
     // tokens 0,1 belong to trajectory 0 (A_ep = 1, mean A_skill 0.3 > 0: agrees); token 2 to trajectory 1 (A_ep = 1, A_skill −0.5: disagrees)
