@@ -26,6 +26,8 @@ export interface Resume {
   state: Uint8Array;
   best: { step: number; score: number; splits: Record<string, number> } | null;
   val: ValRecord | null;
+  /** Checkpoint files after `step` without their pair (an interrupted checkpoint write), skipped; sorted. */
+  skipped: string[];
 }
 
 /** Flags given on the command line (without `--`), whatever their parsed defaults. */
@@ -40,10 +42,10 @@ function givenFlags(): Set<string> {
  */
 export function prepareResume(dir: string, partial: Record<string, unknown>, init: string | undefined, runDir: string | undefined): Resume {
   if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
-  let run: RunRecord, val: ValRecord | null;
+  let run: RunRecord, val: ValRecord | null, events: ReturnType<typeof readEvents>;
   try {
     run = readRun(dir);
-    readEvents(dir);
+    events = readEvents(dir);
     val = readVal(dir);
   } catch (e) {
     if (e instanceof RunDirError) fail(`--resume: ${e.message}`);
@@ -66,6 +68,13 @@ export function prepareResume(dir: string, partial: Record<string, unknown>, ini
   const ckpts = listCheckpoints(dir);
   if (!ckpts.length) fail(`--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must have reached its first --checkpoint-every step`);
   const step = ckpts[ckpts.length - 1];
+  // The step events up to the checkpoint are the run's history; a file emptied or cut at a line boundary would lose it.
+  if (!events.some((e) => e.event === 'step' && e.step === step))
+    fail(`--resume: ${path.join(dir, 'events.jsonl')} holds no step event of step ${step}, the latest checkpoint (it holds ${events.length} line${events.length === 1 ? '' : 's'}: emptied, cut or replaced?); resuming would lose the run's history: restore the file, or start a new run from the checkpoint with --init ${path.join(dir, checkpointFile(step))}`);
+  const skipped = fs.readdirSync(dir).filter((f) => {
+    const m = /^ckpt-(\d+)\.(safetensors|state)$/.exec(f);
+    return m !== null && Number(m[1]) > step;
+  }).sort();
   if (step >= steps) fail(`--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do (pass --steps N > ${step} to extend it)`);
   const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
   const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
@@ -76,7 +85,7 @@ export function prepareResume(dir: string, partial: Record<string, unknown>, ini
   } catch (e) {
     fail(`--resume: ${path.join(dir, stateFile(step))} is corrupt (${(e as Error).message}); remove this checkpoint's two files to resume from the one before`);
   }
-  return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val };
+  return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val, skipped };
 }
 
 /**

@@ -195,6 +195,10 @@ async function main(): Promise<void> {
   }
   const backend = await setupBackend(config.backend as NodeBackend);
   let versionWarning: EnvVersionWarning | null = null;
+  if (resume?.skipped.length) {
+    const lone = resume.skipped.map((f) => `${f} without ${f.endsWith('.state') ? f.replace(/\.state$/, '.safetensors') : f.replace(/\.safetensors$/, '.state')}`);
+    process.stderr.write(`train: warning: --resume: ${lone.join(', ')} (an interrupted checkpoint write?) ${lone.length === 1 ? 'is' : 'are'} skipped; the run continues from the checkpoint of step ${resume.step}\n`);
+  }
   if (initWeights) {
     // Validate before training so a bad file is a usage error (exit 2) naming what is wrong (a vocabulary
     // mismatch included); an older environment version only warns.
@@ -258,7 +262,7 @@ async function main(): Promise<void> {
     if (json) {
       if (ev.event === 'step' || ev.event === 'eval' || ev.event === 'start' || ev.event === 'done' || ev.event === 'validation') out(ev);
       else if (ev.event === 'checkpoint') out(record?.lineOf(ev) ?? { event: 'checkpoint', step: ev.step });
-    } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}\n`);
+    } else if (ev.event === 'start') process.stdout.write(`training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}${ev.resumedFrom !== undefined ? `; resumed from the checkpoint of step ${ev.resumedFrom}` : ''}\n`);
     else if (ev.event === 'step') {
       process.stdout.write(progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n');
       if (ev.phaseMs) process.stdout.write(phaseLine(ev.phaseMs, ev.stepMs) + '\n');
