@@ -135,7 +135,12 @@ export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt:
   const limit = Math.min(bytes.length, MAX_PACK_HEADER_BYTES);
   const nl = bytes.subarray(0, limit).indexOf(0x0a);
   const notPack = `not an OPD Playground run file (${PACK_EXTENSION}, written by the Runs view's Export or cli/pack.ts)`;
-  if (nl < 0) throw new PackError(bytes.length === 0 ? `the file is empty: ${notPack}` : `no header line in the first ${MB(limit)}: ${notPack}`);
+  if (nl < 0) {
+    if (bytes.length === 0) throw new PackError(`the file is empty: ${notPack}`);
+    // A run file cut inside its header line starts as one: say so, rather than "not a run file".
+    if (isRunPack(bytes)) throw new PackError(`no header line: the file is truncated inside its header (its ${bytes.length} bytes end before the header line does; an interrupted download or copy?); export the run again`);
+    throw new PackError(bytes.length < MAX_PACK_HEADER_BYTES ? `no header line (no line break in its ${bytes.length} bytes): ${notPack}` : `no header line in the first ${MB(limit)}: ${notPack}`);
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, nl)));

@@ -53,6 +53,12 @@ describe('packRun / unpackRun', () => {
     expect(() => unpackRun(p.subarray(0, 10), here)).toThrow(/no header line/);
     expect(() => unpackRun(new Uint8Array(0), here)).toThrow(/the file is empty/);
   });
+  it('says how large a file without a header line is, and that a run file cut inside its header is truncated', () => {
+    const p = packRun('r', files());
+    const headerOnly = p.subarray(0, readPackHeader(p).bodyAt - 1); // the header line without its line break
+    expect(() => unpackRun(headerOnly, here)).toThrow(new PackError(`no header line: the file is truncated inside its header (its ${headerOnly.length} bytes end before the header line does; an interrupted download or copy?); export the run again`));
+    expect(() => unpackRun(new TextEncoder().encode('hello'), here)).toThrow(new PackError('no header line (no line break in its 5 bytes): not an OPD Playground run file (.opdrun, written by the Runs view\'s Export or cli/pack.ts)'));
+  });
   it('refuses a future version and another format with their names', () => {
     const p = packRun('r', files());
     const { header, bodyAt } = readPackHeader(p);
