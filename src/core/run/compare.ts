@@ -95,12 +95,15 @@ const rate = (x: number | null) => (x === null ? '' : String(x));
 
 /**
  * The comparison as CSV (RFC 4180, `\r\n` line ends): one row per run; columns `run`, `steps`, `train final`, `final
- * step`, `final <key>` for every key, `best step`, `best <key>` for every key, then each setting that differs.
- * Rates as plain numbers in [0, 1]; an empty field where there is none.
+ * step`, `final <key>` for every key, `best step`, `best <key>` for every key, then each setting that differs, named
+ * by its key (`setting <key>` where the key is already a column's name: `setting steps`, the planned steps, beside
+ * `steps`, the steps done of planned), so that every column name is unique. Rates as plain numbers in [0, 1]; an
+ * empty field where there is none.
  */
 export function compareCsv(t: CompareTable): string {
   const diff = t.settings.filter((s) => s.differs);
-  const head = ['run', 'steps', 'train final', 'final step', ...t.keys.map((k) => `final ${k}`), 'best step', ...t.keys.map((k) => `best ${k}`), ...diff.map((s) => s.key)];
+  const fixed = ['run', 'steps', 'train final', 'final step', ...t.keys.map((k) => `final ${k}`), 'best step', ...t.keys.map((k) => `best ${k}`)];
+  const head = [...fixed, ...diff.map((s) => (fixed.includes(s.key) ? `setting ${s.key}` : s.key))];
   const rows = t.runs.map((name, r) => [
     name, t.steps[r], rate(t.trainFinal[r]), t.finalStep[r] === null ? '' : String(t.finalStep[r]), ...t.final[r].map(rate),
     t.bestStep[r] === null ? '' : String(t.bestStep[r]), ...t.best[r].map(rate), ...diff.map((s) => s.values[r]),

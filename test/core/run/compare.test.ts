@@ -54,6 +54,14 @@ describe('compareRuns', () => {
         '| setting | grpo | opid, λ 0.3 |\n| --- | --- | --- |\n| algo | **grpo** | **opid** |\n| learningRate | **0.0001** | **0.0005** |\n',
     );
   });
+  it('names a differing setting whose key is a column name "setting <key>", so that no CSV column name repeats', () => {
+    const longer = input('grpo 8 steps', { algo: 'grpo', steps: 8 }, [[0, 0.25, 0.5, 0], [4, 0.5, 0.5, 0.25]], 0.625);
+    const csv = compareCsv(compareRuns([a, longer])).split('\r\n');
+    expect(csv[0]).toBe('run,steps,train final,final step,final test-seen,final test-unseen,final test-seen/pick,best step,best test-seen,best test-unseen,best test-seen/pick,setting steps');
+    expect(csv[1]).toBe('grpo,4/4,0.625,4,0.5,0.25,0.5,2,0.75,0.5,1,4');
+    expect(csv[2]).toBe('grpo 8 steps,4/8,0.625,4,0.5,0.25,0.5,4,0.5,0.25,0.5,8');
+    expect(new Set(csv[0].split(',')).size).toBe(csv[0].split(',').length);
+  });
   it('leaves cells empty for a run without evaluations', () => {
     const none = input('none', {}, [], 0);
     const t = compareRuns([a, none]);
