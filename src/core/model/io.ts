@@ -186,7 +186,8 @@ function checkMetaNames(meta: WeightsMeta): void {
  *   metadata model size or env name this code does not know.
  */
 export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
-  if (bytes.length < 8) throw new Error(`weights file is ${bytes.length} bytes: too short to be safetensors; ${NOT_SAFETENSORS}`);
+  // The smallest safetensors file: the 8-byte header length and the header `{}`.
+  if (bytes.length < 10) throw new Error(`weights file is ${bytes.length} bytes: too short to be safetensors; ${NOT_SAFETENSORS}`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n64 = dv.getBigUint64(0, true);
   if (n64 < 2n || n64 > BigInt(bytes.length - 8) || n64 > BigInt(MAX_HEADER_BYTES))

@@ -75,6 +75,12 @@ describe('decodeSafetensors: valid files', () => {
 describe('decodeSafetensors: corrupt headers are refused with the tensor, the rule and the fix', () => {
   it('too short', () => {
     expect(decode(new Uint8Array(5))).toThrow('weights file is 5 bytes: too short to be safetensors; the file is corrupt or not safetensors — re-save it with train --save');
+    // 8 and 9 bytes: a header length, then no room for a header (the smallest, `{}`, makes 10 bytes): not "must be 2..0".
+    const json = new TextEncoder().encode('{"a":1}\n'); // 8 bytes of JSON given as weights
+    expect(decode(json)).toThrow('weights file is 8 bytes: too short to be safetensors; the file is corrupt or not safetensors — re-save it with train --save');
+    expect(decode(new Uint8Array(9))).toThrow('weights file is 9 bytes: too short to be safetensors; the file is corrupt or not safetensors — re-save it with train --save');
+    // 10 bytes: header length 2 and the header {} is a well-formed (empty) file; no "too short".
+    expect(decode(Uint8Array.of(2, 0, 0, 0, 0, 0, 0, 0, 0x7b, 0x7d))).not.toThrow(/too short/);
   });
 
   it('header length beyond the file (and a u64 beyond 2^53)', () => {
