@@ -54,6 +54,9 @@ describe('token tints', () => {
   it('A_ep = A − λ·A_skill; A_skill as used; KL is k3 of old vs reference', () => {
     expect(tokenValue(tok(1.5, 1), 'aEp', 0.5)).toBeCloseTo(1.0);
     expect(tokenValue(tok(0.7), 'aEp', 0.5)).toBe(0.7);
+    // a silent group's token (A_ep 0, λ_silent = 10·λ): A = 1.0·0.6, and A_ep is read, not derived with the run's λ
+    expect(tokenValue({ ...tok(0.6, 0.6), advEp: 0 }, 'aEp', 0.1)).toBe(0);
+    expect(tokenValue(tok(0.6, 0.6), 'aEp', 0.1)).toBeCloseTo(0.54, 6);
     expect(tokenValue(tok(0.7), 'aSkill', 0.5)).toBeNull();
     expect(tokenValue(tok(0.7, -2), 'aSkill', 0.5)).toBe(-2);
     const r = -0.5;

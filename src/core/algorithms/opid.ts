@@ -128,7 +128,7 @@ export const opid: Algorithm = {
           views: {
             trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),
             sample: (i) => ({ critical: rescore.critical[i], stepSkill: rescore.stepSkill[i] }),
-            token: (m) => ({ logpSkill: rescore.logpSkill[m], advSkill: c.aSkillUsed[m] }),
+            token: (m) => ({ logpSkill: rescore.logpSkill[m], advSkill: c.aSkillUsed[m], advEp: ctx.aEpTok[m] }),
           },
         };
       },

@@ -139,6 +139,8 @@ export interface TokenView {
   logpSkill?: number;
   /** OPID: A_skill used for this token (after z-score/clip, before λ). */
   advSkill?: number;
+  /** OPID: this token's outcome advantage A_ep, so that A = A_ep + λ·A_skill splits exactly whatever λ the token got. */
+  advEp?: number;
 }
 
 /** One env step of a trajectory, for display. */

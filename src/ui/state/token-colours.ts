@@ -17,7 +17,8 @@ export const TOKEN_COLOURINGS: { value: TokenColouring; label: string }[] = [
 
 /**
  * The value one token shows, or null when it has none (A_skill outside OPID, or tint off).
- * - `aEp`: A − λ·A_skill (A_ep exactly, since A = A_ep + λ·A_skill per token); A itself when the token has no A_skill.
+ * - `aEp`: the token's A_ep as the trainer had it (`advEp`); for a token without it, A − λ·A_skill (A = A_ep + λ·A_skill),
+ *   or A itself when the token has no A_skill.
  * - `aSkill`: A_skill as used (z-scored when the config says so, then clipped; before λ).
  * - `kl`: k3 = exp(r) − r − 1 with r = logpRef − logpOld (nats; ≥ 0), the estimator the trainer uses.
  * @param lambda λ_skill of the run.
@@ -25,6 +26,7 @@ export const TOKEN_COLOURINGS: { value: TokenColouring; label: string }[] = [
 export function tokenValue(tok: TokenView, mode: TokenColouring, lambda: number): number | null {
   switch (mode) {
     case 'aEp':
+      if (tok.advEp !== undefined) return tok.advEp;
       return tok.advSkill === undefined ? tok.adv : tok.adv - lambda * tok.advSkill;
     case 'aSkill':
       return tok.advSkill ?? null;
