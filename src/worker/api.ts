@@ -349,7 +349,7 @@ export interface TrainerApi {
   listRuns(): Promise<RunsList & { activeId: string | null; storage: StorageUsage | null }>;
   /** Rename a stored run. Rejects on an empty or too long name, or a missing run. */
   renameRun(id: string, name: string): Promise<void>;
-  /** Delete a stored run and its checkpoints (no error if absent); the run being recorded stops being recorded. */
+  /** Delete a stored run and its checkpoints (no error if absent); the run being recorded stops being recorded; the explorer stops showing it. */
   deleteRun(id: string): Promise<void>;
   /**
    * Configure the next start/step to continue stored run `id` from its latest checkpoint (the trainer's resume: on

@@ -49,6 +49,8 @@ export interface RunsApiDeps {
   onReconfigure: () => void;
   /** Throws while a pretraining runs. */
   notPretraining: () => void;
+  /** Stored run `id` was deleted (the explorer drops it if it shows it, so it no longer offers a run that is gone). */
+  onDeleted?: (id: string) => void;
   /** A resumed distillation's stage (its teacher pool rebuilt from the source run's stored checkpoints) is now configured. */
   onDistill?: (d: PageDistillation) => void;
   /** Each teacher choice of a resumed distillation. */
@@ -62,7 +64,10 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
       return { ...(await listRuns(d.runStore)), activeId: d.runs.recordingId, storage: await storageUsage() };
     },
     renameRun: (id, name) => d.runs.rename(id, name),
-    deleteRun: (id) => d.runs.delete(id),
+    async deleteRun(id) {
+      await d.runs.delete(id);
+      d.onDeleted?.(id);
+    },
     async resumeRun(id) {
       d.notPretraining();
       if (d.session.status === 'running') throw new Error('training is running; pause it first');

@@ -199,6 +199,9 @@ const api: TrainerApi = {
     ++configureSeq;
     viewed = null;
   }, notPretraining,
+    onDeleted: (id) => {
+      if (viewed?.run.id === id) viewed = null;
+    },
     onDistill: (d) => {
       replacePool(d.pool);
       checkpoints.startDistill(d.studentStep, d.pool.ids);

@@ -89,6 +89,16 @@ describe('runsApi', () => {
     expect(after.activeId).toBeNull();
     expect(after.runs.map((r) => [r.id, r.stepsDone, r.done])).toEqual([[id, 4, true]]);
   });
+  it('tells the explorer a stored run is deleted, after it is gone from the store', async () => {
+    const { runStore, w } = stores();
+    const id = await recordedRun(runStore);
+    const seen: [string, boolean][] = [];
+    let deleted = false;
+    const store: RunStore = { ...runStore, delete: async () => void (deleted = true) };
+    const api = runsApi({ session: new TrainingSession(trainFn, () => 'wasm'), runs: new PageRuns(store), runStore: store, weights: w, loadBase: async () => { throw new Error('none'); }, onReconfigure: () => undefined, notPretraining: () => undefined, onDeleted: (x) => void seen.push([x, deleted]) });
+    await api.deleteRun(id);
+    expect(seen).toEqual([[id, true]]);
+  });
   it('checks an imported checkpoint before storing it, and hashes stored ones', async () => {
     const { runStore, w, weights } = stores();
     const api = runsApi({ session: new TrainingSession(trainFn, () => 'wasm'), runs: new PageRuns(runStore), runStore, weights: w, loadBase: async () => { throw new Error('none'); }, onReconfigure: () => undefined, notPretraining: () => undefined });
