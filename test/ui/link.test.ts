@@ -176,6 +176,18 @@ describe('link codec', () => {
     expect(r.issues.map((i) => i.field)).toEqual(['preset']);
   });
 
+  it('a refused preset names the preset used, not "default" (household has a preset called default), and shows a bidi control as an escape', () => {
+    const r = decodeHash('#preset=%E2%80%AEeasy');
+    expect(r.config.preset).toBe('easy');
+    expect(r.issues).toEqual([
+      { field: 'preset', message: 'household has no preset "\\u{202E}easy"; one of default, easy; did you mean easy?; not accepted, using easy (the default)' },
+    ]);
+    expect(decodeHash('#preset=nightmare').issues[0].message).toBe('household has no preset "nightmare"; one of default, easy; not accepted, using easy (the default)');
+    expect(decodeHash('#klBacktracks=3').issues).toEqual([
+      { field: 'klBacktracks', message: 'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl (e.g. 0.03) or set klBacktracks to 0; not accepted, using 0 (the default)' },
+    ]);
+  });
+
   it('numbers are decimal only, as the CLI accepts; empty keys and an empty envVersion are no settings', () => {
     for (const v of ['0x10', '0b11', '%205', '']) {
       const r = decodeHash(`#steps=${v}&seed=2`);

@@ -289,13 +289,24 @@ function zodIssues(err: z.ZodError): ConfigIssue[] {
   });
 }
 
+/** Control characters and bidi controls (they can make displayed text lie about its order), not plain spaces. */
+const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
+
+/**
+ * `s` with each control or format character (U+202E right-to-left override, U+200B zero-width space, a tab …)
+ * written as `\u{202E}`, so a value quoted back in a message shows what it holds and cannot reorder the message.
+ */
+export function visibleText(s: string): string {
+  return s.replace(INVISIBLE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
 /** Cross-field rules; each message says the rule and the fix. */
 export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const presets = getEnvSpec(c.env).presets;
   if (!presets.includes(c.preset)) {
     const near = nearestName(c.preset, presets);
-    out.push({ field: 'preset', message: `${c.env} has no preset "${c.preset.slice(0, 40)}"; one of ${presets.join(', ')}${near === null ? '' : `; did you mean ${near}?`}` });
+    out.push({ field: 'preset', message: `${c.env} has no preset "${visibleText(c.preset.slice(0, 40))}"; one of ${presets.join(', ')}${near === null ? '' : `; did you mean ${near}?`}` });
   }
   const samplesLowerBound = c.tasksPerStep * c.groupSize;
   if (c.miniBatches > samplesLowerBound)
@@ -347,8 +358,15 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
   let config = RunConfigSchema.parse(kept);
   const cross = crossFieldIssues(config);
   for (const c of cross) {
-    issues.push({ ...c, message: `${c.message}; reset to default` });
-    if (isRunConfigKey(c.field)) config = { ...config, [c.field]: DEFAULT_CONFIG[c.field] } as RunConfig;
+    if (!isRunConfigKey(c.field)) {
+      issues.push(c);
+      continue;
+    }
+    // Name the value used, not "the default": household has a preset literally called "default".
+    const d = DEFAULT_CONFIG[c.field];
+    const used = d === '' ? 'left empty (the default)' : `using ${String(d)} (the default)`;
+    issues.push({ ...c, message: `${c.message}; not accepted, ${used}` });
+    config = { ...config, [c.field]: DEFAULT_CONFIG[c.field] } as RunConfig;
   }
   return { config, issues };
 }
