@@ -10,6 +10,7 @@
  */
 import { parseArgs as nodeParseArgs } from 'node:util';
 import { nearestName } from '../src/core/near';
+import { readNumberText } from '../src/core/number-text';
 
 /** Exit code for bad command-line input (BSD sysexits-style "usage" convention used by many CLIs). */
 export const USAGE_EXIT_CODE = 2;
@@ -37,7 +38,10 @@ export interface StringFlag {
   choices?: readonly string[];
   required?: boolean;
 }
-/** An integer (`int`) or finite number (`float`) within [min, max] (inclusive; either bound optional). */
+/**
+ * An integer (`int`) or finite number (`float`) within [min, max] (inclusive; either bound optional), written as links
+ * write numbers (core/number-text.ts): `20`, `0.5`, `1e-3`; an integer is a whole value (`1e3`, `5.0`).
+ */
 export interface NumberFlag {
   type: 'int' | 'float';
   help: string;
@@ -90,8 +94,10 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
     return raw;
   }
   const isInt = f.type === 'int';
-  const ok = isInt ? /^[+-]?\d+$/.test(raw) : raw.trim() !== '' && Number.isFinite(Number(raw));
-  const v = Number(raw);
+  // One rule with links (core/number-text.ts): decimal digits, point and exponent; an integer is a whole value (1e3).
+  const read = readNumberText(raw);
+  const ok = read !== null && (isInt ? Number.isInteger(read) : Number.isFinite(read));
+  const v = read ?? NaN;
   if (!ok || (isInt && !Number.isSafeInteger(v)) || (f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max)) {
     // An integer past 2^53 − 1 (`--task 99999999999999999999`) is refused as too large, not as "not an integer".
     const huge = ok && isInt && !Number.isSafeInteger(v) && (f.max === undefined || f.max >= Number.MAX_SAFE_INTEGER);

@@ -22,7 +22,10 @@ import {
   type ConfigIssue,
   type RunConfig,
   type RunConfigKey,
+  visibleText,
 } from '../../core/run/config';
+import { NUMBER_TEXT_RULE, readNumberText } from '../../core/number-text';
+import { acceptedText } from './messages';
 
 /** Longest key or value quoted back in a link notice (characters). */
 const MAX_KEY = 40;
@@ -83,16 +86,27 @@ const MIGRATIONS: Readonly<Record<number, (raw: Map<string, string>) => ConfigIs
   1: () => [],
 };
 
-/** Decimal numbers only (as the CLI accepts): no 0x/0b forms, no spaces, no empty text. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/** A link value as the schema's type: numbers and booleans travel as text. */
+/**
+ * A link value as the schema's type: numbers and booleans travel as text. Numbers are read as the CLI reads them
+ * (core/number-text.ts); text that is not written as a number was already refused by `notANumber`.
+ */
 function typed(key: RunConfigKey, value: string): unknown {
   const kind = typeof DEFAULT_CONFIG[key];
   // `1e400` reads as Infinity, which the schema names ("received Infinity") with the accepted range.
-  if (kind === 'number') return DECIMAL.test(value) ? Number(value) : value;
+  if (kind === 'number') return readNumberText(value) ?? value;
   if (kind === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   return value;
+}
+
+/**
+ * The issue for a number setting whose link value is not written as a number (`steps=0x10`, `steps=`), naming what
+ * to write, e.g. `"0x10" is not a number; write an integer from 1 to 100000 in decimal digits (a point and an
+ * exponent such as 2e3 are allowed), e.g. steps=120; ignored`. Null for any other setting or value.
+ */
+function notANumber(key: RunConfigKey, value: string): ConfigIssue | null {
+  if (typeof DEFAULT_CONFIG[key] !== 'number' || readNumberText(value) !== null) return null;
+  const what = value === '' ? 'empty' : `"${short(visibleText(value))}" is not a number`;
+  return { field: key, message: `${what}; write ${acceptedText(key)} in ${NUMBER_TEXT_RULE}, e.g. ${key}=${DEFAULT_CONFIG[key]}; ignored` };
 }
 
 /** Link keys that are not run settings but are read (versions, start checkpoint): no suggestion is made for them. */
@@ -229,7 +243,12 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   else for (let from = v; from < SCHEMA_VERSION; from++) issues.push(...(Object.hasOwn(MIGRATIONS, from) ? MIGRATIONS[from](raw) : []));
 
   const partial: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of raw) partial[key] = isRunConfigKey(key) ? typed(key, value) : value;
+  const notNumbers: ConfigIssue[] = [];
+  for (const [key, value] of raw) {
+    const bad = isRunConfigKey(key) ? notANumber(key, value) : null;
+    if (bad) notNumbers.push(bad);
+    else partial[key] = isRunConfigKey(key) ? typed(key, value) : value;
+  }
   const r = parseRunConfigLenient(partial);
   const current = getEnvSpec(r.config.env).version;
   if (linkEnvVersion !== undefined && linkEnvVersion !== current)
@@ -238,7 +257,7 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     field,
     message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
   }));
-  const all = [...issues, ...twice, ...r.issues];
+  const all = [...issues, ...twice, ...notNumbers, ...r.issues];
   // An unknown key listed: suggest the setting it most likely meant (`lr` → learningRate).
   const listed = all.slice(0, MAX_ISSUES).map((i) => {
     if (isRunConfigKey(i.field)) return withNearChoice(i, raw.get(i.field));
