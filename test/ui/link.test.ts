@@ -188,6 +188,13 @@ describe('link codec', () => {
     ]);
   });
 
+  it('a query string pasted after the # (#?steps=5) is read: the ? is dropped, not taken as part of the first key', () => {
+    expect(decodeHash('#?steps=5&seed=2')).toEqual({ config: { ...DEFAULT_CONFIG, steps: 5, seed: 2 }, issues: [] });
+    expect(decodeHash('?v=2&algo=opid')).toEqual({ config: { ...DEFAULT_CONFIG, algo: 'opid' }, issues: [] });
+    // Only one, and only first: a second ? is still part of an unknown key.
+    expect(decodeHash('#??steps=5').issues).toEqual([{ field: '?steps', message: 'unknown setting, ignored; did you mean steps?' }]);
+  });
+
   it('numbers are decimal only, as the CLI accepts; empty keys and an empty envVersion are no settings', () => {
     for (const v of ['0x10', '0b11', '%205', '']) {
       const r = decodeHash(`#steps=${v}&seed=2`);

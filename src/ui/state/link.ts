@@ -5,7 +5,7 @@
  * Written: the schema version `v`, the environment version of the run's env, and every field that differs from the
  * shipped defaults. Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` …
  * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named, an unknown key with the
- * setting it most likely meant (`nearestKey`); an extra `#` is read as `&` and named; a link from an older
+ * setting it most likely meant (`nearestKey`); a `?` right after the `#` is dropped; an extra `#` is read as `&` and named; a link from an older
  * schema is migrated; a link made with another environment version opens with a notice. Never throws.
  */
 import { getEnvSpec } from '../../core/envs/registry';
@@ -191,7 +191,8 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const issues: ConfigIssue[] = [];
   const dupes = new Map<string, { times: number; value: string }>();
   // One `#` starts the settings; a second one (two links pasted together, or `##`) is read as `&` and named.
-  let body = hash.replace(/^#/, '');
+  // `#?steps=5` (a query string pasted after `#`): the `?` is no part of a key, so it is dropped.
+  let body = hash.replace(/^#/, '').replace(/^\?/, '');
   // The whole link percent-encoded once (`#v%3D2%26algo%3Dopid`): no raw `=` or `&`, but decoding it once gives
   // `key=value…`. It is decoded and read, and named (a link encoded twice still holds escapes: doublyEncoded).
   const whole = /[=&]/.test(body) || !ESCAPE.test(body) ? null : decodeOrNull(body);
