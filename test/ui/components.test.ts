@@ -104,6 +104,13 @@ describe('Notices: analyzer failures', () => {
   it('nothing when there are none', () => {
     expect(render(Notices, { props: { ...base, analyzerFailures: null } }).body).not.toContain('analyzer-notice');
   });
+
+  it('the link notice\'s heading fits its notes: an environment-version note alone says nothing was ignored', () => {
+    const linkIssues = [{ field: 'envVersion', message: 'made with environment version household-v1; this is household-v2: the tasks may differ, so its results are not comparable with this run\'s' }];
+    const body = render(Notices, { props: { ...base, analyzerFailures: null, linkIssues } }).body;
+    expect(body).toMatch(/<p[^>]*>Notes on this link; its settings are used as read:<\/p>/);
+    expect(body).not.toContain('ignored');
+  });
 });
 
 describe('page components', () => {

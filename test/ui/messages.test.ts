@@ -1,7 +1,8 @@
 /** Page field errors: the visible label (from the schema) and one plain sentence with the schema's range, never config keys or zod wording. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, fieldMeta, fieldSchema, parseRunConfig, RUN_CONFIG_KEYS, type ConfigIssue } from '../../src/core/run/config';
-import { acceptedText, FIELD_LABELS, labelOf, linkIssueText, plainIssue } from '../../src/ui/state/messages';
+import { acceptedText, FIELD_LABELS, labelOf, linkIssueText, linkNoticeHeading, plainIssue } from '../../src/ui/state/messages';
+import { decodeHash } from '../../src/ui/state/link';
 
 /** The issues parseRunConfig reports for a config with `patch` applied. */
 function issues(patch: Record<string, unknown>): ConfigIssue[] {
@@ -96,5 +97,24 @@ describe('acceptedText', () => {
     expect(acceptedText('skillZscore')).toBe('true or false');
     expect(acceptedText('analyzerModel')).toBe('a text of at most 200 characters');
     expect(acceptedText('preset')).toMatch(/^one of the env's presets \(household: .*easy/);
+  });
+});
+
+describe('linkNoticeHeading', () => {
+  const heading = (hash: string) => linkNoticeHeading(decodeHash(hash).issues);
+  it('says "ignored" only when a note ignored something, "more than once" only when a setting was repeated', () => {
+    expect(heading('#v=2&bogus=1')).toBe('Some settings in this link were ignored; defaults are used instead:');
+    expect(heading('#v=2&preset=nightmare')).toBe('Some settings in this link were ignored; defaults are used instead:');
+    expect(heading('#v=2&seed=3&seed=4')).toBe('Some settings in this link were given more than once; the last value is used:');
+    expect(heading('#v=2&seed=3&seed=4&steps=0x10')).toBe('Some settings in this link were ignored or given more than once; defaults (or the last value) are used instead:');
+  });
+
+  it('notes where every setting was used get a heading that says so', () => {
+    // The whole link percent-encoded once: decoded and read.
+    expect(heading('#v%3D2%26algo%3Dopid')).toBe('Notes on this link; its settings are used as read:');
+    // Made with another environment version.
+    expect(heading('#v=2&envVersion=household-v1&seed=3')).toBe('Notes on this link; its settings are used as read:');
+    // A newer schema version alone ignored nothing by itself.
+    expect(heading('#v=9&seed=3')).toBe('Notes on this link; its settings are used as read:');
   });
 });

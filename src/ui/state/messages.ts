@@ -69,3 +69,19 @@ export function linkIssueText(issue: ConfigIssue): string {
   if (isRunConfigKey(key) && /\(accepted: /.test(issue.message)) return `must be ${acceptedText(key)}; ignored`;
   return issue.message;
 }
+
+/**
+ * The heading of the link notice, fitted to its notes (decodeHash, state/link.ts): "… were ignored …" only when a
+ * note says a setting was ignored or not accepted, "… given more than once …" only when one was repeated; notes
+ * where every setting was used (a link percent-encoded once and decoded, an environment-version mismatch, an extra
+ * `#` read as `&`) get "Notes on this link; its settings are used as read:". The schema-version note ("settings it
+ * does not know are ignored") is about settings named in their own notes, so it does not count as ignoring.
+ */
+export function linkNoticeHeading(issues: readonly ConfigIssue[]): string {
+  const ignored = issues.some((i) => i.field !== 'v' && /\b(ignored|not accepted)\b/.test(i.message));
+  const repeated = issues.some((i) => /^given (twice|\d+ times); using /.test(i.message));
+  if (ignored && repeated) return 'Some settings in this link were ignored or given more than once; defaults (or the last value) are used instead:';
+  if (ignored) return 'Some settings in this link were ignored; defaults are used instead:';
+  if (repeated) return 'Some settings in this link were given more than once; the last value is used:';
+  return 'Notes on this link; its settings are used as read:';
+}
