@@ -1,6 +1,6 @@
 /** Pure helpers of the Runs view (src/ui/state/runs-view.ts). */
 import { describe, expect, it } from 'vitest';
-import { LOADING_RUNS, interruptedRun, noRunsText, resumability, runFileName, runNameProblem, runsUsage } from '../../src/ui/state/runs-view';
+import { LOADING_RUNS, interruptedRun, noRunsText, resumability, runFileName, runNameProblem, runsUsage, storageText } from '../../src/ui/state/runs-view';
 import type { RunInfo } from '../../src/worker/api';
 
 const run = (id: string, o: Partial<RunInfo>) => ({ id, done: false, lastCheckpoint: 2, stepsPlanned: 6, ...o }) as RunInfo;
@@ -26,6 +26,9 @@ describe('runs view helpers', () => {
     });
     expect(resumability(r({ lastCheckpoint: null, stepsDone: 1 }), null).why).toMatch(/^cannot resume: no checkpoint was stored \(the first comes at step 2 .* it was interrupted at step 1\)/);
   });
+  it('words the runs\' files and the browser\'s estimate as two measures, so a smaller browser figure does not read as an error', () => {
+    expect(`${runsUsage(true, 1, 1_677_722)} · ${storageText(1_468_006, 10 * 2 ** 30)}`).toBe('1 run, 1.6 MB of files · browser reports 1.4 MB used of 10.00 GB');
+  });
   it('makes safe file names', () => {
     expect(runFileName('grpo household/easy seed 1 · 2026-11-30 11:20', '.opdrun')).toBe('grpo_household_easy_seed_1_2026-11-30_11_20.opdrun');
     expect(runFileName('///', '.jsonl')).toBe('run.jsonl');
@@ -34,9 +37,9 @@ describe('runs view helpers', () => {
     expect(LOADING_RUNS).toBe('Loading stored runs…');
     expect(runsUsage(false, 0, 0)).toBe('Loading stored runs…');
     expect(noRunsText(false, '.opdrun')).toBe('Loading stored runs…');
-    expect(runsUsage(true, 0, 0)).toBe('0 runs, 0 B');
-    expect(runsUsage(true, 1, 512)).toBe('1 run, 512 B');
-    expect(runsUsage(true, 6, 1536)).toBe('6 runs, 1.5 kB');
+    expect(runsUsage(true, 0, 0)).toBe('0 runs, 0 B of files');
+    expect(runsUsage(true, 1, 512)).toBe('1 run, 512 B of files');
+    expect(runsUsage(true, 6, 1536)).toBe('6 runs, 1.5 kB of files');
     expect(noRunsText(true, '.opdrun')).toBe('No stored runs yet: press Start in the Train view, or import a .opdrun file.');
   });
   it('refuses a run name over 120 characters or empty at Rename, naming the limit', () => {

@@ -7,11 +7,26 @@ export const LOADING_RUNS = 'Loading stored runs…';
 
 /**
  * The Runs view's usage line: LOADING_RUNS until the first list answer (`loaded` false), then the count and the
- * stored size in bytes, e.g. `runsUsage(true, 6, 1536) → "6 runs, 1.5 kB"`.
+ * sum of the runs' file sizes in bytes (as exported, uncompressed), e.g. `runsUsage(true, 6, 1536) → "6 runs,
+ * 1.5 kB of files"`.
  */
 export function runsUsage(loaded: boolean, runs: number, bytes: number): string {
-  return loaded ? `${runs} run${runs === 1 ? '' : 's'}, ${bytesText(bytes)}` : LOADING_RUNS;
+  return loaded ? `${runs} run${runs === 1 ? '' : 's'}, ${bytesText(bytes)} of files` : LOADING_RUNS;
 }
+
+/**
+ * The browser's own figure beside `runsUsage`, from `navigator.storage.estimate()` (bytes), e.g. `storageText(1468006,
+ * 10 * 2 ** 30) → "browser reports 1.4 MB used of 10.00 GB"`. It is a different measure: everything this page stores (runs,
+ * weights), as the browser keeps it (possibly compressed, and rounded on purpose), so it can be smaller than the
+ * runs' files; STORAGE_NOTE says so.
+ */
+export function storageText(usage: number, quota: number): string {
+  return `browser reports ${bytesText(usage)} used of ${bytesText(quota)}`;
+}
+
+/** Why the browser's figure can be smaller than the runs' files (the usage line's tooltip). */
+export const STORAGE_NOTE =
+  "The runs' size is the sum of their files as Export writes them. The browser's figure is its own estimate of everything this page stores (runs and weights), kept compressed where the browser compresses and rounded on purpose, so it can be smaller.";
 
 /** The Runs table's text when it has no rows: LOADING_RUNS until the first list answer, then how to make a run. */
 export function noRunsText(loaded: boolean, ext: string): string {
