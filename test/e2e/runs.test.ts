@@ -127,7 +127,7 @@ describe('stored runs in Chromium', () => {
     // The newest run was exported; the import is stored after it, with the same files byte for byte.
     const runs = await stored(page);
     const copy = runs.at(-1)!;
-    expect(copy.name).toBe(u.header.name);
+    expect(copy.name).toBe(`${u.header.name} (imported)`);
     expect(copy.files).toEqual(runs[1].files);
     expect(Object.keys(copy.files)).toHaveLength(9);
     // A damaged file is refused and nothing changes.

@@ -1,6 +1,6 @@
 /** Pure helpers of the Runs view (src/ui/state/runs-view.ts). */
 import { describe, expect, it } from 'vitest';
-import { LOADING_RUNS, interruptedRun, noRunsText, resumability, runFileName, runNameProblem, runsUsage, storageText } from '../../src/ui/state/runs-view';
+import { LOADING_RUNS, importedRunName, interruptedRun, noRunsText, resumability, runFileName, runNameProblem, runsUsage, storageText } from '../../src/ui/state/runs-view';
 import type { RunInfo } from '../../src/worker/api';
 
 const run = (id: string, o: Partial<RunInfo>) => ({ id, done: false, lastCheckpoint: 2, stepsPlanned: 6, ...o }) as RunInfo;
@@ -28,6 +28,16 @@ describe('runs view helpers', () => {
   });
   it('words the runs\' files and the browser\'s estimate as two measures, so a smaller browser figure does not read as an error', () => {
     expect(`${runsUsage(true, 1, 1_677_722)} · ${storageText(1_468_006, 10 * 2 ** 30)}`).toBe('1 run, 1.6 MB of files · browser reports 1.4 MB used of 10.00 GB');
+  });
+  it('names an import apart from the run it came from, within the 120-character limit', () => {
+    expect(importedRunName('grpo household/easy seed 1', [])).toBe('grpo household/easy seed 1 (imported)');
+    expect(importedRunName('grpo seed 1', ['grpo seed 1', 'grpo seed 1 (imported)'])).toBe('grpo seed 1 (imported 2)');
+    expect(importedRunName('grpo seed 1', ['grpo seed 1 (imported)', 'grpo seed 1 (imported 2)'])).toBe('grpo seed 1 (imported 3)');
+    const long = importedRunName('x'.repeat(120), []);
+    expect(long).toBe(`${'x'.repeat(109)} (imported)`);
+    expect(long).toHaveLength(120);
+    expect(runNameProblem(long)).toBeNull();
+    expect(importedRunName('   ', [])).toBe('run (imported)');
   });
   it('makes safe file names', () => {
     expect(runFileName('grpo household/easy seed 1 · 2026-11-30 11:20', '.opdrun')).toBe('grpo_household_easy_seed_1_2026-11-30_11_20.opdrun');

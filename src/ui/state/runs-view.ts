@@ -57,6 +57,22 @@ export function runNameProblem(name: string): string | null {
 }
 
 /**
+ * The name an imported run is given, told apart from the run it was exported from: `name (imported)`, or
+ * `name (imported 2)`, `(imported 3)` … when that is taken by one of `taken` (the other stored runs' names). `name`
+ * is shortened (trailing spaces dropped) so the result has at most MAX_RUN_NAME (120) characters; an empty name
+ * becomes `run (imported)`.
+ */
+export function importedRunName(name: string, taken: readonly string[]): string {
+  const used = new Set(taken);
+  const base = name.trim() || 'run';
+  for (let n = 1; ; n++) {
+    const suffix = n === 1 ? ' (imported)' : ` (imported ${n})`;
+    const out = `${base.slice(0, MAX_RUN_NAME - suffix.length).trimEnd()}${suffix}`;
+    if (!used.has(out)) return out;
+  }
+}
+
+/**
  * Whether the Runs view offers Resume for stored run `r` (continue from its latest checkpoint, as after a reload),
  * and when it does not, why, for a run that stopped before its planned steps (null for a finished run or the one
  * being recorded: nothing to explain). A run a reload interrupted and a run ended by Stop resume alike; either needs

@@ -9,7 +9,7 @@ import { MAX_PACK_BYTES, PACK_EXTENSION } from '../../core/run/pack';
 import type { RecordStatus, RunInfo, StorageUsage } from '../../worker/api';
 import type { RunState } from './run.svelte';
 import { bytesText } from './compare';
-import { interruptedRun, runFileName, runNameProblem } from './runs-view';
+import { importedRunName, interruptedRun, runFileName, runNameProblem } from './runs-view';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -119,12 +119,22 @@ export class RunsState {
     });
   }
 
-  /** Imports a `.opdrun` file as a new run; a file over MAX_PACK_BYTES is refused before it is read. */
+  /**
+   * Imports a `.opdrun` file as a new run named `… (imported)` (importedRunName); a file over MAX_PACK_BYTES is
+   * refused before it is read.
+   */
   importFile(file: File): Promise<boolean> {
     return this.act('import', async (api) => {
       if (file.size > MAX_PACK_BYTES) throw new Error(`${file.name} is ${bytesText(file.size)}; the most a run file may be is ${bytesText(MAX_PACK_BYTES)}`);
       const info = await api.importRun(new Uint8Array(await file.arrayBuffer()), file.name);
-      this.message = `Imported "${info.name}" (${info.stepsDone}/${info.stepsPlanned} steps, ${info.checkpoints.length} checkpoint${info.checkpoints.length === 1 ? '' : 's'}).`;
+      // The import keeps its record's name; the Runs list tells it apart from the run it was exported from.
+      let name = importedRunName(info.name, this.runs.map((r) => r.name));
+      try {
+        await api.renameRun(info.id, name);
+      } catch {
+        name = info.name; // the run is imported all the same; it keeps the record's name
+      }
+      this.message = `Imported "${name}" (${info.stepsDone}/${info.stepsPlanned} steps, ${info.checkpoints.length} checkpoint${info.checkpoints.length === 1 ? '' : 's'}).`;
     });
   }
 
