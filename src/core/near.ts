@@ -7,7 +7,8 @@ import { editDistance } from './envs/hint';
 /**
  * The entry of `names` that `word` most likely meant, or null: the one equal to it ignoring case, `-`, `_` and
  * spaces; else the only one it is a prefix of (`op` → opid; at least 2 characters, and not when several start with
- * it, e.g. `a` or `grp` with grpo and grpo-x); else the nearest by Levenshtein distance (editDistance, envs/hint.ts)
+ * it, e.g. `a` or `grp` with grpo and grpo-x); else the only one holding it inside (`gpu` → webgpu rather than cpu,
+ * one edit away; at least 3 characters, and not when several hold it); else the nearest by Levenshtein distance (editDistance, envs/hint.ts)
  * within max(1, ⌊length/3⌋) edits of the folded word, two neighbouring letters swapped counting as one edit
  * (`stpes` → steps, `seeed` → seed). Ties go to the earlier entry of `names`.
  * An empty word has no match.
@@ -22,6 +23,10 @@ export function nearestName(word: string, names: readonly string[]): string | nu
   if (w.length >= 2) {
     const starts = names.filter((_, i) => folded[i].startsWith(w));
     if (starts.length === 1) return starts[0];
+  }
+  if (w.length >= 3) {
+    const holds = names.filter((_, i) => folded[i].includes(w));
+    if (holds.length === 1) return holds[0];
   }
   const limit = Math.max(1, Math.floor(w.length / 3));
   let best: string | null = null;

@@ -72,6 +72,7 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', '--env=house']).message).toBe('--env must be one of: household, shop (got "house"); did you mean household?'); // a prefix
     expect(usageError(['--seed', '1', '--env', 'SHOP']).message).toBe('--env must be one of: household, shop (got "SHOP"); did you mean shop?'); // case
     expect(choiceError('algo', ['grpo', 'opid', 'skill-grpo', 'agentic-opd'], 'op')).toBe('--algo must be one of: grpo, opid, skill-grpo, agentic-opd (got "op"); did you mean opid?');
+    expect(choiceError('backend', ['cpu', 'wasm', 'webgpu'], 'gpu')).toBe('--backend must be one of: cpu, wasm, webgpu (got "gpu"); did you mean webgpu?');
     expect(didYouMean('tset-seen', ['train', 'test-seen', 'test-unseen', 'val'])).toBe('; did you mean test-seen?');
     expect(didYouMean('xyz', ['grpo', 'opid'])).toBe('');
   });
