@@ -113,6 +113,38 @@ describe('Notices: analyzer failures', () => {
   });
 });
 
+describe('Play view: a bad task index or seed', () => {
+  type Play = { index: number; seed: number; error: string; start(): Promise<void>; random(): Promise<void> };
+  const make = async (calls: unknown[]) => {
+    const { PlayState } = await vite.ssrLoadModule('/src/ui/state/play.svelte.ts');
+    const api = { playStart: async (a: unknown) => { calls.push(a); throw new Error('not reached'); }, playStep: async () => { throw new Error('not reached'); } };
+    return new PlayState(() => api) as Play;
+  };
+
+  it('is not left to the browser\'s validation popup: the form does not validate natively', async () => {
+    const Play = (await vite.ssrLoadModule('/src/ui/components/Play.svelte')).default;
+    const body = render(Play, { props: { play: await make([]) } }).body;
+    expect(body).toMatch(/<form class="pick[^"]*" novalidate/);
+  });
+
+  it('gets the page\'s plain message and starts nothing', async () => {
+    const calls: unknown[] = [];
+    const play = await make(calls);
+    for (const [index, text] of [
+      [-1, 'Task index must be an integer ≥ 0 (got -1); type a whole number such as 0 or 357.'],
+      [2.5, 'Task index must be an integer ≥ 0 (got 2.5); type a whole number such as 0 or 357.'],
+    ] as const) {
+      play.index = index;
+      await play.start();
+      expect(play.error).toBe(text);
+    }
+    play.seed = 2.5;
+    await play.random();
+    expect(play.error).toBe('Seed must be an integer between −2147483647 and 2147483647 (got 2.5).');
+    expect(calls).toEqual([]);
+  });
+});
+
 describe('page components', () => {
   it('every component and the page compile', async () => {
     const dir = `${ROOT}/src/ui/components`;
