@@ -11,9 +11,12 @@ import { getEnvSpec } from '../src/core/envs/registry';
 import type { RunConfig } from '../src/core/run/config';
 import type { TrainEvent } from '../src/core/train/events';
 import { decodeTrainState } from '../src/core/train/checkpoint';
-import { RECORD_VERSION, RUN_FORMAT, addValidation, checkpointFile, emptyValRecord, stateFile, type RunRecord, type ValRecord } from '../src/core/run/record';
+import {
+  RECORD_VERSION, RUN_FORMAT, addValidation, checkpointFile, checkpointLine, checkpointMismatch, configChanges, emptyValRecord, formatConfigChanges, stateFile,
+  type CheckpointLine, type RunRecord, type ValRecord,
+} from '../src/core/run/record';
 import { EventLog, RunDirError, cutEventsAt, listCheckpoints, readEvents, readRun, readVal, writeCheckpoint, writeRun, writeVal } from './rundir';
-import { checkFromRunUnchanged, readFromRun, type FromRun, type FromRunRecord } from './from-run';
+import { checkFromRunUnchanged, readFromRun, sha256, type FromRun, type FromRunRecord } from './from-run';
 import { FIELD, fail } from './train-flags';
 
 /** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */
@@ -38,7 +41,9 @@ function givenFlags(): Set<string> {
 /**
  * Check `--resume DIR` and read what it needs: run.json, events.jsonl and val.json validated, the latest checkpoint
  * with both files, run-setting flags equal to the recorded config (only --steps may differ, and must exceed the
- * checkpoint's step). Exits 2 with the reason otherwise.
+ * checkpoint's step), run.json's config equal to the one the run started with (events.jsonl's first `start` line)
+ * and the checkpoint's files equal to the sha256 its events.jsonl line records (lines without hashes are not
+ * checked). Exits 2 with the reason otherwise, before anything is written.
  */
 export function prepareResume(dir: string, partial: Record<string, unknown>, init: string | undefined, runDir: string | undefined): Resume {
   if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
@@ -50,6 +55,11 @@ export function prepareResume(dir: string, partial: Record<string, unknown>, ini
   } catch (e) {
     if (e instanceof RunDirError) fail(`--resume: ${e.message}`);
     throw e;
+  }
+  const changed = configChanges(events, run.config);
+  if (changed.length) {
+    const ck = listCheckpoints(dir).at(-1);
+    fail(`--resume: ${path.join(dir, 'run.json')}'s config differs from the config the run started with (the start line of ${path.join(dir, 'events.jsonl')}): ${formatConfigChanges(changed)}; a resumed run keeps its config: restore run.json, or, to change settings, start a new run${ck !== undefined ? ` from the checkpoint with --init ${path.join(dir, checkpointFile(ck))}` : ''} and the new flags`);
   }
   const spec = getEnvSpec(run.config.env);
   if (Object.hasOwn(run.envVersions, spec.name) && run.envVersions[spec.name] !== spec.version)
@@ -78,6 +88,8 @@ export function prepareResume(dir: string, partial: Record<string, unknown>, ini
   if (step >= steps) fail(`--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do (pass --steps N > ${step} to extend it)`);
   const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
   const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
+  const bad = checkpointMismatch(events, step, { weights: sha256(weights), state: sha256(state) });
+  if (bad) fail(`--resume: ${path.join(dir, bad.file)} differs from the checkpoint the run wrote (sha256 ${bad.actual.slice(0, 12)}…, events.jsonl records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); remove this checkpoint's two files to resume from the one before`);
   let decoded;
   try {
     decoded = decodeTrainState(state);
@@ -128,14 +140,13 @@ export function makeRunDir(dir: string): void {
   }
 }
 
-/** A checkpoint event as written to events.jsonl: file names instead of bytes. */
-type CheckpointLine = { event: 'checkpoint'; step: number; file: string; stateFile: string };
-
 /** Writes the run record as the trainer's events come (format: src/core/run/record.ts). */
 export class RunRecorder {
   private readonly log: EventLog;
   private val: ValRecord | null;
   private run: RunRecord | null = null;
+  /** The latest checkpoint line (`lineOf` hashes each checkpoint's bytes once). */
+  private lastLine: CheckpointLine | null = null;
 
   constructor(
     private readonly dir: string, private readonly config: RunConfig, private readonly command: string, private readonly backend: string,
@@ -153,9 +164,10 @@ export class RunRecorder {
     this.log = new EventLog(dir);
   }
 
-  /** The events.jsonl line of a checkpoint event. */
-  lineOf(ev: { step: number }): CheckpointLine {
-    return { event: 'checkpoint', step: ev.step, file: checkpointFile(ev.step), stateFile: stateFile(ev.step) };
+  /** The events.jsonl line of a checkpoint event: its file names and the sha256 of its bytes (checked on --resume). */
+  lineOf(ev: { step: number; weights: Uint8Array; state: Uint8Array }): CheckpointLine {
+    if (this.lastLine?.step !== ev.step) this.lastLine = checkpointLine(ev.step, { weights: sha256(ev.weights), state: sha256(ev.state) });
+    return this.lastLine;
   }
 
   /** Record one event (files first, then its line); returns it unchanged. */

@@ -8,7 +8,8 @@
  */
 import type { RunConfig } from '../core/run/config';
 import {
-  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, type ValRecord, checkpointFile, parseEvents, parseRunRecord, parseValRecord, stateFile, summarizeRun,
+  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, type ValRecord, checkpointFile, checkpointMismatch, configChanges, formatConfigChanges, parseEvents, parseRunRecord,
+  parseValRecord, stateFile, summarizeRun,
   type RecordEvent, type RunRecord,
 } from '../core/run/record';
 import { PackError, packRun, unpackRun } from '../core/run/pack';
@@ -319,7 +320,9 @@ async function readDistillSource(store: RunStore, name: string, fromRun: PageFro
 /**
  * Read a stored run for resuming from its latest checkpoint, with its record cut back to it (as `train --resume`
  * does): a run a reload interrupted, or one ended by Stop before its planned steps (the continuation clears `stopped`).
- * @throws Error naming why it cannot resume: no checkpoint yet, finished, another environment version, a corrupt file.
+ * @throws Error naming why it cannot resume: no checkpoint yet, finished, another environment version, a corrupt file,
+ *   a run.json config other than the one the run started with, a checkpoint file whose sha256 differs from the one its
+ *   events.jsonl line records (core/run/record.ts configChanges, checkpointMismatch).
  */
 export async function planResume(store: RunStore, id: string, envVersions: Record<string, string>): Promise<ResumePlan> {
   const meta = await readMeta(store, id);
@@ -339,6 +342,10 @@ export async function planResume(store: RunStore, id: string, envVersions: Recor
     const val0 = valText === null ? null : parseValRecord(valText);
     const val = val0 ? { ...val0, checkpoints: val0.checkpoints.filter((c) => c.step <= k) } : null;
     const events = parseEvents(ev);
+    const changed = configChanges(events, run.config);
+    if (changed.length) throw new Error(`stored run "${meta.name}": its ${RUN_FILE} config differs from the config the run started with (the start line of ${EVENTS_FILE}): ${formatConfigChanges(changed)}; a resumed run keeps its config: import the run again from an unedited copy, or start a new run with these settings`);
+    const bad = checkpointMismatch(events, k, { weights: await sha256Hex(weights), state: await sha256Hex(state) });
+    if (bad) throw new Error(`stored run "${meta.name}": ${bad.file} differs from the checkpoint the run stored (sha256 ${bad.actual.slice(0, 12)}…, ${EVENTS_FILE} records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); the run cannot resume from it: import the run again from an intact copy (or without this checkpoint's two files, to resume from the one before)`);
     return {
       meta: { ...meta, done: false, stopped: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
       texts: { run, events: ev, trajectories, val }, events, ...(distill ? { distill } : {}),

@@ -11,9 +11,10 @@ import { z } from 'zod';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
 import {
-  EVENTS_FILE, RECORD_VERSION, RUN_FILE, RUN_FORMAT, VAL_FILE, addValidation, checkpointFile, emptyValRecord, stateFile,
-  type RunRecord, type ValRecord,
+  EVENTS_FILE, RECORD_VERSION, RUN_FILE, RUN_FORMAT, VAL_FILE, addValidation, checkpointFile, checkpointLine, emptyValRecord, stateFile,
+  type CheckpointHashes, type RunRecord, type ValRecord,
 } from '../core/run/record';
+import { sha256Hex } from './sha256';
 import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run/trajectories';
 
 /** Where run records live; persist.ts implements it on IndexedDB (module comment there). */
@@ -117,7 +118,8 @@ export class RunRecorder {
   private events: string;
   private trajectories: string;
   private val: ValRecord | null;
-  private pending: { name: string; data: Uint8Array }[] = [];
+  /** Checkpoints taken and not yet written (their events.jsonl line holds no hashes until the write computes them). */
+  private pending: { step: number; weights: Uint8Array; state: Uint8Array; hashes?: CheckpointHashes }[] = [];
   private queue: Promise<void> = Promise.resolve();
   private lastStep = 0;
   private savedStep = 0;
@@ -193,8 +195,8 @@ export class RunRecorder {
         this.line(e);
         break;
       case 'checkpoint':
-        this.pending.push({ name: checkpointFile(e.step), data: e.weights }, { name: stateFile(e.step), data: e.state });
-        this.events += checkpointLine(e.step);
+        this.pending.push({ step: e.step, weights: e.weights, state: e.state });
+        this.events += lineText(e.step);
         void this.flush();
         break;
       case 'done':
@@ -233,17 +235,30 @@ export class RunRecorder {
     if (!this.run) return; // nothing before the start event
     const ckpts = this.pending;
     this.pending = [];
-    const files = [
+    // What the write stores is what was taken when it started; hashing below lets more events come meanwhile.
+    const step = this.lastStep, meta = this.meta;
+    let events = this.events;
+    const texts = [
       { name: RUN_FILE, data: enc.encode(JSON.stringify(this.run, null, 2) + '\n') },
-      { name: EVENTS_FILE, data: enc.encode(this.events) },
       { name: TRAJECTORIES_FILE, data: enc.encode(this.trajectories) },
       ...(this.val ? [{ name: VAL_FILE, data: enc.encode(JSON.stringify(this.val) + '\n') }] : []),
-      ...ckpts,
     ];
-    const sizes = { ...this.meta.files };
+    // Each checkpoint's line gets the sha256 of its two files (Resume checks them), in place of the line taken.
+    for (const c of ckpts) {
+      const hashes: CheckpointHashes = { weights: await sha256Hex(c.weights), state: await sha256Hex(c.state) };
+      events = events.replace(lineText(c.step), lineText(c.step, hashes));
+      this.events = this.events.replace(lineText(c.step), lineText(c.step, hashes));
+      c.hashes = hashes;
+    }
+    const files = [
+      texts[0],
+      { name: EVENTS_FILE, data: enc.encode(events) },
+      ...texts.slice(1),
+      ...ckpts.flatMap((c) => [{ name: checkpointFile(c.step), data: c.weights }, { name: stateFile(c.step), data: c.state }]),
+    ];
+    const sizes = { ...meta.files };
     for (const f of files) sizes[f.name] = f.data.length;
-    const step = this.lastStep;
-    const next: StoredRunMeta = { ...this.meta, files: sizes, stepsDone: step, updatedAt: Date.now() };
+    const next: StoredRunMeta = { ...meta, files: sizes, stepsDone: step, updatedAt: Date.now() };
     next.lastCheckpoint = storedCheckpoints(next).at(-1) ?? null;
     try {
       await this.store.write(next, files);
@@ -259,13 +274,10 @@ export class RunRecorder {
         : 'nothing of this run could be kept';
       // Every checkpoint lost so far, not only this write's: the pause's write right after a failed checkpoint write
       // carries no checkpoint, and its message replaces the one before it on the page.
-      for (const f of ckpts) {
-        const k = /^ckpt-(\d+)\.safetensors$/.exec(f.name);
-        if (!k) continue;
-        const s = Number(k[1]);
-        this.lostCheckpoints.push(s);
+      for (const c of ckpts) {
+        this.lostCheckpoints.push(c.step);
         // events.jsonl names only checkpoints whose files are stored (compare counts them; Resume offers them).
-        this.events = this.events.replace(checkpointLine(s), '');
+        this.events = this.events.replace(lineText(c.step, c.hashes), '');
       }
       const ls = this.lostCheckpoints;
       const lost = ls.length === 1 ? `; the checkpoint of step ${ls[0]} was not stored`
@@ -278,7 +290,7 @@ export class RunRecorder {
   }
 }
 
-/** events.jsonl's line for the checkpoint of `step` (its weights and optimizer-state file names), with its newline. */
-function checkpointLine(step: number): string {
-  return JSON.stringify({ event: 'checkpoint', step, file: checkpointFile(step), stateFile: stateFile(step) }) + '\n';
+/** events.jsonl's line for the checkpoint of `step` (core/run/record.ts checkpointLine), with its newline. */
+function lineText(step: number, hashes?: CheckpointHashes): string {
+  return JSON.stringify(checkpointLine(step, hashes)) + '\n';
 }

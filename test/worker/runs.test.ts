@@ -170,4 +170,31 @@ describe('the stored runs', () => {
     const early = await record(1);
     await expect(planResume(early.store, early.id, here)).rejects.toThrow(/has no checkpoint yet \(the first comes at step 2\)/);
   });
+  it('records each checkpoint\'s sha256 and refuses a resume from changed files or an edited run.json config', async () => {
+    const hex = async (b: Uint8Array) => Buffer.from(await crypto.subtle.digest('SHA-256', b as Uint8Array<ArrayBuffer>)).toString('hex');
+    const r = await record(3);
+    const file = (n: string) => r.files.get(`${r.id}/${n}`)!;
+    const ckptLine = () => new TextDecoder().decode(file('events.jsonl')).trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.event === 'checkpoint');
+    expect(ckptLine()).toEqual({
+      event: 'checkpoint', step: 2, file: 'ckpt-2.safetensors', stateFile: 'ckpt-2.state',
+      sha256: { weights: await hex(weights(2)), state: await hex(Uint8Array.of(2)) },
+    });
+    const w = file('ckpt-2.safetensors');
+    w[w.length - 1] ^= 1;
+    await expect(planResume(r.store, r.id, here)).rejects.toThrow(new RegExp(`stored run "[^"]+": ckpt-2.safetensors differs from the checkpoint the run stored \\(sha256 ${(await hex(w)).slice(0, 12)}…, events.jsonl records ${(await hex(weights(2))).slice(0, 12)}…: corrupt or replaced\\)`));
+    w[w.length - 1] ^= 1;
+    file('ckpt-2.state')[0] = 9;
+    await expect(planResume(r.store, r.id, here)).rejects.toThrow(/: ckpt-2.state differs from the checkpoint the run stored/);
+    file('ckpt-2.state')[0] = 2;
+    expect((await planResume(r.store, r.id, here)).fromStep).toBe(2);
+    // A record written before checkpoint lines held hashes resumes unchecked.
+    const ev = new TextDecoder().decode(file('events.jsonl')).split('\n').map((l) => (l.includes('"checkpoint"') ? JSON.stringify({ ...JSON.parse(l), sha256: undefined }) : l)).join('\n');
+    r.files.set(`${r.id}/events.jsonl`, new TextEncoder().encode(ev));
+    file('ckpt-2.state')[0] = 9;
+    expect((await planResume(r.store, r.id, here)).fromStep).toBe(2);
+    const run = JSON.parse(new TextDecoder().decode(file('run.json')));
+    run.config.learningRate = 0.5;
+    r.files.set(`${r.id}/run.json`, new TextEncoder().encode(JSON.stringify(run)));
+    await expect(planResume(r.store, r.id, here)).rejects.toThrow(/: its run.json config differs from the config the run started with \(the start line of events.jsonl\): learningRate 0.0001 → 0.5; a resumed run keeps its config/);
+  });
 });

@@ -1,7 +1,7 @@
 /** The run-record format (src/core/run/record.ts): validation with line numbers, coverage numbers, run summaries. */
 import { describe, expect, it } from 'vitest';
 import {
-  RecordError, addValidation, coverage, emptyValRecord, parseEvents, parseRunRecord, parseValRecord, summarizeRun, type ValRecord,
+  RecordError, addValidation, checkpointLine, checkpointMismatch, configChanges, coverage, formatConfigChanges, emptyValRecord, parseEvents, parseRunRecord, parseValRecord, summarizeRun, type ValRecord,
 } from '../../../src/core/run/record';
 import { DEFAULT_CONFIG } from '../../../src/core/run/config';
 
@@ -84,5 +84,32 @@ describe('validation of record files', () => {
     // A resume that extended the run to 5 steps: planned steps are the resume's, not the first config's.
     const extended = { ...run, resumes: [{ fromStep: 2, steps: 5, command: 'y', at: 't2' }] };
     expect(summarizeRun('r1', extended, parseEvents(lines.map((l) => JSON.stringify(l)).join('\n'))).stepsPlanned).toBe(5);
+  });
+});
+
+describe('resume checks: configChanges and checkpointMismatch', () => {
+  const start = (config: Record<string, unknown>) => JSON.stringify({ event: 'start', config, backend: 'cpu', params: 1, envVersions: {} });
+  const H = (c: string) => c.repeat(64);
+
+  it('names the run.json fields that differ from the first start line, old → new; fields the line lacks are not compared', () => {
+    const { learningRate, ...older } = DEFAULT_CONFIG; // a start line written before learningRate existed
+    expect(learningRate).toBe(0.0001);
+    const ev = parseEvents([start({ ...DEFAULT_CONFIG, seed: 3 }), start({ ...DEFAULT_CONFIG, seed: 9 })].join('\n'));
+    expect(configChanges(ev, { ...DEFAULT_CONFIG, seed: 3 })).toEqual([]);
+    const changed = configChanges(ev, { ...DEFAULT_CONFIG, seed: 3, learningRate: 0.5, algo: 'opid' });
+    expect(formatConfigChanges(changed)).toBe('algo "grpo" → "opid", learningRate 0.0001 → 0.5');
+    expect(configChanges(parseEvents(start(older)), { ...DEFAULT_CONFIG, learningRate: 0.5 })).toEqual([]);
+    expect(configChanges([], { ...DEFAULT_CONFIG, learningRate: 0.5 })).toEqual([]);
+  });
+
+  it('compares a checkpoint\'s files with the hashes of its latest line; a line without hashes is not checked', () => {
+    const line = (step: number, w?: string) => JSON.stringify(checkpointLine(step, w ? { weights: H(w), state: H('b') } : undefined));
+    expect(JSON.parse(line(2, 'a'))).toEqual({ event: 'checkpoint', step: 2, file: 'ckpt-2.safetensors', stateFile: 'ckpt-2.state', sha256: { weights: H('a'), state: H('b') } });
+    const ev = parseEvents([line(2, 'a'), line(4)].join('\n'));
+    expect(checkpointMismatch(ev, 2, { weights: H('a'), state: H('b') })).toBeNull();
+    expect(checkpointMismatch(ev, 2, { weights: H('c'), state: H('d') })).toEqual({ file: 'ckpt-2.safetensors', recorded: H('a'), actual: H('c') });
+    expect(checkpointMismatch(ev, 2, { weights: H('a'), state: H('d') })).toEqual({ file: 'ckpt-2.state', recorded: H('b'), actual: H('d') });
+    expect(checkpointMismatch(ev, 4, { weights: H('c'), state: H('d') })).toBeNull();
+    expect(() => parseEvents(JSON.stringify({ ...checkpointLine(2), sha256: { weights: 'ab', state: H('b') } }))).toThrow(/line 1 \(checkpoint event\): sha256.weights: a sha256 as 64 lowercase hex digits/);
   });
 });
