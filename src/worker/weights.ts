@@ -14,6 +14,7 @@ import type { StoredWeights } from './persist';
 import type { TrainingSession } from './session';
 import type { InitSource, WeightsInfo } from './api';
 import type { BasePolicy } from './base';
+import { baseLabel, scratchLabel } from './init-labels';
 
 /** Where checkpoints live; `src/worker/persist.ts` implements it on IndexedDB. */
 export interface WeightsStore {
@@ -102,13 +103,13 @@ export async function resolveStart(config: RunConfig, store: WeightsStore, loadB
     }
     return { config, bytes, init: { kind: 'checkpoint', label: `checkpoint "${checkpoint}"`, ...(warning ? { warning: `Checkpoint "${checkpoint}" was ${warning}.` } : {}) } };
   }
-  const scratch = { kind: 'scratch' as const, label: `fresh weights from seed ${config.seed}` };
+  const scratch = { kind: 'scratch' as const, label: scratchLabel(config.seed) };
   if (config.init === 'scratch') return { config, init: scratch };
   const spec = getEnvSpec(config.env);
   try {
     const base = await loadBase(spec, config.preset, buildTokenizer(spec), config.model);
     const m = base.manifest;
-    return { config, bytes: base.bytes, init: { kind: 'base', label: `the base policy (pretrained; ${m.env}/${m.preset}, ${m.model})` } };
+    return { config, bytes: base.bytes, init: { kind: 'base', label: baseLabel(m.env, m.preset, m.model) } };
   } catch (e) {
     const why = (e instanceof Error ? e.message : String(e)).replace(/\.$/, '');
     return { config: { ...config, init: 'scratch' }, init: { ...scratch, fallback: `Starting from scratch: ${why}.` } };

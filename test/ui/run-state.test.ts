@@ -119,7 +119,7 @@ function inProcessWorker(onTurn: (step: number, turn: number) => void = () => un
       count('configure');
       const c = await session.configure(config);
       runs.begin({ kind: 'scratch' });
-      return { config: c, init: { kind: 'scratch', label: 'scratch' } };
+      return { config: c, init: { kind: 'scratch', label: `fresh weights from seed ${c.seed}` } };
     },
     async start(onEvent, onProgress) {
       try {
@@ -282,14 +282,21 @@ describe('RunState notices follow the phase', () => {
     // the page's notice is checked here.
     w.api.resumeRun = async (id) => {
       await w.api.configure!(run.config);
-      return { id, name: 'first', config: run.config, fromStep: 4, events: [], init: { kind: 'scratch', label: 'scratch' } } as never;
+      return { id, name: 'first', config: run.config, fromStep: 4, events: [], init: { kind: 'scratch', label: 'run "first" from its checkpoint of step 4' } } as never;
     };
     run = new RunState(w.spawn);
     await run.boot();
+    expect(run.nextInitLabel).toBe('fresh weights from seed 1');
     expect(await run.resumeStored('r1')).toBe(true);
     await vi.waitFor(() => expect(run.phase).toBe('done'), { timeout: 30_000 });
     expect(during).toEqual(['Resuming run "first" from its checkpoint of step 4.']);
     expect(run.notice).toBe('');
+    // The run shown started from its checkpoint; the next run (Start after done) starts from the settings' weights.
+    expect(run.initSource?.label).toBe('run "first" from its checkpoint of step 4');
+    expect(run.nextInitLabel).toBe('fresh weights from seed 1');
+    await run.start();
+    expect(run.initSource?.label).toBe('fresh weights from seed 1');
+    expect(run.nextInitLabel).toBe('fresh weights from seed 1');
   });
 
   it('"Link copied" goes at the next settings edit', async () => {

@@ -12,6 +12,7 @@ import type { TrainEvent } from '../../core/train/events';
 import type { BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
 import type { PhaseProgress } from '../../core/cancel';
 import { decodeHash } from './link';
+import { nextInitLabel } from './next-init';
 import { AnalyzerState } from './analyzer.svelte';
 import { RunEvents } from './run-events.svelte';
 import { spawnTrainer, type TrainerHandle } from './trainer-client';
@@ -63,6 +64,8 @@ export abstract class RunControl extends RunEvents {
   initWeights = $state<string | null>(null);
   /** Where the configured run's weights come from, as the worker resolved it; null before the first configure. */
   initSource = $state.raw<InitSource | null>(null);
+  /** True while the configured run is a stored run continued from its checkpoint (Runs → Resume); a configure clears it. */
+  resumed = $state(false);
   /** Why the base policy asked for could not be used (the run starts from scratch); null when none or dismissed. */
   baseNotice = $state<string | null>(null);
   /** True while a pretraining runs in the worker (set by PretrainState): training and settings wait for it. */
@@ -122,6 +125,14 @@ export abstract class RunControl extends RunEvents {
   /** The worker's API, or null while none is up (for the weights, pretraining and analyzer state beside this file). */
   get api(): TrainerHandle['api'] | null {
     return this.trainer && this.backend ? this.trainer.api : null;
+  }
+
+  /**
+   * Where the next new run's weights come from, for the Weights panel (ui/state/next-init.ts): the configured run's
+   * start, or, after Runs → Resume, what the page's settings give. '' before the first configure.
+   */
+  get nextInitLabel(): string {
+    return nextInitLabel({ initSource: this.initSource, resumed: this.resumed, config: this.config });
   }
 
   /** Drops the held-back settings change: the control shows the run's value again. */
@@ -298,6 +309,7 @@ export abstract class RunControl extends RunEvents {
       const r = await this.trainer.api.configure($state.snapshot(this.config), opts);
       if (seq !== this.configureSeq) return true; // a later configure is in flight; its answer counts
       this.initSource = r.init;
+      this.resumed = false;
       if (r.init.kind === 'checkpoint') this.writeHash(); // the link names the checkpoint and its sha256
       this.baseNotice = r.init.fallback ?? r.init.warning ?? null;
       this.phase = 'idle';
@@ -306,6 +318,7 @@ export abstract class RunControl extends RunEvents {
       if (seq !== this.configureSeq) return false;
       this.error = `configure: ${message(e)}`;
       this.initSource = null;
+      this.resumed = false;
       this.phase = 'error';
       return false;
     }

@@ -196,6 +196,7 @@ export class RunState extends RunControl {
       this.fieldIssues = [];
       this.initWeights = r.init.kind === 'checkpoint' ? this.initWeights : null;
       this.initSource = r.init;
+      this.resumed = true;
       this.baseNotice = r.baseChanged ?? null;
       this.steps = r.events.filter((e) => e.event === 'step') as unknown as StepEvent[];
       this.evals = r.events.filter((e) => e.event === 'eval') as unknown as EvalEvent[];
