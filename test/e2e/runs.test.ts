@@ -124,7 +124,9 @@ describe('stored runs in Chromium', () => {
     await page.getByTestId('runs-import').setInputFiles({ name: 'copy.opdrun', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
     await expect.poll(async () => page.getByTestId('run-row').count(), { timeout: 60_000 }).toBe(3);
     expect(await page.getByTestId('runs-message').textContent()).toMatch(/^Imported ".+" \(6\/6 steps, 3 checkpoints\)\.$/);
-    // The newest run was exported; the import is stored after it, with the same files byte for byte.
+    // The newest run was exported; the import is stored after it, with the same files byte for byte, and renamed
+    // '<name> (imported)' by the page right after the worker stored it (a second write: poll for it).
+    await expect.poll(async () => (await stored(page)).at(-1)!.name, { timeout: 30_000 }).toBe(`${u.header.name} (imported)`);
     const runs = await stored(page);
     const copy = runs.at(-1)!;
     expect(copy.name).toBe(`${u.header.name} (imported)`);

@@ -191,9 +191,11 @@ describe('run flows on webgpu (software adapter here)', () => {
     await page.getByTestId('runs-import').setInputFiles({ name: 'copy.opdrun', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
     await expect.poll(async () => page.getByTestId('run-row').count(), { timeout: 60_000 }).toBe(3);
     expect(await page.getByTestId('runs-message').textContent()).toMatch(/^Imported ".+" \(2\/2 steps, 2 checkpoints\)\.$/);
+    // renamed '<name> (imported)' by the page right after the worker stored it (a second write: poll for it)
+    await expect.poll(async () => (await stored(page)).at(-1)!.name, { timeout: 30_000 }).toBe(`${u.header.name} (imported)`);
     const copy = (await stored(page)).at(-1)!;
     expect(copy.id).not.toBe(resumed.id);
-    expect(copy.name).toBe(u.header.name);
+    expect(copy.name).toBe(`${u.header.name} (imported)`);
     expect(copy.done).toBe(true);
     expect(copy.files).toEqual(resumed.files);
     expect(Object.keys(copy.files)).toHaveLength(7);
