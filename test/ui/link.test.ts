@@ -188,6 +188,20 @@ describe('link codec', () => {
     ]);
   });
 
+  it('a refused value whose default breaks the same rule falls back to one that holds: the page never opens an invalid config', () => {
+    const r = decodeHash('#miniBatches=64&tasksPerStep=2&groupSize=2');
+    expect(r.config).toMatchObject({ tasksPerStep: 2, groupSize: 2, miniBatches: 4 });
+    expect(r.issues).toEqual([
+      { field: 'miniBatches', message: 'must be ≤ tasksPerStep·groupSize (4); lower miniBatches or raise B·G; not accepted, using 4 (the most B·G = 2·2 allows)' },
+    ]);
+    // miniBatches 8 (its default) with B·G 4 and no miniBatches in the link at all
+    expect(decodeHash('#tasksPerStep=2&groupSize=2').config.miniBatches).toBe(4);
+    const h = decodeHash('#algo=opid&analyzer=http');
+    expect(h.config).toMatchObject({ algo: 'opid', analyzer: 'heuristic', analyzerUrl: '' });
+    expect(h.issues.map((i) => i.field)).toEqual(['analyzerUrl', 'analyzerModel']);
+    expect(h.issues.every((i) => i.message.endsWith('not accepted, using the heuristic analyzer (the default)'))).toBe(true);
+  });
+
   it('a query string pasted after the # (#?steps=5) is read: the ? is dropped, not taken as part of the first key', () => {
     expect(decodeHash('#?steps=5&seed=2')).toEqual({ config: { ...DEFAULT_CONFIG, steps: 5, seed: 2 }, issues: [] });
     expect(decodeHash('?v=2&algo=opid')).toEqual({ config: { ...DEFAULT_CONFIG, algo: 'opid' }, issues: [] });

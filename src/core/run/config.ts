@@ -327,6 +327,21 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
 }
 
 /**
+ * A value for `field` that satisfies crossFieldIssues where its default does not, given the rest of `c`
+ * (parseRunConfigLenient's second pass): miniBatches clamped to B·G; an http analyzer lacking a URL or model
+ * replaced by the default analyzer; any other field reset with the whole config's defaults as a last resort.
+ */
+function fallbackFor(field: string, c: RunConfig): { patch: Partial<RunConfig>; used: string } {
+  if (field === 'miniBatches') {
+    const n = Math.min(DEFAULT_CONFIG.miniBatches, c.tasksPerStep * c.groupSize);
+    return { patch: { miniBatches: n }, used: `using ${n} (the most B·G = ${c.tasksPerStep}·${c.groupSize} allows)` };
+  }
+  if (field === 'analyzerUrl' || field === 'analyzerModel')
+    return { patch: { analyzer: DEFAULT_CONFIG.analyzer, analyzerUrl: '', analyzerModel: DEFAULT_CONFIG.analyzerModel }, used: `using the ${DEFAULT_CONFIG.analyzer} analyzer (the default)` };
+  return { patch: { [field]: DEFAULT_CONFIG[field as RunConfigKey] } as Partial<RunConfig>, used: 'using the default' };
+}
+
+/**
  * Parse and validate a partial config: missing fields take defaults.
  * @throws ConfigError listing every bad field with its accepted values.
  */
@@ -367,6 +382,15 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
     const used = d === '' ? 'left empty (the default)' : `using ${String(d)} (the default)`;
     issues.push({ ...c, message: `${c.message}; not accepted, ${used}` });
     config = { ...config, [c.field]: DEFAULT_CONFIG[c.field] } as RunConfig;
+  }
+  // A default can break the same rule with the other fields kept (miniBatches 8 > B·G 4; an http analyzer still
+  // without a URL): fall back to a value that holds, and say so.
+  for (const c of crossFieldIssues(config)) {
+    const fix = fallbackFor(c.field, config);
+    config = { ...config, ...fix.patch };
+    const i = issues.findIndex((x) => x.field === c.field);
+    if (i >= 0) issues[i] = { ...issues[i], message: issues[i].message.replace(/; not accepted, .*$/, `; not accepted, ${fix.used}`) };
+    else issues.push({ ...c, message: `${c.message}; not accepted, ${fix.used}` });
   }
   return { config, issues };
 }
