@@ -199,18 +199,25 @@ async function main(): Promise<void> {
       if (code !== 0) failed++;
       const per = (Date.now() - t0) / finished;
       process.stdout.write(`runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${((per * (todo.length - finished)) / a.parallel / 60000).toFixed(1)} min\n`);
+      // The table so far, after every finished run, so a call stopped later still leaves it (INCOMPLETE) in DIR.
+      if (code === 0) tableWrites = tableWrites.then(writeTable).catch((e) => void process.stderr.write(`experiment: the table so far was not written: ${(e as Error).message}\n`));
     }
   };
+  // Writes DIR/<method>-<seed>.jsonl of the finished runs, table.md, table.json and curves.svg; one at a time.
+  const writeTable = async (): Promise<void> => {
+    for (const j of jobs) if (stateOf(j) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
+    const runs = jobs.filter((j) => stateOf(j) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
+    const missing = jobs.length - runs.length;
+    const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
+    const table = makeResultsTable({ header: head, command: `npm run experiment -- ${argv.join(' ')}`, baseline: 'grpo', splits: SPLITS, methods: Object.keys(METHODS), runs });
+    writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')));
+    writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
+    if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
+  };
+  let tableWrites: Promise<void> = Promise.resolve();
   await Promise.all(Array.from({ length: Math.min(a.parallel, todo.length) }, worker));
-  for (const j of jobs) if (stateOf(j) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
-  const runs = jobs.filter((j) => stateOf(j) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
-  const methods = Object.keys(METHODS);
-  const missing = jobs.length - runs.length;
-  const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
-  const table = makeResultsTable({ header: head, command: `npm run experiment -- ${argv.join(' ')}`, baseline: 'grpo', splits: SPLITS, methods, runs });
-  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')));
-  writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
-  if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
+  await tableWrites;
+  await writeTable();
   process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));
   if (failed) process.exit(1);
 }

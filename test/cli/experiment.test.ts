@@ -4,7 +4,7 @@
  * same table. Bad input exits 2.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +39,33 @@ describe('experiment opid-table', () => {
     expect(b.status).toBe(0);
     expect(b.stdout).toMatch(/6 of 6 runs already finished; 0 to run/);
     expect(fs.readFileSync(path.join(out, 'table.md'), 'utf8')).toBe(table);
+    fs.rmSync(out, { recursive: true, force: true });
+  });
+
+  it('writes the table so far after every finished run, so a call stopped mid-table leaves it (INCOMPLETE)', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-stop-'));
+    const args = ['opid-table', '--preset', 'easy', '--seeds', '1', '--steps', '1', '--episodes', '2', '--eval-every', '1', '--tasks', '1', '--group', '2', '--parallel', '1', '--out', out];
+    const child = spawn('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const tableMd = path.join(out, 'table.md');
+    // stop the whole call (its train child too) once the first run's table is on disk
+    await new Promise<void>((resolve, reject) => {
+      const t = setInterval(() => {
+        if (stdout.includes('runs finished 1/6') && fs.existsSync(tableMd)) {
+          clearInterval(t);
+          process.kill(-child.pid!, 'SIGKILL');
+          resolve();
+        }
+      }, 50);
+      child.on('close', () => (clearInterval(t), reject(new Error(`the call ended before it was stopped:\n${stdout}`))));
+    });
+    const table = fs.readFileSync(tableMd, 'utf8');
+    expect(table).toContain('INCOMPLETE: 5 of 6 runs have not finished; call the command again to continue them');
+    expect(table).toContain('| grpo | 1 |');
+    expect(table).not.toContain('| opid | 1 |');
+    expect(fs.existsSync(path.join(out, 'grpo-1.jsonl'))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).final.map((r: { method: string; n?: number }) => r.method)).toContain('grpo');
     fs.rmSync(out, { recursive: true, force: true });
   });
 
