@@ -107,6 +107,7 @@ function runJob(j: Job, resume: boolean, total: number, onProgress: (line: strin
   const args = resume ? ['cli/train.ts', '--resume', j.dir, '--json'] : ['cli/train.ts', ...j.args, '--run-dir', j.dir, '--json'];
   const child = spawn('node_modules/.bin/tsx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '', err = '';
+  let first: { step: number; ms: number } | undefined;
   child.stdout.on('data', (d: Buffer) => {
     buf += d.toString();
     let i;
@@ -115,9 +116,11 @@ function runJob(j: Job, resume: boolean, total: number, onProgress: (line: strin
       buf = buf.slice(i + 1);
       try {
         const e = JSON.parse(line);
+        if (e.event === 'step') first ??= { step: e.step, ms: e.elapsedMs };
         if (e.event === 'step' && (e.step % 10 === 0 || e.step === total)) {
-          const eta = ((total - e.step) * e.elapsedMs) / Math.max(e.step, 1) / 1000;
-          onProgress(`${j.method}-${j.seed}: step ${e.step}/${total}, train success ${(100 * e.successRate).toFixed(0)}%, ETA ${(eta / 60).toFixed(1)} min`);
+          // the pace of this call's own steps (a resumed run's step count starts at its checkpoint)
+          const eta = e.step > first!.step ? ((total - e.step) * (e.elapsedMs - first!.ms)) / (e.step - first!.step) / 1000 : NaN;
+          onProgress(`${j.method}-${j.seed}: step ${e.step}/${total}, train success ${(100 * e.successRate).toFixed(0)}%, ETA ${Number.isFinite(eta) ? `${(eta / 60).toFixed(1)} min` : '–'}`);
         } else if (e.event === 'eval') {
           onProgress(`${j.method}-${j.seed}: eval @ ${e.step}: ${SPLITS.map((s) => `${s} ${(100 * (e.splits?.[s]?.successRate ?? NaN)).toFixed(1)}%`).join(', ')}`);
         }
