@@ -115,7 +115,7 @@ export async function pageFromRun(sourceRunId: string, val: ValRecord, d: PageDi
 
 /**
  * A stored distillation's stage rebuilt for Resume from its source run's stored solved matrix and checkpoints
- * (already read and checked against `fromRun` by runs-library.ts `planResume`): the same student and teachers.
+ * (already read and checked against `fromRun` by run-resume.ts `planResume`): the same student and teachers.
  * `onRound` hears the teacher choices the resumed run makes: the algorithm, created afresh, reports a round 1 and
  * then takes the checkpoint's round from its state (core/algorithms/agentic-opd.ts: round 1 at create, none on
  * loadState), so that first report, a choice the resumed run never acts on, is not passed on.

@@ -2,25 +2,20 @@
  * The stored runs as the Runs and Compare views use them (worker layer): listing (every summary and run.json
  * validated; a corrupt one is listed as corrupt, never thrown), rename, delete, export as one `.opdrun` file
  * (core/run/pack.ts), import of such a file (validated whole before anything is written; stored runs are untouched
- * on any error), trajectories as chat-messages JSONL, records for comparing, and what resuming needs. Also
+ * on any error), trajectories as chat-messages JSONL, records for comparing, and records for resuming (run-resume.ts). Also
  * `PageRuns`, which starts a recorder for each run the page trains. The store is passed in (persist.ts in the
  * worker, a Map in tests).
  */
 import type { RunConfig } from '../core/run/config';
 import {
-  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, type ValRecord, checkpointFile, checkpointMismatch, configChanges, formatConfigChanges, parseEvents, parseRunRecord,
-  parseValRecord, stateFile, summarizeRun,
-  type RecordEvent, type RunRecord,
+  EVENTS_FILE, RUN_FILE, RecordError, parseEvents, parseRunRecord, summarizeRun, type RecordEvent, type RunRecord,
 } from '../core/run/record';
 import { PackError, packRun, unpackRun } from '../core/run/pack';
 import { TRAJECTORIES_FILE, forEachTrajectoryLine, parseTrajectoryLines, storedGroup, toChatJsonl } from '../core/run/trajectories';
 import type { TrajectoryStore } from './trajectory-store';
-import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
-import type { SourceCheckpoint } from '../core/run/distill';
-import { stageValSha256, type PageFromRun } from './distill';
-import { sha256Hex } from './sha256';
+import type { PageFromRun } from './distill';
 import {
   InitRecordSchema, RunRecorder, StoredRunMetaSchema, isQuotaError, runBytes, storedCheckpoints, type InitRecord, type RecordStatus, type RecordTexts, type RunStore,
   type StoredRunMeta,
@@ -80,7 +75,11 @@ export async function readMeta(store: RunStore, id: string): Promise<StoredRunMe
   return r.data;
 }
 
-async function text(store: RunStore, meta: StoredRunMeta, name: string): Promise<string | null> {
+/**
+ * The text of stored file `name` of a run, or null when the run has no such file (`meta.files` own key).
+ * @throws Error naming the run and file when the summary lists it but storage has lost it.
+ */
+export async function storedText(store: RunStore, meta: StoredRunMeta, name: string): Promise<string | null> {
   if (!Object.hasOwn(meta.files, name)) return null;
   const b = await store.getFile(meta.id, name);
   if (!b) throw new Error(`stored run "${meta.name}": ${name} is missing from storage; the run is incomplete (delete it, or export what is left)`);
@@ -90,9 +89,9 @@ async function text(store: RunStore, meta: StoredRunMeta, name: string): Promise
 /** run.json and events.jsonl of a stored run, validated. @throws Error naming the run, file, line and field. */
 export async function readRecord(store: RunStore, meta: StoredRunMeta): Promise<{ run: RunRecord; events: RecordEvent[] }> {
   try {
-    const runText = await text(store, meta, RUN_FILE);
+    const runText = await storedText(store, meta, RUN_FILE);
     if (runText === null) throw new RecordError(`${RUN_FILE} was never written (the run stopped before its first update)`);
-    return { run: parseRunRecord(runText), events: parseEvents((await text(store, meta, EVENTS_FILE)) ?? '') };
+    return { run: parseRunRecord(runText), events: parseEvents((await storedText(store, meta, EVENTS_FILE)) ?? '') };
   } catch (e) {
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
     throw e;
@@ -115,7 +114,7 @@ export async function listRuns(store: RunStore): Promise<RunsList> {
     const id = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'id') ? String((raw as { id: unknown }).id) : '(no id)';
     try {
       const meta = await readMeta(store, id);
-      const runText = await text(store, meta, RUN_FILE);
+      const runText = await storedText(store, meta, RUN_FILE);
       if (runText === null) continue; // a run whose first write is still to come
       runs.push(info(meta, parseRunRecord(runText)));
     } catch (e) {
@@ -158,7 +157,7 @@ export async function exportRun(store: RunStore, id: string): Promise<Uint8Array
 export async function exportTrajectories(store: RunStore, id: string): Promise<string> {
   const meta = await readMeta(store, id);
   try {
-    return toChatJsonl(parseTrajectoryLines((await text(store, meta, TRAJECTORIES_FILE)) ?? ''));
+    return toChatJsonl(parseTrajectoryLines((await storedText(store, meta, TRAJECTORIES_FILE)) ?? ''));
   } catch (e) {
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
     throw e;
@@ -206,7 +205,7 @@ export async function loadStoredTrajectories(store: RunStore, id: string, into: 
   into.clear();
   into.setLimits({ recentSteps: run.config.explorerSteps });
   try {
-    const n = addStoredTrajectories((await text(store, meta, TRAJECTORIES_FILE)) ?? '', into);
+    const n = addStoredTrajectories((await storedText(store, meta, TRAJECTORIES_FILE)) ?? '', into);
     return { id, name: meta.name, env: run.config.env, algo: run.config.algo, lambdaSkill: run.config.lambdaSkill, ...n };
   } catch (e) {
     into.clear();
@@ -259,101 +258,6 @@ export async function importRun(store: RunStore, bytes: Uint8Array, fileName: st
     throw e;
   }
   return info(meta, u.run);
-}
-
-/** What resuming a stored run needs. */
-export interface ResumePlan {
-  meta: StoredRunMeta;
-  config: RunConfig;
-  /** The checkpoint's two files. */
-  weights: Uint8Array;
-  state: Uint8Array;
-  /** The checkpoint's step k: the continuation starts at k + 1. */
-  fromStep: number;
-  /** The record cut back to step k, for the recorder to continue. */
-  texts: RecordTexts;
-  /** The kept events (to draw the run's curves so far). */
-  events: RecordEvent[];
-  /**
-   * An Agentic-OPD distillation's teachers, read back from its source stored run and checked against run.json
-   * `fromRun` (worker/distill.ts resumePageDistillation builds the pool); absent for other algorithms.
-   */
-  distill?: { fromRun: PageFromRun; val: ValRecord; sources: SourceCheckpoint[] };
-}
-
-/**
- * The source of a stored distillation `name`: its source stored run's solved matrix and the student's and teachers'
- * checkpoints, each checked against the sha256 in `fromRun`. Nothing is written.
- * @throws Error naming what is missing or changed (the source run, its val.json, a checkpoint) and what to do.
- */
-async function readDistillSource(store: RunStore, name: string, fromRun: PageFromRun | undefined): Promise<NonNullable<ResumePlan['distill']>> {
-  const cannot = `run "${name}" is an Agentic-OPD distillation and cannot resume without its teachers`;
-  const fresh = 'start a new distillation instead (Distil in the Checkpoints view after a GRPO run with Validation tasks and Checkpoint every); the stored runs are unchanged';
-  if (!fromRun) throw new Error(`${cannot}: its record does not name the run its checkpoints came from; ${fresh}`);
-  const steps = [fromRun.student, ...fromRun.teachers];
-  const raw = await store.getMeta(fromRun.dir);
-  if (raw === undefined)
-    throw new Error(`${cannot}: its source run (stored run id ${fromRun.dir}, whose checkpoints of steps ${steps.map((c) => c.step).join(', ')} are the student and the teachers) was deleted; ${fresh}`);
-  const src = await readMeta(store, fromRun.dir);
-  const srcName = `the source run "${src.name}"`;
-  let val: ValRecord;
-  try {
-    const t = await text(store, src, VAL_FILE);
-    if (t === null) throw new RecordError(`${VAL_FILE} is missing`);
-    val = parseValRecord(t);
-  } catch (e) {
-    throw new Error(`${cannot}: ${srcName} has no readable solved matrix (${e instanceof Error ? e.message : String(e)}); ${fresh}`);
-  }
-  if ((await stageValSha256(val, steps.map((c) => c.step))) !== fromRun.valSha256)
-    throw new Error(`${cannot}: the validations of ${srcName} at steps ${steps.map((c) => c.step).join(', ')} differ from those the distillation began with; ${fresh}`);
-  const sources: SourceCheckpoint[] = [];
-  for (const c of steps) {
-    const role = c === fromRun.student ? 'the student' : 'a teacher';
-    const bytes = Object.hasOwn(src.files, c.file) ? await store.getFile(src.id, c.file) : undefined;
-    if (!bytes) throw new Error(`${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) is missing from storage (deleted, or never stored because storage was full); ${fresh}`);
-    if ((await sha256Hex(bytes)) !== c.sha256) throw new Error(`${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) differs from the one the distillation began with; ${fresh}`);
-    sources.push({ step: c.step, bytes, label: `the checkpoint at step ${c.step} of ${srcName}` });
-  }
-  return { fromRun, val, sources };
-}
-
-/**
- * Read a stored run for resuming from its latest checkpoint, with its record cut back to it (as `train --resume`
- * does): a run a reload interrupted, or one ended by Stop before its planned steps (the continuation clears `stopped`).
- * @throws Error naming why it cannot resume: no checkpoint yet, finished, another environment version, a corrupt file,
- *   a run.json config other than the one the run started with, a checkpoint file whose sha256 differs from the one its
- *   events.jsonl line records (core/run/record.ts configChanges, checkpointMismatch).
- */
-export async function planResume(store: RunStore, id: string, envVersions: Record<string, string>): Promise<ResumePlan> {
-  const meta = await readMeta(store, id);
-  const { run } = await readRecord(store, meta);
-  for (const [env, v] of Object.entries(run.envVersions))
-    if (Object.hasOwn(envVersions, env) && envVersions[env] !== v) throw new Error(`run "${meta.name}" was made with environment version ${v}; this is ${envVersions[env]}, whose tasks differ; start a new run`);
-  const k = storedCheckpoints(meta).at(-1);
-  if (k === undefined) throw new Error(`run "${meta.name}" has no checkpoint yet (the first comes at step ${run.config.checkpointEvery || '— checkpoints are off'}); start it again instead`);
-  if (k >= run.config.steps) throw new Error(`run "${meta.name}" is finished (its latest checkpoint is its last step, ${k}); nothing to resume`);
-  const [weights, state] = await Promise.all([store.getFile(id, checkpointFile(k)), store.getFile(id, stateFile(k))]);
-  if (!weights || !state) throw new Error(`run "${meta.name}": the checkpoint of step ${k} is missing from storage; the run cannot resume`);
-  const distill = run.config.algo === 'agentic-opd' ? await readDistillSource(store, meta.name, run.fromRun) : undefined;
-  try {
-    const ev = cutEventsText((await text(store, meta, EVENTS_FILE)) ?? '', k).text;
-    const trajectories = cutTrajectoriesText((await text(store, meta, TRAJECTORIES_FILE)) ?? '', k);
-    const valText = await text(store, meta, VAL_FILE);
-    const val0 = valText === null ? null : parseValRecord(valText);
-    const val = val0 ? { ...val0, checkpoints: val0.checkpoints.filter((c) => c.step <= k) } : null;
-    const events = parseEvents(ev);
-    const changed = configChanges(events, run.config);
-    if (changed.length) throw new Error(`stored run "${meta.name}": its ${RUN_FILE} config differs from the config the run started with (the start line of ${EVENTS_FILE}): ${formatConfigChanges(changed)}; a resumed run keeps its config: import the run again from an unedited copy, or start a new run with these settings`);
-    const bad = checkpointMismatch(events, k, { weights: await sha256Hex(weights), state: await sha256Hex(state) });
-    if (bad) throw new Error(`stored run "${meta.name}": ${bad.file} differs from the checkpoint the run stored (sha256 ${bad.actual.slice(0, 12)}…, ${EVENTS_FILE} records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); the run cannot resume from it: import the run again from an intact copy (or without this checkpoint's two files, to resume from the one before)`);
-    return {
-      meta: { ...meta, done: false, stopped: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
-      texts: { run, events: ev, trajectories, val }, events, ...(distill ? { distill } : {}),
-    };
-  } catch (e) {
-    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
-    throw e;
-  }
 }
 
 /** The runs `ids` with their run.json and events, validated, for the Compare view. @throws Error naming a bad one. */
@@ -417,8 +321,8 @@ export class PageRuns {
     this.next = { init, ...(fromRun ? { fromRun } : {}) };
   }
 
-  /** The next run continues stored run `plan.meta` (its record cut back to the checkpoint). */
-  resume(plan: Pick<ResumePlan, 'meta' | 'texts'>): void {
+  /** The next run continues stored run `plan.meta` (its record cut back to the checkpoint: run-resume.ts planResume). */
+  resume(plan: { meta: StoredRunMeta; texts: RecordTexts }): void {
     this.next = null;
     this.recorder = new RunRecorder(this.store, plan.meta, plan.texts, (s) => this.watcher?.(s));
   }

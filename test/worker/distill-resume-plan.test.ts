@@ -1,5 +1,5 @@
 /**
- * What Resume of a stored distillation reads (worker/runs-library.ts planResume): the source stored run's solved matrix
+ * What Resume of a stored distillation reads (worker/run-resume.ts planResume): the source stored run's solved matrix
  * and checkpoints, checked against the stage's run.json `fromRun`; refusals name the source run or the checkpoint and
  * what to do, and write nothing. Records are made from plain events with well-formed zero nano weights (no training).
  */
@@ -14,7 +14,8 @@ import { getEnvSpec } from '../../src/core/envs/registry';
 import { vocabHash } from '../../src/core/tokenizer/tokenizer';
 import { CheckpointStore } from '../../src/worker/checkpoints';
 import { pageFromRun, planPageDistillation, resumePageDistillation } from '../../src/worker/distill';
-import { PageRuns, planResume } from '../../src/worker/runs-library';
+import { PageRuns } from '../../src/worker/runs-library';
+import { planResume } from '../../src/worker/run-resume';
 import { mapStore } from './map-run-store';
 import { getAlgorithm } from '../../src/core/algorithms/registry';
 

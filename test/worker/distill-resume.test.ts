@@ -1,5 +1,5 @@
 /**
- * Resume of a stored Agentic-OPD distillation (worker/runs-library.ts planResume, worker/distill.ts): a tiny GRPO
+ * Resume of a stored Agentic-OPD distillation (worker/run-resume.ts planResume, worker/distill.ts): a tiny GRPO
  * source run (B 2 × G 4, checkpoints at steps 1–3 with a hand-made solved matrix, as test/cli/agentic-opd.test.ts) is
  * recorded into a run store with IndexedDB's semantics (a Map); a distillation from its checkpoints records its
  * source in run.json; a distillation cut after its step-2 checkpoint and resumed after a "reload" (new PageRuns,
@@ -15,7 +15,8 @@ import { getEnvSpec } from '../../src/core/envs/registry';
 import { buildTokenizer } from '../../src/core/model/policy';
 import { CheckpointStore } from '../../src/worker/checkpoints';
 import { pageFromRun, planPageDistillation, resumePageDistillation } from '../../src/worker/distill';
-import { PageRuns, planResume, readMeta, readRecord } from '../../src/worker/runs-library';
+import { PageRuns, readMeta, readRecord } from '../../src/worker/runs-library';
+import { planResume } from '../../src/worker/run-resume';
 import { mapStore } from './map-run-store';
 import { loadBaseFiles } from '../../cli/base';
 import { useBackend } from '../helpers/backend';

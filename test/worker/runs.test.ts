@@ -9,7 +9,8 @@ import type { TrainEvent } from '../../src/core/train/events';
 import { encodeTensors } from '../../src/core/model/io';
 import { unpackRun } from '../../src/core/run/pack';
 import type { RecordStatus, RunStore, StoredRunMeta } from '../../src/worker/runs';
-import { PageRuns, exportRun, exportTrajectories, importRun, listRuns, planResume, renameRun } from '../../src/worker/runs-library';
+import { PageRuns, exportRun, exportTrajectories, importRun, listRuns, renameRun } from '../../src/worker/runs-library';
+import { planResume } from '../../src/worker/run-resume';
 
 /** An in-memory RunStore; `failNext` makes the next write throw (as IndexedDB does when storage is full). */
 function memStore() {
