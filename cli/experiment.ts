@@ -22,6 +22,7 @@ import * as vl from 'vega-lite';
 import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
+import { totalEtaMinutes } from './eta';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { baseManifestPath } from '../src/core/pretrain/base';
 import type { RunEvals } from '../src/core/run/aggregate';
@@ -102,8 +103,18 @@ function stateOf(j: Job): 'done' | 'started' | 'new' {
   return fs.existsSync(path.join(j.dir, 'run.json')) ? 'started' : 'new';
 }
 
-/** Runs `npm run train` for a job (fresh or resumed); resolves with its exit code. Progress lines as it goes. */
-function runJob(j: Job, resume: boolean, total: number, onProgress: (line: string) => void): Promise<number> {
+/** The step a job's next call starts from: its latest checkpoint's (train --resume continues there), else 0. */
+function startStep(j: Job): number {
+  let k = 0;
+  for (const e of readEvents(path.join(j.dir, 'events.jsonl'))) if (e.event === 'checkpoint' && typeof e.step === 'number') k = Math.max(k, e.step);
+  return k;
+}
+
+/**
+ * Runs `npm run train` for a job (fresh or resumed); resolves with its exit code. Progress lines as it goes;
+ * `onStep` with each step trained.
+ */
+function runJob(j: Job, resume: boolean, total: number, onProgress: (line: string) => void, onStep: (step: number) => void = () => {}): Promise<number> {
   const args = resume ? ['cli/train.ts', '--resume', j.dir, '--json'] : ['cli/train.ts', ...j.args, '--run-dir', j.dir, '--json'];
   const child = spawn('node_modules/.bin/tsx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '', err = '';
@@ -116,7 +127,10 @@ function runJob(j: Job, resume: boolean, total: number, onProgress: (line: strin
       buf = buf.slice(i + 1);
       try {
         const e = JSON.parse(line);
-        if (e.event === 'step') first ??= { step: e.step, ms: e.elapsedMs };
+        if (e.event === 'step') {
+          first ??= { step: e.step, ms: e.elapsedMs };
+          onStep(e.step);
+        }
         if (e.event === 'step' && (e.step % 10 === 0 || e.step === total)) {
           // the pace of this call's own steps (a resumed run's step count starts at its checkpoint)
           const eta = e.step > first!.step ? ((total - e.step) * (e.elapsedMs - first!.ms)) / (e.step - first!.step) / 1000 : NaN;
@@ -193,15 +207,23 @@ async function main(): Promise<void> {
   const todo = jobs.filter((j) => stateOf(j) !== 'done');
   process.stdout.write(`${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} at a time\n`);
   const t0 = Date.now();
-  let next = 0, finished = 0, failed = 0;
+  let next = 0, finished = 0, failed = 0, trained = 0;
+  const at = new Map(todo.map((j) => [j, startStep(j)] as const));
+  const eta = () => {
+    const m = totalEtaMinutes([...at.values()].reduce((n, k) => n + Math.max(0, a.steps - k), 0), trained, Date.now() - t0);
+    return Number.isFinite(m) ? `${m.toFixed(1)} min` : '–';
+  };
   const worker = async () => {
     while (next < todo.length) {
       const j = todo[next++];
-      const code = await runJob(j, stateOf(j) === 'started', a.steps, (l) => process.stdout.write(l + '\n'));
+      const code = await runJob(j, stateOf(j) === 'started', a.steps, (l) => process.stdout.write(l + '\n'), (step) => {
+        trained += Math.max(0, step - (at.get(j) ?? step));
+        at.set(j, step);
+      });
       finished++;
       if (code !== 0) failed++;
-      const per = (Date.now() - t0) / finished;
-      process.stdout.write(`runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${((per * (todo.length - finished)) / a.parallel / 60000).toFixed(1)} min\n`);
+      at.set(j, a.steps); // a failed run is not retried in this call
+      process.stdout.write(`runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${eta()}\n`);
       // The table so far, after every finished run, so a call stopped later still leaves it (INCOMPLETE) in DIR.
       if (code === 0) tableWrites = tableWrites.then(writeTable).catch((e) => void process.stderr.write(`experiment: the table so far was not written: ${(e as Error).message}\n`));
     }
