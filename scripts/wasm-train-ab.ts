@@ -1,7 +1,7 @@
 /**
  * The bench's training step (small, B 32 × T 128, forward + backward + Adam) with the project's wasm kernels on and off,
  * alternating in one process, so that both see the same load:
- * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu,alias,colsum,layernorm,softmax,tanh,exp,adam] [--rounds 3] [--steps 2]
+ * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu,alias,colsum,layernorm,softmax,tanh,exp,adam,transpose,dworder,sumgrad] [--rounds 3] [--steps 2]
  * [--model small]`.
  *
  * `copy`: Transpose and GatherV2 as word copies (src/core/backend/wasm-copy-kernels.ts); `gelu`: GELU's element-wise
@@ -11,7 +11,9 @@
  * (src/core/backend/wasm-layernorm.ts); `softmax`: the attention softmax's scale, bias and gradient chains
  * (src/core/backend/wasm-softmax.ts); `tanh`: Tanh as SIMD (src/core/backend/wasm-tanh.ts); `exp`:
  * Exp in JavaScript (src/core/backend/wasm-exp.ts); `adam`: Adam's update as one kernel per parameter tensor
- * (src/core/backend/wasm-adam.ts). After one untimed step in each setting, each round times
+ * (src/core/backend/wasm-adam.ts); `transpose`: 2-D transposes as 4×4 SIMD blocks (src/core/backend/wasm-transpose.ts);
+ * `dworder`: weight gradients ordered for XNNPACK's packing (src/core/model/ops.ts `tMatmul`); `sumgrad`: Sum's gradient
+ * as a broadcast, not a product with ones (src/core/model/sum-grad.ts). After one untimed step in each setting, each round times
  * `--steps` steps per setting (the order alternates from round to round) and prints wall and process CPU time per
  * step (ms): on cores shared with other jobs the CPU time varies less than the wall time. Both settings give the same
  * bits (test/core/backend/wasm-copy-kernels.test.ts, wasm-gelu.test.ts, wasm-alias-kernels.test.ts,
@@ -21,7 +23,9 @@
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
-import { setWasmCopyKernelsEnabled } from '../src/core/backend/wasm-copy-kernels';
+import { setWasmCopyKernelsEnabled, setWasmSimdTransposeEnabled } from '../src/core/backend/wasm-copy-kernels';
+import { setPackAwareWeightGrads } from '../src/core/model/ops';
+import { setBroadcastSumGrad } from '../src/core/model/sum-grad';
 import { setWasmGeluEnabled } from '../src/core/backend/wasm-gelu';
 import { setWasmAliasKernelsEnabled } from '../src/core/backend/wasm-alias-kernels';
 import { setWasmColSumEnabled } from '../src/core/backend/wasm-colsum';
@@ -40,7 +44,8 @@ const arg = (name: string, dflt: string) => {
 const SWITCHES: Record<string, (on: boolean) => boolean> = {
   copy: setWasmCopyKernelsEnabled, gelu: setWasmGeluEnabled, alias: setWasmAliasKernelsEnabled, colsum: setWasmColSumEnabled,
   layernorm: setWasmLayerNormEnabled, softmax: setWasmSoftmaxEnabled, tanh: setWasmTanhEnabled,
-  exp: setWasmExpEnabled, adam: setWasmAdamEnabled,
+  exp: setWasmExpEnabled, adam: setWasmAdamEnabled, transpose: setWasmSimdTransposeEnabled, dworder: setPackAwareWeightGrads,
+  sumgrad: setBroadcastSumGrad,
 };
 const kernels = arg('--kernels', 'copy,gelu').split(',');
 for (const k of kernels) if (!SWITCHES[k]) throw new Error(`--kernels: unknown kernel set ${k}; choose from ${Object.keys(SWITCHES).join(', ')}`);

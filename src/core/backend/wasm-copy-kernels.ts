@@ -5,7 +5,8 @@
  *
  * - Transpose: the stock C++ kernel walks the output with a general N-d index; a [4096, 128] float32 transpose took
  *   ~5–8 ms there (measured in the `small` training step, where the weight gradients xᵀ·dy transpose activations
- *   25 times per step; 1.4 ms here). Here a 2-D (or batched 2-D) transpose copies 8×8 blocks. Permutations that
+ *   25 times per step; 1.4 ms here). Here a 2-D (or batched 2-D) transpose copies 4×4 blocks with WebAssembly SIMD
+ *   (wasm-transpose.ts) when both sides are multiples of 4, else 8×8 blocks in JavaScript. Permutations that
  *   move runs of several words (attention's head split [B, T, h, hs] → [B, h, T, hs]) keep the stock kernel, which
  *   copies them about as fast (0.2–0.5 ms against 0.3–0.8 ms for the same runs copied here).
  * - GatherV2 on axis 0 without batch dimensions (the token and position embeddings): copies whole rows, where the
@@ -16,6 +17,7 @@
  */
 import * as tf from '../tf';
 import { heapOf, type WasmBackend } from './wasm-heap';
+import { simdSwapCopy } from './wasm-transpose';
 
 interface TransposeArgs {
   inputs: { x: tf.TensorInfo };
@@ -109,7 +111,22 @@ function heapWords(backend: WasmBackend): Int32Array | null {
   return mem ? new Int32Array(mem.buffer) : null;
 }
 
-/** The block-copy Transpose (forms of `swapForm` with W = 1), or null when the stock kernel should run. */
+let simd = true;
+
+/**
+ * Switch the SIMD transpose (wasm-transpose.ts) off (false: `swapCopy` in JavaScript copies every transpose) or back
+ * on, to compare the two. Returns the previous setting.
+ */
+export function setWasmSimdTransposeEnabled(on: boolean): boolean {
+  const was = simd;
+  simd = on;
+  return was;
+}
+
+/**
+ * The block-copy Transpose (forms of `swapForm` with W = 1): 4×4 SIMD blocks (wasm-transpose.ts) when R and C are
+ * multiples of 4, else `swapCopy`; null when the stock kernel should run.
+ */
 export function fastTranspose(args: TransposeArgs): tf.TensorInfo | null {
   const { x } = args.inputs, perm = args.attrs.perm;
   if (!enabled || !words(x.dtype) || x.shape.some((d) => d === 0)) return null;
@@ -117,9 +134,10 @@ export function fastTranspose(args: TransposeArgs): tf.TensorInfo | null {
   if (!form || form.W !== 1) return null;
   const be = args.backend;
   const out = be.makeOutput(perm.map((a) => x.shape[a]), x.dtype as 'float32');
-  const heap = heapWords(be);
-  if (!heap) throw new Error('wasm Transpose: the wasm backend\'s heap is not reachable');
-  swapCopy(heap, be.dataIdMap.get(x.dataId).memoryOffset >> 2, be.dataIdMap.get(out.dataId).memoryOffset >> 2, form);
+  const mem = heapOf(be);
+  if (!mem) throw new Error('wasm Transpose: the wasm backend\'s heap is not reachable');
+  const src = be.dataIdMap.get(x.dataId).memoryOffset, dst = be.dataIdMap.get(out.dataId).memoryOffset;
+  if (!(simd && simdSwapCopy(mem, src, dst, form))) swapCopy(new Int32Array(mem.buffer), src >> 2, dst >> 2, form);
   return out;
 }
 

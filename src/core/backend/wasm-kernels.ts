@@ -12,6 +12,7 @@ import * as tf from '../tf';
 import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
 import { registerWasmAdamKernel } from './wasm-adam';
 import { registerWasmAliasKernels } from './wasm-alias-kernels';
+import { registerWasmBroadcastRowsKernel } from './wasm-broadcast';
 import { registerWasmColSumKernel } from './wasm-colsum';
 import { registerWasmCopyKernels } from './wasm-copy-kernels';
 import { registerWasmExpKernel } from './wasm-exp';
@@ -114,6 +115,7 @@ export function registerWasmKernels(): void {
   registerWasmGeluKernels(); // GELU's element-wise chains for model/ops.ts gelu (wasm-gelu.ts)
   registerWasmAliasKernels(); // Identity and same-dtype Cast as references, not copies (wasm-alias-kernels.ts)
   registerWasmColSumKernel(); // column sums for model/ops.ts colSum (wasm-colsum.ts)
+  registerWasmBroadcastRowsKernel(); // Sum's gradient over trailing axes for model/sum-grad.ts (wasm-broadcast.ts)
   registerWasmLayerNormKernels(); // LayerNorm's forward and backward for model/ops.ts layerNorm (wasm-layernorm.ts)
   registerWasmSoftmaxKernels(); // the attention softmax's element-wise chains (wasm-softmax.ts)
   registerWasmTanhKernel(); // Tanh as SIMD lanes of the C library's tanhf (wasm-tanh.ts)

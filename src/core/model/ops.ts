@@ -34,11 +34,12 @@ import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm-gel
 import { wasmColSum, wasmColSumUsable } from '../backend/wasm-colsum';
 import { wasmLayerNormBackward, wasmLayerNormForward, wasmLayerNormUsable } from '../backend/wasm-layernorm';
 import { wasmScaleBias, wasmScaledSoftmaxGrad, wasmSoftmaxUsable } from '../backend/wasm-softmax';
+import './sum-grad'; // Sum's gradient without a tensor of ones on wasm (same values)
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
 
-/** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls (aᵀ·dy transposing the smaller operand). */
+/** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls (aᵀ·dy as `tMatmul` orders it). */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
@@ -137,9 +138,29 @@ function colSum(x: tf.Tensor2D): tf.Tensor1D {
   return tf.reshape(tf.matMul(tf.ones([1, M]) as tf.Tensor2D, x), [N]);
 }
 
-/** aᵀ·b for a [M, K], b [M, N] → [K, N], transposing the smaller operand (transposes are slow on wasm). */
+let packAware = true;
+
+/**
+ * Switch `tMatmul`'s wasm order off (false: the smaller operand is transposed on every backend) or back on, to compare
+ * the two (scripts/wasm-train-ab.ts; both give the same bits). Returns the previous setting.
+ */
+export function setPackAwareWeightGrads(on: boolean): boolean {
+  const was = packAware;
+  packAware = on;
+  return was;
+}
+
+/**
+ * aᵀ·b for a [M, K], b [M, N] → [K, N] (a weight gradient: M rows of a batch, K inputs, N outputs). On wasm as aᵀ·b when
+ * K > N, else as (bᵀ·a)ᵀ: the product's right operand is the one of fewer columns, because XNNPACK (tfjs' wasm matMul)
+ * repacks the right operand on every call with a new tensor: with M = 4096 and a 128-column left result, repacking
+ * costs about as much as the product (measured in docs/experiments/speed.md). On a tie a is the right operand, so the
+ * q, k and v projections of one input repack it once (tfjs keeps the packed operand per tensor). Each entry is the same
+ * sum Σ_m a[m, k]·b[m, n] in the same order of m either way. Other backends transpose the smaller of a and b.
+ */
 function tMatmul(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
-  return a.shape[1] <= b.shape[1] ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.transpose(tf.matMul(tf.transpose(b) as tf.Tensor2D, a)) as tf.Tensor2D;
+  const leftA = packAware && tf.getBackend() === 'wasm' ? a.shape[1] > b.shape[1] : a.shape[1] <= b.shape[1]; // else: the smaller transpose
+  return leftA ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.transpose(tf.matMul(tf.transpose(b) as tf.Tensor2D, a)) as tf.Tensor2D;
 }
 
 /**
@@ -242,7 +263,7 @@ function wasmAttentionSoftmax(raw: tf.Tensor3D, scale: number, h: number, bias: 
 }
 
 /**
- * x [M, K]·W [K, N] + b [N] → [M, N]. Gradients: dx = dy·Wᵀ, dW = xᵀ·dy (the smaller of x and dy transposed),
+ * x [M, K]·W [K, N] + b [N] → [M, N]. Gradients: dx = dy·Wᵀ, dW = xᵀ·dy (as `tMatmul` orders it),
  * db = ones[1,M]·dy.
  */
 const affine = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
