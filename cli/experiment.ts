@@ -187,7 +187,11 @@ async function main(): Promise<void> {
   }
   if (a.help) return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
   const out = a.out;
-  fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
+  try {
+    fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
+  } catch (e) {
+    fail(`--out ${out}: cannot make the folder ${path.join(out, 'runs')} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a folder (new or holding this table)`);
+  }
   const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
   const common = ['--env', 'household', '--preset', a.preset, '--steps', String(a.steps), '--tasks', String(a.tasks), '--group', String(a.group),
     '--mini-batches', String(Math.min(8, a.tasks * a.group)), '--eval-every', String(a['eval-every']), '--eval-episodes', String(a.episodes),
@@ -204,10 +208,34 @@ async function main(): Promise<void> {
   for (let seed = 1; seed <= a.seeds; seed++)
     for (const [method, flags] of Object.entries(METHODS))
       jobs.push({ method, seed, dir: path.join(out, 'runs', `${method}-${seed}`), args: [...common, ...flags, '--seed', String(seed), '--save-best', path.join(out, `${method}-${seed}-best.safetensors`)] });
+  // Runs made with other settings: refuse rather than relabel them (a finished run is never trained again).
+  const want = { preset: a.preset, steps: a.steps, tasksPerStep: a.tasks, groupSize: a.group, evalEvery: a['eval-every'], evalEpisodes: a.episodes };
+  const changed: string[] = [];
+  for (const j of jobs) {
+    const f = path.join(j.dir, 'run.json');
+    if (!fs.existsSync(f)) continue;
+    let cfg: Record<string, unknown> = {};
+    try {
+      const r = JSON.parse(fs.readFileSync(f, 'utf8'));
+      if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object') cfg = r.config;
+    } catch {
+      fail(`${f} is not readable JSON; move the run's folder away (it is trained again from step 0) or use another --out`);
+    }
+    for (const [k, v] of Object.entries(want)) if (Object.hasOwn(cfg, k) && cfg[k] !== v) changed.push(`${j.method}-${j.seed} ${k} ${String(cfg[k])} → ${v}`);
+  }
+  if (changed.length)
+    fail(`${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); give the settings they were made with to continue that table, or another --out for a new one`);
+  // A run stopped before its first checkpoint has nothing to continue from: it starts again from step 0.
+  for (const j of jobs)
+    if (stateOf(j) === 'started' && startStep(j) === 0) {
+      process.stdout.write(`${j.method}-${j.seed}: stopped before its first checkpoint; training it again from step 0\n`);
+      fs.rmSync(j.dir, { recursive: true, force: true });
+    }
   const todo = jobs.filter((j) => stateOf(j) !== 'done');
   process.stdout.write(`${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} at a time\n`);
   const t0 = Date.now();
   let next = 0, finished = 0, failed = 0, trained = 0;
+  const failedNames: string[] = [];
   const at = new Map(todo.map((j) => [j, startStep(j)] as const));
   const eta = () => {
     const m = totalEtaMinutes([...at.values()].reduce((n, k) => n + Math.max(0, a.steps - k), 0), trained, Date.now() - t0);
@@ -221,7 +249,10 @@ async function main(): Promise<void> {
         at.set(j, step);
       });
       finished++;
-      if (code !== 0) failed++;
+      if (code !== 0) {
+        failed++;
+        failedNames.push(`${j.method}-${j.seed}`);
+      }
       at.set(j, a.steps); // a failed run is not retried in this call
       process.stdout.write(`runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${eta()}\n`);
       // The table so far, after every finished run, so a call stopped later still leaves it (INCOMPLETE) in DIR.
@@ -244,7 +275,10 @@ async function main(): Promise<void> {
   await tableWrites;
   await writeTable();
   process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));
-  if (failed) process.exit(1);
+  if (failed) {
+    process.stderr.write(`experiment: ${failed} run${failed === 1 ? '' : 's'} failed and ${failed === 1 ? 'is' : 'are'} not in the table: ${failedNames.join(', ')} (why: the "train exited" lines above); call the command again to retry ${failed === 1 ? 'it' : 'them'}\n`);
+    process.exit(1);
+  }
 }
 
 main().catch((e) => {

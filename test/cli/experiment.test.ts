@@ -1,7 +1,7 @@
 /**
  * `npm run experiment -- opid-table` end to end at a tiny size: six methods × one seed, each a run directory; the
  * table (md, json; the json reads back with the page's parser, curves included) and the curves (svg) are written; a second call on the same folder runs nothing and prints the
- * same table. Bad input exits 2.
+ * same table. Bad input exits 2, as does a folder whose runs were made with other settings.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -76,5 +76,23 @@ describe('experiment opid-table', () => {
     const s = run(['opid-table', '--seeds', '0']);
     expect(s.status).toBe(2);
     expect(s.stderr).toMatch(/--seeds/);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'opd-exp-')), 'a-file');
+    fs.writeFileSync(file, 'x');
+    const f = run(['opid-table', '--out', file]);
+    expect(f.status).toBe(2);
+    expect(f.stderr).toMatch(/--out .*a-file: cannot make the folder .*\(ENOTDIR\); give a folder/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('x');
+  });
+
+  it('refuses a folder whose runs were made with other settings, naming them (nothing trained or rewritten)', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-exp-'));
+    fs.mkdirSync(path.join(out, 'runs', 'grpo-1'), { recursive: true });
+    const cfg = { preset: 'default', steps: 2, tasksPerStep: 4, groupSize: 8, evalEvery: 1, evalEpisodes: 4 };
+    fs.writeFileSync(path.join(out, 'runs', 'grpo-1', 'run.json'), JSON.stringify({ config: cfg }));
+    const r = run(['opid-table', '--seeds', '1', '--steps', '3', '--episodes', '4', '--eval-every', '1', '--out', out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/holds runs made with other settings \(grpo-1 steps 2 → 3\); give the settings they were made with to continue that table, or another --out for a new one/);
+    expect(fs.readdirSync(path.join(out, 'runs'))).toEqual(['grpo-1']);
+    expect(fs.existsSync(path.join(out, 'table.md'))).toBe(false);
   });
 });
