@@ -19,7 +19,7 @@
  * test/core/backend/wasm-adam.test.ts compares weights and moments with tfjs' applyGradients word for word.
  */
 import * as tf from '../tf';
-import { emitLoop as loop, encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
+import { emitLoop as loop, FuncBuilder, F32, I32, Op, V128, moduleOver } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel name registered for the wasm backend. */
@@ -94,16 +94,8 @@ type AdamModule = {
   adam(w: number, m: number, v: number, g: number, wo: number, mo: number, vo: number, n: number,
     s: number, b1: number, omb1: number, b2: number, omb2: number, c1: number, c2: number, eps: number, negLr: number): void;
 };
-const modules = new WeakMap<WebAssembly.Memory, AdamModule | null>();
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): AdamModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([adamFunc()], { adam: 0 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as AdamModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<AdamModule>(() => [adamFunc()], { adam: 0 });
 
 type Args = { inputs: Record<'w' | 'm' | 'v' | 'g', tf.TensorInfo>; backend: WasmBackend; attrs: WasmAdamHyper };
 

@@ -12,7 +12,7 @@
  * the two word for word.
  */
 import * as tf from '../tf';
-import { encodeModule, FuncBuilder, I32, Op, V128 } from './wasm-emit';
+import { FuncBuilder, I32, Op, V128, moduleOver } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel name registered for the wasm backend. */
@@ -53,16 +53,8 @@ function colSumFunc(): FuncBuilder {
 }
 
 type ColSumModule = { colsum(src: number, out: number, rows: number, n4: number): void };
-const modules = new WeakMap<WebAssembly.Memory, ColSumModule | null>();
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): ColSumModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([colSumFunc()], { colsum: 0 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as ColSumModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<ColSumModule>(() => [colSumFunc()], { colsum: 0 });
 
 /** x [M, N] float32 → [N]: each column summed from +0 down the rows, in row order (float32 rounding per addition). */
 function colSumKernel({ inputs: { x }, backend }: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }): tf.TensorInfo {

@@ -143,3 +143,20 @@ export function encodeModule(funcs: FuncBuilder[], exports: Record<string, numbe
   ];
   return new Uint8Array(bytes);
 }
+
+/**
+ * Instantiation of a generated module over a heap, once per memory: `funcs()` encoded with `exports`
+ * (`encodeModule`, importing `mem` as shared when it is) and instantiated with `env.mem` = that memory. The returned
+ * function gives the module's exports, or null where the engine does not validate the module (no WebAssembly SIMD).
+ */
+export function moduleOver<T>(funcs: () => FuncBuilder[], exports: Record<string, number>): (mem: WebAssembly.Memory) => T | null {
+  const modules = new WeakMap<WebAssembly.Memory, T | null>();
+  return (mem) => {
+    if (modules.has(mem)) return modules.get(mem) ?? null;
+    const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
+    const bytes = encodeModule(funcs(), exports, shared);
+    const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as T) : null;
+    modules.set(mem, mod);
+    return mod;
+  };
+}

@@ -15,7 +15,7 @@
  * test/core/backend/wasm-gelu.test.ts compares forward values and gradients with the composed ops bit for bit.
  */
 import * as tf from '../tf';
-import { encodeModule, FuncBuilder, I32, Op, V128 } from './wasm-emit';
+import { FuncBuilder, I32, Op, V128, moduleOver } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 const f = Math.fround;
@@ -83,16 +83,8 @@ interface GeluModule {
   value(x: number, t: number, out: number, n4: number): void;
   grad(x: number, t: number, dy: number, out: number, n4: number): void;
 }
-const modules = new WeakMap<WebAssembly.Memory, GeluModule | null>();
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): GeluModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([vecFunc(1, POLY), vecFunc(2, VALUE), vecFunc(3, GRAD)], { poly: 0, value: 1, grad: 2 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as GeluModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<GeluModule>(() => [vecFunc(1, POLY), vecFunc(2, VALUE), vecFunc(3, GRAD)], { poly: 0, value: 1, grad: 2 });
 
 function memOf(backend: WasmBackend): WebAssembly.Memory {
   const mem = heapOf(backend);

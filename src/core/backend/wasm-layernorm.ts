@@ -15,7 +15,7 @@
  * test/core/backend/wasm-layernorm.test.ts compares values and gradients with the composed ops word for word.
  */
 import * as tf from '../tf';
-import { emitBump as bump, emitLoop as loop, encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
+import { emitBump as bump, emitLoop as loop, FuncBuilder, F32, I32, Op, V128, moduleOver } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel names registered for the wasm backend. */
@@ -137,16 +137,8 @@ type LayerNormModule = {
   ln(x: number, g: number, b: number, out: number, xc: number, r: number, rows: number, d4: number): void;
   lng(dy: number, xc: number, r: number, g: number, dx: number, dyxh: number, rows: number, d4: number): void;
 };
-const modules = new WeakMap<WebAssembly.Memory, LayerNormModule | null>();
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): LayerNormModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([forwardFunc(), backwardFunc()], { ln: 0, lng: 1 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as LayerNormModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<LayerNormModule>(() => [forwardFunc(), backwardFunc()], { ln: 0, lng: 1 });
 
 type Args<K extends string> = { inputs: Record<K, tf.TensorInfo>; backend: WasmBackend };
 const addr = (backend: WasmBackend, t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset;

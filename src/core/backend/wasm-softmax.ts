@@ -13,7 +13,7 @@
  * and gradients with the composed ops word for word.
  */
 import * as tf from '../tf';
-import { emitBump as bump, emitLoop as loop, encodeModule, FuncBuilder, F32, I32, Op, V128 } from './wasm-emit';
+import { emitBump as bump, emitLoop as loop, FuncBuilder, F32, I32, Op, V128, moduleOver } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel names registered for the wasm backend. */
@@ -71,16 +71,8 @@ type SoftmaxModule = {
   sb(x: number, bias: number, out: number, n4: number, s: number): void;
   sg(dy: number, y: number, out: number, rows: number, k4: number, s: number): void;
 };
-const modules = new WeakMap<WebAssembly.Memory, SoftmaxModule | null>();
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): SoftmaxModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([scaleBiasFunc(), gradFunc()], { sb: 0, sg: 1 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as SoftmaxModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<SoftmaxModule>(() => [scaleBiasFunc(), gradFunc()], { sb: 0, sg: 1 });
 
 type Args<K extends string, A> = { inputs: Record<K, tf.TensorInfo>; backend: WasmBackend; attrs: A };
 const addr = (backend: WasmBackend, t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset;

@@ -18,7 +18,7 @@
  * the engine lacks WebAssembly SIMD, run the same algorithm in JavaScript (`tanhf`), which the test checks too.
  */
 import * as tf from '../tf';
-import { encodeModule, FuncBuilder, I32, Op, V128 } from './wasm-emit';
+import { FuncBuilder, I32, Op, V128, moduleOver } from './wasm-emit';
 import { heapOf, type WasmBackend } from './wasm-heap';
 
 const f = Math.fround;
@@ -205,16 +205,8 @@ export function tanhf(x0: number): number {
 }
 
 type TanhModule = { tanh(x: number, out: number, n4: number): void };
-const modules = new WeakMap<WebAssembly.Memory, TanhModule | null>();
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): TanhModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([tanhFunc()], { tanh: 0 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as TanhModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<TanhModule>(() => [tanhFunc()], { tanh: 0 });
 
 let enabled = true;
 

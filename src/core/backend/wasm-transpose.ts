@@ -6,7 +6,7 @@
  * over the tfjs wasm backend's heap. Shuffles move bytes, so every word (NaN payloads included) is copied unchanged:
  * the same output as `swapCopy` word for word (test/core/backend/wasm-transpose.test.ts).
  */
-import { encodeModule, FuncBuilder, I32, Op, V128 } from './wasm-emit';
+import { FuncBuilder, I32, Op, V128, moduleOver } from './wasm-emit';
 
 /** Columns per tile (words): the written block is TILE rows of the output. */
 const TILE = 64;
@@ -83,17 +83,8 @@ function transposeFunc(): FuncBuilder {
 }
 
 type TransposeModule = { transpose4(src: number, dst: number, batch: number, R: number, C: number): void };
-const modules = new WeakMap<WebAssembly.Memory, TransposeModule | null>();
-
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-function moduleFor(mem: WebAssembly.Memory): TransposeModule | null {
-  if (modules.has(mem)) return modules.get(mem) ?? null;
-  const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
-  const bytes = encodeModule([transposeFunc()], { transpose4: 0 }, shared);
-  const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as TransposeModule) : null;
-  modules.set(mem, mod);
-  return mod;
-}
+const moduleFor = moduleOver<TransposeModule>(() => [transposeFunc()], { transpose4: 0 });
 
 /**
  * dst[b, c, r] = src[b, r, c] for `batch` planes of R×C 32-bit words in `mem` (src, dst: byte addresses, 16-byte
