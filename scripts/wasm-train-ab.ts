@@ -1,7 +1,7 @@
 /**
  * The bench's training step (small, B 32 × T 128, forward + backward + Adam) with the project's wasm kernels on and off,
  * alternating in one process, so that both see the same load:
- * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu,alias,colsum,layernorm,softmax,tanh,exp,adam,transpose,dworder,sumgrad] [--rounds 3] [--steps 2]
+ * `npx tsx scripts/wasm-train-ab.ts [--kernels copy,gelu,alias,colsum,layernorm,softmax,tanh,exp,adam,transpose,dworder,sumgrad,tn,nn] [--rounds 3] [--steps 2]
  * [--model small]`.
  *
  * `copy`: Transpose and GatherV2 as word copies (src/core/backend/wasm-copy-kernels.ts); `gelu`: GELU's element-wise
@@ -13,7 +13,8 @@
  * Exp in JavaScript (src/core/backend/wasm-exp.ts); `adam`: Adam's update as one kernel per parameter tensor
  * (src/core/backend/wasm-adam.ts); `transpose`: 2-D transposes as 4×4 SIMD blocks (src/core/backend/wasm-transpose.ts);
  * `dworder`: weight gradients ordered for XNNPACK's packing (src/core/model/ops.ts `tMatmul`); `sumgrad`: Sum's gradient
- * as a broadcast, not a product with ones (src/core/model/sum-grad.ts). After one untimed step in each setting, each round times
+ * as a broadcast, not a product with ones (src/core/model/sum-grad.ts); `tn`: weight gradients aᵀ·b and `nn`: the linear
+ * layers' other products in the project's GEMM (src/core/backend/wasm-gemm.ts; `dworder` matters only with `tn` off). After one untimed step in each setting, each round times
  * `--steps` steps per setting (the order alternates from round to round) and prints wall and process CPU time per
  * step (ms): on cores shared with other jobs the CPU time varies less than the wall time. Both settings give the same
  * bits (test/core/backend/wasm-copy-kernels.test.ts, wasm-gelu.test.ts, wasm-alias-kernels.test.ts,
@@ -34,6 +35,7 @@ import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm-softmax';
 import { setWasmTanhEnabled } from '../src/core/backend/wasm-tanh';
 import { setWasmExpEnabled } from '../src/core/backend/wasm-exp';
 import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
+import { setWasmGemmEnabled } from '../src/core/backend/wasm-gemm';
 import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, trainStep } from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
@@ -45,7 +47,7 @@ const SWITCHES: Record<string, (on: boolean) => boolean> = {
   copy: setWasmCopyKernelsEnabled, gelu: setWasmGeluEnabled, alias: setWasmAliasKernelsEnabled, colsum: setWasmColSumEnabled,
   layernorm: setWasmLayerNormEnabled, softmax: setWasmSoftmaxEnabled, tanh: setWasmTanhEnabled,
   exp: setWasmExpEnabled, adam: setWasmAdamEnabled, transpose: setWasmSimdTransposeEnabled, dworder: setPackAwareWeightGrads,
-  sumgrad: setBroadcastSumGrad,
+  sumgrad: setBroadcastSumGrad, tn: (on) => setWasmGemmEnabled('tn', on), nn: (on) => setWasmGemmEnabled('nn', on),
 };
 const kernels = arg('--kernels', 'copy,gelu').split(',');
 for (const k of kernels) if (!SWITCHES[k]) throw new Error(`--kernels: unknown kernel set ${k}; choose from ${Object.keys(SWITCHES).join(', ')}`);

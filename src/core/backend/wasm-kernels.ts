@@ -18,6 +18,7 @@ import { registerWasmCopyKernels } from './wasm-copy-kernels';
 import { registerWasmExpKernel } from './wasm-exp';
 import { registerWasmGeluKernels } from './wasm-gelu';
 import { registerWasmLayerNormKernels } from './wasm-layernorm';
+import { registerWasmGemmKernel } from './wasm-gemm';
 import { registerWasmSoftmaxKernels } from './wasm-softmax';
 import { registerWasmTanhKernel } from './wasm-tanh';
 import { heapOf, type WasmBackend } from './wasm-heap';
@@ -120,6 +121,7 @@ export function registerWasmKernels(): void {
   registerWasmSoftmaxKernels(); // the attention softmax's element-wise chains (wasm-softmax.ts)
   registerWasmTanhKernel(); // Tanh as SIMD lanes of the C library's tanhf (wasm-tanh.ts)
   registerWasmExpKernel(); // Exp as the C library's expf in JavaScript (wasm-exp.ts)
+  registerWasmGemmKernel(); // 2-D products and weight gradients aᵀ·b in XNNPACK's order, no transposes or repacking (wasm-gemm.ts)
   registerWasmAdamKernel(); // one Adam update per parameter tensor for optim/adam.ts applyAdam (wasm-adam.ts)
 }
 

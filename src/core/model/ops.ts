@@ -34,19 +34,28 @@ import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm-gel
 import { wasmColSum, wasmColSumUsable } from '../backend/wasm-colsum';
 import { wasmLayerNormBackward, wasmLayerNormForward, wasmLayerNormUsable } from '../backend/wasm-layernorm';
 import { wasmScaleBias, wasmScaledSoftmaxGrad, wasmSoftmaxUsable } from '../backend/wasm-softmax';
+import { wasmGemm, wasmGemmUsable } from '../backend/wasm-gemm';
 import './sum-grad'; // Sum's gradient without a tensor of ones on wasm (same values)
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
 type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
 
+/**
+ * a [M, K] · b [K, N] float32 → [M, N]: tfjs' matMul, or on wasm the project's kernel in XNNPACK's order (same bits,
+ * no repacking of b; backend/wasm-gemm.ts). Not differentiable: the custom gradients below call it.
+ */
+function mm(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  return wasmGemmUsable('nn') ? wasmGemm(a, b, false) : tf.matMul(a, b);
+}
+
 /** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls (aᵀ·dy as `tMatmul` orders it). */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
-    value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
+    value: mm(a as tf.Tensor2D, b as tf.Tensor2D),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sa, sb] = saved;
-      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sb) as tf.Tensor2D), tMatmul(sa as tf.Tensor2D, dy as tf.Tensor2D)];
+      return [mm(dy as tf.Tensor2D, tf.transpose(sb) as tf.Tensor2D), tMatmul(sa as tf.Tensor2D, dy as tf.Tensor2D)];
     },
   };
 }) as unknown as CGF) as unknown as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
@@ -151,7 +160,8 @@ export function setPackAwareWeightGrads(on: boolean): boolean {
 }
 
 /**
- * aᵀ·b for a [M, K], b [M, N] → [K, N] (a weight gradient: M rows of a batch, K inputs, N outputs). On wasm as aᵀ·b when
+ * aᵀ·b for a [M, K], b [M, N] → [K, N] (a weight gradient: M rows of a batch, K inputs, N outputs). On wasm with SIMD, the
+ * project's GEMM reads a in place (backend/wasm-gemm.ts: no transpose, no repacking, the same sums). Else on wasm as aᵀ·b when
  * K > N, else as (bᵀ·a)ᵀ: the product's right operand is the one of fewer columns, because XNNPACK (tfjs' wasm matMul)
  * repacks the right operand on every call with a new tensor: with M = 4096 and a 128-column left result, repacking
  * costs about as much as the product (measured in docs/experiments/speed.md). On a tie a is the right operand, so the
@@ -159,6 +169,7 @@ export function setPackAwareWeightGrads(on: boolean): boolean {
  * sum Σ_m a[m, k]·b[m, n] in the same order of m either way. Other backends transpose the smaller of a and b.
  */
 function tMatmul(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  if (wasmGemmUsable('tn')) return wasmGemm(a, b, true); // aᵀ·b in place, same bits (backend/wasm-gemm.ts)
   const leftA = packAware && tf.getBackend() === 'wasm' ? a.shape[1] > b.shape[1] : a.shape[1] <= b.shape[1]; // else: the smaller transpose
   return leftA ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.transpose(tf.matMul(tf.transpose(b) as tf.Tensor2D, a)) as tf.Tensor2D;
 }
@@ -269,10 +280,10 @@ function wasmAttentionSoftmax(raw: tf.Tensor3D, scale: number, h: number, bias: 
 const affine = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([x, w]);
   return {
-    value: tf.add(tf.matMul(x as tf.Tensor2D, w as tf.Tensor2D), b),
+    value: tf.add(mm(x as tf.Tensor2D, w as tf.Tensor2D), b),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sx, sw] = saved;
-      return [tf.matMul(dy as tf.Tensor2D, tf.transpose(sw) as tf.Tensor2D), tMatmul(sx as tf.Tensor2D, dy as tf.Tensor2D), colSum(dy as tf.Tensor2D)];
+      return [mm(dy as tf.Tensor2D, tf.transpose(sw) as tf.Tensor2D), tMatmul(sx as tf.Tensor2D, dy as tf.Tensor2D), colSum(dy as tf.Tensor2D)];
     },
   };
 }) as unknown as CGF) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
