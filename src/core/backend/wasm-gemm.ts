@@ -18,12 +18,13 @@
  * words with tfjs' matMul (and transpose-then-matMul) on ragged shapes; test/cli/golden.test.ts's recorded step events
  * are unchanged with it.
  *
- * Generated at start-up (`wasm-emit.ts`) over the backend's heap; where the engine lacks WebAssembly SIMD or the
- * heap is unreachable, `wasmGemmUsable` is false and tfjs' matMul runs as before.
+ * Generated at start-up (`wasm-emit.ts`) over the backend's heap; where the engine lacks WebAssembly SIMD, the heap is
+ * unreachable or the backend has a thread pool (XNNPACK then splits each product over the threads), `wasmGemmUsable`
+ * is false and tfjs' matMul runs as before — the same bits either way.
  */
 import * as tf from '../tf';
 import { FuncBuilder, I32, F32, Op, SimdOp, V128, emitBump, moduleOver } from './wasm-emit';
-import { heapOf, type WasmBackend } from './wasm-heap';
+import { heapOf, threadsOf, type WasmBackend } from './wasm-heap';
 
 /** Kernel name registered for the wasm backend. */
 export const GEMM_KERNEL = 'OpdGemm';
@@ -234,10 +235,16 @@ export function registerWasmGemmKernel(): void {
   tf.registerKernel({ kernelName: GEMM_KERNEL, backendName: 'wasm', kernelFunc: gemmKernel as unknown as tf.KernelFunc });
 }
 
-/** Whether model/ops.ts runs this kernel for `use`: registered, switched on, the wasm backend active with SIMD. */
+/**
+ * Whether model/ops.ts runs this kernel for `use`: registered, switched on, the wasm backend active with SIMD and one
+ * thread. With a thread pool (the page's threaded build on several cores) XNNPACK splits each product over the
+ * threads, which one thread of this kernel does not beat, so tfjs' matMul keeps those products (the same bits).
+ */
 export function wasmGemmUsable(use: GemmUse): boolean {
   if (!registered || !enabled[use] || tf.getBackend() !== 'wasm') return false;
-  const mem = heapOf(tf.backend() as unknown as WasmBackend);
+  const be = tf.backend() as unknown as WasmBackend;
+  if (threadsOf(be) > 1) return false;
+  const mem = heapOf(be);
   return !!mem && moduleFor(mem) !== null;
 }
 

@@ -11,6 +11,8 @@ export interface WasmBackend {
     _free(ptr: number): void;
     wasmMemory?: WebAssembly.Memory;
     asm?: { memory?: WebAssembly.Memory };
+    /** The build's exported helpers; `getThreadsCount` is the thread pool's size (1 in Node and without threads). */
+    tfjs?: { getThreadsCount?(): number };
   };
   dataIdMap: { get(dataId: object): { memoryOffset: number } };
   makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
@@ -22,3 +24,9 @@ export function heapOf(backend: WasmBackend): WebAssembly.Memory | null {
   return m instanceof WebAssembly.Memory ? m : null;
 }
 
+
+/** Threads of the backend's pool (tfjs' threaded wasm build in a cross-origin isolated page); 1 where it has none. */
+export function threadsOf(backend: WasmBackend): number {
+  const n = backend.wasm.tfjs?.getThreadsCount?.();
+  return typeof n === 'number' && n > 1 ? n : 1;
+}

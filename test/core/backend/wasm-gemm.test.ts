@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
 import { Rng } from '../../../src/core/rng';
 import { R_CHUNK, setGemmTile, setWasmGemmEnabled, wasmGemm, wasmGemmUsable } from '../../../src/core/backend/wasm-gemm';
+import { threadsOf, type WasmBackend } from '../../../src/core/backend/wasm-heap';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('wasm'));
@@ -22,10 +23,11 @@ const mat = (r: number, c: number) => tf.tensor2d(Float32Array.from({ length: r 
 
 /** [kernel words, XNNPACK words] of aᵀ·b (tn) or a·b. */
 function both(a: tf.Tensor2D, b: tf.Tensor2D, tn: boolean): [Uint32Array, Uint32Array] {
-  return tf.tidy(() => [
-    words(wasmGemm(a, b, tn)),
-    words(tn ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.matMul(a, b)),
-  ]) as unknown as [Uint32Array, Uint32Array];
+  let out: [Uint32Array, Uint32Array] | null = null;
+  tf.tidy(() => {
+    out = [words(wasmGemm(a, b, tn)), words(tn ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.matMul(a, b))];
+  });
+  return out as unknown as [Uint32Array, Uint32Array];
 }
 
 describe('GEMM in XNNPACK\'s order on wasm', () => {
@@ -88,6 +90,11 @@ describe('GEMM in XNNPACK\'s order on wasm', () => {
       setGemmTile();
     }
     tf.dispose([a, b, an]);
+  });
+  it('leaves products to XNNPACK where the backend has a thread pool', () => {
+    const be = (n?: number) => ({ wasm: { tfjs: n === undefined ? {} : { getThreadsCount: () => n } } }) as unknown as WasmBackend;
+    expect([threadsOf(be(4)), threadsOf(be(1)), threadsOf(be(0)), threadsOf(be())]).toEqual([4, 1, 1, 1]);
+    expect(threadsOf(tf.backend() as unknown as WasmBackend)).toBe(1); // Node: one thread, so the kernel runs
   });
   it('refuses mismatched shapes with a message naming them, switches off, and leaves no tensor behind', () => {
     const a = mat(4, 3), b = mat(5, 2);
