@@ -182,7 +182,10 @@ describe('the stored runs', () => {
     });
     const w = file('ckpt-2.safetensors');
     w[w.length - 1] ^= 1;
-    await expect(planResume(r.store, r.id, here)).rejects.toThrow(new RegExp(`stored run "[^"]+": ckpt-2.safetensors differs from the checkpoint the run stored \\(sha256 ${(await hex(w)).slice(0, 12)}…, events.jsonl records ${(await hex(weights(2))).slice(0, 12)}…: corrupt or replaced\\)`));
+    // Both hashes before the call: an await between planResume's start and the handler `rejects` attaches would let
+    // its rejection go unhandled for a moment.
+    const [got, recorded] = [(await hex(w)).slice(0, 12), (await hex(weights(2))).slice(0, 12)];
+    await expect(planResume(r.store, r.id, here)).rejects.toThrow(new RegExp(`stored run "[^"]+": ckpt-2.safetensors differs from the checkpoint the run stored \\(sha256 ${got}…, events.jsonl records ${recorded}…: corrupt or replaced\\)`));
     w[w.length - 1] ^= 1;
     file('ckpt-2.state')[0] = 9;
     await expect(planResume(r.store, r.id, here)).rejects.toThrow(/: ckpt-2.state differs from the checkpoint the run stored/);
