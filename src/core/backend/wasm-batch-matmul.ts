@@ -20,15 +20,13 @@
  */
 import * as tf from '../tf';
 import { encodeModule, F32, FuncBuilder, I32, Op, SimdOp, V128 } from './wasm-emit';
+import { emitTileWalk, tileKinds, type TileShape } from './wasm-tiles';
 
 /** Products summed per block along the shared dimension, as tfjs' `kBlockSize` (batch_mat_mul_impl.cc). */
 export const K_BLOCK = 48;
 
 /** Output tile of the kernel's inner loop: `rows` rows × `vecs` f32x4 vectors of columns. */
-export interface TileShape {
-  rows: number;
-  vecs: number;
-}
+export type { TileShape };
 /** The shipped tile (chosen with scripts/wasm-matmul-bench.ts: see docs/experiments/speed.md). */
 export const DEFAULT_TILE: TileShape = { rows: 4, vecs: 2 };
 
@@ -115,28 +113,9 @@ function driverFunc(tile: TileShape, index: (rows: number, vecs: number, vec: bo
   f.get(a).get(bt).get(aBatch).op(Op.i32Mul, Op.i32Add).set(paI);
   f.get(out).get(bt).get(M).op(Op.i32Mul).get(nb).op(Op.i32Mul, Op.i32Add).set(poI);
   f.get(b).get(bt).get(bBatch).op(Op.i32Mul, Op.i32Add).set(pbB);
-  f.i32(0).set(i);
-  for (const rows of tile.rows > 1 ? [tile.rows, 1] : [1]) {
-    f.op(Op.block, 0x40, Op.loop, 0x40);
-    f.get(i).i32(rows).op(Op.i32Add).get(M).op(Op.i32GtU, Op.brIf, 1);
-    f.i32(0).set(j).get(pbB).set(pbJ).get(poI).set(poJ);
-    const widths: [number, number, boolean][] = [[4 * tile.vecs, tile.vecs, true]];
-    if (tile.vecs > 1) widths.push([4, 1, true]);
-    widths.push([1, 1, false]);
-    for (const [w, vecs, vec] of widths) {
-      f.op(Op.block, 0x40, Op.loop, 0x40);
-      f.get(j).i32(w).op(Op.i32Add).get(N).op(Op.i32GtU, Op.brIf, 1);
-      f.get(paI).get(aRow).get(aK).get(pbJ).get(bRow).get(poJ).get(nb).get(K).op(Op.call, index(rows, vecs, vec));
-      f.get(j).i32(w).op(Op.i32Add).set(j);
-      f.get(pbJ).i32(4 * w).op(Op.i32Add).set(pbJ);
-      f.get(poJ).i32(4 * w).op(Op.i32Add).set(poJ);
-      f.op(Op.br, 0, Op.end, Op.end);
-    }
-    f.get(paI).get(aRow).i32(rows).op(Op.i32Mul, Op.i32Add).set(paI);
-    f.get(poI).get(nb).i32(rows).op(Op.i32Mul, Op.i32Add).set(poI);
-    f.get(i).i32(rows).op(Op.i32Add).set(i);
-    f.op(Op.br, 0, Op.end, Op.end);
-  }
+  emitTileWalk(f, tile, { rows: M, cols: N, i, j, pa: paI, aStep: aRow, pb0: pbB, pb: pbJ, po: poI, poTile: poJ, outRow: nb }, ([rows, vecs, vec]) => {
+    f.get(paI).get(aRow).get(aK).get(pbJ).get(bRow).get(poJ).get(nb).get(K).op(Op.call, index(rows, vecs, vec));
+  });
   f.get(bt).i32(1).op(Op.i32Add).set(bt);
   f.op(Op.br, 0, Op.end, Op.end);
   return f;
@@ -169,12 +148,7 @@ function transposeFunc(): FuncBuilder {
 export function matMulModuleBytes(tile: TileShape, sharedMemory: boolean): Uint8Array<ArrayBuffer> {
   if (!Number.isInteger(tile.rows) || tile.rows < 1 || tile.rows > 8 || !Number.isInteger(tile.vecs) || tile.vecs < 1 || tile.vecs > 6)
     throw new Error(`wasm matmul: tile rows must be 1–8 and vecs 1–6, got ${JSON.stringify(tile)}`);
-  const kinds: [number, number, boolean][] = [];
-  for (const rows of tile.rows > 1 ? [tile.rows, 1] : [1]) {
-    kinds.push([rows, tile.vecs, true]);
-    if (tile.vecs > 1) kinds.push([rows, 1, true]);
-    kinds.push([rows, 1, false]);
-  }
+  const kinds = tileKinds(tile);
   const index = (rows: number, vecs: number, vec: boolean) => kinds.findIndex(([r, v, s]) => r === rows && v === vecs && s === vec);
   const funcs = [...kinds.map(([r, v, s]) => tileFunc(r, v, s)), driverFunc(tile, index), transposeFunc(), driverFunc(tile, index, true)];
   return encodeModule(funcs, { mm: kinds.length, tr: kinds.length + 1, mmb: kinds.length + 2 }, sharedMemory);

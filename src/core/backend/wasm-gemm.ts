@@ -25,6 +25,7 @@
 import * as tf from '../tf';
 import { FuncBuilder, I32, F32, Op, SimdOp, V128, emitBump, moduleOver } from './wasm-emit';
 import { heapOf, threadsOf, type WasmBackend } from './wasm-heap';
+import { emitTileWalk, tileKinds, type TileShape } from './wasm-tiles';
 
 /** Kernel name registered for the wasm backend. */
 export const GEMM_KERNEL = 'OpdGemm';
@@ -33,10 +34,7 @@ export const GEMM_KERNEL = 'OpdGemm';
 export const R_CHUNK = 64;
 
 /** Output tile: `rows` output rows × `vecs` f32x4 vectors of output columns. */
-export interface GemmTile {
-  rows: number;
-  vecs: number;
-}
+export type GemmTile = TileShape;
 /** The shipped tile, 6 × 8 outputs: 12 v128 sums, two b vectors and one broadcast a fit x64's 16 vector registers. */
 export const GEMM_TILE: GemmTile = { rows: 6, vecs: 2 };
 
@@ -99,17 +97,6 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
   return f;
 }
 
-/** The tile kinds of a module: full tiles, then one-row tiles, each in widths 4·vecs, 4 and 1 columns. */
-function kindsOf(tile: GemmTile): [number, number, boolean][] {
-  const kinds: [number, number, boolean][] = [];
-  for (const rows of tile.rows > 1 ? [tile.rows, 1] : [1]) {
-    kinds.push([rows, tile.vecs, true]);
-    if (tile.vecs > 1) kinds.push([rows, 1, true]);
-    kinds.push([rows, 1, false]);
-  }
-  return kinds;
-}
-
 /**
  * The driver of one mode, (a, b, out, R, P, N): out [P, N] = Σ over the R steps of the shared dimension, for
  * `tn` a [R, P] (out = aᵀ·b) and for `nn` a [P, R] (out = a·b), b [R, N] (byte addresses). Chunks of R_CHUNK steps
@@ -132,28 +119,10 @@ function driverFunc(tile: GemmTile, mode: Mode, index: (rows: number, vecs: numb
   f.get(R).get(r0).op(Op.i32Sub).set(count);
   f.i32(R_CHUNK).get(count).get(count).i32(R_CHUNK).op(Op.i32GtU, Op.select).set(count);
   f.get(r0).op(Op.i32Eqz).set(first);
-  f.i32(0).set(i).get(paC).set(paI).get(out).set(poI);
-  for (const rows of tile.rows > 1 ? [tile.rows, 1] : [1]) {
-    f.op(Op.block, 0x40, Op.loop, 0x40);
-    f.get(i).i32(rows).op(Op.i32Add).get(P).op(Op.i32GtU, Op.brIf, 1);
-    f.i32(0).set(j).get(pbC).set(pbJ).get(poI).set(poJ);
-    const widths: [number, number, boolean][] = [[4 * tile.vecs, tile.vecs, true]];
-    if (tile.vecs > 1) widths.push([4, 1, true]);
-    widths.push([1, 1, false]);
-    for (const [w, vecs, vec] of widths) {
-      f.op(Op.block, 0x40, Op.loop, 0x40);
-      f.get(j).i32(w).op(Op.i32Add).get(N).op(Op.i32GtU, Op.brIf, 1);
-      f.get(paI).get(aI).get(aK).get(pbJ).get(bRow).get(poJ).get(bRow).get(count).get(first).op(Op.call, index(rows, vecs, vec));
-      f.get(j).i32(w).op(Op.i32Add).set(j);
-      f.get(pbJ).i32(4 * w).op(Op.i32Add).set(pbJ);
-      f.get(poJ).i32(4 * w).op(Op.i32Add).set(poJ);
-      f.op(Op.br, 0, Op.end, Op.end);
-    }
-    f.get(paI).get(aI).i32(rows).op(Op.i32Mul, Op.i32Add).set(paI);
-    f.get(poI).get(bRow).i32(rows).op(Op.i32Mul, Op.i32Add).set(poI);
-    f.get(i).i32(rows).op(Op.i32Add).set(i);
-    f.op(Op.br, 0, Op.end, Op.end);
-  }
+  f.get(paC).set(paI).get(out).set(poI);
+  emitTileWalk(f, tile, { rows: P, cols: N, i, j, pa: paI, aStep: aI, pb0: pbC, pb: pbJ, po: poI, poTile: poJ, outRow: bRow }, ([rows, vecs, vec]) => {
+    f.get(paI).get(aI).get(aK).get(pbJ).get(bRow).get(poJ).get(bRow).get(count).get(first).op(Op.call, index(rows, vecs, vec));
+  });
   f.get(paC).get(aK).get(count).op(Op.i32Mul, Op.i32Add).set(paC);
   f.get(pbC).get(bRow).get(count).op(Op.i32Mul, Op.i32Add).set(pbC);
   f.get(r0).get(count).op(Op.i32Add).set(r0);
@@ -168,7 +137,7 @@ function driverFunc(tile: GemmTile, mode: Mode, index: (rows: number, vecs: numb
 export function gemmFuncs(tile: GemmTile = GEMM_TILE): FuncBuilder[] {
   if (!Number.isInteger(tile.rows) || tile.rows < 1 || tile.rows > 8 || !Number.isInteger(tile.vecs) || tile.vecs < 1 || tile.vecs > 4)
     throw new Error(`wasm gemm: tile rows must be 1–8 and vecs 1–4, got ${JSON.stringify(tile)}`);
-  const kinds = kindsOf(tile), n = kinds.length;
+  const kinds = tileKinds(tile), n = kinds.length;
   const at = (base: number) => (rows: number, vecs: number, vec: boolean) => base + kinds.findIndex(([r, v, s]) => r === rows && v === vecs && s === vec);
   return [
     ...kinds.map(([r, v, s]) => tileFunc(r, v, s, 'tn')),
@@ -188,7 +157,7 @@ export type GemmModule = {
 };
 
 let tile: GemmTile = GEMM_TILE;
-const exportsOf = (t: GemmTile) => ({ tn: 2 * kindsOf(t).length, nn: 2 * kindsOf(t).length + 1 });
+const exportsOf = (t: GemmTile) => ({ tn: 2 * tileKinds(t).length, nn: 2 * tileKinds(t).length + 1 });
 let moduleFor = moduleOver<GemmModule>(() => gemmFuncs(tile), exportsOf(tile));
 
 /**

@@ -36,18 +36,15 @@ describe('GEMM in XNNPACK\'s order on wasm', () => {
     expect(wasmGemmUsable('nn')).toBe(true);
   });
   it('gives XNNPACK\'s words on the training step\'s shapes', () => {
-    // tn: a [R, P], b [R, N] (weight gradients); nn: a [M, K], b [K, N] (forward and input gradients)
-    for (const [R, P, N] of [[4096, 128, 128], [4096, 128, 512], [4096, 512, 128], [2048, 1024, 128]]) {
-      const a = mat(R, P), b = mat(R, N);
-      const [k, x] = both(a, b, true);
-      expect(k.length).toBe(P * N);
-      expect(diff(k, x)).toEqual([]);
-      tf.dispose([a, b]);
-    }
-    for (const [M, K, N] of [[4096, 128, 128], [4096, 512, 128], [1024, 128, 1024], [4096, 1024, 128]]) {
-      const a = mat(M, K), b = mat(K, N);
-      const [k, x] = both(a, b, false);
-      expect(k.length).toBe(M * N);
+    // tn: a [R, P], b [R, N] → [P, N] (weight gradients); nn: a [M, K], b [K, N] → [M, N] (forward, input gradients)
+    const cases: [boolean, number, number, number][] = [
+      [true, 4096, 128, 128], [true, 4096, 128, 512], [true, 4096, 512, 128], [true, 2048, 1024, 128],
+      [false, 4096, 128, 128], [false, 4096, 512, 128], [false, 1024, 128, 1024], [false, 4096, 1024, 128],
+    ];
+    for (const [tn, d0, d1, N] of cases) {
+      const a = mat(d0, d1), b = mat(tn ? d0 : d1, N);
+      const [k, x] = both(a, b, tn);
+      expect(k.length).toBe((tn ? d1 : d0) * N);
       expect(diff(k, x)).toEqual([]);
       tf.dispose([a, b]);
     }
