@@ -159,15 +159,22 @@ async function main(): Promise<void> {
     ...(ratio ? { grpoStepMs: ratio.grpo, opidStepMs: ratio.opid, opidOverGrpo: ratio.opid / ratio.grpo } : {}),
     ...(agentic ? { agenticOpd: agentic } : {}),
   };
-  if (a.json) process.stdout.write(JSON.stringify(r) + '\n');
-  else process.stdout.write(`${a.model} on ${backend}: train ${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step, B=${B}, T=${T}), sample ${r.sampleTokensPerSecond.toFixed(0)} tok/s, matmul ${gflops.toFixed(1)} GFLOP/s` +
-    ` (best of ${core.matmulGflopsRuns.length} repeats, median ${core.matmulGflopsMedian.toFixed(1)}; training reaches ${(100 * trainGflops / gflops).toFixed(0)}% of it), KV cache ×${kv.toFixed(1)} over recomputing at 128 tokens of context` +
-    (ratio ? `; OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})` : '') + '\n' +
-    (household ? `household GRPO step (page defaults): ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
-      (household.gpu ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, GPU MB allocated ${household.gpu.gpuBytesAllocated.map((b) => (b / 1e6).toFixed(1)).join(' → ')}` : '') + '\n' : '') +
-    (r.dispatchesPerTrainStep !== undefined ? `webgpu: ${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated\n` : '') +
-    (agentic ? `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ${agentic.grpoStepMs.toFixed(0)} ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × G ${agentic.groupSize}, student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, mean LAD share ${(100 * agentic.ladShareMean).toFixed(1)}%)\n` : '') +
-    (peer ? ('error' in peer ? `PyTorch peer: ${peer.error}\n` : `PyTorch ${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch = ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}\n`) : ''));
+  if (a.json) return void process.stdout.write(JSON.stringify(r) + '\n');
+  const line = (label: string, text: string) => `  ${label.padEnd(10)} ${text}\n`;
+  const skipped = ([['opid-steps', 'OPID/GRPO step ratio'], ['household-steps', 'household step'], ['agentic-steps', 'Agentic-OPD step']] as const)
+    .filter(([k]) => a[k] === 0).map(([k, what]) => `${what} (--${k} 0)`);
+  if (!peer) skipped.push('PyTorch peer (add --peer torch)');
+  process.stdout.write(`${a.model} on ${backend}, B ${B} × T ${T}\n` +
+    line('training', `${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step), ${trainGflops.toFixed(1)} GFLOP/s = ${(100 * trainGflops / gflops).toFixed(0)}% of the matmul`) +
+    line('matmul', `${gflops.toFixed(1)} GFLOP/s (${CLI_BENCH_SIZE.matmulN}², best of ${core.matmulGflopsRuns.length} repeats; median ${core.matmulGflopsMedian.toFixed(1)})`) +
+    line('sampling', `${r.sampleTokensPerSecond.toFixed(0)} tok/s; KV cache ×${kv.toFixed(1)} over recomputing at 128 tokens of context`) +
+    (ratio ? line('OPID/GRPO', `OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})`) : '') +
+    (household ? line('household', `GRPO step with the page's defaults ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
+      (household.gpu ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, GPU MB allocated ${household.gpu.gpuBytesAllocated.map((x) => (x / 1e6).toFixed(1)).join(' → ')}` : '')) : '') +
+    (r.dispatchesPerTrainStep !== undefined ? line('webgpu', `${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated`) : '') +
+    (agentic ? line('agentic', `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ${agentic.grpoStepMs.toFixed(0)} ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × G ${agentic.groupSize}, student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, mean LAD share ${(100 * agentic.ladShareMean).toFixed(1)}%)`) : '') +
+    (peer ? line('PyTorch', 'error' in peer ? peer.error : `${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch = ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}`) : '') +
+    (skipped.length ? line('skipped', skipped.join(', ')) : ''));
 }
 
 main().catch((e) => {
