@@ -199,7 +199,7 @@ async function main(): Promise<void> {
   const header = [
     `command: npm run experiment -- ${argv.join(' ')}`,
     `household/${a.preset}, nano, ${hasBase ? 'from the shipped base policy' : 'FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --preset ' + a.preset + ' makes one)'}`,
-    `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per method, evaluation every ${a['eval-every'] === 1 ? 'step' : `${a['eval-every']} steps`} on ${a.episodes} episodes per split at T 0.4`,
+    `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per method, evaluation ${a['eval-every'] >= a.steps ? 'at step 0 and the last step' : `every ${a['eval-every'] === 1 ? 'step' : `${a['eval-every']} steps`}${a.steps % a['eval-every'] ? ' and at the last step' : ''}`} on ${a.episodes} episodes per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
     `OPID rows also: ${OPID_SETTINGS.join(' ')}`,
   ];
