@@ -5,7 +5,7 @@
  * `sampleTokensPerSecond` (KV-cached generation, batch × new tokens / s) and the backend's own `matmulGflops`
  * (a 512×512 by 512×512 float32 matmul) measured in the same process: the best of 5 timed repeats of 10 products
  * after 2 untimed ones, with `matmulGflopsMedian` and every repeat in `matmulGflopsRuns`; `trainShareOfMatmul` (the
- * printed "training reaches N% of it") divides training's GFLOP/s by the best repeat, the speed the backend shows it
+ * printed "= N% of the matmul") divides training's GFLOP/s by the best repeat, the speed the backend shows it
  * can reach in this process (on cores shared with other jobs single repeats vary by 2×); and `opidOverGrpo`, the ratio of the mean
  * wall time of an OPID training step to a GRPO step (same seed and settings); `kvCacheSpeedup` (KV-cached sampling
  * against recomputing the whole prefix for every new token, at 128 tokens of context); `household` (the mean wall
@@ -44,7 +44,7 @@ const SPEC = {
   steps: { type: 'int', help: 'timed training steps', default: 10, min: 1, max: 1000 },
   warmup: { type: 'int', help: 'untimed warm-up steps', default: 2, min: 0, max: 100 },
   'opid-steps': { type: 'int', help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)', default: 3, min: 0, max: 100 },
-  'matmul-repeats': { type: 'int', help: 'timed repeats of the backend\'s 512² matmul (10 products each, after 2 untimed); matmulGflops and training\'s share of it ("training reaches N% of it") use the best repeat, matmulGflopsMedian is the median', default: 5, min: 1, max: 100 },
+  'matmul-repeats': { type: 'int', help: 'timed repeats of the backend\'s 512² matmul (10 products each, after 2 untimed); matmulGflops and training\'s share of it ("= N% of the matmul") use the best repeat, matmulGflopsMedian is the median', default: 5, min: 1, max: 100 },
   'new-tokens': { type: 'int', help: 'tokens generated per row in the sampling benchmark', default: 32, min: 1, max: 256 },
   'household-steps': { type: 'int', help: 'GRPO steps with the page\'s defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)', default: 2, min: 0, max: 100 },
   'agentic-steps': { type: 'int', help: 'steps timed for Agentic-OPD\'s distillation step next to a GRPO step (household/easy, nano from the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process, at least 2; 0 = skip)', default: 3, min: 0, max: 100 },

@@ -1,9 +1,9 @@
 /** The readable lines `npm run train` prints without --json: progress per step, its time split, evaluations. */
 import type { EvalEvent, StepEvent } from '../src/core/train/events';
 
-/** `--profile`: one line of where a step's wall time went, in seconds and shares. */
+/** `--profile`: one line of where a step's wall time went, in seconds and shares — every phase, so steps line up. */
 export function phaseLine(p: NonNullable<StepEvent['phaseMs']>, stepMs: number): string {
-  const parts = Object.entries(p).filter(([, ms]) => ms >= 0.5).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / Math.max(stepMs, 1e-3)).toFixed(0)}%)`);
+  const parts = Object.entries(p).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / Math.max(stepMs, 1e-3)).toFixed(0)}%)`);
   return `  time: ${parts.join(', ')}`;
 }
 

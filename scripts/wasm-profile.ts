@@ -13,11 +13,13 @@
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
+import { checkScriptArgs } from './script-args';
 import { setWasmMatMulEnabled } from '../src/core/backend/wasm-kernels';
 import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
 import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, samplingWorkload, trainStep } from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
+checkScriptArgs('npx tsx scripts/wasm-profile.ts [--workload sample|train] [--model small] [--stock] [--ops] [--cpu] [--top N]', ['--workload', '--model', '--top'], ['--stock', '--ops', '--cpu']);
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : dflt;

@@ -24,6 +24,7 @@
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
+import { checkScriptArgs } from './script-args';
 import { setWasmCopyKernelsEnabled, setWasmSimdTransposeEnabled } from '../src/core/backend/wasm-copy-kernels';
 import { setPackAwareWeightGrads } from '../src/core/model/ops';
 import { setBroadcastSumGrad } from '../src/core/model/sum-grad';
@@ -49,6 +50,7 @@ const SWITCHES: Record<string, (on: boolean) => boolean> = {
   exp: setWasmExpEnabled, adam: setWasmAdamEnabled, transpose: setWasmSimdTransposeEnabled, dworder: setPackAwareWeightGrads,
   sumgrad: setBroadcastSumGrad, tn: (on) => setWasmGemmEnabled('tn', on), nn: (on) => setWasmGemmEnabled('nn', on),
 };
+checkScriptArgs(`npx tsx scripts/wasm-train-ab.ts [--kernels ${Object.keys(SWITCHES).join(',')}] [--rounds 3] [--steps 2] [--model small]`, ['--kernels', '--rounds', '--steps', '--model']);
 const kernels = arg('--kernels', 'copy,gelu').split(',');
 for (const k of kernels) if (!SWITCHES[k]) throw new Error(`--kernels: unknown kernel set ${k}; choose from ${Object.keys(SWITCHES).join(', ')}`);
 const rounds = Number(arg('--rounds', '3')), steps = Number(arg('--steps', '2'));
