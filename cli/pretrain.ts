@@ -150,22 +150,29 @@ async function main(): Promise<void> {
     seed: a.seed, backend, pretrain: { ...cfg, ...init }, trainSeconds: Math.round(seconds),
     machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
   };
-  if (a['measure-episodes'] > 0) {
-    const splits: Split[] = ['test-seen', 'test-unseen'];
-    manifest.measured = await measureHinted(policy, spec, { preset: a.preset, splits, modes: ['none', 'episode', 'step', 'both'], episodes: a['measure-episodes'], historyTurns: a.history, rng: new Rng(a.seed).fork('measure') }) as BaseManifest['measured'];
-    manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
-    for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
-      say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);
-    say(successTable(manifest.measured!, splits));
-    manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens, noise: 0.5, rng: new Rng(a.seed).fork('off-path') });
-    const o = manifest.skillSensitivityOffPath;
-    say(`off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} → ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`);
-    const k = manifest.skillSensitivity;
-    say(`skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`);
-    say(sensitivityTable(manifest.skillSensitivity, manifest.skillSensitivityOffPath));
-  }
+  // The weights first, with a manifest without measurements: a measurement that fails (or is stopped) loses no training.
   writeAtomic(out, bytes);
   writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+  if (a['measure-episodes'] > 0) {
+    say(`wrote ${out} (${bytes.length} bytes); measuring (the manifest gets the measurements when they are done)\n`);
+    try {
+      const splits: Split[] = ['test-seen', 'test-unseen'];
+      manifest.measured = await measureHinted(policy, spec, { preset: a.preset, splits, modes: ['none', 'episode', 'step', 'both'], episodes: a['measure-episodes'], historyTurns: a.history, rng: new Rng(a.seed).fork('measure') }) as BaseManifest['measured'];
+      manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
+      for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
+        say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);
+      say(successTable(manifest.measured!, splits));
+      manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens, noise: 0.5, rng: new Rng(a.seed).fork('off-path') });
+      const o = manifest.skillSensitivityOffPath;
+      say(`off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} → ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`);
+      const k = manifest.skillSensitivity;
+      say(`skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`);
+      say(sensitivityTable(manifest.skillSensitivity, manifest.skillSensitivityOffPath));
+      writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+    } catch (e) {
+      throw new Error(`measuring failed: ${e instanceof Error ? e.message : String(e)} — the weights are saved (${out}, sha256 ${sha.slice(0, 12)}…) with a manifest without measurements`);
+    }
+  }
   emit({ event: 'saved', weights: out, manifest: manifestPath, sha256: sha, bytes: bytes.length, measured: manifest.measured, skillSensitivity: manifest.skillSensitivity, skillSensitivityOffPath: manifest.skillSensitivityOffPath });
   say(`wrote ${out} (${bytes.length} bytes) and ${manifestPath}\nsha256 ${sha}\n`);
   disposePolicy(policy);

@@ -92,12 +92,13 @@ export class Rng {
 
   /**
    * Index drawn from a categorical distribution given log-probabilities (nats; need not be normalised;
-   * `-Infinity` entries are never drawn). @throws Error if every entry is -Infinity.
+   * `-Infinity` entries are never drawn). @throws Error if no entry is finite or +Infinity: every one is -Infinity
+   *   (nothing allowed) or NaN (`noDrawMessage` says which).
    */
   categorical(logits: ArrayLike<number>): number {
     let m = -Infinity;
     for (let i = 0; i < logits.length; i++) if (logits[i] > m) m = logits[i];
-    if (m === -Infinity) throw new Error('Rng.categorical: every entry is -Infinity');
+    if (m === -Infinity) throw new Error(noDrawMessage(logits));
     let z = 0;
     for (let i = 0; i < logits.length; i++) z += Math.exp(logits[i] - m);
     let u = this.next() * z;
@@ -115,4 +116,16 @@ export class Rng {
   fork(label: string): Rng {
     return new Rng((hash32(label) ^ Math.imul(this.seed, 0x9e3779b1)) | 0);
   }
+}
+
+/**
+ * Why a categorical draw over `logits` (nats) has nothing to draw from: NaN entries (the model's logits are not
+ * numbers — non-finite weights or activations) or every entry -Infinity (no token allowed).
+ */
+export function noDrawMessage(logits: ArrayLike<number>): string {
+  let nan = 0;
+  for (let i = 0; i < logits.length; i++) if (Number.isNaN(logits[i])) nan++;
+  return nan
+    ? `categorical draw: ${nan} of ${logits.length} logits are NaN and the rest -Infinity (the model's output is not a number: check the weights and activations for NaN/Infinity)`
+    : `categorical draw: every one of ${logits.length} logits is -Infinity (no token is allowed at this position)`;
 }

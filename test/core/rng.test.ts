@@ -29,7 +29,8 @@ describe('Rng', () => {
     expect(counts[1]).toBe(0);
     expect(counts[2] / counts[0]).toBeGreaterThan(2.5);
     expect(counts[2] / counts[0]).toBeLessThan(3.5);
-    expect(() => r.categorical([-Infinity])).toThrow(/every entry/);
+    expect(() => r.categorical([-Infinity, -Infinity])).toThrow('categorical draw: every one of 2 logits is -Infinity (no token is allowed at this position)');
+    expect(() => r.categorical([NaN, -Infinity, NaN])).toThrow(/^categorical draw: 2 of 3 logits are NaN and the rest -Infinity \(the model's output is not a number/);
   });
   it('fork gives independent named streams', () => {
     const r = new Rng(1);

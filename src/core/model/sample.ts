@@ -9,7 +9,7 @@
  * transformer.ts `decodeStep`; `setWasmDecodeEnabled(false)` switches it off).
  */
 import * as tf from '../tf';
-import type { Rng } from '../rng';
+import { noDrawMessage, type Rng } from '../rng';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
 import { decodeStep, forward, NEG, type LayerCache } from './transformer';
@@ -148,13 +148,13 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
 /**
  * The draw of `Rng.categorical(row)` (src/core/rng.ts: one `rng.next()`, the same sums in the same order, so the same
  * token), keeping e[v] = exp(row[v] − m) for the caller, which needs m and z = Σ e[v] for the log-prob: one pass of
- * exp instead of 2.5. @throws Error if every entry is -Infinity.
+ * exp instead of 2.5. @throws Error if no entry can be drawn: every one -Infinity or NaN (rng.ts `noDrawMessage`).
  */
 function drawCategorical(row: Float64Array, e: Float64Array, rng: Rng): { tok: number; m: number; z: number } {
   const V = row.length;
   let m = -Infinity;
   for (let v = 0; v < V; v++) if (row[v] > m) m = row[v];
-  if (m === -Infinity) throw new Error('Rng.categorical: every entry is -Infinity');
+  if (m === -Infinity) throw new Error(noDrawMessage(row));
   let z = 0;
   for (let v = 0; v < V; v++) z += e[v] = Math.exp(row[v] - m);
   let u = rng.next() * z;
