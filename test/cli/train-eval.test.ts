@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -161,6 +161,27 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--out', path.join(dir, 'no', 'b.safetensors')]).err).toMatch(/--out: folder ".*" does not exist/);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
+
+  it('pretrain writes the weights and a manifest before measuring, then adds the measurements to the manifest', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
+    const out = path.join(dir, 'b.safetensors'), man = path.join(dir, 'b.json');
+    const child = spawn('node_modules/.bin/tsx', ['cli/pretrain.ts', '--model', 'nano', '--iters', '2', '--tasks', '4', '--batch', '4', '--measure-episodes', '1', '--out', out]);
+    let text = '';
+    const seenAtMeasuring = await new Promise<{ weights: boolean; measured: boolean }>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        // When the measuring line appears, the weights and a manifest without measurements are already on disk.
+        if (text.includes('; measuring')) resolve({ weights: fs.existsSync(out), measured: 'measured' in JSON.parse(fs.readFileSync(man, 'utf8')) });
+      });
+      child.on('exit', (code) => reject(new Error(`pretrain exited ${code} before measuring: ${text}`)));
+    });
+    expect(seenAtMeasuring).toEqual({ weights: true, measured: false });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    const m = JSON.parse(fs.readFileSync(man, 'utf8'));
+    expect(Object.keys(m.measured).sort()).toEqual(['test-seen', 'test-unseen']);
+    expect(text.indexOf('; measuring')).toBeLessThan(text.indexOf('test-seen hints none'));
+  }, 120_000);
 
   it('train checks --save before training: a folder, a missing folder or an empty path exit 2', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
