@@ -20,7 +20,7 @@ function broadcastRowsKernel({ inputs: { x }, backend, attrs }: { inputs: { x: t
   const mem = heapOf(backend);
   if (!mem) throw new Error(`${BROADCAST_ROWS_KERNEL}: the wasm backend's heap is not reachable`);
   const H = new Float32Array(mem.buffer); // after makeOutput: a growing heap replaces its buffer
-  const s = backend.dataIdMap.get(x.dataId).memoryOffset >> 2, d = backend.dataIdMap.get(out.dataId).memoryOffset >> 2;
+  const s = backend.dataIdMap.get(x.dataId).memoryOffset >>> 2, d = backend.dataIdMap.get(out.dataId).memoryOffset >>> 2;
   for (let i = 0; i < M; i++) H.fill(H[s + i], d + i * n, d + (i + 1) * n);
   return out;
 }

@@ -69,7 +69,7 @@ function colSumKernel({ inputs: { x }, backend }: { inputs: { x: tf.TensorInfo }
     mod.colsum(px, po, M, N / 4);
     return out;
   }
-  const H = new Float32Array(mem.buffer), x0 = px >> 2, o0 = po >> 2;
+  const H = new Float32Array(mem.buffer), x0 = px >>> 2, o0 = po >>> 2;
   for (let n = 0; n < N; n++) H[o0 + n] = 0;
   for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) H[o0 + n] = Math.fround(H[o0 + n] + H[x0 + m * N + n]);
   return out;

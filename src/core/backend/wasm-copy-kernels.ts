@@ -137,7 +137,7 @@ export function fastTranspose(args: TransposeArgs): tf.TensorInfo | null {
   const mem = heapOf(be);
   if (!mem) throw new Error('wasm Transpose: the wasm backend\'s heap is not reachable');
   const src = be.dataIdMap.get(x.dataId).memoryOffset, dst = be.dataIdMap.get(out.dataId).memoryOffset;
-  if (!(simd && simdSwapCopy(mem, src, dst, form))) swapCopy(new Int32Array(mem.buffer), src >> 2, dst >> 2, form);
+  if (!(simd && simdSwapCopy(mem, src, dst, form))) swapCopy(new Int32Array(mem.buffer), src >>> 2, dst >>> 2, form);
   return out;
 }
 
@@ -155,7 +155,7 @@ export function fastGather(args: GatherArgs): tf.TensorInfo | null {
   if (idx.length === 0) return out;
   const heap = heapWords(be);
   if (!heap) throw new Error('wasm GatherV2: the wasm backend\'s heap is not reachable');
-  const src = be.dataIdMap.get(x.dataId).memoryOffset >> 2, dst = be.dataIdMap.get(out.dataId).memoryOffset >> 2;
+  const src = be.dataIdMap.get(x.dataId).memoryOffset >>> 2, dst = be.dataIdMap.get(out.dataId).memoryOffset >>> 2;
   for (let i = 0; i < idx.length; i++) heap.copyWithin(dst + i * row, src + idx[i] * row, src + (idx[i] + 1) * row);
   return out;
 }

@@ -94,7 +94,7 @@ export class WasmKvCache {
     if (BH !== this.B * this.h || hs !== this.hs || T > this.tMax || v.shape.join() !== k.shape.join())
       throw new Error(`WasmKvCache.fill: k ${k.shape} / v ${v.shape} do not fit [${this.B * this.h}, ≤ ${this.tMax}, ${this.hs}]`);
     const H = heapF32(this.backend), tm = this.tMax;
-    const pk = ptr(this.backend, k) >> 2, pv = ptr(this.backend, v) >> 2, kT = this.kT[layer] >> 2, vc = this.v[layer] >> 2;
+    const pk = ptr(this.backend, k) >>> 2, pv = ptr(this.backend, v) >>> 2, kT = this.kT[layer] >>> 2, vc = this.v[layer] >>> 2;
     for (let bt = 0; bt < BH; bt++)
       for (let t = 0; t < T; t++) {
         const src = (bt * T + t) * hs;
@@ -145,7 +145,7 @@ function rowLayerNorm({ inputs: { x, gamma, beta }, backend }: Args<'x' | 'gamma
   const d = x.shape[x.shape.length - 1], R = tf.util.sizeFromShape(x.shape) / d;
   const out = backend.makeOutput(x.shape, 'float32');
   const H = heapF32(backend);
-  const px = ptr(backend, x) >> 2, po = ptr(backend, out) >> 2, pg = ptr(backend, gamma) >> 2, pb = ptr(backend, beta) >> 2;
+  const px = ptr(backend, x) >>> 2, po = ptr(backend, out) >>> 2, pg = ptr(backend, gamma) >>> 2, pb = ptr(backend, beta) >>> 2;
   for (let r = 0; r < R; r++) layerNormRow(H, px + r * d, po + r * d, pg, pb, d);
   return out;
 }
@@ -155,9 +155,9 @@ function residualLayerNorm({ inputs: { x, y, bias, gamma, beta }, backend }: Arg
   const d = x.shape[x.shape.length - 1], R = tf.util.sizeFromShape(x.shape) / d;
   const xo = backend.makeOutput(x.shape, 'float32'), out = backend.makeOutput(x.shape, 'float32');
   const H = heapF32(backend);
-  const px = ptr(backend, x) >> 2, py = ptr(backend, y) >> 2, pbias = ptr(backend, bias) >> 2, pxo = ptr(backend, xo) >> 2;
+  const px = ptr(backend, x) >>> 2, py = ptr(backend, y) >>> 2, pbias = ptr(backend, bias) >>> 2, pxo = ptr(backend, xo) >>> 2;
   for (let i = 0; i < R * d; i++) H[pxo + i] = f(H[px + i] + f(H[py + i] + H[pbias + (i % d)]));
-  const po = ptr(backend, out) >> 2, pg = ptr(backend, gamma) >> 2, pb = ptr(backend, beta) >> 2;
+  const po = ptr(backend, out) >>> 2, pg = ptr(backend, gamma) >>> 2, pb = ptr(backend, beta) >>> 2;
   for (let r = 0; r < R; r++) layerNormRow(H, pxo + r * d, po + r * d, pg, pb, d);
   return [xo, out];
 }
@@ -167,7 +167,7 @@ function geluInner({ inputs: { y, bias }, backend }: Args<'y' | 'bias'>): tf.Ten
   const n = y.shape[y.shape.length - 1], size = tf.util.sizeFromShape(y.shape);
   const u = backend.makeOutput(y.shape, 'float32'), inner = backend.makeOutput(y.shape, 'float32');
   const H = heapF32(backend);
-  const py = ptr(backend, y) >> 2, pb = ptr(backend, bias) >> 2, pu = ptr(backend, u) >> 2, pi = ptr(backend, inner) >> 2;
+  const py = ptr(backend, y) >>> 2, pb = ptr(backend, bias) >>> 2, pu = ptr(backend, u) >>> 2, pi = ptr(backend, inner) >>> 2;
   for (let i = 0; i < size; i++) {
     const a = f(H[py + i] + H[pb + (i % n)]);
     H[pu + i] = a;
@@ -181,7 +181,7 @@ function geluOut({ inputs: { u, t }, backend }: Args<'u' | 't'>): tf.TensorInfo 
   const size = tf.util.sizeFromShape(u.shape);
   const out = backend.makeOutput(u.shape, 'float32');
   const H = heapF32(backend);
-  const pu = ptr(backend, u) >> 2, pt = ptr(backend, t) >> 2, po = ptr(backend, out) >> 2;
+  const pu = ptr(backend, u) >>> 2, pt = ptr(backend, t) >>> 2, po = ptr(backend, out) >>> 2;
   for (let i = 0; i < size; i++) H[po + i] = f(f(H[pu + i] * 0.5) * f(H[pt + i] + 1));
   return out;
 }
@@ -195,7 +195,7 @@ function cachedScores({ inputs: { qkv, bqkv }, backend, attrs }: Args<'qkv' | 'b
   if (t >= tMax) throw new Error(`wasm decode: position ${t} is past the cache's ${tMax}`);
   const out = backend.makeOutput([B * h, Tk], 'float32');
   const H = heapF32(backend);
-  const pq = ptr(backend, qkv) >> 2, pb = ptr(backend, bqkv) >> 2, q = c.q >> 2, kT = c.kT[layer] >> 2, vc = c.v[layer] >> 2;
+  const pq = ptr(backend, qkv) >>> 2, pb = ptr(backend, bqkv) >>> 2, q = c.q >>> 2, kT = c.kT[layer] >>> 2, vc = c.v[layer] >>> 2;
   for (let b = 0; b < B; b++) {
     const row = pq + b * 3 * d;
     for (let i = 0; i < d; i++) {
@@ -207,7 +207,7 @@ function cachedScores({ inputs: { qkv, bqkv }, backend, attrs }: Args<'qkv' | 'b
   }
   const po = ptr(backend, out);
   moduleOf(backend).mmb(c.q, c.kT[layer], po, B * h, 1, Tk, hs, hs * 4, hs * 4, 4, hs * tMax * 4, tMax * 4);
-  const H2 = heapF32(backend), o = po >> 2, scale = f(attrs.scale), kb = c.keyBias;
+  const H2 = heapF32(backend), o = po >>> 2, scale = f(attrs.scale), kb = c.keyBias;
   for (let bt = 0; bt < B * h; bt++) {
     const kbRow = Math.floor(bt / h) * tMax, oRow = o + bt * Tk;
     for (let j = 0; j < Tk; j++) H2[oRow + j] = f(f(H2[oRow + j] * scale) + kb[kbRow + j]);

@@ -88,7 +88,7 @@ function fastExp(args: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }): 
   if (!mem) return null;
   const n = tf.util.sizeFromShape(x.shape), out = be.makeOutput(x.shape, 'float32');
   const H = new Float32Array(mem.buffer); // after makeOutput: a growing heap replaces its buffer
-  expLoop(H, be.dataIdMap.get(x.dataId).memoryOffset >> 2, be.dataIdMap.get(out.dataId).memoryOffset >> 2, n);
+  expLoop(H, be.dataIdMap.get(x.dataId).memoryOffset >>> 2, be.dataIdMap.get(out.dataId).memoryOffset >>> 2, n);
   return out;
 }
 

@@ -94,7 +94,7 @@ function memOf(backend: WasmBackend): WebAssembly.Memory {
 const heap = (backend: WasmBackend) => new Float32Array(memOf(backend).buffer);
 /** Elements the SIMD module runs (whole vectors of 4; none without SIMD), the rest run in JavaScript. */
 const vecPart = (backend: WasmBackend, n: number) => (moduleFor(memOf(backend)) ? n - (n % 4) : 0);
-const at = (backend: WasmBackend, t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset >> 2;
+const at = (backend: WasmBackend, t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset >>> 2;
 
 /** x → √(2/π)·(x + 0.044715·x·x·x), as ops.ts: mul(add(x, mul(mul(mul(x, x), x), 0.044715)), √(2/π)). */
 function geluPoly({ inputs: { x }, backend }: Args<'x'>): tf.TensorInfo {

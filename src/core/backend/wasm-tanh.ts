@@ -227,7 +227,7 @@ function fastTanh(args: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }):
   const px = be.dataIdMap.get(x.dataId).memoryOffset, po = be.dataIdMap.get(out.dataId).memoryOffset;
   const mod = moduleFor(mem), v0 = mod ? n - (n % 4) : 0;
   if (mod && v0) mod.tanh(px, po, v0 / 4);
-  const H = new Float32Array(mem.buffer), x0 = px >> 2, o0 = po >> 2;
+  const H = new Float32Array(mem.buffer), x0 = px >>> 2, o0 = po >>> 2;
   for (let j = v0; j < n; j++) H[o0 + j] = tanhf(H[x0 + j]);
   return out;
 }
