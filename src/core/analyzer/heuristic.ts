@@ -24,10 +24,14 @@
  *   while holding another object first puts that one down, a fix already done there (`go to R` at R) gives way to
  *   W's action after it, and so on (read from the trajectory's own observations and valid actions: where it stood,
  *   what it held, where it left things, which doors it saw closed, what it saw inside; tracked-state.ts).
- * - A failed trajectory without a successful sibling: the task text names the object and target kinds
- *   (`put a X in Y.`); a `take` of another kind, a `move` of the task's object to another kind, an inadmissible
- *   action or a repeat is the mistake; the fix is read from the observations (`X N` seen at a receptacle; `Y N` in the room description).
- *   No recognisable mistake → the steps-run-out skill.
+ * - A failed trajectory without a successful sibling: from the first step at which it has an object of the task's
+ *   kind in sight, it is walked like the case above against its *hindsight workflow* (hindsight-plan.ts: fetch that
+ *   object, treat it at the room's appliance when the task says so, put it in the target — read from the task line,
+ *   the room line and its own observations by the household task rules). Before that step (its search), and when no
+ *   such workflow can be written: a `take` of another kind than the task's object, a `move` of the task's object to
+ *   another kind, an inadmissible action or a repeat is a mistake, the fix read from the observations (`X N` seen at a
+ *   receptacle; `Y N` in the room description). The episode skill names the first mistake; none → the
+ *   steps-run-out skill.
  * - Every step skill names an action admissible at its step: a candidate the trajectory does not prove admissible
  *   there (`knownAdmissible`: ALFWorld's preconditions checked against what it has shown) is left out, so a step
  *   skill is never a command the environment would answer with `Nothing happens.`. The workflow's own steps need no
@@ -39,6 +43,7 @@ import { normalizeAction } from '../envs/types';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
 import { executableFix, searchSteps, workflowActions, workflowSteps } from './workflow';
 import { lookObject, stepProgress, taskKinds } from './progress';
+import { hindsightPlan } from './hindsight-plan';
 
 export { executableFix, searchSteps, workflowSteps } from './workflow';
 export { trackStates, knownAdmissible, type TrackedState } from './tracked-state';
@@ -99,12 +104,21 @@ export class HeuristicAnalyzer implements Analyzer {
   }
 
   private contrast(t: AnalyzerTrajectory, w: string[], states: TrackedState[]): TrajectorySkills {
+    const r = this.walk(t, w, states, 0, 0);
+    if (!r.first) return this.alone(t, states);
+    return { episodeSkill: failureSkill(r.first.mistake, this.sign(t, r.first.i, r.first.mistake, r.first.fix), r.first.fix), stepSkills: r.stepSkills };
+  }
+
+  /**
+   * Walk a failed trajectory's steps from `from` against workflow `w` (from position `next`): the first divergent
+   * step is the mistake; every divergent step (≤ K) gets a step skill naming the fix made executable there.
+   */
+  private walk(t: AnalyzerTrajectory, w: readonly string[], states: TrackedState[], from: number, next: number): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));
-    let next = 0;
     let first: { i: number; mistake: string; fix: string } | null = null;
     const stepSkills: Record<number, string> = {};
     t.steps.forEach((s, i) => {
-      if (next >= w.length) return;
+      if (i < from || next >= w.length) return;
       if (s.valid && s.action === w[next]) {
         next++;
         return;
@@ -120,9 +134,7 @@ export class HeuristicAnalyzer implements Analyzer {
       if (!first) first = { i, mistake: s.action, fix };
       if (now && knownAdmissible(now, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(now);
     });
-    if (!first) return this.alone(t, states);
-    const f = first as { i: number; mistake: string; fix: string };
-    return { episodeSkill: failureSkill(f.mistake, this.sign(t, f.i, f.mistake, f.fix), f.fix), stepSkills };
+    return { first, stepSkills };
   }
 
   private sign(t: AnalyzerTrajectory, i: number, mistake: string, fix: string): string {
@@ -138,14 +150,39 @@ export class HeuristicAnalyzer implements Analyzer {
     return warningSign('wrongPlace', fix.replace(/^(go to|take|move|open) /, '').split(' ')[0]);
   }
 
-  /** A failed trajectory with no successful sibling: judge it against the task text alone. */
+  /**
+   * A failed trajectory with no successful sibling. Once it has seen an object of the task's kind, it is judged like
+   * a contrast against its hindsight workflow (hindsight-plan.ts); before that (its search), and when there is no
+   * such workflow, by the task text alone (`mistakesAlone`). The episode skill names the first mistake found.
+   */
   private alone(t: AnalyzerTrajectory, states: TrackedState[]): TrajectorySkills {
+    const h = hindsightPlan(t, states);
+    const before = this.mistakesAlone(t, states, h ? h.from : t.steps.length);
+    const r = h ? this.walk(t, h.workflow, states, h.from, h.next) : { first: null, stepSkills: {} };
+    const stepSkills: Record<number, string> = {};
+    for (const [i, sk] of [...Object.entries(before.stepSkills), ...Object.entries(r.stepSkills)]) if (Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[Number(i)] = sk;
+    const f = r.first as { i: number; mistake: string; fix: string } | null;
+    const episode = before.episode ?? (f ? failureSkill(f.mistake, this.sign(t, f.i, f.mistake, f.fix), f.fix) : null);
+    if (episode) return { episodeSkill: episode, stepSkills };
+    const k = taskKinds(t.task);
+    const targetName = k ? (t.steps[0]?.observation ?? '').match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
+    const fix = targetName && k ? FALLBACK_PHRASES.bringTo.replace('{t}', targetName).replace('{o}', k.object) : FALLBACK_PHRASES.sooner;
+    return { episodeSkill: failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), fix), stepSkills };
+  }
+
+  /**
+   * Mistakes read from the task text alone, in steps before `until`: a `take` of another kind than the task's object,
+   * a `move` of the task's object to another kind than its target, an inadmissible action, a repeat; the fix read
+   * from the observations (`X N` seen at a receptacle; `Y N` in the room description).
+   */
+  private mistakesAlone(t: AnalyzerTrajectory, states: TrackedState[], until: number): { episode: string | null; stepSkills: Record<number, string> } {
     const k = taskKinds(t.task);
     const stepSkills: Record<number, string> = {};
     let episode: string | null = null;
     const roomLine = t.steps[0]?.observation ?? '';
     const targetName = k ? roomLine.match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
     t.steps.forEach((s, i) => {
+      if (i >= until) return;
       let fix: string | undefined, sign: string | undefined;
       const take = s.action.match(/^take (.+?) from (.+)$/);
       const move = s.action.match(/^move (.+?) to (.+)$/);
@@ -162,8 +199,7 @@ export class HeuristicAnalyzer implements Analyzer {
       if (fix && knownAdmissible(fix, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(fix);
       episode ??= failureSkill(s.action, sign, fix ?? FALLBACK_PHRASES.sooner, 0);
     });
-    const fix = targetName && k ? FALLBACK_PHRASES.bringTo.replace('{t}', targetName).replace('{o}', k.object) : FALLBACK_PHRASES.sooner;
-    return { episodeSkill: episode ?? failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), fix), stepSkills };
+    return { episode, stepSkills };
   }
 }
 
