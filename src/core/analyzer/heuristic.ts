@@ -43,7 +43,7 @@ import { normalizeAction } from '../envs/types';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
 import { executableFix, searchSteps, workflowActions, workflowSteps } from './workflow';
 import { lookObject, stepProgress, taskKinds } from './progress';
-import { hindsightPlan } from './hindsight-plan';
+import { firstSighting, hindsightPlan } from './hindsight-plan';
 
 export { executableFix, searchSteps, workflowSteps } from './workflow';
 export { trackStates, knownAdmissible, type TrackedState } from './tracked-state';
@@ -104,16 +104,20 @@ export class HeuristicAnalyzer implements Analyzer {
   }
 
   private contrast(t: AnalyzerTrajectory, w: string[], states: TrackedState[]): TrajectorySkills {
-    const r = this.walk(t, w, states, 0, 0);
+    // Its search moves (before it had the task's object in sight, a go to / open whose fix is only another place) are
+    // not judged: hindsight must not blame it for not knowing where the object was (as for a successful trajectory's
+    // search visits).
+    const r = this.walk(t, w, states, 0, 0, Math.max(0, firstSighting(t, states)));
     if (!r.first) return this.alone(t, states);
     return { episodeSkill: failureSkill(r.first.mistake, this.sign(t, r.first.i, r.first.mistake, r.first.fix), r.first.fix), stepSkills: r.stepSkills };
   }
 
   /**
    * Walk a failed trajectory's steps from `from` against workflow `w` (from position `next`): the first divergent
-   * step is the mistake; every divergent step (≤ K) gets a step skill naming the fix made executable there.
+   * step is the mistake — except, before `judgeFrom`, a `go to`/`open` whose fix is another `go to`/`open` (a search
+   * move hindsight would only redirect) —; every such step (≤ K) gets a step skill naming the fix made executable there.
    */
-  private walk(t: AnalyzerTrajectory, w: readonly string[], states: TrackedState[], from: number, next: number): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
+  private walk(t: AnalyzerTrajectory, w: readonly string[], states: TrackedState[], from: number, next: number, judgeFrom = from): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));
     let first: { i: number; mistake: string; fix: string } | null = null;
     const stepSkills: Record<number, string> = {};
@@ -130,7 +134,10 @@ export class HeuristicAnalyzer implements Analyzer {
       if (p.kind !== 'none') return;
       const fix = w[next];
       const now = executableFix(fix, states[i], w, next);
-      if (now === s.action) return; // a step on the way to the fix, not a mistake
+      // A step on the way to the fix is not a mistake, nor is a search move before judgeFrom whose fix would only say
+      // where to go (hindsight of where the object was).
+      const searchMove = /^(go to|open) /;
+      if (now === s.action || (i < judgeFrom && searchMove.test(s.action) && (!now || searchMove.test(now)))) return;
       if (!first) first = { i, mistake: s.action, fix };
       if (now && knownAdmissible(now, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(now);
     });

@@ -41,6 +41,21 @@ function sightings(st: TrackedState, kind: string, exclude: string): { object: s
   return out;
 }
 
+/**
+ * The first step (0-based) before which the trajectory has an object of the task's kind in sight (seen at a
+ * receptacle not of the target kind) — the end of its search; `steps.length` when it never saw one; -1 when the task
+ * line has none of the household shapes. Steps before it are search: the agent could not know where the object was.
+ * @param states the trajectory's tracked states (`trackStates`).
+ */
+export function firstSighting(t: { task: string; steps: readonly unknown[] }, states: readonly TrackedState[]): number {
+  const look = lookObject(t.task);
+  const k = look ? null : taskKinds(t.task);
+  const kind = look ?? k?.object;
+  if (!kind) return -1;
+  const i = states.findIndex((st, j) => j < t.steps.length && sightings(st, kind, k?.target ?? '').length > 0);
+  return i < 0 ? t.steps.length : i;
+}
+
 /** `go to R` (then `open R` when R's kind has a door) and `take O from R`. */
 const fetchActions = (o: string, r: string): string[] => [`go to ${r}`, ...(CLOSABLE_KINDS.includes(kindOf(r)) ? [`open ${r}`] : []), `take ${o} from ${r}`];
 
@@ -55,8 +70,8 @@ export function hindsightPlan(t: { task: string; steps: readonly { observation: 
   const k = look ? null : taskKinds(t.task);
   const kind = look ?? k?.object;
   if (!kind) return null;
-  const from = states.findIndex((st, i) => i < t.steps.length && sightings(st, kind, k?.target ?? '').length > 0);
-  if (from < 0) return null;
+  const from = firstSighting(t, states);
+  if (from < 0 || from >= t.steps.length) return null;
   const first = sightings(states[from], kind, k?.target ?? '')[0];
   const room = roomReceptacles(t);
   const ofKind = (x: string) => room.find((r) => kindOf(r) === x);

@@ -71,4 +71,28 @@ describe('hindsight workflow of a failed trajectory without a successful sibling
     const noMicrowave = { ...cold, steps: [step(room.replace('a microwave 1, ', ''), 'go to countertop 1'), ...cold.steps.slice(2)] };
     expect(hindsightPlan(noMicrowave, trackStates(noMicrowave))).toBeNull();
   });
+
+  it('with a successful sibling, a failed trajectory\'s search moves before it saw the object get no step skill', async () => {
+    const win: AnalyzerTrajectory = {
+      task: 'put a apple in shelf.', success: true, finalObservation: 'You move the apple 1 to the shelf 1.',
+      steps: [
+        step(room, 'go to countertop 1'), step(atCounter, 'take apple 1 from countertop 1'),
+        step('You pick up the apple 1 from the countertop 1.', 'go to shelf 1'),
+        { ...step('You arrive at shelf 1. On the shelf 1, you see nothing.', 'move apple 1 to shelf 1'), return: 1 },
+      ],
+    };
+    const lose: AnalyzerTrajectory = {
+      task: 'put a apple in shelf.', success: false, finalObservation: 'You arrive at shelf 1. On the shelf 1, you see nothing.',
+      steps: [
+        step(room, 'go to sinkbasin 1'), // search: it could not know the apple was on the countertop
+        step('You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.', 'go to countertop 1'),
+        step(atCounter, 'go to sinkbasin 1'), // it saw the apple and left it there: a mistake
+      ],
+    };
+    const [, s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [win, lose] });
+    expect(s).toEqual({
+      episodeSkill: 'avoid: go to sinkbasin 1. warning sign: you already did that. instead: take apple 1 from countertop 1.',
+      stepSkills: { 2: 'next, take apple 1 from countertop 1.' },
+    });
+  });
 });

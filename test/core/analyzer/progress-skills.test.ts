@@ -90,8 +90,13 @@ describe('heuristic analyzer: the warning sign of a search that went the wrong w
         step('You pick up the remotecontrol 1 from the sidetable 1.', 'go to dresser 1'), step('You arrive at dresser 1. On the dresser 1, you see nothing.', 'move remotecontrol 1 to dresser 1', 1),
       ],
     };
-    const lose: AnalyzerTrajectory = { task, success: false, finalObservation: 'You arrive at garbagecan 1. On the garbagecan 1, you see nothing.', steps: [step(room, 'go to garbagecan 1')] };
+    // It saw the remote control on the sidetable and went to the garbage can instead (a search visit before it had
+    // seen one would not be judged: it could not know where the object was).
+    const lose: AnalyzerTrajectory = {
+      task, success: false, finalObservation: 'You arrive at garbagecan 1. On the garbagecan 1, you see nothing.',
+      steps: [step(room, 'go to sidetable 1'), step('You arrive at sidetable 1. On the sidetable 1, you see a remotecontrol 1.', 'go to garbagecan 1')],
+    };
     const [, s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [win, lose] });
-    expect(s!.episodeSkill).toBe('avoid: go to garbagecan 1. warning sign: the task names remotecontrol. instead: go to sidetable 1.');
+    expect(s!.episodeSkill).toBe('avoid: go to garbagecan 1. warning sign: the task names remotecontrol. instead: take remotecontrol 1 from sidetable 1.');
   });
 });
