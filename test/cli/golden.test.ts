@@ -12,6 +12,8 @@
  * inadmissible action: four step skills of steps 2–5 changed (`go to R` written at R), the rollouts did not.
  * And when a failed search's warning sign came to name the task's object instead of the fix's place ("the task names
  * X"): the skill prompts' lengths and the update's numbers changed; the rollouts and success rates of all 5 steps did not.
+ * And when a failed trajectory's search moves stopped being blamed with its sibling's hindsight (heuristic.ts `walk`,
+ * `judgeFrom`): fewer skill-prompt tokens, other update numbers; rollouts and success rates of all 5 steps unchanged.
  *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */
