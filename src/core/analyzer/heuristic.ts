@@ -114,8 +114,9 @@ export class HeuristicAnalyzer implements Analyzer {
 
   /**
    * Walk a failed trajectory's steps from `from` against workflow `w` (from position `next`): the first divergent
-   * step is the mistake — except, before `judgeFrom`, a `go to`/`open` whose fix is another `go to`/`open` (a search
-   * move hindsight would only redirect) —; every such step (≤ K) gets a step skill naming the fix made executable there.
+   * step is the mistake — except, before `judgeFrom`, a `go to`/`open` whose fix is another `go to`/`open` or cannot
+   * be read off (a search move hindsight would only redirect) —; every such step (≤ K) gets a step skill naming the fix
+   * made executable there.
    */
   private walk(t: AnalyzerTrajectory, w: readonly string[], states: TrackedState[], from: number, next: number, judgeFrom = from): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));

@@ -3,10 +3,12 @@
  * once it had seen the task's object, written from the task line, the room line and the trajectory's own
  * observations, by the household task rules (ALFWorld, Shridhar et al. 2021; src/core/envs/household/rules.ts):
  * - `put a X in Y.`: go to where an X was seen (open it if it has a door), take the X, go to a Y, move it there;
- * - `put a clean|hot|cool X in Y.`: the same with the treatment at the room's sinkbasin / microwave / fridge between;
- * - `put two X in Y.`: the same for two different X seen (only the first when the trajectory saw one);
- * - `look at X under the desklamp.`: take the X, go to where the trajectory saw a desklamp, use it (ends at the take
- *   when it saw none).
+ * - `put a clean|hot|cool X in Y.`: the same with the treatment at the room's sinkbasin / microwave / fridge between
+ *   (no walk there when the X lay at it);
+ * - `put two X in Y.`: the same for two different X seen, the target's door opened once (only the first when the
+ *   trajectory saw one);
+ * - `look at X under the desklamp.`: take the X, go to where the trajectory saw a desklamp (unless the X lay there),
+ *   use it (ends at the take when it saw none).
  * The OPID paper's analyzer (2026, §3) is a language model that reads a failed trajectory with knowledge of the
  * environment; this is that reading for the household rules. It never uses the hidden state or the expert: where an
  * object was is what the trajectory saw, and the steps before the first sighting (search) are not judged.
@@ -19,7 +21,7 @@ import { lookObject, taskKinds } from './progress';
 export interface HindsightPlan {
   /** The workflow, actions in the environment's normal form (e.g. `take apple 1 from countertop 2`). */
   workflow: string[];
-  /** First step judged against it: the first step whose state shows an object of the task's kind (0-based). */
+  /** First step judged against it: the first step whose state shows an object of the task's kind at a receptacle not of the target kind (0-based). */
   from: number;
   /** The workflow's first action not yet done at `from` (the walk's start position). */
   next: number;
@@ -61,7 +63,8 @@ const fetchActions = (o: string, r: string): string[] => [`go to ${r}`, ...(CLOS
 
 /**
  * The hindsight workflow of a failed household trajectory (module doc), or null when the task line has another shape,
- * the trajectory never saw an object of the task's kind, or the room line lacks a receptacle the workflow needs.
+ * the trajectory never saw an object of the task's kind, or the room line lacks the target or appliance the workflow
+ * needs (a look task whose lamp was never seen gets a workflow that ends at the take).
  * @param t the trajectory (task line; steps with observations; the first observation is the room line).
  * @param states its tracked states (`trackStates`, one per step plus the final one).
  */
@@ -76,22 +79,25 @@ export function hindsightPlan(t: { task: string; steps: readonly { observation: 
   const room = roomReceptacles(t);
   const ofKind = (x: string) => room.find((r) => kindOf(r) === x);
   const w = fetchActions(first.object, first.at);
+  // No `go to R` where the agent already stands (the object lay at the appliance or by the lamp).
+  const goTo = (from: string, r: string) => (from === r ? [] : [`go to ${r}`]);
   if (look) {
     const lampAt = [...states[states.length - 1].contents].find(([, v]) => v.some((o) => kindOf(o) === DESKLAMP));
-    if (lampAt) w.push(`go to ${lampAt[0]}`, `use ${lampAt[1].find((o) => kindOf(o) === DESKLAMP)}`);
+    if (lampAt) w.push(...goTo(first.at, lampAt[0]), `use ${lampAt[1].find((o) => kindOf(o) === DESKLAMP)}`);
   } else {
     const target = ofKind(k!.target);
     if (!target) return null;
-    const place = (o: string) => [`go to ${target}`, ...(CLOSABLE_KINDS.includes(k!.target) ? [`open ${target}`] : []), `move ${o} to ${target}`];
+    // The target's door is opened once: the second move of a pick-two task finds it open.
+    const place = (o: string, open: boolean) => [`go to ${target}`, ...(open && CLOSABLE_KINDS.includes(k!.target) ? [`open ${target}`] : []), `move ${o} to ${target}`];
     if (k!.treat) {
       const appliance = ofKind(APPLIANCE[k!.treat]!);
       if (!appliance) return null;
-      w.push(`go to ${appliance}`, `${k!.treat} ${first.object} with ${appliance}`);
+      w.push(...goTo(first.at, appliance), `${k!.treat} ${first.object} with ${appliance}`);
     }
-    w.push(...place(first.object));
+    w.push(...place(first.object, true));
     if (/^put two /.test(t.task)) {
       const second = states.flatMap((st) => sightings(st, kind, k!.target)).find((s) => s.object !== first.object);
-      if (second) w.push(...fetchActions(second.object, second.at), ...place(second.object));
+      if (second) w.push(...fetchActions(second.object, second.at), ...place(second.object, false));
     }
   }
   const st = states[from];

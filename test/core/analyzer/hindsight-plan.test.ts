@@ -95,4 +95,38 @@ describe('hindsight workflow of a failed trajectory without a successful sibling
       stepSkills: { 2: 'next, take apple 1 from countertop 1.' },
     });
   });
+
+  it('no walk to the appliance or the lamp where the object lay; the target opened once for two objects', async () => {
+    const clean: AnalyzerTrajectory = {
+      task: 'put a clean apple in shelf.', success: false, finalObservation: 'You arrive at countertop 1. On the countertop 1, you see a mug 1.',
+      steps: [
+        step(room, 'go to sinkbasin 1'),
+        step('You arrive at sinkbasin 1. On the sinkbasin 1, you see a apple 1.', 'take apple 1 from sinkbasin 1'),
+        step('You pick up the apple 1 from the sinkbasin 1.', 'go to countertop 1'),
+      ],
+    };
+    expect(hindsightPlan(clean, trackStates(clean))?.workflow).toEqual(['go to sinkbasin 1', 'take apple 1 from sinkbasin 1', 'clean apple 1 with sinkbasin 1', 'go to shelf 1', 'move apple 1 to shelf 1']);
+    const [s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [clean] });
+    expect(s!.stepSkills).toEqual({ 2: 'next, clean apple 1 with sinkbasin 1.' });
+    const lamp: AnalyzerTrajectory = {
+      task: 'look at book under the desklamp.', success: false, finalObservation: 'You arrive at shelf 1. On the shelf 1, you see nothing.',
+      steps: [
+        step('You are in the middle of a room. Looking quickly around you, you see a desk 1, and a shelf 1.', 'go to desk 1'),
+        step('You arrive at desk 1. On the desk 1, you see a book 1, and a desklamp 1.', 'take book 1 from desk 1'),
+        step('You pick up the book 1 from the desk 1.', 'go to shelf 1'),
+      ],
+    };
+    expect(hindsightPlan(lamp, trackStates(lamp))?.workflow).toEqual(['go to desk 1', 'take book 1 from desk 1', 'use desklamp 1']);
+    const [l] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [lamp] });
+    expect(l!.stepSkills).toEqual({ 2: 'next, use desklamp 1.' });
+    const two: AnalyzerTrajectory = {
+      task: 'put two mug in cabinet.', success: false, finalObservation: 'Nothing happens.',
+      steps: [step('You are in the middle of a room. Looking quickly around you, you see a cabinet 1, and a countertop 1.', 'go to countertop 1'),
+        step('You arrive at countertop 1. On the countertop 1, you see a mug 1, and a mug 2.', 'look')],
+    };
+    expect(hindsightPlan(two, trackStates(two))?.workflow).toEqual([
+      'go to countertop 1', 'take mug 1 from countertop 1', 'go to cabinet 1', 'open cabinet 1', 'move mug 1 to cabinet 1',
+      'go to countertop 1', 'take mug 2 from countertop 1', 'go to cabinet 1', 'move mug 2 to cabinet 1',
+    ]);
+  });
 });
