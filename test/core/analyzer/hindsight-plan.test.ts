@@ -5,6 +5,8 @@ import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
 
 const step = (observation: string, action: string, valid = true) => ({ observation, action, valid, return: 0 });
 const room = 'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a fridge 1, a microwave 1, a shelf 1, and a sinkbasin 1.';
+/** A failed `look at book under the desklamp.` trajectory. */
+const lookTask = (finalObservation: string, ...steps: AnalyzerTrajectory['steps']): AnalyzerTrajectory => ({ task: 'look at book under the desklamp.', success: false, finalObservation, steps });
 const atCounter = 'You arrive at countertop 1. On the countertop 1, you see a apple 1, and a mug 1.';
 
 /** `put a hot apple in fridge.`: it found and took the apple, then put it in the fridge without heating it. */
@@ -54,14 +56,10 @@ describe('hindsight workflow of a failed trajectory without a successful sibling
       'go to countertop 1', 'take apple 1 from countertop 1', 'go to shelf 1', 'move apple 1 to shelf 1',
       'go to countertop 1', 'take apple 3 from countertop 1', 'go to shelf 1', 'move apple 3 to shelf 1',
     ]);
-    const lamp: AnalyzerTrajectory = {
-      task: 'look at book under the desklamp.', success: false, finalObservation: 'You arrive at desk 1. On the desk 1, you see a desklamp 2.',
-      steps: [
-        step('You are in the middle of a room. Looking quickly around you, you see a drawer 1, and a desk 1.', 'go to drawer 1'),
-        step('You arrive at drawer 1. The drawer 1 is closed.', 'open drawer 1'),
-        step('You open the drawer 1. The drawer 1 is open. In it, you see a book 4.', 'go to desk 1'),
-      ],
-    };
+    const lamp = lookTask('You arrive at desk 1. On the desk 1, you see a desklamp 2.',
+      step('You are in the middle of a room. Looking quickly around you, you see a drawer 1, and a desk 1.', 'go to drawer 1'),
+      step('You arrive at drawer 1. The drawer 1 is closed.', 'open drawer 1'),
+      step('You open the drawer 1. The drawer 1 is open. In it, you see a book 4.', 'go to desk 1'));
     expect(hindsightPlan(lamp, trackStates(lamp))).toEqual({
       workflow: ['go to drawer 1', 'open drawer 1', 'take book 4 from drawer 1', 'go to desk 1', 'use desklamp 2'],
       from: 2, next: 2, // at drawer 1 with its door seen open: the take is next
@@ -108,14 +106,10 @@ describe('hindsight workflow of a failed trajectory without a successful sibling
     expect(hindsightPlan(clean, trackStates(clean))?.workflow).toEqual(['go to sinkbasin 1', 'take apple 1 from sinkbasin 1', 'clean apple 1 with sinkbasin 1', 'go to shelf 1', 'move apple 1 to shelf 1']);
     const [s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [clean] });
     expect(s!.stepSkills).toEqual({ 2: 'next, clean apple 1 with sinkbasin 1.' });
-    const lamp: AnalyzerTrajectory = {
-      task: 'look at book under the desklamp.', success: false, finalObservation: 'You arrive at shelf 1. On the shelf 1, you see nothing.',
-      steps: [
-        step('You are in the middle of a room. Looking quickly around you, you see a desk 1, and a shelf 1.', 'go to desk 1'),
-        step('You arrive at desk 1. On the desk 1, you see a book 1, and a desklamp 1.', 'take book 1 from desk 1'),
-        step('You pick up the book 1 from the desk 1.', 'go to shelf 1'),
-      ],
-    };
+    const lamp = lookTask('You arrive at shelf 1. On the shelf 1, you see nothing.',
+      step('You are in the middle of a room. Looking quickly around you, you see a desk 1, and a shelf 1.', 'go to desk 1'),
+      step('You arrive at desk 1. On the desk 1, you see a book 1, and a desklamp 1.', 'take book 1 from desk 1'),
+      step('You pick up the book 1 from the desk 1.', 'go to shelf 1'));
     expect(hindsightPlan(lamp, trackStates(lamp))?.workflow).toEqual(['go to desk 1', 'take book 1 from desk 1', 'use desklamp 1']);
     const [l] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [lamp] });
     expect(l!.stepSkills).toEqual({ 2: 'next, use desklamp 1.' });
