@@ -64,7 +64,8 @@ export class HeuristicAnalyzer implements Analyzer {
     const t0 = performance.now();
     // Actions as the environment writes them (free decoding may differ in case or spacing), so skills quote them exactly.
     const trajs = group.trajectories.map((t) => ({ ...t, steps: t.steps.map((s) => ({ ...s, action: normalizeAction(s.action) })) }));
-    const wins = trajs.filter((t) => t.success).map(workflowActions).sort((a, b) => a.length - b.length);
+    // A success with no valid step has no workflow (the household env cannot make one): it teaches its siblings nothing.
+    const wins = trajs.filter((t) => t.success).map(workflowActions).filter((w) => w.length > 0).sort((a, b) => a.length - b.length);
     const best = wins[0];
     // The information commands are offered in this room when any trajectory of the group gave one validly.
     const info = trajs.some((t) => t.steps.some((s) => s.valid && isInfoAction(s.action)));
@@ -89,6 +90,8 @@ export class HeuristicAnalyzer implements Analyzer {
     const idx = [...core, ...searchSteps(t).filter((i) => !coreActions.has(t.steps[i].action))].sort((a, b) => a - b);
     const w = idx.map((i) => t.steps[i].action);
     const stepSkills: Record<number, string> = {};
+    // No valid step, so no workflow to write: an empty episode skill (routed as none, algos/skill.ts) and no step skills.
+    if (!w.length) return { episodeSkill: '', stepSkills };
     const K = this.o.maxStepSkills;
     // Detours first: a step outside the workflow gets the workflow's next action, made executable there.
     for (let i = 0; i < t.steps.length && Object.keys(stepSkills).length < K; i++) {

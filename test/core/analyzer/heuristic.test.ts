@@ -162,4 +162,13 @@ describe('step skills name an action the agent can take at that step (ALFWorld p
     expect(f!.stepSkills).toEqual({ 1: 'next, go to diningtable 1.', 2: 'next, move egg 1 to countertop 1.' });
     expect(f!.episodeSkill).toMatch(/^avoid: take egg 1 from countertop 1\. .* instead: go to diningtable 1\.$/);
   });
+
+  it('a "success" with no valid step (not one the env makes) gets no skill and teaches its siblings nothing; nothing throws', async () => {
+    const empty: AnalyzerTrajectory = { task, success: true, finalObservation: 'done', steps: [step(room, 'dance 1', false, 1)] };
+    const a = new HeuristicAnalyzer({ maxStepSkills: 5 });
+    const [e, l] = await a.analyze({ env: 'household', trajectories: [empty, lose] });
+    expect(e).toEqual({ episodeSkill: '', stepSkills: {} });
+    const [alone] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [lose] });
+    expect(l).toEqual(alone);
+  });
 });
