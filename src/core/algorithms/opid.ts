@@ -9,9 +9,10 @@ import type { TrajectorySkills } from '../analyzer/types';
 import { makeAnalyzer } from '../analyzer';
 import type { Trajectory } from '../rollout/types';
 import type { PolicyHandle } from '../model/policy';
-import { buildPrompt, type Turn } from '../rollout/prompt';
-import { scoreSamples, type ScoreSample } from '../model/scoring';
-import { combineAdvantages, routeSkills, skillMetrics, skillMetricsByType, type SkillAblation } from '../algos/skill';
+import { scoreSamples } from '../model/scoring';
+import { skillJobs } from './skill-prompts';
+import { skillTopKRescore } from './opid-topk';
+import { combineAdvantages, skillMetrics, skillMetricsByType, type SkillAblation } from '../algos/skill';
 import type { PackedSamples } from './outcome';
 import { analyzeStep } from './analysis';
 import { getEnvSpec } from '../envs/registry';
@@ -19,24 +20,7 @@ import type { Algorithm } from './types';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
-/** The history turns before step t of a trajectory, as the runner built them. */
-function historyBefore(t: Trajectory, step: number): Turn[] {
-  const out: Turn[] = [];
-  for (let k = 0; k < step; k++) out.push({ action: t.steps[k].action, observation: k + 1 < t.steps.length ? t.steps[k + 1].observation : t.finalObservation });
-  return out;
-}
-
-/**
- * Rebuild step `step`'s prompt with optional skills (no skills and the rollout's episode skill → the identical
- * rollout prompt; tested).
- */
-export function rebuildPrompt(policy: PolicyHandle, t: Trajectory, step: number, historyTurns: number, maxActionTokens: number, skills: { episodeSkill?: string; stepSkill?: string }): number[] {
-  const s = t.steps[step];
-  return buildPrompt(policy.tok, {
-    task: t.task, history: historyBefore(t, step), observation: s.observation, admissible: s.admissible, historyTurns,
-    episodeSkill: skills.episodeSkill, stepSkill: skills.stepSkill,
-  }, policy.cfg.maxSeq - maxActionTokens);
-}
+export { rebuildPrompt } from './skill-prompts';
 
 /** Result of `skillRescore`: packed per-token vectors [M] and bookkeeping. */
 export interface SkillRescore {
@@ -67,21 +51,7 @@ export async function skillRescore(
 ): Promise<SkillRescore> {
   const M = packed.tokens;
   const aSkill = new Float32Array(M), active = new Uint8Array(M);
-  const critical: boolean[] = [], stepSkill: (string | undefined)[] = [];
-  const jobs: ScoreSample[] = [], jobSample: number[] = [];
-  let sample = 0;
-  trajs.forEach((t, ti) => {
-    const { routes, critical: crit } = routeSkills(skills[ti], t.steps.length, o.ablation, o.searchSteps ? new Set(o.searchSteps(t)) : undefined);
-    t.steps.forEach((s, si) => {
-      critical.push(crit[si]);
-      stepSkill.push(routes[si].find((r) => r.stepSkill)?.stepSkill);
-      for (const r of routes[si]) {
-        jobs.push({ prompt: rebuildPrompt(policy, t, si, o.historyTurns, o.maxActionTokens, r), response: s.response, allowed: s.allowed });
-        jobSample.push(sample);
-      }
-      sample++;
-    });
-  });
+  const { jobs, jobSample, critical, stepSkill } = skillJobs(policy, trajs, skills, o);
   const scored = jobs.length ? await scoreSamples(policy.params, policy.cfg, jobs, policy.freeRow, { temperature: o.temperature }) : { logp: new Float32Array(0), tokens: 0 };
   let off = 0;
   jobs.forEach((j, k) => {
@@ -114,17 +84,27 @@ export const opid: Algorithm = {
     return {
       async advantages(ctx) {
         const { analysis, metrics, analysed } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
-        const rescore = await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, temperature: cfg.temperature, searchSteps });
-        const c = combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda: cfg.lambdaSkill, zscore: cfg.skillZscore, clip: cfg.skillClip, silentScale: cfg.silentSkillScale });
+        const routing = { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, searchSteps };
+        // Top-k form (./opid-topk.ts): the skill enters the update as a reverse-KL term, so A = A_ep and teacher share 0.
+        const routed = cfg.skillTopK > 0 ? skillJobs(ctx.policy, ctx.trajs, analysis.skills, routing) : null;
+        const top = routed ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { k: cfg.skillTopK, temperature: cfg.temperature, coef: cfg.lambdaSkill }) : null;
+        const rescore = top && routed
+          ? { ...top, critical: routed.critical, stepSkill: routed.stepSkill }
+          : await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ...routing, temperature: cfg.temperature });
+        const lambda = top ? 0 : cfg.lambdaSkill;
+        const c = top
+          ? { adv: Float32Array.from(ctx.aEpTok), aSkillUsed: top.aSkill }
+          : combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda, zscore: cfg.skillZscore, clip: cfg.skillClip, silentScale: cfg.silentSkillScale });
         const { packed } = ctx;
         const tokenTraj = new Int32Array(packed.tokens);
         packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
-        const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, cfg.lambdaSkill, rescore.aSkill, cfg.silentSkillScale);
-        const skillByTaskType = skillMetricsByType(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, ctx.trajs.map((t) => t.taskType), cfg.lambdaSkill, rescore.aSkill, cfg.silentSkillScale);
+        const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, lambda, rescore.aSkill, cfg.silentSkillScale);
+        const skillByTaskType = skillMetricsByType(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, ctx.trajs.map((t) => t.taskType), lambda, rescore.aSkill, cfg.silentSkillScale);
         return {
           adv: c.adv,
           metrics: { ...sm, ...metrics, ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed, skillByTaskType },
           cost: { tokens: rescore.tokens, sequences: rescore.prompts },
+          ...(top ? { topK: top.targets, extra: { topkReverseKl: top.topkReverseKl } } : {}),
           views: {
             trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),
             sample: (i) => ({ critical: rescore.critical[i], stepSkill: rescore.stepSkill[i] }),

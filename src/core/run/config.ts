@@ -168,6 +168,8 @@ export const RunConfigSchema = z.object({
     .meta({ label: 'Z-score A_skill', flag: 'skill-zscore', unit: 'over the step\'s skill-active tokens', group: 'opid', help: 'Z-score A_skill over the step\'s skill-active tokens before λ.' } satisfies FieldMeta),
   skillClip: num(0, 100).default(1)
     .meta({ label: 'Clip A_skill', flag: 'skill-clip', unit: '± c', group: 'opid', help: 'Clip A_skill to [−c, c] after the z-score. 0 = no clip.', recommended: '1 (single tokens reached −6.8 nats where the base misread a skill)' } satisfies FieldMeta),
+  skillTopK: int(0, 64).default(0)
+    .meta({ label: 'Top-k skill distillation', flag: 'skill-topk', unit: 'tokens', group: 'opid', symbol: 'K', help: 'K > 0: instead of the sampled-token A_skill, the update adds λ_skill × the token mean, over skill-routed action tokens, of the reverse KL from the policy to the skill-conditioned old policy over the policy\'s K most likely tokens (both renormalised over those K; Agentic-OPD\'s top-k form, not in the OPID paper). Moves the probability the skill takes from the sampled token to the tokens the skill prefers. Not with additive routing. 0 = the OPID paper\'s sampled-token A_skill.', recommended: '0 (the paper); docs/experiments/opid-household.md measures 16' } satisfies FieldMeta),
   skillMemoryTopK: int(1, 5).default(1)
     .meta({ label: 'Remembered skills', flag: 'skill-memory-top-k', unit: 'per prompt', group: 'skill-grpo', help: 'Skill-GRPO: how many remembered skills of the task type are injected, most recent first.' } satisfies FieldMeta),
   teacherSelect: z.enum(TEACHER_SELECTORS).default('hcn')
@@ -321,6 +323,8 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if (needsUrl && !c.analyzerModel.trim()) out.push({ field: 'analyzerModel', message: 'the http analyzer needs a model name, e.g. qwen2.5:7b' });
   if (c.valTasks > 0 && c.checkpointEvery === 0)
     out.push({ field: 'valTasks', message: 'validation runs at every checkpoint, and checkpointEvery is 0 (off); set checkpointEvery (e.g. 10) or set valTasks to 0' });
+  if (c.skillTopK > 0 && c.ablation === 'additive' && c.algo === 'opid')
+    out.push({ field: 'skillTopK', message: 'top-k skill distillation scores one skill prompt per step, and additive routing scores two at critical steps; set skillTopK to 0 or choose another ablation' });
   if (c.dualClip !== 0 && c.dualClip <= 1)
     out.push({ field: 'dualClip', message: 'dual-clip constant must be > 1 (or 0 to disable); recommended 3' });
   return out;
