@@ -176,7 +176,7 @@ export class HeuristicAnalyzer implements Analyzer {
     const episode = before.episode ?? (f ? failureSkill(f.mistake, this.sign(t, f.i, f.mistake, f.fix), f.fix) : null);
     if (episode) return { episodeSkill: episode, stepSkills };
     const k = taskKinds(t.task);
-    const targetName = k ? (t.steps[0]?.observation ?? '').match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
+    const targetName = roomTarget(t, k);
     const fix = targetName && k ? FALLBACK_PHRASES.bringTo.replace('{t}', targetName).replace('{o}', k.object) : FALLBACK_PHRASES.sooner;
     return { episodeSkill: failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), fix), stepSkills };
   }
@@ -190,8 +190,7 @@ export class HeuristicAnalyzer implements Analyzer {
     const k = taskKinds(t.task);
     const stepSkills: Record<number, string> = {};
     let episode: string | null = null;
-    const roomLine = t.steps[0]?.observation ?? '';
-    const targetName = k ? roomLine.match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
+    const targetName = roomTarget(t, k);
     t.steps.forEach((s, i) => {
       if (i >= until) return;
       let fix: string | undefined, sign: string | undefined;
@@ -212,6 +211,11 @@ export class HeuristicAnalyzer implements Analyzer {
     });
     return { episode, stepSkills };
   }
+}
+
+/** The first receptacle of the task's target kind named in the room description (step 0's observation), e.g. `fridge 1`. */
+function roomTarget(t: AnalyzerTrajectory, k: ReturnType<typeof taskKinds>): string | undefined {
+  return k ? (t.steps[0]?.observation ?? '').match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
 }
 
 /** Options accepted by the heuristic analyzer (re-exported for callers building one). */
