@@ -121,7 +121,8 @@ export class HeuristicAnalyzer implements Analyzer {
    * be read off (a search move hindsight would only redirect) —; every such step (≤ K) gets a step skill naming the fix
    * made executable there.
    */
-  private walk(t: AnalyzerTrajectory, w: readonly string[], states: TrackedState[], from: number, next: number, judgeFrom = from): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
+  private walk(t: AnalyzerTrajectory, workflow: readonly string[], states: TrackedState[], from: number, next: number, judgeFrom = from): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
+    let w = workflow;
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));
     let first: { i: number; mistake: string; fix: string } | null = null;
     const stepSkills: Record<number, string> = {};
@@ -134,7 +135,13 @@ export class HeuristicAnalyzer implements Analyzer {
       if (s.valid && s.action.startsWith('go to ') && visits.has(s.action) && !w.slice(next).every((a) => a.startsWith('go to '))) return;
       // Progress by another route than W's (progress.ts), or putting down an object taken by mistake: not a mistake.
       const p = stepProgress(t, i, w, next);
-      if (p.kind === 'progress' && p.advance !== undefined) next = p.advance + 1;
+      if (p.kind === 'progress' && p.advance !== undefined) {
+        // Another object of the task's kind than the workflow's (apple 3 for apple 1): the rest of the workflow is
+        // about the trajectory's own object, and the other one takes its place where it comes later (pick two).
+        const mine = objectOf(s.action), theirs = objectOf(w[p.advance]);
+        if (mine && theirs && mine !== theirs) w = [...w.slice(0, p.advance + 1), ...swapNames(w.slice(p.advance + 1), mine, theirs)];
+        next = p.advance + 1;
+      }
       if (p.kind !== 'none') return;
       const fix = w[next];
       const now = executableFix(fix, states[i], w, next);
@@ -211,6 +218,18 @@ export class HeuristicAnalyzer implements Analyzer {
     });
     return { episode, stepSkills };
   }
+}
+
+/** The object an action takes, treats or moves (`take apple 3 from …` → `apple 3`); undefined for other actions. */
+function objectOf(action: string): string | undefined {
+  return action.match(/^(?:take|move) (.+?) (?:from|to) /)?.[1] ?? action.match(/^(?:clean|heat|cool) (.+?) with /)?.[1];
+}
+
+/** `actions` with the object names `a` and `b` exchanged (whole names: `apple 1` is not `apple 10`). */
+function swapNames(actions: readonly string[], a: string, b: string): string[] {
+  const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`\\b(${esc(a)}|${esc(b)})\\b`, 'g');
+  return actions.map((x) => x.replace(re, (m) => (m === a ? b : a)));
 }
 
 /** The first receptacle of the task's target kind named in the room description (step 0's observation), e.g. `fridge 1`. */
