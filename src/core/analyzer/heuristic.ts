@@ -112,7 +112,7 @@ export class HeuristicAnalyzer implements Analyzer {
     // search visits).
     const r = this.walk(t, w, states, 0, 0, Math.max(0, firstSighting(t, states)));
     if (!r.first) return this.alone(t, states);
-    return { episodeSkill: failureSkill(r.first.mistake, this.sign(t, r.first.i, r.first.mistake, r.first.fix), r.first.fix), stepSkills: r.stepSkills };
+    return { episodeSkill: this.mistakeSkill(t, r.first), stepSkills: r.stepSkills };
   }
 
   /**
@@ -155,6 +155,11 @@ export class HeuristicAnalyzer implements Analyzer {
     return { first, stepSkills };
   }
 
+  /** The failure episode skill of a walk's first mistake: what was done, its warning sign, the fix. */
+  private mistakeSkill(t: AnalyzerTrajectory, f: { i: number; mistake: string; fix: string }): string {
+    return failureSkill(f.mistake, this.sign(t, f.i, f.mistake, f.fix), f.fix);
+  }
+
   private sign(t: AnalyzerTrajectory, i: number, mistake: string, fix: string): string {
     if (!t.steps[i].valid) return warningSign('invalid');
     if (t.steps.slice(0, i).some((s) => s.action === mistake)) return warningSign('repeat');
@@ -180,7 +185,7 @@ export class HeuristicAnalyzer implements Analyzer {
     const stepSkills: Record<number, string> = {};
     for (const [i, sk] of [...Object.entries(before.stepSkills), ...Object.entries(r.stepSkills)]) if (Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[Number(i)] = sk;
     const f = r.first as { i: number; mistake: string; fix: string } | null;
-    const episode = before.episode ?? (f ? failureSkill(f.mistake, this.sign(t, f.i, f.mistake, f.fix), f.fix) : null);
+    const episode = before.episode ?? (f ? this.mistakeSkill(t, f) : null);
     if (episode) return { episodeSkill: episode, stepSkills };
     const k = taskKinds(t.task);
     const targetName = roomTarget(t, k);
