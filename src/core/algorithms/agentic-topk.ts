@@ -11,7 +11,7 @@
  * is still reported without a third pass.
  */
 import type { PolicyHandle } from '../model/policy';
-import { scoreTopK, type TopKTargets } from '../model/topk';
+import { idsWithSampled, scoreTopK, type TopKTargets } from '../model/topk';
 import { distillAdvantage, topKReverseKl } from '../algos/agentic';
 import type { ScoreSample } from '../model/scoring';
 import type { PackedSamples } from './outcome';
@@ -61,16 +61,10 @@ export async function topKDistill(
     const student = await scoreTopK(policy.params, policy.cfg, samples, policy.freeRow, { temperature: o.temperature, k: K });
     // The teacher reads K + 1 ids per position: the student's top K and the sampled token.
     const Mg = samples.reduce((n, s) => n + s.response.length, 0);
-    const plus = new Int32Array(Mg * (K + 1));
-    let m = 0;
-    for (const s of samples) for (const tok of s.response) {
-      plus.set(student.ids.subarray(m * K, (m + 1) * K), m * (K + 1));
-      plus[m * (K + 1) + K] = tok;
-      m++;
-    }
+    const plus = idsWithSampled(student.ids, samples, K);
     const t = await scoreAt!(g.id, samples, o.temperature, plus, K + 1);
     if (t.length !== Mg * (K + 1)) throw new Error(`agentic-opd: teacher ${g.id} returned ${t.length} log-probs for ${Mg} action tokens × ${K + 1} ids`);
-    m = 0;
+    let m = 0;
     for (const s of g.samples) {
       const off = packed.offsets[s];
       for (let r = 0; r < packed.samples[s].response.length; r++, m++) {

@@ -12,7 +12,7 @@
  * position), so A_skill = ℓ_skill − ℓ_old is still reported (sign agreement, the explorer) without a third pass.
  */
 import type { PolicyHandle } from '../model/policy';
-import { scoreTopK, type TopKTargets } from '../model/topk';
+import { idsWithSampled, scoreTopK, type TopKTargets } from '../model/topk';
 import { topKReverseKl } from '../algos/agentic';
 import type { PackedSamples } from './outcome';
 import type { SkillJobs } from './skill-prompts';
@@ -56,17 +56,9 @@ export async function skillTopKRescore(
   if (!routed.jobs.length) return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, logpSkill: Float32Array.from(oldLogp), active, topkReverseKl: 0, tokens: 0, prompts: 0 };
   const studentSamples = routed.jobSample.map((s) => packed.samples[s]);
   const student = await scoreTopK(policy.params, policy.cfg, studentSamples, policy.freeRow, { temperature: o.temperature, k: K });
-  const Mj = studentSamples.reduce((n, s) => n + s.response.length, 0);
-  const plus = new Int32Array(Mj * (K + 1));
-  let m = 0;
-  for (const s of studentSamples) for (const tok of s.response) {
-    plus.set(student.ids.subarray(m * K, (m + 1) * K), m * (K + 1));
-    plus[m * (K + 1) + K] = tok;
-    m++;
-  }
+  const plus = idsWithSampled(student.ids, studentSamples, K);
   const teacher = await scoreTopK(policy.params, policy.cfg, routed.jobs, policy.freeRow, { temperature: o.temperature, k: K + 1, ids: plus });
-  let kl = 0, n = 0;
-  m = 0;
+  let kl = 0, n = 0, m = 0;
   routed.jobSample.forEach((s) => {
     const off = packed.offsets[s];
     for (let r = 0; r < packed.samples[s].response.length; r++, m++) {

@@ -121,3 +121,22 @@ export async function scoreTopK(
   }
   return { ids, logp, tokens };
 }
+
+/**
+ * The ids a teacher reads per action token: the student's top K (`ids`, [M·K] int32 as `scoreTopK` returns them)
+ * followed by the sampled token, K + 1 per position ([M·(K + 1)] int32, packed like `samples`' responses), so one
+ * teacher pass gives both the top-k targets and the sampled token's log-prob.
+ * @throws Error when ids.length ≠ M·K for M = Σ response lengths of `samples`.
+ */
+export function idsWithSampled(ids: Int32Array, samples: readonly { response: readonly number[] }[], K: number): Int32Array {
+  const M = samples.reduce((n, s) => n + s.response.length, 0);
+  if (ids.length !== M * K) throw new Error(`idsWithSampled: ${ids.length} ids for ${M} action tokens × K ${K}`);
+  const plus = new Int32Array(M * (K + 1));
+  let m = 0;
+  for (const s of samples) for (const tok of s.response) {
+    plus.set(ids.subarray(m * K, (m + 1) * K), m * (K + 1));
+    plus[m * (K + 1) + K] = tok;
+    m++;
+  }
+  return plus;
+}

@@ -18,7 +18,7 @@ import { skillRescore } from '../../../src/core/algorithms/opid';
 import { skillJobs } from '../../../src/core/algorithms/skill-prompts';
 import { skillTopKRescore } from '../../../src/core/algorithms/opid-topk';
 import { scoreSamples } from '../../../src/core/model/scoring';
-import { scoreTopK } from '../../../src/core/model/topk';
+import { idsWithSampled, scoreTopK } from '../../../src/core/model/topk';
 import { topKReverseKl } from '../../../src/core/algos/agentic';
 import type { TrajectorySkills } from '../../../src/core/analyzer/types';
 import type { Trajectory } from '../../../src/core/rollout/types';
@@ -82,6 +82,12 @@ describe('OPID top-k skill distillation', () => {
     // Additive routing scores a critical step twice: refused.
     await expect(skillTopKRescore(p, packed, skillJobs(p, trajs, sk, { ...o, ablation: 'additive' }), old, { k: K, temperature: 1, coef: 0.5 })).rejects.toThrow(/additive routing/);
     disposePolicy(p);
+  });
+
+  it('idsWithSampled: the student top K, then the sampled token, per position; a wrong length is refused', () => {
+    const samples = [{ response: [7, 8] }, { response: [9] }];
+    expect(Array.from(idsWithSampled(Int32Array.from([1, 2, 3, 4, 5, 6]), samples, 2))).toEqual([1, 2, 7, 3, 4, 8, 5, 6, 9]);
+    expect(() => idsWithSampled(new Int32Array(5), samples, 2)).toThrow(/5 ids for 3 action tokens × K 2/);
   });
 
   it('the config refuses skillTopK with additive routing, naming the field', () => {
