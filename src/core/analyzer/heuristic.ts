@@ -139,7 +139,7 @@ export class HeuristicAnalyzer implements Analyzer {
         // Another object of the task's kind than the workflow's (apple 3 for apple 1): the rest of the workflow is
         // about the trajectory's own object, and the other one takes its place where it comes later (pick two).
         const mine = objectOf(s.action), theirs = objectOf(w[p.advance]);
-        if (mine && theirs && mine !== theirs) w = [...w.slice(0, p.advance + 1), ...swapNames(w.slice(p.advance + 1), mine, theirs)];
+        if (mine && theirs && mine !== theirs) w = exchangeObjects(w, p.advance, mine, theirs);
         next = p.advance + 1;
       }
       if (p.kind !== 'none') return;
@@ -228,6 +228,28 @@ export class HeuristicAnalyzer implements Analyzer {
 /** The object an action takes, treats or moves (`take apple 3 from …` → `apple 3`); undefined for other actions. */
 function objectOf(action: string): string | undefined {
   return action.match(/^(?:take|move) (.+?) (?:from|to) /)?.[1] ?? action.match(/^(?:clean|heat|cool) (.+?) with /)?.[1];
+}
+
+/**
+ * Workflow `w` after the trajectory did, at position `at`, with its object `mine` what `w[at]` does with `theirs`:
+ * the rest of `w` with the two names exchanged; where the rest then fetches `theirs` (pick two: the leg that took
+ * `mine`), that leg is the workflow's own way to `theirs` — its `go to`/`open` lead-in and `w[at]` — since `theirs`
+ * lies where `w` took it, not where `mine` lay.
+ */
+function exchangeObjects(w: readonly string[], at: number, mine: string, theirs: string): string[] {
+  const rest = swapNames(w.slice(at + 1), mine, theirs);
+  const takeOf = (x: string) => `take ${x} from `;
+  const j = rest.findIndex((a) => a.startsWith(takeOf(theirs)));
+  if (j >= 0 && w[at].startsWith(takeOf(theirs))) {
+    const leadIn = (xs: readonly string[], end: number, r: string) => {
+      let k = end;
+      while (k > 0 && (xs[k - 1] === `go to ${r}` || xs[k - 1] === `open ${r}`)) k--;
+      return k;
+    };
+    const k = leadIn(rest, j, rest[j].slice(takeOf(theirs).length));
+    rest.splice(k, j + 1 - k, ...w.slice(leadIn(w, at, w[at].slice(takeOf(theirs).length)), at + 1));
+  }
+  return [...w.slice(0, at + 1), ...rest];
 }
 
 /** `actions` with the object names `a` and `b` exchanged (whole names: `apple 1` is not `apple 10`). */

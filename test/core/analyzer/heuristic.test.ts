@@ -202,4 +202,34 @@ describe('step skills name an action the agent can take at that step (ALFWorld p
       stepSkills: { 2: 'next, go to microwave 1.', 4: 'next, heat apple 3 with microwave 1.', 5: 'next, heat apple 3 with microwave 1.' },
     });
   });
+
+  it('pick two: a trajectory that takes the sibling\'s second object first is sent for the first one where it lies', async () => {
+    const two = 'put two apple in shelf.';
+    const room2 = 'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a diningtable 1, and a shelf 1.';
+    const atShelf1 = 'You arrive at shelf 1. On the shelf 1, you see nothing.';
+    const both: AnalyzerTrajectory = {
+      task: two, success: true, finalObservation: 'You move the apple 3 to the shelf 1.',
+      steps: [
+        step(room2, 'go to countertop 1'), step('You arrive at countertop 1. On the countertop 1, you see a apple 1.', 'take apple 1 from countertop 1'),
+        step('You pick up the apple 1 from the countertop 1.', 'go to shelf 1'), step(atShelf1, 'move apple 1 to shelf 1'),
+        step('You move the apple 1 to the shelf 1.', 'go to diningtable 1'), step('You arrive at diningtable 1. On the diningtable 1, you see a apple 3.', 'take apple 3 from diningtable 1'),
+        step('You pick up the apple 3 from the diningtable 1.', 'go to shelf 1'), step('You arrive at shelf 1. On the shelf 1, you see a apple 1.', 'move apple 3 to shelf 1', true, 1),
+      ],
+    };
+    const swapped: AnalyzerTrajectory = {
+      task: two, success: false, finalObservation: 'You are facing the shelf 1. Next to it, you see nothing.',
+      steps: [
+        step(room2, 'go to diningtable 1'), step('You arrive at diningtable 1. On the diningtable 1, you see a apple 3.', 'take apple 3 from diningtable 1'),
+        step('You pick up the apple 3 from the diningtable 1.', 'go to shelf 1'), step(atShelf1, 'move apple 3 to shelf 1'),
+        step('You move the apple 3 to the shelf 1.', 'look'),
+      ],
+    };
+    const [, s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [both, swapped] });
+    // apple 3 (the sibling's second) went first and is on the shelf; the second leg is the sibling's first one:
+    // go to countertop 1, where apple 1 lies — not `take apple 1 from diningtable 1`, where apple 3 was.
+    expect(s).toEqual({
+      episodeSkill: 'avoid: look. warning sign: the task names apple. instead: go to countertop 1.',
+      stepSkills: { 4: 'next, go to countertop 1.' },
+    });
+  });
 });
