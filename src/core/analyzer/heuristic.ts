@@ -126,8 +126,13 @@ export class HeuristicAnalyzer implements Analyzer {
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));
     let first: { i: number; mistake: string; fix: string } | null = null;
     const stepSkills: Record<number, string> = {};
+    const kind = taskKinds(t.task)?.object;
     t.steps.forEach((s, i) => {
       if (i < from || next >= w.length) return;
+      // Holding another object of the task's kind than the one the workflow carries next (apple 3 for apple 1, or back
+      // to apple 1): the rest of the workflow is about the object in hand (`exchangeObjects`).
+      const held = states[i]?.held, carried = carriedNext(w, next);
+      if (held && carried && held !== carried && kind && kindOf(held) === kind && kindOf(carried) === kind) w = exchangeObjects(w, next, held, carried);
       if (s.valid && s.action === w[next]) {
         next++;
         return;
@@ -135,13 +140,7 @@ export class HeuristicAnalyzer implements Analyzer {
       if (s.valid && s.action.startsWith('go to ') && visits.has(s.action) && !w.slice(next).every((a) => a.startsWith('go to '))) return;
       // Progress by another route than W's (progress.ts), or putting down an object taken by mistake: not a mistake.
       const p = stepProgress(t, i, w, next);
-      if (p.kind === 'progress' && p.advance !== undefined) {
-        // Another object of the task's kind than the workflow's (apple 3 for apple 1): the rest of the workflow is
-        // about the trajectory's own object, and the other one takes its place where it comes later (pick two).
-        const mine = objectOf(s.action), theirs = objectOf(w[p.advance]);
-        if (mine && theirs && mine !== theirs) w = exchangeObjects(w, p.advance, mine, theirs);
-        next = p.advance + 1;
-      }
+      if (p.kind === 'progress' && p.advance !== undefined) next = p.advance + 1;
       if (p.kind !== 'none') return;
       const fix = w[next];
       const now = executableFix(fix, states[i], w, next);
@@ -230,26 +229,38 @@ function objectOf(action: string): string | undefined {
   return action.match(/^(?:take|move) (.+?) (?:from|to) /)?.[1] ?? action.match(/^(?:clean|heat|cool) (.+?) with /)?.[1];
 }
 
+/** The object of the first take, move or treatment in `w` from position `next`, when it is a move or treatment (one
+ * that needs the object in hand); undefined when a take comes first or there is none. */
+function carriedNext(w: readonly string[], next: number): string | undefined {
+  for (let k = next; k < w.length; k++) {
+    if (w[k].startsWith('take ')) return undefined;
+    const o = objectOf(w[k]);
+    if (o) return o;
+  }
+  return undefined;
+}
+
 /**
- * Workflow `w` after the trajectory did, at position `at`, with its object `mine` what `w[at]` does with `theirs`:
- * the rest of `w` with the two names exchanged; where the rest then fetches `theirs` (pick two: the leg that took
- * `mine`), that leg is the workflow's own way to `theirs` — its `go to`/`open` lead-in and `w[at]` — since `theirs`
- * lies where `w` took it, not where `mine` lay.
+ * Workflow `w` from position `from` on made about `mine`, an object the trajectory holds, instead of `theirs`, the
+ * object of the same kind `w` carries next: the rest of `w` with the two names exchanged; where the rest then fetches
+ * `theirs` (pick two: the leg that took `mine`), that leg becomes `w`'s own earlier way to `theirs` — its `go to`/`open`
+ * lead-in and `take` — since `theirs` lies where `w` took it, not where `mine` lay.
  */
-function exchangeObjects(w: readonly string[], at: number, mine: string, theirs: string): string[] {
-  const rest = swapNames(w.slice(at + 1), mine, theirs);
+function exchangeObjects(w: readonly string[], from: number, mine: string, theirs: string): string[] {
+  const rest = swapNames(w.slice(from), mine, theirs);
   const takeOf = (x: string) => `take ${x} from `;
   const j = rest.findIndex((a) => a.startsWith(takeOf(theirs)));
-  if (j >= 0 && w[at].startsWith(takeOf(theirs))) {
+  const t0 = w.findIndex((a, x) => x < from && a.startsWith(takeOf(theirs)));
+  if (j >= 0 && t0 >= 0) {
     const leadIn = (xs: readonly string[], end: number, r: string) => {
       let k = end;
       while (k > 0 && (xs[k - 1] === `go to ${r}` || xs[k - 1] === `open ${r}`)) k--;
       return k;
     };
     const k = leadIn(rest, j, rest[j].slice(takeOf(theirs).length));
-    rest.splice(k, j + 1 - k, ...w.slice(leadIn(w, at, w[at].slice(takeOf(theirs).length)), at + 1));
+    rest.splice(k, j + 1 - k, ...w.slice(leadIn(w, t0, w[t0].slice(takeOf(theirs).length)), t0 + 1));
   }
-  return [...w.slice(0, at + 1), ...rest];
+  return [...w.slice(0, from), ...rest];
 }
 
 /** `actions` with the object names `a` and `b` exchanged (whole names: `apple 1` is not `apple 10`). */

@@ -117,7 +117,8 @@ export function executableFix(fix: string, st: TrackedState, workflow: readonly 
   if (isInfoAction(fix)) return knownAdmissible(fix, st) ? fix : onward();
   if ((m = fix.match(/^go to (.+)$/))) {
     // Going on is only right with the object the workflow carries there: fetch it first.
-    const after = workflow[workflow.indexOf(fix) + 1];
+    // The action after this `go to` in the workflow: at position k (a pick-two workflow goes to its target twice).
+    const after = workflow[(workflow[k] === fix ? k : workflow.indexOf(fix)) + 1];
     const carried = after?.match(/^move (.+?) to /) ?? after?.match(/^(?:clean|heat|cool) (.+?) with /);
     if (carried && st.held !== carried[1]) return executableFix(after, st, workflow);
     if (after?.startsWith('take ') && st.held) return putDown(); // hands must be free to take there
