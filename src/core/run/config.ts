@@ -155,7 +155,7 @@ export const RunConfigSchema = z.object({
   ablation: z.enum(SKILL_ABLATIONS).default('none')
     .meta({ label: 'Ablation', flag: 'ablation', group: 'opid', help: 'OPID ablation (OPID paper §4.3): none (critical-first routing), no-episode, no-step, additive routing.', optionLabels: { none: 'none (critical-first)', 'no-episode': 'no episode skills', 'no-step': 'no step skills', additive: 'additive routing' } } satisfies FieldMeta),
   lambdaSkill: num(0, 100).default(0.3)
-    .meta({ label: 'Skill weight (λ_skill)', flag: 'lambda-skill', unit: '× A_skill', group: 'opid', symbol: 'λ_skill', help: 'Weight of A_skill in A = A_ep + λ_skill·A_skill. 0 = GRPO with skill metrics.', recommended: '0.3 with skill clip 1 for the nano base (λ 1 made it fall below GRPO; docs/experiments/); the paper\'s scripts use 0.001 with Qwen models' } satisfies FieldMeta),
+    .meta({ label: 'Skill weight (λ_skill)', flag: 'lambda-skill', unit: '× A_skill', group: 'opid', symbol: 'λ_skill', help: 'Weight of A_skill in A = A_ep + λ_skill·A_skill (with top-k skill distillation: the weight of its KL term). 0 = GRPO with skill metrics.', recommended: '0.3 with skill clip 1 for the nano base (λ 1 made it fall below GRPO; docs/experiments/); the paper\'s scripts use 0.001 with Qwen models' } satisfies FieldMeta),
   silentSkillScale: num(0, 1000).default(1)
     .meta({ label: 'Skill weight on silent groups', flag: 'silent-skill-scale', unit: '× λ_skill', group: 'opid', usedBy: ['opid'], help: 'λ on tokens whose A_ep is 0 (every rollout of their group got the same reward, so the outcome gives them no signal) is this × λ_skill. 1 = the OPID paper\'s one λ everywhere; more lets the skill advantage carry the groups GRPO cannot learn from without raising its weight where the outcome speaks.', recommended: '1 (the paper); docs/experiments/opid-household.md measures more' } satisfies FieldMeta),
   maxStepSkills: int(0, 20).default(5)
@@ -165,11 +165,11 @@ export const RunConfigSchema = z.object({
   episodeSkillOnSearch: z.boolean().default(true)
     .meta({ label: 'Episode skill on search steps', flag: 'episode-skill-on-search', group: 'opid', help: 'Route the episode skill to search steps too (household: go to / open before the task\'s object was in sight), where hindsight names a place the policy could not have known; off = those steps get no skill signal unless they hold a step skill.' } satisfies FieldMeta),
   skillZscore: z.boolean().default(false)
-    .meta({ label: 'Z-score A_skill', flag: 'skill-zscore', unit: 'over the step\'s skill-active tokens', group: 'opid', help: 'Z-score A_skill over the step\'s skill-active tokens before λ.' } satisfies FieldMeta),
+    .meta({ label: 'Z-score A_skill', flag: 'skill-zscore', unit: 'over the step\'s skill-active tokens', group: 'opid', help: 'Z-score A_skill over the step\'s skill-active tokens before λ. Not used with top-k skill distillation.' } satisfies FieldMeta),
   skillClip: num(0, 100).default(1)
-    .meta({ label: 'Clip A_skill', flag: 'skill-clip', unit: '± c', group: 'opid', help: 'Clip A_skill to [−c, c] after the z-score. 0 = no clip.', recommended: '1 (single tokens reached −6.8 nats where the base misread a skill)' } satisfies FieldMeta),
+    .meta({ label: 'Clip A_skill', flag: 'skill-clip', unit: '± c', group: 'opid', help: 'Clip A_skill to [−c, c] after the z-score. 0 = no clip. Not used with top-k skill distillation.', recommended: '1 (single tokens reached −6.8 nats where the base misread a skill)' } satisfies FieldMeta),
   skillTopK: int(0, 64).default(0)
-    .meta({ label: 'Top-k skill distillation', flag: 'skill-topk', unit: 'tokens', group: 'opid', symbol: 'K', help: 'K > 0: instead of the sampled-token A_skill, the update adds λ_skill × the token mean, over skill-routed action tokens, of the reverse KL from the policy to the skill-conditioned old policy over the policy\'s K most likely tokens (both renormalised over those K; Agentic-OPD\'s top-k form, not in the OPID paper). Moves the probability the skill takes from the sampled token to the tokens the skill prefers. Not with additive routing. 0 = the OPID paper\'s sampled-token A_skill.', recommended: '0 (the paper); docs/experiments/opid-household.md measures 16' } satisfies FieldMeta),
+    .meta({ label: 'Top-k skill distillation', flag: 'skill-topk', unit: 'tokens', group: 'opid', symbol: 'K_top', help: 'K ≥ 2: instead of the sampled-token A_skill, the update adds λ_skill × the token mean, over skill-routed action tokens, of the reverse KL from the policy to the skill-conditioned old policy over the policy\'s K most likely tokens (both renormalised over those K; Agentic-OPD\'s top-k form, not in the OPID paper). Moves the probability the skill takes from the sampled token to the tokens the skill prefers. Skill clip, z-score and the silent-group scale act on the sampled A_skill and are not used. Not with additive routing; 1 is refused (over one token both renormalised distributions are 1, the KL always 0). 0 = the OPID paper\'s sampled-token A_skill.', recommended: '0 (the paper); docs/experiments/opid-household.md measures 16' } satisfies FieldMeta),
   skillMemoryTopK: int(1, 5).default(1)
     .meta({ label: 'Remembered skills', flag: 'skill-memory-top-k', unit: 'per prompt', group: 'skill-grpo', help: 'Skill-GRPO: how many remembered skills of the task type are injected, most recent first.' } satisfies FieldMeta),
   teacherSelect: z.enum(TEACHER_SELECTORS).default('hcn')
@@ -323,6 +323,10 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if (needsUrl && !c.analyzerModel.trim()) out.push({ field: 'analyzerModel', message: 'the http analyzer needs a model name, e.g. qwen2.5:7b' });
   if (c.valTasks > 0 && c.checkpointEvery === 0)
     out.push({ field: 'valTasks', message: 'validation runs at every checkpoint, and checkpointEvery is 0 (off); set checkpointEvery (e.g. 10) or set valTasks to 0' });
+  if (c.skillTopK === 1)
+    out.push({ field: 'skillTopK', message: 'a top-1 reverse KL is always 0 (over one token both renormalised distributions are 1), so the skill would do nothing; set skillTopK to 16 (or any K ≥ 2), or to 0 for the sampled A_skill' });
+  if (c.opdTopK === 1)
+    out.push({ field: 'opdTopK', message: 'a top-1 reverse KL is always 0 (over one token both renormalised distributions are 1), so nothing would be distilled; set opdTopK to 16 (or any K ≥ 2), or to 0 for the sampled A_opd' });
   if (c.skillTopK > 0 && c.ablation === 'additive' && c.algo === 'opid')
     out.push({ field: 'skillTopK', message: 'top-k skill distillation scores one skill prompt per step, and additive routing scores two at critical steps; set skillTopK to 0 or choose another ablation' });
   if (c.dualClip !== 0 && c.dualClip <= 1)

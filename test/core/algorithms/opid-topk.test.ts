@@ -90,9 +90,11 @@ describe('OPID top-k skill distillation', () => {
     expect(() => idsWithSampled(new Int32Array(5), samples, 2)).toThrow(/5 ids for 3 action tokens × K 2/);
   });
 
-  it('the config refuses skillTopK with additive routing, naming the field', () => {
+  it('the config refuses skillTopK with additive routing and K = 1 (its KL is always 0), naming the field', () => {
     expect(() => parseRunConfig({ algo: 'opid', ablation: 'additive', skillTopK: 16 })).toThrow(/skillTopK.*additive routing scores two/s);
     expect(parseRunConfig({ algo: 'opid', ablation: 'no-episode', skillTopK: 16 }).skillTopK).toBe(16);
+    expect(() => parseRunConfig({ algo: 'opid', skillTopK: 1 })).toThrow(/skillTopK.*top-1 reverse KL is always 0.*K ≥ 2/s);
+    expect(() => parseRunConfig({ algo: 'agentic-opd', opdTopK: 1 })).toThrow(/opdTopK.*top-1 reverse KL is always 0/s);
   });
 
   it('in the trainer: λ_skill 0 updates as GRPO does, λ_skill 1 does not; A = A_ep (teacher share 0) and the KL is reported', async () => {
