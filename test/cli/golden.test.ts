@@ -14,6 +14,9 @@
  * X"): the skill prompts' lengths and the update's numbers changed; the rollouts and success rates of all 5 steps did not.
  * And when a failed trajectory's search moves stopped being blamed with its sibling's hindsight (heuristic.ts `walk`,
  * `judgeFrom`): fewer skill-prompt tokens, other update numbers; rollouts and success rates of all 5 steps unchanged.
+ * skillgrpo-steps.jsonl was re-recorded when a successful trajectory's workflow stopped keeping a pick-up detour (a
+ * wrong object taken and put down unused; analyzer/workflow.ts `workflowSteps`): steps 1–2 are unchanged to the bit;
+ * from step 3 the remembered skill injected into the prompts differs, and so do the rollouts.
  *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */

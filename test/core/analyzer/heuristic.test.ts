@@ -284,4 +284,30 @@ describe('step skills name an action the agent can take at that step (ALFWorld p
     const [, s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [both, wander] });
     expect(s!.stepSkills).toEqual({ 6: 'next, go to garbagecan 1.', 7: 'next, go to garbagecan 1.' });
   });
+
+  it('a sibling\'s pick-up detour (a wrong object taken and put down unused) is not in its workflow', async () => {
+    const task2 = 'put a clean cup in fridge.';
+    const room4 = 'You are in the middle of a room. Looking quickly around you, you see a cabinet 1, a diningtable 1, a fridge 1, and a sinkbasin 1.';
+    const atCabinet = 'You open the cabinet 1. The cabinet 1 is open. In it, you see a cup 1.';
+    const detour: AnalyzerTrajectory = {
+      task: task2, success: true, finalObservation: 'You move the cup 1 to the fridge 1.',
+      steps: [
+        step(room4, 'go to diningtable 1'), step('You arrive at diningtable 1. On the diningtable 1, you see a vase 1.', 'take vase 1 from diningtable 1'),
+        step('You pick up the vase 1 from the diningtable 1.', 'move vase 1 to diningtable 1'), step('You move the vase 1 to the diningtable 1.', 'go to cabinet 1'),
+        step('You arrive at cabinet 1. The cabinet 1 is closed.', 'open cabinet 1'), step(atCabinet, 'take cup 1 from cabinet 1'),
+        step('You pick up the cup 1 from the cabinet 1.', 'go to sinkbasin 1'), step('You arrive at sinkbasin 1. On the sinkbasin 1, you see nothing.', 'clean cup 1 with sinkbasin 1'),
+        step('You clean the cup 1 using the sinkbasin 1.', 'go to fridge 1'), step('You arrive at fridge 1. The fridge 1 is closed.', 'open fridge 1'),
+        step('You open the fridge 1. The fridge 1 is open. In it, you see nothing.', 'move cup 1 to fridge 1', true, 1),
+      ],
+    };
+    expect(workflowSteps(detour)).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+    const cup: AnalyzerTrajectory = {
+      task: task2, success: false, finalObservation: 'You are facing the cabinet 1. Next to it, you see nothing.',
+      steps: [step(room4, 'go to cabinet 1'), step('You arrive at cabinet 1. The cabinet 1 is closed.', 'open cabinet 1'), step(atCabinet, 'take cup 1 from cabinet 1'), step('You pick up the cup 1 from the cabinet 1.', 'look')],
+    };
+    const [, s] = await new HeuristicAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'household', trajectories: [detour, cup] });
+    // With the vase in the workflow, the cup's take stood for nothing and the fix at `look` was the sibling's next
+    // action, `take vase 1`, made executable as "put the cup down" (`move cup 1 to cabinet 1`).
+    expect(s!.stepSkills).toEqual({ 3: 'next, go to sinkbasin 1.' });
+  });
 });
