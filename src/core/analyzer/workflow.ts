@@ -10,8 +10,9 @@ import { lookObject, taskKinds } from './progress';
 /**
  * Index list of a trajectory's workflow steps (see module doc): valid actions, minus a `go to` directly followed by
  * another `go to`, minus put-back loops (`move X to R` later undone by `take X from R`: both are wasted, and so is
- * the `go to` that only led back), minus pick-up detours (`take X` whose next use of X is a `move X` to a receptacle
- * not of the task's target kind — for a look task, any move —: X was put down unused, so both are wasted), minus exact
+ * the `go to` that only led back), minus pick-up detours (`take X` whose next use of X is a `move X`, where X is not
+ * of the task's kind or the receptacle not of its target kind — for a look task, any move —: X was put down unused,
+ * so both are wasted), minus exact
  * repeats of a non-`go to` action. A detour left in would make a failed trajectory's right `take` stand for the
  * sibling's wrong one and its fix the sibling's put-down.
  */
@@ -24,15 +25,16 @@ export function workflowSteps(t: AnalyzerTrajectory): number[] {
     if (j < 0) return;
     for (let k = i; k <= j; k++) drop.add(k);
   });
-  const target = lookObject(t.task) ? null : taskKinds(t.task)?.target;
-  if (target !== undefined)
+  const look = lookObject(t.task), kinds = taskKinds(t.task);
+  const object = look ?? kinds?.object, target = look ? null : kinds?.target;
+  if (object !== undefined && target !== undefined)
     t.steps.forEach((s, i) => {
       const tk = s.valid && !drop.has(i) ? s.action.match(/^take (.+?) from /) : null;
       if (!tk) return;
       const uses = (a: string) => a.startsWith(`move ${tk[1]} to `) || /^(clean|heat|cool) (.+?) with /.exec(a)?.[2] === tk[1];
       const j = t.steps.findIndex((q, k) => k > i && q.valid && !drop.has(k) && uses(q.action));
       const to = j < 0 ? undefined : t.steps[j].action.match(/^move .+? to (.+)$/)?.[1];
-      if (to !== undefined && (target === null || kindOf(to) !== target)) drop.add(i).add(j);
+      if (to !== undefined && (kindOf(tk[1]) !== object || target === null || kindOf(to) !== target)) drop.add(i).add(j);
     });
   const keep: number[] = [];
   const seen = new Set<string>();
