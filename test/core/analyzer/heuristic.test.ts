@@ -9,6 +9,17 @@ const atShelf = 'You arrive at shelf 1. On the shelf 1, you see nothing.';
 const step = (observation: string, action: string, valid = true, ret = 0) => ({ observation, action, valid, return: ret });
 const task = 'put a box in sidetable.';
 
+/** A successful `put a hot apple in fridge.` in a room described by `room`: apple 1 from countertop 1, heated, put away. */
+const heatedApple = (room: string): AnalyzerTrajectory => ({
+  task: 'put a hot apple in fridge.', success: true, finalObservation: 'You move the apple 1 to the fridge 1.',
+  steps: [
+    step(room, 'go to countertop 1'), step('You arrive at countertop 1. On the countertop 1, you see a apple 1.', 'take apple 1 from countertop 1'),
+    step('You pick up the apple 1 from the countertop 1.', 'go to microwave 1'), step('You arrive at microwave 1. The microwave 1 is closed.', 'heat apple 1 with microwave 1'),
+    step('You heat the apple 1 using the microwave 1.', 'go to fridge 1'), step('You arrive at fridge 1. The fridge 1 is closed.', 'open fridge 1'),
+    step('You open the fridge 1. The fridge 1 is open. In it, you see nothing.', 'move apple 1 to fridge 1', true, 1),
+  ],
+});
+
 const win: AnalyzerTrajectory = {
   task, success: true, finalObservation: 'You move the box 1 to the sidetable 1.',
   steps: [
@@ -176,15 +187,7 @@ describe('step skills name an action the agent can take at that step (ALFWorld p
     const hot = 'put a hot apple in fridge.';
     const kitchen = 'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a diningtable 1, a fridge 1, and a microwave 1.';
     const atMicrowave = 'You arrive at microwave 1. The microwave 1 is closed.';
-    const heated: AnalyzerTrajectory = {
-      task: hot, success: true, finalObservation: 'You move the apple 1 to the fridge 1.',
-      steps: [
-        step(kitchen, 'go to countertop 1'), step('You arrive at countertop 1. On the countertop 1, you see a apple 1.', 'take apple 1 from countertop 1'),
-        step('You pick up the apple 1 from the countertop 1.', 'go to microwave 1'), step(atMicrowave, 'heat apple 1 with microwave 1'),
-        step('You heat the apple 1 using the microwave 1.', 'go to fridge 1'), step('You arrive at fridge 1. The fridge 1 is closed.', 'open fridge 1'),
-        step('You open the fridge 1. The fridge 1 is open. In it, you see nothing.', 'move apple 1 to fridge 1', true, 1),
-      ],
-    };
+    const heated = heatedApple(kitchen);
     const other: AnalyzerTrajectory = {
       task: hot, success: false, finalObservation: 'You move the apple 3 to the microwave 1.',
       steps: [
@@ -236,15 +239,7 @@ describe('step skills name an action the agent can take at that step (ALFWorld p
   it('the workflow follows the object in hand: back to the sibling\'s own apple after another one was put down', async () => {
     const hot = 'put a hot apple in fridge.';
     const kitchen = 'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a diningtable 1, a fridge 1, a microwave 1, and a sinkbasin 1.';
-    const heated: AnalyzerTrajectory = {
-      task: hot, success: true, finalObservation: 'You move the apple 1 to the fridge 1.',
-      steps: [
-        step(kitchen, 'go to countertop 1'), step('You arrive at countertop 1. On the countertop 1, you see a apple 1.', 'take apple 1 from countertop 1'),
-        step('You pick up the apple 1 from the countertop 1.', 'go to microwave 1'), step('You arrive at microwave 1. The microwave 1 is closed.', 'heat apple 1 with microwave 1'),
-        step('You heat the apple 1 using the microwave 1.', 'go to fridge 1'), step('You arrive at fridge 1. The fridge 1 is closed.', 'open fridge 1'),
-        step('You open the fridge 1. The fridge 1 is open. In it, you see nothing.', 'move apple 1 to fridge 1', true, 1),
-      ],
-    };
+    const heated = heatedApple(kitchen);
     const back: AnalyzerTrajectory = {
       task: hot, success: false, finalObservation: 'You arrive at diningtable 1. On the diningtable 1, you see nothing.',
       steps: [
