@@ -23,8 +23,6 @@ export interface SkillTopK {
   targets: TopKTargets;
   /** ℓ_skill − ℓ_old of the sampled token, nats (0 where no skill): reported, not in A. */
   aSkill: Float32Array;
-  /** ℓ_old + aSkill: the skill-conditioned log-prob of the sampled token (nats) for display. */
-  logpSkill: Float32Array;
   /** 1 where a skill was routed to the token. */
   active: Uint8Array;
   /** Token mean over routed tokens of the top-K reverse KL under the pre-update student (nats); 0 with none. */
@@ -53,7 +51,7 @@ export async function skillTopKRescore(
     seen.add(s);
   }
   const ids = new Int32Array(M * K), teacherLogp = new Float32Array(M * K), aSkill = new Float32Array(M), active = new Uint8Array(M);
-  if (!routed.jobs.length) return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, logpSkill: Float32Array.from(oldLogp), active, topkReverseKl: 0, tokens: 0, prompts: 0 };
+  if (!routed.jobs.length) return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, active, topkReverseKl: 0, tokens: 0, prompts: 0 };
   const studentSamples = routed.jobSample.map((s) => packed.samples[s]);
   const student = await scoreTopK(policy.params, policy.cfg, studentSamples, policy.freeRow, { temperature: o.temperature, k: K });
   const plus = idsWithSampled(student.ids, studentSamples, K);
@@ -73,8 +71,6 @@ export async function skillTopKRescore(
       n++;
     }
   });
-  const logpSkill = new Float32Array(M);
-  for (let i = 0; i < M; i++) logpSkill[i] = oldLogp[i] + aSkill[i];
   const tokens = student.tokens + teacher.tokens;
-  return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, logpSkill, active, topkReverseKl: n ? kl / n : 0, tokens, prompts: 2 * routed.jobs.length };
+  return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, active, topkReverseKl: n ? kl / n : 0, tokens, prompts: 2 * routed.jobs.length };
 }

@@ -5,14 +5,13 @@
  * algos/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep + λ_skill·A_skill
  * (algos/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight in its prompt.
  */
-import type { TrajectorySkills } from '../analyzer/types';
 import { makeAnalyzer } from '../analyzer';
 import type { Trajectory } from '../rollout/types';
 import type { PolicyHandle } from '../model/policy';
 import { scoreSamples } from '../model/scoring';
-import { skillJobs } from './skill-prompts';
+import { skillJobs, type SkillJobs } from './skill-prompts';
 import { skillTopKRescore } from './opid-topk';
-import { combineAdvantages, skillMetrics, skillMetricsByType, type SkillAblation } from '../algos/skill';
+import { combineAdvantages, skillMetrics, skillMetricsByType } from '../algos/skill';
 import type { PackedSamples } from './outcome';
 import { analyzeStep } from './analysis';
 import { getEnvSpec } from '../envs/registry';
@@ -24,16 +23,10 @@ export { rebuildPrompt } from './skill-prompts';
 
 /** Result of `skillRescore`: packed per-token vectors [M] and bookkeeping. */
 export interface SkillRescore {
-  /** A_skill = Σ_routes (ℓ_skill − ℓ_old) per action token (0 where no skill). */
+  /** A_skill = Σ_routes (ℓ_skill − ℓ_old) per action token (0 where no skill); ℓ_old + A_skill is the skill-conditioned log-prob. */
   aSkill: Float32Array;
-  /** ℓ_old + A_skill: the skill-conditioned log-prob (nats) for display. */
-  logpSkill: Float32Array;
   /** 1 where a skill was routed to the token. */
   active: Uint8Array;
-  /** Per step-sample: in the critical set C_τ. */
-  critical: boolean[];
-  /** Per step-sample: the step skill used, if any. */
-  stepSkill: (string | undefined)[];
   /** Tokens through the model (prompt + response of every skill prompt scored). */
   tokens: number;
   /** Skill prompts scored. */
@@ -41,17 +34,16 @@ export interface SkillRescore {
 }
 
 /**
- * Re-score every step's sampled action tokens under its routed skill prompt(s) with `policy` (must be the
- * pre-update policy) — no resampling. `oldLogp` [M] are the same tokens' log-probs without skills. `o.searchSteps`:
- * a trajectory's search steps, which get no episode skill (routeSkills `noEpisode`); absent = none.
+ * Re-score every step's sampled action tokens under its routed skill prompt(s) (`routed`, ./skill-prompts.ts
+ * `skillJobs`) with `policy` (must be the pre-update policy) — no resampling. `oldLogp` [M] are the same tokens'
+ * log-probs without skills (nats).
  */
 export async function skillRescore(
-  policy: PolicyHandle, trajs: readonly Trajectory[], packed: PackedSamples, skills: readonly (TrajectorySkills | null)[], oldLogp: Float32Array,
-  o: { ablation: SkillAblation; historyTurns: number; maxActionTokens: number; temperature: number; searchSteps?: (t: Trajectory) => number[] },
+  policy: PolicyHandle, packed: PackedSamples, routed: SkillJobs, oldLogp: Float32Array, o: { temperature: number },
 ): Promise<SkillRescore> {
   const M = packed.tokens;
   const aSkill = new Float32Array(M), active = new Uint8Array(M);
-  const { jobs, jobSample, critical, stepSkill } = skillJobs(policy, trajs, skills, o);
+  const { jobs, jobSample } = routed;
   const scored = jobs.length ? await scoreSamples(policy.params, policy.cfg, jobs, policy.freeRow, { temperature: o.temperature }) : { logp: new Float32Array(0), tokens: 0 };
   let off = 0;
   jobs.forEach((j, k) => {
@@ -62,12 +54,9 @@ export async function skillRescore(
     }
     off += j.response.length;
   });
-  const logpSkill = new Float32Array(M);
-  for (let i = 0; i < M; i++) logpSkill[i] = oldLogp[i] + aSkill[i];
   const tokens = jobs.reduce((s, j) => s + j.prompt.length + j.response.length, 0);
-  return { aSkill, logpSkill, active, critical, stepSkill, tokens, prompts: jobs.length };
+  return { aSkill, active, tokens, prompts: jobs.length };
 }
-
 
 /** OPID as a registered algorithm. */
 export const opid: Algorithm = {
@@ -84,13 +73,10 @@ export const opid: Algorithm = {
     return {
       async advantages(ctx) {
         const { analysis, metrics, analysed } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
-        const routing = { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, searchSteps };
+        const routed = skillJobs(ctx.policy, ctx.trajs, analysis.skills, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, searchSteps });
         // Top-k form (./opid-topk.ts): the skill enters the update as a reverse-KL term, so A = A_ep and teacher share 0.
-        const routed = cfg.skillTopK > 0 ? skillJobs(ctx.policy, ctx.trajs, analysis.skills, routing) : null;
-        const top = routed ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { k: cfg.skillTopK, temperature: cfg.temperature, coef: cfg.lambdaSkill }) : null;
-        const rescore = top && routed
-          ? { ...top, critical: routed.critical, stepSkill: routed.stepSkill }
-          : await skillRescore(ctx.policy, ctx.trajs, ctx.packed, analysis.skills, ctx.oldLogp, { ...routing, temperature: cfg.temperature });
+        const top = cfg.skillTopK > 0 ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { k: cfg.skillTopK, temperature: cfg.temperature, coef: cfg.lambdaSkill }) : null;
+        const rescore = top ?? await skillRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { temperature: cfg.temperature });
         const lambda = top ? 0 : cfg.lambdaSkill;
         const c = top
           ? { adv: Float32Array.from(ctx.aEpTok), aSkillUsed: top.aSkill }
@@ -107,8 +93,8 @@ export const opid: Algorithm = {
           ...(top ? { topK: top.targets, extra: { topkReverseKl: top.topkReverseKl } } : {}),
           views: {
             trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),
-            sample: (i) => ({ critical: rescore.critical[i], stepSkill: rescore.stepSkill[i] }),
-            token: (m) => ({ logpSkill: rescore.logpSkill[m], advSkill: c.aSkillUsed[m], advEp: ctx.aEpTok[m] }),
+            sample: (i) => ({ critical: routed.critical[i], stepSkill: routed.stepSkill[i] }),
+            token: (m) => ({ logpSkill: ctx.oldLogp[m] + rescore.aSkill[m], advSkill: c.aSkillUsed[m], advEp: ctx.aEpTok[m] }),
           },
         };
       },

@@ -12,8 +12,7 @@ import { lookObject, taskKinds } from './progress';
  * another `go to`, minus put-back loops (`move X to R` later undone by `take X from R`: both are wasted, and so is
  * the `go to` that only led back), minus pick-up detours (`take X` whose next use of X is a `move X`, where X is not
  * of the task's kind or the receptacle not of its target kind — for a look task, any move —: X was put down unused,
- * so both are wasted), minus exact
- * repeats of a non-`go to` action. A detour left in would make a failed trajectory's right `take` stand for the
+ * so both are wasted), minus exact repeats of a non-`go to` action. A detour left in would make a failed trajectory's right `take` stand for the
  * sibling's wrong one and its fix the sibling's put-down.
  */
 export function workflowSteps(t: AnalyzerTrajectory): number[] {

@@ -51,7 +51,7 @@ describe('OPID top-k skill distillation', () => {
     const n0 = tf.memory().numTensors;
     const top = await skillTopKRescore(p, packed, routed, old, { k: K, temperature: 1, coef: 0.5 });
     expect(tf.memory().numTensors).toBe(n0);
-    const sampled = await skillRescore(p, trajs, packed, sk, old, { ...o, temperature: 1 });
+    const sampled = await skillRescore(p, packed, routed, old, { temperature: 1 });
     expect(Array.from(top.active)).toEqual(Array.from(sampled.active));
     top.aSkill.forEach((v, m) => expect(v).toBeCloseTo(sampled.aSkill[m], 4));
     expect(top.targets.k).toBe(K);
