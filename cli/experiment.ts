@@ -27,6 +27,9 @@ import { getEnvSpec } from '../src/core/envs/registry';
 import { baseManifestPath } from '../src/core/pretrain/base';
 import type { RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
+import { parseRunConfig } from '../src/core/run/config';
+import { parseEvents } from '../src/core/run/record';
+import { FIELD, SPEC as TRAIN_SPEC } from './train-flags';
 import { resultsTableMarkdown } from '../src/core/run/table-md';
 
 exitOnClosedStdout();
@@ -88,6 +91,28 @@ function readEvents(file: string): Record<string, unknown>[] {
   return out;
 }
 
+/**
+ * The run config `train` makes from a run's flags (cli/train.ts: the run-setting flags through the schema, defaults
+ * filled, `init` as given), to compare with the config a run directory records. @throws UsageError / ConfigError
+ * for flags train would refuse (never for the table's own).
+ */
+function configOf(args: readonly string[]): Record<string, unknown> {
+  const given: Record<string, unknown> = parseArgs(args, TRAIN_SPEC);
+  const partial: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(FIELD)) if (given[flag] !== undefined && field !== 'init') partial[field] = given[flag];
+  return { ...parseRunConfig(partial), init: given.init };
+}
+
+/**
+ * The evaluation steps a finished run of `steps` steps holds (train: step 0, every `every` steps, and the last step).
+ */
+export function evalSteps(steps: number, every: number): number[] {
+  const out = [0];
+  for (let k = every; k < steps; k += every) out.push(k);
+  out.push(steps);
+  return out;
+}
+
 /** One run of the table. */
 interface Job {
   method: string;
@@ -96,10 +121,13 @@ interface Job {
   args: string[];
 }
 
-/** Where a run stands: finished (its events hold `done`), started (a run directory), or new. */
-function stateOf(j: Job): 'done' | 'started' | 'new' {
+/**
+ * Where a run of `steps` steps stands: finished (its events hold `done`, or a checkpoint at its last step — the run
+ * stopped after it but before writing `done`), started (a run directory), or new.
+ */
+function stateOf(j: Job, steps: number): 'done' | 'started' | 'new' {
   const evs = readEvents(path.join(j.dir, 'events.jsonl'));
-  if (evs.some((e) => e.event === 'done')) return 'done';
+  if (evs.some((e) => e.event === 'done' || (e.event === 'checkpoint' && typeof e.step === 'number' && e.step >= steps))) return 'done';
   return fs.existsSync(path.join(j.dir, 'run.json')) ? 'started' : 'new';
 }
 
@@ -187,6 +215,7 @@ async function main(): Promise<void> {
   }
   if (a.help) return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
   const out = a.out;
+  if (out.trim() === '') fail(`--out needs a folder (got an empty value); give a path, e.g. --out ${SPEC.out.default}`);
   try {
     fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
   } catch (e) {
@@ -208,30 +237,54 @@ async function main(): Promise<void> {
   for (let seed = 1; seed <= a.seeds; seed++)
     for (const [method, flags] of Object.entries(METHODS))
       jobs.push({ method, seed, dir: path.join(out, 'runs', `${method}-${seed}`), args: [...common, ...flags, '--seed', String(seed), '--save-best', path.join(out, `${method}-${seed}-best.safetensors`)] });
-  // Runs made with other settings: refuse rather than relabel them (a finished run is never trained again).
-  const want = { preset: a.preset, steps: a.steps, tasksPerStep: a.tasks, groupSize: a.group, evalEvery: a['eval-every'], evalEpisodes: a.episodes };
+  // Every run folder already there is checked before anything is trained or written: its events.jsonl line by line
+  // (a finished run is never trained again, so a damaged line would go into the table as it is), and its config —
+  // run.json's, else the start line's — field by field against the one this table makes for it (runs made with other
+  // settings, another seed or another method are refused rather than relabelled).
+  const moveAway = "move the run's folder away (it is trained again from step 0) or use another --out";
   const changed: string[] = [];
   for (const j of jobs) {
-    const f = path.join(j.dir, 'run.json');
-    if (!fs.existsSync(f)) continue;
-    let cfg: Record<string, unknown> = {};
-    try {
-      const r = JSON.parse(fs.readFileSync(f, 'utf8'));
-      if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object') cfg = r.config;
-    } catch {
-      fail(`${f} is not readable JSON; move the run's folder away (it is trained again from step 0) or use another --out`);
+    const evFile = path.join(j.dir, 'events.jsonl');
+    if (fs.existsSync(evFile)) {
+      try {
+        parseEvents(fs.readFileSync(evFile, 'utf8'), evFile);
+      } catch (e) {
+        fail(`${(e as Error).message}; repair or delete that line (a run continues from its latest checkpoint), or ${moveAway}`);
+      }
     }
-    for (const [k, v] of Object.entries(want)) if (Object.hasOwn(cfg, k) && cfg[k] !== v) changed.push(`${j.method}-${j.seed} ${k} ${String(cfg[k])} → ${v}`);
+    const f = path.join(j.dir, 'run.json');
+    let cfg: Record<string, unknown> | undefined;
+    if (fs.existsSync(f)) {
+      try {
+        const r = JSON.parse(fs.readFileSync(f, 'utf8'));
+        if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object') cfg = r.config;
+      } catch {
+        fail(`${f} is not readable JSON; ${moveAway}`);
+      }
+    }
+    cfg ??= readEvents(evFile).find((e) => e.event === 'start' && e.config && typeof e.config === 'object')?.config as Record<string, unknown> | undefined;
+    if (!cfg) continue;
+    const want = configOf(j.args);
+    // Fields a run's config does not hold are settings added after it was made: they are not compared.
+    for (const [k, v] of Object.entries(want)) if (Object.hasOwn(cfg, k) && JSON.stringify(cfg[k]) !== JSON.stringify(v)) changed.push(`${j.method}-${j.seed} ${k} ${String(cfg[k])} → ${String(v)}`);
   }
   if (changed.length)
     fail(`${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); give the settings they were made with to continue that table, or another --out for a new one`);
   // A run stopped before its first checkpoint has nothing to continue from: it starts again from step 0.
   for (const j of jobs)
-    if (stateOf(j) === 'started' && startStep(j) === 0) {
+    if (stateOf(j, a.steps) === 'started' && startStep(j) === 0) {
       process.stdout.write(`${j.method}-${j.seed}: stopped before its first checkpoint; training it again from step 0\n`);
       fs.rmSync(j.dir, { recursive: true, force: true });
     }
-  const todo = jobs.filter((j) => stateOf(j) !== 'done');
+  // A finished run holds every evaluation the table reads (a deleted line would move the final row to an earlier one).
+  const needed = evalSteps(a.steps, a['eval-every']);
+  for (const j of jobs) {
+    if (stateOf(j, a.steps) !== 'done') continue;
+    const have = new Set(evalsOf(j).evals.map((e) => e.step));
+    const lost = needed.filter((k) => !have.has(k));
+    if (lost.length) fail(`${path.join(j.dir, 'events.jsonl')}: the run finished but holds no evaluation at step ${lost.join(', ')}; restore the file, or ${moveAway}`);
+  }
+  const todo = jobs.filter((j) => stateOf(j, a.steps) !== 'done');
   process.stdout.write(`${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} at a time\n`);
   const t0 = Date.now();
   let next = 0, finished = 0, failed = 0, trained = 0;
@@ -244,7 +297,7 @@ async function main(): Promise<void> {
   const worker = async () => {
     while (next < todo.length) {
       const j = todo[next++];
-      const code = await runJob(j, stateOf(j) === 'started', a.steps, (l) => process.stdout.write(l + '\n'), (step) => {
+      const code = await runJob(j, stateOf(j, a.steps) === 'started', a.steps, (l) => process.stdout.write(l + '\n'), (step) => {
         trained += Math.max(0, step - (at.get(j) ?? step));
         at.set(j, step);
       });
@@ -261,8 +314,8 @@ async function main(): Promise<void> {
   };
   // Writes DIR/<method>-<seed>.jsonl of the finished runs, table.md, table.json and curves.svg; one at a time.
   const writeTable = async (): Promise<void> => {
-    for (const j of jobs) if (stateOf(j) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
-    const runs = jobs.filter((j) => stateOf(j) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
+    for (const j of jobs) if (stateOf(j, a.steps) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
+    const runs = jobs.filter((j) => stateOf(j, a.steps) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
     const missing = jobs.length - runs.length;
     const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
     const table = makeResultsTable({ header: head, command: `npm run experiment -- ${argv.join(' ')}`, baseline: 'grpo', splits: SPLITS, methods: Object.keys(METHODS), runs });

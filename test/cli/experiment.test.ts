@@ -1,7 +1,8 @@
 /**
  * `npm run experiment -- opid-table` end to end at a tiny size: six methods × one seed, each a run directory; the
  * table (md, json; the json reads back with the page's parser, curves included) and the curves (svg) are written; a second call on the same folder runs nothing and prints the
- * same table. Bad input exits 2, as does a folder whose runs were made with other settings.
+ * same table. Bad input exits 2, as does a folder whose runs were made with other settings (run.json's config, else
+ * the start line's) or whose finished runs have a corrupt line or lack an evaluation.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -39,6 +40,63 @@ describe('experiment opid-table', () => {
     expect(b.status).toBe(0);
     expect(b.stdout).toMatch(/6 of 6 runs already finished; 0 to run/);
     expect(fs.readFileSync(path.join(out, 'table.md'), 'utf8')).toBe(table);
+
+    // Damaged or foreign finished runs are refused before anything is trained or written, naming the file and the fix.
+    const damaged = (name: string, damage: (dir: string) => void) => {
+      const copy = fs.mkdtempSync(path.join(os.tmpdir(), `opd-table-${name}-`));
+      fs.cpSync(out, copy, { recursive: true });
+      damage(copy);
+      const before = fs.readFileSync(path.join(copy, 'table.md'), 'utf8');
+      const r = run(args.map((x) => (x === out ? copy : x)));
+      expect(r.status).toBe(2);
+      expect(fs.readFileSync(path.join(copy, 'table.md'), 'utf8')).toBe(before);
+      fs.rmSync(copy, { recursive: true, force: true });
+      return r.stderr;
+    };
+    const events = (dir: string, run: string) => path.join(dir, 'runs', run, 'events.jsonl');
+    // another method's run in OPID's folder (a copy between tables gone wrong)
+    expect(damaged('foreign', (d) => {
+      fs.rmSync(path.join(d, 'runs', 'opid-1'), { recursive: true });
+      fs.cpSync(path.join(d, 'runs', 'skill-grpo-1'), path.join(d, 'runs', 'opid-1'), { recursive: true });
+    })).toMatch(/holds runs made with other settings \(opid-1 algo skill-grpo → opid;.* opid-1 lambdaSkill 0\.3 → 0\.1/);
+    // without run.json the start line's config is compared: another seed
+    expect(damaged('seed', (d) => {
+      fs.rmSync(path.join(d, 'runs', 'grpo-1', 'run.json'));
+      const f = events(d, 'grpo-1');
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"seed":1,', '"seed":7,'));
+    })).toMatch(/\(grpo-1 seed 7 → 1\)/);
+    // a garbled evaluation line: named by file and line, not skipped
+    expect(damaged('garbled', (d) => {
+      const f = events(d, 'grpo-1');
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"successRate":', '"successRate":"zz,'));
+    })).toMatch(/runs\/grpo-1\/events\.jsonl line \d+: not valid JSON \(a cut or corrupt line\); repair or delete that line/);
+    // the last evaluation deleted: the final row would fall back to step 0
+    expect(damaged('lost-eval', (d) => {
+      const f = events(d, 'grpo-1');
+      const lines = fs.readFileSync(f, 'utf8').split('\n');
+      let last = -1;
+      lines.forEach((l, i) => (last = l.includes('"event":"eval"') ? i : last));
+      fs.writeFileSync(f, lines.filter((_, i) => i !== last).join('\n'));
+    })).toMatch(/grpo-1\/events\.jsonl: the run finished but holds no evaluation at step 1; restore the file, or move the run's folder away/);
+    // a `done` line cut by a stop mid-write: refused, named; with the line deleted the run counts as finished
+    // (its checkpoint is at the last step) and the table is the same
+    const cut = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-cut-'));
+    fs.cpSync(out, cut, { recursive: true });
+    const f = events(cut, 'opid-1');
+    const text = fs.readFileSync(f, 'utf8').trimEnd();
+    const doneAt = text.lastIndexOf('\n') + 1;
+    expect(text.slice(doneAt)).toMatch(/^\{"event":"done"/);
+    fs.writeFileSync(f, text.slice(0, doneAt + 12));
+    const cutArgs = args.map((x) => (x === out ? cut : x));
+    const c1 = run(cutArgs);
+    expect(c1.status).toBe(2);
+    expect(c1.stderr).toMatch(/opid-1\/events\.jsonl line \d+: not valid JSON \(a cut or corrupt line\); repair or delete that line/);
+    fs.writeFileSync(f, text.slice(0, doneAt));
+    const c2 = run(cutArgs);
+    expect(c2.status).toBe(0);
+    expect(c2.stdout).toMatch(/6 of 6 runs already finished; 0 to run/);
+    expect(fs.readFileSync(path.join(cut, 'table.md'), 'utf8')).toBe(table.replaceAll(out, cut));
+    fs.rmSync(cut, { recursive: true, force: true });
     fs.rmSync(out, { recursive: true, force: true });
   });
 
@@ -82,6 +140,9 @@ describe('experiment opid-table', () => {
     expect(f.status).toBe(2);
     expect(f.stderr).toMatch(/--out .*a-file: cannot make the folder .*\(ENOTDIR\); give a folder/);
     expect(fs.readFileSync(file, 'utf8')).toBe('x');
+    const e = run(['opid-table', '--out', '']);
+    expect(e.status).toBe(2);
+    expect(e.stderr).toMatch(/--out needs a folder \(got an empty value\); give a path, e\.g\. --out runs\/opid-table/);
   });
 
   it('refuses a folder whose runs were made with other settings, naming them (nothing trained or rewritten)', () => {
