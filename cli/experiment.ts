@@ -57,14 +57,14 @@ const SPEC = {
   preset: { type: 'string', help: 'household preset', default: 'default', choices: getEnvSpec('household').presets },
   seeds: { type: 'int', help: 'seeds per method (1..seeds)', default: 3, min: 1, max: 20 },
   // Sized for ~8 h with --parallel 2 on 2 CPU cores (docs/experiments/opid-household.md): a household/default step of
-  // B 4 × G 8 costs ~25 s there and an evaluation of 2 × 210 episodes ~2 min, so a run of 100 steps ~50 min, 18 runs.
+  // B 4 × G 8 costs 7–25 s there and an evaluation of 2 × 210 episodes 1–2 min, so a run of 100 steps 16–50 min, 18 runs.
   steps: { type: 'int', help: 'training steps per run (100: the table of 18 runs takes ~4–8 h on 2 cores with --parallel 2)', default: 100, min: 1, max: 100000 },
   parallel: { type: 'int', help: 'runs at once (one core each is best on a 2-core machine)', default: 2, min: 1, max: 16 },
   // 210: with p ≈ 0.5 one standard error of a 3-seed mean is √(0.25 / (3·210)) ≈ 2.0 points.
   episodes: { type: 'int', help: 'evaluation episodes per split (210 keeps one s.e. of a 3-seed mean ≤ 2 points)', default: 210, min: 1, max: 2000 },
   'eval-every': { type: 'int', help: 'evaluate every k steps', default: 25, min: 1, max: 100000 },
   'checkpoint-every': { type: 'int', help: 'checkpoint (with optimizer state) every k steps', default: 10, min: 1, max: 100000 },
-  tasks: { type: 'int', help: 'B: tasks per step (4 keeps a default-preset step ~25 s on 2 cores)', default: 4, min: 1, max: 256 },
+  tasks: { type: 'int', help: 'B: tasks per step (4 keeps a default-preset step at ~7–25 s on 2 cores)', default: 4, min: 1, max: 256 },
   group: { type: 'int', help: 'G: rollouts per task', default: 8, min: 1, max: 64 },
   out: { type: 'string', help: 'output folder', default: 'runs/opid-table' },
   help: { type: 'boolean', help: 'show this help' },
