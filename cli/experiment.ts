@@ -29,7 +29,7 @@ import type { RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
 import { parseRunConfig } from '../src/core/run/config';
 import { parseEvents } from '../src/core/run/record';
-import { FIELD, SPEC as TRAIN_SPEC } from './train-flags';
+import { configFieldsOf, SPEC as TRAIN_SPEC } from './train-flags';
 import { resultsTableMarkdown } from '../src/core/run/table-md';
 
 exitOnClosedStdout();
@@ -98,9 +98,7 @@ function readEvents(file: string): Record<string, unknown>[] {
  */
 function configOf(args: readonly string[]): Record<string, unknown> {
   const given: Record<string, unknown> = parseArgs(args, TRAIN_SPEC);
-  const partial: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(FIELD)) if (given[flag] !== undefined && field !== 'init') partial[field] = given[flag];
-  return { ...parseRunConfig(partial), init: given.init };
+  return { ...parseRunConfig(configFieldsOf(given)), init: given.init };
 }
 
 /**

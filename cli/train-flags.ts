@@ -78,6 +78,16 @@ export function helpText(): string {
   return lines.join('\n');
 }
 
+/**
+ * The run-config fields set by parsed `train` flags (`FIELD`), by field name, for `parseRunConfig`; `init` is left
+ * out (it also takes a weights path, which train reads itself).
+ */
+export function configFieldsOf(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const partial: Record<string, unknown> = {};
+  for (const [flag, field] of Object.entries(FIELD)) if (args[flag] !== undefined && field !== 'init') partial[field] = args[flag];
+  return partial;
+}
+
 /** The flag of a run-config field (`--tasks` for tasksPerStep), or the field name when it has none. */
 export function flagOf(field: string): string {
   const flag = isRunConfigKey(field) ? fieldMeta(field).flag : undefined;

@@ -49,7 +49,7 @@ import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weig
 
 /** train --init's words besides a weights path; a folder given to it is more likely a run to --resume. */
 const INIT_FLAG: WeightsFlagOptions = { others: ['base', 'scratch'], resume: true };
-import { FIELD, SPEC, acceptedOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
+import { FIELD, SPEC, acceptedOf, configFieldsOf, fail, flagOf, helpText, ignoredFlagIssues, rangeIssue } from './train-flags';
 import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
 
 exitOnClosedStdout();
@@ -106,11 +106,7 @@ async function main(): Promise<void> {
     process.stdout.write(helpText() + '\n');
     return;
   }
-  const partial: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(FIELD)) {
-    const v = args[flag];
-    if (v !== undefined && field !== 'init') partial[field] = v;
-  }
+  const partial = configFieldsOf(args);
   let config: RunConfig;
   try {
     config = parseRunConfig(partial);
