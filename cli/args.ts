@@ -79,7 +79,9 @@ export type ParsedArgs<S extends FlagTable> = {
 };
 
 function accepted(spec: FlagTable): string {
-  return Object.keys(spec).map((k) => `--${k}`).join(', ');
+  return Object.keys(spec)
+    .map((k) => `--${k}`)
+    .join(', ');
 }
 
 function convert(name: string, f: FlagSpec, raw: string): string | number | boolean {
@@ -98,11 +100,20 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
   const read = readNumberText(raw);
   const ok = read !== null && (isInt ? Number.isInteger(read) : Number.isFinite(read));
   const v = read ?? NaN;
-  if (!ok || (isInt && !Number.isSafeInteger(v)) || (f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max)) {
+  if (
+    !ok ||
+    (isInt && !Number.isSafeInteger(v)) ||
+    (f.min !== undefined && v < f.min) ||
+    (f.max !== undefined && v > f.max)
+  ) {
     // An integer past 2^53 − 1 (`--task 99999999999999999999`) is refused as too large, not as "not an integer".
     const huge = ok && isInt && !Number.isSafeInteger(v) && (f.max === undefined || f.max >= Number.MAX_SAFE_INTEGER);
     const why = huge ? `, beyond the largest integer it takes (${Number.MAX_SAFE_INTEGER})` : '';
-    throw new UsageError(numberError(name, describe(f), raw, f.default ?? f.min ?? f.max, f.default !== undefined, why), name, raw);
+    throw new UsageError(
+      numberError(name, describe(f), raw, f.default ?? f.min ?? f.max, f.default !== undefined, why),
+      name,
+      raw,
+    );
   }
   return v;
 }
@@ -132,7 +143,14 @@ export function choiceError(name: string, choices: readonly string[], raw: strin
  * left out when it is undefined. `why`: text put right after the value given (`, beyond the largest integer it
  * takes (9007199254740991)`).
  */
-export function numberError(name: string, accepts: string, raw: string, example?: number, isDefault = false, why = ''): string {
+export function numberError(
+  name: string,
+  accepts: string,
+  raw: string,
+  example?: number,
+  isDefault = false,
+  why = '',
+): string {
   const fix = example === undefined ? '' : `; give e.g. --${name} ${example}${isDefault ? ' (the default)' : ''}`;
   return `--${name} must be ${accepts}, got "${raw}"${why}${fix}`;
 }
@@ -153,7 +171,10 @@ export function translate(e: unknown, argv: readonly string[], spec: FlagTable):
       return new UsageError(`unexpected argument "${raw}"; accepted flags: ${accepted(spec)}`);
     }
     // A misspelt flag (`--stpes`, `--Steps`, `--ste`) names the flag it most likely meant (nearestName, core/near.ts).
-    const hint = didYouMean(name.slice(2), Object.keys(spec).map((k) => `--${k}`));
+    const hint = didYouMean(
+      name.slice(2),
+      Object.keys(spec).map((k) => `--${k}`),
+    );
     return new UsageError(`unknown flag ${name}${hint}; accepted flags: ${accepted(spec)}`, name.slice(2));
   }
   if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
@@ -181,10 +202,15 @@ export function translate(e: unknown, argv: readonly string[], spec: FlagTable):
  * `--name -1` (a value starting with one dash, e.g. a negative number) becomes `--name=-1`, so that it is checked
  * as a value (and reported as out of range) instead of being taken for a flag; `--flag=true|false` of a boolean
  * becomes `--flag` (its argv index is recorded in `falseAt` for `false`); `--flag true|false` (a separate value) is
- * refused with the forms to write, in every CLI (a positional `true` would otherwise be read as a path). A lone `--` is refused, unless
+ * refused with the forms to write, in every CLI (a positional `true` would otherwise be read as a path). A lone `--` is
+ * refused, unless
  * `positionals` (the CLI takes positional arguments): then it ends the flags.
  */
-function normalise(argv: readonly string[], spec: FlagTable, positionals = false): { args: string[]; falseAt: Set<number> } {
+function normalise(
+  argv: readonly string[],
+  spec: FlagTable,
+  positionals = false,
+): { args: string[]; falseAt: Set<number> } {
   const args: string[] = [];
   const falseAt = new Set<number>();
   for (let i = 0; i < argv.length; i++) {
@@ -211,7 +237,8 @@ function normalise(argv: readonly string[], spec: FlagTable, positionals = false
     }
     if (f?.type === 'boolean' && eq >= 0) {
       const raw = arg.slice(eq + 1);
-      if (raw !== 'true' && raw !== 'false') throw new UsageError(`--${name} takes no value or true|false, got "${raw}"`, name, raw);
+      if (raw !== 'true' && raw !== 'false')
+        throw new UsageError(`--${name} takes no value or true|false, got "${raw}"`, name, raw);
       if (raw === 'false') falseAt.add(args.length);
       args.push(`--${name}`);
     } else if (f && f.type !== 'boolean' && eq < 0 && i + 1 < argv.length && /^-(?!-)/.test(argv[i + 1])) {
@@ -238,7 +265,10 @@ export function parseArgs<const S extends FlagTable>(argv: readonly string[], sp
  * @returns the flags and the positional arguments in argv order.
  * @throws UsageError as `parseArgs` (but never for a positional argument).
  */
-export function parseArgsAndPositionals<const S extends FlagTable>(argv: readonly string[], spec: S): { flags: ParsedArgs<S>; positionals: string[] } {
+export function parseArgsAndPositionals<const S extends FlagTable>(
+  argv: readonly string[],
+  spec: S,
+): { flags: ParsedArgs<S>; positionals: string[] } {
   return parse(argv, spec, true);
 }
 
@@ -251,21 +281,34 @@ export function parseArgsAndPositionals<const S extends FlagTable>(argv: readonl
  * after "--", as in: npm run train -- --steps …`.
  * @param env the process environment (process.env).
  */
-export function npmTookFlags(argv: readonly string[], spec: FlagTable, env: Readonly<Record<string, string | undefined>>): string | null {
+export function npmTookFlags(
+  argv: readonly string[],
+  spec: FlagTable,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
   const script = env.npm_lifecycle_event;
   if (!script) return null;
   const given = new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
-  const taken = Object.keys(spec).filter((name) => !given.has(name) && Object.hasOwn(env, `npm_config_${name.replace(/-/g, '_')}`));
+  const taken = Object.keys(spec).filter(
+    (name) => !given.has(name) && Object.hasOwn(env, `npm_config_${name.replace(/-/g, '_')}`),
+  );
   if (!taken.length) return null;
   const shown = taken.map((name) => {
     const v = env[`npm_config_${name.replace(/-/g, '_')}`];
     if (spec[name].type === 'boolean') return `--${name}`;
     return `--${name} ${v !== undefined && v !== '' && v !== 'true' ? v : '…'}`;
   });
-  return `npm took ${taken.map((n) => `--${n}`).join(', ')} for itself: with npm run, the command's flags go after "--", as in: npm run ${script} -- ${shown.join(' ')}`;
+  return (
+    `npm took ${taken.map((n) => `--${n}`).join(', ')} for itself: with npm run, the command's flags ` +
+    `go after "--", as in: npm run ${script} -- ${shown.join(' ')}`
+  );
 }
 
-function parse<const S extends FlagTable>(argv: readonly string[], spec: S, allowPositionals: boolean): { flags: ParsedArgs<S>; positionals: string[] } {
+function parse<const S extends FlagTable>(
+  argv: readonly string[],
+  spec: S,
+  allowPositionals: boolean,
+): { flags: ParsedArgs<S>; positionals: string[] } {
   const took = npmTookFlags(argv, spec, process.env);
   if (took) throw new UsageError(took);
   const { args, falseAt } = normalise(argv, spec, allowPositionals);

@@ -39,7 +39,11 @@ export async function setupBackend(name: NodeBackend): Promise<string> {
   }
   const ok = await tf.setBackend(name);
   if (!ok && name === 'webgpu')
-    throw new Error('backend webgpu failed to initialise: no WebGPU adapter. Without a GPU, use SwiftShader: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp (needs Debian\'s chromium and libvulkan1)');
+    throw new Error(
+      'backend webgpu failed to initialise: no WebGPU adapter. Without a GPU, use SwiftShader: ' +
+        "VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp (needs Debian's " +
+        'chromium and libvulkan1)',
+    );
   if (!ok) throw new Error(`backend ${name} failed to initialise`);
   await tf.ready();
   if (name === 'webgpu') boundFreePool(); // tfjs-webgpu's pool of freed buffers would otherwise grow every step

@@ -15,14 +15,26 @@ export const PUBLIC_DIR = path.resolve(path.dirname(new URL(import.meta.url).pat
  * Read and check the base policy for an env and preset, from `publicDir` (default the repository's `public/`).
  * @throws Error saying which file is missing or what does not match, and how to regenerate it.
  */
-export async function loadBaseFiles(spec: EnvSpec, preset: string, tok: Tokenizer, publicDir = PUBLIC_DIR): Promise<{ manifest: BaseManifest; bytes: Uint8Array; path: string }> {
+export async function loadBaseFiles(
+  spec: EnvSpec,
+  preset: string,
+  tok: Tokenizer,
+  publicDir = PUBLIC_DIR,
+): Promise<{ manifest: BaseManifest; bytes: Uint8Array; path: string }> {
   const mPath = path.join(publicDir, baseManifestPath(spec.name, preset));
-  if (!fs.existsSync(mPath)) throw new Error(`no base policy for ${spec.name}/${preset} (${path.relative(process.cwd(), mPath)} is missing); make one with npm run pretrain -- --env ${spec.name} --preset ${preset}, or start from scratch`);
+  if (!fs.existsSync(mPath))
+    throw new Error(
+      `no base policy for ${spec.name}/${preset} (${path.relative(process.cwd(), mPath)} is missing); ` +
+        `make one with npm run pretrain -- --env ${spec.name} --preset ${preset}, or start from scratch`,
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(mPath, 'utf8'));
   } catch (e) {
-    throw new Error(`base manifest ${mPath} is not valid JSON (${(e as Error).message}); regenerate it with npm run pretrain -- --env ${spec.name} --preset ${preset}`);
+    throw new Error(
+      `base manifest ${mPath} is not valid JSON (${(e as Error).message}); regenerate it with npm run ` +
+        `pretrain -- --env ${spec.name} --preset ${preset}`,
+    );
   }
   const manifest = checkBaseManifest(raw, spec, tok);
   const wPath = path.join(path.dirname(mPath), manifest.file);

@@ -1,21 +1,22 @@
 /**
- * `npm run bench -- --model small --seq 128 --batch 32 --backend cpu|wasm|webgpu [--steps 10] [--wasm-matmul simd|stock] [--wasm-decode fused|ops] [--json]`.
- * Prints one JSON line: `trainTokensPerSecond` (forward + backward + Adam on random tokens, next-token
- * cross-entropy over all positions with a vocabulary of 1024 — the same work as a PyTorch peer of the bench model),
+ * `npm run bench -- --model small --seq 128 --batch 32 --backend cpu|wasm|webgpu [--steps 10] [--wasm-matmul
+ * simd|stock] [--wasm-decode fused|ops] [--json]`. Prints one JSON line: `trainTokensPerSecond` (forward + backward +
+ * Adam on random tokens, next-token cross-entropy over all positions with a vocabulary of 1024 — the same work as a
+ * PyTorch peer of the bench model),
  * `sampleTokensPerSecond` (KV-cached generation, batch × new tokens / s) and the backend's own `matmulGflops`
  * (a 512×512 by 512×512 float32 matmul) measured in the same process: the best of 5 timed repeats of 10 products
  * after 2 untimed ones, with `matmulGflopsMedian` and every repeat in `matmulGflopsRuns`; `trainShareOfMatmul` (the
  * printed "= N% of the matmul") divides training's GFLOP/s by the best repeat, the speed the backend shows it
- * can reach in this process (on cores shared with other jobs single repeats vary by 2×); and `opidOverGrpo`, the ratio of the mean
- * wall time of an OPID training step to a GRPO step (same seed and settings); `kvCacheSpeedup` (KV-cached sampling
- * against recomputing the whole prefix for every new token, at 128 tokens of context); `household` (the mean wall
- * time of a GRPO step with the page's defaults — nano from the base, B 8 × G 8, H 3 — and where it goes, phase by
- * phase, with numTensors after each step); with `--peer torch`, the PyTorch peer's training tokens/s for the same
- * model, batch and sequence (scripts/peer_torch.py) and the ratio. On webgpu also dispatches, read-backs and uploads
- * per training step and per sampled token position, GPU bytes after the bench and after each household step
+ * can reach in this process (on cores shared with other jobs single repeats vary by 2×); and `opidOverGrpo`, the ratio
+ * of the mean wall time of an OPID training step to a GRPO step (same seed and settings); `kvCacheSpeedup` (KV-cached
+ * sampling against recomputing the whole prefix for every new token, at 128 tokens of context); `household` (the mean
+ * wall time of a GRPO step with the page's defaults — nano from the base, B 8 × G 8, H 3 — and where it goes,
+ * phase by phase, with numTensors after each step); with `--peer torch`, the PyTorch peer's training tokens/s for the
+ * same model, batch and sequence (scripts/peer_torch.py) and the ratio. On webgpu also dispatches, read-backs and
+ * uploads per training step and per sampled token position, GPU bytes after the bench and after each household step
  * (src/core/backend/gpu-stats.ts), with `--gpu-pool` bounding tfjs' pool of freed GPU buffers
- * (src/core/backend/buffer-pool.ts). `agenticOpd`: the mean wall time of an Agentic-OPD distillation step next to a GRPO
- * step's (household/easy, nano from the base, B 4 × G 4; the teacher pool is made in this process from
+ * (src/core/backend/buffer-pool.ts). `agenticOpd`: the mean wall time of an Agentic-OPD distillation step next to a
+ * GRPO step's (household/easy, nano from the base, B 4 × G 4; the teacher pool is made in this process from
  * `--agentic-steps` GRPO checkpoints; src/core/bench/agentic.ts). Speed is measured here, never in tests.
  */
 import { spawnSync } from 'node:child_process';
@@ -43,61 +44,165 @@ const SPEC = {
   vocab: { type: 'int', help: 'vocabulary size', default: 1024, min: 32, max: 65536 },
   steps: { type: 'int', help: 'timed training steps', default: 10, min: 1, max: 1000 },
   warmup: { type: 'int', help: 'untimed warm-up steps', default: 2, min: 0, max: 100 },
-  'opid-steps': { type: 'int', help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)', default: 3, min: 0, max: 100 },
-  'matmul-repeats': { type: 'int', help: 'timed repeats of the backend\'s 512² matmul (10 products each, after 2 untimed); matmulGflops and training\'s share of it ("= N% of the matmul") use the best repeat, matmulGflopsMedian is the median', default: 5, min: 1, max: 100 },
-  'new-tokens': { type: 'int', help: 'tokens generated per row in the sampling benchmark', default: 32, min: 1, max: 256 },
-  'household-steps': { type: 'int', help: 'GRPO steps with the page\'s defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)', default: 2, min: 0, max: 100 },
-  'agentic-steps': { type: 'int', help: 'steps timed for Agentic-OPD\'s distillation step next to a GRPO step (household/easy, nano from the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process, at least 2; 0 = skip)', default: 3, min: 0, max: 100 },
-  peer: { type: 'string', help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch', choices: ['none', 'torch'], default: 'none' },
+  'opid-steps': {
+    type: 'int',
+    help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)',
+    default: 3,
+    min: 0,
+    max: 100,
+  },
+  'matmul-repeats': {
+    type: 'int',
+    help:
+      "timed repeats of the backend's 512² matmul (10 products each, after 2 untimed); matmulGflops " +
+      'and training\'s share of it ("= N% of the matmul") use the best repeat, matmulGflopsMedian is ' +
+      'the median',
+    default: 5,
+    min: 1,
+    max: 100,
+  },
+  'new-tokens': {
+    type: 'int',
+    help: 'tokens generated per row in the sampling benchmark',
+    default: 32,
+    min: 1,
+    max: 256,
+  },
+  'household-steps': {
+    type: 'int',
+    help: "GRPO steps with the page's defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)",
+    default: 2,
+    min: 0,
+    max: 100,
+  },
+  'agentic-steps': {
+    type: 'int',
+    help:
+      "steps timed for Agentic-OPD's distillation step next to a GRPO step (household/easy, nano from " +
+      'the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process, ' +
+      'at least 2; 0 = skip)',
+    default: 3,
+    min: 0,
+    max: 100,
+  },
+  peer: {
+    type: 'string',
+    help: 'also run the PyTorch peer (scripts/peer_torch.py) with the same model, batch and sequence: torch',
+    choices: ['none', 'torch'],
+    default: 'none',
+  },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
-  'wasm-matmul': { type: 'string', help: 'wasm: batched and transposed matMuls on the SIMD kernel (simd, src/core/backend/wasm-kernels.ts) or tfjs\' own scalar loop (stock), to compare the two', choices: ['simd', 'stock'], default: 'simd' },
-  'wasm-decode': { type: 'string', help: 'wasm: KV-cached sampling with the fused decoding step (fused, src/core/model/decode-wasm.ts) or the composed ops of transformer.ts (ops), to compare the two; the same tokens either way', choices: ['fused', 'ops'], default: 'fused' },
-  'gpu-pool': { type: 'int', help: 'webgpu: bound on tfjs\' pool of freed GPU buffers (MiB; -1 = unbounded, tfjs\' own behaviour)', default: 256, min: -1, max: 1048576 },
+  'wasm-matmul': {
+    type: 'string',
+    help:
+      'wasm: batched and transposed matMuls on the SIMD kernel (simd, ' +
+      "src/core/backend/wasm-kernels.ts) or tfjs' own scalar loop (stock), to compare the two",
+    choices: ['simd', 'stock'],
+    default: 'simd',
+  },
+  'wasm-decode': {
+    type: 'string',
+    help:
+      'wasm: KV-cached sampling with the fused decoding step (fused, src/core/model/decode-wasm.ts) ' +
+      'or the composed ops of transformer.ts (ops), to compare the two; the same tokens either way',
+    choices: ['fused', 'ops'],
+    default: 'fused',
+  },
+  'gpu-pool': {
+    type: 'int',
+    help: "webgpu: bound on tfjs' pool of freed GPU buffers (MiB; -1 = unbounded, tfjs' own behaviour)",
+    default: 256,
+    min: -1,
+    max: 1048576,
+  },
   json: { type: 'boolean', help: 'print one JSON line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
 
-/** Mean step wall time (ms) of `steps` GRPO and OPID steps from the same fresh nano policy (household/easy, B 4, G 4). */
+/**
+ * Mean step wall time (ms) of `steps` GRPO and OPID steps from the same fresh nano policy (household/easy, B 4, G 4).
+ */
 async function opidRatio(steps: number, backend: string): Promise<{ grpo: number; opid: number }> {
   const out = { grpo: 0, opid: 0 };
   for (const algo of ['grpo', 'opid'] as const) {
     let sum = 0;
-    for await (const e of train({ algo, init: 'scratch', model: 'nano', preset: 'easy', steps, tasksPerStep: 4, groupSize: 4, miniBatches: 4, evalEvery: 0, seed: 1 }, { backend }))
+    for await (const e of train(
+      {
+        algo,
+        init: 'scratch',
+        model: 'nano',
+        preset: 'easy',
+        steps,
+        tasksPerStep: 4,
+        groupSize: 4,
+        miniBatches: 4,
+        evalEvery: 0,
+        seed: 1,
+      },
+      { backend },
+    ))
       if (e.event === 'step') sum += e.stepMs;
     out[algo] = sum / steps;
   }
   return out;
 }
 
-/** Agentic-OPD's distillation step next to a GRPO step (src/core/bench/agentic.ts), from the household/easy base policy. */
+/**
+ * Agentic-OPD's distillation step next to a GRPO step (src/core/bench/agentic.ts), from the household/easy base policy.
+ */
 async function agenticBench(steps: number, backend: string): Promise<Awaited<ReturnType<typeof agenticOpdBench>>> {
   const spec = getEnvSpec('household');
   const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
   return agenticOpdBench({ backend, initWeights: base.bytes, steps: Math.max(2, steps) });
 }
 
-/** Per household step on webgpu: dispatches, read-backs and uploads (from one step event to the next) and the GPU bytes after it. */
-interface HouseholdGpu { dispatches: number[]; readbacks: number[]; uploads: number[]; gpuBytesAllocated: number[]; gpuBytesInUse: number[]; pipelines: number[] }
+/**
+ * Per household step on webgpu: dispatches, read-backs and uploads (from one step event to the next) and the GPU bytes
+ * after it.
+ */
+interface HouseholdGpu {
+  dispatches: number[];
+  readbacks: number[];
+  uploads: number[];
+  gpuBytesAllocated: number[];
+  gpuBytesInUse: number[];
+  pipelines: number[];
+}
 
 /**
  * Mean wall time (ms) and phase split of `steps` GRPO steps with the page's defaults; numTensors after each step and,
  * on webgpu, the GPU counters and bytes of each step (the first step's counts include loading the policy).
  */
-async function householdSteps(steps: number, backend: string): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[]; gpu?: HouseholdGpu }> {
+async function householdSteps(
+  steps: number,
+  backend: string,
+): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[]; gpu?: HouseholdGpu }> {
   const spec = getEnvSpec('household');
   const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
   let sum = 0;
-  const phase: Record<string, number> = {}, nt: number[] = [];
+  const phase: Record<string, number> = {},
+    nt: number[] = [];
   const stats = installGpuStats();
-  const gpu: HouseholdGpu = { dispatches: [], readbacks: [], uploads: [], gpuBytesAllocated: [], gpuBytesInUse: [], pipelines: [] };
+  const gpu: HouseholdGpu = {
+    dispatches: [],
+    readbacks: [],
+    uploads: [],
+    gpuBytesAllocated: [],
+    gpuBytesInUse: [],
+    pipelines: [],
+  };
   try {
-    for await (const e of train({ steps, evalEvery: 0, seed: 1 }, { backend, initWeights: base.bytes, profile: true })) {
+    for await (const e of train(
+      { steps, evalEvery: 0, seed: 1 },
+      { backend, initWeights: base.bytes, profile: true },
+    )) {
       if (e.event !== 'step') continue;
       sum += e.stepMs;
       nt.push(e.numTensors);
       for (const [k, v] of Object.entries(e.phaseMs ?? {})) phase[k] = (phase[k] ?? 0) + v / steps;
       if (!stats) continue;
-      const c = stats.counters(), m = stats.memory();
+      const c = stats.counters(),
+        m = stats.memory();
       gpu.dispatches.push(c.dispatches);
       gpu.readbacks.push(c.readbacks);
       gpu.uploads.push(c.uploads);
@@ -113,12 +218,42 @@ async function householdSteps(steps: number, backend: string): Promise<{ stepMs:
 }
 
 /** Runs scripts/peer_torch.py with the bench's config; its JSON line, or why it could not run (with the fix). */
-function torchPeer(cfg: { dModel: number; nLayers: number; nHeads: number }, a: { vocab: number; seq: number; batch: number; steps: number }): { trainTokensPerSecond: number; torch: string } | { error: string } {
-  const py = ['/usr/bin/python3', 'python3'].find((x) => spawnSync(x, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0);
-  if (!py) return { error: 'no python3 with torch found; install it with: apt-get install -y python3-torch libopenblas0-pthread (Debian), or pip install torch' };
-  const r = spawnSync(py, ['scripts/peer_torch.py', '--vocab', String(a.vocab), '--d', String(cfg.dModel), '--layers', String(cfg.nLayers), '--heads', String(cfg.nHeads),
-    '--seq', String(a.seq), '--batch', String(a.batch), '--steps', String(a.steps)], { encoding: 'utf8', timeout: 1_800_000 });
-  if (r.status !== 0) return { error: `scripts/peer_torch.py exited ${r.status}: ${(r.stderr ?? '').trim().split('\n').pop()}` };
+function torchPeer(
+  cfg: { dModel: number; nLayers: number; nHeads: number },
+  a: { vocab: number; seq: number; batch: number; steps: number },
+): { trainTokensPerSecond: number; torch: string } | { error: string } {
+  const py = ['/usr/bin/python3', 'python3'].find(
+    (x) => spawnSync(x, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0,
+  );
+  if (!py)
+    return {
+      error:
+        'no python3 with torch found; install it with: apt-get install -y python3-torch ' +
+        'libopenblas0-pthread (Debian), or pip install torch',
+    };
+  const r = spawnSync(
+    py,
+    [
+      'scripts/peer_torch.py',
+      '--vocab',
+      String(a.vocab),
+      '--d',
+      String(cfg.dModel),
+      '--layers',
+      String(cfg.nLayers),
+      '--heads',
+      String(cfg.nHeads),
+      '--seq',
+      String(a.seq),
+      '--batch',
+      String(a.batch),
+      '--steps',
+      String(a.steps),
+    ],
+    { encoding: 'utf8', timeout: 1_800_000 },
+  );
+  if (r.status !== 0)
+    return { error: `scripts/peer_torch.py exited ${r.status}: ${(r.stderr ?? '').trim().split('\n').pop()}` };
   try {
     const j = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
     return { trainTokensPerSecond: Number(j.trainTokensPerSecond), torch: String(j.torch) };
@@ -143,38 +278,124 @@ async function main(): Promise<void> {
   if (backend === 'webgpu') boundFreePool(a['gpu-pool'] < 0 ? null : a['gpu-pool'] * 1024 * 1024);
   if (a['wasm-matmul'] === 'stock') setWasmMatMulEnabled(false);
   if (a['wasm-decode'] === 'ops') setWasmDecodeEnabled(false);
-  const size: BenchSize = { ...CLI_BENCH_SIZE, model: a.model, seq: a.seq, batch: a.batch, vocab: a.vocab, steps: a.steps, warmup: a.warmup, newTokens: a['new-tokens'], matmulRepeats: a['matmul-repeats'] };
+  const size: BenchSize = {
+    ...CLI_BENCH_SIZE,
+    model: a.model,
+    seq: a.seq,
+    batch: a.batch,
+    vocab: a.vocab,
+    steps: a.steps,
+    warmup: a.warmup,
+    newTokens: a['new-tokens'],
+    matmulRepeats: a['matmul-repeats'],
+  };
   const core = await runBench(size);
   const cfg = modelConfig(a.model, a.vocab);
-  const B = a.batch, T = a.seq, trainMs = core.trainStepMs, gflops = core.matmulGflops, trainGflops = core.trainGflops, kv = core.kvCacheSpeedup ?? NaN;
+  const B = a.batch,
+    T = a.seq,
+    trainMs = core.trainStepMs,
+    gflops = core.matmulGflops,
+    trainGflops = core.trainGflops,
+    kv = core.kvCacheSpeedup ?? NaN;
   const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
   const household = a['household-steps'] > 0 ? await householdSteps(a['household-steps'], backend) : null;
   const peer = a.peer === 'torch' ? torchPeer(cfg, a) : null;
   const agentic = a['agentic-steps'] > 0 ? await agenticBench(a['agentic-steps'], backend) : null;
   const r = {
-    event: 'bench', ...core, backend,
+    event: 'bench',
+    ...core,
+    backend,
     kvCacheSpeedup: kv,
     ...(household ? { household } : {}),
-    ...(peer ? { peer: 'error' in peer ? { error: peer.error } : { ...peer, ratio: (B * T) / (trainMs / 1000) / peer.trainTokensPerSecond } } : {}),
+    ...(peer
+      ? {
+          peer:
+            'error' in peer
+              ? { error: peer.error }
+              : { ...peer, ratio: (B * T) / (trainMs / 1000) / peer.trainTokensPerSecond },
+        }
+      : {}),
     ...(ratio ? { grpoStepMs: ratio.grpo, opidStepMs: ratio.opid, opidOverGrpo: ratio.opid / ratio.grpo } : {}),
     ...(agentic ? { agenticOpd: agentic } : {}),
   };
   if (a.json) return void process.stdout.write(JSON.stringify(r) + '\n');
   const line = (label: string, text: string) => `  ${label.padEnd(10)} ${text}\n`;
-  const skipped = ([['opid-steps', 'OPID/GRPO step ratio'], ['household-steps', 'household step'], ['agentic-steps', 'Agentic-OPD step']] as const)
-    .filter(([k]) => a[k] === 0).map(([k, what]) => `${what} (--${k} 0)`);
+  const skipped = (
+    [
+      ['opid-steps', 'OPID/GRPO step ratio'],
+      ['household-steps', 'household step'],
+      ['agentic-steps', 'Agentic-OPD step'],
+    ] as const
+  )
+    .filter(([k]) => a[k] === 0)
+    .map(([k, what]) => `${what} (--${k} 0)`);
   if (!peer) skipped.push('PyTorch peer (add --peer torch)');
-  process.stdout.write(`${a.model} on ${backend}, B ${B} × T ${T}\n` +
-    line('training', `${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step), ${trainGflops.toFixed(1)} GFLOP/s = ${(100 * trainGflops / gflops).toFixed(0)}% of the matmul`) +
-    line('matmul', `${gflops.toFixed(1)} GFLOP/s (${CLI_BENCH_SIZE.matmulN}², best of ${core.matmulGflopsRuns.length} repeats; median ${core.matmulGflopsMedian.toFixed(1)})`) +
-    line('sampling', `${r.sampleTokensPerSecond.toFixed(0)} tok/s; KV cache ×${kv.toFixed(1)} over recomputing at 128 tokens of context`) +
-    (ratio ? line('OPID/GRPO', `OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})`) : '') +
-    (household ? line('household', `GRPO step with the page's defaults ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(household.phaseMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
-      (household.gpu ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, GPU MB allocated ${household.gpu.gpuBytesAllocated.map((x) => (x / 1e6).toFixed(1)).join(' → ')}` : '')) : '') +
-    (r.dispatchesPerTrainStep !== undefined ? line('webgpu', `${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated`) : '') +
-    (agentic ? line('agentic', `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ${agentic.grpoStepMs.toFixed(0)} ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × G ${agentic.groupSize}, student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, mean LAD share ${(100 * agentic.ladShareMean).toFixed(1)}%)`) : '') +
-    (peer ? line('PyTorch', 'error' in peer ? peer.error : `${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch = ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}`) : '') +
-    (skipped.length ? line('skipped', skipped.join(', ')) : ''));
+  process.stdout.write(
+    `${a.model} on ${backend}, B ${B} × T ${T}\n` +
+      line(
+        'training',
+        `${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step), ${trainGflops.toFixed(1)} ` +
+          `GFLOP/s = ${((100 * trainGflops) / gflops).toFixed(0)}% of the matmul`,
+      ) +
+      line(
+        'matmul',
+        `${gflops.toFixed(1)} GFLOP/s (${CLI_BENCH_SIZE.matmulN}², best of ${core.matmulGflopsRuns.length} ` +
+          `repeats; median ${core.matmulGflopsMedian.toFixed(1)})`,
+      ) +
+      line(
+        'sampling',
+        `${r.sampleTokensPerSecond.toFixed(0)} tok/s; KV cache ×${kv.toFixed(1)} over recomputing at 128 ` +
+          `tokens of context`,
+      ) +
+      (ratio
+        ? line(
+            'OPID/GRPO',
+            `OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})`,
+          )
+        : '') +
+      (household
+        ? line(
+            'household',
+            `GRPO step with the page's defaults ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(
+              household.phaseMs,
+            )
+              .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`)
+              .join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
+              (household.gpu
+                ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, ` +
+                  `GPU MB allocated ${household.gpu.gpuBytesAllocated.map((x) => (x / 1e6).toFixed(1)).join(' → ')}`
+                : ''),
+          )
+        : '') +
+      (r.dispatchesPerTrainStep !== undefined
+        ? line(
+            'webgpu',
+            `${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} ` +
+              `read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} ` +
+              `read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in ` +
+              `use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated`,
+          )
+        : '') +
+      (agentic
+        ? line(
+            'agentic',
+            `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ${agentic.grpoStepMs.toFixed(0)} ` +
+              `ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × G ${agentic.groupSize}, ` +
+              `student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, mean LAD share ` +
+              `${(100 * agentic.ladShareMean).toFixed(1)}%)`,
+          )
+        : '') +
+      (peer
+        ? line(
+            'PyTorch',
+            'error' in peer
+              ? peer.error
+              : `${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch ` +
+                  `= ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}`,
+          )
+        : '') +
+      (skipped.length ? line('skipped', skipped.join(', ')) : ''),
+  );
 }
 
 main().catch((e) => {

@@ -26,8 +26,18 @@ const USAGE = 'usage: npm run compare -- DIR1|FILE1.opdrun DIR2|FILE2.opdrun [..
 /** compare's flags (its other arguments are run directories or .opdrun files). */
 const FLAGS = {
   json: { type: 'boolean', help: 'one JSON object {runs: RunSummary[]}' },
-  markdown: { type: 'boolean', help: 'the page\'s Compare table as Markdown (its Markdown export): final and best success per split, the settings that differ' },
-  csv: { type: 'boolean', help: 'the page\'s Compare table as CSV (its CSV export): final and best per split and per task type, the settings that differ' },
+  markdown: {
+    type: 'boolean',
+    help:
+      "the page's Compare table as Markdown (its Markdown export): final and best success per split, " +
+      'the settings that differ',
+  },
+  csv: {
+    type: 'boolean',
+    help:
+      "the page's Compare table as CSV (its CSV export): final and best per split and per task type, " +
+      'the settings that differ',
+  },
   help: { type: 'boolean', help: 'print the usage' },
 } as const satisfies FlagTable;
 
@@ -41,13 +51,32 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
 /** The runs as a readable table: one row per run, split columns in order of first appearance. */
 function table(runs: RunSummary[]): string {
   const splits = [...new Set(runs.flatMap((r) => Object.keys(r.finalEval ?? {})))];
-  const head = ['run', 'algo', 'seed', 'steps', ...splits.flatMap((s) => [`${s} final`, `${s} best`]), 'train final', 'ckpts', 'val final'];
+  const head = [
+    'run',
+    'algo',
+    'seed',
+    'steps',
+    ...splits.flatMap((s) => [`${s} final`, `${s} best`]),
+    'train final',
+    'ckpts',
+    'val final',
+  ];
   const rows = runs.map((r) => [
-    r.name, r.algo, String(r.seed), `${r.stepsDone}/${r.stepsPlanned}${r.done ? '' : ' (unfinished)'}`,
-    ...splits.flatMap((s) => [pct(r.finalEval?.[s]), pct(r.bestEval?.[s])]), pct(r.finalTrainSuccess), String(r.checkpoints), pct(r.finalValSuccess),
+    r.name,
+    r.algo,
+    String(r.seed),
+    `${r.stepsDone}/${r.stepsPlanned}${r.done ? '' : ' (unfinished)'}`,
+    ...splits.flatMap((s) => [pct(r.finalEval?.[s]), pct(r.bestEval?.[s])]),
+    pct(r.finalTrainSuccess),
+    String(r.checkpoints),
+    pct(r.finalValSuccess),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(w[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(w[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(w.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n');
 }
 
@@ -78,7 +107,8 @@ function main(): void {
   }
   if (!positionals.length) fail('name at least one run directory');
   const outputs = (['json', 'markdown', 'csv'] as const).filter((k) => values[k]);
-  if (outputs.length > 1) fail(`${outputs.map((k) => `--${k}`).join(' and ')} choose different outputs; give one of them`);
+  if (outputs.length > 1)
+    fail(`${outputs.map((k) => `--${k}`).join(' and ')} choose different outputs; give one of them`);
   const inputs: CompareInput[] = [];
   for (const dir of positionals) {
     try {
@@ -91,10 +121,14 @@ function main(): void {
       throw e;
     }
   }
-  const names = rowNames(inputs.map((r) => r.name), positionals);
+  const names = rowNames(
+    inputs.map((r) => r.name),
+    positionals,
+  );
   inputs.forEach((r, i) => (r.name = names[i]));
   if (values.markdown || values.csv) {
-    if (new Set(names).size < names.length) fail(`a run is named twice (${names.find((n, i) => names.indexOf(n) !== i)}); give each run once`);
+    if (new Set(names).size < names.length)
+      fail(`a run is named twice (${names.find((n, i) => names.indexOf(n) !== i)}); give each run once`);
     const t = compareRuns(inputs);
     process.stdout.write(values.csv ? compareCsv(t) : compareMarkdown(t));
     return;

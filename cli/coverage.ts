@@ -6,8 +6,9 @@
  * checkpoint), the oracle's mean pass rate (each task's best checkpoint) and the tasks forgotten (solved by a
  * checkpoint before the best one, failed by the best) — overall and per task type. `--json`: one JSON object
  * (core/run/record.ts CoverageReport: keys rule, tasks, samples, checkpoints, best, union, oracleMeanPassRate,
- * forgotten, overall, byTaskType, noise — the union-over-best gap sampling noise alone gives, core/run/coverage-noise.ts). Bad input (no such folder, no val.json, a corrupt file, no validated
- * checkpoint): a message on stderr, exit 2.
+ * forgotten, overall, byTaskType, noise — the union-over-best gap sampling noise alone gives,
+ * core/run/coverage-noise.ts). Bad input (no such folder, no val.json, a corrupt file, no validated checkpoint): a
+ * message on stderr, exit 2.
  */
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout } from './files';
@@ -36,38 +37,60 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
  * what-if only when it would shrink the noise gap and there is a gap to explain.
  */
 function noiseLines(r: CoverageReport): string[] {
-  const n = r.noise.atRecorded, m = r.noise.atMoreSamples;
+  const n = r.noise.atRecorded,
+    m = r.noise.atMoreSamples;
   const f = (x: number) => x.toFixed(1);
   const observed = r.union.solved - r.best.solved;
   const lines = [
-    `noise baseline — val tasks solved if all ${n.checkpoints} checkpoint${n.checkpoints === 1 ? ' were' : 's were one and'} the same policy (each task's pass rate averaged over them), ${n.samples} episode${n.samples === 1 ? '' : 's'} per task:`,
-    `  best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, union − best ${f(n.expectedGap)}; observed union − best ${observed}${observed > 0 ? (gapWithinNoise(observed, n) ? ' — within what luck gives: most of it may not be real' : ' — more than luck gives') : ''}`,
+    `noise baseline — val tasks solved if all ${n.checkpoints} checkpoint${n.checkpoints === 1 ? ' were' : 's were one and'} ` +
+      `the same policy (each task's pass rate averaged over them), ${n.samples} episode${n.samples === 1 ? '' : 's'} ` +
+      `per task:`,
+    `  best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, union − best ${f(n.expectedGap)}; ` +
+      `observed union − best ${observed}${observed > 0 ? (gapWithinNoise(observed, n) ? ' — within what luck gives: most of it may not be real' : ' — more than luck gives') : ''}`,
   ];
   if (observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap)
-    lines.push(`  with ${m.samples} episodes per task luck would give union − best ${f(m.expectedGap)}: validate with more episodes (train the run with --val-samples ${m.samples}, or replay its checkpoints: npx tsx scripts/revalidate.ts --run DIR --samples ${m.samples} --out FILE) to tell luck from real differences`);
+    lines.push(
+      `  with ${m.samples} episodes per task luck would give union − best ${f(m.expectedGap)}: validate ` +
+        `with more episodes (train the run with --val-samples ${m.samples}, or replay its checkpoints: npx ` +
+        `tsx scripts/revalidate.ts --run DIR --samples ${m.samples} --out FILE) to tell luck from real ` +
+        `differences`,
+    );
   return lines;
 }
 
 /** The report as a readable table. */
 function table(r: CoverageReport): string {
-  const lines = [`rule: ${r.rule}`, `${r.tasks} val tasks, ${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? '' : 's'}`, ''];
+  const lines = [
+    `rule: ${r.rule}`,
+    `${r.tasks} val tasks, ${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? '' : 's'}`,
+    '',
+  ];
   lines.push('checkpoint  solved      mean pass rate');
-  for (const c of r.checkpoints) lines.push(`${String(c.step).padStart(10)}  ${`${c.solved}/${r.tasks}`.padEnd(10)}  ${pct(c.meanPassRate)}${c.step === r.best.step ? '  (best)' : ''}`);
+  for (const c of r.checkpoints)
+    lines.push(
+      `${String(c.step).padStart(10)}  ${`${c.solved}/${r.tasks}`.padEnd(10)}  ${pct(c.meanPassRate)}${c.step === r.best.step ? '  (best)' : ''}`,
+    );
   lines.push('', `best single checkpoint: step ${r.best.step}, ${r.best.solved}/${r.tasks} solved`);
   lines.push(`union (solved by any checkpoint): ${r.union.solved}/${r.tasks}`);
   lines.push(`oracle best-per-task mean pass rate: ${pct(r.oracleMeanPassRate)}`);
-  lines.push(`forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val task${r.forgotten.count === 1 ? '' : 's'} ${r.forgotten.tasks.join(', ')})` : ''}`);
+  lines.push(
+    `forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val task${r.forgotten.count === 1 ? '' : 's'} ${r.forgotten.tasks.join(', ')})` : ''}`,
+  );
   lines.push('', ...noiseLines(r));
   lines.push('', 'task type   tasks  best  union  oracle   forgotten');
   for (const [t, n] of Object.entries(r.byTaskType))
-    lines.push(`${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ${String(n.union).padStart(5)}  ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`);
+    lines.push(
+      `${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ${String(n.union).padStart(5)} ` +
+        ` ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`,
+    );
   return lines.join('\n');
 }
 
 function main(): void {
   let args;
   const argv = process.argv.slice(2);
-  if (argv.includes('--help')) return void process.stdout.write(usage('npm run coverage -- --run DIR [--json]', SPEC) + '\n');
+  if (argv.includes('--help'))
+    return void process.stdout.write(usage('npm run coverage -- --run DIR [--json]', SPEC) + '\n');
   try {
     args = parseArgs(argv, SPEC);
   } catch (e) {
@@ -79,7 +102,11 @@ function main(): void {
   try {
     checkRunDir(dir);
     const val = readVal(dir);
-    if (!val) fail(`${dir} has no ${VAL_FILE}; train with --run-dir ${dir} --val-tasks n (and --checkpoint-every k) to record validations`);
+    if (!val)
+      fail(
+        `${dir} has no ${VAL_FILE}; train with --run-dir ${dir} --val-tasks n (and --checkpoint-every k) ` +
+          `to record validations`,
+      );
     report = coverage(val);
   } catch (e) {
     if (e instanceof RunDirError || e instanceof RecordError) fail(e.message);

@@ -14,7 +14,11 @@ export interface EnvVersionWarning {
 }
 
 /** The warning for weights whose metadata `envVersions[env]` differs from the env's current version, or null. */
-export function envVersionWarning(weights: string, meta: Record<string, string>, env: string): EnvVersionWarning | null {
+export function envVersionWarning(
+  weights: string,
+  meta: Record<string, string>,
+  env: string,
+): EnvVersionWarning | null {
   const m = envVersionMismatch(meta, getEnvSpec(env));
   return m && { weights, made: m.made, current: m.current, message: `weights ${weights} were ${m.message}` };
 }

@@ -39,18 +39,37 @@ export const EVAL_THREADS_MIN_WORK = 1000;
  * `defaultEvalThreads()` when there are at least 2 splits and episodes × maxTurns ≥ EVAL_THREADS_MIN_WORK, else 0
  * (all in the calling thread).
  */
-export function evalThreadsFor(splits: number, episodes: number, maxTurns: number, available = defaultEvalThreads()): number {
+export function evalThreadsFor(
+  splits: number,
+  episodes: number,
+  maxTurns: number,
+  available = defaultEvalThreads(),
+): number {
   return splits >= 2 && episodes * maxTurns >= EVAL_THREADS_MIN_WORK ? available : 0;
 }
 
 /** A worker's reply, checked before use. */
-const SPLIT_EVAL = z.object({ successRate: z.number(), episodes: z.number(), byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number() })) });
+const SPLIT_EVAL = z.object({
+  successRate: z.number(),
+  episodes: z.number(),
+  byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number() })),
+});
 const REPLY = z.union([
   z.object({
-    id: z.number().int(), ok: z.literal(true),
+    id: z.number().int(),
+    ok: z.literal(true),
     result: z.object({
-      eval: SPLIT_EVAL, tokens: z.number(),
-      episodes: z.array(z.object({ index: z.number(), taskType: z.string(), success: z.boolean(), reward: z.number(), steps: z.number() })),
+      eval: SPLIT_EVAL,
+      tokens: z.number(),
+      episodes: z.array(
+        z.object({
+          index: z.number(),
+          taskType: z.string(),
+          success: z.boolean(),
+          reward: z.number(),
+          steps: z.number(),
+        }),
+      ),
     }),
   }),
   z.object({ id: z.number().int(), ok: z.literal(false), error: z.string() }),
@@ -77,7 +96,9 @@ interface Slot {
  */
 function workerBootstrap(): string {
   // The ESM build of tsx's API (package.json exports `./esm/api` → import → dist/esm/api/index.mjs).
-  const tsx = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  const tsx = pathToFileURL(
+    path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
+  ).href;
   const entry = new URL('./eval-worker.ts', import.meta.url).href;
   return `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
 }
@@ -94,8 +115,12 @@ export class EvalPool {
    * @param backend the tfjs backend every worker starts (the training run's, so the numbers agree).
    * @throws Error when threads is not a positive integer.
    */
-  constructor(private readonly threads: number, private readonly backend: NodeBackend) {
-    if (!Number.isInteger(threads) || threads < 1) throw new Error(`EvalPool: threads must be a positive integer, got ${threads}`);
+  constructor(
+    private readonly threads: number,
+    private readonly backend: NodeBackend,
+  ) {
+    if (!Number.isInteger(threads) || threads < 1)
+      throw new Error(`EvalPool: threads must be a positive integer, got ${threads}`);
   }
 
   /** The pool as the trainer's `Evaluator` (TrainOptions.evaluator): queues the job, resolves with its result. */
@@ -111,10 +136,12 @@ export class EvalPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const p of this.queue.splice(0)) p.reject(new Error('EvalPool: closed before the job ran'));
-    await Promise.all(this.slots.splice(0).map(async (s) => {
-      s.busy?.reject(new Error('EvalPool: closed while the job ran'));
-      await s.worker.terminate();
-    }));
+    await Promise.all(
+      this.slots.splice(0).map(async (s) => {
+        s.busy?.reject(new Error('EvalPool: closed while the job ran'));
+        await s.worker.terminate();
+      }),
+    );
   }
 
   /** Hands queued jobs to idle workers, starting workers up to `threads`. */

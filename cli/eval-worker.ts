@@ -20,9 +20,18 @@ const START = z.object({ backend: z.enum(NODE_BACKENDS) });
 const count = z.number().int().nonnegative();
 /** An `EvalJob` (src/core/rollout/eval-job.ts), field by field. */
 const JOB = z.object({
-  env: z.string(), preset: z.string(), split: z.enum(SPLITS as [Split, ...Split[]]), firstTask: count, episodes: count,
-  temperature: z.number().positive(), decoding: z.enum(DECODINGS), historyTurns: count, maxActionTokens: z.number().int().positive(),
-  seed: z.number().int(), streams: z.array(z.string()), hints: z.enum(HINT_MODES as [HintMode, ...HintMode[]]),
+  env: z.string(),
+  preset: z.string(),
+  split: z.enum(SPLITS as [Split, ...Split[]]),
+  firstTask: count,
+  episodes: count,
+  temperature: z.number().positive(),
+  decoding: z.enum(DECODINGS),
+  historyTurns: count,
+  maxActionTokens: z.number().int().positive(),
+  seed: z.number().int(),
+  streams: z.array(z.string()),
+  hints: z.enum(HINT_MODES as [HintMode, ...HintMode[]]),
   episodeSkills: z.record(z.string(), z.string()).nullable(),
 }) satisfies z.ZodType<EvalJob>;
 /** One request: a job id, the job and the weights' bytes. */
@@ -37,9 +46,16 @@ const tokenizers = new Map<string, Tokenizer>();
 port.on('message', async (msg: unknown) => {
   const req = REQUEST.safeParse(msg);
   if (!req.success) {
-    const id = msg && typeof msg === 'object' && Object.hasOwn(msg, 'id') && Number.isInteger((msg as { id: unknown }).id) ? (msg as { id: number }).id : -1;
+    const id =
+      msg && typeof msg === 'object' && Object.hasOwn(msg, 'id') && Number.isInteger((msg as { id: unknown }).id)
+        ? (msg as { id: number }).id
+        : -1;
     const issue = req.error.issues[0];
-    return port.postMessage({ id, ok: false, error: `eval worker: malformed request (${issue?.path.join('.')}: ${issue?.message})` });
+    return port.postMessage({
+      id,
+      ok: false,
+      error: `eval worker: malformed request (${issue?.path.join('.')}: ${issue?.message})`,
+    });
   }
   const { id, weights, job } = req.data;
   try {

@@ -1,19 +1,21 @@
 /**
- * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset default]
- *  [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend cpu|wasm] [--json]`.
+ * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset
+ * default] [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend
+ * cpu|wasm] [--json]`.
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
  * hints from the expert oracle (hint-following measurement): the episode skill of the expert's successful
  * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
- * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). With --json one line per episode, then `{"event":"summary","successRate":…,"byTaskType":{…}}` last.
- * The summary carries `envVersions` (this code's {env: version}) and `envVersionWarning` (null, or
+ * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). With --json one line per episode, then
+ * `{"event":"summary","successRate":…,"byTaskType":{…}}` last. The summary carries `envVersions` (this code's {env:
+ * version}) and `envVersionWarning` (null, or
  * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
  * the same warning is printed on stderr). Weights of another vocabulary are refused (exit 2).
  * `--split test-seen,test-unseen` evaluates several splits, each exactly as a run with that one split would (its own
- * `Rng(seed)`), at once in `--eval-threads` worker threads (cli/eval-pool.ts; by default 2 on a machine with ≥ 2 cores
- * when each split needs episodes × max turns ≥ EVAL_THREADS_MIN_WORK, else none):
- * the splits' results are printed in the order given, with --json each split's episodes then its summary.
- * Flags that are run settings (--env, --temperature, --decoding, --history, --seed) take their accepted values from
- * the run-config schema (src/core/run/config.ts).
+ * `Rng(seed)`), at once in `--eval-threads` worker threads (cli/eval-pool.ts; by default 2 on a machine with ≥ 2
+ * cores when each split needs episodes × max turns ≥ EVAL_THREADS_MIN_WORK, else none): the splits' results are
+ * printed in the order given, with --json each split's episodes then its summary. Flags that are run settings (--env,
+ * --temperature, --decoding, --history, --seed) take their accepted values from the run-config schema
+ * (src/core/run/config.ts).
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
@@ -45,16 +47,70 @@ const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fiel
 
 const SPEC = {
   env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
-  preset: { type: 'string', help: 'environment preset (train\'s default is easy too)', default: DEFAULT_CONFIG.preset },
-  split: { type: 'string', help: `task split, or several separated by commas (each played as if alone, in parallel with --eval-threads): ${SPLITS.join(', ')}`, default: 'test-seen' },
-  'eval-threads': { type: 'int', help: `worker threads that play the splits of a model policy at once (same numbers as one thread); 0 = all in this thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0) when several splits each need episodes × the preset's max turns ≥ ${EVAL_THREADS_MIN_WORK} episode-turns, else 0 (starting a worker costs more than a shorter evaluation saves)`, min: 0, max: 4 },
-  episodes: { type: 'int', help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)', default: 60, min: 1, max: 100000 },
-  'first-task': { type: 'int', help: 'index k of the first task; to score weights chosen by train --save-best on tasks it did not see, k ≥ train\'s --eval-episodes', default: 0, min: 0, max: 1000000 },
-  policy: { type: 'string', help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file', default: 'expert' },
-  hints: { type: 'string', help: 'hints for a model policy (expert oracle): correct = step', default: 'none', choices: [...HINT_MODES, 'correct'] },
-  temperature: { type: 'float', help: 'sampling temperature for a model policy (train\'s --eval-temperature)', default: DEFAULT_CONFIG.evalTemperature, ...range('evalTemperature') },
-  decoding: { type: 'string', help: 'decoding mode for a model policy', default: DEFAULT_CONFIG.decoding, choices: DECODINGS },
-  history: { type: 'int', help: `H: past turns in the prompt (default: the base manifest's, or the H recorded in a weights file by train, else ${DEFAULT_CONFIG.historyTurns})`, ...range('historyTurns') },
+  preset: { type: 'string', help: "environment preset (train's default is easy too)", default: DEFAULT_CONFIG.preset },
+  split: {
+    type: 'string',
+    help:
+      `task split, or several separated by commas (each played as if alone, in parallel with ` +
+      `--eval-threads): ${SPLITS.join(', ')}`,
+    default: 'test-seen',
+  },
+  'eval-threads': {
+    type: 'int',
+    help:
+      `worker threads that play the splits of a model policy at once (same numbers as one thread); 0 ` +
+      `= all in this thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 ` +
+      `cores, else 0) when several splits each need episodes × the preset's max turns ≥ ${EVAL_THREADS_MIN_WORK} ` +
+      `episode-turns, else 0 (starting a worker costs more than a shorter evaluation saves)`,
+    min: 0,
+    max: 4,
+  },
+  episodes: {
+    type: 'int',
+    help: 'episodes (tasks k..k+n-1 of the split, k = --first-task)',
+    default: 60,
+    min: 1,
+    max: 100000,
+  },
+  'first-task': {
+    type: 'int',
+    help:
+      'index k of the first task; to score weights chosen by train --save-best on tasks it did not ' +
+      "see, k ≥ train's --eval-episodes",
+    default: 0,
+    min: 0,
+    max: 1000000,
+  },
+  policy: {
+    type: 'string',
+    help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file',
+    default: 'expert',
+  },
+  hints: {
+    type: 'string',
+    help: 'hints for a model policy (expert oracle): correct = step',
+    default: 'none',
+    choices: [...HINT_MODES, 'correct'],
+  },
+  temperature: {
+    type: 'float',
+    help: "sampling temperature for a model policy (train's --eval-temperature)",
+    default: DEFAULT_CONFIG.evalTemperature,
+    ...range('evalTemperature'),
+  },
+  decoding: {
+    type: 'string',
+    help: 'decoding mode for a model policy',
+    default: DEFAULT_CONFIG.decoding,
+    choices: DECODINGS,
+  },
+  history: {
+    type: 'int',
+    help:
+      `H: past turns in the prompt (default: the base manifest's, or the H recorded in a weights file ` +
+      `by train, else ${DEFAULT_CONFIG.historyTurns})`,
+    ...range('historyTurns'),
+  },
   seed: { type: 'int', help: 'seed of the sampling generator', default: 1, ...range('seed') },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
   json: { type: 'boolean', help: 'print JSON lines' },
@@ -67,19 +123,48 @@ function fail(msg: string, code = USAGE_EXIT_CODE): never {
 }
 
 /** Play with a non-model policy that reads the env (expert) or draws uniformly from admissible actions (random). */
-function playScripted(spec: EnvSpec, preset: string, split: Split, first: number, n: number, kind: 'expert' | 'random', rng: Rng): Trajectory[] {
+function playScripted(
+  spec: EnvSpec,
+  preset: string,
+  split: Split,
+  first: number,
+  n: number,
+  kind: 'expert' | 'random',
+  rng: Rng,
+): Trajectory[] {
   const out: Trajectory[] = [];
   for (let index = first; index < first + n; index++) {
     const env = spec.create(preset);
     const r = env.reset({ split, index });
     const expert = kind === 'expert' ? spec.expert(env) : null;
-    const t: Trajectory = { ref: { split, index }, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0, finalObservation: r.observation };
+    const t: Trajectory = {
+      ref: { split, index },
+      task: r.task,
+      taskType: r.taskType,
+      initialObservation: r.observation,
+      steps: [],
+      reward: 0,
+      success: false,
+      invalidCount: 0,
+      finalObservation: r.observation,
+    };
     let obs = r.observation;
     for (;;) {
       const admissible = env.admissibleActions();
       const action = expert ? expert.act() : rng.pick(admissible);
       const st = env.step(action);
-      t.steps.push({ observation: obs, admissible, prompt: [], response: [], allowed: [], sampleLogp: [], sampleEntropy: [], action, valid: st.valid, reward: st.reward });
+      t.steps.push({
+        observation: obs,
+        admissible,
+        prompt: [],
+        response: [],
+        allowed: [],
+        sampleLogp: [],
+        sampleEntropy: [],
+        action,
+        valid: st.valid,
+        reward: st.reward,
+      });
       t.reward += st.reward;
       if (!st.valid) t.invalidCount++;
       obs = st.observation;
@@ -106,15 +191,37 @@ async function main(): Promise<void> {
   const spec = getEnvSpec(a.env);
   if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
   const splits = a.split.split(',').map((x) => x.trim());
-  for (const x of splits) if (!(SPLITS as readonly string[]).includes(x)) fail(`--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)${didYouMean(x, SPLITS)}`);
+  for (const x of splits)
+    if (!(SPLITS as readonly string[]).includes(x))
+      fail(
+        `--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)${didYouMean(x, SPLITS)}`,
+      );
   if (new Set(splits).size !== splits.length) fail(`--split names a split twice ("${a.split}"); give each once`);
   let results: { split: Split; eval: SplitEval; episodes: EpisodeSummary[] }[];
   let historyUsed: number | null = null;
   let versionWarning: EnvVersionWarning | null = null;
   if (a.policy === 'expert' || a.policy === 'random') {
     results = (splits as Split[]).map((split) => {
-      const trajs = playScripted(spec, a.preset, split, a['first-task'], a.episodes, a.policy as 'expert' | 'random', new Rng(a.seed));
-      return { split, eval: summarize(trajs), episodes: trajs.map((t) => ({ index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length })) };
+      const trajs = playScripted(
+        spec,
+        a.preset,
+        split,
+        a['first-task'],
+        a.episodes,
+        a.policy as 'expert' | 'random',
+        new Rng(a.seed),
+      );
+      return {
+        split,
+        eval: summarize(trajs),
+        episodes: trajs.map((t) => ({
+          index: t.ref.index,
+          taskType: t.taskType,
+          success: t.success,
+          reward: t.reward,
+          steps: t.steps.length,
+        })),
+      };
     });
   } else {
     await setupBackend(a.backend);
@@ -133,7 +240,8 @@ async function main(): Promise<void> {
       const missing = notAWeightsFile(a.policy, '--policy', POLICY_FLAG);
       if (missing) fail(missing);
       bytes = new Uint8Array(fs.readFileSync(a.policy));
-      const packed = runFileAsWeights(a.policy, bytes, '--policy') ?? notSafetensors(a.policy, bytes, '--policy', POLICY_FLAG);
+      const packed =
+        runFileAsWeights(a.policy, bytes, '--policy') ?? notSafetensors(a.policy, bytes, '--policy', POLICY_FLAG);
       if (packed) fail(packed);
     }
     let policy;
@@ -149,22 +257,43 @@ async function main(): Promise<void> {
     // Weights written by `train --save/--save-best` record the H they were trained with.
     if (a.history === undefined && a.policy !== 'base' && Object.hasOwn(policy.meta, 'historyTurns')) {
       // Untrusted metadata: the H the weights were trained with must be a setting the schema accepts.
-      const h = policy.meta.historyTurns, r = fieldSchema('historyTurns');
+      const h = policy.meta.historyTurns,
+        r = fieldSchema('historyTurns');
       if (!/^\d+$/.test(h) || Number(h) < (r.minimum ?? 0) || Number(h) > (r.maximum ?? 30))
-        fail(`--policy ${a.policy}: its metadata historyTurns "${h.slice(0, 20)}" is not ${describeField('historyTurns')}; the file is corrupt — pass --history to choose H, or re-save the weights with train --save`);
+        fail(
+          `--policy ${a.policy}: its metadata historyTurns "${h.slice(0, 20)}" is not ${describeField('historyTurns')}; ` +
+            `the file is corrupt — pass --history to choose H, or re-save the weights with train --save`,
+        );
       history = Number(h);
     }
     historyUsed = history;
     // One job per split, each with the root stream Rng(seed) (as a run with that split alone).
     const jobs = (splits as Split[]).map((split): EvalJob => ({
-      env: a.env, preset: a.preset, split, firstTask: a['first-task'], episodes: a.episodes, temperature: a.temperature, decoding: a.decoding as EvalJob['decoding'],
-      historyTurns: history, maxActionTokens: 12, seed: a.seed, streams: [], hints: parseHintMode(a.hints) as HintMode, episodeSkills: null,
+      env: a.env,
+      preset: a.preset,
+      split,
+      firstTask: a['first-task'],
+      episodes: a.episodes,
+      temperature: a.temperature,
+      decoding: a.decoding as EvalJob['decoding'],
+      historyTurns: history,
+      maxActionTokens: 12,
+      seed: a.seed,
+      streams: [],
+      hints: parseHintMode(a.hints) as HintMode,
+      episodeSkills: null,
     }));
-    const threads = Math.min(a['eval-threads'] ?? evalThreadsFor(jobs.length, a.episodes, spec.create(a.preset).maxSteps), jobs.length);
+    const threads = Math.min(
+      a['eval-threads'] ?? evalThreadsFor(jobs.length, a.episodes, spec.create(a.preset).maxSteps),
+      jobs.length,
+    );
     if (threads > 1) {
       const pool = new EvalPool(threads, a.backend);
       try {
-        results = (await Promise.all(jobs.map((j) => pool.evaluate(j, bytes)))).map((r, i) => ({ split: jobs[i].split, ...r }));
+        results = (await Promise.all(jobs.map((j) => pool.evaluate(j, bytes)))).map((r, i) => ({
+          split: jobs[i].split,
+          ...r,
+        }));
       } finally {
         await pool.close();
       }
@@ -176,13 +305,37 @@ async function main(): Promise<void> {
   for (const { split, eval: s, episodes } of results) {
     if (a.json) {
       for (const t of episodes) process.stdout.write(JSON.stringify({ event: 'episode', split, ...t }) + '\n');
-      process.stdout.write(JSON.stringify({ event: 'summary', env: a.env, preset: a.preset, split, policy: a.policy, hints: a.hints, historyTurns: historyUsed, firstTask: a['first-task'], episodes: s.episodes, successRate: s.successRate, byTaskType: s.byTaskType,
-        envVersions: { [spec.name]: spec.version },
-        envVersionWarning: versionWarning && { kind: 'env-version', weights: versionWarning.weights, made: versionWarning.made, current: versionWarning.current },
-      }) + '\n');
+      process.stdout.write(
+        JSON.stringify({
+          event: 'summary',
+          env: a.env,
+          preset: a.preset,
+          split,
+          policy: a.policy,
+          hints: a.hints,
+          historyTurns: historyUsed,
+          firstTask: a['first-task'],
+          episodes: s.episodes,
+          successRate: s.successRate,
+          byTaskType: s.byTaskType,
+          envVersions: { [spec.name]: spec.version },
+          envVersionWarning: versionWarning && {
+            kind: 'env-version',
+            weights: versionWarning.weights,
+            made: versionWarning.made,
+            current: versionWarning.current,
+          },
+        }) + '\n',
+      );
     } else {
-      process.stdout.write(`${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`);
-      for (const [k, v] of Object.entries(s.byTaskType)) process.stdout.write(`  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`);
+      process.stdout.write(
+        `${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: ` +
+          `success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`,
+      );
+      for (const [k, v] of Object.entries(s.byTaskType))
+        process.stdout.write(
+          `  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`,
+        );
     }
   }
 }

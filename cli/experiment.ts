@@ -1,6 +1,6 @@
 /**
- * `npm run experiment -- opid-table [--preset default] [--seeds 3] [--steps 100] [--tasks 4] [--parallel 2] [--episodes 210]
- *  [--out DIR]`: the OPID paper's household table (OPID paper (2026), Table 1 and its ablations) as one command.
+ * `npm run experiment -- opid-table [--preset default] [--seeds 3] [--steps 100] [--tasks 4] [--parallel 2] [--episodes
+ * 210] [--out DIR]`: the OPID paper's household table (OPID paper (2026), Table 1 and its ablations) as one command.
  *
  * Runs GRPO, OPID, OPID without episode skills, without step skills, with additive routing (no critical-first
  * routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset (from scratch, said in the
@@ -9,10 +9,10 @@
  * `DIR/<method>-<seed>.jsonl` and its best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it
  * finishes. Stopped at any moment and called again, it skips finished runs and continues each unfinished one from its
  * last checkpoint (`train --resume`), so a table longer than one sitting is still one command. Writes
- * `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to GRPO per split and task type), `DIR/table.json`
- * (src/core/run/table-schema.ts, validated before it is written; the page's Results
- * view opens it) and `DIR/curves.svg` (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad
- * input: a message naming the flag, exit 2.
+ * `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to GRPO per split and task type),
+ * `DIR/table.json` (src/core/run/table-schema.ts, validated before it is written; the page's Results view opens it) and
+ * `DIR/curves.svg` (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad input: a message
+ * naming the flag, exit 2.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,14 +57,45 @@ const SPEC = {
   preset: { type: 'string', help: 'household preset', default: 'default', choices: getEnvSpec('household').presets },
   seeds: { type: 'int', help: 'seeds per method (1..seeds)', default: 3, min: 1, max: 20 },
   // Sized for ~8 h with --parallel 2 on 2 CPU cores (docs/experiments/opid-household.md): a household/default step of
-  // B 4 × G 8 costs 7–25 s there and an evaluation of 2 × 210 episodes 1–2 min, so a run of 100 steps 16–50 min, 18 runs.
-  steps: { type: 'int', help: 'training steps per run (100: the table of 18 runs takes ~4–8 h on 2 cores with --parallel 2)', default: 100, min: 1, max: 100000 },
-  parallel: { type: 'int', help: 'runs at once (one core each is best on a 2-core machine)', default: 2, min: 1, max: 16 },
+  // B 4 × G 8 costs 7–25 s there and an evaluation of 2 × 210 episodes 1–2 min, so a run of 100 steps 16–50
+  // min, 18 runs.
+  steps: {
+    type: 'int',
+    help: 'training steps per run (100: the table of 18 runs takes ~4–8 h on 2 cores with --parallel 2)',
+    default: 100,
+    min: 1,
+    max: 100000,
+  },
+  parallel: {
+    type: 'int',
+    help: 'runs at once (one core each is best on a 2-core machine)',
+    default: 2,
+    min: 1,
+    max: 16,
+  },
   // 210: with p ≈ 0.5 one standard error of a 3-seed mean is √(0.25 / (3·210)) ≈ 2.0 points.
-  episodes: { type: 'int', help: 'evaluation episodes per split (210 keeps one s.e. of a 3-seed mean ≤ 2 points)', default: 210, min: 1, max: 2000 },
+  episodes: {
+    type: 'int',
+    help: 'evaluation episodes per split (210 keeps one s.e. of a 3-seed mean ≤ 2 points)',
+    default: 210,
+    min: 1,
+    max: 2000,
+  },
   'eval-every': { type: 'int', help: 'evaluate every k steps', default: 25, min: 1, max: 100000 },
-  'checkpoint-every': { type: 'int', help: 'checkpoint (with optimizer state) every k steps', default: 10, min: 1, max: 100000 },
-  tasks: { type: 'int', help: 'B: tasks per step (4 keeps a default-preset step at ~7–25 s on 2 cores)', default: 4, min: 1, max: 256 },
+  'checkpoint-every': {
+    type: 'int',
+    help: 'checkpoint (with optimizer state) every k steps',
+    default: 10,
+    min: 1,
+    max: 100000,
+  },
+  tasks: {
+    type: 'int',
+    help: 'B: tasks per step (4 keeps a default-preset step at ~7–25 s on 2 cores)',
+    default: 4,
+    min: 1,
+    max: 256,
+  },
   group: { type: 'int', help: 'G: rollouts per task', default: 8, min: 1, max: 64 },
   out: { type: 'string', help: 'output folder', default: 'runs/opid-table' },
   help: { type: 'boolean', help: 'show this help' },
@@ -125,14 +156,18 @@ interface Job {
  */
 function stateOf(j: Job, steps: number): 'done' | 'started' | 'new' {
   const evs = readEvents(path.join(j.dir, 'events.jsonl'));
-  if (evs.some((e) => e.event === 'done' || (e.event === 'checkpoint' && typeof e.step === 'number' && e.step >= steps))) return 'done';
+  if (
+    evs.some((e) => e.event === 'done' || (e.event === 'checkpoint' && typeof e.step === 'number' && e.step >= steps))
+  )
+    return 'done';
   return fs.existsSync(path.join(j.dir, 'run.json')) ? 'started' : 'new';
 }
 
 /** The step a job's next call starts from: its latest checkpoint's (train --resume continues there), else 0. */
 function startStep(j: Job): number {
   let k = 0;
-  for (const e of readEvents(path.join(j.dir, 'events.jsonl'))) if (e.event === 'checkpoint' && typeof e.step === 'number') k = Math.max(k, e.step);
+  for (const e of readEvents(path.join(j.dir, 'events.jsonl')))
+    if (e.event === 'checkpoint' && typeof e.step === 'number') k = Math.max(k, e.step);
   return k;
 }
 
@@ -140,10 +175,19 @@ function startStep(j: Job): number {
  * Runs `npm run train` for a job (fresh or resumed); resolves with its exit code. Progress lines as it goes;
  * `onStep` with each step trained.
  */
-function runJob(j: Job, resume: boolean, total: number, onProgress: (line: string) => void, onStep: (step: number) => void = () => {}): Promise<number> {
-  const args = resume ? ['cli/train.ts', '--resume', j.dir, '--json'] : ['cli/train.ts', ...j.args, '--run-dir', j.dir, '--json'];
+function runJob(
+  j: Job,
+  resume: boolean,
+  total: number,
+  onProgress: (line: string) => void,
+  onStep: (step: number) => void = () => {},
+): Promise<number> {
+  const args = resume
+    ? ['cli/train.ts', '--resume', j.dir, '--json']
+    : ['cli/train.ts', ...j.args, '--run-dir', j.dir, '--json'];
   const child = spawn('node_modules/.bin/tsx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let buf = '', err = '';
+  let buf = '',
+    err = '';
   let first: { step: number; ms: number } | undefined;
   child.stdout.on('data', (d: Buffer) => {
     buf += d.toString();
@@ -159,10 +203,16 @@ function runJob(j: Job, resume: boolean, total: number, onProgress: (line: strin
         }
         if (e.event === 'step' && (e.step % 10 === 0 || e.step === total)) {
           // the pace of this call's own steps (a resumed run's step count starts at its checkpoint)
-          const eta = e.step > first!.step ? ((total - e.step) * (e.elapsedMs - first!.ms)) / (e.step - first!.step) / 1000 : NaN;
-          onProgress(`${j.method}-${j.seed}: step ${e.step}/${total}, train success ${(100 * e.successRate).toFixed(0)}%, ETA ${Number.isFinite(eta) ? `${(eta / 60).toFixed(1)} min` : '–'}`);
+          const eta =
+            e.step > first!.step ? ((total - e.step) * (e.elapsedMs - first!.ms)) / (e.step - first!.step) / 1000 : NaN;
+          onProgress(
+            `${j.method}-${j.seed}: step ${e.step}/${total}, train success ${(100 * e.successRate).toFixed(0)}%, ` +
+              `ETA ${Number.isFinite(eta) ? `${(eta / 60).toFixed(1)} min` : '–'}`,
+          );
         } else if (e.event === 'eval') {
-          onProgress(`${j.method}-${j.seed}: eval @ ${e.step}: ${SPLITS.map((s) => `${s} ${(100 * (e.splits?.[s]?.successRate ?? NaN)).toFixed(1)}%`).join(', ')}`);
+          onProgress(
+            `${j.method}-${j.seed}: eval @ ${e.step}: ${SPLITS.map((s) => `${s} ${(100 * (e.splits?.[s]?.successRate ?? NaN)).toFixed(1)}%`).join(', ')}`,
+          );
         }
       } catch {
         // not an event line
@@ -170,10 +220,13 @@ function runJob(j: Job, resume: boolean, total: number, onProgress: (line: strin
     }
   });
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
-  return new Promise((resolve) => child.on('close', (code) => {
-    if (code !== 0) onProgress(`${j.method}-${j.seed}: train exited ${code}: ${err.trim().split('\n').slice(-2).join(' ')}`);
-    resolve(code ?? 1);
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      if (code !== 0)
+        onProgress(`${j.method}-${j.seed}: train exited ${code}: ${err.trim().split('\n').slice(-2).join(' ')}`);
+      resolve(code ?? 1);
+    }),
+  );
 }
 
 /** The evaluations of a finished run, from its events. */
@@ -186,9 +239,21 @@ function evalsOf(j: Job): RunEvals {
 
 /** curves.svg: mean test success over seeds per method and evaluation step (vega-lite, rendered headless). */
 async function curves(runs: RunEvals[]): Promise<string> {
-  const values = runs.flatMap((r) => r.evals.flatMap((e) => SPLITS.filter((s) => Object.hasOwn(e.splits, s)).map((s) => ({ method: r.method, seed: r.seed, step: e.step, split: s, success: 100 * e.splits[s].successRate }))));
+  const values = runs.flatMap((r) =>
+    r.evals.flatMap((e) =>
+      SPLITS.filter((s) => Object.hasOwn(e.splits, s)).map((s) => ({
+        method: r.method,
+        seed: r.seed,
+        step: e.step,
+        split: s,
+        success: 100 * e.splits[s].successRate,
+      })),
+    ),
+  );
   const spec = vl.compile({
-    data: { values }, width: 320, height: 220,
+    data: { values },
+    width: 320,
+    height: 220,
     mark: { type: 'line', point: true },
     encoding: {
       x: { field: 'step', type: 'quantitative', title: 'training step' },
@@ -202,8 +267,12 @@ async function curves(runs: RunEvals[]): Promise<string> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv[0] === '--help' || argv[0] === '-h') return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
-  if (argv[0] !== 'opid-table') fail(`the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})${didYouMean(argv[0] ?? '', ['opid-table'])}\n${usage('npm run experiment -- opid-table', SPEC)}`);
+  if (argv[0] === '--help' || argv[0] === '-h')
+    return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
+  if (argv[0] !== 'opid-table')
+    fail(
+      `the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})${didYouMean(argv[0] ?? '', ['opid-table'])}\n${usage('npm run experiment -- opid-table', SPEC)}`,
+    );
   let a;
   try {
     a = parseArgs(argv.slice(1), SPEC);
@@ -217,16 +286,42 @@ async function main(): Promise<void> {
   try {
     fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
   } catch (e) {
-    fail(`--out ${out}: cannot make the folder ${path.join(out, 'runs')} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); give a folder (new or holding this table)`);
+    fail(
+      `--out ${out}: cannot make the folder ${path.join(out, 'runs')} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); ` +
+        `give a folder (new or holding this table)`,
+    );
   }
   const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
-  const common = ['--env', 'household', '--preset', a.preset, '--steps', String(a.steps), '--tasks', String(a.tasks), '--group', String(a.group),
-    '--mini-batches', String(Math.min(8, a.tasks * a.group)), '--eval-every', String(a['eval-every']), '--eval-episodes', String(a.episodes),
-    '--checkpoint-every', String(a['checkpoint-every']), '--backend', 'wasm', '--init', hasBase ? 'base' : 'scratch'];
+  const common = [
+    '--env',
+    'household',
+    '--preset',
+    a.preset,
+    '--steps',
+    String(a.steps),
+    '--tasks',
+    String(a.tasks),
+    '--group',
+    String(a.group),
+    '--mini-batches',
+    String(Math.min(8, a.tasks * a.group)),
+    '--eval-every',
+    String(a['eval-every']),
+    '--eval-episodes',
+    String(a.episodes),
+    '--checkpoint-every',
+    String(a['checkpoint-every']),
+    '--backend',
+    'wasm',
+    '--init',
+    hasBase ? 'base' : 'scratch',
+  ];
   const header = [
     `command: npm run experiment -- ${argv.join(' ')}`,
     `household/${a.preset}, nano, ${hasBase ? 'from the shipped base policy' : 'FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --preset ' + a.preset + ' makes one)'}`,
-    `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per method, evaluation ${a['eval-every'] >= a.steps ? 'at step 0 and the last step' : `every ${a['eval-every'] === 1 ? 'step' : `${a['eval-every']} steps`}${a.steps % a['eval-every'] ? ' and at the last step' : ''}`} on ${a.episodes} episodes per split at T 0.4`,
+    `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per ` +
+      `method, evaluation ${a['eval-every'] >= a.steps ? 'at step 0 and the last step' : `every ${a['eval-every'] === 1 ? 'step' : `${a['eval-every']} steps`}${a.steps % a['eval-every'] ? ' and at the last step' : ''}`} ` +
+      `on ${a.episodes} episodes per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
     `OPID rows also: ${OPID_SETTINGS.join(' ')}`,
   ];
@@ -234,7 +329,19 @@ async function main(): Promise<void> {
   const jobs: Job[] = [];
   for (let seed = 1; seed <= a.seeds; seed++)
     for (const [method, flags] of Object.entries(METHODS))
-      jobs.push({ method, seed, dir: path.join(out, 'runs', `${method}-${seed}`), args: [...common, ...flags, '--seed', String(seed), '--save-best', path.join(out, `${method}-${seed}-best.safetensors`)] });
+      jobs.push({
+        method,
+        seed,
+        dir: path.join(out, 'runs', `${method}-${seed}`),
+        args: [
+          ...common,
+          ...flags,
+          '--seed',
+          String(seed),
+          '--save-best',
+          path.join(out, `${method}-${seed}-best.safetensors`),
+        ],
+      });
   // Every run folder already there is checked before anything is trained or written: its events.jsonl line by line
   // (a finished run is never trained again, so a damaged line would go into the table as it is), and its config —
   // run.json's, else the start line's — field by field against the one this table makes for it (runs made with other
@@ -247,7 +354,10 @@ async function main(): Promise<void> {
       try {
         parseEvents(fs.readFileSync(evFile, 'utf8'), evFile);
       } catch (e) {
-        fail(`${(e as Error).message}; repair or delete that line (a run continues from its latest checkpoint), or ${moveAway}`);
+        fail(
+          `${(e as Error).message}; repair or delete that line (a run continues from its latest ` +
+            `checkpoint), or ${moveAway}`,
+        );
       }
     }
     const f = path.join(j.dir, 'run.json');
@@ -255,23 +365,32 @@ async function main(): Promise<void> {
     if (fs.existsSync(f)) {
       try {
         const r = JSON.parse(fs.readFileSync(f, 'utf8'));
-        if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object') cfg = r.config;
+        if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object')
+          cfg = r.config;
       } catch {
         fail(`${f} is not readable JSON; ${moveAway}`);
       }
     }
-    cfg ??= readEvents(evFile).find((e) => e.event === 'start' && e.config && typeof e.config === 'object')?.config as Record<string, unknown> | undefined;
+    cfg ??= readEvents(evFile).find((e) => e.event === 'start' && e.config && typeof e.config === 'object')?.config as
+      Record<string, unknown> | undefined;
     if (!cfg) continue;
     const want = configOf(j.args);
     // Fields a run's config does not hold are settings added after it was made: they are not compared.
-    for (const [k, v] of Object.entries(want)) if (Object.hasOwn(cfg, k) && JSON.stringify(cfg[k]) !== JSON.stringify(v)) changed.push(`${j.method}-${j.seed} ${k} ${String(cfg[k])} → ${String(v)}`);
+    for (const [k, v] of Object.entries(want))
+      if (Object.hasOwn(cfg, k) && JSON.stringify(cfg[k]) !== JSON.stringify(v))
+        changed.push(`${j.method}-${j.seed} ${k} ${String(cfg[k])} → ${String(v)}`);
   }
   if (changed.length)
-    fail(`${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); give the settings they were made with to continue that table, or another --out for a new one`);
+    fail(
+      `${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); ` +
+        `give the settings they were made with to continue that table, or another --out for a new one`,
+    );
   // A run stopped before its first checkpoint has nothing to continue from: it starts again from step 0.
   for (const j of jobs)
     if (stateOf(j, a.steps) === 'started' && startStep(j) === 0) {
-      process.stdout.write(`${j.method}-${j.seed}: stopped before its first checkpoint; training it again from step 0\n`);
+      process.stdout.write(
+        `${j.method}-${j.seed}: stopped before its first checkpoint; training it again from step 0\n`,
+      );
       fs.rmSync(j.dir, { recursive: true, force: true });
     }
   // A finished run holds every evaluation the table reads (a deleted line would move the final row to an earlier one).
@@ -280,44 +399,91 @@ async function main(): Promise<void> {
     if (stateOf(j, a.steps) !== 'done') continue;
     const have = new Set(evalsOf(j).evals.map((e) => e.step));
     const lost = needed.filter((k) => !have.has(k));
-    if (lost.length) fail(`${path.join(j.dir, 'events.jsonl')}: the run finished but holds no evaluation at step ${lost.join(', ')}; restore the file, or ${moveAway}`);
+    if (lost.length)
+      fail(
+        `${path.join(j.dir, 'events.jsonl')}: the run finished but holds no evaluation at step ${lost.join(', ')}; ` +
+          `restore the file, or ${moveAway}`,
+      );
   }
   const todo = jobs.filter((j) => stateOf(j, a.steps) !== 'done');
-  process.stdout.write(`${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} at a time\n`);
+  process.stdout.write(
+    `${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} ` +
+      `at a time\n`,
+  );
   const t0 = Date.now();
-  let next = 0, finished = 0, failed = 0, trained = 0;
+  let next = 0,
+    finished = 0,
+    failed = 0,
+    trained = 0;
   const failedNames: string[] = [];
   const at = new Map(todo.map((j) => [j, startStep(j)] as const));
   const eta = () => {
-    const m = totalEtaMinutes([...at.values()].reduce((n, k) => n + Math.max(0, a.steps - k), 0), trained, Date.now() - t0);
+    const m = totalEtaMinutes(
+      [...at.values()].reduce((n, k) => n + Math.max(0, a.steps - k), 0),
+      trained,
+      Date.now() - t0,
+    );
     return Number.isFinite(m) ? `${m.toFixed(1)} min` : '–';
   };
   const worker = async () => {
     while (next < todo.length) {
       const j = todo[next++];
-      const code = await runJob(j, stateOf(j, a.steps) === 'started', a.steps, (l) => process.stdout.write(l + '\n'), (step) => {
-        trained += Math.max(0, step - (at.get(j) ?? step));
-        at.set(j, step);
-      });
+      const code = await runJob(
+        j,
+        stateOf(j, a.steps) === 'started',
+        a.steps,
+        (l) => process.stdout.write(l + '\n'),
+        (step) => {
+          trained += Math.max(0, step - (at.get(j) ?? step));
+          at.set(j, step);
+        },
+      );
       finished++;
       if (code !== 0) {
         failed++;
         failedNames.push(`${j.method}-${j.seed}`);
       }
       at.set(j, a.steps); // a failed run is not retried in this call
-      process.stdout.write(`runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${eta()}\n`);
+      process.stdout.write(
+        `runs finished ${finished}/${todo.length}${failed ? ` (${failed} failed)` : ''}; total ETA ${eta()}\n`,
+      );
       // The table so far, after every finished run, so a call stopped later still leaves it (INCOMPLETE) in DIR.
-      if (code === 0) tableWrites = tableWrites.then(writeTable).catch((e) => void process.stderr.write(`experiment: the table so far was not written: ${(e as Error).message}\n`));
+      if (code === 0)
+        tableWrites = tableWrites
+          .then(writeTable)
+          .catch(
+            (e) => void process.stderr.write(`experiment: the table so far was not written: ${(e as Error).message}\n`),
+          );
     }
   };
   // Writes DIR/<method>-<seed>.jsonl of the finished runs, table.md, table.json and curves.svg; one at a time.
   const writeTable = async (): Promise<void> => {
-    for (const j of jobs) if (stateOf(j, a.steps) === 'done') fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
-    const runs = jobs.filter((j) => stateOf(j, a.steps) === 'done').map(evalsOf).filter((r) => r.evals.length > 0);
+    for (const j of jobs)
+      if (stateOf(j, a.steps) === 'done')
+        fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
+    const runs = jobs
+      .filter((j) => stateOf(j, a.steps) === 'done')
+      .map(evalsOf)
+      .filter((r) => r.evals.length > 0);
     const missing = jobs.length - runs.length;
-    const head = missing ? [...header, `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`] : header;
-    const table = makeResultsTable({ header: head, command: `npm run experiment -- ${argv.join(' ')}`, baseline: 'grpo', splits: SPLITS, methods: Object.keys(METHODS), runs });
-    writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')));
+    const head = missing
+      ? [
+          ...header,
+          `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`,
+        ]
+      : header;
+    const table = makeResultsTable({
+      header: head,
+      command: `npm run experiment -- ${argv.join(' ')}`,
+      baseline: 'grpo',
+      splits: SPLITS,
+      methods: Object.keys(METHODS),
+      runs,
+    });
+    writeAtomic(
+      path.join(out, 'table.md'),
+      new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')),
+    );
     writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
     if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
   };
@@ -327,7 +493,11 @@ async function main(): Promise<void> {
   await writeTable();
   process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));
   if (failed) {
-    process.stderr.write(`experiment: ${failed} run${failed === 1 ? '' : 's'} failed and ${failed === 1 ? 'is' : 'are'} not in the table: ${failedNames.join(', ')} (why: the "train exited" lines above); call the command again to retry ${failed === 1 ? 'it' : 'them'}\n`);
+    process.stderr.write(
+      `experiment: ${failed} run${failed === 1 ? '' : 's'} failed and ${failed === 1 ? 'is' : 'are'} not ` +
+        `in the table: ${failedNames.join(', ')} (why: the "train exited" lines above); call the command ` +
+        `again to retry ${failed === 1 ? 'it' : 'them'}\n`,
+    );
     process.exit(1);
   }
 }

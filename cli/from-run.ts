@@ -41,7 +41,9 @@ export interface FromRun {
   valSamples: number;
   /** For the stage's run.json: DIR (absolute) and the sha256 of val.json, the student's and the teachers' files. */
   record: FromRunRecord;
-  /** The source's union − best gap (val tasks) and the gap validation noise alone gives (core/run/coverage-noise.ts). */
+  /**
+   * The source's union − best gap (val tasks) and the gap validation noise alone gives (core/run/coverage-noise.ts).
+   */
   gap: { observed: number; noise: NoiseBaseline };
 }
 
@@ -57,7 +59,9 @@ const HOW = {
   'empty-panel': 'train the GRPO stage with --val-tasks n (e.g. 64) so each checkpoint is validated on n val tasks',
   'too-few-checkpoints': 'train the GRPO stage with --run-dir, --checkpoint-every k and --val-tasks n',
   'bad-checkpoint': 'restore the file from a copy, or train the GRPO stage again with this version',
-  'nothing-to-distil': 'validate on more tasks (--val-tasks) or keep more checkpoints (a smaller --checkpoint-every) to find tasks some checkpoint solves and the best does not',
+  'nothing-to-distil':
+    'validate on more tasks (--val-tasks) or keep more checkpoints (a smaller --checkpoint-every) to find ' +
+    'tasks some checkpoint solves and the best does not',
 } as const;
 
 /**
@@ -67,31 +71,63 @@ const HOW = {
 export function readFromRun(dir: string, cfg: RunConfig, spec: EnvSpec, tok: Tokenizer): FromRun {
   checkRunDir(dir);
   const run = readRun(dir);
-  const files = fs.readdirSync(dir).flatMap((f) => {
-    const m = CHECKPOINT_RE.exec(f);
-    return m ? [Number(m[1])] : [];
-  }).sort((a, b) => a - b);
+  const files = fs
+    .readdirSync(dir)
+    .flatMap((f) => {
+      const m = CHECKPOINT_RE.exec(f);
+      return m ? [Number(m[1])] : [];
+    })
+    .sort((a, b) => a - b);
   if (files.length < 2)
-    throw new RunDirError(`${dir} holds ${files.length} checkpoint${files.length === 1 ? '' : 's'}; Agentic-OPD needs at least two (a student and a teacher): ${HOW['too-few-checkpoints']}`);
+    throw new RunDirError(
+      `${dir} holds ${files.length} checkpoint${files.length === 1 ? '' : 's'}; Agentic-OPD needs at ` +
+        `least two (a student and a teacher): ${HOW['too-few-checkpoints']}`,
+    );
   const val = readVal(dir);
   if (!val) throw new RunDirError(`${dir} has no ${VAL_FILE} (no validation results); ${HOW['empty-panel']}`);
-  for (const c of val.checkpoints) if (!files.includes(c.step)) throw new RunDirError(`${dir}: ${VAL_FILE} validates step ${c.step} but ${path.join(dir, checkpointFile(c.step))} is missing; restore the file or train the run again`);
+  for (const c of val.checkpoints)
+    if (!files.includes(c.step))
+      throw new RunDirError(
+        `${dir}: ${VAL_FILE} validates step ${c.step} but ${path.join(dir, checkpointFile(c.step))} is ` +
+          `missing; restore the file or train the run again`,
+      );
   const read = (step: number) => new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
-  const ckpts = val.checkpoints.map((c) => ({ step: c.step, bytes: read(c.step), label: path.join(dir, checkpointFile(c.step)) }));
+  const ckpts = val.checkpoints.map((c) => ({
+    step: c.step,
+    bytes: read(c.step),
+    label: path.join(dir, checkpointFile(c.step)),
+  }));
   const plan = planDistillation(val, ckpts, { model: run.config.model, spec, tok }, HOW);
   const pool = checkpointTeacherPool(plan.teachers, plan.taskTypes, spec, tok, {
-    preset: cfg.preset, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens,
-    decoding: cfg.decoding, groupSize: cfg.groupSize, seed: cfg.seed,
+    preset: cfg.preset,
+    temperature: cfg.temperature,
+    historyTurns: cfg.historyTurns,
+    maxActionTokens: cfg.maxActionTokens,
+    decoding: cfg.decoding,
+    groupSize: cfg.groupSize,
+    seed: cfg.seed,
   });
   const cov = coverage(val);
-  const hashOf = (step: number) => ({ step, file: checkpointFile(step), sha256: sha256(ckpts.find((c) => c.step === step)!.bytes) });
+  const hashOf = (step: number) => ({
+    step,
+    file: checkpointFile(step),
+    sha256: sha256(ckpts.find((c) => c.step === step)!.bytes),
+  });
   const record: FromRunRecord = {
-    dir: path.resolve(dir), valSha256: sha256(fs.readFileSync(path.join(dir, VAL_FILE))),
-    student: hashOf(plan.studentStep), teachers: plan.teachers.map((t) => hashOf(t.id)),
+    dir: path.resolve(dir),
+    valSha256: sha256(fs.readFileSync(path.join(dir, VAL_FILE))),
+    student: hashOf(plan.studentStep),
+    teachers: plan.teachers.map((t) => hashOf(t.id)),
   };
   return {
-    studentStep: plan.studentStep, studentBytes: plan.studentBytes, studentSolved: plan.studentSolved, pool,
-    runConfig: run.config, valTasks: val.tasks, valSamples: val.samples, record,
+    studentStep: plan.studentStep,
+    studentBytes: plan.studentBytes,
+    studentSolved: plan.studentSolved,
+    pool,
+    runConfig: run.config,
+    valTasks: val.tasks,
+    valSamples: val.samples,
+    record,
     gap: { observed: cov.union.solved - cov.best.solved, noise: cov.noise.atRecorded },
   };
 }
@@ -104,8 +140,17 @@ export function checkFromRunUnchanged(rec: FromRunRecord): void {
   const files = [{ file: VAL_FILE, sha256: rec.valSha256 }, rec.student, ...rec.teachers];
   for (const f of files) {
     const p = path.join(rec.dir, f.file);
-    if (!fs.existsSync(p)) throw new RunDirError(`the source run changed since this distillation started: ${p} is missing; restore it (the teachers and the solved matrix must be the ones the stage began with), or start a new distillation with --from-run`);
+    if (!fs.existsSync(p))
+      throw new RunDirError(
+        `the source run changed since this distillation started: ${p} is missing; restore it (the ` +
+          `teachers and the solved matrix must be the ones the stage began with), or start a new ` +
+          `distillation with --from-run`,
+      );
     if (sha256(fs.readFileSync(p)) !== f.sha256)
-      throw new RunDirError(`the source run changed since this distillation started: ${p} differs from the file the stage read (sha256 ${f.sha256.slice(0, 12)}…); restore it, or start a new distillation with --from-run`);
+      throw new RunDirError(
+        `the source run changed since this distillation started: ${p} differs from the file the stage ` +
+          `read (sha256 ${f.sha256.slice(0, 12)}…); restore it, or start a new distillation with ` +
+          `--from-run`,
+      );
   }
 }

@@ -35,8 +35,14 @@ function main(): void {
   }
   if (positionals.length !== 2) fail(`expected two paths, got ${positionals.length}`);
   try {
-    if (values.unpack) process.stdout.write(`unpacked ${unpackToDir(positionals[0], positionals[1]).length} files into ${positionals[1]}\n`);
-    else process.stdout.write(`packed ${positionals[0]} into ${positionals[1]} (${packDir(positionals[0], positionals[1])} bytes)\n`);
+    if (values.unpack)
+      process.stdout.write(
+        `unpacked ${unpackToDir(positionals[0], positionals[1]).length} files into ${positionals[1]}\n`,
+      );
+    else
+      process.stdout.write(
+        `packed ${positionals[0]} into ${positionals[1]} (${packDir(positionals[0], positionals[1])} bytes)\n`,
+      );
   } catch (e) {
     if (e instanceof RunDirError) fail(e.message);
     throw e;

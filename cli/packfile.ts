@@ -6,7 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
-import { MAX_PACK_BYTES, PACK_FILE_RE, PackError, isRunPack, packRun, unpackRun, type UnpackedRun } from '../src/core/run/pack';
+import {
+  MAX_PACK_BYTES,
+  PACK_FILE_RE,
+  PackError,
+  isRunPack,
+  packRun,
+  unpackRun,
+  type UnpackedRun,
+} from '../src/core/run/pack';
 import { RunDirError, checkRunDir, isRunFile, runDirFileMessage } from './rundir';
 import { writeAtomic } from './files';
 
@@ -29,7 +37,12 @@ export function isFile(p: string): boolean {
 export function readPackFile(file: string, fix?: (dir: string) => string): UnpackedRun {
   const size = fs.statSync(file).size;
   const member = () => (isRunFile(file) ? null : runDirFileMessage(file, 'a run file (.opdrun)', fix));
-  if (size > MAX_PACK_BYTES) throw new RunDirError(member() ?? `${file}: the file is ${(size / 1048576).toFixed(1)} MB; the most a run file may be is ${MAX_PACK_BYTES / 1048576} MB`);
+  if (size > MAX_PACK_BYTES)
+    throw new RunDirError(
+      member() ??
+        `${file}: the file is ${(size / 1048576).toFixed(1)} MB; the most a run file may be is ${MAX_PACK_BYTES / 1048576} ` +
+          `MB`,
+    );
   try {
     return unpackRun(new Uint8Array(fs.readFileSync(file)), { envVersions: envVersions() });
   } catch (e) {
@@ -38,7 +51,6 @@ export function readPackFile(file: string, fix?: (dir: string) => string): Unpac
   }
 }
 
-
 /**
  * Pack run directory `dir` (its run-record files; others are left out) into `out`, validated by reading it back.
  * @returns the pack's size in bytes. @throws RunDirError when `dir` is not a run directory or the pack is invalid.
@@ -46,7 +58,8 @@ export function readPackFile(file: string, fix?: (dir: string) => string): Unpac
 export function packDir(dir: string, out: string): number {
   checkRunDir(dir);
   const files = new Map<string, Uint8Array>();
-  for (const f of fs.readdirSync(dir).sort()) if (PACK_FILE_RE.test(f)) files.set(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
+  for (const f of fs.readdirSync(dir).sort())
+    if (PACK_FILE_RE.test(f)) files.set(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
   let bytes: Uint8Array;
   try {
     bytes = packRun(path.basename(path.resolve(dir)), files);
@@ -66,8 +79,14 @@ export function packDir(dir: string, out: string): number {
  */
 export function unpackToDir(file: string, dir: string): string[] {
   // A run directory's own file (run.json …): its folder is unpacked already.
-  const u = readPackFile(file, (d) => `its folder ${d} is a run directory already: give it where a run directory is expected, or pack it with npx tsx cli/pack.ts ${d} FILE.opdrun`);
-  if (fs.existsSync(dir) && (!fs.statSync(dir).isDirectory() || fs.readdirSync(dir).length)) throw new RunDirError(`"${dir}" is not a new or empty folder; give a new one`);
+  const u = readPackFile(
+    file,
+    (d) =>
+      `its folder ${d} is a run directory already: give it where a run directory is expected, or pack it ` +
+      `with npx tsx cli/pack.ts ${d} FILE.opdrun`,
+  );
+  if (fs.existsSync(dir) && (!fs.statSync(dir).isDirectory() || fs.readdirSync(dir).length))
+    throw new RunDirError(`"${dir}" is not a new or empty folder; give a new one`);
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, data] of u.files) writeAtomic(path.join(dir, name), data);
   return [...u.files.keys()];
@@ -90,6 +109,9 @@ export function runFileAsWeights(file: string, bytes: Uint8Array, flag: string):
     problem = e.message;
   }
   const what = `${flag} ${file}: this is a run file (.opdrun, a packed run record), not a weights file`;
-  const use = `unpack it (npx tsx cli/pack.ts --unpack ${file} DIR), then continue the run with npm run train -- --resume DIR, or start from one of its checkpoints with ${flag} DIR/ckpt-<k>.safetensors`;
+  const use =
+    `unpack it (npx tsx cli/pack.ts --unpack ${file} DIR), then continue the run with npm run ` +
+    `train -- --resume DIR, or start from one of its checkpoints with ${flag} ` +
+    `DIR/ckpt-<k>.safetensors`;
   return problem ? `${what}, and it is damaged: ${problem}. Once it is whole, ${use}` : `${what}. To use it, ${use}`;
 }

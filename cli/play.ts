@@ -31,8 +31,16 @@ export const PLAY_FLAGS = {
   preset: { type: 'string', help: 'environment preset (default easy, as train and eval)' },
   split: { type: 'string', choices: SPLITS, default: 'train', help: 'task split' },
   task: { type: 'int', min: 0, help: 'task index in the split (0 when neither --task nor --seed is given)' },
-  seed: { type: 'int', help: 'play a random task drawn from this seed instead of --task (the same seed, the same task); not with --task' },
-  json: { type: 'boolean', help: 'JSON lines both ways: read one {"action":"…"} object per line (blank lines skipped; a bad line gets an {"event":"error"} line and costs no step), write reset, step and summary events' },
+  seed: {
+    type: 'int',
+    help: 'play a random task drawn from this seed instead of --task (the same seed, the same task); not with --task',
+  },
+  json: {
+    type: 'boolean',
+    help:
+      'JSON lines both ways: read one {"action":"…"} object per line (blank lines skipped; a bad ' +
+      'line gets an {"event":"error"} line and costs no step), write reset, step and summary events',
+  },
   help: { type: 'boolean', help: 'print this help' },
 } as const;
 
@@ -84,9 +92,13 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       throw new UsageError(choiceError('preset', spec.presets, preset), 'preset', preset);
     }
     if (args.seed !== undefined && args.task !== undefined) {
-      throw new UsageError(`--task ${args.task} and --seed ${args.seed} both choose the task (--seed draws one at random); give only one of them`, 'seed');
+      throw new UsageError(
+        `--task ${args.task} and --seed ${args.seed} both choose the task (--seed draws one at random); ` +
+          `give only one of them`,
+        'seed',
+      );
     }
-    const index = args.seed === undefined ? args.task ?? 0 : randomTaskIndex(args.seed);
+    const index = args.seed === undefined ? (args.task ?? 0) : randomTaskIndex(args.seed);
     episode = new PlayEpisode({ env: args.env, preset, split: args.split as Split, index });
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -98,9 +110,12 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
   let actions = first.admissible;
   const max = first.summary.maxSteps;
   if (json) {
-    io.write(`${JSON.stringify({ event: 'reset', task: first.task, taskType: first.taskType, observation: first.observation, admissibleActions: actions })}\n`);
+    io.write(
+      `${JSON.stringify({ event: 'reset', task: first.task, taskType: first.taskType, observation: first.observation, admissibleActions: actions })}\n`,
+    );
   } else {
-    const from = args.seed === undefined ? '' : ` (task ${first.index} of ${first.split}, drawn from seed ${args.seed})`;
+    const from =
+      args.seed === undefined ? '' : ` (task ${first.index} of ${first.split}, drawn from seed ${args.seed})`;
     io.write(`Task: ${first.task}${from}\n\n${first.observation}\n\n${numbered(actions)}\n> `);
   }
   let lineNo = 0;
@@ -113,7 +128,11 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     const typed = json ? jsonAction(line) : readTyped(line, actions);
     if ('message' in typed) {
       // Nothing is played: the same state, the same actions.
-      io.write(json ? `${JSON.stringify({ event: 'error', line: lineNo, message: typed.message })}\n` : `(${typed.message})\n> `);
+      io.write(
+        json
+          ? `${JSON.stringify({ event: 'error', line: lineNo, message: typed.message })}\n`
+          : `(${typed.message})\n> `,
+      );
       continue;
     }
     const action = typed.action;
@@ -121,7 +140,9 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     actions = episode.admissible();
     if (json) {
       const { observation, reward, done, valid, hint } = t;
-      io.write(`${JSON.stringify({ event: 'step', action, observation, reward, done, valid, admissibleActions: actions, ...(hint ? { hint } : {}) })}\n`);
+      io.write(
+        `${JSON.stringify({ event: 'step', action, observation, reward, done, valid, admissibleActions: actions, ...(hint ? { hint } : {}) })}\n`,
+      );
     } else {
       io.write(`${action === line ? '' : `Action: ${action}\n`}${t.observation}\n${t.hint ? `(${t.hint})\n` : ''}`);
       if (!t.done) io.write(`\n${numbered(actions)}\n(step ${episode.summary().steps}/${max})\n> `);

@@ -1,10 +1,10 @@
 /**
- * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--init WEIGHTS] [--backend wasm|cpu] [--json]`:
- * behaviour cloning of the base policy (from a fresh seeded init, or from WEIGHTS) on expert, noisy-expert and hint-conditioned demonstrations,
- * then measurement (success with hints none|correct per split and task type, skill sensitivity in nats), then the
- * weights and a manifest (sha256, vocabulary hash, env versions, the exact command, the measurements) are written
- * to `--out` (default `public/base/<env>-<preset>.safetensors` + `.json`). Prints the sha256. Deterministic for a
- * given command on one backend. Bad input: a message naming the flag, exit code 2.
+ * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--init WEIGHTS] [--backend wasm|cpu]
+ * [--json]`: behaviour cloning of the base policy (from a fresh seeded init, or from WEIGHTS) on expert, noisy-expert
+ * and hint-conditioned demonstrations, then measurement (success with hints none|correct per split and task type, skill
+ * sensitivity in nats), then the weights and a manifest (sha256, vocabulary hash, env versions, the exact command, the
+ * measurements) are written to `--out` (default `public/base/<env>-<preset>.safetensors` + `.json`). Prints the sha256.
+ * Deterministic for a given command on one backend. Bad input: a message naming the flag, exit code 2.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,14 @@ import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors } from './weightsfile';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
-import { buildTokenizer, createPolicy, disposePolicy, loadPolicy, savePolicy, type PolicyHandle } from '../src/core/model/policy';
+import {
+  buildTokenizer,
+  createPolicy,
+  disposePolicy,
+  loadPolicy,
+  savePolicy,
+  type PolicyHandle,
+} from '../src/core/model/policy';
 import { MODEL_SIZES } from '../src/core/model/config';
 import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import { Rng } from '../src/core/rng';
@@ -43,14 +50,53 @@ const SPEC = {
   batch: { type: 'int', help: 'samples per iteration', default: D.batch, min: 1, max: 4096 },
   lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, ...range('learningRate') },
   noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
-  'step-hint-rate': { type: 'float', help: 'share of a step-hint episode\'s steps that carry the step skill', default: D.stepHintRate, min: 0, max: 1 },
-  'step-noise': { type: 'float', help: 'share of a step-hint episode\'s steps that are random and not demonstrated (off-path states)', default: D.stepNoise, min: 0, max: 0.95 },
-  'episode-noise': { type: 'float', help: 'share of an episode-skill episode\'s steps that are random and not demonstrated (the plan followed after a detour)', default: D.episodeNoise, min: 0, max: 0.95 },
-  mix: { type: 'string', help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix).map(([k, v]) => `${k}=${v}`).join(',')})` },
+  'step-hint-rate': {
+    type: 'float',
+    help: "share of a step-hint episode's steps that carry the step skill",
+    default: D.stepHintRate,
+    min: 0,
+    max: 1,
+  },
+  'step-noise': {
+    type: 'float',
+    help: "share of a step-hint episode's steps that are random and not demonstrated (off-path states)",
+    default: D.stepNoise,
+    min: 0,
+    max: 0.95,
+  },
+  'episode-noise': {
+    type: 'float',
+    help:
+      "share of an episode-skill episode's steps that are random and not demonstrated (the plan " +
+      'followed after a detour)',
+    default: D.episodeNoise,
+    min: 0,
+    max: 0.95,
+  },
+  mix: {
+    type: 'string',
+    help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')})`,
+  },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
-  init: { type: 'string', help: 'start from these weights (a .safetensors file of the same model size and vocabulary, e.g. public/base/household-easy.safetensors) instead of a fresh seeded init' },
-  'measure-episodes': { type: 'int', help: 'episodes per split for the success measurements (0 = skip)', default: 200, min: 0, max: 100000 },
-  out: { type: 'string', help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors' },
+  init: {
+    type: 'string',
+    help:
+      'start from these weights (a .safetensors file of the same model size and vocabulary, e.g. ' +
+      'public/base/household-easy.safetensors) instead of a fresh seeded init',
+  },
+  'measure-episodes': {
+    type: 'int',
+    help: 'episodes per split for the success measurements (0 = skip)',
+    default: 200,
+    min: 0,
+    max: 100000,
+  },
+  out: {
+    type: 'string',
+    help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors',
+  },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -61,13 +107,23 @@ type Sens = NonNullable<BaseManifest['skillSensitivity']>;
 /** Success per task type × split × hint mode as a text table (percent, episodes in brackets). */
 function successTable(m: Measured, splits: readonly Split[]): string {
   const modes = Object.keys(m[splits[0]] ?? {});
-  const types = [...new Set(splits.flatMap((s) => modes.flatMap((md) => Object.keys(m[s]?.[md]?.byTaskType ?? {}))))].sort();
+  const types = [
+    ...new Set(splits.flatMap((s) => modes.flatMap((md) => Object.keys(m[s]?.[md]?.byTaskType ?? {})))),
+  ].sort();
   const cell = (s: Split, md: string, t: string) => {
     const x = m[s]?.[md]?.byTaskType[t];
     return x ? `${(100 * x.successRate).toFixed(1)}% (${x.episodes})` : '—';
   };
   const head = `${'type'.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => `${s}/${md}`.padEnd(22))).join(' ')}`;
-  return ['success by task type:', head, ...types.map((t) => `${t.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => cell(s, md, t).padEnd(22))).join(' ')}`)].join('\n') + '\n';
+  return (
+    [
+      'success by task type:',
+      head,
+      ...types.map(
+        (t) => `${t.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => cell(s, md, t).padEnd(22))).join(' ')}`,
+      ),
+    ].join('\n') + '\n'
+  );
 }
 
 /** Step-skill log-prob gain (nats) per task type, on and off the expert's path, as a text table. */
@@ -77,7 +133,13 @@ function sensitivityTable(on: Sens, off?: Sens): string {
     const x = k?.byTaskType?.[t];
     return x ? `${x.gainNats >= 0 ? '+' : ''}${x.gainNats.toFixed(3)} (${x.steps} steps)` : '—';
   };
-  return ['step-skill log-prob gain by task type (nats):', `${'type'.padEnd(7)} ${'on path'.padEnd(24)} off path`, ...types.map((t) => `${t.padEnd(7)} ${cell(on, t).padEnd(24)} ${cell(off, t)}`)].join('\n') + '\n';
+  return (
+    [
+      'step-skill log-prob gain by task type (nats):',
+      `${'type'.padEnd(7)} ${'on path'.padEnd(24)} off path`,
+      ...types.map((t) => `${t.padEnd(7)} ${cell(on, t).padEnd(24)} ${cell(off, t)}`),
+    ].join('\n') + '\n'
+  );
 }
 
 function fail(msg: string): never {
@@ -99,7 +161,8 @@ async function main(): Promise<void> {
   const out = a.out ?? path.join('public', baseManifestPath(a.env, a.preset).replace(/\.json$/, '.safetensors'));
   if (!out.endsWith('.safetensors')) fail(`--out must end in .safetensors (got "${out}")`);
   const dir = path.dirname(path.resolve(out));
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) fail(`--out: folder "${dir}" does not exist; create it first`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    fail(`--out: folder "${dir}" does not exist; create it first`);
   const manifestPath = out.replace(/\.safetensors$/, '.json');
   let mix = D.mix;
   try {
@@ -108,11 +171,28 @@ async function main(): Promise<void> {
     fail(`--${(e as Error).message}`);
   }
   const backend = await setupBackend(a.backend);
-  // The command that reproduces these weights: --out and --json change where and how results are written, not the weights.
+  // The command that reproduces these weights: --out and --json change where and how results are written, not the
+  // weights.
   const argv = process.argv.slice(2);
-  const command = 'npm run pretrain -- ' + argv.filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out=')).join(' ');
+  const command =
+    'npm run pretrain -- ' +
+    argv
+      .filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out='))
+      .join(' ');
   const cfg: PretrainConfig = {
-    ...D, mix, stepHintRate: a['step-hint-rate'], stepNoise: a['step-noise'], episodeNoise: a['episode-noise'], preset: a.preset, tasks: a.tasks, iters: a.iters, batch: a.batch, learningRate: a.lr, noise: a.noise, historyTurns: a.history, seed: a.seed,
+    ...D,
+    mix,
+    stepHintRate: a['step-hint-rate'],
+    stepNoise: a['step-noise'],
+    episodeNoise: a['episode-noise'],
+    preset: a.preset,
+    tasks: a.tasks,
+    iters: a.iters,
+    batch: a.batch,
+    learningRate: a.lr,
+    noise: a.noise,
+    historyTurns: a.history,
+    seed: a.seed,
   };
   const tok = buildTokenizer(spec);
   let policy: PolicyHandle & { paramCount?: number };
@@ -129,51 +209,121 @@ async function main(): Promise<void> {
       fail(`--init: ${(e as Error).message}`);
     }
     const size = (policy as ReturnType<typeof loadPolicy>).size;
-    if (size !== a.model) fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
+    if (size !== a.model)
+      fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
     init = { initFrom: a.init, initSha256: await sha256Hex(bytes) };
   } else policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
   const emit = (o: object) => a.json && process.stdout.write(JSON.stringify(o) + '\n');
   const say = (s: string) => !a.json && process.stdout.write(s);
-  say(`pretraining ${a.model} on ${a.env}/${a.preset} (${init ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…` : `${policy.paramCount} params`}), backend ${backend}, seed ${a.seed}\n`);
+  say(
+    `pretraining ${a.model} on ${a.env}/${a.preset} (${init ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…` : `${policy.paramCount} params`}), ` +
+      `backend ${backend}, seed ${a.seed}\n`,
+  );
   let seconds = 0;
   for await (const ev of pretrain(policy, spec, cfg)) {
     emit(ev);
-    if (ev.event === 'demos') say(`demonstrations: ${ev.samples} samples (${ev.hinted} with a hint) from ${JSON.stringify(ev.episodes)} episodes\n`);
-    if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters)) say(`iter ${ev.iter}/${ev.iters}  loss ${ev.loss.toFixed(4)} nats/token  ${ev.tokensPerSecond.toFixed(0)} tok/s  ${(ev.elapsedMs / 1000).toFixed(0)} s\n`);
+    if (ev.event === 'demos')
+      say(
+        `demonstrations: ${ev.samples} samples (${ev.hinted} with a hint) from ${JSON.stringify(ev.episodes)} ` +
+          `episodes\n`,
+      );
+    if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters))
+      say(
+        `iter ${ev.iter}/${ev.iters}  loss ${ev.loss.toFixed(4)} nats/token  ${ev.tokensPerSecond.toFixed(0)} ` +
+          `tok/s  ${(ev.elapsedMs / 1000).toFixed(0)} s\n`,
+      );
     if (ev.event === 'done') seconds = ev.elapsedMs / 1000;
   }
   const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command });
   const sha = await sha256Hex(bytes);
   const manifest: BaseManifest = {
-    format: 1, env: spec.name, preset: a.preset, model: a.model, file: path.basename(out), sha256: sha, bytes: bytes.length,
-    vocabHash: vocabHash(tok), envVersions: { [spec.name]: spec.version }, command,
-    seed: a.seed, backend, pretrain: { ...cfg, ...init }, trainSeconds: Math.round(seconds),
+    format: 1,
+    env: spec.name,
+    preset: a.preset,
+    model: a.model,
+    file: path.basename(out),
+    sha256: sha,
+    bytes: bytes.length,
+    vocabHash: vocabHash(tok),
+    envVersions: { [spec.name]: spec.version },
+    command,
+    seed: a.seed,
+    backend,
+    pretrain: { ...cfg, ...init },
+    trainSeconds: Math.round(seconds),
     machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
   };
-  // The weights first, with a manifest without measurements: a measurement that fails (or is stopped) loses no training.
+  // The weights first, with a manifest without measurements: a measurement that fails (or is stopped) loses no
+  // training.
   writeAtomic(out, bytes);
   writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
   if (a['measure-episodes'] > 0) {
     say(`wrote ${out} (${bytes.length} bytes); measuring (the manifest gets the measurements when they are done)\n`);
     try {
       const splits: Split[] = ['test-seen', 'test-unseen'];
-      manifest.measured = await measureHinted(policy, spec, { preset: a.preset, splits, modes: ['none', 'episode', 'step', 'both'], episodes: a['measure-episodes'], historyTurns: a.history, rng: new Rng(a.seed).fork('measure') }) as BaseManifest['measured'];
-      manifest.skillSensitivity = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens });
-      for (const s of splits) for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
-        say(`${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(r.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`).join(', ')})\n`);
+      manifest.measured = (await measureHinted(policy, spec, {
+        preset: a.preset,
+        splits,
+        modes: ['none', 'episode', 'step', 'both'],
+        episodes: a['measure-episodes'],
+        historyTurns: a.history,
+        rng: new Rng(a.seed).fork('measure'),
+      })) as BaseManifest['measured'];
+      manifest.skillSensitivity = await skillSensitivity(policy, spec, {
+        preset: a.preset,
+        split: 'test-seen',
+        episodes: Math.min(100, a['measure-episodes']),
+        historyTurns: a.history,
+        maxActionTokens: cfg.maxActionTokens,
+      });
+      for (const s of splits)
+        for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
+          say(
+            `${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(
+              r.byTaskType,
+            )
+              .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`)
+              .join(', ')})\n`,
+          );
       say(successTable(manifest.measured!, splits));
-      manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, { preset: a.preset, split: 'test-seen', episodes: Math.min(100, a['measure-episodes']), historyTurns: a.history, maxActionTokens: cfg.maxActionTokens, noise: 0.5, rng: new Rng(a.seed).fork('off-path') });
+      manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, {
+        preset: a.preset,
+        split: 'test-seen',
+        episodes: Math.min(100, a['measure-episodes']),
+        historyTurns: a.history,
+        maxActionTokens: cfg.maxActionTokens,
+        noise: 0.5,
+        rng: new Rng(a.seed).fork('off-path'),
+      });
       const o = manifest.skillSensitivityOffPath;
-      say(`off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} → ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`);
+      say(
+        `off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} ` +
+          `→ ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`,
+      );
       const k = manifest.skillSensitivity;
-      say(`skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`);
+      say(
+        `skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} ` +
+          `nats with the step skill (+${k.gainNats.toFixed(3)})\n`,
+      );
       say(sensitivityTable(manifest.skillSensitivity, manifest.skillSensitivityOffPath));
       writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
     } catch (e) {
-      throw new Error(`measuring failed: ${e instanceof Error ? e.message : String(e)} — the weights are saved (${out}, sha256 ${sha.slice(0, 12)}…) with a manifest without measurements`);
+      throw new Error(
+        `measuring failed: ${e instanceof Error ? e.message : String(e)} — the weights are saved (${out}, ` +
+          `sha256 ${sha.slice(0, 12)}…) with a manifest without measurements`,
+      );
     }
   }
-  emit({ event: 'saved', weights: out, manifest: manifestPath, sha256: sha, bytes: bytes.length, measured: manifest.measured, skillSensitivity: manifest.skillSensitivity, skillSensitivityOffPath: manifest.skillSensitivityOffPath });
+  emit({
+    event: 'saved',
+    weights: out,
+    manifest: manifestPath,
+    sha256: sha,
+    bytes: bytes.length,
+    measured: manifest.measured,
+    skillSensitivity: manifest.skillSensitivity,
+    skillSensitivityOffPath: manifest.skillSensitivityOffPath,
+  });
   say(`wrote ${out} (${bytes.length} bytes) and ${manifestPath}\nsha256 ${sha}\n`);
   disposePolicy(policy);
 }

@@ -7,8 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  CHECKPOINT_RE, EVENTS_FILE, RUN_FILE, VAL_FILE, RecordError, checkpointFile, parseEvents, parseRunRecord, parseValRecord, stateFile,
-  type RecordEvent, type RunRecord, type ValRecord,
+  CHECKPOINT_RE,
+  EVENTS_FILE,
+  RUN_FILE,
+  VAL_FILE,
+  RecordError,
+  checkpointFile,
+  parseEvents,
+  parseRunRecord,
+  parseValRecord,
+  stateFile,
+  type RecordEvent,
+  type RunRecord,
+  type ValRecord,
 } from '../src/core/run/record';
 import { writeAtomic } from './files';
 import { cutEventsText } from '../src/core/run/cut';
@@ -29,8 +40,10 @@ export class RunDirError extends Error {
 export function checkRunDir(dir: string): void {
   if (!fs.existsSync(dir)) throw new RunDirError(`no run directory at "${dir}"`);
   if (fs.statSync(dir).isDirectory()) return;
-  throw new RunDirError(runDirFileMessage(dir, 'the run directory')
-    ?? `"${dir}" is a file, not a run directory${isRunFile(dir) ? `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), then give DIR` : ''}`);
+  throw new RunDirError(
+    runDirFileMessage(dir, 'the run directory') ??
+      `"${dir}" is a file, not a run directory${isRunFile(dir) ? `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), then give DIR` : ''}`,
+  );
 }
 
 /**
@@ -42,9 +55,18 @@ export function checkRunDir(dir: string): void {
  * Used by every command that takes a run directory or a run file (compare, coverage, pack, train --resume and
  * --from-run) and by the weights flags (cli/weightsfile.ts).
  */
-export function runDirFileMessage(file: string, expected: string, fix = (dir: string) => `pass its folder ${dir}`): string | null {
+export function runDirFileMessage(
+  file: string,
+  expected: string,
+  fix = (dir: string) => `pass its folder ${dir}`,
+): string | null {
   const name = path.basename(file);
-  const member = name === RUN_FILE || name === EVENTS_FILE || name === VAL_FILE || CHECKPOINT_RE.test(name) || /^ckpt-\d+\.state$/.test(name);
+  const member =
+    name === RUN_FILE ||
+    name === EVENTS_FILE ||
+    name === VAL_FILE ||
+    CHECKPOINT_RE.test(name) ||
+    /^ckpt-\d+\.state$/.test(name);
   return member ? `"${file}" is the run directory's ${name}, not ${expected}; ${fix(path.dirname(file))}` : null;
 }
 
@@ -108,14 +130,22 @@ export function writeRun(dir: string, r: RunRecord): void {
 
 /** Steps of the checkpoints whose policy and state files are both in `dir`, ascending. */
 export function listCheckpoints(dir: string): number[] {
-  return fs.readdirSync(dir).flatMap((f) => {
-    const m = CHECKPOINT_RE.exec(f);
-    return m && fs.existsSync(path.join(dir, stateFile(Number(m[1])))) ? [Number(m[1])] : [];
-  }).sort((a, b) => a - b);
+  return fs
+    .readdirSync(dir)
+    .flatMap((f) => {
+      const m = CHECKPOINT_RE.exec(f);
+      return m && fs.existsSync(path.join(dir, stateFile(Number(m[1])))) ? [Number(m[1])] : [];
+    })
+    .sort((a, b) => a - b);
 }
 
 /** Write a checkpoint's two files atomically (policy, then state) and return their names. */
-export function writeCheckpoint(dir: string, step: number, weights: Uint8Array, state: Uint8Array): { file: string; stateFile: string } {
+export function writeCheckpoint(
+  dir: string,
+  step: number,
+  weights: Uint8Array,
+  state: Uint8Array,
+): { file: string; stateFile: string } {
   writeAtomic(path.join(dir, checkpointFile(step)), weights);
   writeAtomic(path.join(dir, stateFile(step)), state);
   return { file: checkpointFile(step), stateFile: stateFile(step) };

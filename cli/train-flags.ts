@@ -7,7 +7,16 @@ import { USAGE_EXIT_CODE, numberError, type FlagTable } from './args';
 import { NODE_BACKENDS } from './backend';
 import { defaultEvalThreads } from './eval-pool';
 import {
-  DEFAULT_CONFIG, FIELD_GROUPS, RUN_CONFIG_KEYS, algorithmsUsing, describeField, fieldMeta, fieldSchema, fieldsOfGroup, isRunConfigKey, type RunConfigKey,
+  DEFAULT_CONFIG,
+  FIELD_GROUPS,
+  RUN_CONFIG_KEYS,
+  algorithmsUsing,
+  describeField,
+  fieldMeta,
+  fieldSchema,
+  fieldsOfGroup,
+  isRunConfigKey,
+  type RunConfigKey,
 } from '../src/core/run/config';
 
 /** Flags of the run-config fields: one per schema field whose metadata names a `flag` (src/core/run/config.ts). */
@@ -31,13 +40,56 @@ for (const key of RUN_CONFIG_KEYS) {
 /** Flags of `train` that are not run settings. */
 export const OTHER_FLAGS = {
   save: { type: 'string', help: 'write the final weights (safetensors) to this path' },
-  'save-best': { type: 'string', help: 'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs --eval-every > 0' },
+  'save-best': {
+    type: 'string',
+    help:
+      'write the weights of the best evaluation so far (mean success over test-seen and test-unseen; ' +
+      'the step-0 evaluation counts; ties keep the earlier) to this path, at each new best; needs ' +
+      '--eval-every > 0',
+  },
   json: { type: 'boolean', help: 'print one JSON object per line' },
-  'run-dir': { type: 'string', help: 'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, val.json with --val-tasks (format: src/core/run/record.ts)' },
-  'from-run': { type: 'string', help: 'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from --val-tasks). Exit 2, nothing written, when a checkpoint is missing, corrupt or of another model, vocabulary or environment version, or when the student already solves every val task some checkpoint solves (nothing to distil). --resume of the stage refuses a source whose files changed (sha256 in run.json)' },
-  resume: { type: 'string', help: 'continue the run in this run directory from its latest checkpoint with its recorded config (run-setting flags must match it; --steps may extend the run); appends to its events.jsonl. Exit 2, nothing written, when the config in run.json differs from the one the run started with (the start line of events.jsonl) or the files of the checkpoint differ from the sha256 its events.jsonl line records' },
-  'eval-threads': { type: 'int', help: `worker threads that run evaluations (test-seen and test-unseen at once, beside the next training step; the same numbers as in the training thread); 0 = evaluate in the training thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`, default: defaultEvalThreads(), min: 0, max: 2 },
-  profile: { type: 'boolean', help: 'report where each step\'s time goes (sampling, environment, old/ref scoring, algorithm, update, KL guard; evaluation in its own line); with --json, step events carry phaseMs' },
+  'run-dir': {
+    type: 'string',
+    help:
+      'write the run record into this new (or empty) folder: run.json, events.jsonl, checkpoints ' +
+      'ckpt-<k>.safetensors + ckpt-<k>.state every --checkpoint-every steps and at the last step, ' +
+      'val.json with --val-tasks (format: src/core/run/record.ts)',
+  },
+  'from-run': {
+    type: 'string',
+    help:
+      'with --algo agentic-opd: the GRPO run directory to distil from (its best-validation checkpoint ' +
+      'is the student, its other checkpoints the teachers; needs ≥ 2 checkpoints and val.json from ' +
+      '--val-tasks). Exit 2, nothing written, when a checkpoint is missing, corrupt or of another ' +
+      'model, vocabulary or environment version, or when the student already solves every val task ' +
+      'some checkpoint solves (nothing to distil). --resume of the stage refuses a source whose files ' +
+      'changed (sha256 in run.json)',
+  },
+  resume: {
+    type: 'string',
+    help:
+      'continue the run in this run directory from its latest checkpoint with its recorded config ' +
+      '(run-setting flags must match it; --steps may extend the run); appends to its events.jsonl. ' +
+      'Exit 2, nothing written, when the config in run.json differs from the one the run started with ' +
+      '(the start line of events.jsonl) or the files of the checkpoint differ from the sha256 its ' +
+      'events.jsonl line records',
+  },
+  'eval-threads': {
+    type: 'int',
+    help:
+      `worker threads that run evaluations (test-seen and test-unseen at once, beside the next ` +
+      `training step; the same numbers as in the training thread); 0 = evaluate in the training ` +
+      `thread; default ${defaultEvalThreads()} here (2 when the machine has ≥ 2 cores, else 0)`,
+    default: defaultEvalThreads(),
+    min: 0,
+    max: 2,
+  },
+  profile: {
+    type: 'boolean',
+    help:
+      "report where each step's time goes (sampling, environment, old/ref scoring, algorithm, update, " +
+      'KL guard; evaluation in its own line); with --json, step events carry phaseMs',
+  },
   help: { type: 'boolean', help: 'show this help' },
 } as const satisfies FlagTable;
 
@@ -47,7 +99,11 @@ export const SPEC: FlagTable = { ...CONFIG_FLAGS, ...OTHER_FLAGS };
 /** What a flag accepts, in words: the schema's description, or the CLI's own for --init and --backend. */
 export function acceptedOf(flag: string): string {
   const key = FIELD[flag];
-  if (key === 'init') return 'base (the shipped base policy), scratch (a fresh seeded init) or the path of a .safetensors file written by --save';
+  if (key === 'init')
+    return (
+      'base (the shipped base policy), scratch (a fresh seeded init) or the path of a .safetensors ' +
+      'file written by --save'
+    );
   if (key === 'backend') return `one of ${NODE_BACKENDS.join(', ')}`;
   return describeField(key);
 }
@@ -56,7 +112,12 @@ export function acceptedOf(flag: string): string {
 export function helpText(): string {
   const w = Math.max(...Object.keys(SPEC).map((f) => f.length)) + 2;
   const pad = ' '.repeat(w + 4);
-  const lines = ['usage: npm run train -- [flags]', '', 'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, symbol, recommended value.'];
+  const lines = [
+    'usage: npm run train -- [flags]',
+    '',
+    'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, ' +
+      'symbol, recommended value.',
+  ];
   for (const group of FIELD_GROUPS) {
     const keys = fieldsOfGroup(group).filter((k) => fieldMeta(k).flag);
     if (!keys.length) continue;
@@ -84,7 +145,8 @@ export function helpText(): string {
  */
 export function configFieldsOf(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const partial: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(FIELD)) if (args[flag] !== undefined && field !== 'init') partial[field] = args[flag];
+  for (const [flag, field] of Object.entries(FIELD))
+    if (args[flag] !== undefined && field !== 'init') partial[field] = args[flag];
   return partial;
 }
 
@@ -139,7 +201,8 @@ export function rangeIssue(field: string, value: unknown, argv: readonly string[
   const j = fieldSchema(field);
   const def = DEFAULT_CONFIG[field];
   if (!flag || (j.type !== 'integer' && j.type !== 'number') || typeof def !== 'number') return undefined;
-  if ((j.minimum === undefined || value >= j.minimum) && (j.maximum === undefined || value <= j.maximum)) return undefined;
+  if ((j.minimum === undefined || value >= j.minimum) && (j.maximum === undefined || value <= j.maximum))
+    return undefined;
   return numberError(flag, describeField(field), givenValue(argv, flag) ?? String(value), def, true);
 }
 

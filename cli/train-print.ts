@@ -3,26 +3,62 @@ import type { EvalEvent, StepEvent } from '../src/core/train/events';
 
 /** `--profile`: one line of where a step's wall time went, in seconds and shares — every phase, so steps line up. */
 export function phaseLine(p: NonNullable<StepEvent['phaseMs']>, stepMs: number): string {
-  const parts = Object.entries(p).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / Math.max(stepMs, 1e-3)).toFixed(0)}%)`);
+  const parts = Object.entries(p).map(
+    ([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s (${((100 * ms) / Math.max(stepMs, 1e-3)).toFixed(0)}%)`,
+  );
   return `  time: ${parts.join(', ')}`;
 }
 
 /** One readable progress line; `plannedUpdates` > 0 (target KL on) adds the updates applied of those planned. */
 export function progress(e: StepEvent, total: number, plannedUpdates: number): string {
-  const w = 20, filled = Math.round((e.step / total) * w);
+  const w = 20,
+    filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
-  return `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}%  reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''}  ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} s` +
-    (e.analyzerCalls || e.analyzerFailures ? `  | ${e.topkReverseKl !== undefined ? `top-k KL ${e.topkReverseKl.toFixed(4)} nats` : `teacher share ${(100 * e.teacherShare).toFixed(1)}%`}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${Object.keys(e.analyzerFailureReasons).length ? ' (' + Object.entries(e.analyzerFailureReasons).map(([k, v]) => `${k} ×${v}`).join(', ') + ')' : ''}` : '') +
-    typeLine(e.skillByTaskType);
+  return (
+    `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}% ` +
+    ` reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  ` +
+    `clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''} ` +
+    ` ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} ` +
+    `s` +
+    (e.analyzerCalls || e.analyzerFailures
+      ? `  | ${e.topkReverseKl !== undefined ? `top-k KL ${e.topkReverseKl.toFixed(4)} nats` : `teacher share ${(100 * e.teacherShare).toFixed(1)}%`}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${
+          Object.keys(e.analyzerFailureReasons).length
+            ? ' (' +
+              Object.entries(e.analyzerFailureReasons)
+                .map(([k, v]) => `${k} ×${v}`)
+                .join(', ') +
+              ')'
+            : ''
+        }`
+      : '') +
+    typeLine(e.skillByTaskType)
+  );
 }
 
-/** OPID with more than one task type in the step: teacher share and sign agreement per type (`  | by type (teacher share, sign agreement): pick 5.1% 75%, …`). */
+/**
+ * OPID with more than one task type in the step: teacher share and sign agreement per type (`  | by type (teacher
+ * share, sign agreement): pick 5.1% 75%, …`).
+ */
 function typeLine(m: StepEvent['skillByTaskType']): string {
   if (!m || Object.keys(m).length < 2) return '';
-  return `  | by type (teacher share, sign agreement): ${Object.entries(m).map(([t, x]) => `${t} ${(100 * x.teacherShare).toFixed(1)}% ${(100 * x.skillSignAgreement).toFixed(0)}%`).join(', ')}`;
+  return `  | by type (teacher share, sign agreement): ${Object.entries(m)
+    .map(([t, x]) => `${t} ${(100 * x.teacherShare).toFixed(1)}% ${(100 * x.skillSignAgreement).toFixed(0)}%`)
+    .join(', ')}`;
 }
 
 /** One readable line of an evaluation: success per split and per task type. */
 export function evalLine(e: EvalEvent): string {
-  return `eval @ step ${e.step}: ` + Object.entries(e.splits).map(([s, v]) => `${s} ${(100 * v!.successRate).toFixed(1)}% (${v!.episodes} episodes; ` + Object.entries(v!.byTaskType).map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(0)}%`).join(', ') + ')').join('  ');
+  return (
+    `eval @ step ${e.step}: ` +
+    Object.entries(e.splits)
+      .map(
+        ([s, v]) =>
+          `${s} ${(100 * v!.successRate).toFixed(1)}% (${v!.episodes} episodes; ` +
+          Object.entries(v!.byTaskType)
+            .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(0)}%`)
+            .join(', ') +
+          ')',
+      )
+      .join('  ')
+  );
 }

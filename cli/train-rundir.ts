@@ -12,10 +12,32 @@ import type { RunConfig } from '../src/core/run/config';
 import type { TrainEvent } from '../src/core/train/events';
 import { decodeTrainState } from '../src/core/train/checkpoint';
 import {
-  RECORD_VERSION, RUN_FORMAT, addValidation, checkpointFile, checkpointLine, checkpointMismatch, configChanges, emptyValRecord, formatConfigChanges, stateFile,
-  type CheckpointLine, type RunRecord, type ValRecord,
+  RECORD_VERSION,
+  RUN_FORMAT,
+  addValidation,
+  checkpointFile,
+  checkpointLine,
+  checkpointMismatch,
+  configChanges,
+  emptyValRecord,
+  formatConfigChanges,
+  stateFile,
+  type CheckpointLine,
+  type RunRecord,
+  type ValRecord,
 } from '../src/core/run/record';
-import { EventLog, RunDirError, cutEventsAt, listCheckpoints, readEvents, readRun, readVal, writeCheckpoint, writeRun, writeVal } from './rundir';
+import {
+  EventLog,
+  RunDirError,
+  cutEventsAt,
+  listCheckpoints,
+  readEvents,
+  readRun,
+  readVal,
+  writeCheckpoint,
+  writeRun,
+  writeVal,
+} from './rundir';
 import { checkFromRunUnchanged, readFromRun, sha256, type FromRun, type FromRunRecord } from './from-run';
 import { FIELD, fail } from './train-flags';
 
@@ -35,7 +57,12 @@ export interface Resume {
 
 /** Flags given on the command line (without `--`), whatever their parsed defaults. */
 function givenFlags(): Set<string> {
-  return new Set(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
+  return new Set(
+    process.argv
+      .slice(2)
+      .filter((a) => a.startsWith('--'))
+      .map((a) => a.slice(2).split('=')[0]),
+  );
 }
 
 /**
@@ -45,7 +72,12 @@ function givenFlags(): Set<string> {
  * and the checkpoint's files equal to the sha256 its events.jsonl line records (lines without hashes are not
  * checked). Exits 2 with the reason otherwise, before anything is written.
  */
-export function prepareResume(dir: string, partial: Record<string, unknown>, init: string | undefined, runDir: string | undefined): Resume {
+export function prepareResume(
+  dir: string,
+  partial: Record<string, unknown>,
+  init: string | undefined,
+  runDir: string | undefined,
+): Resume {
   if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
   let run: RunRecord, val: ValRecord | null, events: ReturnType<typeof readEvents>;
   try {
@@ -59,43 +91,83 @@ export function prepareResume(dir: string, partial: Record<string, unknown>, ini
   const changed = configChanges(events, run.config);
   if (changed.length) {
     const ck = listCheckpoints(dir).at(-1);
-    fail(`--resume: ${path.join(dir, 'run.json')}'s config differs from the config the run started with (the start line of ${path.join(dir, 'events.jsonl')}): ${formatConfigChanges(changed)}; a resumed run keeps its config: restore run.json, or, to change settings, start a new run${ck !== undefined ? ` from the checkpoint with --init ${path.join(dir, checkpointFile(ck))}` : ''} and the new flags`);
+    fail(
+      `--resume: ${path.join(dir, 'run.json')}'s config differs from the config the run started with (the ` +
+        `start line of ${path.join(dir, 'events.jsonl')}): ${formatConfigChanges(changed)}; a resumed run ` +
+        `keeps its config: restore run.json, or, to change settings, start a new run${ck !== undefined ? ` from the checkpoint with --init ${path.join(dir, checkpointFile(ck))}` : ''} ` +
+        `and the new flags`,
+    );
   }
   const spec = getEnvSpec(run.config.env);
   if (Object.hasOwn(run.envVersions, spec.name) && run.envVersions[spec.name] !== spec.version)
-    fail(`--resume: the run was made with environment version ${run.envVersions[spec.name]}; this is ${spec.version}, whose tasks differ; start a new run`);
+    fail(
+      `--resume: the run was made with environment version ${run.envVersions[spec.name]}; this is ${spec.version}, ` +
+        `whose tasks differ; start a new run`,
+    );
   const given = givenFlags();
   for (const [flag, field] of Object.entries(FIELD)) {
     if (!given.has(flag) || field === 'steps') continue;
     if (field === 'init') {
-      if (init !== run.config.init) fail(`--resume: --init ${init} differs from the run's ${run.config.init}; the weights come from the checkpoint, so drop --init`);
+      if (init !== run.config.init)
+        fail(
+          `--resume: --init ${init} differs from the run's ${run.config.init}; the weights come from the ` +
+            `checkpoint, so drop --init`,
+        );
       continue;
     }
-    if (partial[field] !== run.config[field]) fail(`--resume: --${flag} ${String(partial[field])} differs from the run's ${String(run.config[field])}; a resumed run keeps its config (only --steps may change)`);
+    if (partial[field] !== run.config[field])
+      fail(
+        `--resume: --${flag} ${String(partial[field])} differs from the run's ${String(run.config[field])}; ` +
+          `a resumed run keeps its config (only --steps may change)`,
+      );
   }
   // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
   const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
   const ckpts = listCheckpoints(dir);
-  if (!ckpts.length) fail(`--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must have reached its first --checkpoint-every step`);
+  if (!ckpts.length)
+    fail(
+      `--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must ` +
+        `have reached its first --checkpoint-every step`,
+    );
   const step = ckpts[ckpts.length - 1];
   // The step events up to the checkpoint are the run's history; a file emptied or cut at a line boundary would lose it.
   if (!events.some((e) => e.event === 'step' && e.step === step))
-    fail(`--resume: ${path.join(dir, 'events.jsonl')} holds no step event of step ${step}, the latest checkpoint (it holds ${events.length} line${events.length === 1 ? '' : 's'}: emptied, cut or replaced?); resuming would lose the run's history: restore the file, or start a new run from the checkpoint with --init ${path.join(dir, checkpointFile(step))}`);
-  const skipped = fs.readdirSync(dir).filter((f) => {
-    const m = /^ckpt-(\d+)\.(safetensors|state)$/.exec(f);
-    return m !== null && Number(m[1]) > step;
-  }).sort();
-  if (step >= steps) fail(`--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do (pass --steps N > ${step} to extend it)`);
+    fail(
+      `--resume: ${path.join(dir, 'events.jsonl')} holds no step event of step ${step}, the latest ` +
+        `checkpoint (it holds ${events.length} line${events.length === 1 ? '' : 's'}: emptied, cut or ` +
+        `replaced?); resuming would lose the run's history: restore the file, or start a new run from the ` +
+        `checkpoint with --init ${path.join(dir, checkpointFile(step))}`,
+    );
+  const skipped = fs
+    .readdirSync(dir)
+    .filter((f) => {
+      const m = /^ckpt-(\d+)\.(safetensors|state)$/.exec(f);
+      return m !== null && Number(m[1]) > step;
+    })
+    .sort();
+  if (step >= steps)
+    fail(
+      `--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do ` +
+        `(pass --steps N > ${step} to extend it)`,
+    );
   const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
   const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
   const bad = checkpointMismatch(events, step, { weights: sha256(weights), state: sha256(state) });
-  if (bad) fail(`--resume: ${path.join(dir, bad.file)} differs from the checkpoint the run wrote (sha256 ${bad.actual.slice(0, 12)}…, events.jsonl records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); remove this checkpoint's two files to resume from the one before`);
+  if (bad)
+    fail(
+      `--resume: ${path.join(dir, bad.file)} differs from the checkpoint the run wrote (sha256 ${bad.actual.slice(0, 12)}…, ` +
+        `events.jsonl records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); remove this ` +
+        `checkpoint's two files to resume from the one before`,
+    );
   let decoded;
   try {
     decoded = decodeTrainState(state);
     if (decoded.step !== step) throw new Error(`it records step ${decoded.step}`);
   } catch (e) {
-    fail(`--resume: ${path.join(dir, stateFile(step))} is corrupt (${(e as Error).message}); remove this checkpoint's two files to resume from the one before`);
+    fail(
+      `--resume: ${path.join(dir, stateFile(step))} is corrupt (${(e as Error).message}); remove this ` +
+        `checkpoint's two files to resume from the one before`,
+    );
   }
   return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val, skipped };
 }
@@ -107,8 +179,16 @@ export function prepareResume(dir: string, partial: Record<string, unknown>, ini
  */
 export function resumeFromRun(resume: Resume, config: RunConfig, given: string | undefined): FromRun {
   const rec = resume.run.fromRun;
-  if (!rec) fail(`--resume: ${path.join(resume.dir, 'run.json')} records no --from-run source for this agentic-opd run; start a new distillation with --from-run DIR`);
-  if (given !== undefined && path.resolve(given) !== rec.dir) fail(`--resume: --from-run ${given} differs from the run's ${rec.dir}; a resumed distillation keeps its source, so drop --from-run`);
+  if (!rec)
+    fail(
+      `--resume: ${path.join(resume.dir, 'run.json')} records no --from-run source for this agentic-opd ` +
+        `run; start a new distillation with --from-run DIR`,
+    );
+  if (given !== undefined && path.resolve(given) !== rec.dir)
+    fail(
+      `--resume: --from-run ${given} differs from the run's ${rec.dir}; a resumed distillation keeps its ` +
+        `source, so drop --from-run`,
+    );
   let fr: FromRun;
   try {
     checkFromRunUnchanged(rec);
@@ -118,16 +198,26 @@ export function resumeFromRun(resume: Resume, config: RunConfig, given: string |
     fail(`--resume: ${(e as Error).message}`);
   }
   if (fr.studentStep !== rec.student.step || fr.pool.ids.join() !== rec.teachers.map((t) => t.step).join())
-    fail(`--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ${fr.pool.ids.join(', ')}, the run began with student ${rec.student.step} and teachers ${rec.teachers.map((t) => t.step).join(', ')}; start a new distillation`);
+    fail(
+      `--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ${fr.pool.ids.join(', ')}, ` +
+        `the run began with student ${rec.student.step} and teachers ${rec.teachers.map((t) => t.step).join(', ')}; ` +
+        `start a new distillation`,
+    );
   return fr;
 }
 
-/** Check `--run-dir DIR`: a new or empty folder (made by `makeRunDir` once every other check has passed). Exits 2 otherwise. */
+/**
+ * Check `--run-dir DIR`: a new or empty folder (made by `makeRunDir` once every other check has passed). Exits 2
+ * otherwise.
+ */
 export function prepareRunDir(dir: string): void {
   if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
   if (fs.existsSync(dir)) {
     if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
-    if (fs.readdirSync(dir).length) fail(`--run-dir: "${dir}" is not empty; give a new folder${fs.existsSync(path.join(dir, 'run.json')) ? `, or continue that run with --resume ${dir}` : ' (it holds no run.json, so it is not a run to resume)'}`);
+    if (fs.readdirSync(dir).length)
+      fail(
+        `--run-dir: "${dir}" is not empty; give a new folder${fs.existsSync(path.join(dir, 'run.json')) ? `, or continue that run with --resume ${dir}` : ' (it holds no run.json, so it is not a run to resume)'}`,
+      );
   }
 }
 
@@ -149,16 +239,28 @@ export class RunRecorder {
   private lastLine: CheckpointLine | null = null;
 
   constructor(
-    private readonly dir: string, private readonly config: RunConfig, private readonly command: string, private readonly backend: string,
-    private readonly initWeights: string | null, private readonly resume: Resume | null,
+    private readonly dir: string,
+    private readonly config: RunConfig,
+    private readonly command: string,
+    private readonly backend: string,
+    private readonly initWeights: string | null,
+    private readonly resume: Resume | null,
     /** A distillation stage's source run and the sha256 of what it read (run.json `fromRun`). */
     private readonly fromRun: FromRunRecord | null = null,
   ) {
     if (resume) {
       cutEventsAt(dir, resume.step);
-      this.val = resume.val ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) } : null;
+      this.val = resume.val
+        ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) }
+        : null;
       if (this.val) writeVal(dir, this.val);
-      this.run = { ...resume.run, resumes: [...resume.run.resumes, { fromStep: resume.step, steps: config.steps, command, at: new Date().toISOString() }] };
+      this.run = {
+        ...resume.run,
+        resumes: [
+          ...resume.run.resumes,
+          { fromStep: resume.step, steps: config.steps, command, at: new Date().toISOString() },
+        ],
+      };
       writeRun(dir, this.run);
     } else this.val = null;
     this.log = new EventLog(dir);
@@ -166,7 +268,8 @@ export class RunRecorder {
 
   /** The events.jsonl line of a checkpoint event: its file names and the sha256 of its bytes (checked on --resume). */
   lineOf(ev: { step: number; weights: Uint8Array; state: Uint8Array }): CheckpointLine {
-    if (this.lastLine?.step !== ev.step) this.lastLine = checkpointLine(ev.step, { weights: sha256(ev.weights), state: sha256(ev.state) });
+    if (this.lastLine?.step !== ev.step)
+      this.lastLine = checkpointLine(ev.step, { weights: sha256(ev.weights), state: sha256(ev.state) });
     return this.lastLine;
   }
 
@@ -174,14 +277,29 @@ export class RunRecorder {
   take(ev: TrainEvent): TrainEvent {
     if (ev.event === 'start' && !this.run) {
       this.run = {
-        format: RUN_FORMAT, version: RECORD_VERSION, config: ev.config, envVersions: ev.envVersions, command: this.command, argv: process.argv.slice(2),
-        backend: ev.backend, params: ev.params, vocabSize: ev.vocabSize, initWeights: this.initWeights, createdAt: new Date().toISOString(), resumes: [],
+        format: RUN_FORMAT,
+        version: RECORD_VERSION,
+        config: ev.config,
+        envVersions: ev.envVersions,
+        command: this.command,
+        argv: process.argv.slice(2),
+        backend: ev.backend,
+        params: ev.params,
+        vocabSize: ev.vocabSize,
+        initWeights: this.initWeights,
+        createdAt: new Date().toISOString(),
+        resumes: [],
         ...(this.fromRun ? { fromRun: this.fromRun } : {}),
       };
       writeRun(this.dir, this.run);
     }
     if (ev.event === 'validation') {
-      this.val = addValidation(this.val ?? emptyValRecord(this.config, ev.taskTypes), ev.step, ev.passRates, ev.taskTypes);
+      this.val = addValidation(
+        this.val ?? emptyValRecord(this.config, ev.taskTypes),
+        ev.step,
+        ev.passRates,
+        ev.taskTypes,
+      );
       writeVal(this.dir, this.val);
     }
     if (ev.event === 'checkpoint') {

@@ -36,28 +36,42 @@ function accepts(others: readonly string[]): string {
  */
 export function notAWeightsFile(file: string, flag: string, opts: WeightsFlagOptions = {}): string | null {
   const others = opts.others ?? [];
-  if (!fs.existsSync(file)) return `${flag}: no weights file at "${file}" (${accepts(others)})${didYouMean(file, others)}`;
+  if (!fs.existsSync(file))
+    return `${flag}: no weights file at "${file}" (${accepts(others)})${didYouMean(file, others)}`;
   if (fs.statSync(file).isFile()) return null;
   const dir = file.replace(/\/+$/, '');
-  return `${flag}: "${file}" is a directory, not a weights file; give the path of a .safetensors file, e.g. one written by train --save, or a run directory's checkpoint ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${file})` : ''}`;
+  return (
+    `${flag}: "${file}" is a directory, not a weights file; give the path of a .safetensors file, ` +
+    `e.g. one written by train --save, or a run directory's checkpoint ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${file})` : ''}`
+  );
 }
 
 /**
  * The message for `bytes` (read from `file`, given to `flag`) that are no safetensors file at all: too short for
  * the 8-byte header length, or a header length (the first 8 bytes, little-endian; safetensors format) that does not
  * fit the file. One of a run directory's own files (run.json …) is named as such, with its checkpoints to give
- * (runDirFileMessage). Otherwise it says what the file looks like: JSON (first non-space character `{` or `[`), text (printable
- * UTF-8), or binary; then what the flag takes (a .safetensors file, a run directory's checkpoint, `opts.others`)
- * and the loader's own message (decodeSafetensors). Null for bytes whose header length fits
- * (the loader's later checks word those).
+ * (runDirFileMessage). Otherwise it says what the file looks like: JSON (first non-space character `{` or `[`), text
+ * (printable UTF-8), or binary; then what the flag takes (a .safetensors file, a run directory's checkpoint,
+ * `opts.others`) and the loader's own message (decodeSafetensors). Null for bytes whose header length fits (the
+ * loader's later checks word those).
  */
-export function notSafetensors(file: string, bytes: Uint8Array, flag: string, opts: WeightsFlagOptions = {}): string | null {
+export function notSafetensors(
+  file: string,
+  bytes: Uint8Array,
+  flag: string,
+  opts: WeightsFlagOptions = {},
+): string | null {
   if (bytes.length >= 8) {
     const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true);
     if (n >= 2n && n <= BigInt(bytes.length - 8)) return null;
   }
   // One of a run directory's own files (run.json, events.jsonl …): its checkpoints are the weights to give.
-  const member = runDirFileMessage(file, 'a weights file', (dir) => `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${dir})` : ''}`);
+  const member = runDirFileMessage(
+    file,
+    'a weights file',
+    (dir) =>
+      `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${dir})` : ''}`,
+  );
   if (member) return `${flag}: ${member}`;
   let detail = '';
   try {
@@ -65,15 +79,22 @@ export function notSafetensors(file: string, bytes: Uint8Array, flag: string, op
   } catch (e) {
     detail = ` (${(e as Error).message})`;
   }
-  const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 256)).replace(/^\uFEFF/, '').trimStart();
+  const head = new TextDecoder('utf-8', { fatal: false })
+    .decode(bytes.subarray(0, 256))
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   const first = head[0] ?? '';
-  const looks = bytes.length === 0
-    ? 'it is empty'
-    : first === '{' || first === '['
-      ? `it starts with "${first}": it looks like JSON`
-      : /^[\x20-\x7e\t\r\n]+$/.test(head.slice(0, 64))
-        ? 'it looks like text'
-        : `its first 8 bytes are no safetensors header length`;
+  const looks =
+    bytes.length === 0
+      ? 'it is empty'
+      : first === '{' || first === '['
+        ? `it starts with "${first}": it looks like JSON`
+        : /^[\x20-\x7e\t\r\n]+$/.test(head.slice(0, 64))
+          ? 'it looks like text'
+          : `its first 8 bytes are no safetensors header length`;
   const others = opts.others?.length ? `; ${flag} also takes ${orList(opts.others)}` : '';
-  return `${flag} ${file}: not a safetensors weights file (${looks}); give a .safetensors file written by train --save, or a run directory's ckpt-<k>.safetensors${detail}${others}`;
+  return (
+    `${flag} ${file}: not a safetensors weights file (${looks}); give a .safetensors file written by ` +
+    `train --save, or a run directory's ckpt-<k>.safetensors${detail}${others}`
+  );
 }

@@ -16,16 +16,27 @@ import { setupBackend } from '../cli/backend';
 import { checkScriptArgs } from './script-args';
 import { setWasmMatMulEnabled } from '../src/core/backend/wasm-kernels';
 import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
-import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, samplingWorkload, trainStep } from '../src/core/bench/workloads';
+import {
+  CLI_BENCH_SIZE,
+  disposeBenchModel,
+  makeBenchModel,
+  samplingWorkload,
+  trainStep,
+} from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
-checkScriptArgs('npx tsx scripts/wasm-profile.ts [--workload sample|train] [--model small] [--stock] [--ops] [--cpu] [--top N]', ['--workload', '--model', '--top'], ['--stock', '--ops', '--cpu']);
+checkScriptArgs(
+  'npx tsx scripts/wasm-profile.ts [--workload sample|train] [--model small] [--stock] [--ops] [--cpu] [--top N]',
+  ['--workload', '--model', '--top'],
+  ['--stock', '--ops', '--cpu'],
+);
 const arg = (name: string, dflt: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : dflt;
 };
 const workload = arg('--workload', 'sample');
-if (workload !== 'sample' && workload !== 'train') throw new Error(`--workload must be sample or train, got ${workload}`);
+if (workload !== 'sample' && workload !== 'train')
+  throw new Error(`--workload must be sample or train, got ${workload}`);
 await setupBackend('wasm');
 if (process.argv.includes('--stock')) setWasmMatMulEnabled(false);
 if (process.argv.includes('--ops')) setWasmDecodeEnabled(false);
@@ -53,9 +64,15 @@ for (const k of info.kernels) {
   by.set(k.name, e);
   total += ms;
 }
-console.log(`${workload}: wall ${wall.toFixed(0)} ms (under the profiler), kernels ${total.toFixed(0)} ms in ${info.kernels.length} calls, outside kernels ${(wall - total).toFixed(0)} ms`);
+console.log(
+  `${workload}: wall ${wall.toFixed(0)} ms (under the profiler), kernels ${total.toFixed(0)} ms in ${info.kernels.length} ` +
+    `calls, outside kernels ${(wall - total).toFixed(0)} ms`,
+);
 for (const [name, e] of [...by].sort((a, b) => b[1].ms - a[1].ms))
-  console.log(`  ${name.padEnd(24)} ${e.ms.toFixed(1).padStart(8)} ms ${(100 * e.ms / total).toFixed(1).padStart(5)}%  ${String(e.n).padStart(6)} calls  ${(1000 * e.ms / e.n).toFixed(0).padStart(6)} µs/call`);
+  console.log(
+    `  ${name.padEnd(24)} ${e.ms.toFixed(1).padStart(8)} ms ${((100 * e.ms) / total).toFixed(1).padStart(5)}% ` +
+      ` ${String(e.n).padStart(6)} calls  ${((1000 * e.ms) / e.n).toFixed(0).padStart(6)} µs/call`,
+  );
 disposeBenchModel(m);
 
 /**
@@ -68,7 +85,8 @@ async function cpuProfile(run: () => Promise<unknown>, top: number): Promise<voi
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const byName = new Map<string, { ms: number; n: number }>(), byShape = new Map<string, { ms: number; n: number }>();
+  const byName = new Map<string, { ms: number; n: number }>(),
+    byShape = new Map<string, { ms: number; n: number }>();
   const bump = (map: Map<string, { ms: number; n: number }>, key: string, ms: number) => {
     const e = map.get(key) ?? { ms: 0, n: 0 };
     e.ms += ms;
@@ -84,7 +102,11 @@ async function cpuProfile(run: () => Promise<unknown>, top: number): Promise<voi
       backendName: 'wasm',
       kernelFunc: ((a: { inputs: Record<string, tf.TensorInfo> }) => {
         if (depth++) {
-          try { return inner(a); } finally { depth--; }
+          try {
+            return inner(a);
+          } finally {
+            depth--;
+          }
         }
         const c0 = cpu();
         try {
@@ -93,7 +115,13 @@ async function cpuProfile(run: () => Promise<unknown>, top: number): Promise<voi
           depth--;
           const ms = cpu() - c0;
           bump(byName, k.kernelName, ms);
-          bump(byShape, `${k.kernelName} ${Object.values(a.inputs).map((t) => `[${t.shape.join(',')}]`).join(' ')}`, ms);
+          bump(
+            byShape,
+            `${k.kernelName} ${Object.values(a.inputs)
+              .map((t) => `[${t.shape.join(',')}]`)
+              .join(' ')}`,
+            ms,
+          );
         }
       }) as unknown as tf.KernelFunc,
     });
@@ -102,10 +130,16 @@ async function cpuProfile(run: () => Promise<unknown>, top: number): Promise<voi
   await run();
   const total = cpu() - c0;
   const inK = [...byName.values()].reduce((s, e) => s + e.ms, 0);
-  console.log(`${workload}: CPU ${total.toFixed(0)} ms, inside kernels ${inK.toFixed(0)} ms in ${[...byName.values()].reduce((s, e) => s + e.n, 0)} calls, outside ${(total - inK).toFixed(0)} ms`);
+  console.log(
+    `${workload}: CPU ${total.toFixed(0)} ms, inside kernels ${inK.toFixed(0)} ms in ${[...byName.values()].reduce((s, e) => s + e.n, 0)} ` +
+      `calls, outside ${(total - inK).toFixed(0)} ms`,
+  );
   const print = (map: Map<string, { ms: number; n: number }>, n: number) => {
     for (const [name, e] of [...map].sort((a, b) => b[1].ms - a[1].ms).slice(0, n))
-      console.log(`  ${name.padEnd(60)} ${e.ms.toFixed(1).padStart(8)} ms ${(100 * e.ms / inK).toFixed(1).padStart(5)}%  ${String(e.n).padStart(5)} calls`);
+      console.log(
+        `  ${name.padEnd(60)} ${e.ms.toFixed(1).padStart(8)} ms ${((100 * e.ms) / inK).toFixed(1).padStart(5)}% ` +
+          ` ${String(e.n).padStart(5)} calls`,
+      );
   };
   print(byName, 1000);
   console.log('by kernel and input shapes:');

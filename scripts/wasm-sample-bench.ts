@@ -17,7 +17,8 @@ const arg = (name: string, dflt: string) => {
   return i > 0 ? process.argv[i + 1] : dflt;
 };
 const rounds = Number(arg('--rounds', '2'));
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, got ${arg('--rounds', '2')}`);
+if (!Number.isInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds must be a positive integer, got ${arg('--rounds', '2')}`);
 await setupBackend('wasm');
 const m = makeBenchModel({ ...CLI_BENCH_SIZE, model: arg('--model', 'small') as ModelSize });
 const w = samplingWorkload(m);

@@ -14,7 +14,13 @@ import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
 import { applyAdam } from '../src/core/optim/adam';
 import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
-import { CLI_BENCH_SIZE, disposeBenchModel, lossAndGrads, makeBenchModel, type BenchModel } from '../src/core/bench/workloads';
+import {
+  CLI_BENCH_SIZE,
+  disposeBenchModel,
+  lossAndGrads,
+  makeBenchModel,
+  type BenchModel,
+} from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 
 const arg = (name: string, dflt: string) => {
@@ -44,30 +50,46 @@ async function step(bm: BenchModel): Promise<[number, number]> {
 }
 
 await step(m);
-const fb: number[] = [], ad: number[] = [];
+const fb: number[] = [],
+  ad: number[] = [];
 for (let i = 0; i < steps; i++) {
   const [a, b] = await step(m);
   fb.push(a);
   ad.push(b);
 }
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-console.log(`parameter tensors: ${Object.keys(m.p).length}, elements: ${Object.values(m.p).reduce((s, t) => s + t.size, 0)}`);
+console.log(
+  `parameter tensors: ${Object.keys(m.p).length}, elements: ${Object.values(m.p).reduce((s, t) => s + t.size, 0)}`,
+);
 console.log(`loss + gradients CPU ms/step: ${fb.map((x) => x.toFixed(0)).join(' ')} (mean ${mean(fb).toFixed(0)})`);
-console.log(`Adam CPU ms/step: ${ad.map((x) => x.toFixed(1)).join(' ')} (mean ${mean(ad).toFixed(1)}, ${(100 * mean(ad) / (mean(ad) + mean(fb))).toFixed(1)}% of the step)`);
+console.log(
+  `Adam CPU ms/step: ${ad.map((x) => x.toFixed(1)).join(' ')} (mean ${mean(ad).toFixed(1)}, ${((100 * mean(ad)) / (mean(ad) + mean(fb))).toFixed(1)}% ` +
+    `of the step)`,
+);
 
 // Kernel time inside the Adam part: wrap every wasm kernel (outermost calls only).
-let inK = 0, calls = 0, depth = 0, counting = false;
+let inK = 0,
+  calls = 0,
+  depth = 0,
+  counting = false;
 for (const k of tf.getKernelsForBackend('wasm')) {
   const inner = k.kernelFunc as (a: unknown) => unknown;
   tf.unregisterKernel(k.kernelName, 'wasm');
   tf.registerKernel({
-    kernelName: k.kernelName, backendName: 'wasm',
+    kernelName: k.kernelName,
+    backendName: 'wasm',
     kernelFunc: ((a: unknown) => {
       if (depth++ || !counting) {
-        try { return inner(a); } finally { depth--; }
+        try {
+          return inner(a);
+        } finally {
+          depth--;
+        }
       }
       const c0 = cpu();
-      try { return inner(a); } finally {
+      try {
+        return inner(a);
+      } finally {
         depth--;
         inK += cpu() - c0;
         calls++;
@@ -83,7 +105,10 @@ for (const k of tf.getKernelsForBackend('wasm')) {
   applyAdam(m.opt, grads);
   const total = cpu() - c0;
   counting = false;
-  console.log(`Adam, one profiled step: CPU ${total.toFixed(1)} ms, inside ${calls} kernel calls ${inK.toFixed(1)} ms, outside kernels ${(total - inK).toFixed(1)} ms`);
+  console.log(
+    `Adam, one profiled step: CPU ${total.toFixed(1)} ms, inside ${calls} kernel calls ${inK.toFixed(1)} ` +
+      `ms, outside kernels ${(total - inK).toFixed(1)} ms`,
+  );
   tf.dispose([value, ...Object.values(grads)]);
 }
 disposeBenchModel(m);

@@ -16,7 +16,8 @@ const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 if (only !== null && only !== 'tanh' && only !== 'exp') throw new Error(`--only must be tanh or exp, got ${only}`);
 await setupBackend('wasm');
 const BLOCK = 1 << 24;
-const u = new Uint32Array(BLOCK), x = new Float32Array(u.buffer);
+const u = new Uint32Array(BLOCK),
+  x = new Float32Array(u.buffer);
 const FUNCS = { tanh: { op: tf.tanh, set: setWasmTanhEnabled }, exp: { op: tf.exp, set: setWasmExpEnabled } } as const;
 for (const name of ['tanh', 'exp'] as const) {
   if (only && only !== name) continue;
@@ -33,7 +34,8 @@ for (const name of ['tanh', 'exp'] as const) {
     const b = op(t);
     const got = (b.dataSync() as Float32Array).slice();
     tf.dispose([t, a, b]);
-    const wu = new Uint32Array(want.buffer), gu = new Uint32Array(got.buffer);
+    const wu = new Uint32Array(want.buffer),
+      gu = new Uint32Array(got.buffer);
     for (let i = 0; i < BLOCK; i++) {
       if (wu[i] === gu[i] || (Number.isNaN(want[i]) && Number.isNaN(got[i]))) continue;
       bad++;

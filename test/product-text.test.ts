@@ -77,7 +77,9 @@ describe('product text', () => {
 
   it('docs/architecture.md and at least one docs/experiments page exist', () => {
     expect(fs.existsSync('docs/architecture.md')).toBe(true);
-    const pages = fs.existsSync('docs/experiments') ? fs.readdirSync('docs/experiments').filter((f) => f.endsWith('.md')) : [];
+    const pages = fs.existsSync('docs/experiments')
+      ? fs.readdirSync('docs/experiments').filter((f) => f.endsWith('.md'))
+      : [];
     expect(pages.length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -32,7 +32,10 @@ export class RunCancelled extends Error {
   }
 }
 
-/** A safe point: awaits `signal.poll`, then @throws RunCancelled naming `where` when `signal` is set; no-op without a signal. */
+/**
+ * A safe point: awaits `signal.poll`, then @throws RunCancelled naming `where` when `signal` is set; no-op without a
+ * signal.
+ */
 export async function checkCancelled(signal: CancelSignal | undefined, where: string): Promise<void> {
   if (!signal) return;
   if (signal.poll) await signal.poll();

@@ -8,10 +8,10 @@ import { editDistance } from './envs/hint';
  * The entry of `names` that `word` most likely meant, or null: the one equal to it ignoring case, `-`, `_` and
  * spaces; else the only one it is a prefix of (`op` → opid; at least 2 characters, and not when several start with
  * it, e.g. `a` or `grp` with grpo and grpo-x); else the only one holding it inside (`gpu` → webgpu rather than cpu,
- * one edit away; at least 3 characters, and not when several hold it); else the nearest by Levenshtein distance (editDistance, envs/hint.ts)
- * within max(1, ⌊length/3⌋) edits of the folded word, two neighbouring letters swapped counting as one edit
- * (`stpes` → steps, `seeed` → seed). Ties go to the earlier entry of `names`.
- * An empty word has no match.
+ * one edit away; at least 3 characters, and not when several hold it); else the nearest by Levenshtein distance
+ * (editDistance, envs/hint.ts) within max(1, ⌊length/3⌋) edits of the folded word, two neighbouring letters swapped
+ * counting as one edit (`stpes` → steps, `seeed` → seed). Ties go to the earlier entry of `names`. An empty word
+ * has no match.
  */
 export function nearestName(word: string, names: readonly string[]): string | null {
   const fold = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');

@@ -10,7 +10,10 @@
 /** The text of a number: sign, digits with an optional point, optional exponent. */
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** The rule in words, for messages after "written in": "decimal digits (a point and an exponent such as 2e3 are allowed)". */
+/**
+ * The rule in words, for messages after "written in": "decimal digits (a point and an exponent such as 2e3 are
+ * allowed)".
+ */
 export const NUMBER_TEXT_RULE = 'decimal digits (a point and an exponent such as 2e3 are allowed)';
 
 /**

@@ -126,6 +126,7 @@ export function noDrawMessage(logits: ArrayLike<number>): string {
   let nan = 0;
   for (let i = 0; i < logits.length; i++) if (Number.isNaN(logits[i])) nan++;
   return nan
-    ? `categorical draw: ${nan} of ${logits.length} logits are NaN and the rest -Infinity (the model's output is not a number: check the weights and activations for NaN/Infinity)`
+    ? `categorical draw: ${nan} of ${logits.length} logits are NaN and the rest -Infinity (the model's ` +
+        `output is not a number: check the weights and activations for NaN/Infinity)`
     : `categorical draw: every one of ${logits.length} logits is -Infinity (no token is allowed at this position)`;
 }

@@ -99,11 +99,22 @@ export class ActEpisode {
    * @param g the stored group; `trajectory` indexes its trajectories.
    * @throws Error naming the trajectory when the group has no such trajectory.
    */
-  constructor(private readonly config: RunConfig, g: GroupDetail, trajectory: number, tokenizer: LivePolicy['policy']['tok']) {
+  constructor(
+    private readonly config: RunConfig,
+    g: GroupDetail,
+    trajectory: number,
+    tokenizer: LivePolicy['policy']['tok'],
+  ) {
     const t = g.trajectories[trajectory];
-    if (!Number.isInteger(trajectory) || !t) throw new Error(`act: group ${g.group} of step ${g.step} has no trajectory ${trajectory} (it has ${g.trajectories.length})`);
+    if (!Number.isInteger(trajectory) || !t)
+      throw new Error(
+        `act: group ${g.group} of step ${g.step} has no trajectory ${trajectory} (it has ${g.trajectories.length})`,
+      );
     if (!Number.isInteger(g.taskIndex)) {
-      throw new Error(`act: group ${g.group} of step ${g.step} was read back from a stored run that did not keep its train task index; pick a step trained in this tab`);
+      throw new Error(
+        `act: group ${g.group} of step ${g.step} was read back from a stored run that did not keep its ` +
+          `train task index; pick a step trained in this tab`,
+      );
     }
     this.env = getEnvSpec(config.env).create(config.preset);
     const r = this.env.reset({ split: 'train', index: g.taskIndex });
@@ -111,13 +122,27 @@ export class ActEpisode {
     const first = t.turns[0];
     // A stored group keeps no prompt: Skill-GRPO's rollout prompt held the trajectory's episode skill (its algorithm
     // view is that skill); no other algorithm puts one in rollout prompts.
-    const episodeSkill = first?.prompt ? promptView(first.prompt, tokenizer).episodeSkill : g.stored && config.algo === 'skill-grpo' ? t.episodeSkill : undefined;
+    const episodeSkill = first?.prompt
+      ? promptView(first.prompt, tokenizer).episodeSkill
+      : g.stored && config.algo === 'skill-grpo'
+        ? t.episodeSkill
+        : undefined;
     this.rng = new Rng(config.seed).fork(`act/${g.step}/${g.group}/${trajectory}`);
     this.view = {
-      from: { step: g.step, group: g.group, trajectory }, task: r.task, taskType: r.taskType, taskIndex: g.taskIndex, initialObservation: r.observation,
+      from: { step: g.step, group: g.group, trajectory },
+      task: r.task,
+      taskType: r.taskType,
+      taskIndex: g.taskIndex,
+      initialObservation: r.observation,
       ...(episodeSkill ? { episodeSkill } : {}),
-      decoding: config.decoding, temperature: config.temperature, historyTurns: config.historyTurns, k: ACT_TOP_K, maxSteps: this.env.maxSteps,
-      turns: [], done: false, success: false,
+      decoding: config.decoding,
+      temperature: config.temperature,
+      historyTurns: config.historyTurns,
+      k: ACT_TOP_K,
+      maxSteps: this.env.maxSteps,
+      turns: [],
+      done: false,
+      success: false,
     };
   }
 
@@ -126,13 +151,25 @@ export class ActEpisode {
    * @throws Error when the episode is over, or from scoring (an action list nothing of which fits maxActionTokens).
    */
   async step(policy: PolicyHandle, weightsStep: number, greedy: boolean): Promise<ActTurn> {
-    if (this.view.done) throw new Error(`the episode is over (${this.view.success ? 'task complete' : 'step limit'}); press Act to play the task again`);
+    if (this.view.done)
+      throw new Error(
+        `the episode is over (${this.view.success ? 'task complete' : 'step limit'}); press Act to play the task again`,
+      );
     const { tok, cfg } = policy;
     const c = this.config;
     const adm = this.env.admissibleActions();
-    const prompt = buildPrompt(tok, {
-      task: this.view.task, history: this.hist, observation: this.obs, admissible: adm, historyTurns: c.historyTurns, episodeSkill: this.view.episodeSkill,
-    }, cfg.maxSeq - c.maxActionTokens);
+    const prompt = buildPrompt(
+      tok,
+      {
+        task: this.view.task,
+        history: this.hist,
+        observation: this.obs,
+        admissible: adm,
+        historyTurns: c.historyTurns,
+        episodeSkill: this.view.episodeSkill,
+      },
+      cfg.maxSeq - c.maxActionTokens,
+    );
     const o = { decoding: c.decoding, temperature: c.temperature, maxActionTokens: c.maxActionTokens };
     const ranked = rankActions(await scoreActions(policy, prompt, adm, o));
     const top = ranked.slice(0, ACT_TOP_K);
@@ -141,22 +178,43 @@ export class ActEpisode {
       chosen = { action: ranked[0].action, how: 'greedy', prob: ranked[0].prob, logp: ranked[0].logp, rank: 1 };
     } else {
       const eos = tok.special('<eos>');
-      const trie = c.decoding === 'admissible' ? new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos) : null;
+      const trie =
+        c.decoding === 'admissible'
+          ? new ActionTrie(
+              adm.map((a) => actionTokens(tok, a)),
+              eos,
+            )
+          : null;
       const [r] = await sampleResponses(policy.params, cfg, [prompt], {
-        temperature: c.temperature, maxTokens: c.maxActionTokens, eos, freeRow: policy.freeRow, rng: this.rng, allowed: (_row, prefix) => (trie ? trie.allowed(prefix) : null),
+        temperature: c.temperature,
+        maxTokens: c.maxActionTokens,
+        eos,
+        freeRow: policy.freeRow,
+        rng: this.rng,
+        allowed: (_row, prefix) => (trie ? trie.allowed(prefix) : null),
       });
       // As rollout/runner.ts: a response cut before <eos> is sent as is (inadmissible).
       const body = r.tokens[r.tokens.length - 1] === eos ? r.tokens.slice(0, -1) : r.tokens;
       const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
       const k = r.tokens[r.tokens.length - 1] === eos ? ranked.findIndex((a) => a.action === action) : -1;
       const logp = r.sampleLogp.reduce((s, x) => s + x, 0);
-      chosen = k >= 0 ? { action, how: 'sampled', prob: ranked[k].prob, logp: ranked[k].logp, rank: k + 1 } : { action, how: 'sampled', prob: Math.exp(logp), logp, rank: null };
+      chosen =
+        k >= 0
+          ? { action, how: 'sampled', prob: ranked[k].prob, logp: ranked[k].logp, rank: k + 1 }
+          : { action, how: 'sampled', prob: Math.exp(logp), logp, rank: null };
     }
     const st = this.env.step(chosen.action);
     const turn: ActTurn = {
-      turn: this.view.turns.length + 1, observation: this.obs, admissibleCount: adm.length, top,
-      rest: Math.max(0, 1 - top.reduce((s, a) => s + a.prob, 0)), chosen: { ...chosen, valid: st.valid },
-      reward: st.reward, done: st.done, reply: st.observation, weightsStep,
+      turn: this.view.turns.length + 1,
+      observation: this.obs,
+      admissibleCount: adm.length,
+      top,
+      rest: Math.max(0, 1 - top.reduce((s, a) => s + a.prob, 0)),
+      chosen: { ...chosen, valid: st.valid },
+      reward: st.reward,
+      done: st.done,
+      reply: st.observation,
+      weightsStep,
     };
     this.hist.push({ action: chosen.action, observation: st.observation });
     this.obs = st.observation;
@@ -179,7 +237,10 @@ export interface ActDeps {
  * The worker's act methods (TrainerApi.actStart / actStep) over one episode at a time.
  * `actStart` replaces any episode in progress; `actStep` plays its next turn.
  */
-export function actApi(deps: ActDeps): { actStart(step: number, group: number, trajectory: number): Promise<ActEpisodeView>; actStep(greedy: boolean): Promise<ActEpisodeView> } {
+export function actApi(deps: ActDeps): {
+  actStart(step: number, group: number, trajectory: number): Promise<ActEpisodeView>;
+  actStep(greedy: boolean): Promise<ActEpisodeView>;
+} {
   let episode: ActEpisode | null = null;
   /** The run the episode belongs to (a new configure makes a new config object). */
   let of: RunConfig | null = null;
@@ -187,7 +248,10 @@ export function actApi(deps: ActDeps): { actStart(step: number, group: number, t
   return {
     async actStart(step, group, trajectory) {
       const g = deps.group(step, group);
-      if (!g) throw new Error(`the explorer holds no group ${group} of step ${step} (evicted, or a new run); pick a step it holds`);
+      if (!g)
+        throw new Error(
+          `the explorer holds no group ${group} of step ${step} (evicted, or a new run); pick a step it holds`,
+        );
       return deps.withPolicy(async (live) => {
         episode = new ActEpisode(live.config, g, trajectory, live.policy.tok);
         of = live.config;

@@ -41,7 +41,9 @@ export interface BackendInfo {
 
 /** How `init` chose its backend. */
 export interface BackendChoice {
-  /** `probe`: timed just now; `remembered`: a probe's stored choice for this browser and adapters; `forced`: Settings. */
+  /**
+   * `probe`: timed just now; `remembered`: a probe's stored choice for this browser and adapters; `forced`: Settings.
+   */
   how: 'probe' | 'remembered' | 'forced';
   /** In words, e.g. `fastest of wasm 41 ms, cpu 160 ms per probe step`. */
   reason: string;
@@ -95,7 +97,9 @@ export interface InitSource {
   sha256?: string;
 }
 
-/** What `TrainerApi.resumeRun` resolves with: the run's config and its record up to the checkpoint it continues from. */
+/**
+ * What `TrainerApi.resumeRun` resolves with: the run's config and its record up to the checkpoint it continues from.
+ */
 export interface ResumeResult {
   id: string;
   name: string;
@@ -344,12 +348,16 @@ export interface TrainerApi {
   /**
    * Stored runs (every run the page trains is recorded: run.json and events at each checkpoint, pause and end,
    * checkpoints every config.checkpointEvery steps; src/worker/runs.ts), newest first, each validated: a corrupt one
-   * is listed in `corrupt` with the reason. `activeId`: the run being recorded now, null once its end is stored (a finished run is not "recording"); `storage`: the browser's estimate.
+   * is listed in `corrupt` with the reason. `activeId`: the run being recorded now, null once its end is stored (a
+   * finished run is not "recording"); `storage`: the browser's estimate.
    */
   listRuns(): Promise<RunsList & { activeId: string | null; storage: StorageUsage | null }>;
   /** Rename a stored run. Rejects on an empty or too long name, or a missing run. */
   renameRun(id: string, name: string): Promise<void>;
-  /** Delete a stored run and its checkpoints (no error if absent); the run being recorded stops being recorded; the explorer stops showing it. */
+  /**
+   * Delete a stored run and its checkpoints (no error if absent); the run being recorded stops being recorded; the
+   * explorer stops showing it.
+   */
   deleteRun(id: string): Promise<void>;
   /**
    * Configure the next start/step to continue stored run `id` from its latest checkpoint (the trainer's resume: on

@@ -31,7 +31,9 @@ export async function loadBackendChoice(): Promise<unknown> {
   }
 }
 
-/** Stores `record` (replacing the previous one). Returns false when storage failed (the choice is then not remembered). */
+/**
+ * Stores `record` (replacing the previous one). Returns false when storage failed (the choice is then not remembered).
+ */
 export async function saveBackendChoice(record: unknown): Promise<boolean> {
   try {
     await (await open()).put(STORE, record, KEY);

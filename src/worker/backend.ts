@@ -6,8 +6,8 @@
  * WebGPU or WebGL on a software adapter (SwiftShader, llvmpipe, Basic Render) is never probed nor chosen by `auto`.
  * The choice is remembered in IndexedDB (src/worker/backend-choice.ts) under a key of the browser and its adapters,
  * so later visits skip the probe; a corrupted or foreign record means probing again. A forced backend is tried
- * first and, if it cannot start, the ones after it in the order webgpu → webgl → wasm → cpu. Every backend skipped
- * on the way is recorded with the reason, so the page's badge can say *why* a user is not on their GPU. Each
+ * first and, if it cannot start, the ones after it in the order webgpu → webgl → wasm → cpu. Every backend
+ * skipped on the way is recorded with the reason, so the page's badge can say *why* a user is not on their GPU. Each
  * candidate must also pass a tiny smoke test (an op whose result is read back), because a backend can register and
  * still fail on first use.
  *
@@ -30,7 +30,15 @@ import type { BackendInfo, BackendPref } from './api';
 import { registerFastCpuKernels } from '../core/backend/cpu-fast';
 import { registerWasmKernels } from '../core/backend/wasm-kernels';
 import { boundFreePool } from '../core/backend/buffer-pool';
-import { chooseFastest, probeKey, probeReason, readProbeRecord, shouldStopProbe, PROBE_RECORD_VERSION, type ProbeTiming } from '../core/bench/probe';
+import {
+  chooseFastest,
+  probeKey,
+  probeReason,
+  readProbeRecord,
+  shouldStopProbe,
+  PROBE_RECORD_VERSION,
+  type ProbeTiming,
+} from '../core/bench/probe';
 import { disposeBenchModel, makeBenchModel, trainStep, type BenchSize } from '../core/bench/workloads';
 import { loadBackendChoice, saveBackendChoice } from './backend-choice';
 
@@ -43,7 +51,8 @@ export type BackendName = (typeof BACKEND_ORDER)[number];
  * Outcome of trying one backend: the adapter text (whether it is a software rasteriser; for wasm its thread count),
  * or why it was skipped.
  */
-export type Attempt = { ok: true; adapter: string; software?: boolean; threads?: number } | { ok: false; reason: string };
+export type Attempt =
+  { ok: true; adapter: string; software?: boolean; threads?: number } | { ok: false; reason: string };
 
 /**
  * Adapter or renderer names of software GPUs: CPU emulations of WebGPU/WebGL (SwiftShader, llvmpipe, Microsoft's
@@ -52,9 +61,20 @@ export type Attempt = { ok: true; adapter: string; software?: boolean; threads?:
 export const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|softpipe|software|basic render/i;
 
 // Minimal WebGPU shapes we read (the DOM lib of this TypeScript may not ship WebGPU types).
-interface GpuAdapterInfoLike { vendor?: string; architecture?: string; description?: string; device?: string; isFallbackAdapter?: boolean }
-interface GpuAdapterLike { info?: GpuAdapterInfoLike; isFallbackAdapter?: boolean }
-interface GpuLike { requestAdapter(opts?: { powerPreference?: string }): Promise<GpuAdapterLike | null> }
+interface GpuAdapterInfoLike {
+  vendor?: string;
+  architecture?: string;
+  description?: string;
+  device?: string;
+  isFallbackAdapter?: boolean;
+}
+interface GpuAdapterLike {
+  info?: GpuAdapterInfoLike;
+  isFallbackAdapter?: boolean;
+}
+interface GpuLike {
+  requestAdapter(opts?: { powerPreference?: string }): Promise<GpuAdapterLike | null>;
+}
 
 setWasmPaths({
   'tfjs-backend-wasm.wasm': wasmPlain,
@@ -124,7 +144,8 @@ async function tryWebgpu(): Promise<Attempt> {
   tf.env().set('WEBGPU_CPU_FORWARD', false);
   const reason = await activate('webgpu');
   if (reason) return { ok: false, reason };
-  boundFreePool(); // tfjs-webgpu keeps every freed buffer for reuse by exact size: bound that pool (core/backend/buffer-pool.ts)
+  // tfjs-webgpu keeps every freed buffer for reuse by exact size: bound that pool (core/backend/buffer-pool.ts)
+  boundFreePool();
   const software = fallback || SOFTWARE_ADAPTER.test(text);
   return { ok: true, adapter: (text || 'unknown adapter') + (software ? ' (software adapter)' : ''), software };
 }
@@ -144,7 +165,11 @@ async function tryWebgl(): Promise<Attempt> {
   } catch {
     // The renderer string is informational only.
   }
-  return { ok: true, adapter: `WebGL ${tf.env().getNumber('WEBGL_VERSION')}${renderer ? ' · ' + renderer : ''}`, software: SOFTWARE_ADAPTER.test(renderer) };
+  return {
+    ok: true,
+    adapter: `WebGL ${tf.env().getNumber('WEBGL_VERSION')}${renderer ? ' · ' + renderer : ''}`,
+    software: SOFTWARE_ADAPTER.test(renderer),
+  };
 }
 
 /**
@@ -171,8 +196,18 @@ async function tryWasm(): Promise<Attempt> {
   const multi = await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT');
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   const threads = multi ? getThreadsCount() : 1;
-  const why = multi ? (threads === 1 ? ' (1 logical core)' : '') : isolated ? ' (no shared-memory WebAssembly threads in this browser)' : ' (page not cross-origin isolated)';
-  return { ok: true, adapter: `WebAssembly · ${simd ? 'SIMD' : 'no SIMD'} · ${threads} thread${threads === 1 ? '' : 's'}${why}`, threads };
+  const why = multi
+    ? threads === 1
+      ? ' (1 logical core)'
+      : ''
+    : isolated
+      ? ' (no shared-memory WebAssembly threads in this browser)'
+      : ' (page not cross-origin isolated)';
+  return {
+    ok: true,
+    adapter: `WebAssembly · ${simd ? 'SIMD' : 'no SIMD'} · ${threads} thread${threads === 1 ? '' : 's'}${why}`,
+    threads,
+  };
 }
 
 async function tryCpu(): Promise<Attempt> {
@@ -180,7 +215,12 @@ async function tryCpu(): Promise<Attempt> {
   return reason ? { ok: false, reason } : { ok: true, adapter: 'plain JavaScript' };
 }
 
-const TRY: Record<BackendName, () => Promise<Attempt>> = { webgpu: tryWebgpu, webgl: tryWebgl, wasm: tryWasm, cpu: tryCpu };
+const TRY: Record<BackendName, () => Promise<Attempt>> = {
+  webgpu: tryWebgpu,
+  webgl: tryWebgl,
+  wasm: tryWasm,
+  cpu: tryCpu,
+};
 
 /**
  * Activates one backend (smoke-tested) and describes it; never throws.
@@ -196,11 +236,18 @@ export async function tryBackend(name: BackendName): Promise<Attempt> {
 
 /** The badge's reason for skipping a backend on a software adapter. */
 function softwareReason(name: BackendName, adapter: string): string {
-  return `software adapter (${adapter.replace(/ \(software adapter\)$/, '')}): a CPU emulation, about 60× slower than wasm; choose ${name} in Settings to use it anyway`;
+  return (
+    `software adapter (${adapter.replace(/ \(software adapter\)$/, '')}): a CPU emulation, about ` +
+    `60× slower than wasm; choose ${name} in Settings to use it anyway`
+  );
 }
 
 /** What the browser offers before any backend starts: the WebGPU adapter and the WebGL renderer, '' when none. */
-interface Adapters { webgpu: string; webgpuSoftware: boolean; webgl: string }
+interface Adapters {
+  webgpu: string;
+  webgpuSoftware: boolean;
+  webgl: string;
+}
 
 /** Reads the WebGPU adapter info and the WebGL renderer without starting a tfjs backend; never throws. */
 async function peekAdapters(): Promise<Adapters> {
@@ -209,14 +256,19 @@ async function peekAdapters(): Promise<Adapters> {
     const gpu = (navigator as unknown as { gpu?: GpuLike }).gpu;
     const adapter = gpu ? await gpu.requestAdapter({ powerPreference: 'high-performance' }) : null;
     const info = adapter?.info ?? {};
-    out.webgpu = [info.vendor, info.architecture, info.device, info.description].filter((s) => s).join(' · ') || (adapter ? 'unknown adapter' : '');
-    out.webgpuSoftware = !!adapter && ((info.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false) || SOFTWARE_ADAPTER.test(out.webgpu));
+    out.webgpu =
+      [info.vendor, info.architecture, info.device, info.description].filter((s) => s).join(' · ') ||
+      (adapter ? 'unknown adapter' : '');
+    out.webgpuSoftware =
+      !!adapter &&
+      ((info.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false) || SOFTWARE_ADAPTER.test(out.webgpu));
   } catch {
     // no WebGPU: the probe says why when it tries it
   }
   try {
     if (typeof OffscreenCanvas !== 'undefined') {
-      const gl = (new OffscreenCanvas(1, 1).getContext('webgl2') ?? new OffscreenCanvas(1, 1).getContext('webgl')) as WebGLRenderingContext | null;
+      const gl = (new OffscreenCanvas(1, 1).getContext('webgl2') ??
+        new OffscreenCanvas(1, 1).getContext('webgl')) as WebGLRenderingContext | null;
       const ext = gl?.getExtension('WEBGL_debug_renderer_info');
       if (gl) out.webgl = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
       gl?.getExtension('WEBGL_lose_context')?.loseContext();
@@ -228,7 +280,18 @@ async function peekAdapters(): Promise<Adapters> {
 }
 
 /** The probe's workload: training steps of a tiny nano model (B 4 × T 32, vocabulary 256) on random tokens. */
-export const PROBE_SIZE: BenchSize = { model: 'nano', seq: 32, batch: 4, vocab: 256, steps: 3, warmup: 1, newTokens: 1, matmulN: 1, matmulReps: 1, kvCache: false };
+export const PROBE_SIZE: BenchSize = {
+  model: 'nano',
+  seq: 32,
+  batch: 4,
+  vocab: 256,
+  steps: 3,
+  warmup: 1,
+  newTokens: 1,
+  matmulN: 1,
+  matmulReps: 1,
+  kvCache: false,
+};
 
 /**
  * Times the probe on the active backend: one untimed warm-up step (shader compilation, first allocations), then
@@ -240,14 +303,20 @@ async function timeProbe(name: BackendName, bestMs: number | null): Promise<Prob
   try {
     const t0 = performance.now();
     await trainStep(m);
-    let steps = 0, timedMs = 0;
+    let steps = 0,
+      timedMs = 0;
     while (!shouldStopProbe(performance.now() - t0, timedMs, steps, bestMs)) {
       const t = performance.now();
       await trainStep(m);
       timedMs += performance.now() - t;
       steps++;
     }
-    return { backend: name, msPerStep: steps ? timedMs / steps : performance.now() - t0, steps, complete: steps >= PROBE_SIZE.steps };
+    return {
+      backend: name,
+      msPerStep: steps ? timedMs / steps : performance.now() - t0,
+      steps,
+      complete: steps >= PROBE_SIZE.steps,
+    };
   } finally {
     disposeBenchModel(m);
   }
@@ -259,7 +328,12 @@ async function timeProbe(name: BackendName, bestMs: number | null): Promise<Prob
  */
 async function selectAuto(): Promise<BackendInfo> {
   const adapters = await peekAdapters();
-  const key = probeKey({ userAgent: navigator.userAgent, cores: logicalCores(), webgpu: adapters.webgpu, webgl: adapters.webgl });
+  const key = probeKey({
+    userAgent: navigator.userAgent,
+    cores: logicalCores(),
+    webgpu: adapters.webgpu,
+    webgl: adapters.webgl,
+  });
   const stored = readProbeRecord(await loadBackendChoice(), key);
   const fallbacks: BackendInfo['fallbacks'] = [];
   if (stored.ok) {
@@ -267,19 +341,43 @@ async function selectAuto(): Promise<BackendInfo> {
     const attempt = await tryBackend(record.choice);
     if (attempt.ok) {
       return {
-        backend: record.choice, adapter: attempt.adapter, fallbacks: record.skipped, ...(attempt.threads ? { threads: attempt.threads } : {}),
-        choice: { how: 'remembered', reason: probeReason(record.choice, record.timings), timings: record.timings, at: record.at },
+        backend: record.choice,
+        adapter: attempt.adapter,
+        fallbacks: record.skipped,
+        ...(attempt.threads ? { threads: attempt.threads } : {}),
+        choice: {
+          how: 'remembered',
+          reason: probeReason(record.choice, record.timings),
+          timings: record.timings,
+          at: record.at,
+        },
       };
     }
-    fallbacks.push({ backend: record.choice, reason: `remembered choice no longer starts (${attempt.reason}); probed again` });
+    fallbacks.push({
+      backend: record.choice,
+      reason: `remembered choice no longer starts (${attempt.reason}); probed again`,
+    });
   }
-  const timings: ProbeTiming[] = [], described = new Map<BackendName, Attempt & { ok: true }>();
+  const timings: ProbeTiming[] = [],
+    described = new Map<BackendName, Attempt & { ok: true }>();
   for (const name of BACKEND_ORDER) {
-    if (name === 'webgpu' && adapters.webgpuSoftware) { fallbacks.push({ backend: name, reason: softwareReason(name, adapters.webgpu) }); continue; }
-    if (name === 'webgl' && SOFTWARE_ADAPTER.test(adapters.webgl)) { fallbacks.push({ backend: name, reason: softwareReason(name, `WebGL · ${adapters.webgl}`) }); continue; }
+    if (name === 'webgpu' && adapters.webgpuSoftware) {
+      fallbacks.push({ backend: name, reason: softwareReason(name, adapters.webgpu) });
+      continue;
+    }
+    if (name === 'webgl' && SOFTWARE_ADAPTER.test(adapters.webgl)) {
+      fallbacks.push({ backend: name, reason: softwareReason(name, `WebGL · ${adapters.webgl}`) });
+      continue;
+    }
     const attempt = await tryBackend(name);
-    if (!attempt.ok) { fallbacks.push({ backend: name, reason: attempt.reason }); continue; }
-    if (attempt.software && (name === 'webgpu' || name === 'webgl')) { fallbacks.push({ backend: name, reason: softwareReason(name, attempt.adapter) }); continue; }
+    if (!attempt.ok) {
+      fallbacks.push({ backend: name, reason: attempt.reason });
+      continue;
+    }
+    if (attempt.software && (name === 'webgpu' || name === 'webgl')) {
+      fallbacks.push({ backend: name, reason: softwareReason(name, attempt.adapter) });
+      continue;
+    }
     try {
       const best = chooseFastest(timings);
       timings.push(await timeProbe(name, best && best.steps > 0 ? best.msPerStep : null));
@@ -293,11 +391,15 @@ async function selectAuto(): Promise<BackendInfo> {
   if (!best) throw new Error(`no tfjs backend works: ${fallbacks.map((f) => `${f.backend}: ${f.reason}`).join('; ')}`);
   const reason = await activate(best.backend);
   if (reason) throw new Error(`${best.backend} was fastest in the probe but failed to start again: ${reason}`);
-  const at = Date.now(), attempt = described.get(best.backend)!;
+  const at = Date.now(),
+    attempt = described.get(best.backend)!;
   const record = { version: PROBE_RECORD_VERSION, key, choice: best.backend, timings, skipped: fallbacks, at };
   await saveBackendChoice(record);
   return {
-    backend: best.backend, adapter: attempt.adapter, fallbacks, ...(attempt.threads ? { threads: attempt.threads } : {}),
+    backend: best.backend,
+    adapter: attempt.adapter,
+    fallbacks,
+    ...(attempt.threads ? { threads: attempt.threads } : {}),
     choice: { how: 'probe', reason: probeReason(best.backend, timings) + note, timings, at },
   };
 }
@@ -317,8 +419,17 @@ export async function selectBackend(pref: BackendPref): Promise<BackendInfo> {
   for (const name of BACKEND_ORDER.slice(Math.max(0, BACKEND_ORDER.indexOf(pref)))) {
     const attempt = await tryBackend(name);
     if (attempt.ok) {
-      const reason = name === pref ? `chosen in Settings (backend=${pref})` : `${pref} was chosen in Settings but did not start; next in order`;
-      return { backend: name, adapter: attempt.adapter, fallbacks, ...(attempt.threads ? { threads: attempt.threads } : {}), choice: { how: 'forced', reason, timings: [] } };
+      const reason =
+        name === pref
+          ? `chosen in Settings (backend=${pref})`
+          : `${pref} was chosen in Settings but did not start; next in order`;
+      return {
+        backend: name,
+        adapter: attempt.adapter,
+        fallbacks,
+        ...(attempt.threads ? { threads: attempt.threads } : {}),
+        choice: { how: 'forced', reason, timings: [] },
+      };
     }
     fallbacks.push({ backend: name, reason: attempt.reason });
   }

@@ -12,7 +12,9 @@ import { vocabHash } from '../core/tokenizer/tokenizer';
 import { checkWeights, decodeSafetensors } from '../core/model/io';
 
 /** The part of `fetch` the loader uses (the global one in the worker; a stub in tests). */
-export type FetchLike = (url: string) => Promise<Pick<Response, 'ok' | 'status' | 'statusText' | 'text' | 'arrayBuffer'>>;
+export type FetchLike = (
+  url: string,
+) => Promise<Pick<Response, 'ok' | 'status' | 'statusText' | 'text' | 'arrayBuffer'>>;
 
 /** A base policy that passed every check. */
 export interface BasePolicy {
@@ -56,7 +58,13 @@ async function get(src: BaseSource, url: string, what: string): Promise<Awaited<
  *   of another size or sha256 (`checkBaseWeights`); the model size differs from `model`; or the file's metadata or
  *   tensor shapes do not fit this code (`checkWeights`).
  */
-export async function fetchBasePolicy(spec: EnvSpec, preset: string, tok: Tokenizer, model: string, src: BaseSource): Promise<BasePolicy> {
+export async function fetchBasePolicy(
+  spec: EnvSpec,
+  preset: string,
+  tok: Tokenizer,
+  model: string,
+  src: BaseSource,
+): Promise<BasePolicy> {
   const rel = baseManifestPath(spec.name, preset);
   const mUrl = src.baseUrl + rel;
   let res: Awaited<ReturnType<FetchLike>>;
@@ -64,7 +72,9 @@ export async function fetchBasePolicy(spec: EnvSpec, preset: string, tok: Tokeni
     res = await get(src, mUrl, 'base manifest');
   } catch (e) {
     if (/HTTP 404/.test((e as Error).message))
-      throw new Error(`no base policy for ${spec.name}/${preset} (${rel} is not on the server); make one with ${pretrainCommand(spec.name, preset)}`);
+      throw new Error(
+        `no base policy for ${spec.name}/${preset} (${rel} is not on the server); make one with ${pretrainCommand(spec.name, preset)}`,
+      );
     throw e;
   }
   const text = await res.text();
@@ -74,15 +84,23 @@ export async function fetchBasePolicy(spec: EnvSpec, preset: string, tok: Tokeni
   } catch (e) {
     // A dev server answers an unknown path with index.html (status 200): say so rather than quoting a JSON error.
     const html = /^\s*</.test(text);
-    throw new Error(html
-      ? `no base policy for ${spec.name}/${preset} (${rel} is not on the server; it answered with a web page); make one with ${pretrainCommand(spec.name, preset)}`
-      : `base manifest ${rel} is not valid JSON (${(e as Error).message}); regenerate it with ${pretrainCommand(spec.name, preset)}`);
+    throw new Error(
+      html
+        ? `no base policy for ${spec.name}/${preset} (${rel} is not on the server; it answered with a web ` +
+            `page); make one with ${pretrainCommand(spec.name, preset)}`
+        : `base manifest ${rel} is not valid JSON (${(e as Error).message}); regenerate it with ${pretrainCommand(spec.name, preset)}`,
+    );
   }
   const manifest = checkBaseManifest(raw, spec, tok);
   if (manifest.preset !== preset)
-    throw new Error(`base manifest ${rel} is for preset "${manifest.preset}", not "${preset}"; regenerate it with ${pretrainCommand(spec.name, preset)}`);
+    throw new Error(
+      `base manifest ${rel} is for preset "${manifest.preset}", not "${preset}"; regenerate it with ${pretrainCommand(spec.name, preset)}`,
+    );
   if (manifest.model !== model)
-    throw new Error(`the base policy for ${spec.name}/${preset} is model size ${manifest.model} but the run's model is ${model}; set Model to ${manifest.model} to start from it`);
+    throw new Error(
+      `the base policy for ${spec.name}/${preset} is model size ${manifest.model} but the run's model is ${model}; ` +
+        `set Model to ${manifest.model} to start from it`,
+    );
   const wUrl = mUrl.slice(0, mUrl.lastIndexOf('/') + 1) + manifest.file;
   const bytes = new Uint8Array(await (await get(src, wUrl, 'base weights')).arrayBuffer());
   await checkBaseWeights(bytes, manifest);
@@ -90,7 +108,10 @@ export async function fetchBasePolicy(spec: EnvSpec, preset: string, tok: Tokeni
   // mismatched model is refused here instead of failing on the first training step.
   const w = decodeSafetensors(bytes);
   if (w.meta.modelSize !== model)
-    throw new Error(`base weights ${manifest.file} are model size ${w.meta.modelSize ?? '(none)'} although the manifest says ${manifest.model}; regenerate with: ${manifest.command}`);
+    throw new Error(
+      `base weights ${manifest.file} are model size ${w.meta.modelSize ?? '(none)'} although the manifest ` +
+        `says ${manifest.model}; regenerate with: ${manifest.command}`,
+    );
   checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
   return { manifest, bytes, url: wUrl };
 }

@@ -5,7 +5,12 @@
  * training calls are refused (`benchRunning`).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { benchRequestSchema, type BenchBackendResult, type BenchProgress, type BenchReport } from '../core/bench/report';
+import {
+  benchRequestSchema,
+  type BenchBackendResult,
+  type BenchProgress,
+  type BenchReport,
+} from '../core/bench/report';
 import { PAGE_BENCH_SIZES, runBench } from '../core/bench/workloads';
 import { tryBackend } from './backend';
 
@@ -25,7 +30,11 @@ export function benchRunning(): boolean {
  * @throws Error naming the field on a bad request, saying why when busy or when a benchmark already runs, or when
  *   the previous backend cannot be restored.
  */
-export async function runPageBench(request: unknown, busy: string | null, onProgress: (p: BenchProgress) => void): Promise<BenchReport> {
+export async function runPageBench(
+  request: unknown,
+  busy: string | null,
+  onProgress: (p: BenchProgress) => void,
+): Promise<BenchReport> {
   const parsed = benchRequestSchema.safeParse(request);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
@@ -46,7 +55,9 @@ export async function runPageBench(request: unknown, busy: string | null, onProg
         continue;
       }
       try {
-        const result = await runBench(PAGE_BENCH_SIZES[size], (phase) => onProgress({ backend, index, count: backends.length, phase }));
+        const result = await runBench(PAGE_BENCH_SIZES[size], (phase) =>
+          onProgress({ backend, index, count: backends.length, phase }),
+        );
         results.push({ backend, ok: true, adapter: attempt.adapter, result });
       } catch (e) {
         results.push({ backend, ok: false, reason: e instanceof Error ? e.message : String(e) });
@@ -54,11 +65,19 @@ export async function runPageBench(request: unknown, busy: string | null, onProg
     }
   } finally {
     try {
-      if (previous && tf.getBackend() !== previous && !(await tf.setBackend(previous))) throw new Error(`could not switch back to the ${previous} backend`);
+      if (previous && tf.getBackend() !== previous && !(await tf.setBackend(previous)))
+        throw new Error(`could not switch back to the ${previous} backend`);
     } finally {
       running = false;
     }
   }
   const nav = (globalThis as { navigator?: { userAgent?: string; hardwareConcurrency?: number } }).navigator;
-  return { size, userAgent: nav?.userAgent ?? '', cores: nav?.hardwareConcurrency ?? 1, at: Date.now(), results, restored: tf.getBackend() };
+  return {
+    size,
+    userAgent: nav?.userAgent ?? '',
+    cores: nav?.hardwareConcurrency ?? 1,
+    at: Date.now(),
+    results,
+    restored: tf.getBackend(),
+  };
 }

@@ -25,7 +25,9 @@ export interface TeacherRoundView {
   afterStep: number;
   /** The chosen teacher (checkpoint step); null under the union ablation. */
   teacherId: number | null;
-  /** Every teacher's numbers in the round, ascending id: HCN score Σ w(q) over Q ∖ P, gain |Q ∖ P|, type coverage. */
+  /**
+   * Every teacher's numbers in the round, ascending id: HCN score Σ w(q) over Q ∖ P, gain |Q ∖ P|, type coverage.
+   */
   scores: { id: number; score: number; gain: number; typeCoverage: number }[];
   /** |P|: val tasks the student solved when the round began. */
   studentSolved: number;
@@ -64,7 +66,8 @@ export class CheckpointStore {
 
   /** @param budgetBytes most bytes of weights kept (> 0). @throws RangeError otherwise. */
   constructor(readonly budgetBytes = DEFAULT_CHECKPOINT_BUDGET_BYTES) {
-    if (!(budgetBytes > 0) || !Number.isFinite(budgetBytes)) throw new RangeError(`checkpoint budget must be a positive number of bytes, got ${budgetBytes}`);
+    if (!(budgetBytes > 0) || !Number.isFinite(budgetBytes))
+      throw new RangeError(`checkpoint budget must be a positive number of bytes, got ${budgetBytes}`);
   }
 
   /** Forget everything (a new run). */
@@ -89,7 +92,9 @@ export class CheckpointStore {
    */
   addValidation(ev: Pick<ValidationEvent, 'step' | 'samples' | 'passRates' | 'taskTypes'>, cfg: RunConfig): void {
     this.sourceConfig ??= { ...cfg };
-    const base = this.val ?? emptyValRecord({ preset: cfg.preset, valTasks: ev.passRates.length, valSamples: ev.samples }, ev.taskTypes);
+    const base =
+      this.val ??
+      emptyValRecord({ preset: cfg.preset, valTasks: ev.passRates.length, valSamples: ev.samples }, ev.taskTypes);
     this.val = addValidation(base, ev.step, ev.passRates, ev.taskTypes);
   }
 
@@ -106,7 +111,8 @@ export class CheckpointStore {
     }
     const best = this.bestStep();
     while (this.usedBytes + bytes.byteLength > this.budgetBytes) {
-      const victim = [...this.weights.keys()].sort((a, b) => a - b).find((s) => s !== best) ?? [...this.weights.keys()][0];
+      const victim =
+        [...this.weights.keys()].sort((a, b) => a - b).find((s) => s !== best) ?? [...this.weights.keys()][0];
       this.weights.delete(victim);
       this.droppedSteps.add(victim);
     }
@@ -116,7 +122,9 @@ export class CheckpointStore {
 
   /** The validated checkpoints that still have weights, for core/run/distill.ts `planDistillation`. */
   sources(): SourceCheckpoint[] {
-    return [...this.weights].sort((a, b) => a[0] - b[0]).map(([step, bytes]) => ({ step, bytes, label: `the checkpoint at step ${step}` }));
+    return [...this.weights]
+      .sort((a, b) => a[0] - b[0])
+      .map(([step, bytes]) => ({ step, bytes, label: `the checkpoint at step ${step}` }));
   }
 
   /** The config of the run that made the checkpoints (a copy), or null before the first validation. */

@@ -21,9 +21,13 @@ export type PageFromRun = NonNullable<RunRecord['fromRun']>;
 /** How to get what a refused distillation needs, in the page's words. */
 export const PAGE_HOW: Record<DistillProblem, string> = {
   'empty-panel': 'set Validation tasks (Advanced) to a number of tasks, e.g. 16, and train the run again',
-  'too-few-checkpoints': 'set Checkpoint every (Advanced) to fewer steps than the run has and Validation tasks above 0, then train the run (GRPO) again',
+  'too-few-checkpoints':
+    'set Checkpoint every (Advanced) to fewer steps than the run has and Validation tasks above 0, then ' +
+    'train the run (GRPO) again',
   'bad-checkpoint': 'train the run again',
-  'nothing-to-distil': 'validate on more tasks (Validation tasks) or checkpoint more often (Checkpoint every) to find tasks some checkpoint solves and the best does not',
+  'nothing-to-distil':
+    'validate on more tasks (Validation tasks) or checkpoint more often (Checkpoint every) to find tasks ' +
+    'some checkpoint solves and the best does not',
 };
 
 /** Settings a distillation stage shares with the run that made its checkpoints. */
@@ -37,7 +41,11 @@ export interface PageDistillation {
   initWeights: Uint8Array;
   studentStep: number;
   /** For TrainOptions.algorithmInit: the teacher pool, the student's solved val tasks and the round callback. */
-  algorithmInit: { teacherPool: CheckpointTeacherPool; studentSolved: Set<number>; onRound: (r: AgenticOpdRound) => void };
+  algorithmInit: {
+    teacherPool: CheckpointTeacherPool;
+    studentSolved: Set<number>;
+    onRound: (r: AgenticOpdRound) => void;
+  };
   /** The pool, to dispose when the stage's run is discarded. */
   pool: CheckpointTeacherPool;
   /** The teachers' checkpoint steps and weights (safetensors bytes), ascending step. */
@@ -50,27 +58,52 @@ export interface PageDistillation {
  * @throws Error saying what is needed and how to get it in the page (no validated checkpoints, fewer than two, an
  *   empty panel, nothing to distil, a checkpoint that does not fit the config).
  */
-export function planPageDistillation(store: CheckpointStore, config: RunConfig, onRound: (r: AgenticOpdRound) => void): PageDistillation {
+export function planPageDistillation(
+  store: CheckpointStore,
+  config: RunConfig,
+  onRound: (r: AgenticOpdRound) => void,
+): PageDistillation {
   const val = store.valRecord();
   if (!val || val.checkpoints.length === 0)
-    throw new Error(`Agentic-OPD distils a run's own checkpoints, and this page holds none with a validation yet: ${PAGE_HOW['too-few-checkpoints']}, then press Distil in the Checkpoints view`);
+    throw new Error(
+      `Agentic-OPD distils a run's own checkpoints, and this page holds none with a validation yet: ${PAGE_HOW['too-few-checkpoints']}, ` +
+        `then press Distil in the Checkpoints view`,
+    );
   const source = store.config();
   for (const k of SHARED_WITH_SOURCE)
-    if (source && source[k] !== config[k]) throw new Error(`the checkpoints were made with ${fieldMeta(k).label} ${String(source[k])} and the distillation asks for ${String(config[k])}: the student and its teachers keep the run's environment, prompt format and model, so set ${fieldMeta(k).label} back to ${String(source[k])}`);
+    if (source && source[k] !== config[k])
+      throw new Error(
+        `the checkpoints were made with ${fieldMeta(k).label} ${String(source[k])} and the distillation ` +
+          `asks for ${String(config[k])}: the student and its teachers keep the run's environment, prompt ` +
+          `format and model, so set ${fieldMeta(k).label} back to ${String(source[k])}`,
+      );
   return distillationFrom(val, store.sources(), config, onRound);
 }
 
 /** The plan and teacher pool from a solved matrix and checkpoint bytes (planPageDistillation and resumes). */
-function distillationFrom(val: ValRecord, sources: readonly SourceCheckpoint[], config: RunConfig, onRound: (r: AgenticOpdRound) => void): PageDistillation {
+function distillationFrom(
+  val: ValRecord,
+  sources: readonly SourceCheckpoint[],
+  config: RunConfig,
+  onRound: (r: AgenticOpdRound) => void,
+): PageDistillation {
   const spec = getEnvSpec(config.env);
   const tok = buildTokenizer(spec);
   const plan = planDistillation(val, sources, { model: config.model, spec, tok }, PAGE_HOW);
   const pool = checkpointTeacherPool(plan.teachers, plan.taskTypes, spec, tok, {
-    preset: config.preset, temperature: config.temperature, historyTurns: config.historyTurns, maxActionTokens: config.maxActionTokens,
-    decoding: config.decoding, groupSize: config.groupSize, seed: config.seed,
+    preset: config.preset,
+    temperature: config.temperature,
+    historyTurns: config.historyTurns,
+    maxActionTokens: config.maxActionTokens,
+    decoding: config.decoding,
+    groupSize: config.groupSize,
+    seed: config.seed,
   });
   return {
-    config: { ...config, algo: 'agentic-opd' }, initWeights: plan.studentBytes, studentStep: plan.studentStep, pool,
+    config: { ...config, algo: 'agentic-opd' },
+    initWeights: plan.studentBytes,
+    studentStep: plan.studentStep,
+    pool,
     teachers: plan.teachers.map((t) => ({ id: t.id, bytes: t.bytes })),
     algorithmInit: { teacherPool: pool, studentSolved: plan.studentSolved, onRound },
   };
@@ -86,7 +119,9 @@ export function distillationInit(d: Pick<PageDistillation, 'config' | 'studentSt
   const warning = d.config.teacherSelect === 'union' ? unionStartWarning(d.pool) : null;
   return {
     kind: 'checkpoint',
-    label: `the best-validation checkpoint (step ${d.studentStep}), distilled from ${n} teacher checkpoint${n === 1 ? '' : 's'} (steps ${d.pool.ids.join(', ')})`,
+    label:
+      `the best-validation checkpoint (step ${d.studentStep}), distilled from ${n} teacher ` +
+      `checkpoint${n === 1 ? '' : 's'} (steps ${d.pool.ids.join(', ')})`,
     ...(warning ? { warning: `Warning: ${warning}.` } : {}),
   };
 }
@@ -106,10 +141,14 @@ export async function stageValSha256(val: ValRecord, steps: readonly number[]): 
  * (`stageValSha256`) and of its student's and teachers' checkpoint weights.
  */
 export async function pageFromRun(sourceRunId: string, val: ValRecord, d: PageDistillation): Promise<PageFromRun> {
-  const teachers = await Promise.all(d.teachers.map(async (t) => ({ step: t.id, file: checkpointFile(t.id), sha256: await sha256Hex(t.bytes) })));
+  const teachers = await Promise.all(
+    d.teachers.map(async (t) => ({ step: t.id, file: checkpointFile(t.id), sha256: await sha256Hex(t.bytes) })),
+  );
   return {
-    dir: sourceRunId, valSha256: await stageValSha256(val, [d.studentStep, ...d.pool.ids]),
-    student: { step: d.studentStep, file: checkpointFile(d.studentStep), sha256: await sha256Hex(d.initWeights) }, teachers,
+    dir: sourceRunId,
+    valSha256: await stageValSha256(val, [d.studentStep, ...d.pool.ids]),
+    student: { step: d.studentStep, file: checkpointFile(d.studentStep), sha256: await sha256Hex(d.initWeights) },
+    teachers,
   };
 }
 
@@ -121,7 +160,13 @@ export async function pageFromRun(sourceRunId: string, val: ValRecord, d: PageDi
  * loadState), so that first report, a choice the resumed run never acts on, is not passed on.
  * @throws Error when the plan no longer picks the recorded student and teachers (a source edited since).
  */
-export function resumePageDistillation(fromRun: PageFromRun, val: ValRecord, sources: readonly SourceCheckpoint[], config: RunConfig, onRound: (r: AgenticOpdRound) => void): PageDistillation {
+export function resumePageDistillation(
+  fromRun: PageFromRun,
+  val: ValRecord,
+  sources: readonly SourceCheckpoint[],
+  config: RunConfig,
+  onRound: (r: AgenticOpdRound) => void,
+): PageDistillation {
   let created = false;
   const d = distillationFrom(val, sources, config, (r) => {
     if (created) onRound(r);
@@ -130,7 +175,11 @@ export function resumePageDistillation(fromRun: PageFromRun, val: ValRecord, sou
   const want = fromRun.teachers.map((t) => t.step).join(', ');
   if (d.studentStep !== fromRun.student.step || d.pool.ids.join(', ') !== want) {
     d.pool.dispose();
-    throw new Error(`the source run's checkpoints now give student ${d.studentStep} and teachers ${d.pool.ids.join(', ')}; the distillation began with student ${fromRun.student.step} and teachers ${want}; start a new distillation`);
+    throw new Error(
+      `the source run's checkpoints now give student ${d.studentStep} and teachers ${d.pool.ids.join(', ')}; ` +
+        `the distillation began with student ${fromRun.student.step} and teachers ${want}; start a new ` +
+        `distillation`,
+    );
   }
   return d;
 }

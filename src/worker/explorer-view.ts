@@ -17,7 +17,9 @@ export interface PromptView {
   history: { action: string; observation: string }[];
   /** The current observation (after `<obs>`). */
   observation: string;
-  /** The admissible actions listed (after `<actions>`), in prompt order (the end of the list is dropped when too long). */
+  /**
+   * The admissible actions listed (after `<actions>`), in prompt order (the end of the list is dropped when too long).
+   */
   admissible: string[];
   /** Text after `<step_skill>`, if any. */
   stepSkill?: string;
@@ -29,7 +31,9 @@ export interface PromptView {
 
 /** One turn as the explorer shows it. */
 export interface ExplorerTurn extends Omit<TurnDetail, 'prompt'> {
-  /** The decoded prompt; null for a group read back from a stored run (prompts are not kept: `ExplorerGroup.stored`). */
+  /**
+   * The decoded prompt; null for a group read back from a stored run (prompts are not kept: `ExplorerGroup.stored`).
+   */
   prompt: PromptView | null;
   /** Display text of each action token (`tokenCount` of them; `<eos>` as is). */
   tokenTexts: string[];
@@ -50,8 +54,14 @@ export interface ExplorerGroup extends Omit<GroupDetail, 'trajectories'> {
 export function promptView(ids: ArrayLike<number>, tok: Tokenizer): PromptView {
   const S = (n: Parameters<Tokenizer['special']>[0]) => tok.special(n);
   const markers = new Map<number, string>([
-    [S('<task>'), 'task'], [S('<skill>'), 'skill'], [S('<hist>'), 'hist'], [S('<obs>'), 'obs'], [S('<actions>'), 'actions'],
-    [S('<step_skill>'), 'step'], [S('<act>'), 'act'], [S('<bos>'), 'bos'],
+    [S('<task>'), 'task'],
+    [S('<skill>'), 'skill'],
+    [S('<hist>'), 'hist'],
+    [S('<obs>'), 'obs'],
+    [S('<actions>'), 'actions'],
+    [S('<step_skill>'), 'step'],
+    [S('<act>'), 'act'],
+    [S('<bos>'), 'bos'],
   ]);
   const sep = S('<sep>');
   const sections: Record<string, number[][]> = {};
@@ -72,14 +82,17 @@ export function promptView(ids: ArrayLike<number>, tok: Tokenizer): PromptView {
   const parts = (key: string) => sections[key] ?? [];
   const histParts = parts('hist');
   const history: PromptView['history'] = [];
-  for (let k = 0; k + 1 < histParts.length; k += 2) history.push({ action: text(histParts[k]), observation: text(histParts[k + 1]) });
+  for (let k = 0; k + 1 < histParts.length; k += 2)
+    history.push({ action: text(histParts[k]), observation: text(histParts[k + 1]) });
   const joined = (key: string) => text((sections[key] ?? []).flat());
   return {
     task: joined('task'),
     ...(sections.skill ? { episodeSkill: joined('skill') } : {}),
     history,
     observation: joined('obs'),
-    admissible: parts('actions').map(text).filter((a) => a.length > 0),
+    admissible: parts('actions')
+      .map(text)
+      .filter((a) => a.length > 0),
     ...(sections.step ? { stepSkill: joined('step') } : {}),
     raw: tok.decode(ids),
     length: ids.length,
@@ -95,7 +108,9 @@ export function explorerGroup(g: GroupDetail, tok: Tokenizer): ExplorerGroup {
       turns: t.turns.map((u) => ({
         ...u,
         prompt: u.prompt ? promptView(u.prompt, tok) : null,
-        tokenTexts: Array.from(g.tokens.ids.subarray(u.tokenStart, u.tokenStart + u.tokenCount), (id) => tok.tokenText(id)),
+        tokenTexts: Array.from(g.tokens.ids.subarray(u.tokenStart, u.tokenStart + u.tokenCount), (id) =>
+          tok.tokenText(id),
+        ),
       })),
     })),
   };

@@ -9,7 +9,10 @@ export function scratchLabel(seed: number): string {
   return `fresh weights from seed ${seed}`;
 }
 
-/** Label of the shipped base policy of an environment/preset and model size, e.g. `the base policy (pretrained; household/easy, nano)`. */
+/**
+ * Label of the shipped base policy of an environment/preset and model size, e.g. `the base policy (pretrained;
+ * household/easy, nano)`.
+ */
 export function baseLabel(env: string, preset: string, model: string): string {
   return `the base policy (pretrained; ${env}/${preset}, ${model})`;
 }

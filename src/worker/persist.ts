@@ -82,7 +82,11 @@ export async function deleteWeights(name: string): Promise<void> {
  * error (a QuotaExceededError when storage is full) nothing of it is kept and the run stays as it was.
  * @throws the IndexedDB error (its `name` is kept, e.g. `QuotaExceededError`).
  */
-export async function writeRun(meta: { id: string } & Record<string, unknown>, files: readonly { name: string; data: Uint8Array }[], remove: readonly string[] = []): Promise<void> {
+export async function writeRun(
+  meta: { id: string } & Record<string, unknown>,
+  files: readonly { name: string; data: Uint8Array }[],
+  remove: readonly string[] = [],
+): Promise<void> {
   const tx = (await open()).transaction(['runs', 'runFiles'], 'readwrite');
   const f = tx.objectStore('runFiles');
   await Promise.all([
@@ -112,5 +116,9 @@ export async function getRunFile(id: string, name: string): Promise<Uint8Array |
 export async function deleteRun(id: string): Promise<void> {
   const tx = (await open()).transaction(['runs', 'runFiles'], 'readwrite');
   const keys = await tx.objectStore('runFiles').index('byRun').getAllKeys(id);
-  await Promise.all([tx.objectStore('runs').delete(id), ...keys.map((k) => tx.objectStore('runFiles').delete(k)), tx.done]);
+  await Promise.all([
+    tx.objectStore('runs').delete(id),
+    ...keys.map((k) => tx.objectStore('runFiles').delete(k)),
+    tx.done,
+  ]);
 }

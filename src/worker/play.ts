@@ -21,10 +21,18 @@ export const playRequestSchema = z
     preset: z.string().min(1).max(40),
     split: z.enum(SPLITS as [Split, ...Split[]]),
     index: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-    seed: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(-(2 ** 31))
+      .max(2 ** 31 - 1)
+      .optional(),
   })
   .strict()
-  .refine((r) => (r.index === undefined) !== (r.seed === undefined), { message: 'give either index (a task index) or seed (a random task), not both or neither', path: ['index'] });
+  .refine((r) => (r.index === undefined) !== (r.seed === undefined), {
+    message: 'give either index (a task index) or seed (a random task), not both or neither',
+    path: ['index'],
+  });
 
 /** A request of `playStart` as the page sends it. */
 export type PlayRequest = z.input<typeof playRequestSchema>;
@@ -65,7 +73,8 @@ export class PlayTable {
    */
   step(action: unknown): PlayView {
     if (typeof action !== 'string') throw new Error('play: action must be text');
-    if (action.length > PLAY_ACTION_MAX) throw new Error(`play: action must be at most ${PLAY_ACTION_MAX} characters (got ${action.length})`);
+    if (action.length > PLAY_ACTION_MAX)
+      throw new Error(`play: action must be at most ${PLAY_ACTION_MAX} characters (got ${action.length})`);
     if (!this.episode) throw new Error('play: no task started; choose one and press Start');
     if (this.episode.done) throw new Error('play: the episode has ended; start a new task');
     this.episode.step(action);

@@ -12,7 +12,13 @@ import { Rng } from '../core/rng';
 import { DEFAULT_PRETRAIN, pretrain, type PretrainConfig, type PretrainEvent } from '../core/pretrain/pretrain';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../core/model/policy';
 import type { PolicyHandle } from '../core/model/policy';
-import { PRETRAIN_ITERS_DEFAULT, PRETRAIN_ITERS_MAX, type PretrainProgress, type PretrainRequest, type PretrainResult } from './api';
+import {
+  PRETRAIN_ITERS_DEFAULT,
+  PRETRAIN_ITERS_MAX,
+  type PretrainProgress,
+  type PretrainRequest,
+  type PretrainResult,
+} from './api';
 import { checkName, type WeightsStore } from './weights';
 
 /**
@@ -21,7 +27,12 @@ import { checkName, type WeightsStore } from './weights';
  * ~0.5 s per iteration for nano on wasm with 2 cores), and PRETRAIN_ITERS_DEFAULT (100) iterations unless the user
  * picks another number.
  */
-export const BROWSER_PRETRAIN: PretrainConfig = { ...DEFAULT_PRETRAIN, tasks: 500, batch: 32, iters: PRETRAIN_ITERS_DEFAULT };
+export const BROWSER_PRETRAIN: PretrainConfig = {
+  ...DEFAULT_PRETRAIN,
+  tasks: 500,
+  batch: 32,
+  iters: PRETRAIN_ITERS_DEFAULT,
+};
 
 /** The checkpoint name a pretraining stores its weights under. */
 export function pretrainedName(req: Pick<PretrainRequest, 'model' | 'preset' | 'seed'>): string {
@@ -47,10 +58,13 @@ interface Job {
  */
 export function checkPretrainRequest(req: PretrainRequest): PretrainConfig & { env: string; model: string } {
   const spec = getEnvSpec(req.env); // throws naming the known envs
-  if (!spec.presets.includes(req.preset)) throw new Error(`pretrain: preset must be one of ${spec.presets.join(', ')} (got "${req.preset}")`);
-  if (!(MODEL_SIZES as readonly string[]).includes(req.model)) throw new Error(`pretrain: model must be one of ${MODEL_SIZES.join(', ')} (got "${req.model}")`);
+  if (!spec.presets.includes(req.preset))
+    throw new Error(`pretrain: preset must be one of ${spec.presets.join(', ')} (got "${req.preset}")`);
+  if (!(MODEL_SIZES as readonly string[]).includes(req.model))
+    throw new Error(`pretrain: model must be one of ${MODEL_SIZES.join(', ')} (got "${req.model}")`);
   const intIn = (name: string, v: number, lo: number, hi: number) => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new Error(`pretrain: ${name} must be an integer from ${lo} to ${hi} (got ${v})`);
+    if (!Number.isInteger(v) || v < lo || v > hi)
+      throw new Error(`pretrain: ${name} must be an integer from ${lo} to ${hi} (got ${v})`);
     return v;
   };
   const d = BROWSER_PRETRAIN;
@@ -91,7 +105,10 @@ export class PretrainSession {
    * @throws Error on a bad request, or while another pretraining runs or is paused.
    */
   async start(req: PretrainRequest, onProgress: ProgressSink): Promise<PretrainResult> {
-    if (this.job) throw new Error(this.running ? 'pretraining is already running' : 'a pretraining is paused; resume or abort it first');
+    if (this.job)
+      throw new Error(
+        this.running ? 'pretraining is already running' : 'a pretraining is paused; resume or abort it first',
+      );
     const c = checkPretrainRequest(req);
     const spec = getEnvSpec(c.env);
     const policy = createPolicy(c.model, buildTokenizer(spec), new Rng(c.seed).fork('init'));
@@ -141,7 +158,8 @@ export class PretrainSession {
         if (r.done) break;
         const e = r.value;
         if (e.event === 'demos') job.last = { ...job.last, phase: 'demos', samples: e.samples, elapsedMs: e.ms };
-        else if (e.event === 'iter') job.last = { ...job.last, phase: 'iter', iter: e.iter, loss: e.loss, elapsedMs: e.elapsedMs };
+        else if (e.event === 'iter')
+          job.last = { ...job.last, phase: 'iter', iter: e.iter, loss: e.loss, elapsedMs: e.elapsedMs };
         else job.last = { ...job.last, phase: 'done', iter: e.iters, loss: e.loss, elapsedMs: e.elapsedMs };
         onProgress(job.last);
         if (e.event === 'done') break;
@@ -165,10 +183,20 @@ export class PretrainSession {
   private async save(job: Job) {
     const spec = getEnvSpec(job.req.env);
     const name = checkName(pretrainedName(job.req));
-    const bytes = await savePolicy(job.policy, job.req.model, { [spec.name]: spec.version }, {
-      env: spec.name, preset: job.req.preset, seed: String(job.req.seed), step: '0',
-      pretrainIters: String(job.last.iter), pretrainLoss: String(job.last.loss), savedBy: 'opd-playground page (pretrain)',
-    });
+    const bytes = await savePolicy(
+      job.policy,
+      job.req.model,
+      { [spec.name]: spec.version },
+      {
+        env: spec.name,
+        preset: job.req.preset,
+        seed: String(job.req.seed),
+        step: '0',
+        pretrainIters: String(job.last.iter),
+        pretrainLoss: String(job.last.loss),
+        savedBy: 'opd-playground page (pretrain)',
+      },
+    );
     const savedAt = Date.now();
     await this.store.put({ name, bytes, modelSize: job.req.model, savedAt });
     return { name, modelSize: job.req.model, savedAt };

@@ -5,8 +5,19 @@
  */
 import type { RunConfig } from '../core/run/config';
 import {
-  EVENTS_FILE, RUN_FILE, RecordError, VAL_FILE, type ValRecord, checkpointFile, checkpointMismatch, configChanges, formatConfigChanges, parseEvents,
-  parseValRecord, stateFile, type RecordEvent,
+  EVENTS_FILE,
+  RUN_FILE,
+  RecordError,
+  VAL_FILE,
+  type ValRecord,
+  checkpointFile,
+  checkpointMismatch,
+  configChanges,
+  formatConfigChanges,
+  parseEvents,
+  parseValRecord,
+  stateFile,
+  type RecordEvent,
 } from '../core/run/record';
 import { TRAJECTORIES_FILE } from '../core/run/trajectories';
 import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
@@ -41,14 +52,23 @@ export interface ResumePlan {
  * checkpoints, each checked against the sha256 in `fromRun`. Nothing is written.
  * @throws Error naming what is missing or changed (the source run, its val.json, a checkpoint) and what to do.
  */
-async function readDistillSource(store: RunStore, name: string, fromRun: PageFromRun | undefined): Promise<NonNullable<ResumePlan['distill']>> {
+async function readDistillSource(
+  store: RunStore,
+  name: string,
+  fromRun: PageFromRun | undefined,
+): Promise<NonNullable<ResumePlan['distill']>> {
   const cannot = `run "${name}" is an Agentic-OPD distillation and cannot resume without its teachers`;
-  const fresh = 'start a new distillation instead (Distil in the Checkpoints view after a GRPO run with Validation tasks and Checkpoint every); the stored runs are unchanged';
+  const fresh =
+    'start a new distillation instead (Distil in the Checkpoints view after a GRPO run with Validation ' +
+    'tasks and Checkpoint every); the stored runs are unchanged';
   if (!fromRun) throw new Error(`${cannot}: its record does not name the run its checkpoints came from; ${fresh}`);
   const steps = [fromRun.student, ...fromRun.teachers];
   const raw = await store.getMeta(fromRun.dir);
   if (raw === undefined)
-    throw new Error(`${cannot}: its source run (stored run id ${fromRun.dir}, whose checkpoints of steps ${steps.map((c) => c.step).join(', ')} are the student and the teachers) was deleted; ${fresh}`);
+    throw new Error(
+      `${cannot}: its source run (stored run id ${fromRun.dir}, whose checkpoints of steps ${steps.map((c) => c.step).join(', ')} ` +
+        `are the student and the teachers) was deleted; ${fresh}`,
+    );
   const src = await readMeta(store, fromRun.dir);
   const srcName = `the source run "${src.name}"`;
   let val: ValRecord;
@@ -57,16 +77,34 @@ async function readDistillSource(store: RunStore, name: string, fromRun: PageFro
     if (t === null) throw new RecordError(`${VAL_FILE} is missing`);
     val = parseValRecord(t);
   } catch (e) {
-    throw new Error(`${cannot}: ${srcName} has no readable solved matrix (${e instanceof Error ? e.message : String(e)}); ${fresh}`);
+    throw new Error(
+      `${cannot}: ${srcName} has no readable solved matrix (${e instanceof Error ? e.message : String(e)}); ${fresh}`,
+    );
   }
-  if ((await stageValSha256(val, steps.map((c) => c.step))) !== fromRun.valSha256)
-    throw new Error(`${cannot}: the validations of ${srcName} at steps ${steps.map((c) => c.step).join(', ')} differ from those the distillation began with; ${fresh}`);
+  if (
+    (await stageValSha256(
+      val,
+      steps.map((c) => c.step),
+    )) !== fromRun.valSha256
+  )
+    throw new Error(
+      `${cannot}: the validations of ${srcName} at steps ${steps.map((c) => c.step).join(', ')} differ ` +
+        `from those the distillation began with; ${fresh}`,
+    );
   const sources: SourceCheckpoint[] = [];
   for (const c of steps) {
     const role = c === fromRun.student ? 'the student' : 'a teacher';
     const bytes = Object.hasOwn(src.files, c.file) ? await store.getFile(src.id, c.file) : undefined;
-    if (!bytes) throw new Error(`${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) is missing from storage (deleted, or never stored because storage was full); ${fresh}`);
-    if ((await sha256Hex(bytes)) !== c.sha256) throw new Error(`${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) differs from the one the distillation began with; ${fresh}`);
+    if (!bytes)
+      throw new Error(
+        `${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) is missing from storage ` +
+          `(deleted, or never stored because storage was full); ${fresh}`,
+      );
+    if ((await sha256Hex(bytes)) !== c.sha256)
+      throw new Error(
+        `${cannot}: the checkpoint of step ${c.step} of ${srcName} (${role}) differs from the one the ` +
+          `distillation began with; ${fresh}`,
+      );
     sources.push({ step: c.step, bytes, label: `the checkpoint at step ${c.step} of ${srcName}` });
   }
   return { fromRun, val, sources };
@@ -79,17 +117,32 @@ async function readDistillSource(store: RunStore, name: string, fromRun: PageFro
  *   a run.json config other than the one the run started with, a checkpoint file whose sha256 differs from the one its
  *   events.jsonl line records (core/run/record.ts configChanges, checkpointMismatch).
  */
-export async function planResume(store: RunStore, id: string, envVersions: Record<string, string>): Promise<ResumePlan> {
+export async function planResume(
+  store: RunStore,
+  id: string,
+  envVersions: Record<string, string>,
+): Promise<ResumePlan> {
   const meta = await readMeta(store, id);
   const { run } = await readRecord(store, meta);
   for (const [env, v] of Object.entries(run.envVersions))
-    if (Object.hasOwn(envVersions, env) && envVersions[env] !== v) throw new Error(`run "${meta.name}" was made with environment version ${v}; this is ${envVersions[env]}, whose tasks differ; start a new run`);
+    if (Object.hasOwn(envVersions, env) && envVersions[env] !== v)
+      throw new Error(
+        `run "${meta.name}" was made with environment version ${v}; this is ${envVersions[env]}, whose ` +
+          `tasks differ; start a new run`,
+      );
   const k = storedCheckpoints(meta).at(-1);
-  if (k === undefined) throw new Error(`run "${meta.name}" has no checkpoint yet (the first comes at step ${run.config.checkpointEvery || '— checkpoints are off'}); start it again instead`);
-  if (k >= run.config.steps) throw new Error(`run "${meta.name}" is finished (its latest checkpoint is its last step, ${k}); nothing to resume`);
+  if (k === undefined)
+    throw new Error(
+      `run "${meta.name}" has no checkpoint yet (the first comes at step ${run.config.checkpointEvery || '— checkpoints are off'}); ` +
+        `start it again instead`,
+    );
+  if (k >= run.config.steps)
+    throw new Error(`run "${meta.name}" is finished (its latest checkpoint is its last step, ${k}); nothing to resume`);
   const [weights, state] = await Promise.all([store.getFile(id, checkpointFile(k)), store.getFile(id, stateFile(k))]);
-  if (!weights || !state) throw new Error(`run "${meta.name}": the checkpoint of step ${k} is missing from storage; the run cannot resume`);
-  const distill = run.config.algo === 'agentic-opd' ? await readDistillSource(store, meta.name, run.fromRun) : undefined;
+  if (!weights || !state)
+    throw new Error(`run "${meta.name}": the checkpoint of step ${k} is missing from storage; the run cannot resume`);
+  const distill =
+    run.config.algo === 'agentic-opd' ? await readDistillSource(store, meta.name, run.fromRun) : undefined;
   try {
     const ev = cutEventsText((await storedText(store, meta, EVENTS_FILE)) ?? '', k).text;
     const trajectories = cutTrajectoriesText((await storedText(store, meta, TRAJECTORIES_FILE)) ?? '', k);
@@ -98,12 +151,29 @@ export async function planResume(store: RunStore, id: string, envVersions: Recor
     const val = val0 ? { ...val0, checkpoints: val0.checkpoints.filter((c) => c.step <= k) } : null;
     const events = parseEvents(ev);
     const changed = configChanges(events, run.config);
-    if (changed.length) throw new Error(`stored run "${meta.name}": its ${RUN_FILE} config differs from the config the run started with (the start line of ${EVENTS_FILE}): ${formatConfigChanges(changed)}; a resumed run keeps its config: import the run again from an unedited copy, or start a new run with these settings`);
+    if (changed.length)
+      throw new Error(
+        `stored run "${meta.name}": its ${RUN_FILE} config differs from the config the run started with ` +
+          `(the start line of ${EVENTS_FILE}): ${formatConfigChanges(changed)}; a resumed run keeps its ` +
+          `config: import the run again from an unedited copy, or start a new run with these settings`,
+      );
     const bad = checkpointMismatch(events, k, { weights: await sha256Hex(weights), state: await sha256Hex(state) });
-    if (bad) throw new Error(`stored run "${meta.name}": ${bad.file} differs from the checkpoint the run stored (sha256 ${bad.actual.slice(0, 12)}…, ${EVENTS_FILE} records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); the run cannot resume from it: import the run again from an intact copy (or without this checkpoint's two files, to resume from the one before)`);
+    if (bad)
+      throw new Error(
+        `stored run "${meta.name}": ${bad.file} differs from the checkpoint the run stored (sha256 ${bad.actual.slice(0, 12)}…, ` +
+          `${EVENTS_FILE} records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); the run cannot ` +
+          `resume from it: import the run again from an intact copy (or without this checkpoint's two ` +
+          `files, to resume from the one before)`,
+      );
     return {
-      meta: { ...meta, done: false, stopped: false, stepsDone: k }, config: run.config, weights, state, fromStep: k,
-      texts: { run, events: ev, trajectories, val }, events, ...(distill ? { distill } : {}),
+      meta: { ...meta, done: false, stopped: false, stepsDone: k },
+      config: run.config,
+      weights,
+      state,
+      fromStep: k,
+      texts: { run, events: ev, trajectories, val },
+      events,
+      ...(distill ? { distill } : {}),
     };
   } catch (e) {
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);

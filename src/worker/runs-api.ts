@@ -12,7 +12,15 @@ import { PACK_EXTENSION, isRunPack } from '../core/run/pack';
 import type { TrainerApi, InitSource, StorageUsage } from './api';
 import type { TrainingSession } from './session';
 import { checkName, type BaseLoader, type WeightsStore } from './weights';
-import { PageRuns, addStoredTrajectories, exportRun, exportTrajectories, importRun, listRuns, runRecords } from './runs-library';
+import {
+  PageRuns,
+  addStoredTrajectories,
+  exportRun,
+  exportTrajectories,
+  importRun,
+  listRuns,
+  runRecords,
+} from './runs-library';
 import { planResume } from './run-resume';
 import type { RunStore } from './runs';
 import { resumePageDistillation, type PageDistillation } from './distill';
@@ -30,7 +38,9 @@ export function currentEnvVersions(): Record<string, string> {
 async function storageUsage(): Promise<StorageUsage | null> {
   try {
     const est = await (globalThis.navigator as Navigator | undefined)?.storage?.estimate?.();
-    return est && typeof est.usage === 'number' && typeof est.quota === 'number' ? { usage: est.usage, quota: est.quota } : null;
+    return est && typeof est.usage === 'number' && typeof est.quota === 'number'
+      ? { usage: est.usage, quota: est.quota }
+      : null;
   } catch {
     return null;
   }
@@ -52,14 +62,32 @@ export interface RunsApiDeps {
   notPretraining: () => void;
   /** Stored run `id` was deleted (the explorer drops it if it shows it, so it no longer offers a run that is gone). */
   onDeleted?: (id: string) => void;
-  /** A resumed distillation's stage (its teacher pool rebuilt from the source run's stored checkpoints) is now configured. */
+  /**
+   * A resumed distillation's stage (its teacher pool rebuilt from the source run's stored checkpoints) is now
+   * configured.
+   */
   onDistill?: (d: PageDistillation) => void;
   /** Each teacher choice of a resumed distillation. */
   distillRound?: (r: AgenticOpdRound) => void;
 }
 
 /** The run methods of TrainerApi (api.ts documents each). */
-export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRun' | 'deleteRun' | 'resumeRun' | 'exportRun' | 'exportTrajectories' | 'importRun' | 'runRecords' | 'watchRuns' | 'weightsSha256' | 'importWeights'> {
+export function runsApi(
+  d: RunsApiDeps,
+): Pick<
+  TrainerApi,
+  | 'listRuns'
+  | 'renameRun'
+  | 'deleteRun'
+  | 'resumeRun'
+  | 'exportRun'
+  | 'exportTrajectories'
+  | 'importRun'
+  | 'runRecords'
+  | 'watchRuns'
+  | 'weightsSha256'
+  | 'importWeights'
+> {
   return {
     async listRuns() {
       return { ...(await listRuns(d.runStore)), activeId: d.runs.recordingId, storage: await storageUsage() };
@@ -75,7 +103,9 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
       const plan = await planResume(d.runStore, id, currentEnvVersions());
       // A distillation's teachers: its source run's stored checkpoints, checked before anything changes.
       const x = plan.distill;
-      const distill = x ? resumePageDistillation(x.fromRun, x.val, x.sources, plan.config, (r) => d.distillRound?.(r)) : null;
+      const distill = x
+        ? resumePageDistillation(x.fromRun, x.val, x.sources, plan.config, (r) => d.distillRound?.(r))
+        : null;
       d.onReconfigure();
       await d.session.configure(plan.config, undefined, { weights: plan.weights, state: plan.state });
       // The explorer starts with the stored steps up to the checkpoint (group 0 of each, as kept in trajectories.jsonl;
@@ -88,22 +118,37 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
       d.runs.resume(plan);
       const i = plan.meta.init;
       const init: InitSource = {
-        kind: i.kind, ...(i.sha256 ? { sha256: i.sha256 } : {}),
+        kind: i.kind,
+        ...(i.sha256 ? { sha256: i.sha256 } : {}),
         label: `run "${plan.meta.name}" from its checkpoint of step ${plan.fromStep}`,
       };
       let baseChanged: string | undefined;
       if (i.kind === 'base' && i.sha256) {
         const spec = getEnvSpec(plan.config.env);
         const was = `This run started from the shipped base policy with sha256 ${i.sha256.slice(0, 12)}…`;
-        const still = 'it continues from its own checkpoint (weights, Adam state and reference policy are stored in it), but a new run from the base policy would not start where this one did';
+        const still =
+          'it continues from its own checkpoint (weights, Adam state and reference policy are stored in ' +
+          'it), but a new run from the base policy would not start where this one did';
         try {
-          const now = (await d.loadBase(spec, plan.config.preset, buildTokenizer(spec), plan.config.model)).manifest.sha256;
-          if (now !== i.sha256) baseChanged = `${was}; the shipped base policy is now ${now.slice(0, 12)}…: ${still}.`;
+          const now = (await d.loadBase(spec, plan.config.preset, buildTokenizer(spec), plan.config.model)).manifest
+            .sha256;
+          if (now !== i.sha256)
+            baseChanged = `${was}; the shipped base policy is now ${now.slice(0, 12)}…: ` + `${still}.`;
         } catch (e) {
-          baseChanged = `${was}; the shipped base policy cannot be loaded now (${e instanceof Error ? e.message.replace(/\.$/, '') : String(e)}): ${still}.`;
+          baseChanged =
+            `${was}; the shipped base policy cannot be loaded now (${e instanceof Error ? e.message.replace(/\.$/, '') : String(e)}): ` +
+            `${still}.`;
         }
       }
-      return { id, name: plan.meta.name, config: plan.config, fromStep: plan.fromStep, events: plan.events, init, ...(baseChanged ? { baseChanged } : {}) };
+      return {
+        id,
+        name: plan.meta.name,
+        config: plan.config,
+        fromStep: plan.fromStep,
+        events: plan.events,
+        init,
+        ...(baseChanged ? { baseChanged } : {}),
+      };
     },
     async exportRun(id) {
       const bytes = await exportRun(d.runStore, id);
@@ -123,7 +168,11 @@ export function runsApi(d: RunsApiDeps): Pick<TrainerApi, 'listRuns' | 'renameRu
       const n = checkName(name);
       let modelSize: string;
       // A run file picked where weights are asked for: name it and where it belongs (not "not safetensors").
-      if (isRunPack(bytes)) throw new Error(`"${n}" cannot be imported: this is a run file (${PACK_EXTENSION}, a packed run record), not weights; import it with the Runs view's Import ${PACK_EXTENSION}, where Resume continues it`);
+      if (isRunPack(bytes))
+        throw new Error(
+          `"${n}" cannot be imported: this is a run file (${PACK_EXTENSION}, a packed run record), not ` +
+            `weights; import it with the Runs view's Import ${PACK_EXTENSION}, where Resume continues it`,
+        );
       try {
         const w = decodeSafetensors(bytes);
         const env = Object.hasOwn(w.meta, 'env') && ENV_NAMES.includes(w.meta.env) ? w.meta.env : DEFAULT_CONFIG.env;

@@ -2,22 +2,45 @@
  * The stored runs as the Runs and Compare views use them (worker layer): listing (every summary and run.json
  * validated; a corrupt one is listed as corrupt, never thrown), rename, delete, export as one `.opdrun` file
  * (core/run/pack.ts), import of such a file (validated whole before anything is written; stored runs are untouched
- * on any error), trajectories as chat-messages JSONL, records for comparing, and records for resuming (run-resume.ts). Also
+ * on any error), trajectories as chat-messages JSONL, records for comparing, and records for resuming (run-resume.ts).
+ * Also
  * `PageRuns`, which starts a recorder for each run the page trains. The store is passed in (persist.ts in the
  * worker, a Map in tests).
  */
 import type { RunConfig } from '../core/run/config';
 import {
-  EVENTS_FILE, RUN_FILE, RecordError, parseEvents, parseRunRecord, summarizeRun, type RecordEvent, type RunRecord,
+  EVENTS_FILE,
+  RUN_FILE,
+  RecordError,
+  parseEvents,
+  parseRunRecord,
+  summarizeRun,
+  type RecordEvent,
+  type RunRecord,
 } from '../core/run/record';
 import { PackError, packRun, unpackRun } from '../core/run/pack';
-import { TRAJECTORIES_FILE, forEachTrajectoryLine, parseTrajectoryLines, storedGroup, toChatJsonl } from '../core/run/trajectories';
+import {
+  TRAJECTORIES_FILE,
+  forEachTrajectoryLine,
+  parseTrajectoryLines,
+  storedGroup,
+  toChatJsonl,
+} from '../core/run/trajectories';
 import type { TrajectoryStore } from './trajectory-store';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
 import type { PageFromRun } from './distill';
 import {
-  InitRecordSchema, RunRecorder, StoredRunMetaSchema, isQuotaError, runBytes, storedCheckpoints, type InitRecord, type RecordStatus, type RecordTexts, type RunStore,
+  InitRecordSchema,
+  RunRecorder,
+  StoredRunMetaSchema,
+  isQuotaError,
+  runBytes,
+  storedCheckpoints,
+  type InitRecord,
+  type RecordStatus,
+  type RecordTexts,
+  type RunStore,
   type StoredRunMeta,
 } from './runs';
 
@@ -35,7 +58,10 @@ export interface RunInfo extends Omit<StoredRunMeta, 'files'> {
   model: string;
   seed: number;
   backend: string;
-  /** The run's checkpoint interval in steps (0: off), so the Runs view can say why a run has no checkpoint to resume from. */
+  /**
+   * The run's checkpoint interval in steps (0: off), so the Runs view can say why a run has no checkpoint to resume
+   * from.
+   */
   checkpointEvery: number;
   /** Environment versions the run was made with. */
   envVersions: Record<string, string>;
@@ -69,9 +95,13 @@ export function checkRunName(name: string): string {
 /** A stored summary, validated. @throws Error naming the run and the bad field, or saying it does not exist. */
 export async function readMeta(store: RunStore, id: string): Promise<StoredRunMeta> {
   const raw = await store.getMeta(id);
-  if (raw === undefined) throw new Error(`no stored run with id "${id}" (deleted in another tab?); reload the Runs list`);
+  if (raw === undefined)
+    throw new Error(`no stored run with id "${id}" (deleted in another tab?); reload the Runs list`);
   const r = StoredRunMetaSchema.safeParse(raw);
-  if (!r.success) throw new Error(`stored run "${id}" is corrupt: ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}; delete it`);
+  if (!r.success)
+    throw new Error(
+      `stored run "${id}" is corrupt: ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}; delete it`,
+    );
   return r.data;
 }
 
@@ -82,15 +112,23 @@ export async function readMeta(store: RunStore, id: string): Promise<StoredRunMe
 export async function storedText(store: RunStore, meta: StoredRunMeta, name: string): Promise<string | null> {
   if (!Object.hasOwn(meta.files, name)) return null;
   const b = await store.getFile(meta.id, name);
-  if (!b) throw new Error(`stored run "${meta.name}": ${name} is missing from storage; the run is incomplete (delete it, or export what is left)`);
+  if (!b)
+    throw new Error(
+      `stored run "${meta.name}": ${name} is missing from storage; the run is incomplete (delete it, or ` +
+        `export what is left)`,
+    );
   return dec.decode(b);
 }
 
 /** run.json and events.jsonl of a stored run, validated. @throws Error naming the run, file, line and field. */
-export async function readRecord(store: RunStore, meta: StoredRunMeta): Promise<{ run: RunRecord; events: RecordEvent[] }> {
+export async function readRecord(
+  store: RunStore,
+  meta: StoredRunMeta,
+): Promise<{ run: RunRecord; events: RecordEvent[] }> {
   try {
     const runText = await storedText(store, meta, RUN_FILE);
-    if (runText === null) throw new RecordError(`${RUN_FILE} was never written (the run stopped before its first update)`);
+    if (runText === null)
+      throw new RecordError(`${RUN_FILE} was never written (the run stopped before its first update)`);
     return { run: parseRunRecord(runText), events: parseEvents((await storedText(store, meta, EVENTS_FILE)) ?? '') };
   } catch (e) {
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
@@ -102,16 +140,29 @@ function info(meta: StoredRunMeta, run: RunRecord): RunInfo {
   const { files: _f, ...rest } = meta;
   const c = run.config;
   return {
-    ...rest, bytes: runBytes(meta), checkpoints: storedCheckpoints(meta), algo: c.algo, env: c.env, preset: c.preset, model: c.model, seed: c.seed,
-    checkpointEvery: c.checkpointEvery, backend: run.backend, envVersions: run.envVersions,
+    ...rest,
+    bytes: runBytes(meta),
+    checkpoints: storedCheckpoints(meta),
+    algo: c.algo,
+    env: c.env,
+    preset: c.preset,
+    model: c.model,
+    seed: c.seed,
+    checkpointEvery: c.checkpointEvery,
+    backend: run.backend,
+    envVersions: run.envVersions,
   };
 }
 
 /** Every stored run, validated one by one: a corrupt one goes to `corrupt` with the reason, the others stay usable. */
 export async function listRuns(store: RunStore): Promise<RunsList> {
-  const runs: RunInfo[] = [], corrupt: CorruptRun[] = [];
+  const runs: RunInfo[] = [],
+    corrupt: CorruptRun[] = [];
   for (const raw of await store.listMeta()) {
-    const id = typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'id') ? String((raw as { id: unknown }).id) : '(no id)';
+    const id =
+      typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'id')
+        ? String((raw as { id: unknown }).id)
+        : '(no id)';
     try {
       const meta = await readMeta(store, id);
       const runText = await storedText(store, meta, RUN_FILE);
@@ -153,7 +204,9 @@ export async function exportRun(store: RunStore, id: string): Promise<Uint8Array
   return packRun(meta.name, await allFiles(store, meta), { init: JSON.stringify(meta.init) });
 }
 
-/** The run's sampled trajectories as chat-messages JSONL (core/run/trajectories.ts). @throws Error on a corrupt file. */
+/**
+ * The run's sampled trajectories as chat-messages JSONL (core/run/trajectories.ts). @throws Error on a corrupt file.
+ */
 export async function exportTrajectories(store: RunStore, id: string): Promise<string> {
   const meta = await readMeta(store, id);
   try {
@@ -185,7 +238,8 @@ export interface StoredExplorerRun {
  * @throws RecordError at the first bad line (the lines before it stay added).
  */
 export function addStoredTrajectories(text: string, into: TrajectoryStore): { steps: number; withDetail: number } {
-  let steps = 0, withDetail = 0;
+  let steps = 0,
+    withDetail = 0;
   forEachTrajectoryLine(text, (r) => {
     steps++;
     if (r.detail) withDetail++;
@@ -199,14 +253,25 @@ export function addStoredTrajectories(text: string, into: TrajectoryStore): { st
  * bound left as given): `addStoredTrajectories` over the run's trajectories.jsonl, validated.
  * @throws Error naming the run and why (missing, corrupt summary, run.json or line, a file missing from storage).
  */
-export async function loadStoredTrajectories(store: RunStore, id: string, into: TrajectoryStore): Promise<StoredExplorerRun> {
+export async function loadStoredTrajectories(
+  store: RunStore,
+  id: string,
+  into: TrajectoryStore,
+): Promise<StoredExplorerRun> {
   const meta = await readMeta(store, id);
   const { run } = await readRecord(store, meta);
   into.clear();
   into.setLimits({ recentSteps: run.config.explorerSteps });
   try {
     const n = addStoredTrajectories((await storedText(store, meta, TRAJECTORIES_FILE)) ?? '', into);
-    return { id, name: meta.name, env: run.config.env, algo: run.config.algo, lambdaSkill: run.config.lambdaSkill, ...n };
+    return {
+      id,
+      name: meta.name,
+      env: run.config.env,
+      algo: run.config.algo,
+      lambdaSkill: run.config.lambdaSkill,
+      ...n,
+    };
   } catch (e) {
     into.clear();
     if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
@@ -225,7 +290,13 @@ export function newRunId(now: number): string {
  * environment versions, model size of every checkpoint, every record file). Nothing is written on any error.
  * @throws Error (`PackError` message prefixed with the file name) naming the problem.
  */
-export async function importRun(store: RunStore, bytes: Uint8Array, fileName: string, envVersions: Record<string, string>, now = Date.now()): Promise<RunInfo> {
+export async function importRun(
+  store: RunStore,
+  bytes: Uint8Array,
+  fileName: string,
+  envVersions: Record<string, string>,
+  now = Date.now(),
+): Promise<RunInfo> {
   let u;
   try {
     u = unpackRun(bytes, { envVersions });
@@ -233,7 +304,9 @@ export async function importRun(store: RunStore, bytes: Uint8Array, fileName: st
     if (e instanceof PackError) throw new Error(`${fileName}: ${e.message}`);
     throw e;
   }
-  let init: InitRecord = { kind: u.run.initWeights ? 'checkpoint' : u.run.config.init === 'scratch' ? 'scratch' : 'base' };
+  let init: InitRecord = {
+    kind: u.run.initWeights ? 'checkpoint' : u.run.config.init === 'scratch' ? 'scratch' : 'base',
+  };
   const meta0 = u.header.meta && Object.hasOwn(u.header.meta, 'init') ? u.header.meta.init : undefined;
   if (meta0 !== undefined) {
     try {
@@ -243,25 +316,41 @@ export async function importRun(store: RunStore, bytes: Uint8Array, fileName: st
     }
   }
   const s = summarizeRun('', u.run, u.events);
-  const files = [...u.files].map(([name, data]) => ({ name, data: data.slice() })); // own buffers: a view would store the whole file
+  // own buffers: a view would store the whole file
+  const files = [...u.files].map(([name, data]) => ({ name, data: data.slice() }));
   const sizes: Record<string, number> = {};
   for (const f of files) sizes[f.name] = f.data.length;
   const meta: StoredRunMeta = {
-    id: newRunId(now), name: checkRunName(u.header.name || fileName.replace(/\.opdrun$/, '') || 'imported run'), createdAt: now, updatedAt: now,
-    files: sizes, stepsDone: s.stepsDone, stepsPlanned: s.stepsPlanned, done: s.done, lastCheckpoint: u.checkpoints.at(-1) ?? null, init,
+    id: newRunId(now),
+    name: checkRunName(u.header.name || fileName.replace(/\.opdrun$/, '') || 'imported run'),
+    createdAt: now,
+    updatedAt: now,
+    files: sizes,
+    stepsDone: s.stepsDone,
+    stepsPlanned: s.stepsPlanned,
+    done: s.done,
+    lastCheckpoint: u.checkpoints.at(-1) ?? null,
+    init,
     importedFrom: fileName,
   };
   try {
     await store.write(meta, files);
   } catch (e) {
-    if (isQuotaError(e)) throw new Error(`${fileName}: storage is full (QuotaExceededError); the run was not imported and the stored runs are unchanged; delete runs or weights to free space`);
+    if (isQuotaError(e))
+      throw new Error(
+        `${fileName}: storage is full (QuotaExceededError); the run was not imported and the stored runs ` +
+          `are unchanged; delete runs or weights to free space`,
+      );
     throw e;
   }
   return info(meta, u.run);
 }
 
 /** The runs `ids` with their run.json and events, validated, for the Compare view. @throws Error naming a bad one. */
-export async function runRecords(store: RunStore, ids: readonly string[]): Promise<{ id: string; name: string; run: RunRecord; events: RecordEvent[] }[]> {
+export async function runRecords(
+  store: RunStore,
+  ids: readonly string[],
+): Promise<{ id: string; name: string; run: RunRecord; events: RecordEvent[] }[]> {
   const out = [];
   for (const id of ids) {
     const meta = await readMeta(store, id);
@@ -277,7 +366,10 @@ export async function runRecords(store: RunStore, ids: readonly string[]): Promi
 export function defaultRunName(config: Pick<RunConfig, 'algo' | 'env' | 'preset' | 'seed'>, now: number): string {
   const d = new Date(now);
   const two = (n: number) => String(n).padStart(2, '0');
-  return `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return (
+    `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ` +
+    `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`
+  );
 }
 
 /**
@@ -314,14 +406,17 @@ export class PageRuns {
 
   /**
    * The next run (configured now) starts from `init`; its record begins with its start event. `fromRun`: a
-   * distillation stage's source (worker/distill.ts pageFromRun), kept in its run.json so that Resume finds its teachers.
+   * distillation stage's source (worker/distill.ts pageFromRun), kept in its run.json so that Resume finds its
+   * teachers.
    */
   begin(init: InitRecord, fromRun?: PageFromRun): void {
     this.recorder = null;
     this.next = { init, ...(fromRun ? { fromRun } : {}) };
   }
 
-  /** The next run continues stored run `plan.meta` (its record cut back to the checkpoint: run-resume.ts planResume). */
+  /**
+   * The next run continues stored run `plan.meta` (its record cut back to the checkpoint: run-resume.ts planResume).
+   */
   resume(plan: { meta: StoredRunMeta; texts: RecordTexts }): void {
     this.next = null;
     this.recorder = new RunRecorder(this.store, plan.meta, plan.texts, (s) => this.watcher?.(s));
@@ -338,12 +433,26 @@ export class PageRuns {
       if (e.event === 'start' && !this.recorder && this.next) {
         const t = this.now();
         const meta: StoredRunMeta = {
-          id: newRunId(t), name: defaultRunName(e.config, t), createdAt: t, updatedAt: t, files: {}, stepsDone: 0, stepsPlanned: e.config.steps,
-          done: false, lastCheckpoint: null, init: this.next.init,
+          id: newRunId(t),
+          name: defaultRunName(e.config, t),
+          createdAt: t,
+          updatedAt: t,
+          files: {},
+          stepsDone: 0,
+          stepsPlanned: e.config.steps,
+          done: false,
+          lastCheckpoint: null,
+          init: this.next.init,
         };
         const fromRun = this.next.fromRun;
         this.next = null;
-        this.recorder = new RunRecorder(this.store, meta, { run: null, events: '', trajectories: '', val: null }, (s) => this.watcher?.(s), fromRun);
+        this.recorder = new RunRecorder(
+          this.store,
+          meta,
+          { run: null, events: '', trajectories: '', val: null },
+          (s) => this.watcher?.(s),
+          fromRun,
+        );
       }
       this.recorder?.take(e, e.event === 'trajectories' ? this.detailOf(e.step) : null);
       sink(e);
@@ -357,7 +466,8 @@ export class PageRuns {
 
   /**
    * The run being recorded was ended by Stop: its record is marked stopped and written, and it is no longer the run
-   * being recorded (the next run begins its own). No-op when none is recorded. Never rejects (failures go to the watcher).
+   * being recorded (the next run begins its own). No-op when none is recorded. Never rejects (failures go to the
+   * watcher).
    */
   async stop(): Promise<void> {
     const r = this.recorder;

@@ -11,8 +11,19 @@ import { z } from 'zod';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
 import {
-  EVENTS_FILE, RECORD_VERSION, RUN_FILE, RUN_FORMAT, VAL_FILE, addValidation, checkpointFile, checkpointLine, emptyValRecord, stateFile,
-  type CheckpointHashes, type RunRecord, type ValRecord,
+  EVENTS_FILE,
+  RECORD_VERSION,
+  RUN_FILE,
+  RUN_FORMAT,
+  VAL_FILE,
+  addValidation,
+  checkpointFile,
+  checkpointLine,
+  emptyValRecord,
+  stateFile,
+  type CheckpointHashes,
+  type RunRecord,
+  type ValRecord,
 } from '../core/run/record';
 import { sha256Hex } from './sha256';
 import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run/trajectories';
@@ -20,7 +31,11 @@ import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run/trajectories';
 /** Where run records live; persist.ts implements it on IndexedDB (module comment there). */
 export interface RunStore {
   /** One transaction: put the summary and `files`, delete `remove`. All or nothing; throws the storage error. */
-  write(meta: StoredRunMeta, files: readonly { name: string; data: Uint8Array }[], remove?: readonly string[]): Promise<void>;
+  write(
+    meta: StoredRunMeta,
+    files: readonly { name: string; data: Uint8Array }[],
+    remove?: readonly string[],
+  ): Promise<void>;
   /** A summary as stored (validated by the caller), or undefined. */
   getMeta(id: string): Promise<unknown>;
   /** Every summary as stored. */
@@ -36,7 +51,10 @@ export const InitRecordSchema = z.object({
   /** The stored checkpoint's name (kind `checkpoint`). */
   name: z.string().optional(),
   /** sha256 of the initial weights (hex), when they came from bytes (base or checkpoint). */
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 /** InitRecordSchema's type. */
 export type InitRecord = z.infer<typeof InitRecordSchema>;
@@ -53,7 +71,9 @@ export const StoredRunMetaSchema = z.object({
   files: z.record(z.string(), Nat),
   stepsDone: Nat,
   stepsPlanned: Nat,
-  /** The run ended: it reached its `done` event, or Stop ended it (`stopped`). An ended run is not offered for resuming. */
+  /**
+   * The run ended: it reached its `done` event, or Stop ended it (`stopped`). An ended run is not offered for resuming.
+   */
   done: z.boolean(),
   /** Stop ended the run at `stepsDone`, before its planned steps; absent in records written before Stop existed. */
   stopped: z.boolean().optional(),
@@ -95,10 +115,12 @@ export function runBytes(meta: Pick<StoredRunMeta, 'files'>): number {
 
 /** Steps of the checkpoints stored with both files, ascending. */
 export function storedCheckpoints(meta: Pick<StoredRunMeta, 'files'>): number[] {
-  return Object.keys(meta.files).flatMap((f) => {
-    const m = /^ckpt-(\d+)\.safetensors$/.exec(f);
-    return m && Object.hasOwn(meta.files, stateFile(Number(m[1]))) ? [Number(m[1])] : [];
-  }).sort((a, b) => a - b);
+  return Object.keys(meta.files)
+    .flatMap((f) => {
+      const m = /^ckpt-(\d+)\.safetensors$/.exec(f);
+      return m && Object.hasOwn(meta.files, stateFile(Number(m[1]))) ? [Number(m[1])] : [];
+    })
+    .sort((a, b) => a - b);
 }
 
 /** True for a storage-full error (IndexedDB's QuotaExceededError, by name or message). */
@@ -131,7 +153,8 @@ export class RunRecorder {
   /**
    * @param meta the run's summary (its id, name, init; files of a resumed run).
    * @param texts the record to continue (a resumed run's files cut back to its checkpoint), or empty.
-   * @param fromRun a new distillation stage's source (run.json `fromRun`: the source run's id and the sha256 of what it read).
+   * @param fromRun a new distillation stage's source (run.json `fromRun`: the source run's id and the sha256 of what it
+   * read).
    */
   constructor(
     private readonly store: RunStore,
@@ -173,12 +196,28 @@ export class RunRecorder {
       case 'start':
         if (!this.run) {
           this.run = {
-            format: RUN_FORMAT, version: RECORD_VERSION, config: e.config, envVersions: e.envVersions, command: 'page', argv: [], backend: e.backend,
-            params: e.params, vocabSize: e.vocabSize, initWeights: this.meta.init.kind === 'checkpoint' ? this.meta.init.name ?? null : null,
-            createdAt: new Date(this.meta.createdAt).toISOString(), resumes: [], ...(this.fromRun ? { fromRun: this.fromRun } : {}),
+            format: RUN_FORMAT,
+            version: RECORD_VERSION,
+            config: e.config,
+            envVersions: e.envVersions,
+            command: 'page',
+            argv: [],
+            backend: e.backend,
+            params: e.params,
+            vocabSize: e.vocabSize,
+            initWeights: this.meta.init.kind === 'checkpoint' ? (this.meta.init.name ?? null) : null,
+            createdAt: new Date(this.meta.createdAt).toISOString(),
+            resumes: [],
+            ...(this.fromRun ? { fromRun: this.fromRun } : {}),
           };
         } else if (e.resumedFrom !== undefined) {
-          this.run = { ...this.run, resumes: [...this.run.resumes, { fromStep: e.resumedFrom, steps: e.config.steps, command: 'page: Resume', at: new Date().toISOString() }] };
+          this.run = {
+            ...this.run,
+            resumes: [
+              ...this.run.resumes,
+              { fromStep: e.resumedFrom, steps: e.config.steps, command: 'page: Resume', at: new Date().toISOString() },
+            ],
+          };
         }
         this.meta = { ...this.meta, stepsPlanned: e.config.steps };
         this.line(e);
@@ -191,7 +230,16 @@ export class RunRecorder {
         this.trajectories += trajectoryLine(e, detail) + '\n';
         break;
       case 'validation':
-        this.val = addValidation(this.val ?? emptyValRecord(this.run?.config ?? { preset: '', valTasks: e.passRates.length, valSamples: e.samples }, e.taskTypes), e.step, e.passRates, e.taskTypes);
+        this.val = addValidation(
+          this.val ??
+            emptyValRecord(
+              this.run?.config ?? { preset: '', valTasks: e.passRates.length, valSamples: e.samples },
+              e.taskTypes,
+            ),
+          e.step,
+          e.passRates,
+          e.taskTypes,
+        );
         this.line(e);
         break;
       case 'checkpoint':
@@ -221,7 +269,9 @@ export class RunRecorder {
     return this.flush();
   }
 
-  /** Writes what was taken so far (queued after any write in flight). Resolves when written or failed (never rejects). */
+  /**
+   * Writes what was taken so far (queued after any write in flight). Resolves when written or failed (never rejects).
+   */
   flush(): Promise<void> {
     this.queue = this.queue.then(() => this.write());
     return this.queue;
@@ -236,7 +286,8 @@ export class RunRecorder {
     const ckpts = this.pending;
     this.pending = [];
     // What the write stores is what was taken when it started; hashing below lets more events come meanwhile.
-    const step = this.lastStep, meta = this.meta;
+    const step = this.lastStep,
+      meta = this.meta;
     let events = this.events;
     const texts = [
       { name: RUN_FILE, data: enc.encode(JSON.stringify(this.run, null, 2) + '\n') },
@@ -254,7 +305,10 @@ export class RunRecorder {
       texts[0],
       { name: EVENTS_FILE, data: enc.encode(events) },
       ...texts.slice(1),
-      ...ckpts.flatMap((c) => [{ name: checkpointFile(c.step), data: c.weights }, { name: stateFile(c.step), data: c.state }]),
+      ...ckpts.flatMap((c) => [
+        { name: checkpointFile(c.step), data: c.weights },
+        { name: stateFile(c.step), data: c.state },
+      ]),
     ];
     const sizes = { ...meta.files };
     for (const f of files) sizes[f.name] = f.data.length;
@@ -263,15 +317,30 @@ export class RunRecorder {
     try {
       await this.store.write(next, files);
       // Keep what changed while the write was in flight (a done event, a rename); take the write's files and steps.
-      this.meta = { ...this.meta, files: next.files, stepsDone: next.stepsDone, updatedAt: next.updatedAt, lastCheckpoint: next.lastCheckpoint };
+      this.meta = {
+        ...this.meta,
+        files: next.files,
+        stepsDone: next.stepsDone,
+        updatedAt: next.updatedAt,
+        lastCheckpoint: next.lastCheckpoint,
+      };
       this.savedStep = step;
       if (next.done) this.endStored = true;
-      this.onStatus({ id: next.id, name: next.name, savedStep: step, lastCheckpoint: next.lastCheckpoint, error: null });
+      this.onStatus({
+        id: next.id,
+        name: next.name,
+        savedStep: step,
+        lastCheckpoint: next.lastCheckpoint,
+        error: null,
+      });
     } catch (e) {
-      const what = isQuotaError(e) ? 'storage is full (QuotaExceededError)' : `storage failed (${e instanceof Error ? e.message : String(e)})`;
-      const kept = this.savedStep > 0
-        ? `the run is kept up to step ${this.savedStep}${this.meta.lastCheckpoint !== null ? ` with its checkpoint of step ${this.meta.lastCheckpoint}` : ''}`
-        : 'nothing of this run could be kept';
+      const what = isQuotaError(e)
+        ? 'storage is full (QuotaExceededError)'
+        : `storage failed (${e instanceof Error ? e.message : String(e)})`;
+      const kept =
+        this.savedStep > 0
+          ? `the run is kept up to step ${this.savedStep}${this.meta.lastCheckpoint !== null ? ` with its checkpoint of step ${this.meta.lastCheckpoint}` : ''}`
+          : 'nothing of this run could be kept';
       // Every checkpoint lost so far, not only this write's: the pause's write right after a failed checkpoint write
       // carries no checkpoint, and its message replaces the one before it on the page.
       for (const c of ckpts) {
@@ -280,10 +349,17 @@ export class RunRecorder {
         this.events = this.events.replace(lineText(c.step, c.hashes), '');
       }
       const ls = this.lostCheckpoints;
-      const lost = ls.length === 1 ? `; the checkpoint of step ${ls[0]} was not stored`
-        : ls.length > 1 ? `; the checkpoints of steps ${ls.slice(0, -1).join(', ')} and ${ls.at(-1)} were not stored` : '';
+      const lost =
+        ls.length === 1
+          ? `; the checkpoint of step ${ls[0]} was not stored`
+          : ls.length > 1
+            ? `; the checkpoints of steps ${ls.slice(0, -1).join(', ')} and ${ls.at(-1)} were not stored`
+            : '';
       this.onStatus({
-        id: this.meta.id, name: this.meta.name, savedStep: this.savedStep, lastCheckpoint: this.meta.lastCheckpoint,
+        id: this.meta.id,
+        name: this.meta.name,
+        savedStep: this.savedStep,
+        lastCheckpoint: this.meta.lastCheckpoint,
         error: `${what}: ${kept}${lost}. Training goes on; delete runs or weights in the Runs view to free space.`,
       });
     }

@@ -64,7 +64,9 @@ export type EventSink = (e: TrainEvent) => void;
 /** Receives progress reports of the phase in progress (a Comlink proxy in the worker); see `PROGRESS_EVERY_MS`. */
 export type ProgressSink = (p: PhaseProgress) => void;
 
-/** Least time between two progress reports sent to the page (ms); a phase's last report (done = total) is always sent. */
+/**
+ * Least time between two progress reports sent to the page (ms); a phase's last report (done = total) is always sent.
+ */
 export const PROGRESS_EVERY_MS = 250;
 
 /** A macrotask yield: lets the worker read its message queue (a `pause()`) at the trainer's safe points. */
@@ -75,7 +77,9 @@ export function evalDueAfter(config: RunConfig, s: number): boolean {
   return config.evalEvery > 0 && (s % config.evalEvery === 0 || s === config.steps);
 }
 
-/** Events the trainer yields after step `s` with checkpoints on: a validation (valTasks > 0) and a checkpoint when due. */
+/**
+ * Events the trainer yields after step `s` with checkpoints on: a validation (valTasks > 0) and a checkpoint when due.
+ */
 export function checkpointEventsAfter(config: RunConfig, s: number): number {
   const due = config.checkpointEvery > 0 && (s % config.checkpointEvery === 0 || s === config.steps);
   return due ? 1 + (config.valTasks > 0 ? 1 : 0) : 0;
@@ -86,7 +90,9 @@ export class TrainingSession {
   private config: RunConfig | null = null;
   private gen: AsyncGenerator<TrainEvent> | null = null;
   private signal = { aborted: false };
-  /** Set by `pause`/`discard`: the trainer stops at its next safe point and discards the step or evaluation in progress. */
+  /**
+   * Set by `pause`/`discard`: the trainer stops at its next safe point and discards the step or evaluation in progress.
+   */
   private cancel = { aborted: false, poll: yieldToEvents };
   /** The run's trajectories for the explorer (every group of the last explorerSteps steps, a sample of older ones). */
   readonly trajectories = new TrajectoryStore();
@@ -148,7 +154,11 @@ export class TrainingSession {
    *   first pull: model size, vocabulary, shapes); omitted = fresh init from the seed.
    * @throws ConfigError naming each bad field.
    */
-  async configure(partial: Partial<RunConfig>, initWeights?: Uint8Array, resume?: { weights: Uint8Array; state: Uint8Array }): Promise<RunConfig> {
+  async configure(
+    partial: Partial<RunConfig>,
+    initWeights?: Uint8Array,
+    resume?: { weights: Uint8Array; state: Uint8Array },
+  ): Promise<RunConfig> {
     const config = parseRunConfig(partial);
     await this.discard();
     this.config = config;
@@ -245,7 +255,7 @@ export class TrainingSession {
     const policy = this.policy;
     if (!policy) throw new Error('the run has not started yet, so there are no weights; press Start or Step first');
     if (Object.values(policy.params).some((v) => v.isDisposed)) {
-      throw new Error('the run\'s policy was released (the run failed or was stopped); train again first');
+      throw new Error("the run's policy was released (the run failed or was stopped); train again first");
     }
     const r = read({ policy, config: this.config, step: this.lastStep });
     this.reading = r;
@@ -274,7 +284,10 @@ export class TrainingSession {
     if (gen) await gen.return(undefined).catch(() => undefined);
   }
 
-  private async exclusive(onProgress: ProgressSink | undefined, body: () => Promise<TrainerStatus>): Promise<TrainerStatus> {
+  private async exclusive(
+    onProgress: ProgressSink | undefined,
+    body: () => Promise<TrainerStatus>,
+  ): Promise<TrainerStatus> {
     if (this.running) throw new Error('training is already running; pause it first');
     if (this.reading) throw new Error('the weights are being saved; try again when that finishes');
     if (this.state === 'done') return 'done';
@@ -351,7 +364,12 @@ export class TrainingSession {
         gotStep = true;
         const step = (this.lastStep = e.step);
         const deferred = step === 1 && config.evalEvery > 0 && !this.eval0Seen && !this.resume;
-        this.owed = 1 + (deferred ? 1 : 0) + (evalDueAfter(config, step) ? 1 : 0) + (step >= config.steps ? 1 : 0) + (this.opts.checkpoints ? checkpointEventsAfter(config, step) : 0);
+        this.owed =
+          1 +
+          (deferred ? 1 : 0) +
+          (evalDueAfter(config, step) ? 1 : 0) +
+          (step >= config.steps ? 1 : 0) +
+          (this.opts.checkpoints ? checkpointEventsAfter(config, step) : 0);
       } else if (this.owed > 0) this.owed--;
     }
     return 'more';

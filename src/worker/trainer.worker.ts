@@ -10,7 +10,17 @@ import { TrainingSession } from './session';
 import { PretrainSession } from './pretrain';
 import { train } from '../core/train/trainer';
 import { parseRunConfig } from '../core/run/config';
-import { deleteRun, deleteWeights, getRunFile, getRunMeta, getWeights, listRunMeta, listWeights, putWeights, writeRun } from './persist';
+import {
+  deleteRun,
+  deleteWeights,
+  getRunFile,
+  getRunMeta,
+  getWeights,
+  listRunMeta,
+  listWeights,
+  putWeights,
+  writeRun,
+} from './persist';
 import { PageRuns, loadStoredTrajectories, type StoredExplorerRun } from './runs-library';
 import type { RunStore } from './runs';
 import { runsApi, sha256Hex } from './runs-api';
@@ -47,23 +57,40 @@ import { PlayTable } from './play';
  * current run keeps its next step, so the two together never pass the bound.
  */
 let viewed: { run: StoredExplorerRun; store: TrajectoryStore } | null = null;
-const session = new TrainingSession(train, () => tf.getBackend(), { checkpoints: true, onStepDetail: () => (viewed = null) });
+const session = new TrainingSession(train, () => tf.getBackend(), {
+  checkpoints: true,
+  onStepDetail: () => (viewed = null),
+});
 const store: WeightsStore = { put: putWeights, get: getWeights, list: listWeights, delete: deleteWeights };
 /** Run records in IndexedDB (persist.ts); every run the page trains is recorded (runs.ts). */
-const runStore: RunStore = { write: writeRun, getMeta: getRunMeta, listMeta: listRunMeta, getFile: getRunFile, delete: deleteRun };
+const runStore: RunStore = {
+  write: writeRun,
+  getMeta: getRunMeta,
+  listMeta: listRunMeta,
+  getFile: getRunFile,
+  delete: deleteRun,
+};
 /** Each run's trajectories.jsonl line keeps the numbers of the group the explorer holds for that step (group 0). */
 const pageRuns = new PageRuns(runStore, Date.now, (step) => session.trajectories.group(step, 0));
 const pretrainer = new PretrainSession(store);
 /** The Play view's task (./play.ts): a person's episode, stepped here, never on the page's main thread. */
 const playTable = new PlayTable();
-/** The shipped base policy from the site root (`public/base/…`; BASE_URL is `/` unless the site is built for a sub-path). */
+/**
+ * The shipped base policy from the site root (`public/base/…`; BASE_URL is `/` unless the site is built for a
+ * sub-path).
+ */
 const loadBase: BaseLoader = (spec, preset, tok, model) =>
-  fetchBasePolicy(spec, preset, tok, model, { baseUrl: import.meta.env.BASE_URL, fetch: (url) => fetch(new URL(url, self.location.origin)) });
+  fetchBasePolicy(spec, preset, tok, model, {
+    baseUrl: import.meta.env.BASE_URL,
+    fetch: (url) => fetch(new URL(url, self.location.origin)),
+  });
 
 /** Counts configure calls: only the latest one configures the session (an older one may finish its fetch later). */
 let configureSeq = 0;
 
-/** The current run's checkpoints and solved matrix for the Checkpoints view (worker memory, bounded; ./checkpoints.ts). */
+/**
+ * The current run's checkpoints and solved matrix for the Checkpoints view (worker memory, bounded; ./checkpoints.ts).
+ */
 const checkpoints = new CheckpointStore();
 /** The distillation stage's teacher pool (its resident teacher is disposed when the stage's run is replaced). */
 let teacherPool: CheckpointTeacherPool | null = null;
@@ -73,7 +100,9 @@ const current = { distilling: false, config: null as RunConfig | null, step: 0 }
 /** The stored run whose checkpoints the store holds (a distillation stage names it as its source), or null. */
 let checkpointsRun: string | null = null;
 
-/** Replaces the distillation stage's teacher pool, disposing the old one's tensors (call after its run was discarded). */
+/**
+ * Replaces the distillation stage's teacher pool, disposing the old one's tensors (call after its run was discarded).
+ */
 function replacePool(next: CheckpointTeacherPool | null): void {
   if (teacherPool !== next) teacherPool?.dispose();
   teacherPool = next;
@@ -108,12 +137,20 @@ function keeping(onEvent: (e: TrainEvent) => void): (e: TrainEvent) => void {
 async function configureDistillation(asked: RunConfig): Promise<ConfigureResult> {
   const d = planPageDistillation(checkpoints, asked, (r) => checkpoints.addRound({ ...r, afterStep: current.step }));
   // The stored run whose checkpoints these are, named in the stage's record for Resume.
-  const source = checkpointsRun, val = checkpoints.valRecord();
+  const source = checkpointsRun,
+    val = checkpoints.valRecord();
   const fromRun = source && val ? await pageFromRun(source, val, d) : undefined;
   await session.configure(d.config, d.initWeights);
   session.setAlgorithmInit(d.algorithmInit);
   // The stage is a run of its own in the stored runs, starting from the student's weights.
-  pageRuns.begin({ kind: 'checkpoint', name: `distillation student (step ${d.studentStep})`, sha256: await sha256Hex(d.initWeights) }, fromRun);
+  pageRuns.begin(
+    {
+      kind: 'checkpoint',
+      name: `distillation student (step ${d.studentStep})`,
+      sha256: await sha256Hex(d.initWeights),
+    },
+    fromRun,
+  );
   replacePool(d.pool);
   checkpoints.startDistill(d.studentStep, d.pool.ids);
   current.step = 0;
@@ -143,7 +180,11 @@ const api: TrainerApi = {
     if (seq === configureSeq) {
       await session.configure(start.config, start.bytes);
       replacePool(null);
-      pageRuns.begin({ kind: init.kind, ...(opts?.initWeights ? { name: opts.initWeights } : {}), ...(init.sha256 ? { sha256: init.sha256 } : {}) });
+      pageRuns.begin({
+        kind: init.kind,
+        ...(opts?.initWeights ? { name: opts.initWeights } : {}),
+        ...(init.sha256 ? { sha256: init.sha256 } : {}),
+      });
     }
     return { config: asked, init };
   },
@@ -195,10 +236,17 @@ const api: TrainerApi = {
   async setAnalyzerExtras(extras) {
     session.setAnalyzerExtras(extras);
   },
-  ...runsApi({ session, runs: pageRuns, runStore, weights: store, loadBase, onReconfigure: () => {
-    ++configureSeq;
-    viewed = null;
-  }, notPretraining,
+  ...runsApi({
+    session,
+    runs: pageRuns,
+    runStore,
+    weights: store,
+    loadBase,
+    onReconfigure: () => {
+      ++configureSeq;
+      viewed = null;
+    },
+    notPretraining,
     onDeleted: (id) => {
       if (viewed?.run.id === id) viewed = null;
     },
@@ -206,16 +254,26 @@ const api: TrainerApi = {
       replacePool(d.pool);
       checkpoints.startDistill(d.studentStep, d.pool.ids);
     },
-    distillRound: (r) => checkpoints.addRound({ ...r, afterStep: current.step }) }),
+    distillRound: (r) => checkpoints.addRound({ ...r, afterStep: current.step }),
+  }),
   checkpoints: async () => checkpoints.snapshot(),
   async checkDistillation(config) {
     const d = planPageDistillation(checkpoints, parseRunConfig({ ...config, algo: 'agentic-opd' }), () => undefined);
     d.pool.dispose();
     return { studentStep: d.studentStep, teachers: [...d.pool.ids] };
   },
-  testAnalyzer: (req) => testConnection({ baseUrl: req.baseUrl, model: req.model, apiKey: req.apiKey, timeoutMs: req.timeoutMs }),
+  testAnalyzer: (req) =>
+    testConnection({ baseUrl: req.baseUrl, model: req.model, apiKey: req.apiKey, timeoutMs: req.timeoutMs }),
   bench: (request, onProgress) =>
-    runPageBench(request, session.status === 'running' ? 'training is running; pause it (or let it finish) first' : pretrainer.status === 'running' ? 'pretraining is running; pause or abort it first' : null, onProgress),
+    runPageBench(
+      request,
+      session.status === 'running'
+        ? 'training is running; pause it (or let it finish) first'
+        : pretrainer.status === 'running'
+          ? 'pretraining is running; pause or abort it first'
+          : null,
+      onProgress,
+    ),
   async explorerIndex() {
     return { ...(viewed?.store ?? session.trajectories).index(), run: viewed?.run ?? null };
   },
@@ -223,14 +281,22 @@ const api: TrainerApi = {
     const src = viewed?.store ?? session.trajectories;
     const g = src.group(step, group);
     const env = viewed?.run.env ?? session.currentConfig?.env;
-    if (!g || !env) throw new Error(`the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${src.bounds.recentSteps} steps and group 0 of every ${SAMPLE_EVERY}th older step)`);
+    if (!g || !env)
+      throw new Error(
+        `the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${src.bounds.recentSteps} ` +
+          `steps and group 0 of every ${SAMPLE_EVERY}th older step)`,
+      );
     return explorerGroup(g, explorerTokenizer(env));
   },
   async explorerOpenRun(id) {
     viewed = null;
     if (id !== null) {
       const left = DEFAULT_STORE_BYTES - session.trajectories.bytes;
-      if (left <= 0) throw new Error(`the explorer's ${DEFAULT_STORE_BYTES / 1048576} MiB hold the current run's trajectories; press Reset, then open the stored run`);
+      if (left <= 0)
+        throw new Error(
+          `the explorer's ${DEFAULT_STORE_BYTES / 1048576} MiB hold the current run's trajectories; press ` +
+            `Reset, then open the stored run`,
+        );
       const store = new TrajectoryStore({ maxBytes: left });
       viewed = { run: await loadStoredTrajectories(runStore, id, store), store };
     }
@@ -239,7 +305,11 @@ const api: TrainerApi = {
   ...actApi({
     withPolicy: (read) => session.withPolicy(read),
     group: (step, group) => {
-      if (viewed) throw new Error(`Act plays the current run's tasks with its weights; the explorer shows the stored run "${viewed.run.name}": press "Show the current run" first`);
+      if (viewed)
+        throw new Error(
+          `Act plays the current run's tasks with its weights; the explorer shows the stored run "${viewed.run.name}": ` +
+            `press "Show the current run" first`,
+        );
       return session.trajectories.group(step, group);
     },
   }),

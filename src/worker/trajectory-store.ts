@@ -53,16 +53,29 @@ export interface StoreIndex {
   sampleEvery: number;
 }
 
-/** Estimated retained bytes of one group: typed arrays by byteLength, strings at 2 bytes/char, OBJECT_BYTES per record/array. */
+/**
+ * Estimated retained bytes of one group: typed arrays by byteLength, strings at 2 bytes/char, OBJECT_BYTES per
+ * record/array.
+ */
 export function groupBytes(g: GroupDetail): number {
   const str = (s: string | undefined) => (s === undefined ? 0 : 2 * s.length);
   const arr = (a: ArrayBufferView | null) => (a ? OBJECT_BYTES + a.byteLength : 0);
   let n = OBJECT_BYTES + str(g.task) + str(g.taskType) + OBJECT_BYTES;
   const t = g.tokens;
-  n += arr(t.ids) + arr(t.adv) + arr(t.aEp) + arr(t.aSkill) + arr(t.logpSkill) + arr(t.logpOld) + arr(t.logpRef) + arr(t.entropy) + arr(t.ratio);
+  n +=
+    arr(t.ids) +
+    arr(t.adv) +
+    arr(t.aEp) +
+    arr(t.aSkill) +
+    arr(t.logpSkill) +
+    arr(t.logpOld) +
+    arr(t.logpRef) +
+    arr(t.entropy) +
+    arr(t.ratio);
   for (const tr of g.trajectories) {
     n += OBJECT_BYTES + str(tr.initialObservation) + str(tr.episodeSkill) + str(tr.analyzerError) + OBJECT_BYTES;
-    for (const u of tr.turns) n += OBJECT_BYTES + arr(u.prompt) + str(u.observation) + str(u.reply) + str(u.action) + str(u.stepSkill);
+    for (const u of tr.turns)
+      n += OBJECT_BYTES + arr(u.prompt) + str(u.observation) + str(u.reply) + str(u.action) + str(u.stepSkill);
   }
   return n;
 }
@@ -108,7 +121,10 @@ export class TrajectoryStore {
   /** Adds every group of a completed step (replacing a step of the same index), then evicts per the limits. */
   add(d: StepDetail): void {
     this.drop(d.step);
-    this.steps.set(d.step, d.groups.map((g) => ({ g, bytes: groupBytes(g) })));
+    this.steps.set(
+      d.step,
+      d.groups.map((g) => ({ g, bytes: groupBytes(g) })),
+    );
     for (const e of this.steps.get(d.step)!) this.held += e.bytes;
     this.evict();
   }
@@ -120,12 +136,19 @@ export class TrajectoryStore {
 
   /** What is stored, steps and groups ascending (no trajectories). */
   index(): StoreIndex {
-    const steps = [...this.steps.keys()].sort((a, b) => a - b).map((step) => ({
-      step,
-      groups: this.steps.get(step)!.map(({ g, bytes }) => ({
-        group: g.group, task: g.task, taskType: g.taskType, solved: g.trajectories.filter((t) => t.success).length, size: g.trajectories.length, bytes,
-      })),
-    }));
+    const steps = [...this.steps.keys()]
+      .sort((a, b) => a - b)
+      .map((step) => ({
+        step,
+        groups: this.steps.get(step)!.map(({ g, bytes }) => ({
+          group: g.group,
+          task: g.task,
+          taskType: g.taskType,
+          solved: g.trajectories.filter((t) => t.success).length,
+          size: g.trajectories.length,
+          bytes,
+        })),
+      }));
     return { steps, bytes: this.held, ...this.limits };
   }
 
@@ -162,8 +185,11 @@ export class TrajectoryStore {
 }
 
 function checkLimits(l: StoreLimits): StoreLimits {
-  if (!Number.isInteger(l.recentSteps) || l.recentSteps < 1) throw new Error(`trajectory store: recentSteps must be an integer ≥ 1, got ${l.recentSteps}`);
-  if (!Number.isInteger(l.sampleEvery) || l.sampleEvery < 1) throw new Error(`trajectory store: sampleEvery must be an integer ≥ 1, got ${l.sampleEvery}`);
-  if (!(l.maxBytes > 0)) throw new Error(`trajectory store: maxBytes must be a positive number of bytes, got ${l.maxBytes}`);
+  if (!Number.isInteger(l.recentSteps) || l.recentSteps < 1)
+    throw new Error(`trajectory store: recentSteps must be an integer ≥ 1, got ${l.recentSteps}`);
+  if (!Number.isInteger(l.sampleEvery) || l.sampleEvery < 1)
+    throw new Error(`trajectory store: sampleEvery must be an integer ≥ 1, got ${l.sampleEvery}`);
+  if (!(l.maxBytes > 0))
+    throw new Error(`trajectory store: maxBytes must be a positive number of bytes, got ${l.maxBytes}`);
   return l;
 }

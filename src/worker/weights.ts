@@ -32,7 +32,8 @@ export const MAX_NAME_LENGTH = 120;
 export function checkName(name: string): string {
   const n = name.trim();
   if (!n) throw new Error('the checkpoint name is empty; type a name');
-  if (n.length > MAX_NAME_LENGTH) throw new Error(`the checkpoint name has ${n.length} characters; use at most ${MAX_NAME_LENGTH}`);
+  if (n.length > MAX_NAME_LENGTH)
+    throw new Error(`the checkpoint name has ${n.length} characters; use at most ${MAX_NAME_LENGTH}`);
   return n;
 }
 
@@ -45,9 +46,18 @@ export async function saveCurrent(session: TrainingSession, store: WeightsStore,
   const n = checkName(name);
   const { bytes, modelSize } = await session.withPolicy(async ({ policy, config, step }) => ({
     modelSize: config.model,
-    bytes: await savePolicy(policy, config.model, { [config.env]: getEnvSpec(config.env).version }, {
-      env: config.env, preset: config.preset, seed: String(config.seed), step: String(step), savedBy: 'opd-playground page',
-    }),
+    bytes: await savePolicy(
+      policy,
+      config.model,
+      { [config.env]: getEnvSpec(config.env).version },
+      {
+        env: config.env,
+        preset: config.preset,
+        seed: String(config.seed),
+        step: String(step),
+        savedBy: 'opd-playground page',
+      },
+    ),
   }));
   const w: StoredWeights = { name: n, bytes, modelSize, savedAt: Date.now() };
   await store.put(w);
@@ -57,7 +67,10 @@ export async function saveCurrent(session: TrainingSession, store: WeightsStore,
 /** A stored checkpoint's bytes. @throws Error naming the checkpoint when it does not exist. */
 export async function loadBytes(store: WeightsStore, name: string): Promise<StoredWeights> {
   const w = await store.get(name);
-  if (!w) throw new Error(`no saved weights named "${name}" (deleted, or saved in another browser profile); pick one from the Weights list`);
+  if (!w)
+    throw new Error(
+      `no saved weights named "${name}" (deleted, or saved in another browser profile); pick one from the Weights list`,
+    );
   return w;
 }
 
@@ -68,7 +81,10 @@ export async function loadBytes(store: WeightsStore, name: string): Promise<Stor
 export async function initWeightsFor(store: WeightsStore, name: string, config: RunConfig): Promise<Uint8Array> {
   const w = await loadBytes(store, name);
   if (w.modelSize !== config.model) {
-    throw new Error(`weights "${name}" are model size ${w.modelSize} but the run's model is ${config.model}; set Model to ${w.modelSize} or clear "Start from"`);
+    throw new Error(
+      `weights "${name}" are model size ${w.modelSize} but the run's model is ${config.model}; set Model ` +
+        `to ${w.modelSize} or clear "Start from"`,
+    );
   }
   return w.bytes;
 }
@@ -92,7 +108,12 @@ export interface RunStart {
  * never fails the run: it starts from scratch and `init.fallback` says why, in one sentence.
  * @throws Error from `initWeightsFor` when the checkpoint does not exist or has another model size.
  */
-export async function resolveStart(config: RunConfig, store: WeightsStore, loadBase: BaseLoader, checkpoint?: string): Promise<RunStart> {
+export async function resolveStart(
+  config: RunConfig,
+  store: WeightsStore,
+  loadBase: BaseLoader,
+  checkpoint?: string,
+): Promise<RunStart> {
   if (checkpoint) {
     const bytes = await initWeightsFor(store, checkpoint, config);
     let warning: string | undefined;
@@ -101,7 +122,15 @@ export async function resolveStart(config: RunConfig, store: WeightsStore, loadB
     } catch {
       // A corrupt file is reported by the run's own load, with the tensor and the rule.
     }
-    return { config, bytes, init: { kind: 'checkpoint', label: `checkpoint "${checkpoint}"`, ...(warning ? { warning: `Checkpoint "${checkpoint}" was ${warning}.` } : {}) } };
+    return {
+      config,
+      bytes,
+      init: {
+        kind: 'checkpoint',
+        label: `checkpoint "${checkpoint}"`,
+        ...(warning ? { warning: `Checkpoint "${checkpoint}" was ${warning}.` } : {}),
+      },
+    };
   }
   const scratch = { kind: 'scratch' as const, label: scratchLabel(config.seed) };
   if (config.init === 'scratch') return { config, init: scratch };

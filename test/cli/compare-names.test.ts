@@ -24,40 +24,71 @@ function cli(script: string, args: string[]) {
 function runDir(name: string, algo = DEFAULT_CONFIG.algo): string {
   const dir = path.join(tmp, name);
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({
-    format: 'opd-playground-run', version: 1, config: { ...DEFAULT_CONFIG, algo, steps: 2, seed: 4 }, envVersions: { household: 'household-v2' }, command: 'train',
-    argv: [], backend: 'wasm', params: 1, vocabSize: 2, initWeights: null, createdAt: '2026-01-01T00:00:00.000Z', resumes: [],
-  }) + '\n');
-  fs.writeFileSync(path.join(dir, 'events.jsonl'), JSON.stringify({ event: 'step', step: 1, successRate: 0.5, rewardMean: 0, policyLoss: 0 }) + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'run.json'),
+    JSON.stringify({
+      format: 'opd-playground-run',
+      version: 1,
+      config: { ...DEFAULT_CONFIG, algo, steps: 2, seed: 4 },
+      envVersions: { household: 'household-v2' },
+      command: 'train',
+      argv: [],
+      backend: 'wasm',
+      params: 1,
+      vocabSize: 2,
+      initWeights: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      resumes: [],
+    }) + '\n',
+  );
+  fs.writeFileSync(
+    path.join(dir, 'events.jsonl'),
+    JSON.stringify({ event: 'step', step: 1, successRate: 0.5, rewardMean: 0, policyLoss: 0 }) + '\n',
+  );
   return dir;
 }
 
 describe('compare: one row per input', () => {
-  const dir = runDir('grpo-4'), other = runDir('opid-4', 'opid'), file = path.join(tmp, 'grpo-4.opdrun');
+  const dir = runDir('grpo-4'),
+    other = runDir('opid-4', 'opid'),
+    file = path.join(tmp, 'grpo-4.opdrun');
 
   it('a packed file and its folder: both rows carry the path given; a run of its own name keeps it', () => {
     expect(cli('pack', [dir, file]).status).toBe(0);
     const r = cli('compare', [dir, file, other, '--json']);
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout).runs.map((x: { name: string }) => x.name)).toEqual([`grpo-4 (${dir})`, `grpo-4 (${file})`, 'opid-4']);
+    expect(JSON.parse(r.stdout).runs.map((x: { name: string }) => x.name)).toEqual([
+      `grpo-4 (${dir})`,
+      `grpo-4 (${file})`,
+      'opid-4',
+    ]);
     const t = cli('compare', [file, dir]);
     expect(t.status).toBe(0);
-    const rows = t.stdout.trimEnd().split('\n').slice(2).map((l) => l.split(/\s{2,}/)[0]);
+    const rows = t.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(2)
+      .map((l) => l.split(/\s{2,}/)[0]);
     expect(rows).toEqual([`grpo-4 (${file})`, `grpo-4 (${dir})`]);
     // One input alone keeps the run's name.
     expect(JSON.parse(cli('compare', [file, '--json']).stdout).runs[0].name).toBe('grpo-4');
   }, 120_000);
 
-  it('--markdown / --csv print the page\'s Compare exports of the same runs, settings that differ included', () => {
+  it("--markdown / --csv print the page's Compare exports of the same runs, settings that differ included", () => {
     const read = (d: string, name: string) => ({
-      name, run: parseRunRecord(fs.readFileSync(path.join(d, 'run.json'), 'utf8')), events: parseEvents(fs.readFileSync(path.join(d, 'events.jsonl'), 'utf8')),
+      name,
+      run: parseRunRecord(fs.readFileSync(path.join(d, 'run.json'), 'utf8')),
+      events: parseEvents(fs.readFileSync(path.join(d, 'events.jsonl'), 'utf8')),
     });
     const t = compareRuns([read(dir, 'grpo-4'), read(other, 'opid-4')]);
     const md = cli('compare', [dir, other, '--markdown']);
     expect(md.stderr).toBe('');
     expect(md.stdout).toBe(compareMarkdown(t));
-    expect(md.stdout).toBe('| run | steps | train final |\n| --- | --- | --- |\n| grpo-4 | 1/2 | 50.0% |\n| opid-4 | 1/2 | 50.0% |\n'
-      + '\nSettings that differ:\n\n| setting | grpo-4 | opid-4 |\n| --- | --- | --- |\n| algo | **grpo** | **opid** |\n');
+    expect(md.stdout).toBe(
+      '| run | steps | train final |\n| --- | --- | --- |\n| grpo-4 | 1/2 | 50.0% |\n| opid-4 | 1/2 | 50.0% |\n' +
+        ('\nSettings that differ:\n\n| setting | grpo-4 | opid-4 |\n| --- | --- | --- |\n| algo | **grpo** ' +
+          '| **opid** |\n'),
+    );
     expect(cli('compare', [dir, other, '--csv']).stdout).toBe(compareCsv(t));
     const both = cli('compare', [dir, '--csv', '--json']);
     expect(both.status).toBe(2);
@@ -74,7 +105,9 @@ describe('compare: one row per input', () => {
     expect(sep.status).toBe(0);
     expect(sep.stdout).toBe(on.stdout);
     expect(cli('compare', [dir, '--json', 'false']).stdout).toBe(off.stdout);
-    expect(cli('compare', [dir, '--json=yes']).stderr.split('\n')[0]).toBe('compare: --json takes no value or true|false, got "yes"');
+    expect(cli('compare', [dir, '--json=yes']).stderr.split('\n')[0]).toBe(
+      'compare: --json takes no value or true|false, got "yes"',
+    );
     const p = cli('pack', ['--unpack=yes', file, path.join(tmp, 'x')]);
     expect(p.status).toBe(2);
     expect(p.stderr.split('\n')[0]).toBe('pack: --unpack takes no value or true|false, got "yes"');

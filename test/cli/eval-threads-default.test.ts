@@ -12,7 +12,8 @@ describe('eval --eval-threads default', () => {
   it('stays in the calling thread below the threshold and uses the available threads at or above it', () => {
     expect(EVAL_THREADS_MIN_WORK).toBe(1000);
     const spec = getEnvSpec('household');
-    const easy = spec.create('easy').maxSteps, dflt = spec.create('default').maxSteps;
+    const easy = spec.create('easy').maxSteps,
+      dflt = spec.create('default').maxSteps;
     expect([easy, dflt]).toEqual([10, 30]);
     // eval --split test-seen,test-unseen --episodes 60 on easy: 600 episode-turns per split → in this thread.
     expect(evalThreadsFor(2, 60, easy, 2)).toBe(0);
@@ -26,7 +27,7 @@ describe('eval --eval-threads default', () => {
     expect(evalThreadsFor(3, 5000, dflt, 0)).toBe(0);
   });
 
-  it('names the threshold in the flag\'s help', () => {
+  it("names the threshold in the flag's help", () => {
     const r = spawnSync('node_modules/.bin/tsx', ['cli/eval.ts', '--help'], { encoding: 'utf8', timeout: 120_000 });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/--eval-threads[\s\S]*episodes × the preset's max turns ≥ 1000 episode-turns, else 0/);

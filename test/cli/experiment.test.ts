@@ -1,8 +1,9 @@
 /**
  * `npm run experiment -- opid-table` end to end at a tiny size: six methods × one seed, each a run directory; the
- * table (md, json; the json reads back with the page's parser, curves included) and the curves (svg) are written; a second call on the same folder runs nothing and prints the
- * same table. Bad input exits 2, as does a folder whose runs were made with other settings (run.json's config, else
- * the start line's) or whose finished runs have a corrupt line or lack an evaluation.
+ * table (md, json; the json reads back with the page's parser, curves included) and the curves (svg) are written; a
+ * second call on the same folder runs nothing and prints the same table. Bad input exits 2, as does a folder whose runs
+ * were made with other settings (run.json's config, else the start line's) or whose finished runs have a corrupt line
+ * or lack an evaluation.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -11,12 +12,33 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseResultsTable } from '../../src/core/run/table-schema';
 
-const run = (args: string[]) => spawnSync('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { encoding: 'utf8', timeout: 1_200_000 });
+const run = (args: string[]) =>
+  spawnSync('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { encoding: 'utf8', timeout: 1_200_000 });
 
 describe('experiment opid-table', () => {
   it('runs every method, writes the table, and a second call does no work', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-'));
-    const args = ['opid-table', '--preset', 'easy', '--seeds', '1', '--steps', '1', '--episodes', '2', '--eval-every', '1', '--tasks', '1', '--group', '2', '--parallel', '2', '--out', out];
+    const args = [
+      'opid-table',
+      '--preset',
+      'easy',
+      '--seeds',
+      '1',
+      '--steps',
+      '1',
+      '--episodes',
+      '2',
+      '--eval-every',
+      '1',
+      '--tasks',
+      '1',
+      '--group',
+      '2',
+      '--parallel',
+      '2',
+      '--out',
+      out,
+    ];
     const a = run(args);
     expect(a.stderr).toBe('');
     expect(a.status).toBe(0);
@@ -27,13 +49,28 @@ describe('experiment opid-table', () => {
       expect(fs.existsSync(path.join(out, `${m}-1.jsonl`))).toBe(true);
     }
     const json = JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8'));
-    expect(json.final.map((r: { method: string }) => r.method)).toEqual(['grpo', 'opid', 'opid-no-episode', 'opid-no-step', 'opid-additive', 'skill-grpo']);
+    expect(json.final.map((r: { method: string }) => r.method)).toEqual([
+      'grpo',
+      'opid',
+      'opid-no-episode',
+      'opid-no-step',
+      'opid-additive',
+      'skill-grpo',
+    ]);
     expect(json.final[0].diff['test-seen']).toBeNull();
     expect(json.final[1].diff['test-seen'].n).toBe(1);
-    // table.json is version 2 and reads back with the page's parser; each method's curve has its evaluations at steps 0 and 1
+    // table.json is version 2 and reads back with the page's parser; each method's curve has its evaluations at steps 0
+    // and 1
     const parsed = parseResultsTable(fs.readFileSync(path.join(out, 'table.json'), 'utf8'));
-    expect([parsed.format, parsed.version, parsed.baseline, parsed.command]).toEqual(['opd-table', 2, 'grpo', `npm run experiment -- ${args.join(' ')}`]);
-    expect(parsed.curves!.map((c) => [c.method, c.steps])).toEqual(json.final.map((r: { method: string }) => [r.method, [0, 1]]));
+    expect([parsed.format, parsed.version, parsed.baseline, parsed.command]).toEqual([
+      'opd-table',
+      2,
+      'grpo',
+      `npm run experiment -- ${args.join(' ')}`,
+    ]);
+    expect(parsed.curves!.map((c) => [c.method, c.steps])).toEqual(
+      json.final.map((r: { method: string }) => [r.method, [0, 1]]),
+    );
     expect(parsed.curves![0].splits['test-seen'][1]!.mean).toBe(parsed.final[0].cells['test-seen'].mean);
     expect(fs.readFileSync(path.join(out, 'curves.svg'), 'utf8')).toMatch(/^<svg/);
     const b = run(args);
@@ -55,29 +92,41 @@ describe('experiment opid-table', () => {
     };
     const events = (dir: string, run: string) => path.join(dir, 'runs', run, 'events.jsonl');
     // another method's run in OPID's folder (a copy between tables gone wrong)
-    expect(damaged('foreign', (d) => {
-      fs.rmSync(path.join(d, 'runs', 'opid-1'), { recursive: true });
-      fs.cpSync(path.join(d, 'runs', 'skill-grpo-1'), path.join(d, 'runs', 'opid-1'), { recursive: true });
-    })).toMatch(/holds runs made with other settings \(opid-1 algo skill-grpo → opid;.* opid-1 lambdaSkill 0\.3 → 0\.1/);
+    expect(
+      damaged('foreign', (d) => {
+        fs.rmSync(path.join(d, 'runs', 'opid-1'), { recursive: true });
+        fs.cpSync(path.join(d, 'runs', 'skill-grpo-1'), path.join(d, 'runs', 'opid-1'), { recursive: true });
+      }),
+    ).toMatch(/holds runs made with other settings \(opid-1 algo skill-grpo → opid;.* opid-1 lambdaSkill 0\.3 → 0\.1/);
     // without run.json the start line's config is compared: another seed
-    expect(damaged('seed', (d) => {
-      fs.rmSync(path.join(d, 'runs', 'grpo-1', 'run.json'));
-      const f = events(d, 'grpo-1');
-      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"seed":1,', '"seed":7,'));
-    })).toMatch(/\(grpo-1 seed 7 → 1\)/);
+    expect(
+      damaged('seed', (d) => {
+        fs.rmSync(path.join(d, 'runs', 'grpo-1', 'run.json'));
+        const f = events(d, 'grpo-1');
+        fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"seed":1,', '"seed":7,'));
+      }),
+    ).toMatch(/\(grpo-1 seed 7 → 1\)/);
     // a garbled evaluation line: named by file and line, not skipped
-    expect(damaged('garbled', (d) => {
-      const f = events(d, 'grpo-1');
-      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"successRate":', '"successRate":"zz,'));
-    })).toMatch(/runs\/grpo-1\/events\.jsonl line \d+: not valid JSON \(a cut or corrupt line\); repair or delete that line/);
+    expect(
+      damaged('garbled', (d) => {
+        const f = events(d, 'grpo-1');
+        fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"successRate":', '"successRate":"zz,'));
+      }),
+    ).toMatch(
+      /runs\/grpo-1\/events\.jsonl line \d+: not valid JSON \(a cut or corrupt line\); repair or delete that line/,
+    );
     // the last evaluation deleted: the final row would fall back to step 0
-    expect(damaged('lost-eval', (d) => {
-      const f = events(d, 'grpo-1');
-      const lines = fs.readFileSync(f, 'utf8').split('\n');
-      let last = -1;
-      lines.forEach((l, i) => (last = l.includes('"event":"eval"') ? i : last));
-      fs.writeFileSync(f, lines.filter((_, i) => i !== last).join('\n'));
-    })).toMatch(/grpo-1\/events\.jsonl: the run finished but holds no evaluation at step 1; restore the file, or move the run's folder away/);
+    expect(
+      damaged('lost-eval', (d) => {
+        const f = events(d, 'grpo-1');
+        const lines = fs.readFileSync(f, 'utf8').split('\n');
+        let last = -1;
+        lines.forEach((l, i) => (last = l.includes('"event":"eval"') ? i : last));
+        fs.writeFileSync(f, lines.filter((_, i) => i !== last).join('\n'));
+      }),
+    ).toMatch(
+      /grpo-1\/events\.jsonl: the run finished but holds no evaluation at step 1; restore the file, or move the run's folder away/,
+    );
     // a `done` line cut by a stop mid-write: refused, named; with the line deleted the run counts as finished
     // (its checkpoint is at the last step) and the table is the same
     const cut = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-cut-'));
@@ -90,7 +139,9 @@ describe('experiment opid-table', () => {
     const cutArgs = args.map((x) => (x === out ? cut : x));
     const c1 = run(cutArgs);
     expect(c1.status).toBe(2);
-    expect(c1.stderr).toMatch(/opid-1\/events\.jsonl line \d+: not valid JSON \(a cut or corrupt line\); repair or delete that line/);
+    expect(c1.stderr).toMatch(
+      /opid-1\/events\.jsonl line \d+: not valid JSON \(a cut or corrupt line\); repair or delete that line/,
+    );
     fs.writeFileSync(f, text.slice(0, doneAt));
     const c2 = run(cutArgs);
     expect(c2.status).toBe(0);
@@ -100,32 +151,65 @@ describe('experiment opid-table', () => {
     fs.rmSync(out, { recursive: true, force: true });
   });
 
-  it('writes the table so far after every finished run, so a call stopped mid-table leaves it (INCOMPLETE)', async () => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-stop-'));
-    const args = ['opid-table', '--preset', 'easy', '--seeds', '1', '--steps', '1', '--episodes', '2', '--eval-every', '1', '--tasks', '1', '--group', '2', '--parallel', '1', '--out', out];
-    const child = spawn('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const tableMd = path.join(out, 'table.md');
-    // stop the whole call (its train child too) once the first run's table is on disk
-    await new Promise<void>((resolve, reject) => {
-      const t = setInterval(() => {
-        if (stdout.includes('runs finished 1/6') && fs.existsSync(tableMd)) {
-          clearInterval(t);
-          process.kill(-child.pid!, 'SIGKILL');
-          resolve();
-        }
-      }, 50);
-      child.on('close', () => (clearInterval(t), reject(new Error(`the call ended before it was stopped:\n${stdout}`))));
-    });
-    const table = fs.readFileSync(tableMd, 'utf8');
-    expect(table).toContain('INCOMPLETE: 5 of 6 runs have not finished; call the command again to continue them');
-    expect(table).toContain('| grpo | 1 |');
-    expect(table).not.toContain('| opid | 1 |');
-    expect(fs.existsSync(path.join(out, 'grpo-1.jsonl'))).toBe(true);
-    expect(JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).final.map((r: { method: string; n?: number }) => r.method)).toContain('grpo');
-    fs.rmSync(out, { recursive: true, force: true });
-  });
+  it(
+    'writes the table so far after every finished run, so a call stopped mid-table leaves it ' + '(INCOMPLETE)',
+    async () => {
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-stop-'));
+      const args = [
+        'opid-table',
+        '--preset',
+        'easy',
+        '--seeds',
+        '1',
+        '--steps',
+        '1',
+        '--episodes',
+        '2',
+        '--eval-every',
+        '1',
+        '--tasks',
+        '1',
+        '--group',
+        '2',
+        '--parallel',
+        '1',
+        '--out',
+        out,
+      ];
+      const child = spawn('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      const tableMd = path.join(out, 'table.md');
+      // stop the whole call (its train child too) once the first run's table is on disk
+      await new Promise<void>((resolve, reject) => {
+        const t = setInterval(() => {
+          if (stdout.includes('runs finished 1/6') && fs.existsSync(tableMd)) {
+            clearInterval(t);
+            process.kill(-child.pid!, 'SIGKILL');
+            resolve();
+          }
+        }, 50);
+        child.on(
+          'close',
+          () => (clearInterval(t), reject(new Error(`the call ended before it was stopped:\n${stdout}`))),
+        );
+      });
+      const table = fs.readFileSync(tableMd, 'utf8');
+      expect(table).toContain('INCOMPLETE: 5 of 6 runs have not finished; call the command again to continue them');
+      expect(table).toContain('| grpo | 1 |');
+      expect(table).not.toContain('| opid | 1 |');
+      expect(fs.existsSync(path.join(out, 'grpo-1.jsonl'))).toBe(true);
+      expect(
+        JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).final.map(
+          (r: { method: string; n?: number }) => r.method,
+        ),
+      ).toContain('grpo');
+      fs.rmSync(out, { recursive: true, force: true });
+    },
+  );
 
   it('names the experiment and bad flags (exit 2)', () => {
     const r = run(['table']);
@@ -152,7 +236,9 @@ describe('experiment opid-table', () => {
     fs.writeFileSync(path.join(out, 'runs', 'grpo-1', 'run.json'), JSON.stringify({ config: cfg }));
     const r = run(['opid-table', '--seeds', '1', '--steps', '3', '--episodes', '4', '--eval-every', '1', '--out', out]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/holds runs made with other settings \(grpo-1 steps 2 → 3\); give the settings they were made with to continue that table, or another --out for a new one/);
+    expect(r.stderr).toMatch(
+      /holds runs made with other settings \(grpo-1 steps 2 → 3\); give the settings they were made with to continue that table, or another --out for a new one/,
+    );
     expect(fs.readdirSync(path.join(out, 'runs'))).toEqual(['grpo-1']);
     expect(fs.existsSync(path.join(out, 'table.md'))).toBe(false);
   });

@@ -11,8 +11,9 @@
  * opid-steps.jsonl was re-recorded once more when the heuristic analyzer stopped writing step skills that name an
  * inadmissible action: four step skills of steps 2–5 changed (`go to R` written at R), the rollouts did not.
  * And when a failed search's warning sign came to name the task's object instead of the fix's place ("the task names
- * X"): the skill prompts' lengths and the update's numbers changed; the rollouts and success rates of all 5 steps did not.
- * And when a failed trajectory's search moves stopped being blamed with its sibling's hindsight (heuristic.ts `walk`,
+ * X"): the skill prompts' lengths and the update's numbers changed; the rollouts and success rates of all 5 steps did
+ * not. And when a failed trajectory's search moves stopped being blamed with its sibling's hindsight (heuristic.ts
+ * `walk`,
  * `judgeFrom`): fewer skill-prompt tokens, other update numbers; rollouts and success rates of all 5 steps unchanged.
  * skillgrpo-steps.jsonl was re-recorded when a successful trajectory's workflow stopped keeping a pick-up detour (a
  * wrong object taken and put down unused; analyzer/workflow.ts `workflowSteps`): steps 1–2 are unchanged to the bit;
@@ -27,25 +28,76 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
-const COMMON = ['--env', 'household', '--preset', 'easy', '--model', 'nano', '--steps', '5', '--tasks', '2', '--group', '4',
-  '--mini-batches', '2', '--seed', '1', '--backend', 'wasm', '--eval-every', '0', '--json'];
+const COMMON = [
+  '--env',
+  'household',
+  '--preset',
+  'easy',
+  '--model',
+  'nano',
+  '--steps',
+  '5',
+  '--tasks',
+  '2',
+  '--group',
+  '4',
+  '--mini-batches',
+  '2',
+  '--seed',
+  '1',
+  '--backend',
+  'wasm',
+  '--eval-every',
+  '0',
+  '--json',
+];
 const RUNS: [string, string[]][] = [
   ['grpo', ['--algo', 'grpo']],
   ['opid', ['--algo', 'opid']],
   ['skillgrpo', ['--algo', 'skill-grpo']],
-  ['scratch', ['--algo', 'grpo', '--init', 'scratch', '--lr', '5e-4', '--history', '0', '--step-adv-weight', '1', '--max-step-kl', '0.03',
-    '--kl-backtracks', '2', '--entropy-coef', '0.02']],
+  [
+    'scratch',
+    [
+      '--algo',
+      'grpo',
+      '--init',
+      'scratch',
+      '--lr',
+      '5e-4',
+      '--history',
+      '0',
+      '--step-adv-weight',
+      '1',
+      '--max-step-kl',
+      '0.03',
+      '--kl-backtracks',
+      '2',
+      '--entropy-coef',
+      '0.02',
+    ],
+  ],
 ];
 /** Wall-clock fields: they differ between identical runs. */
 const TIMING = ['tokensPerSecond', 'stepMs', 'elapsedMs', 'analyzerLatencyMs', 'phaseMs'];
 
 describe('golden step events (same seed, same backend ⇒ the recorded events)', () => {
   it.each(RUNS)('%s', (name, extra) => {
-    const r = spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...COMMON, ...extra], { encoding: 'utf8', timeout: 300_000 });
+    const r = spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...COMMON, ...extra], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    const got = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.event === 'step');
-    const want = fs.readFileSync(`test/golden/${name}-steps.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.event === 'step');
+    const want = fs
+      .readFileSync(`test/golden/${name}-steps.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(got.length).toBe(want.length);
     got.forEach((e, i) => {
       const picked: Record<string, unknown> = {};

@@ -21,11 +21,32 @@ function cli(script: string, args: string[]) {
 
 const enc = new TextEncoder();
 /** A packed run of 0 steps: run.json only. */
-const bytes = packRun('grpo-5', new Map([['run.json', enc.encode(JSON.stringify({
-  format: 'opd-playground-run', version: 1, config: { ...DEFAULT_CONFIG, seed: 5 }, envVersions: { household: 'household-v2' }, command: 'train',
-  argv: [], backend: 'wasm', params: 1, vocabSize: 2, initWeights: null, createdAt: '2026-01-01T00:00:00.000Z', resumes: [],
-}) + '\n')]]));
-const whole = path.join(tmp, 'grpo-5.opdrun'), cut = path.join(tmp, 'cut.opdrun');
+const bytes = packRun(
+  'grpo-5',
+  new Map([
+    [
+      'run.json',
+      enc.encode(
+        JSON.stringify({
+          format: 'opd-playground-run',
+          version: 1,
+          config: { ...DEFAULT_CONFIG, seed: 5 },
+          envVersions: { household: 'household-v2' },
+          command: 'train',
+          argv: [],
+          backend: 'wasm',
+          params: 1,
+          vocabSize: 2,
+          initWeights: null,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          resumes: [],
+        }) + '\n',
+      ),
+    ],
+  ]),
+);
+const whole = path.join(tmp, 'grpo-5.opdrun'),
+  cut = path.join(tmp, 'cut.opdrun');
 fs.writeFileSync(whole, bytes);
 fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 10));
 
@@ -42,18 +63,32 @@ describe('a run file where weights are expected', () => {
     const r = cli('train', ['--init', whole, '--steps', '1']);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`train: --init ${whole}: this is a run file (.opdrun, a packed run record), not a weights file. To use it, `
-      + `unpack it (npx tsx cli/pack.ts --unpack ${whole} DIR), then continue the run with npm run train -- --resume DIR, or start from one of its checkpoints with --init DIR/ckpt-<k>.safetensors\n`);
+    expect(r.stderr).toBe(
+      `train: --init ${whole}: this is a run file (.opdrun, a packed run record), not a weights file. To use it, ` +
+        (`unpack it (npx tsx cli/pack.ts --unpack ${whole} DIR), then continue the run with npm run train ` +
+          `-- --resume DIR, or start from one of its checkpoints with --init DIR/ckpt-<k>.safetensors\n`),
+    );
   }, 120_000);
 
   it('a truncated one: named a run file and truncated, with the byte counts', () => {
     const r = cli('train', ['--init', cut]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^train: --init ${cut}: this is a run file \\(\\.opdrun, a packed run record\\), not a weights file, and it is damaged: `
-      + `the file is truncated: its header lists ${bytes.length - bytes.indexOf(0x0a) - 1} bytes of files but ${bytes.length - bytes.indexOf(0x0a) - 11} follow .*\\. Once it is whole, unpack it`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^train: --init ${cut}: this is a run file \\(\\.opdrun, a packed run record\\), not a weights ` +
+          `file, and it is damaged: ` +
+          (`the file is truncated: its header lists ${bytes.length - bytes.indexOf(0x0a) - 1} bytes of ` +
+            `files but ${bytes.length - bytes.indexOf(0x0a) - 11} follow .*\\. Once it is whole, unpack it`),
+      ),
+    );
     expect(r.stderr).not.toMatch(/safetensors —|not safetensors/);
     const e = cli('eval', ['--policy', cut, '--episodes', '1']);
     expect(e.status).toBe(2);
-    expect(e.stderr.split('\n')[0]).toMatch(new RegExp(`^eval: --policy ${cut}: this is a run file .* and it is damaged: the file is truncated: .*start from one of its checkpoints with --policy DIR/ckpt-<k>\\.safetensors$`));
+    expect(e.stderr.split('\n')[0]).toMatch(
+      new RegExp(
+        `^eval: --policy ${cut}: this is a run file .* and it is damaged: the file is truncated: .*start ` +
+          `from one of its checkpoints with --policy DIR/ckpt-<k>\\.safetensors$`,
+      ),
+    );
   }, 120_000);
 });

@@ -20,24 +20,54 @@ function cli(script: string, args: string[]) {
 /** A hand-made run directory: 2 of 4 steps, one evaluation, a checkpoint at step 2. */
 function runDir(dir: string): void {
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({
-    format: 'opd-playground-run', version: 1, config: { ...DEFAULT_CONFIG, steps: 4, seed: 3 }, envVersions: { household: 'household-v2' }, command: 'train',
-    argv: [], backend: 'wasm', params: 1, vocabSize: 2, initWeights: null, createdAt: '2026-01-01T00:00:00.000Z', resumes: [],
-  }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'run.json'),
+    JSON.stringify(
+      {
+        format: 'opd-playground-run',
+        version: 1,
+        config: { ...DEFAULT_CONFIG, steps: 4, seed: 3 },
+        envVersions: { household: 'household-v2' },
+        command: 'train',
+        argv: [],
+        backend: 'wasm',
+        params: 1,
+        vocabSize: 2,
+        initWeights: null,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        resumes: [],
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   const split = (r: number) => ({ successRate: r, episodes: 4, byTaskType: {} });
-  fs.writeFileSync(path.join(dir, 'events.jsonl'), [
-    { event: 'step', step: 1, successRate: 0.25, rewardMean: 0, policyLoss: 0 },
-    { event: 'step', step: 2, successRate: 0.5, rewardMean: 0, policyLoss: 0 },
-    { event: 'eval', step: 2, splits: { 'test-seen': split(0.75), 'test-unseen': split(0.5) } },
-    { event: 'checkpoint', step: 2, file: 'ckpt-2.safetensors', stateFile: 'ckpt-2.state' },
-  ].map((e) => JSON.stringify(e) + '\n').join(''));
-  fs.writeFileSync(path.join(dir, 'ckpt-2.safetensors'), encodeTensors([{ name: 'w', shape: [1], data: Float32Array.of(1) }], { format: 'opd-playground', modelSize: 'nano' }));
+  fs.writeFileSync(
+    path.join(dir, 'events.jsonl'),
+    [
+      { event: 'step', step: 1, successRate: 0.25, rewardMean: 0, policyLoss: 0 },
+      { event: 'step', step: 2, successRate: 0.5, rewardMean: 0, policyLoss: 0 },
+      { event: 'eval', step: 2, splits: { 'test-seen': split(0.75), 'test-unseen': split(0.5) } },
+      { event: 'checkpoint', step: 2, file: 'ckpt-2.safetensors', stateFile: 'ckpt-2.state' },
+    ]
+      .map((e) => JSON.stringify(e) + '\n')
+      .join(''),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'ckpt-2.safetensors'),
+    encodeTensors([{ name: 'w', shape: [1], data: Float32Array.of(1) }], {
+      format: 'opd-playground',
+      modelSize: 'nano',
+    }),
+  );
   fs.writeFileSync(path.join(dir, 'ckpt-2.state'), Uint8Array.of(1, 2, 3));
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'not part of the record');
 }
 
 describe('cli/pack.ts and compare FILE.opdrun', () => {
-  const dir = path.join(tmp, 'grpo-3'), file = path.join(tmp, 'grpo-3.opdrun'), back = path.join(tmp, 'back');
+  const dir = path.join(tmp, 'grpo-3'),
+    file = path.join(tmp, 'grpo-3.opdrun'),
+    back = path.join(tmp, 'back');
   it('packs, unpacks to the same files, and compare reads the file like the folder', () => {
     runDir(dir);
     const p = cli('pack', [dir, file]);
@@ -46,10 +76,19 @@ describe('cli/pack.ts and compare FILE.opdrun', () => {
     const u = cli('pack', ['--unpack', file, back]);
     expect(u.status).toBe(0);
     expect(fs.readdirSync(back).sort()).toEqual(['ckpt-2.safetensors', 'ckpt-2.state', 'events.jsonl', 'run.json']);
-    for (const f of fs.readdirSync(back)) expect(fs.readFileSync(path.join(back, f)).equals(fs.readFileSync(path.join(dir, f)))).toBe(true);
-    const a = JSON.parse(cli('compare', [dir, '--json']).stdout), b = JSON.parse(cli('compare', [file, '--json']).stdout);
+    for (const f of fs.readdirSync(back))
+      expect(fs.readFileSync(path.join(back, f)).equals(fs.readFileSync(path.join(dir, f)))).toBe(true);
+    const a = JSON.parse(cli('compare', [dir, '--json']).stdout),
+      b = JSON.parse(cli('compare', [file, '--json']).stdout);
     expect(b).toEqual(a);
-    expect(b.runs[0]).toMatchObject({ name: 'grpo-3', seed: 3, stepsDone: 2, stepsPlanned: 4, finalEval: { 'test-seen': 0.75, 'test-unseen': 0.5 }, checkpoints: 1 });
+    expect(b.runs[0]).toMatchObject({
+      name: 'grpo-3',
+      seed: 3,
+      stepsDone: 2,
+      stepsPlanned: 4,
+      finalEval: { 'test-seen': 0.75, 'test-unseen': 0.5 },
+      checkpoints: 1,
+    });
   }, 120_000);
   it('refuses a damaged file and a non-empty target folder (exit 2, nothing written)', () => {
     const cut = path.join(tmp, 'cut.opdrun');

@@ -26,15 +26,21 @@ describe('play CLI', () => {
   it('JSON mode: a reset line, then one step line per input line, ending at done', async () => {
     const r = await session(
       ['--env', 'household', '--split', 'train', '--task', '357', '--preset', 'easy', '--json'],
-      ['go to desk 1', '  TAKE laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look'].map(j),
+      ['go to desk 1', '  TAKE laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look'].map(
+        j,
+      ),
     );
     expect(r.code).toBe(0);
-    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events[0]).toEqual({
       event: 'reset',
       task: 'put a laptop in sidetable.',
       taskType: 'pick',
-      observation: 'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
+      observation:
+        'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
       admissibleActions: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'],
     });
     expect(events.slice(1, -1).map((e) => [e.event, e.action, e.reward, e.done, e.valid])).toEqual([
@@ -43,9 +49,18 @@ describe('play CLI', () => {
       ['step', 'go to sidetable 1', 0, false, true],
       ['step', 'move laptop 1 to sidetable 1', 1, true, true],
     ]); // stops at done: the trailing "look" is not read
-    expect(events[4]).toMatchObject({ observation: 'You move the laptop 1 to the sidetable 1.', admissibleActions: [] });
+    expect(events[4]).toMatchObject({
+      observation: 'You move the laptop 1 to the sidetable 1.',
+      admissibleActions: [],
+    });
     expect(events[5]).toEqual({
-      event: 'summary', steps: 4, maxSteps: 10, success: true, reward: 1, invalid: 0, done: true,
+      event: 'summary',
+      steps: 4,
+      maxSteps: 10,
+      success: true,
+      reward: 1,
+      invalid: 0,
+      done: true,
       text: 'Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).',
     });
   });
@@ -55,7 +70,9 @@ describe('play CLI', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('Task: put a laptop in sidetable.');
     expect(r.out).toContain('   1. go to desk 1');
-    expect(r.out).toContain('Action: go to desk 1\nYou arrive at desk 1. On the desk 1, you see a candle 2, and a laptop 1.');
+    expect(r.out).toContain(
+      'Action: go to desk 1\nYou arrive at desk 1. On the desk 1, you see a candle 2, and a laptop 1.',
+    );
     expect(r.out).toContain('You pick up the laptop 1 from the desk 1.');
     expect(r.out).toContain('Nothing happens.');
     expect(r.out).toContain('(step 3/');
@@ -67,10 +84,17 @@ describe('play CLI', () => {
       [['--split', 'dev'], '--split must be one of: train, test-seen, test-unseen'],
       [['--task', '-1'], '--task must be an integer ≥ 0'],
       [['--task', 'seven'], '--task must be an integer ≥ 0'],
-      [['--task', '99999999999999999999'], '--task must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes (9007199254740991)'],
+      [
+        ['--task', '99999999999999999999'],
+        '--task must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes ' +
+          '(9007199254740991)',
+      ],
       [['--preset', 'hard'], '--preset must be one of: default, easy (got "hard")\n'],
       [['--preset', 'esy'], '--preset must be one of: default, easy (got "esy"); did you mean easy?\n'],
-      [['--split', 'tset-seen'], '--split must be one of: train, test-seen, test-unseen, val (got "tset-seen"); did you mean test-seen?\n'],
+      [
+        ['--split', 'tset-seen'],
+        '--split must be one of: train, test-seen, test-unseen, val (got "tset-seen"); did you mean test-seen?\n',
+      ],
     ];
     for (const [argv, msg] of cases) {
       const r = await session(argv, []);
@@ -100,30 +124,62 @@ describe('play CLI', () => {
   }, 30_000);
 
   it('a command the preset does not have says so, naming its commands and the admissible actions', async () => {
-    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['fly to moon', 'go to desk 1', 'take apple 1'].map(j));
-    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const r = await session(
+      ['--task', '357', '--preset', 'easy', '--json'],
+      ['fly to moon', 'go to desk 1', 'take apple 1'].map(j),
+    );
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events[1]).toMatchObject({
-      action: 'fly to moon', observation: 'Nothing happens.', valid: false,
-      hint: '"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable 1',
+      action: 'fly to moon',
+      observation: 'Nothing happens.',
+      valid: false,
+      hint:
+        '"fly to moon" is not a command of household/easy; commands here: go to …, take … from ' +
+        '…, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to ' +
+        'sidetable 1',
     });
     expect(events[2].hint).toBeUndefined();
-    expect(events[3].hint).toBe('"take apple 1" does not fit the command "take … from …"; admissible now: go to shelf 1, go to sidetable 1, take candle 2 from desk 1, take laptop 1 from desk 1');
+    expect(events[3].hint).toBe(
+      '"take apple 1" does not fit the command "take … from …"; admissible now: go to shelf 1, go to ' +
+        'sidetable 1, take candle 2 from desk 1, take laptop 1 from desk 1',
+    );
     expect(events[4]).toEqual({
-      event: 'summary', steps: 3, maxSteps: 10, success: false, reward: 0, invalid: 2, done: false,
+      event: 'summary',
+      steps: 3,
+      maxSteps: 10,
+      success: false,
+      reward: 0,
+      invalid: 2,
+      done: false,
       text: 'End of input: no success after 3 of 10 steps, total reward 0 (2 invalid actions).',
     });
   });
 
-  it('text mode: the hint in parentheses after "Nothing happens.", and the summary at the end of the input', async () => {
-    const t = await session(['--task', '357', '--preset', 'easy'], ['inventory', 'got to desk 1']);
-    expect(t.code).toBe(0);
-    expect(t.out).toContain('Nothing happens.\n("inventory" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable 1)\n');
-    expect(t.out).toContain('; did you mean "go to desk 1"?)\n');
-    expect(t.out).toMatch(/\n> \nEnd of input: no success after 2 of 10 steps, total reward 0 \(2 invalid actions\)\.\n$/);
-  });
+  it(
+    'text mode: the hint in parentheses after "Nothing happens.", and the summary at the end of the ' + 'input',
+    async () => {
+      const t = await session(['--task', '357', '--preset', 'easy'], ['inventory', 'got to desk 1']);
+      expect(t.code).toBe(0);
+      expect(t.out).toContain(
+        'Nothing happens.\n("inventory" is not a command of household/easy; commands here: go to …, take ' +
+          '… from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go ' +
+          'to sidetable 1)\n',
+      );
+      expect(t.out).toContain('; did you mean "go to desk 1"?)\n');
+      expect(t.out).toMatch(
+        /\n> \nEnd of input: no success after 2 of 10 steps, total reward 0 \(2 invalid actions\)\.\n$/,
+      );
+    },
+  );
 
-  it('text mode: the end of the episode prints the summary (the expert\'s actions, by number and by text)', async () => {
-    const t = await session(['--task', '357', '--preset', 'easy'], ['1', '4', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look']);
+  it("text mode: the end of the episode prints the summary (the expert's actions, by number and by text)", async () => {
+    const t = await session(
+      ['--task', '357', '--preset', 'easy'],
+      ['1', '4', 'go to sidetable 1', 'move laptop 1 to sidetable 1', 'look'],
+    );
     expect(t.out).toContain('You move the laptop 1 to the sidetable 1.\n');
     expect(t.out).toMatch(/\n\nTask complete: success in 4 of 10 steps, total reward 1 \(0 invalid actions\)\.\n$/);
   });
@@ -142,7 +198,9 @@ describe('play CLI', () => {
     const r = await session(['--task', '3', '--seed', '5'], []);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err.split('\n')[0]).toBe('play: --task 3 and --seed 5 both choose the task (--seed draws one at random); give only one of them');
+    expect(r.err.split('\n')[0]).toBe(
+      'play: --task 3 and --seed 5 both choose the task (--seed draws one at random); give only one of them',
+    );
     const help = await session(['--help'], []);
     expect(help.out).toContain('--task');
     expect(help.out).toContain('not with --task');
@@ -152,22 +210,42 @@ describe('play CLI', () => {
     const t = await session(['--task', '357', '--preset', 'easy'], ['7', '0', '2']);
     expect(t.code).toBe(0);
     // Three admissible actions at the start: 7 and 0 are refused, 2 plays "go to shelf 1" as step 1.
-    expect(t.out).toContain('> (there is no action 7: type a number from 1 to 3, or an action)\n> (there is no action 0: type a number from 1 to 3, or an action)\n> Action: go to shelf 1\n');
+    expect(t.out).toContain(
+      '> (there is no action 7: type a number from 1 to 3, or an action)\n> (there is no action 0: type a ' +
+        'number from 1 to 3, or an action)\n> Action: go to shelf 1\n',
+    );
     expect(t.out).toContain('(step 1/10)');
     expect(t.out).toMatch(/End of input: no success after 1 of 10 steps, total reward 0 \(0 invalid actions\)\.\n$/);
   });
 
-  it('JSON mode: input is one {"action"} object per line; a bad line gets an error event and costs no step', async () => {
-    const r = await session(['--task', '357', '--preset', 'easy', '--json'], ['go to desk 1', '', '{"act":"go to desk 1"}', '"go to desk 1"', j('1'), j('go to desk 1')]);
-    expect(r.code).toBe(0);
-    const events = r.out.trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => e.event)).toEqual(['reset', 'error', 'error', 'error', 'step', 'step', 'summary']);
-    expect(events[1]).toEqual({ event: 'error', line: 1, message: 'not JSON; send one object per line, e.g. {"action":"go to desk 1"}' });
-    expect(events[2]).toEqual({ event: 'error', line: 3, message: 'expected an object with only a text "action", e.g. {"action":"go to desk 1"}' });
-    expect(events[3].line).toBe(4);
-    // Numbers are not resolved in JSON mode: "1" is an action text, not admissible.
-    expect(events[4]).toMatchObject({ action: '1', valid: false, observation: 'Nothing happens.' });
-    expect(events[5]).toMatchObject({ action: 'go to desk 1', valid: true });
-    expect(events[6]).toMatchObject({ steps: 2, invalid: 1, done: false });
-  });
+  it(
+    'JSON mode: input is one {"action"} object per line; a bad line gets an error event and costs no ' + 'step',
+    async () => {
+      const r = await session(
+        ['--task', '357', '--preset', 'easy', '--json'],
+        ['go to desk 1', '', '{"act":"go to desk 1"}', '"go to desk 1"', j('1'), j('go to desk 1')],
+      );
+      expect(r.code).toBe(0);
+      const events = r.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(events.map((e) => e.event)).toEqual(['reset', 'error', 'error', 'error', 'step', 'step', 'summary']);
+      expect(events[1]).toEqual({
+        event: 'error',
+        line: 1,
+        message: 'not JSON; send one object per line, e.g. {"action":"go to desk 1"}',
+      });
+      expect(events[2]).toEqual({
+        event: 'error',
+        line: 3,
+        message: 'expected an object with only a text "action", e.g. {"action":"go to desk 1"}',
+      });
+      expect(events[3].line).toBe(4);
+      // Numbers are not resolved in JSON mode: "1" is an action text, not admissible.
+      expect(events[4]).toMatchObject({ action: '1', valid: false, observation: 'Nothing happens.' });
+      expect(events[5]).toMatchObject({ action: 'go to desk 1', valid: true });
+      expect(events[6]).toMatchObject({ steps: 2, invalid: 1, done: false });
+    },
+  );
 });

@@ -15,8 +15,12 @@ function cli(script: string, args: string[]) {
 describe('number flags out of range', () => {
   it('rangeIssue: flag, schema range, the text given and the default as the fix; nothing for a value in range', () => {
     expect(DEFAULT_CONFIG.steps).toBe(120);
-    expect(rangeIssue('steps', -1, ['--steps', '-1'])).toBe('--steps must be an integer in [1, 100000], got "-1"; give e.g. --steps 120 (the default)');
-    expect(rangeIssue('learningRate', 1000, ['--lr=1e3'])).toBe('--lr must be a number in [1e-7, 1], got "1e3"; give e.g. --lr 0.0001 (the default)');
+    expect(rangeIssue('steps', -1, ['--steps', '-1'])).toBe(
+      '--steps must be an integer in [1, 100000], got "-1"; give e.g. --steps 120 (the default)',
+    );
+    expect(rangeIssue('learningRate', 1000, ['--lr=1e3'])).toBe(
+      '--lr must be a number in [1e-7, 1], got "1e3"; give e.g. --lr 0.0001 (the default)',
+    );
     expect(rangeIssue('steps', 5, ['--steps', '5'])).toBeUndefined();
     expect(rangeIssue('algo', 3, [])).toBeUndefined();
     expect(rangeIssue('toString', -1, [])).toBeUndefined();
@@ -29,14 +33,16 @@ describe('number flags out of range', () => {
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      'train: --steps must be an integer in [1, 100000], got "-1"; give e.g. --steps 120 (the default)\n'
-      + '--lr must be a number in [1e-7, 1], got "5"; give e.g. --lr 0.0001 (the default)\n',
+      'train: --steps must be an integer in [1, 100000], got "-1"; give e.g. --steps 120 (the default)\n' +
+        '--lr must be a number in [1e-7, 1], got "5"; give e.g. --lr 0.0001 (the default)\n',
     );
   }, 120_000);
 
   it('eval --episodes 0 is worded the same way (the shared parser, cli/args.ts)', () => {
     const r = cli('eval', ['--episodes', '0']);
     expect(r.status).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe('eval: --episodes must be an integer in 1..100000, got "0"; give e.g. --episodes 60 (the default)');
+    expect(r.stderr.split('\n')[0]).toBe(
+      'eval: --episodes must be an integer in 1..100000, got "0"; give e.g. --episodes 60 (the default)',
+    );
   }, 120_000);
 });

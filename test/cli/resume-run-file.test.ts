@@ -12,7 +12,10 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-resume-msg-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function train(args: string[]) {
-  return spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...args, '--steps', '1'], { encoding: 'utf8', timeout: 100_000 });
+  return spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...args, '--steps', '1'], {
+    encoding: 'utf8',
+    timeout: 100_000,
+  });
 }
 
 describe('train --resume: a run file', () => {
@@ -22,7 +25,8 @@ describe('train --resume: a run file', () => {
     const r = train(['--resume', file]);
     expect(r.status).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe(
-      `train: --resume: "${file}" is a file, not a run directory; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${file} DIR), then give DIR`,
+      `train: --resume: "${file}" is a file, not a run directory; it is a run file (.opdrun): unpack it ` +
+        `first (npx tsx cli/pack.ts --unpack ${file} DIR), then give DIR`,
     );
   }, 110_000);
 });

@@ -38,34 +38,59 @@ function cli(script: string, args: string[]) {
 }
 
 describe('runDirFileMessage', () => {
-  it('names each of a run directory\'s files by its name, with its folder to pass; null for other names', () => {
-    expect(runDirFileMessage('runs/a/run.json', 'the run directory')).toBe('"runs/a/run.json" is the run directory\'s run.json, not the run directory; pass its folder runs/a');
-    expect(runDirFileMessage('runs/a/events.jsonl', 'a run file (.opdrun)')).toBe('"runs/a/events.jsonl" is the run directory\'s events.jsonl, not a run file (.opdrun); pass its folder runs/a');
-    expect(runDirFileMessage('val.json', 'the run directory')).toBe('"val.json" is the run directory\'s val.json, not the run directory; pass its folder .');
-    expect(runDirFileMessage('r/ckpt-40.state', 'x', (d) => `use ${d}`)).toBe('"r/ckpt-40.state" is the run directory\'s ckpt-40.state, not x; use r');
-    expect(runDirFileMessage('r/ckpt-40.safetensors', 'x')).toBe('"r/ckpt-40.safetensors" is the run directory\'s ckpt-40.safetensors, not x; pass its folder r');
-    for (const other of ['r/run.json.bak', 'r/notes.json', 'r/ckpt-x.safetensors', 'r/a.opdrun']) expect(runDirFileMessage(other, 'x')).toBeNull();
+  it("names each of a run directory's files by its name, with its folder to pass; null for other names", () => {
+    expect(runDirFileMessage('runs/a/run.json', 'the run directory')).toBe(
+      '"runs/a/run.json" is the run directory\'s run.json, not the run directory; pass its folder runs/a',
+    );
+    expect(runDirFileMessage('runs/a/events.jsonl', 'a run file (.opdrun)')).toBe(
+      '"runs/a/events.jsonl" is the run directory\'s events.jsonl, not a run file (.opdrun); pass its folder runs/a',
+    );
+    expect(runDirFileMessage('val.json', 'the run directory')).toBe(
+      '"val.json" is the run directory\'s val.json, not the run directory; pass its folder .',
+    );
+    expect(runDirFileMessage('r/ckpt-40.state', 'x', (d) => `use ${d}`)).toBe(
+      '"r/ckpt-40.state" is the run directory\'s ckpt-40.state, not x; use r',
+    );
+    expect(runDirFileMessage('r/ckpt-40.safetensors', 'x')).toBe(
+      '"r/ckpt-40.safetensors" is the run directory\'s ckpt-40.safetensors, not x; pass its folder r',
+    );
+    for (const other of ['r/run.json.bak', 'r/notes.json', 'r/ckpt-x.safetensors', 'r/a.opdrun'])
+      expect(runDirFileMessage(other, 'x')).toBeNull();
   });
 
   it('checkRunDir, readPackFile, packDir and unpackToDir word it for what each expects', () => {
-    expect(runDirError(() => checkRunDir(runJson))).toBe(`"${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`);
-    expect(runDirError(() => readPackFile(runJson))).toBe(`"${runJson}" is the run directory's run.json, not a run file (.opdrun); pass its folder ${dir}`);
-    expect(runDirError(() => packDir(runJson, path.join(tmp, 'x.opdrun')))).toBe(`"${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`);
+    expect(runDirError(() => checkRunDir(runJson))).toBe(
+      `"${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`,
+    );
+    expect(runDirError(() => readPackFile(runJson))).toBe(
+      `"${runJson}" is the run directory's run.json, not a run file (.opdrun); pass its folder ${dir}`,
+    );
+    expect(runDirError(() => packDir(runJson, path.join(tmp, 'x.opdrun')))).toBe(
+      `"${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`,
+    );
     expect(runDirError(() => unpackToDir(runJson, path.join(tmp, 'out')))).toBe(
-      `"${runJson}" is the run directory's run.json, not a run file (.opdrun); its folder ${dir} is a run directory already: give it where a run directory is expected, or pack it with npx tsx cli/pack.ts ${dir} FILE.opdrun`,
+      `"${runJson}" is the run directory's run.json, not a run file (.opdrun); its folder ${dir} is a run ` +
+        `directory already: give it where a run directory is expected, or pack it with npx tsx cli/pack.ts ${dir} ` +
+        `FILE.opdrun`,
     );
     expect(fs.existsSync(path.join(tmp, 'out'))).toBe(false);
     // Any other file that is no run file keeps the pack's own message.
     const other = path.join(tmp, 'notes.json');
     fs.writeFileSync(other, '{}\n');
-    expect(runDirError(() => readPackFile(other))).toMatch(new RegExp(`^${other.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*not an OPD Playground run file`));
+    expect(runDirError(() => readPackFile(other))).toMatch(
+      new RegExp(`^${other.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*not an OPD Playground run file`),
+    );
   });
 
   it('a weights flag given run.json: its checkpoints to give (and, for train --init, --resume)', () => {
     const bytes = new Uint8Array(fs.readFileSync(runJson));
-    expect(notSafetensors(runJson, bytes, '--policy')).toBe(`--policy: "${runJson}" is the run directory's run.json, not a weights file; give one of its checkpoints, --policy ${dir}/ckpt-<k>.safetensors`);
+    expect(notSafetensors(runJson, bytes, '--policy')).toBe(
+      `--policy: "${runJson}" is the run directory's run.json, not a weights file; give one of its ` +
+        `checkpoints, --policy ${dir}/ckpt-<k>.safetensors`,
+    );
     expect(notSafetensors(runJson, bytes, '--init', { resume: true })).toBe(
-      `--init: "${runJson}" is the run directory's run.json, not a weights file; give one of its checkpoints, --init ${dir}/ckpt-<k>.safetensors (to continue that run, use --resume ${dir})`,
+      `--init: "${runJson}" is the run directory's run.json, not a weights file; give one of its ` +
+        `checkpoints, --init ${dir}/ckpt-<k>.safetensors (to continue that run, use --resume ${dir})`,
     );
   });
 });
@@ -75,20 +100,35 @@ describe('the commands', () => {
     const r = cli('compare', [runJson]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.split('\n')[0]).toBe(`compare: "${runJson}" is the run directory's run.json, not a run file (.opdrun); pass its folder ${dir}`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `compare: "${runJson}" is the run directory's run.json, not a run file (.opdrun); pass its folder ${dir}`,
+    );
     const ev = path.join(dir, 'events.jsonl');
-    expect(cli('compare', [ev]).stderr.split('\n')[0]).toBe(`compare: "${ev}" is the run directory's events.jsonl, not a run file (.opdrun); pass its folder ${dir}`);
+    expect(cli('compare', [ev]).stderr.split('\n')[0]).toBe(
+      `compare: "${ev}" is the run directory's events.jsonl, not a run file (.opdrun); pass its folder ${dir}`,
+    );
   }, 110_000);
 
-  it('train --resume run.json, train --from-run run.json and coverage --run run.json: exit 2, the folder to pass', () => {
-    const resume = cli('train', ['--resume', runJson]);
-    expect(resume.status).toBe(2);
-    expect(resume.stderr.split('\n')[0]).toBe(`train: --resume: "${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`);
-    const from = cli('train', ['--algo', 'agentic-opd', '--from-run', runJson]);
-    expect(from.status).toBe(2);
-    expect(from.stderr.split('\n')[0]).toBe(`train: --from-run: "${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`);
-    const cov = cli('coverage', ['--run', runJson]);
-    expect(cov.status).toBe(2);
-    expect(cov.stderr.split('\n')[0]).toBe(`coverage: "${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`);
-  }, 110_000);
+  it(
+    'train --resume run.json, train --from-run run.json and coverage --run run.json: exit 2, the folder ' + 'to pass',
+    () => {
+      const resume = cli('train', ['--resume', runJson]);
+      expect(resume.status).toBe(2);
+      expect(resume.stderr.split('\n')[0]).toBe(
+        `train: --resume: "${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`,
+      );
+      const from = cli('train', ['--algo', 'agentic-opd', '--from-run', runJson]);
+      expect(from.status).toBe(2);
+      expect(from.stderr.split('\n')[0]).toBe(
+        `train: --from-run: "${runJson}" is the run directory's run.json, not the run directory; pass its ` +
+          `folder ${dir}`,
+      );
+      const cov = cli('coverage', ['--run', runJson]);
+      expect(cov.status).toBe(2);
+      expect(cov.stderr.split('\n')[0]).toBe(
+        `coverage: "${runJson}" is the run directory's run.json, not the run directory; pass its folder ${dir}`,
+      );
+    },
+    110_000,
+  );
 });

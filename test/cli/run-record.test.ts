@@ -12,18 +12,54 @@ import path from 'node:path';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-record-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const COMMON = ['--env', 'household', '--model', 'nano', '--tasks', '2', '--group', '2', '--mini-batches', '2', '--seed', '5', '--backend', 'wasm',
-  '--eval-every', '2', '--eval-episodes', '2', '--checkpoint-every', '2', '--val-tasks', '3', '--val-samples', '2', '--algo', 'skill-grpo', '--json'];
+const COMMON = [
+  '--env',
+  'household',
+  '--model',
+  'nano',
+  '--tasks',
+  '2',
+  '--group',
+  '2',
+  '--mini-batches',
+  '2',
+  '--seed',
+  '5',
+  '--backend',
+  'wasm',
+  '--eval-every',
+  '2',
+  '--eval-episodes',
+  '2',
+  '--checkpoint-every',
+  '2',
+  '--val-tasks',
+  '3',
+  '--val-samples',
+  '2',
+  '--algo',
+  'skill-grpo',
+  '--json',
+];
 const TIMING = ['tokensPerSecond', 'stepMs', 'elapsedMs', 'analyzerLatencyMs', 'phaseMs', 'valMs', 'evalMs'];
 
 function cli(script: string, args: string[]) {
   return spawnSync('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 300_000 });
 }
-const events = (dir: string) => fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-const strip = (evs: Record<string, unknown>[], kinds: string[]) => evs.filter((e) => kinds.includes(e.event as string)).map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !TIMING.includes(k))));
+const events = (dir: string) =>
+  fs
+    .readFileSync(path.join(dir, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+const strip = (evs: Record<string, unknown>[], kinds: string[]) =>
+  evs
+    .filter((e) => kinds.includes(e.event as string))
+    .map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !TIMING.includes(k))));
 
 describe('run directory and resume (CLI)', () => {
-  const A = path.join(tmp, 'straight'), B = path.join(tmp, 'resumed');
+  const A = path.join(tmp, 'straight'),
+    B = path.join(tmp, 'resumed');
 
   it('4 steps straight = 2 steps + --resume --steps 4: same step, eval and validation events and val.json', () => {
     const a = cli('train', [...COMMON, '--steps', '4', '--run-dir', A]);
@@ -34,16 +70,48 @@ describe('run directory and resume (CLI)', () => {
     const b2 = cli('train', ['--resume', B, '--steps', '4', '--json']);
     expect(b2.stderr).toBe('');
     expect(b2.status).toBe(0);
-    const ea = events(A), eb = events(B);
-    expect(eb.map((e) => e.event)).toEqual(['start', 'eval', 'step', 'step', 'eval', 'validation', 'checkpoint', 'start', 'step', 'step', 'eval', 'validation', 'checkpoint', 'done']);
+    const ea = events(A),
+      eb = events(B);
+    expect(eb.map((e) => e.event)).toEqual([
+      'start',
+      'eval',
+      'step',
+      'step',
+      'eval',
+      'validation',
+      'checkpoint',
+      'start',
+      'step',
+      'step',
+      'eval',
+      'validation',
+      'checkpoint',
+      'done',
+    ]);
     expect(eb[7].resumedFrom).toBe(2);
-    for (const kinds of [['step'], ['eval'], ['validation'], ['checkpoint']]) expect(strip(eb, kinds)).toEqual(strip(ea, kinds));
+    for (const kinds of [['step'], ['eval'], ['validation'], ['checkpoint']])
+      expect(strip(eb, kinds)).toEqual(strip(ea, kinds));
     expect(fs.readFileSync(path.join(B, 'val.json'), 'utf8')).toBe(fs.readFileSync(path.join(A, 'val.json'), 'utf8'));
-    expect(fs.readFileSync(path.join(B, 'ckpt-4.safetensors')).equals(fs.readFileSync(path.join(A, 'ckpt-4.safetensors')))).toBe(true);
+    expect(
+      fs.readFileSync(path.join(B, 'ckpt-4.safetensors')).equals(fs.readFileSync(path.join(A, 'ckpt-4.safetensors'))),
+    ).toBe(true);
     const run = JSON.parse(fs.readFileSync(path.join(B, 'run.json'), 'utf8'));
-    expect(run).toMatchObject({ format: 'opd-playground-run', version: 1, backend: 'wasm', config: { steps: 2, algo: 'skill-grpo' } });
+    expect(run).toMatchObject({
+      format: 'opd-playground-run',
+      version: 1,
+      backend: 'wasm',
+      config: { steps: 2, algo: 'skill-grpo' },
+    });
     expect(run.resumes).toMatchObject([{ fromStep: 2, steps: 4 }]);
-    expect(fs.readdirSync(B).sort()).toEqual(['ckpt-2.safetensors', 'ckpt-2.state', 'ckpt-4.safetensors', 'ckpt-4.state', 'events.jsonl', 'run.json', 'val.json']);
+    expect(fs.readdirSync(B).sort()).toEqual([
+      'ckpt-2.safetensors',
+      'ckpt-2.state',
+      'ckpt-4.safetensors',
+      'ckpt-4.state',
+      'events.jsonl',
+      'run.json',
+      'val.json',
+    ]);
   }, 600_000);
 
   it('refuses what a resume cannot honour (exit 2, nothing written)', () => {
@@ -83,13 +151,19 @@ describe('run directory and resume (CLI)', () => {
     expect(rep.checkpoints.map((c: { step: number }) => c.step)).toEqual([2, 4]);
     expect(rep).toHaveProperty('union.solved');
     expect(rep.noise.atRecorded).toMatchObject({ checkpoints: 2, samples: rep.samples });
-    expect(rep.noise.atRecorded.expectedGap).toBeCloseTo(rep.noise.atRecorded.expectedUnion - rep.noise.atRecorded.expectedBest, 12);
+    expect(rep.noise.atRecorded.expectedGap).toBeCloseTo(
+      rep.noise.atRecorded.expectedUnion - rep.noise.atRecorded.expectedBest,
+      12,
+    );
     const text = cli('coverage', ['--run', A]).stdout;
     expect(text).toMatch(/union \(solved by any checkpoint\)/);
     expect(text).toMatch(/noise baseline — val tasks solved if all 2 checkpoints were one and the same policy/);
     const cmp = cli('compare', [A, B, '--json']);
     expect(cmp.status).toBe(0);
-    expect(JSON.parse(cmp.stdout).runs.map((r: { name: string; stepsDone: number }) => [r.name, r.stepsDone])).toEqual([['straight', 4], ['resumed', 4]]);
+    expect(JSON.parse(cmp.stdout).runs.map((r: { name: string; stepsDone: number }) => [r.name, r.stepsDone])).toEqual([
+      ['straight', 4],
+      ['resumed', 4],
+    ]);
     expect(cli('compare', [A, B]).stdout).toMatch(/straight[\s\S]*resumed/);
 
     const bad = path.join(tmp, 'bad');
@@ -103,7 +177,18 @@ describe('run directory and resume (CLI)', () => {
     expect2('coverage', ['--run', bad], /no val.json/);
     fs.writeFileSync(path.join(bad, 'val.json'), '{"format":');
     expect2('coverage', ['--run', bad], /val.json: not valid JSON/);
-    fs.writeFileSync(path.join(bad, 'val.json'), JSON.stringify({ format: 'opd-playground-val', version: 1, preset: 'easy', tasks: 1, samples: 2, taskTypes: ['pick'], checkpoints: [] }));
+    fs.writeFileSync(
+      path.join(bad, 'val.json'),
+      JSON.stringify({
+        format: 'opd-playground-val',
+        version: 1,
+        preset: 'easy',
+        tasks: 1,
+        samples: 2,
+        taskTypes: ['pick'],
+        checkpoints: [],
+      }),
+    );
     expect2('coverage', ['--run', bad], /fewer than one checkpoint/);
     expect2('compare', [], /at least one run directory/);
     expect2('compare', [A, bad], /no run.json/);

@@ -7,16 +7,37 @@ import { progress } from '../../cli/train-print';
 import type { StepEvent } from '../../src/core/train/events';
 
 const base = {
-  event: 'step', step: 5, successRate: 0.25, rewardMean: 0.25, policyLoss: 0.1, kl: 0.01, clipFraction: 0, entropy: 0.2, learningRate: 1e-4,
-  stepKl: null, stepScale: 1, rolledBack: false, updates: 8, tokensPerSecond: 1000, stepMs: 2000, elapsedMs: 10000,
-  analyzerCalls: 32, analyzerFailures: 0, analyzerFailureReasons: {}, teacherShare: 0.012, skillActiveTokenRatio: 0.5, skillSignAgreement: 0.75,
+  event: 'step',
+  step: 5,
+  successRate: 0.25,
+  rewardMean: 0.25,
+  policyLoss: 0.1,
+  kl: 0.01,
+  clipFraction: 0,
+  entropy: 0.2,
+  learningRate: 1e-4,
+  stepKl: null,
+  stepScale: 1,
+  rolledBack: false,
+  updates: 8,
+  tokensPerSecond: 1000,
+  stepMs: 2000,
+  elapsedMs: 10000,
+  analyzerCalls: 32,
+  analyzerFailures: 0,
+  analyzerFailureReasons: {},
+  teacherShare: 0.012,
+  skillActiveTokenRatio: 0.5,
+  skillSignAgreement: 0.75,
 } as unknown as StepEvent;
 
 describe('train progress line', () => {
   it('sampled A_skill: teacher share; top-k: the reverse KL in nats instead', () => {
     const sampled = progress(base, 10, 0);
     expect(sampled).toContain('step 5/10  success 25%');
-    expect(sampled).toContain('| teacher share 1.2%  skill-active 50%  sign agreement 75%  analyzer 32 calls, 0 failed');
+    expect(sampled).toContain(
+      '| teacher share 1.2%  skill-active 50%  sign agreement 75%  analyzer 32 calls, 0 failed',
+    );
     const top = progress({ ...base, teacherShare: 0, topkReverseKl: 0.10834 } as StepEvent, 10, 0);
     expect(top).toContain('| top-k KL 0.1083 nats  skill-active 50%');
     expect(top).not.toContain('teacher share');

@@ -22,8 +22,11 @@ function runDir(name: string, text: string): string {
   fs.writeFileSync(path.join(d, 'val.json'), text);
   return d;
 }
-const coverageCli = (dir: string) => spawnSync('node_modules/.bin/tsx', ['cli/coverage.ts', '--run', dir], { encoding: 'utf8', timeout: 120_000 });
-const FIX = (step: number) => `the file was edited or written by another tool; restore it as train wrote it (the validation line of step ${step} in events.jsonl holds the run's pass rates) or train the run again`;
+const coverageCli = (dir: string) =>
+  spawnSync('node_modules/.bin/tsx', ['cli/coverage.ts', '--run', dir], { encoding: 'utf8', timeout: 120_000 });
+const FIX = (step: number) =>
+  `the file was edited or written by another tool; restore it as train wrote it (the validation line of ` +
+  `step ${step} in events.jsonl holds the run's pass rates) or train the run again`;
 
 describe('val.json in a run directory', () => {
   it('writeVal then readVal gives the record back (samples 4: pass rates 0, 1/4, …, 1)', () => {
@@ -38,22 +41,48 @@ describe('val.json in a run directory', () => {
   });
 
   it('coverage exits 2 naming the folder, checkpoint, val task, value and fix; prints no report', () => {
-    const base = { format: 'opd-playground-val', version: 1, preset: 'easy', tasks: 2, samples: 2, taskTypes: ['pick', 'heat'] };
+    const base = {
+      format: 'opd-playground-val',
+      version: 1,
+      preset: 'easy',
+      tasks: 2,
+      samples: 2,
+      taskTypes: ['pick', 'heat'],
+    };
     const ok = runDir('ok', JSON.stringify({ ...base, checkpoints: [{ step: 10, passRates: [0.5, 1] }] }));
     const good = coverageCli(ok);
     expect(good.status, good.stderr).toBe(0);
     expect(good.stdout).toMatch(/union \(solved by any checkpoint\)/);
 
-    const rate = runDir('rate', JSON.stringify({ ...base, checkpoints: [{ step: 10, passRates: [0.5, 1] }, { step: 20, passRates: [0.3, 1] }] }));
+    const rate = runDir(
+      'rate',
+      JSON.stringify({
+        ...base,
+        checkpoints: [
+          { step: 10, passRates: [0.5, 1] },
+          { step: 20, passRates: [0.3, 1] },
+        ],
+      }),
+    );
     const r = coverageCli(rate);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`coverage: ${rate}: val.json: checkpoint 20, val task 0: pass rate 0.3 is not k/2 for any whole k in 0..2 (samples 2; a pass rate is successes / samples); ${FIX(20)}\n`);
+    expect(r.stderr).toBe(
+      `coverage: ${rate}: val.json: checkpoint 20, val task 0: pass rate 0.3 is not k/2 for any whole k ` +
+        `in 0..2 (samples 2; a pass rate is successes / samples); ${FIX(20)}\n`,
+    );
 
-    const key = runDir('key', JSON.stringify({ ...base, checkpoints: [{ step: 10, passRates: [0.5, 1] }], bestStep: 10 }));
+    const key = runDir(
+      'key',
+      JSON.stringify({ ...base, checkpoints: [{ step: 10, passRates: [0.5, 1] }], bestStep: 10 }),
+    );
     const k = coverageCli(key);
     expect(k.status).toBe(2);
     expect(k.stdout).toBe('');
-    expect(k.stderr).toBe(`coverage: ${key}: val.json: (top level): unknown key "bestStep" (only format, version, preset, tasks, samples, taskTypes, checkpoints belong there) (expected an opd-playground-val version 1 record, as train --run-dir --val-tasks n writes it; restore the file or train the run again)\n`);
+    expect(k.stderr).toBe(
+      `coverage: ${key}: val.json: (top level): unknown key "bestStep" (only format, version, preset, ` +
+        `tasks, samples, taskTypes, checkpoints belong there) (expected an opd-playground-val version 1 ` +
+        `record, as train --run-dir --val-tasks n writes it; restore the file or train the run again)\n`,
+    );
   }, 300_000);
 });

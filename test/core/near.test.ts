@@ -9,7 +9,8 @@ describe('nearestName', () => {
     expect(nearestName('skill_grpo', algos)).toBe('skill-grpo');
     expect(nearestName('op', algos)).toBe('opid'); // prefix of opid only
     expect(nearestName('agentic', algos)).toBe('agentic-opd');
-    expect(nearestName('stpes', ['seed', 'steps', 'tasks'])).toBe('steps'); // one swap counts as one edit (limit ⌊5/3⌋ = 1)
+    // one swap counts as one edit (limit ⌊5/3⌋ = 1)
+    expect(nearestName('stpes', ['seed', 'steps', 'tasks'])).toBe('steps');
     expect(nearestName('seeed', ['seed', 'steps'])).toBe('seed'); // one deletion
   });
   it('prefers the one name holding the word inside over a name a few edits away', () => {

@@ -11,19 +11,27 @@ import type { Page } from 'playwright-core';
 import { ROOT, useE2E } from './harness';
 
 /** The shipped base policy's model size (household/easy), so the run can start from it. */
-const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
+const BASE_MODEL = (
+  JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
+).model;
 /** Two groups of two per step, no evaluation: about a second per update on wasm. */
 const TINY = `backend=wasm&model=${BASE_MODEL}&steps=6&tasksPerStep=2&groupSize=2&miniBatches=2&evalEvery=0`;
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 
-const stepShown = async (page: Page) => Number(/step (\d+)/.exec((await page.getByTestId('step-counter').textContent()) ?? '')?.[1] ?? NaN);
+const stepShown = async (page: Page) =>
+  Number(/step (\d+)/.exec((await page.getByTestId('step-counter').textContent()) ?? '')?.[1] ?? NaN);
 const phaseText = async (page: Page) => ((await page.getByTestId('run-phase').textContent()) ?? '').trim();
 
 /** Presses Step and waits until step `n` is shown and the run is paused again. */
 async function stepTo(page: Page, n: number): Promise<void> {
   await page.getByTestId('step-button').click();
-  await expect.poll(async () => ((await page.getByTestId('error-banner').count()) ? -1 : stepShown(page)), { timeout: 180_000, interval: 250 }).toBe(n);
+  await expect
+    .poll(async () => ((await page.getByTestId('error-banner').count()) ? -1 : stepShown(page)), {
+      timeout: 180_000,
+      interval: 250,
+    })
+    .toBe(n);
   await expect.poll(() => phaseText(page), { timeout: 60_000 }).toBe('paused');
 }
 

@@ -3,8 +3,8 @@
  * two steps trained with Step, step 1 opened from a chart's value table, its group 0 shown with the token values the
  * worker's step data holds (the first action token's A equals the `trajectories` event's, read from the right panel
  * right after step 1, a non-zero A: the seed is chosen so step 1's group 0 has mixed outcomes), turns stepped with
- * ← / →, a token's exact value shown on keyboard focus. Then Start shows the progress of step 1's rollouts before the
- * step-0 evaluation, Pause during a step takes effect within seconds and discards the step (the counter stays), and
+ * ← / →, a token's exact value shown on keyboard focus. Then Start shows the progress of step 1's rollouts before
+ * the step-0 evaluation, Pause during a step takes effect within seconds and discards the step (the counter stays), and
  * Reset during a run stops it.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,9 @@ import type { Page } from 'playwright-core';
 import { ROOT, useE2E } from './harness';
 
 /** The shipped base policy's model size (household/easy), so the run can start from it. */
-const BASE_MODEL = (JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
+const BASE_MODEL = (
+  JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
+).model;
 /**
  * Two groups of two per step, no evaluation: about a second per update on wasm. Seed 4: step 1's group 0 holds one
  * failure and one success (A_ep −0.7071 and +0.7071 under GRPO's mean-std normalisation), so the explorer check
@@ -26,20 +28,31 @@ const LONGER = `backend=wasm&model=${BASE_MODEL}&steps=20&tasksPerStep=4&groupSi
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 
-const stepShown = async (page: Page) => Number(/step (\d+)/.exec((await page.getByTestId('step-counter').textContent()) ?? '')?.[1] ?? NaN);
+const stepShown = async (page: Page) =>
+  Number(/step (\d+)/.exec((await page.getByTestId('step-counter').textContent()) ?? '')?.[1] ?? NaN);
 const phaseText = async (page: Page) => ((await page.getByTestId('run-phase').textContent()) ?? '').trim();
 
 async function waitForStep(page: Page, n: number, logs: string[], timeout = 180_000): Promise<void> {
   try {
-    await expect.poll(async () => (await page.getByTestId('error-banner').count()) ? -1 : stepShown(page), { timeout, interval: 250 }).toBeGreaterThanOrEqual(n);
+    await expect
+      .poll(async () => ((await page.getByTestId('error-banner').count()) ? -1 : stepShown(page)), {
+        timeout,
+        interval: 250,
+      })
+      .toBeGreaterThanOrEqual(n);
   } catch (e) {
-    throw new Error(`step ${n} not reached; banner: ${await page.getByTestId('error-banner').textContent().catch(() => '')}\n${logs.join('\n')}\n${e}`);
+    throw new Error(
+      `step ${n} not reached; banner: ${await page
+        .getByTestId('error-banner')
+        .textContent()
+        .catch(() => '')}\n${logs.join('\n')}\n${e}`,
+    );
   }
   expect(await page.getByTestId('error-banner').count()).toBe(0);
 }
 
 describe('rollout explorer and control (wasm)', () => {
-  it('shows step 1\'s group with the trainer\'s token values and steps through turns with the keyboard', async () => {
+  it("shows step 1's group with the trainer's token values and steps through turns with the keyboard", async () => {
     const { page, logs } = await open(TINY);
     await expect.poll(() => phaseText(page), { timeout: 120_000 }).toBe('ready');
     await page.getByTestId('step-button').click();
@@ -50,7 +63,11 @@ describe('rollout explorer and control (wasm)', () => {
     const first = page.getByTestId('trajectory-token').first();
     const fromEvent = { value: await first.getAttribute('data-value'), text: await first.textContent() };
     expect(fromEvent.value).toMatch(/^-?\d/);
-    expect(Math.abs(Number(fromEvent.value)), 'step 1\'s group 0 should have mixed outcomes (seed 4), so its token A is not 0; a group of one outcome would let the comparison below pass with both sides 0').toBeGreaterThan(0);
+    expect(
+      Math.abs(Number(fromEvent.value)),
+      "step 1's group 0 should have mixed outcomes (seed 4), so its token A is not 0; a group of one " +
+        'outcome would let the comparison below pass with both sides 0',
+    ).toBeGreaterThan(0);
     await page.getByTestId('step-button').click();
     await waitForStep(page, 2, logs);
     await expect.poll(() => phaseText(page), { timeout: 60_000 }).toBe('paused');
@@ -66,10 +83,15 @@ describe('rollout explorer and control (wasm)', () => {
     expect(await tok.getAttribute('data-value')).toBe(fromEvent.value); // the same float32 the update used
     // Keyboard focus shows the exact value in the live region.
     await tok.focus();
-    await expect.poll(async () => page.getByTestId('explorer-token-value').textContent()).toContain(String(Number(Number(fromEvent.value).toPrecision(6))));
+    await expect
+      .poll(async () => page.getByTestId('explorer-token-value').textContent())
+      .toContain(String(Number(Number(fromEvent.value).toPrecision(6))));
 
     // A trajectory with at least two turns: → and ← move between them.
-    const turns = await page.getByTestId('explorer-group-table').locator('tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.children[5].textContent)));
+    const turns = await page
+      .getByTestId('explorer-group-table')
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => Number(r.children[5].textContent)));
     const k = turns.findIndex((n) => n >= 2);
     expect(k).toBeGreaterThanOrEqual(0);
     await page.getByTestId('explorer-trajectory').nth(k).click();
@@ -86,38 +108,69 @@ describe('rollout explorer and control (wasm)', () => {
     await page.close();
   }, 600_000);
 
-  it('Start shows step 1\'s rollout progress first; Pause mid-step takes effect within seconds; Reset stops a run', async () => {
-    const { page, logs } = await open(LONGER);
-    await expect.poll(() => phaseText(page), { timeout: 120_000 }).toBe('ready');
-    await page.getByTestId('start-button').click();
-    // First feedback: the rollouts of step 1, with episodes done / total, before the step-0 evaluation.
-    await expect.poll(async () => page.getByTestId('phase-progress').textContent().catch(() => ''), { timeout: 120_000, interval: 100 })
-      .toMatch(/rollouts of step 1 \d+ \/ 16 episodes/);
-    expect(await page.getByTestId('chart-table-success').textContent()).not.toMatch(/\d+\.\d %/); // no value yet: no step, no evaluation
-    await waitForStep(page, 1, logs);
-    await expect.poll(async () => page.getByTestId('phase-progress').textContent().catch(() => ''), { timeout: 60_000, interval: 100 })
-      .toMatch(/evaluating before training \(step 0\) \d+ \/ 16 episodes/);
-    // Pause inside a later step's rollouts.
-    await expect.poll(async () => page.getByTestId('phase-progress').textContent().catch(() => ''), { timeout: 120_000, interval: 50 })
-      .toMatch(/rollouts of step [2-9] [0-9]+ \/ 16/);
-    const before = await stepShown(page);
-    const t0 = Date.now();
-    await page.getByTestId('pause-button').click();
-    await expect.poll(() => phaseText(page), { timeout: 30_000, interval: 50 }).toBe('paused');
-    const pauseMs = Date.now() - t0;
-    console.log(`explorer e2e: Pause took ${pauseMs} ms (click to "paused"), at step ${before}`);
-    expect(pauseMs).toBeLessThan(10_000);
-    expect(await stepShown(page)).toBe(before); // the cut step was discarded, not finished
-    expect((await page.getByTestId('status-line').textContent()) ?? '').toMatch(/cut off at a safe point/);
-    // Resume redoes it.
-    await page.getByTestId('start-button').click();
-    await waitForStep(page, before + 1, logs);
-    // Reset while running: the run stops and the counter returns to 0.
-    const t1 = Date.now();
-    await page.getByTestId('reset-button').click();
-    await expect.poll(async () => `${await phaseText(page)} ${await stepShown(page)}`, { timeout: 30_000, interval: 50 }).toBe('ready 0');
-    console.log(`explorer e2e: Reset during a run took ${Date.now() - t1} ms (click to "ready", step 0)`);
-    expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
-    await page.close();
-  }, 600_000);
+  it(
+    "Start shows step 1's rollout progress first; Pause mid-step takes effect within seconds; Reset " + 'stops a run',
+    async () => {
+      const { page, logs } = await open(LONGER);
+      await expect.poll(() => phaseText(page), { timeout: 120_000 }).toBe('ready');
+      await page.getByTestId('start-button').click();
+      // First feedback: the rollouts of step 1, with episodes done / total, before the step-0 evaluation.
+      await expect
+        .poll(
+          async () =>
+            page
+              .getByTestId('phase-progress')
+              .textContent()
+              .catch(() => ''),
+          { timeout: 120_000, interval: 100 },
+        )
+        .toMatch(/rollouts of step 1 \d+ \/ 16 episodes/);
+      // no value yet: no step, no evaluation
+      expect(await page.getByTestId('chart-table-success').textContent()).not.toMatch(/\d+\.\d %/);
+      await waitForStep(page, 1, logs);
+      await expect
+        .poll(
+          async () =>
+            page
+              .getByTestId('phase-progress')
+              .textContent()
+              .catch(() => ''),
+          { timeout: 60_000, interval: 100 },
+        )
+        .toMatch(/evaluating before training \(step 0\) \d+ \/ 16 episodes/);
+      // Pause inside a later step's rollouts.
+      await expect
+        .poll(
+          async () =>
+            page
+              .getByTestId('phase-progress')
+              .textContent()
+              .catch(() => ''),
+          { timeout: 120_000, interval: 50 },
+        )
+        .toMatch(/rollouts of step [2-9] [0-9]+ \/ 16/);
+      const before = await stepShown(page);
+      const t0 = Date.now();
+      await page.getByTestId('pause-button').click();
+      await expect.poll(() => phaseText(page), { timeout: 30_000, interval: 50 }).toBe('paused');
+      const pauseMs = Date.now() - t0;
+      console.log(`explorer e2e: Pause took ${pauseMs} ms (click to "paused"), at step ${before}`);
+      expect(pauseMs).toBeLessThan(10_000);
+      expect(await stepShown(page)).toBe(before); // the cut step was discarded, not finished
+      expect((await page.getByTestId('status-line').textContent()) ?? '').toMatch(/cut off at a safe point/);
+      // Resume redoes it.
+      await page.getByTestId('start-button').click();
+      await waitForStep(page, before + 1, logs);
+      // Reset while running: the run stops and the counter returns to 0.
+      const t1 = Date.now();
+      await page.getByTestId('reset-button').click();
+      await expect
+        .poll(async () => `${await phaseText(page)} ${await stepShown(page)}`, { timeout: 30_000, interval: 50 })
+        .toBe('ready 0');
+      console.log(`explorer e2e: Reset during a run took ${Date.now() - t1} ms (click to "ready", step 0)`);
+      expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
+      await page.close();
+    },
+    600_000,
+  );
 });

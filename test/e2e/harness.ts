@@ -91,12 +91,25 @@ export async function startE2E(opts: { minify?: boolean } = {}): Promise<E2E> {
     rmSync(work, { recursive: true, force: true });
   };
   try {
-    await run([VITE, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn', ...(opts.minify === false ? ['--minify', 'false'] : [])]);
+    await run([
+      VITE,
+      'build',
+      '--outDir',
+      outDir,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+      ...(opts.minify === false ? ['--minify', 'false'] : []),
+    ]);
     const port = await freePort();
-    server = spawn(process.execPath, [VITE, 'preview', '--outDir', outDir, '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    });
+    server = spawn(
+      process.execPath,
+      [VITE, 'preview', '--outDir', outDir, '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
+      {
+        cwd: ROOT,
+        stdio: 'ignore',
+      },
+    );
     const url = `http://127.0.0.1:${port}/`;
     await waitForHttp(url, 30_000);
     context = await chromium.launchPersistentContext(join(work, 'profile'), {
@@ -115,7 +128,9 @@ export async function startE2E(opts: { minify?: boolean } = {}): Promise<E2E> {
 /** A page opened by `E2ESuite.open`. */
 export interface OpenedPage {
   page: Page;
-  /** The page's console errors (and warnings, with `warnings`) and uncaught errors, e.g. `error: …`, `pageerror: …`. */
+  /**
+   * The page's console errors (and warnings, with `warnings`) and uncaught errors, e.g. `error: …`, `pageerror: …`.
+   */
   logs: string[];
 }
 
@@ -139,8 +154,8 @@ export interface E2ESuite {
  * The setup every browser test file shares: call once at the top level of a test file. Registers vitest's
  * `beforeAll` (startE2E: build, serve, launch Chromium; up to `startTimeoutMs`, default 180 000 ms) and `afterAll`
  * (close the browser and the server, within 30 000 ms), and returns `open(hash)`, which opens a new tab (or navigates
- * `opts.page`) at `<server>/#hash`, collecting console errors — and warnings with `warnings: true` — and page errors
- * in `logs`. Use `backend=wasm` in the hash unless the test is about WebGPU (SwiftShader here).
+ * `opts.page`) at `<server>/#hash`, collecting console errors — and warnings with `warnings: true` — and page
+ * errors in `logs`. Use `backend=wasm` in the hash unless the test is about WebGPU (SwiftShader here).
  *
  * ```ts
  * const { open } = useE2E();
@@ -158,7 +173,10 @@ export function useE2E(opts: { startTimeoutMs?: number; warnings?: boolean } = {
     await e2e?.close();
   }, 30_000);
   const started = (): E2E => {
-    if (!e2e) throw new Error('the e2e harness is not started: call useE2E() at the top level of the test file and use it inside tests');
+    if (!e2e)
+      throw new Error(
+        'the e2e harness is not started: call useE2E() at the top level of the test file and use it inside tests',
+      );
     return e2e;
   };
   return {

@@ -4,10 +4,10 @@
  * `cli/pack.ts --unpack` and continued with `train --resume DIR`; its step events (the page's steps 1–2, then the
  * CLI's 3–4) equal those of an uninterrupted `train` run with the same settings, and so do its checkpoint bytes.
  *
- * In the page, the same run survives a reload and Stop: step 2's first action in the Explorer (each token's A and ℓ_old)
- * is noted, the run is ended with Stop, the tab reloaded; the Runs view offers Resume for the stopped run, its
- * Explore opens the stored step 2 in the Explorer with the same tokens and values (prompts named as not kept);
- * Resume continues it to step 4, and the page's continued step events 3–4 equal the uninterrupted CLI run's.
+ * In the page, the same run survives a reload and Stop: step 2's first action in the Explorer (each token's A and
+ * ℓ_old) is noted, the run is ended with Stop, the tab reloaded; the Runs view offers Resume for the stopped run, its
+ * Explore opens the stored step 2 in the Explorer with the same tokens and values (prompts named as not kept); Resume
+ * continues it to step 4, and the page's continued step events 3–4 equal the uninterrupted CLI run's.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,10 +20,13 @@ import { unpackRun } from '../../src/core/run/pack';
 import { parseRunRecord } from '../../src/core/run/record';
 import { DEFAULT_CONFIG, RUN_CONFIG_KEYS, fieldMeta, type RunConfig } from '../../src/core/run/config';
 
-const BASE_MODEL = (JSON.parse(fs.readFileSync(path.join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
+const BASE_MODEL = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
+).model;
 /**
  * 4 steps of one group of two, a checkpoint every 2, no evaluation. Seed 2: steps 2, 3 and 4 have groups of mixed
- * outcomes and update the policy (with seed 1 no step of the four had a gradient, so the runs compared learned nothing).
+ * outcomes and update the policy (with seed 1 no step of the four had a gradient, so the runs compared learned
+ * nothing).
  */
 const LINK = `backend=wasm&model=${BASE_MODEL}&seed=2&steps=4&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=2`;
 
@@ -33,7 +36,11 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Runs a CLI script (cli/<script>.ts) to completion in Node. */
 function cli(script: string, args: string[]) {
-  return spawnSync(path.join(ROOT, 'node_modules/.bin/tsx'), [`cli/${script}.ts`, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  return spawnSync(path.join(ROOT, 'node_modules/.bin/tsx'), [`cli/${script}.ts`, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
 }
 
 /** `train` flags giving `config`: every run setting that differs from the default, by its schema flag. */
@@ -46,13 +53,15 @@ function trainFlags(config: RunConfig): string[] {
 }
 
 describe('a run exported from the page, continued by the CLI', () => {
-  it('train --resume of the unpacked .opdrun gives the uninterrupted CLI run\'s step events and checkpoint', async () => {
+  it("train --resume of the unpacked .opdrun gives the uninterrupted CLI run's step events and checkpoint", async () => {
     const { page, logs } = await open(LINK);
     page.setDefaultTimeout(60_000); // an action on a missing element fails instead of waiting for the test's timeout
     await waitPhase(page, 'ready', logs, 120_000);
     await stepTo(page, 1, logs);
     await stepTo(page, 2, logs);
-    await expect.poll(async () => (await storedRuns(page))[0]?.files['ckpt-2.state'] !== undefined, { timeout: 60_000 }).toBe(true);
+    await expect
+      .poll(async () => (await storedRuns(page))[0]?.files['ckpt-2.state'] !== undefined, { timeout: 60_000 })
+      .toBe(true);
 
     // Step 2's first action token as the live Explorer shows it: its A and its ℓ_old (the trainer's float32 numbers).
     await page.getByRole('button', { name: 'Explorer', exact: true }).click();
@@ -63,13 +72,20 @@ describe('a run exported from the page, continued by the CLI', () => {
       await page.getByTestId('explorer-quantity').selectOption('adv');
       const adv = await t.evaluateAll((els) => els.map((e) => e.getAttribute('data-value')));
       await page.getByTestId('explorer-quantity').selectOption('logpOld');
-      return { text: await t.allTextContents(), adv, logpOld: await t.evaluateAll((els) => els.map((e) => e.getAttribute('data-value'))) };
+      return {
+        text: await t.allTextContents(),
+        adv,
+        logpOld: await t.evaluateAll((els) => els.map((e) => e.getAttribute('data-value'))),
+      };
     };
     const before = await token();
     expect(before.text.length).toBeGreaterThan(0);
     expect(before.adv.every((v) => /^-?\d/.test(v ?? ''))).toBe(true);
     // Not a comparison of zeros only: some token of the action was not certain (a forced token has ℓ_old = 0).
-    expect(before.logpOld.some((v) => Number(v) < 0), JSON.stringify(before)).toBe(true);
+    expect(
+      before.logpOld.some((v) => Number(v) < 0),
+      JSON.stringify(before),
+    ).toBe(true);
     // Stop ends the run (paused at step 2); its record stays with the checkpoint of step 2.
     await page.getByTestId('stop-button').click();
     await waitPhase(page, 'done', logs, 60_000);
@@ -77,7 +93,10 @@ describe('a run exported from the page, continued by the CLI', () => {
 
     await page.getByRole('button', { name: 'Runs' }).click();
     await expect.poll(async () => page.getByTestId('run-row').count(), { timeout: 60_000 }).toBe(1);
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('run-export').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 60_000 }),
+      page.getByTestId('run-export').click(),
+    ]);
     const file = path.join(tmp, 'page.opdrun');
     fs.copyFileSync(await download.path(), file);
     expect(download.suggestedFilename()).toMatch(/\.opdrun$/);
@@ -93,7 +112,9 @@ describe('a run exported from the page, continued by the CLI', () => {
     expect(await row.getByTestId('run-resume').count()).toBe(1);
     await row.getByTestId('run-explore').click();
     await expect.poll(async () => page.getByTestId('explorer-step').textContent(), { timeout: 60_000 }).toBe('2');
-    expect(await page.getByTestId('explorer-stored-run').textContent()).toContain('2 of 2 steps with their per-token numbers');
+    expect(await page.getByTestId('explorer-stored-run').textContent()).toContain(
+      '2 of 2 steps with their per-token numbers',
+    );
     expect(await page.getByTestId('explorer-not-kept').textContent()).toContain('prompts');
     expect(await token()).toEqual(before);
 
@@ -102,7 +123,9 @@ describe('a run exported from the page, continued by the CLI', () => {
     await page.getByTestId('run-row').getByTestId('run-resume').click();
     await waitPhase(page, 'done', logs, 240_000);
     expect(await page.getByTestId('error-banner').count()).toBe(0);
-    await expect.poll(async () => stepEvents(fileText((await storedRuns(page))[0], 'events.jsonl')).length, { timeout: 60_000 }).toBe(4);
+    await expect
+      .poll(async () => stepEvents(fileText((await storedRuns(page))[0], 'events.jsonl')).length, { timeout: 60_000 })
+      .toBe(4);
     const pageResumed = stepEvents(fileText((await storedRuns(page))[0], 'events.jsonl'));
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await page.close();
@@ -134,14 +157,20 @@ describe('a run exported from the page, continued by the CLI', () => {
     const resumedSteps = stepEvents(fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8'));
     const straightSteps = stepEvents(fs.readFileSync(path.join(straight, 'events.jsonl'), 'utf8'));
     expect(resumedSteps.map((e) => e.step)).toEqual([1, 2, 3, 4]);
-    expect(straightSteps.map((e) => (e as { gradNorm: number }).gradNorm > 0)).toEqual([false, true, true, true]); // runs that learn
+    // runs that learn
+    expect(straightSteps.map((e) => (e as { gradNorm: number }).gradNorm > 0)).toEqual([false, true, true, true]);
     // Page wasm (threaded SIMD, in Chromium) and Node wasm (one thread): the page's steps 1–2 and its checkpoint …
     expect(resumedSteps.slice(0, 2)).toEqual(straightSteps.slice(0, 2));
-    for (const f of ['ckpt-2.safetensors', 'ckpt-2.state']) expect(fs.readFileSync(path.join(dir, f)).equals(fs.readFileSync(path.join(straight, f))), f).toBe(true);
+    for (const f of ['ckpt-2.safetensors', 'ckpt-2.state'])
+      expect(fs.readFileSync(path.join(dir, f)).equals(fs.readFileSync(path.join(straight, f))), f).toBe(true);
     // … then the CLI's continuation from it, and the page's own continuation after Stop and a reload.
     expect(resumedSteps.slice(2)).toEqual(straightSteps.slice(2));
     expect(pageResumed.map((e) => e.step)).toEqual([1, 2, 3, 4]);
     expect(pageResumed).toEqual(straightSteps);
-    expect(fs.readFileSync(path.join(dir, 'ckpt-4.safetensors')).equals(fs.readFileSync(path.join(straight, 'ckpt-4.safetensors')))).toBe(true);
+    expect(
+      fs
+        .readFileSync(path.join(dir, 'ckpt-4.safetensors'))
+        .equals(fs.readFileSync(path.join(straight, 'ckpt-4.safetensors'))),
+    ).toBe(true);
   }, 900_000);
 });

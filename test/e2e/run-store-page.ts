@@ -20,37 +20,56 @@ export interface StoredRunBytes {
 /** `p`, or an Error naming `what` after `ms` milliseconds (for calls that have no timeout of their own). */
 export function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, rej) => (timer = setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Every stored run (oldest first) with every file's bytes, read straight from IndexedDB (within 30 s). */
 export async function storedRuns(page: Page): Promise<StoredRunBytes[]> {
-  return within(30_000, 'reading the stored runs from IndexedDB', page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => {
-      const r = indexedDB.open('opd-playground');
-      r.onsuccess = () => res(r.result);
-      r.onerror = () => rej(r.error);
-    });
-    const all = <T,>(store: string) => new Promise<T[]>((res, rej) => {
-      if (!db.objectStoreNames.contains(store)) return res([]);
-      const r = db.transaction(store).objectStore(store).getAll();
-      r.onsuccess = () => res(r.result as T[]);
-      r.onerror = () => rej(r.error);
-    });
-    const metas = await all<{ id: string; name: string; done: boolean; createdAt: number; lastCheckpoint: number | null }>('runs');
-    const files = await all<{ runId: string; name: string; data: Uint8Array }>('runFiles');
-    db.close();
-    const b64 = (d: Uint8Array) => {
-      let bin = '';
-      for (let i = 0; i < d.length; i += 0x8000) bin += String.fromCharCode(...d.subarray(i, i + 0x8000));
-      return btoa(bin);
-    };
-    return metas.sort((a, b) => a.createdAt - b.createdAt).map((m) => ({
-      id: m.id, name: m.name, done: m.done, createdAt: m.createdAt, lastCheckpoint: m.lastCheckpoint,
-      files: Object.fromEntries(files.filter((f) => f.runId === m.id).map((f) => [f.name, b64(f.data)])),
-    }));
-  }));
+  return within(
+    30_000,
+    'reading the stored runs from IndexedDB',
+    page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((res, rej) => {
+        const r = indexedDB.open('opd-playground');
+        r.onsuccess = () => res(r.result);
+        r.onerror = () => rej(r.error);
+      });
+      const all = <T>(store: string) =>
+        new Promise<T[]>((res, rej) => {
+          if (!db.objectStoreNames.contains(store)) return res([]);
+          const r = db.transaction(store).objectStore(store).getAll();
+          r.onsuccess = () => res(r.result as T[]);
+          r.onerror = () => rej(r.error);
+        });
+      const metas = await all<{
+        id: string;
+        name: string;
+        done: boolean;
+        createdAt: number;
+        lastCheckpoint: number | null;
+      }>('runs');
+      const files = await all<{ runId: string; name: string; data: Uint8Array }>('runFiles');
+      db.close();
+      const b64 = (d: Uint8Array) => {
+        let bin = '';
+        for (let i = 0; i < d.length; i += 0x8000) bin += String.fromCharCode(...d.subarray(i, i + 0x8000));
+        return btoa(bin);
+      };
+      return metas
+        .sort((a, b) => a.createdAt - b.createdAt)
+        .map((m) => ({
+          id: m.id,
+          name: m.name,
+          done: m.done,
+          createdAt: m.createdAt,
+          lastCheckpoint: m.lastCheckpoint,
+          files: Object.fromEntries(files.filter((f) => f.runId === m.id).map((f) => [f.name, b64(f.data)])),
+        }));
+    }),
+  );
 }
 
 /** A stored text file's content (UTF-8). */
@@ -68,7 +87,11 @@ const WALL_FIELDS = ['stepMs', 'elapsedMs', 'tokensPerSecond', 'phaseMs'];
 
 /** The step events of an events.jsonl text (or of JSON lines printed by `train --json`), without wall times. */
 export function stepEvents(text: string): Record<string, unknown>[] {
-  return text.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+  return text
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
     .filter((e) => e.event === 'step')
     .map((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !WALL_FIELDS.includes(k))));
 }
@@ -89,7 +112,10 @@ export async function waitPhase(page: Page, want: string, logs: string[], timeou
     await expect.poll(() => phaseText(page), { timeout, interval: 250 }).toBe(want);
   } catch (e) {
     const banner = page.getByTestId('error-banner');
-    throw new Error(`phase "${want}" not reached; banner: ${(await banner.count()) ? await banner.textContent() : '—'}; console:\n${logs.join('\n')}\n${e}`);
+    throw new Error(
+      `phase "${want}" not reached; banner: ${(await banner.count()) ? await banner.textContent() : '—'}; ` +
+        `console:\n${logs.join('\n')}\n${e}`,
+    );
   }
 }
 
@@ -97,9 +123,19 @@ export async function waitPhase(page: Page, want: string, logs: string[], timeou
 export async function stepTo(page: Page, n: number, logs: string[]): Promise<void> {
   await page.getByTestId('step-button').click();
   try {
-    await expect.poll(async () => ((await page.getByTestId('error-banner').count()) ? -1 : stepShown(page)), { timeout: 240_000, interval: 250 }).toBe(n);
+    await expect
+      .poll(async () => ((await page.getByTestId('error-banner').count()) ? -1 : stepShown(page)), {
+        timeout: 240_000,
+        interval: 250,
+      })
+      .toBe(n);
   } catch (e) {
-    throw new Error(`step ${n} not reached; banner: ${await page.getByTestId('error-banner').textContent().catch(() => '')}\n${logs.join('\n')}\n${e}`);
+    throw new Error(
+      `step ${n} not reached; banner: ${await page
+        .getByTestId('error-banner')
+        .textContent()
+        .catch(() => '')}\n${logs.join('\n')}\n${e}`,
+    );
   }
   await waitPhase(page, 'paused', logs, 60_000);
 }

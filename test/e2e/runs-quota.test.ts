@@ -23,10 +23,14 @@ import type { CDPSession, Page } from 'playwright-core';
 import { ROOT, useE2E } from './harness';
 import { phaseText, stepEvents, fileText, stepShown, stepTo, storedRuns, waitPhase, within } from './run-store-page';
 
-const BASE_MODEL = (JSON.parse(fs.readFileSync(path.join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }).model;
+const BASE_MODEL = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
+).model;
 /** 4 steps of one group of two, a checkpoint every 2, no evaluation. */
 const LINK = `backend=wasm&model=${BASE_MODEL}&steps=4&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=2`;
-const FULL = 'storage is full (QuotaExceededError): the run is kept up to step 1; the checkpoint of step 2 was not stored. Training goes on; delete runs or weights in the Runs view to free space.';
+const FULL =
+  'storage is full (QuotaExceededError): the run is kept up to step 1; the checkpoint of step 2 was not ' +
+  'stored. Training goes on; delete runs or weights in the Runs view to free space.';
 
 /** Chromium IndexedDB's cache of the space left (30 s, module comment) and a margin, in ms. */
 const QUOTA_CACHE_MS = 32_000;
@@ -37,27 +41,40 @@ const t0 = Date.now();
 const mark = (what: string) => console.log(`quota e2e ${((Date.now() - t0) / 1000).toFixed(1)} s: ${what}`);
 
 /** The quota manager's figures for `origin` (DevTools `Storage.getUsageAndQuota`; bytes), override included. */
-async function quotaOf(cdp: CDPSession, origin: string): Promise<{ usage: number; quota: number; overrideActive: boolean }> {
+async function quotaOf(
+  cdp: CDPSession,
+  origin: string,
+): Promise<{ usage: number; quota: number; overrideActive: boolean }> {
   const r = await within(30_000, 'Storage.getUsageAndQuota', cdp.send('Storage.getUsageAndQuota', { origin }));
   return { usage: r.usage, quota: r.quota, overrideActive: r.overrideActive };
 }
 
 /** Each stored run's summary fields this test checks (store `runs`), oldest first. */
-async function storedSummaries(page: Page): Promise<{ stepsDone: number; lastCheckpoint: number | null; files: Record<string, number> }[]> {
-  return within(30_000, 'reading the run summaries from IndexedDB', page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => {
-      const r = indexedDB.open('opd-playground');
-      r.onsuccess = () => res(r.result);
-      r.onerror = () => rej(r.error);
-    });
-    const metas = await new Promise<{ createdAt: number; stepsDone: number; lastCheckpoint: number | null; files: Record<string, number> }[]>((res, rej) => {
-      const r = db.transaction('runs').objectStore('runs').getAll();
-      r.onsuccess = () => res(r.result);
-      r.onerror = () => rej(r.error);
-    });
-    db.close();
-    return metas.sort((a, b) => a.createdAt - b.createdAt).map((m) => ({ stepsDone: m.stepsDone, lastCheckpoint: m.lastCheckpoint, files: m.files }));
-  }));
+async function storedSummaries(
+  page: Page,
+): Promise<{ stepsDone: number; lastCheckpoint: number | null; files: Record<string, number> }[]> {
+  return within(
+    30_000,
+    'reading the run summaries from IndexedDB',
+    page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((res, rej) => {
+        const r = indexedDB.open('opd-playground');
+        r.onsuccess = () => res(r.result);
+        r.onerror = () => rej(r.error);
+      });
+      const metas = await new Promise<
+        { createdAt: number; stepsDone: number; lastCheckpoint: number | null; files: Record<string, number> }[]
+      >((res, rej) => {
+        const r = db.transaction('runs').objectStore('runs').getAll();
+        r.onsuccess = () => res(r.result);
+        r.onerror = () => rej(r.error);
+      });
+      db.close();
+      return metas
+        .sort((a, b) => a.createdAt - b.createdAt)
+        .map((m) => ({ stepsDone: m.stepsDone, lastCheckpoint: m.lastCheckpoint, files: m.files }));
+    }),
+  );
 }
 
 describe('a storage-full write while recording a run', () => {
@@ -72,31 +89,45 @@ describe('a storage-full write while recording a run', () => {
     mark('run A stored');
     // Run B: after Reset, one step, stored up to step 1.
     await page.getByTestId('reset-button').click();
-    await expect.poll(async () => `${await phaseText(page)} ${await stepShown(page)}`, { timeout: 60_000 }).toBe('ready 0');
+    await expect
+      .poll(async () => `${await phaseText(page)} ${await stepShown(page)}`, { timeout: 60_000 })
+      .toBe('ready 0');
     await stepTo(page, 1, logs);
-    await expect.poll(async () => {
-      const runs = await storedRuns(page);
-      return runs.length === 2 && stepEvents(fileText(runs[1], 'events.jsonl')).length === 1;
-    }, { timeout: 60_000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const runs = await storedRuns(page);
+          return runs.length === 2 && stepEvents(fileText(runs[1], 'events.jsonl')).length === 1;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
     mark('run B stored up to step 1');
     const before = await storedRuns(page);
     expect(before.map((r) => r.lastCheckpoint)).toEqual([2, null]);
 
     const summariesBefore = await storedSummaries(page);
-    expect(summariesBefore.map((r) => [r.stepsDone, r.lastCheckpoint])).toEqual([[2, 2], [1, null]]);
+    expect(summariesBefore.map((r) => [r.stepsDone, r.lastCheckpoint])).toEqual([
+      [2, 2],
+      [1, null],
+    ]);
 
     // Storage full: the quota is what the origin already uses (the quota manager's own figure).
     const origin = new URL(page.url()).origin;
     const cdp = await page.context().newCDPSession(page);
     const { usage: used } = await quotaOf(cdp, origin);
-    await within(30_000, 'Storage.overrideQuotaForOrigin', cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: used }));
+    await within(
+      30_000,
+      'Storage.overrideQuotaForOrigin',
+      cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: used }),
+    );
     expect(await quotaOf(cdp, origin)).toEqual({ usage: used, quota: used, overrideActive: true });
     mark(`quota set to ${used} bytes`);
     await new Promise((r) => setTimeout(r, QUOTA_CACHE_MS)); // IndexedDB's cached space left runs out (module comment)
     await stepTo(page, 2, logs);
     mark('step 2 done');
     const banner = page.getByTestId('runs-storage-error');
-    await expect.poll(async () => (await banner.count()) ? banner.textContent() : '', { timeout: 60_000 }).toBe(FULL);
+    await expect.poll(async () => ((await banner.count()) ? banner.textContent() : ''), { timeout: 60_000 }).toBe(FULL);
     expect(await banner.getAttribute('role')).toBe('alert');
     expect(await storedRuns(page)).toEqual(before); // nothing of the failed writes, and run A untouched, byte for byte
     expect(await storedSummaries(page)).toEqual(summariesBefore);
@@ -118,7 +149,10 @@ describe('a storage-full write while recording a run', () => {
     expect(events.startsWith(fileText(before[1], 'events.jsonl'))).toBe(true); // the kept record, continued
     expect(stepEvents(events).map((e) => e.step)).toEqual([1, 2, 3]);
     expect(Object.keys(after[1].files).filter((f) => f.startsWith('ckpt-'))).toEqual([]);
-    expect((await storedSummaries(page)).map((r) => [r.stepsDone, r.lastCheckpoint])).toEqual([[2, 2], [3, null]]);
+    expect((await storedSummaries(page)).map((r) => [r.stepsDone, r.lastCheckpoint])).toEqual([
+      [2, 2],
+      [3, null],
+    ]);
     expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
     await page.close();
   }, 900_000);

@@ -1,4 +1,7 @@
-/** Test helper: a worker `WeightsStore` on a Map, with IndexedDB's semantics (put replaces, deleting a missing key is fine). */
+/**
+ * Test helper: a worker `WeightsStore` on a Map, with IndexedDB's semantics (put replaces, deleting a missing key is
+ * fine).
+ */
 import type { StoredWeights } from '../../src/worker/persist';
 import type { WeightsStore } from '../../src/worker/weights';
 
@@ -9,7 +12,10 @@ export function memoryStore(): WeightsStore & { map: Map<string, StoredWeights> 
     map,
     put: async (w) => void map.set(w.name, w),
     get: async (n) => map.get(n),
-    list: async () => [...map.values()].map(({ name, modelSize, savedAt }) => ({ name, modelSize, savedAt })).sort((a, b) => b.savedAt - a.savedAt),
+    list: async () =>
+      [...map.values()]
+        .map(({ name, modelSize, savedAt }) => ({ name, modelSize, savedAt }))
+        .sort((a, b) => b.savedAt - a.savedAt),
     delete: async (n) => void map.delete(n),
   };
 }

@@ -22,14 +22,25 @@ import type { RunEvals, SplitResult } from '../../src/core/run/aggregate';
 
 /** A split's result: its success rate and each task type's (5 episodes each; the split's 10). */
 function split(rate: number, types: Record<string, number>): SplitResult {
-  return { successRate: rate, episodes: 10, byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])) };
+  return {
+    successRate: rate,
+    episodes: 10,
+    byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])),
+  };
 }
 
 /** One evaluation: [step, test-seen, its types, test-unseen, its types]. */
 type Ev = [number, number, Record<string, number>, number, Record<string, number>];
 
 function run(method: string, seed: number, evals: Ev[]): RunEvals {
-  return { method, seed, evals: evals.map(([step, s, st, u, ut]) => ({ step, splits: { 'test-seen': split(s, st), 'test-unseen': split(u, ut) } })) };
+  return {
+    method,
+    seed,
+    evals: evals.map(([step, s, st, u, ut]) => ({
+      step,
+      splits: { 'test-seen': split(s, st), 'test-unseen': split(u, ut) },
+    })),
+  };
 }
 
 const START: Ev = [0, 0.2, { pick: 0.2, cool: 0.2 }, 0.1, { pick: 0.1, heat: 0.1 }];
@@ -41,7 +52,11 @@ export const TYPED_RUNS: readonly RunEvals[] = [
   run('grpo', 3, [START, [10, 0.7, { pick: 0.7 }, 0.35, { pick: 0.4, heat: 0.3 }]]),
   run('opid', 1, [START, [10, 0.6, { pick: 0.7, cool: 0.5 }, 0.4, { pick: 0.3, heat: 0.5 }]]),
   run('opid', 2, [START, [10, 0.8, { pick: 0.8, cool: 0.8 }, 0.4, { pick: 0.4, heat: 0.4 }]]),
-  run('opid', 3, [START, [5, 0.9, { pick: 0.9, cool: 0.9 }, 0.7, { pick: 0.7, heat: 0.7 }], [10, 0.7, { pick: 0.8, cool: 0.6 }, 0.5, { pick: 0.4, heat: 0.6 }]]),
+  run('opid', 3, [
+    START,
+    [5, 0.9, { pick: 0.9, cool: 0.9 }, 0.7, { pick: 0.7, heat: 0.7 }],
+    [10, 0.7, { pick: 0.8, cool: 0.6 }, 0.5, { pick: 0.4, heat: 0.6 }],
+  ]),
 ];
 
 /** The splits of TYPED_RUNS. */

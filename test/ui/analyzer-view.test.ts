@@ -5,8 +5,12 @@ import { REDACTED, connectionText, redact, summariseFailures } from '../../src/u
 import { tintScale, tokenTint, tokenValue } from '../../src/ui/state/token-colours';
 import { analyzerChart } from '../../src/ui/state/chart-data';
 
-const step = (step: number, analyzerFailures: number, analyzerFailureReasons: Record<string, number>, analyzerCalls = 4) =>
-  ({ step, analyzerFailures, analyzerFailureReasons, analyzerCalls }) as unknown as StepEvent;
+const step = (
+  step: number,
+  analyzerFailures: number,
+  analyzerFailureReasons: Record<string, number>,
+  analyzerCalls = 4,
+) => ({ step, analyzerFailures, analyzerFailureReasons, analyzerCalls }) as unknown as StepEvent;
 
 describe('summariseFailures', () => {
   it('merges reasons over steps, most frequent first, and counts the steps with failures', () => {
@@ -16,7 +20,9 @@ describe('summariseFailures', () => {
       step(3, 3, { 'HTTP 429 (rate limited)': 2, 'timed out after 20000 ms': 1 }),
     ]);
     expect(s).toEqual({
-      total: 5, steps: 2, stepsAsGrpo: 0,
+      total: 5,
+      steps: 2,
+      stepsAsGrpo: 0,
       reasons: [
         { reason: 'HTTP 429 (rate limited)', count: 3 },
         { reason: 'reply was not JSON', count: 1 },
@@ -30,7 +36,10 @@ describe('summariseFailures', () => {
   });
 
   it('counts the steps where every analysis failed (OPID ran as GRPO)', () => {
-    const s = summariseFailures([{ ...step(1, 4, { 'reply was not JSON': 4 }), ranAsGrpo: true }, step(2, 1, { 'reply was not JSON': 1 })]);
+    const s = summariseFailures([
+      { ...step(1, 4, { 'reply was not JSON': 4 }), ranAsGrpo: true },
+      step(2, 1, { 'reply was not JSON': 1 }),
+    ]);
     expect([s.total, s.steps, s.stepsAsGrpo]).toEqual([5, 2, 1]);
   });
 });
@@ -43,18 +52,30 @@ describe('redact and connectionText', () => {
   });
 
   it('says what happened in one sentence', () => {
-    expect(connectionText({ ok: true, latencyMs: 850, model: 'qwen2.5:7b' })).toBe('Connected: qwen2.5:7b answered in 850 ms.');
-    expect(connectionText({ ok: false, reason: 'HTTP 401 (API key rejected)' })).toBe('Connection failed: HTTP 401 (API key rejected).');
+    expect(connectionText({ ok: true, latencyMs: 850, model: 'qwen2.5:7b' })).toBe(
+      'Connected: qwen2.5:7b answered in 850 ms.',
+    );
+    expect(connectionText({ ok: false, reason: 'HTTP 401 (API key rejected)' })).toBe(
+      'Connection failed: HTTP 401 (API key rejected).',
+    );
   });
 });
 
 describe('token tints', () => {
-  const tok = (adv: number, advSkill?: number, logpOld = -1, logpRef = -1): TokenView => ({ text: 'go', logpOld, logpRef, adv, entropy: 0, advSkill });
+  const tok = (adv: number, advSkill?: number, logpOld = -1, logpRef = -1): TokenView => ({
+    text: 'go',
+    logpOld,
+    logpRef,
+    adv,
+    entropy: 0,
+    advSkill,
+  });
 
   it('A_ep = A − λ·A_skill; A_skill as used; KL is k3 of old vs reference', () => {
     expect(tokenValue(tok(1.5, 1), 'aEp', 0.5)).toBeCloseTo(1.0);
     expect(tokenValue(tok(0.7), 'aEp', 0.5)).toBe(0.7);
-    // a silent group's token (A_ep 0, λ_silent = 10·λ): A = 1.0·0.6, and A_ep is read, not derived with the run's λ
+    // a silent group's token (A_ep 0, λ_silent = 10·λ): A = 1.0·0.6, and A_ep is read, not derived with the run's
+    // λ
     expect(tokenValue({ ...tok(0.6, 0.6), advEp: 0 }, 'aEp', 0.1)).toBe(0);
     expect(tokenValue(tok(0.6, 0.6), 'aEp', 0.1)).toBeCloseTo(0.54, 6);
     expect(tokenValue(tok(0.7), 'aSkill', 0.5)).toBeNull();
@@ -78,7 +99,11 @@ describe('token tints', () => {
 describe('analyzerChart', () => {
   it('calls and failures per step; missing fields count 0', () => {
     expect(analyzerChart([step(1, 1, {}, 8), { step: 2 } as StepEvent])).toMatchObject({
-      xs: [1, 2], series: [{ label: 'calls', values: [8, 0] }, { label: 'failures', values: [1, 0] }],
+      xs: [1, 2],
+      series: [
+        { label: 'calls', values: [8, 0] },
+        { label: 'failures', values: [1, 0] },
+      ],
     });
   });
 });

@@ -13,11 +13,27 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { TrajectoriesEvent, TrajectoryView } from '../../src/core/train/events';
 import {
-  ALGO_NAMES, DEFAULT_CONFIG, fieldMeta, fieldSchema, fieldsOfGroup, FIELD_GROUPS, RUN_CONFIG_KEYS, type FieldJsonSchema, type FieldMeta, type RunConfig, type RunConfigKey,
+  ALGO_NAMES,
+  DEFAULT_CONFIG,
+  fieldMeta,
+  fieldSchema,
+  fieldsOfGroup,
+  FIELD_GROUPS,
+  RUN_CONFIG_KEYS,
+  type FieldJsonSchema,
+  type FieldMeta,
+  type RunConfig,
+  type RunConfigKey,
 } from '../../src/core/run/config';
 import { getEnvSpec } from '../../src/core/envs/registry';
 import {
-  controlFrom, controlOf, OTHER_GROUPS, PANEL_GROUPS, panelSections, shortHint, HINT_MAX,
+  controlFrom,
+  controlOf,
+  OTHER_GROUPS,
+  PANEL_GROUPS,
+  panelSections,
+  shortHint,
+  HINT_MAX,
 } from '../../src/ui/components/schemaFields';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,7 +48,10 @@ let Analyzer: unknown;
 
 beforeAll(async () => {
   vite = await createServer({
-    root: ROOT, configFile: false, logLevel: 'silent', appType: 'custom',
+    root: ROOT,
+    configFile: false,
+    logLevel: 'silent',
+    appType: 'custom',
     plugins: [svelte({ compilerOptions: { runes: true } })],
     server: { middlewareMode: true, hmr: false, ws: false, watch: null },
   });
@@ -48,15 +67,37 @@ afterAll(async () => {
   await vite?.close();
 });
 
-const tok = (text: string, adv: number, advSkill?: number) => ({ text, logpOld: -1, logpRef: -1.2, adv, entropy: 0.5, ...(advSkill === undefined ? {} : { logpSkill: -0.5, advSkill }) });
+const tok = (text: string, adv: number, advSkill?: number) => ({
+  text,
+  logpOld: -1,
+  logpRef: -1.2,
+  adv,
+  entropy: 0.5,
+  ...(advSkill === undefined ? {} : { logpSkill: -0.5, advSkill }),
+});
 const traj = (o: Partial<TrajectoryView>): TrajectoryView => ({
-  task: 'put an apple in fridge.', taskType: 'pick', success: false, reward: 0, score: 0, advantage: -0.7,
+  task: 'put an apple in fridge.',
+  taskType: 'pick',
+  success: false,
+  reward: 0,
+  score: 0,
+  advantage: -0.7,
   initialObservation: 'You are in the middle of a room.',
   steps: [
-    { observation: 'You are in the middle of a room.', action: 'go to countertop 1', valid: true, tokens: [tok('go', -0.7, 0.2)], critical: false },
     {
-      observation: 'On the countertop 1, you see a apple 1.', action: 'take apple 1 from countertop 1', valid: true,
-      tokens: [tok('take', -0.7, 1.5)], critical: true, stepSkill: 'at this step: <img src=x onerror="alert(1)">',
+      observation: 'You are in the middle of a room.',
+      action: 'go to countertop 1',
+      valid: true,
+      tokens: [tok('go', -0.7, 0.2)],
+      critical: false,
+    },
+    {
+      observation: 'On the countertop 1, you see a apple 1.',
+      action: 'take apple 1 from countertop 1',
+      valid: true,
+      tokens: [tok('take', -0.7, 1.5)],
+      critical: true,
+      stepSkill: 'at this step: <img src=x onerror="alert(1)">',
     },
   ],
   ...o,
@@ -66,7 +107,16 @@ const event = (group: TrajectoryView[]): TrajectoriesEvent => ({ event: 'traject
 describe('Trajectories panel (OPID skills)', () => {
   it('shows the episode skill and the critical step with its step skill, as escaped text', () => {
     const evil = '<script>window.pwned = 1</script> then <b>take</b> apple 1';
-    const { body } = render(Trajectories, { props: { group: event([traj({ episodeSkill: evil }), traj({ success: true, reward: 1, analyzerError: 'analyzer failed: HTTP 500 (server error)' })]), algo: 'opid', lambdaSkill: 0.5 } });
+    const { body } = render(Trajectories, {
+      props: {
+        group: event([
+          traj({ episodeSkill: evil }),
+          traj({ success: true, reward: 1, analyzerError: 'analyzer failed: HTTP 500 (server error)' }),
+        ]),
+        algo: 'opid',
+        lambdaSkill: 0.5,
+      },
+    });
     expect(body).toContain('data-testid="episode-skill"');
     expect(body).toContain('&lt;script>window.pwned = 1&lt;/script> then &lt;b>take&lt;/b> apple 1');
     expect(body).not.toContain('<script>window.pwned');
@@ -80,7 +130,9 @@ describe('Trajectories panel (OPID skills)', () => {
   it('says why a rollout has no skill, and shows no skill block for GRPO', () => {
     const failed = render(Trajectories, { props: { group: event([traj({})]), algo: 'opid' } }).body;
     expect(failed).toContain('its analysis failed');
-    const skipped = render(Trajectories, { props: { group: event([traj({ success: true, reward: 1 })]), algo: 'opid', failedOnly: true } }).body;
+    const skipped = render(Trajectories, {
+      props: { group: event([traj({ success: true, reward: 1 })]), algo: 'opid', failedOnly: true },
+    }).body;
     expect(skipped).toContain('not analysed (failed rollouts only)');
     const grpo = render(Trajectories, { props: { group: event([traj({ episodeSkill: 'x' })]), algo: 'grpo' } }).body;
     expect(grpo).not.toContain('episode-skill');
@@ -89,11 +141,29 @@ describe('Trajectories panel (OPID skills)', () => {
 });
 
 describe('Notices: analyzer failures', () => {
-  const base = { status: '', pendingChange: null, stepsDone: 0, linkIssues: [], baseNotice: null, error: null, onconfirm() {}, oncancel() {},
-    ondismisslink() {}, ondismissbase() {}, ondismissanalyzer() {} };
+  const base = {
+    status: '',
+    pendingChange: null,
+    stepsDone: 0,
+    linkIssues: [],
+    baseNotice: null,
+    error: null,
+    onconfirm() {},
+    oncancel() {},
+    ondismisslink() {},
+    ondismissbase() {},
+    ondismissanalyzer() {},
+  };
 
   it('one notice listing each reason with its count', () => {
-    const analyzerFailures = { total: 5, steps: 2, reasons: [{ reason: 'HTTP 401 (API key rejected)', count: 4 }, { reason: 'reply was not JSON', count: 1 }] };
+    const analyzerFailures = {
+      total: 5,
+      steps: 2,
+      reasons: [
+        { reason: 'HTTP 401 (API key rejected)', count: 4 },
+        { reason: 'reply was not JSON', count: 1 },
+      ],
+    };
     const body = render(Notices, { props: { ...base, analyzerFailures } }).body.replace(/\s+/g, ' ');
     expect(body.match(/data-testid="analyzer-notice"/g)).toHaveLength(1);
     expect(body).toContain('The run goes on; 5 rollouts in 2 steps got no skill signal');
@@ -105,8 +175,15 @@ describe('Notices: analyzer failures', () => {
     expect(render(Notices, { props: { ...base, analyzerFailures: null } }).body).not.toContain('analyzer-notice');
   });
 
-  it('the link notice\'s heading fits its notes: an environment-version note alone says nothing was ignored', () => {
-    const linkIssues = [{ field: 'envVersion', message: 'made with environment version household-v1; this is household-v2: the tasks may differ, so its results are not comparable with this run\'s' }];
+  it("the link notice's heading fits its notes: an environment-version note alone says nothing was ignored", () => {
+    const linkIssues = [
+      {
+        field: 'envVersion',
+        message:
+          'made with environment version household-v1; this is household-v2: the tasks may differ, so its ' +
+          "results are not comparable with this run's",
+      },
+    ];
     const body = render(Notices, { props: { ...base, analyzerFailures: null, linkIssues } }).body;
     expect(body).toMatch(/<p[^>]*>Notes on this link; its settings are used as read:<\/p>/);
     expect(body).not.toContain('ignored');
@@ -117,17 +194,25 @@ describe('Play view: a bad task index or seed', () => {
   type Play = { index: number; seed: number; error: string; start(): Promise<void>; random(): Promise<void> };
   const make = async (calls: unknown[]) => {
     const { PlayState } = await vite.ssrLoadModule('/src/ui/state/play.svelte.ts');
-    const api = { playStart: async (a: unknown) => { calls.push(a); throw new Error('not reached'); }, playStep: async () => { throw new Error('not reached'); } };
+    const api = {
+      playStart: async (a: unknown) => {
+        calls.push(a);
+        throw new Error('not reached');
+      },
+      playStep: async () => {
+        throw new Error('not reached');
+      },
+    };
     return new PlayState(() => api) as Play;
   };
 
-  it('is not left to the browser\'s validation popup: the form does not validate natively', async () => {
+  it("is not left to the browser's validation popup: the form does not validate natively", async () => {
     const Play = (await vite.ssrLoadModule('/src/ui/components/Play.svelte')).default;
     const body = render(Play, { props: { play: await make([]) } }).body;
     expect(body).toMatch(/<form class="pick[^"]*" novalidate/);
   });
 
-  it('gets the page\'s plain message and starts nothing', async () => {
+  it("gets the page's plain message and starts nothing", async () => {
     const calls: unknown[] = [];
     const play = await make(calls);
     for (const [index, text] of [
@@ -148,7 +233,8 @@ describe('Play view: a bad task index or seed', () => {
 describe('page components', () => {
   it('every component and the page compile', async () => {
     const dir = `${ROOT}/src/ui/components`;
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.svelte'))) await vite.ssrLoadModule(`/src/ui/components/${f}`);
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.svelte')))
+      await vite.ssrLoadModule(`/src/ui/components/${f}`);
     await vite.ssrLoadModule('/src/ui/App.svelte');
   });
 });
@@ -156,7 +242,8 @@ describe('page components', () => {
 /** Text as Svelte's server renderer writes it in an element (& and < escaped). */
 const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 /** The opening tag of the control with id `field-<key>` in `body`. */
-const controlTag = (body: string, key: string) => body.match(new RegExp(`<(select|input)[^>]*\\bid="field-${key}"[^>]*>`))?.[0];
+const controlTag = (body: string, key: string) =>
+  body.match(new RegExp(`<(select|input)[^>]*\\bid="field-${key}"[^>]*>`))?.[0];
 
 describe('settings controls from the schema', () => {
   const noop = () => {};
@@ -165,11 +252,17 @@ describe('settings controls from the schema', () => {
 
   it('every group has a place: the panel, the top bar (run), the Analyzer panel, or nowhere (internal)', () => {
     expect([...PANEL_GROUPS, ...OTHER_GROUPS].sort()).toEqual([...FIELD_GROUPS].sort());
-    const placed = [...new Set([...ALGO_NAMES.flatMap((algo) => panelSections({ algo }).flatMap((s) => s.keys)), ...fieldsOfGroup('run'), ...fieldsOfGroup('analyzer')])];
+    const placed = [
+      ...new Set([
+        ...ALGO_NAMES.flatMap((algo) => panelSections({ algo }).flatMap((s) => s.keys)),
+        ...fieldsOfGroup('run'),
+        ...fieldsOfGroup('analyzer'),
+      ]),
+    ];
     expect(placed.sort()).toEqual(RUN_CONFIG_KEYS.filter((k) => fieldMeta(k).group !== 'internal').sort());
   });
 
-  it('every key of every visible group maps to a label and a control of its type, with the schema\'s range', () => {
+  it("every key of every visible group maps to a label and a control of its type, with the schema's range", () => {
     for (const group of FIELD_GROUPS.filter((g) => g !== 'internal')) {
       for (const key of fieldsOfGroup(group)) {
         const spec = controlOf(key, DEFAULT_CONFIG);
@@ -179,7 +272,14 @@ describe('settings controls from the schema', () => {
         expect(spec.hint.length, key).toBeGreaterThan(0);
         expect(spec.hint.length, key).toBeLessThanOrEqual(HINT_MAX + 40);
         expect(spec.title, key).toContain(fieldMeta(key).help);
-        const expected = key === 'preset' || j.enum ? 'select' : j.type === 'boolean' ? 'checkbox' : j.type === 'string' ? 'text' : 'number';
+        const expected =
+          key === 'preset' || j.enum
+            ? 'select'
+            : j.type === 'boolean'
+              ? 'checkbox'
+              : j.type === 'string'
+                ? 'text'
+                : 'number';
         expect(spec.kind, key).toBe(expected);
         const value = DEFAULT_CONFIG[key];
         // Field picks its control from the options and the value's type: they must agree with the kind.
@@ -188,81 +288,138 @@ describe('settings controls from the schema', () => {
         if (spec.kind === 'text') expect(typeof value, key).toBe('string');
         if (spec.kind === 'number') {
           expect(typeof value, key).toBe('number');
-          expect([spec.min, spec.max, spec.step], key).toEqual([j.minimum, j.maximum, j.type === 'integer' ? 1 : 'any']);
+          expect([spec.min, spec.max, spec.step], key).toEqual([
+            j.minimum,
+            j.maximum,
+            j.type === 'integer' ? 1 : 'any',
+          ]);
         }
       }
     }
     expect(controlOf('preset', DEFAULT_CONFIG).options).toEqual(getEnvSpec('household').presets);
     expect(controlOf('init', DEFAULT_CONFIG).optionLabels).toEqual(fieldMeta('init').optionLabels);
-    expect(controlOf('tasksPerStep', DEFAULT_CONFIG)).toMatchObject({ kind: 'number', min: 1, max: 256, step: 1, unit: 'tasks' });
+    expect(controlOf('tasksPerStep', DEFAULT_CONFIG)).toMatchObject({
+      kind: 'number',
+      min: 1,
+      max: 256,
+      step: 1,
+      unit: 'tasks',
+    });
     expect(controlOf('learningRate', DEFAULT_CONFIG)).toMatchObject({ kind: 'number', min: 1e-7, max: 1, step: 'any' });
   });
 
   it('a setting added to the schema gets its control from its zod field and meta alone', () => {
-    const meta = { label: 'Warm-up', unit: 'steps', group: 'advanced', help: 'Steps of linear learning-rate warm-up (Goyal et al. 2017). 0 = none.', recommended: '10' } satisfies FieldMeta;
+    const meta = {
+      label: 'Warm-up',
+      unit: 'steps',
+      group: 'advanced',
+      help: 'Steps of linear learning-rate warm-up (Goyal et al. 2017). 0 = none.',
+      recommended: '10',
+    } satisfies FieldMeta;
     const field = z.number().int().min(0).max(1000).default(0).meta(meta);
     const json = z.toJSONSchema(z.object({ warmup: field }), { io: 'input' }).properties!.warmup as FieldJsonSchema;
     const spec = controlFrom('warmup' as RunConfigKey, meta, json);
-    expect(spec).toMatchObject({ kind: 'number', label: 'Warm-up', unit: 'steps', min: 0, max: 1000, step: 1, hint: 'Steps of linear learning-rate warm-up (Goyal et al. 2017). 0 = none.' });
+    expect(spec).toMatchObject({
+      kind: 'number',
+      label: 'Warm-up',
+      unit: 'steps',
+      min: 0,
+      max: 1000,
+      step: 1,
+      hint: 'Steps of linear learning-rate warm-up (Goyal et al. 2017). 0 = none.',
+    });
     expect(spec.title).toContain('Recommended: 10.');
-    const flag = z.boolean().default(false).meta({ ...meta, label: 'Flag' });
-    expect(controlFrom('flag' as RunConfigKey, meta, z.toJSONSchema(flag, { io: 'input' }) as FieldJsonSchema).kind).toBe('checkbox');
+    const flag = z
+      .boolean()
+      .default(false)
+      .meta({ ...meta, label: 'Flag' });
+    expect(
+      controlFrom('flag' as RunConfigKey, meta, z.toJSONSchema(flag, { io: 'input' }) as FieldJsonSchema).kind,
+    ).toBe('checkbox');
     const pick = z.enum(['a', 'b']).default('a').meta(meta);
-    expect(controlFrom('pick' as RunConfigKey, meta, z.toJSONSchema(pick, { io: 'input' }) as FieldJsonSchema)).toMatchObject({ kind: 'select', options: ['a', 'b'] });
+    expect(
+      controlFrom('pick' as RunConfigKey, meta, z.toJSONSchema(pick, { io: 'input' }) as FieldJsonSchema),
+    ).toMatchObject({ kind: 'select', options: ['a', 'b'] });
   });
 
   it('short hints keep the first sentence and what 0 means', () => {
-    expect(shortHint('Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.'))
-      .toBe('Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.');
-    expect(shortHint('Base URL, e.g. http://localhost:11434 (Ollama). The API key is never part of the config.')).toBe('Base URL, e.g. http://localhost:11434 (Ollama).');
+    expect(
+      shortHint(
+        'Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.',
+      ),
+    ).toBe('Past turns (action + observation) the prompt keeps. 0 = task, observation and admissible actions only.');
+    expect(shortHint('Base URL, e.g. http://localhost:11434 (Ollama). The API key is never part of the config.')).toBe(
+      'Base URL, e.g. http://localhost:11434 (Ollama).',
+    );
     expect(shortHint('Training steps. Other words here.')).toBe('Training steps.');
   });
 
-  it('the panel renders one labelled control per field of its visible groups, Advanced closed with the recipe button', () => {
-    for (const algo of ALGO_NAMES) {
-      const draft = { ...DEFAULT_CONFIG, algo } as RunConfig;
-      const body = controls(draft);
-      const sections = panelSections(draft);
-      for (const { heading, keys } of sections) {
-        expect(body, heading).toContain(esc(heading));
-        for (const key of keys) {
-          const spec = controlOf(key, draft);
-          const tag = controlTag(body, key);
-          expect(tag, key).toBeTruthy();
-          expect(body, key).toContain(`for="field-${key}"`);
-          expect(body, key).toContain(`>${esc(spec.label)}</label>`);
-          if (spec.kind === 'select') expect(tag!.startsWith('<select'), key).toBe(true);
-          if (spec.kind === 'checkbox') expect(tag, key).toContain('type="checkbox"');
-          if (spec.kind === 'number') {
-            expect(tag, key).toContain('type="number"');
-            expect(tag, key).toContain(`min="${spec.min}"`);
-            expect(tag, key).toContain(`max="${spec.max}"`);
-            expect(tag, key).toContain(`step="${spec.step}"`);
+  it(
+    'the panel renders one labelled control per field of its visible groups, Advanced closed with the ' +
+      'recipe button',
+    () => {
+      for (const algo of ALGO_NAMES) {
+        const draft = { ...DEFAULT_CONFIG, algo } as RunConfig;
+        const body = controls(draft);
+        const sections = panelSections(draft);
+        for (const { heading, keys } of sections) {
+          expect(body, heading).toContain(esc(heading));
+          for (const key of keys) {
+            const spec = controlOf(key, draft);
+            const tag = controlTag(body, key);
+            expect(tag, key).toBeTruthy();
+            expect(body, key).toContain(`for="field-${key}"`);
+            expect(body, key).toContain(`>${esc(spec.label)}</label>`);
+            if (spec.kind === 'select') expect(tag!.startsWith('<select'), key).toBe(true);
+            if (spec.kind === 'checkbox') expect(tag, key).toContain('type="checkbox"');
+            if (spec.kind === 'number') {
+              expect(tag, key).toContain('type="number"');
+              expect(tag, key).toContain(`min="${spec.min}"`);
+              expect(tag, key).toContain(`max="${spec.max}"`);
+              expect(tag, key).toContain(`step="${spec.step}"`);
+            }
+            if (spec.unit) expect(body, key).toContain(`">${esc(spec.unit)}</span>`);
           }
-          if (spec.unit) expect(body, key).toContain(`">${esc(spec.unit)}</span>`);
         }
+        for (const key of [...fieldsOfGroup('run'), ...fieldsOfGroup('analyzer'), ...fieldsOfGroup('internal')])
+          expect(body, key).not.toContain(`id="field-${key}"`);
+        expect(body.includes('Skills (OPID)'), algo).toBe(algo === 'opid');
+        expect(body.includes('Skills (Skill-GRPO)'), algo).toBe(algo === 'skill-grpo');
+        expect(body.includes('id="field-lambdaSkill"'), algo).toBe(algo === 'opid');
+        expect(body.includes('id="field-skillMemoryTopK"'), algo).toBe(algo === 'skill-grpo');
       }
-      for (const key of [...fieldsOfGroup('run'), ...fieldsOfGroup('analyzer'), ...fieldsOfGroup('internal')]) expect(body, key).not.toContain(`id="field-${key}"`);
-      expect(body.includes('Skills (OPID)'), algo).toBe(algo === 'opid');
-      expect(body.includes('Skills (Skill-GRPO)'), algo).toBe(algo === 'skill-grpo');
-      expect(body.includes('id="field-lambdaSkill"'), algo).toBe(algo === 'opid');
-      expect(body.includes('id="field-skillMemoryTopK"'), algo).toBe(algo === 'skill-grpo');
-    }
-    const body = controls(DEFAULT_CONFIG);
-    const advanced = body.slice(body.indexOf('<details class="advanced'), body.indexOf('</details>'));
-    expect(advanced).not.toMatch(/<details[^>]*\bopen/);
-    expect(advanced).toContain('data-testid="scratch-recipe"');
-    for (const key of fieldsOfGroup('advanced')) expect(advanced, key).toContain(`id="field-${key}"`);
-    expect(body).toContain('<option value="easy"');
-    expect(body).toContain('>base (pretrained)</option>');
-    expect(body).toContain('the shipped policy pretrained on expert demonstrations');
-    expect(controls(DEFAULT_CONFIG, 'best-step-40')).toContain('overridden: runs start from checkpoint "best-step-40" (Weights panel)');
-  });
+      const body = controls(DEFAULT_CONFIG);
+      const advanced = body.slice(body.indexOf('<details class="advanced'), body.indexOf('</details>'));
+      expect(advanced).not.toMatch(/<details[^>]*\bopen/);
+      expect(advanced).toContain('data-testid="scratch-recipe"');
+      for (const key of fieldsOfGroup('advanced')) expect(advanced, key).toContain(`id="field-${key}"`);
+      expect(body).toContain('<option value="easy"');
+      expect(body).toContain('>base (pretrained)</option>');
+      expect(body).toContain('the shipped policy pretrained on expert demonstrations');
+      expect(controls(DEFAULT_CONFIG, 'best-step-40')).toContain(
+        'overridden: runs start from checkpoint "best-step-40" (Weights panel)',
+      );
+    },
+  );
 
   it('the top bar shows the run group from the schema; the Analyzer panel its labels and units', () => {
     const bar = render(TopBar, {
-      props: { draft: DEFAULT_CONFIG, backend: null, phase: 'idle', pausing: false, valid: true, blocked: false, stepsDone: 0, issuesFor: () => [],
-        onchange() {}, onstart() {}, onpause() {}, onstep() {}, onreset() {}, oncopylink() {} },
+      props: {
+        draft: DEFAULT_CONFIG,
+        backend: null,
+        phase: 'idle',
+        pausing: false,
+        valid: true,
+        blocked: false,
+        stepsDone: 0,
+        issuesFor: () => [],
+        onchange() {},
+        onstart() {},
+        onpause() {},
+        onstep() {},
+        onreset() {},
+        oncopylink() {},
+      },
     }).body;
     for (const key of fieldsOfGroup('run')) {
       expect(bar, key).toContain(`>${esc(fieldMeta(key).label)}</label>`);
@@ -270,8 +427,21 @@ describe('settings controls from the schema', () => {
     }
     expect(controlTag(bar, 'seed')).toContain('max="2147483647"');
     const panel = render(Analyzer, {
-      props: { draft: { ...DEFAULT_CONFIG, algo: 'opid', analyzer: 'http' }, issuesFor: () => [], disabled: false, apiKey: '', template: { system: '', user: '' },
-        templateEdited: false, runStarted: false, connection: { state: 'idle', text: '' }, onchange() {}, onkey() {}, ontemplate() {}, onresettemplate() {}, ontest() {} },
+      props: {
+        draft: { ...DEFAULT_CONFIG, algo: 'opid', analyzer: 'http' },
+        issuesFor: () => [],
+        disabled: false,
+        apiKey: '',
+        template: { system: '', user: '' },
+        templateEdited: false,
+        runStarted: false,
+        connection: { state: 'idle', text: '' },
+        onchange() {},
+        onkey() {},
+        ontemplate() {},
+        onresettemplate() {},
+        ontest() {},
+      },
     }).body;
     for (const key of fieldsOfGroup('analyzer')) expect(panel, key).toContain(`>${esc(fieldMeta(key).label)}</label>`);
     expect(panel).toMatch(new RegExp(`<span class="unit[^"]*">${fieldMeta('analyzerTimeoutMs').unit}</span>`));

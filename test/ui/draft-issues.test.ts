@@ -26,7 +26,7 @@ describe('draftIssues', () => {
     expect(draftIssues({ ...RUN, steps: -4 }, RUN).map((i) => i.field)).toEqual(['steps']);
   });
 
-  it('checks a rule on an out-of-range field against the run\'s value; reports each schema issue', () => {
+  it("checks a rule on an out-of-range field against the run's value; reports each schema issue", () => {
     // B = 0 is out of range: Mini-batches 8 is checked against the run's B·G = 1·2.
     const r = draftIssues({ ...RUN, tasksPerStep: 0, miniBatches: 8, steps: -4 }, RUN);
     expect(r.map((i) => i.field).sort()).toEqual(['miniBatches', 'steps', 'tasksPerStep']);

@@ -4,13 +4,26 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TokenArrays } from '../../src/core/train/step-detail';
-import { formatQuantity, hasQuantity, quantityColour, quantityRange, tokenQuantity } from '../../src/ui/state/explorer-values';
+import {
+  formatQuantity,
+  hasQuantity,
+  quantityColour,
+  quantityRange,
+  tokenQuantity,
+} from '../../src/ui/state/explorer-values';
 import { phaseLabel, summarize } from '../../src/ui/state/phase-progress.svelte';
 
 const f = (xs: number[]) => Float32Array.from(xs);
 const tokens: TokenArrays = {
-  ids: Int32Array.from([5, 6, 7]), adv: f([0.5, -0.25, 0.1]), aEp: f([0.5, -0.25, 0.1]), aSkill: null, logpSkill: null,
-  logpOld: f([-1, -0.5, -2]), logpRef: f([-1, -1.5, -2]), entropy: f([0.3, 0.2, 0.9]), ratio: f([1, 1.25, NaN]),
+  ids: Int32Array.from([5, 6, 7]),
+  adv: f([0.5, -0.25, 0.1]),
+  aEp: f([0.5, -0.25, 0.1]),
+  aSkill: null,
+  logpSkill: null,
+  logpOld: f([-1, -0.5, -2]),
+  logpRef: f([-1, -1.5, -2]),
+  entropy: f([0.3, 0.2, 0.9]),
+  ratio: f([1, 1.25, NaN]),
 };
 
 describe('explorer quantities', () => {
@@ -43,7 +56,8 @@ describe('explorer quantities', () => {
     expect(tokenQuantity(tokens, 'ratio', 2)).toBeNull();
     expect(hasQuantity({ ...tokens, ratio: null }, 'ratio')).toBe(false);
     expect(quantityRange(tokens, 'ratio')).toEqual({ min: 1, max: 1.25 });
-    // |ρ − 1| / max |ρ − 1| over the range [0.5, 1.25]: 0.5 → red at full opacity, 1.25 → green at half, 1 → none.
+    // |ρ − 1| / max |ρ − 1| over the range [0.5, 1.25]: 0.5 → red at full opacity, 1.25 → green at half, 1
+    // → none.
     expect(quantityColour(0.5, { min: 0.5, max: 1.25 }, 'ratio')).toBe('rgba(220, 38, 38, 0.650)');
     expect(quantityColour(1.25, { min: 0.5, max: 1.25 }, 'ratio')).toBe('rgba(34, 163, 90, 0.325)');
     expect(quantityColour(1, { min: 0.5, max: 1.25 }, 'ratio')).toBe('');
@@ -53,9 +67,26 @@ describe('explorer quantities', () => {
 
 describe('phase progress summary', () => {
   it('rate = done per second since the phase began; ETA = spent·(1 − f)/f', () => {
-    const s = summarize({ phase: 'eval', step: 0, done: 20, total: 80, unit: 'episodes', fraction: 0.4, startedAt: 1000, at: 11_000 });
-    expect(s).toEqual({ label: 'evaluating before training (step 0)', count: '20 / 80 episodes', rate: 2, etaMs: 15_000, fraction: 0.4 });
+    const s = summarize({
+      phase: 'eval',
+      step: 0,
+      done: 20,
+      total: 80,
+      unit: 'episodes',
+      fraction: 0.4,
+      startedAt: 1000,
+      at: 11_000,
+    });
+    expect(s).toEqual({
+      label: 'evaluating before training (step 0)',
+      count: '20 / 80 episodes',
+      rate: 2,
+      etaMs: 15_000,
+      fraction: 0.4,
+    });
     expect(phaseLabel({ phase: 'update', step: 3 })).toBe('update of step 3');
-    expect(summarize({ phase: 'rollout', step: 1, done: 0, total: 16, unit: 'episodes', fraction: 0, startedAt: 5, at: 5 })).toMatchObject({ rate: null, etaMs: null });
+    expect(
+      summarize({ phase: 'rollout', step: 1, done: 0, total: 16, unit: 'episodes', fraction: 0, startedAt: 5, at: 5 }),
+    ).toMatchObject({ rate: null, etaMs: null });
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The explorer's ← / → turn stepping (ExplorerTurn.svelte through turnStepOf, src/ui/state/keys.ts): it fires on the
- * turn panel, its buttons and tokens, but not while a form control (the "colour tokens by" select, an input, a
+ * The explorer's ← / → turn stepping (ExplorerTurn.svelte through turnStepOf, src/ui/state/keys.ts): it fires on
+ * the turn panel, its buttons and tokens, but not while a form control (the "colour tokens by" select, an input, a
  * textarea) or editable text has focus, which keep the arrow keys for themselves.
  */
 import { describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ describe('turnStepOf', () => {
     }
   });
 
-  it('is what the turn panel\'s key handler uses, and the colour select sits inside that panel', () => {
+  it("is what the turn panel's key handler uses, and the colour select sits inside that panel", () => {
     const src = readFileSync(new URL('../../src/ui/components/ExplorerTurn.svelte', import.meta.url), 'utf8');
     expect(src).toContain('const d = turnStepOf(e);');
     expect(src).toContain('explorer.move(d);');

@@ -23,7 +23,14 @@ describe('link codec', () => {
       const r = decodeHash(bad);
       expect(r.config).toEqual(c);
       expect(r.checkpoint).toBeUndefined();
-      expect(r.issues).toEqual([{ field: 'ckpt', message: 'a start checkpoint needs both ckpt (its name) and ckptSha256 (64 hex digits); ignored, so the run starts as Start from says' }]);
+      expect(r.issues).toEqual([
+        {
+          field: 'ckpt',
+          message:
+            'a start checkpoint needs both ckpt (its name) and ckptSha256 (64 hex digits); ignored, so ' +
+            'the run starts as Start from says',
+        },
+      ]);
     }
   });
 
@@ -73,8 +80,18 @@ describe('link codec', () => {
 
   it('round-trips the OPID and analyzer settings, booleans and texts included', () => {
     const c = {
-      ...DEFAULT_CONFIG, seed: 3, algo: 'opid' as const, ablation: 'additive' as const, lambdaSkill: 0.25, maxStepSkills: 2, failedOnly: true,
-      skillZscore: true, skillClip: 1.5, analyzer: 'http' as const, analyzerUrl: 'http://localhost:11434', analyzerModel: 'qwen2.5:7b-instruct',
+      ...DEFAULT_CONFIG,
+      seed: 3,
+      algo: 'opid' as const,
+      ablation: 'additive' as const,
+      lambdaSkill: 0.25,
+      maxStepSkills: 2,
+      failedOnly: true,
+      skillZscore: true,
+      skillClip: 1.5,
+      analyzer: 'http' as const,
+      analyzerUrl: 'http://localhost:11434',
+      analyzerModel: 'qwen2.5:7b-instruct',
       analyzerTimeoutMs: 5000,
     };
     const h = encodeHash(c);
@@ -90,12 +107,20 @@ describe('link codec', () => {
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, algo: 'opid', skillClip: 2 });
     expect(r.issues.map((i) => i.field).sort()).toEqual(['analyzer', 'failedOnly', 'lambdaSkill']);
     expect(linkIssueText(r.issues.find((i) => i.field === 'failedOnly')!)).toBe('must be true or false; ignored');
-    expect(plainIssue(r.issues.find((i) => i.field === 'lambdaSkill')!)).toBe('Skill weight (λ_skill) must be a number from 0 to 100.');
+    expect(plainIssue(r.issues.find((i) => i.field === 'lambdaSkill')!)).toBe(
+      'Skill weight (λ_skill) must be a number from 0 to 100.',
+    );
   });
 
   it('never holds the analyzer key: not a config field, and a field that contains it is left out', () => {
     const key = 'sk-live-SECRET-0123456789';
-    const c = { ...DEFAULT_CONFIG, algo: 'opid' as const, analyzer: 'http' as const, analyzerUrl: 'http://localhost:8080', analyzerModel: 'tiny' };
+    const c = {
+      ...DEFAULT_CONFIG,
+      algo: 'opid' as const,
+      analyzer: 'http' as const,
+      analyzerUrl: 'http://localhost:8080',
+      analyzerModel: 'tiny',
+    };
     expect(encodeHash(c, [key])).not.toContain(key);
     expect(encodeHash(c, [key])).toBe(encodeHash(c));
     // A key pasted into the model field by mistake: the field is left out of the link, and named.
@@ -127,22 +152,42 @@ describe('link codec', () => {
     expect(r.config).toEqual(DEFAULT_CONFIG);
     const tail = '. Copy the link again with Copy link, or decode it once';
     expect(r.issues.map((i) => [i.field, linkIssueText(i)])).toEqual([
-      ['steps', `percent-encoded twice ("%73teps=5" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read steps=5${tail}`],
-      ['seed', `percent-encoded twice ("seed=%37" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read seed=7${tail}`],
+      [
+        'steps',
+        `percent-encoded twice ("%73teps=5" still holds %-escapes after decoding; "%25" is an encoded ` +
+          `"%"), ignored; the link should read steps=5${tail}`,
+      ],
+      [
+        'seed',
+        `percent-encoded twice ("seed=%37" still holds %-escapes after decoding; "%25" is an encoded ` +
+          `"%"), ignored; the link should read seed=7${tail}`,
+      ],
     ]);
   });
 
   it('a whole link encoded twice (%2526 for &, %253D for =) is named as the link, not as an unknown setting', () => {
     const r = decodeHash('#v%253D2%2526seed%253D3');
     expect(r.config).toEqual(DEFAULT_CONFIG);
-    expect(r.issues).toEqual([{ field: '(link)', message: 'percent-encoded twice ("v%3D2%26seed%3D3" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read #v=2&seed=3. Copy the link again with Copy link, or decode it once' }]);
+    expect(r.issues).toEqual([
+      {
+        field: '(link)',
+        message:
+          'percent-encoded twice ("v%3D2%26seed%3D3" still holds %-escapes after decoding; "%25" is an ' +
+          'encoded "%"), ignored; the link should read #v=2&seed=3. Copy the link again with Copy link, ' +
+          'or decode it once',
+      },
+    ]);
     // A separator encoded twice inside a value: the rest of the link is kept.
     const s = decodeHash('#v=2&groupSize=4&seed=3%2526steps%253D9');
     expect(s.config).toEqual({ ...DEFAULT_CONFIG, groupSize: 4 });
     expect(s.issues.map((i) => i.field)).toEqual(['seed']);
-    expect(s.issues[0].message).toMatch(/^percent-encoded twice \("seed=3%26steps%3D9" .*the link should read seed=3&steps=9\. /);
+    expect(s.issues[0].message).toMatch(
+      /^percent-encoded twice \("seed=3%26steps%3D9" .*the link should read seed=3&steps=9\. /,
+    );
     // A free-text setting may hold "%": its value is taken as decoded once.
-    expect(decodeHash(`#v=2&analyzerModel=${encodeURIComponent('50%25')}`).issues.filter((i) => /twice/.test(i.message))).toEqual([]);
+    expect(
+      decodeHash(`#v=2&analyzerModel=${encodeURIComponent('50%25')}`).issues.filter((i) => /twice/.test(i.message)),
+    ).toEqual([]);
   });
 
   it('opens a 100 kB link: the valid part kept, the problems capped at 20 plus a count', () => {
@@ -163,8 +208,16 @@ describe('link codec', () => {
     const r = decodeHash('#v=9&envVersion=household-v1&steps=12&brandNew=1');
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, steps: 12 });
     expect(r.issues).toEqual([
-      { field: 'v', message: 'made by a newer version (schema 9; this page reads 2): settings it does not know are ignored' },
-      { field: 'envVersion', message: 'made with environment version household-v1; this is household-v2: the tasks may differ, so its results are not comparable with this run\'s' },
+      {
+        field: 'v',
+        message: 'made by a newer version (schema 9; this page reads 2): settings it does not know are ignored',
+      },
+      {
+        field: 'envVersion',
+        message:
+          'made with environment version household-v1; this is household-v2: the tasks may differ, so its ' +
+          "results are not comparable with this run's",
+      },
       { field: 'brandNew', message: 'unknown setting, ignored' },
     ]);
     expect(decodeHash('#v=two').issues[0].field).toBe('v');
@@ -176,38 +229,70 @@ describe('link codec', () => {
     expect(r.issues.map((i) => i.field)).toEqual(['preset']);
   });
 
-  it('a refused preset names the preset used, not "default" (household has a preset called default), and shows a bidi control as an escape', () => {
-    const r = decodeHash('#preset=%E2%80%AEeasy');
-    expect(r.config.preset).toBe('easy');
-    expect(r.issues).toEqual([
-      { field: 'preset', message: 'household has no preset "\\u{202E}easy"; one of default, easy; did you mean easy?; not accepted, using easy (the default)' },
-    ]);
-    expect(decodeHash('#preset=nightmare').issues[0].message).toBe('household has no preset "nightmare"; one of default, easy; not accepted, using easy (the default)');
-    expect(decodeHash('#klBacktracks=3').issues).toEqual([
-      { field: 'klBacktracks', message: 'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl (e.g. 0.03) or set klBacktracks to 0; not accepted, using 0 (the default)' },
-    ]);
-  });
+  it(
+    'a refused preset names the preset used, not "default" (household has a preset called default), and ' +
+      'shows a bidi control as an escape',
+    () => {
+      const r = decodeHash('#preset=%E2%80%AEeasy');
+      expect(r.config.preset).toBe('easy');
+      expect(r.issues).toEqual([
+        {
+          field: 'preset',
+          message:
+            'household has no preset "\\u{202E}easy"; one of default, easy; did you mean easy?; not ' +
+            'accepted, using easy (the default)',
+        },
+      ]);
+      expect(decodeHash('#preset=nightmare').issues[0].message).toBe(
+        'household has no preset "nightmare"; one of default, easy; not accepted, using easy (the default)',
+      );
+      expect(decodeHash('#klBacktracks=3').issues).toEqual([
+        {
+          field: 'klBacktracks',
+          message:
+            'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl ' +
+            '(e.g. 0.03) or set klBacktracks to 0; not accepted, using 0 (the default)',
+        },
+      ]);
+    },
+  );
 
-  it('a refused value whose default breaks the same rule falls back to one that holds: the page never opens an invalid config', () => {
-    const r = decodeHash('#miniBatches=64&tasksPerStep=2&groupSize=2');
-    expect(r.config).toMatchObject({ tasksPerStep: 2, groupSize: 2, miniBatches: 4 });
-    expect(r.issues).toEqual([
-      { field: 'miniBatches', message: 'must be ≤ tasksPerStep·groupSize (4); lower miniBatches or raise B·G; not accepted, using 4 (the most B·G = 2·2 allows)' },
-    ]);
-    // miniBatches 8 (its default) with B·G 4 and no miniBatches in the link at all
-    expect(decodeHash('#tasksPerStep=2&groupSize=2').config.miniBatches).toBe(4);
-    const h = decodeHash('#algo=opid&analyzer=http');
-    expect(h.config).toMatchObject({ algo: 'opid', analyzer: 'heuristic', analyzerUrl: '' });
-    expect(h.issues.map((i) => i.field)).toEqual(['analyzerUrl', 'analyzerModel']);
-    expect(h.issues.every((i) => i.message.endsWith('not accepted, using the heuristic analyzer (the default)'))).toBe(true);
-  });
+  it(
+    'a refused value whose default breaks the same rule falls back to one that holds: the page never ' +
+      'opens an invalid config',
+    () => {
+      const r = decodeHash('#miniBatches=64&tasksPerStep=2&groupSize=2');
+      expect(r.config).toMatchObject({ tasksPerStep: 2, groupSize: 2, miniBatches: 4 });
+      expect(r.issues).toEqual([
+        {
+          field: 'miniBatches',
+          message:
+            'must be ≤ tasksPerStep·groupSize (4); lower miniBatches or raise B·G; not accepted, using ' +
+            '4 (the most B·G = 2·2 allows)',
+        },
+      ]);
+      // miniBatches 8 (its default) with B·G 4 and no miniBatches in the link at all
+      expect(decodeHash('#tasksPerStep=2&groupSize=2').config.miniBatches).toBe(4);
+      const h = decodeHash('#algo=opid&analyzer=http');
+      expect(h.config).toMatchObject({ algo: 'opid', analyzer: 'heuristic', analyzerUrl: '' });
+      expect(h.issues.map((i) => i.field)).toEqual(['analyzerUrl', 'analyzerModel']);
+      expect(
+        h.issues.every((i) => i.message.endsWith('not accepted, using the heuristic analyzer (the default)')),
+      ).toBe(true);
+    },
+  );
 
-  it('a query string pasted after the # (#?steps=5) is read: the ? is dropped, not taken as part of the first key', () => {
-    expect(decodeHash('#?steps=5&seed=2')).toEqual({ config: { ...DEFAULT_CONFIG, steps: 5, seed: 2 }, issues: [] });
-    expect(decodeHash('?v=2&algo=opid')).toEqual({ config: { ...DEFAULT_CONFIG, algo: 'opid' }, issues: [] });
-    // Only one, and only first: a second ? is still part of an unknown key.
-    expect(decodeHash('#??steps=5').issues).toEqual([{ field: '?steps', message: 'unknown setting, ignored; did you mean steps?' }]);
-  });
+  it(
+    'a query string pasted after the # (#?steps=5) is read: the ? is dropped, not taken as part of the ' + 'first key',
+    () => {
+      expect(decodeHash('#?steps=5&seed=2')).toEqual({ config: { ...DEFAULT_CONFIG, steps: 5, seed: 2 }, issues: [] });
+      expect(decodeHash('?v=2&algo=opid')).toEqual({ config: { ...DEFAULT_CONFIG, algo: 'opid' }, issues: [] });
+      // Only one, and only first: a second ? is still part of an unknown key.
+      expect(decodeHash('#??steps=5').issues).toEqual([
+        { field: '?steps', message: 'unknown setting, ignored; did you mean steps?' },
+      ]);
+    },
+  );
 
   it('numbers are decimal only, as the CLI accepts; empty keys and an empty envVersion are no settings', () => {
     for (const v of ['0x10', '0b11', '%205', '']) {
@@ -220,12 +305,15 @@ describe('link codec', () => {
     expect(decodeHash('#envVersion=&seed=5').issues).toEqual([]);
   });
 
-  it('an analyzer URL with credentials is refused even while the analyzer is unused, so it never reaches a link', () => {
-    const r = decodeHash('#analyzerUrl=http%3A%2F%2Fuser%3Apw%40h%2F&seed=3');
-    expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3 });
-    expect(r.issues.map((i) => i.field)).toEqual(['analyzerUrl']);
-    expect(r.issues[0].message).not.toContain('pw');
-  });
+  it(
+    'an analyzer URL with credentials is refused even while the analyzer is unused, so it never reaches ' + 'a link',
+    () => {
+      const r = decodeHash('#analyzerUrl=http%3A%2F%2Fuser%3Apw%40h%2F&seed=3');
+      expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3 });
+      expect(r.issues.map((i) => i.field)).toEqual(['analyzerUrl']);
+      expect(r.issues[0].message).not.toContain('pw');
+    },
+  );
 });
 
 describe('link notices: unknown keys and extra "#"', () => {
@@ -241,14 +329,25 @@ describe('link notices: unknown keys and extra "#"', () => {
       { field: 'zzz', message: 'unknown setting, ignored' },
     ]);
     expect(linkIssueText(r.issues[0])).toBe('unknown setting, ignored; did you mean learningRate?');
-    expect([nearestKey('opd-topk'), nearestKey('max-step-kl'), nearestKey('ckptSha265'), nearestKey('k0'), nearestKey('')]).toEqual(['opdTopK', 'maxStepKl', 'ckptSha256', null, null]);
+    expect([
+      nearestKey('opd-topk'),
+      nearestKey('max-step-kl'),
+      nearestKey('ckptSha265'),
+      nearestKey('k0'),
+      nearestKey(''),
+    ]).toEqual(['opdTopK', 'maxStepKl', 'ckptSha256', null, null]);
   });
 
   it('a second "#" is named with the fix, and read as "&" so nothing is lost', () => {
     const r = decodeHash('#v=2&seed=3#steps=9');
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, seed: 3, steps: 9 });
     expect(r.issues).toEqual([
-      { field: '(link)', message: 'holds 2 "#" signs where a link has one, before its settings (#v=2&seed=3…); each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or remove it)' },
+      {
+        field: '(link)',
+        message:
+          'holds 2 "#" signs where a link has one, before its settings (#v=2&seed=3…); each extra "#" ' +
+          'was read as "&". To fix the link, replace the extra "#" with "&" (or remove it)',
+      },
     ]);
     expect(decodeHash('##seed=4').config.seed).toBe(4);
     expect(decodeHash('##seed=4').issues.map((i) => i.field)).toEqual(['(link)']);
@@ -259,7 +358,13 @@ describe('link notices: unknown keys and extra "#"', () => {
     const r = decodeHash('#v%3D2%26algo%3Dopid%26steps%3D5%26backend%3Dwasm');
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, algo: 'opid', steps: 5, backend: 'wasm' });
     expect(r.issues).toEqual([
-      { field: '(link)', message: 'this link was percent-encoded as a whole ("v%3D2%26algo%3Dopid%26steps%3D5%26backen…"); it was decoded once and read. It should read #v=2&algo=opid&steps=5&backend=wasm. Copy the link again with Copy link' },
+      {
+        field: '(link)',
+        message:
+          'this link was percent-encoded as a whole ("v%3D2%26algo%3Dopid%26steps%3D5%26backen…"); it ' +
+          'was decoded once and read. It should read #v=2&algo=opid&steps=5&backend=wasm. Copy the link ' +
+          'again with Copy link',
+      },
     ]);
     // A single escaped key with no `=` inside is not a whole link: still one unknown setting.
     expect(decodeHash('#v=2&st%65ps').issues.map((i) => i.field)).toEqual(['steps']);
@@ -269,8 +374,18 @@ describe('link notices: unknown keys and extra "#"', () => {
     const r = decodeHash('#v=2&algo=op&lrSchedule=cosin&decoding=xyz');
     expect(r.config.algo).toBe(DEFAULT_CONFIG.algo);
     expect(r.issues).toEqual([
-      { field: 'algo', message: 'Invalid option: expected one of "grpo"|"opid"|"skill-grpo"|"agentic-opd" (accepted: one of grpo, opid, skill-grpo, agentic-opd); did you mean opid?' },
-      { field: 'lrSchedule', message: 'Invalid option: expected one of "constant"|"linear"|"cosine" (accepted: one of constant, linear, cosine); did you mean cosine?' },
+      {
+        field: 'algo',
+        message:
+          'Invalid option: expected one of "grpo"|"opid"|"skill-grpo"|"agentic-opd" (accepted: one of ' +
+          'grpo, opid, skill-grpo, agentic-opd); did you mean opid?',
+      },
+      {
+        field: 'lrSchedule',
+        message:
+          'Invalid option: expected one of "constant"|"linear"|"cosine" (accepted: one of constant, ' +
+          'linear, cosine); did you mean cosine?',
+      },
       expect.objectContaining({ field: 'decoding', message: expect.not.stringContaining('did you mean') }),
     ]);
   });

@@ -1,7 +1,25 @@
-/** Page field errors: the visible label (from the schema) and one plain sentence with the schema's range, never config keys or zod wording. */
+/**
+ * Page field errors: the visible label (from the schema) and one plain sentence with the schema's range, never config
+ * keys or zod wording.
+ */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, fieldMeta, fieldSchema, parseRunConfig, RUN_CONFIG_KEYS, type ConfigIssue } from '../../src/core/run/config';
-import { acceptedText, FIELD_LABELS, labelOf, linkIssueText, linkNoticeHeading, plainIssue } from '../../src/ui/state/messages';
+import {
+  ConfigError,
+  DEFAULT_CONFIG,
+  fieldMeta,
+  fieldSchema,
+  parseRunConfig,
+  RUN_CONFIG_KEYS,
+  type ConfigIssue,
+} from '../../src/core/run/config';
+import {
+  acceptedText,
+  FIELD_LABELS,
+  labelOf,
+  linkIssueText,
+  linkNoticeHeading,
+  plainIssue,
+} from '../../src/ui/state/messages';
 import { decodeHash } from '../../src/ui/state/link';
 
 /** The issues parseRunConfig reports for a config with `patch` applied. */
@@ -56,7 +74,7 @@ describe('plainIssue', () => {
 });
 
 describe('FIELD_LABELS', () => {
-  it('is every setting\'s schema label (fieldMeta), Advanced section included', () => {
+  it("is every setting's schema label (fieldMeta), Advanced section included", () => {
     expect(Object.keys(FIELD_LABELS).sort()).toEqual([...RUN_CONFIG_KEYS].sort());
     for (const key of RUN_CONFIG_KEYS) {
       expect(FIELD_LABELS[key], key).toBe(fieldMeta(key).label);
@@ -75,7 +93,9 @@ describe('FIELD_LABELS', () => {
       expect(plainIssue({ field: k, message: 'unknown setting, ignored' })).toBe(`${k}: unknown setting, ignored.`);
       expect(linkIssueText({ field: k, message: 'unknown setting, ignored' })).toBe('unknown setting, ignored');
     }
-    expect(plainIssue({ field: 'steps', message: 'constructor and toString must be fine' })).toBe('Steps: constructor and toString must be fine.');
+    expect(plainIssue({ field: 'steps', message: 'constructor and toString must be fine' })).toBe(
+      'Steps: constructor and toString must be fine.',
+    );
   });
 
   it('names an Advanced field by its label', () => {
@@ -90,7 +110,8 @@ describe('acceptedText', () => {
       const j = fieldSchema(key);
       const text = acceptedText(key);
       expect(text, key).not.toMatch(/see the schema|undefined|\[/);
-      if ((j.type === 'integer' || j.type === 'number') && j.maximum !== undefined) expect(text, key).toBe(`${j.type === 'integer' ? 'an integer' : 'a number'} from ${j.minimum} to ${j.maximum}`);
+      if ((j.type === 'integer' || j.type === 'number') && j.maximum !== undefined)
+        expect(text, key).toBe(`${j.type === 'integer' ? 'an integer' : 'a number'} from ${j.minimum} to ${j.maximum}`);
       if (j.enum) expect(text, key).toBe(`one of ${j.enum.join(', ')}`);
     }
     expect(acceptedText('schemaVersion')).toBe(String(DEFAULT_CONFIG.schemaVersion));
@@ -104,9 +125,15 @@ describe('linkNoticeHeading', () => {
   const heading = (hash: string) => linkNoticeHeading(decodeHash(hash).issues);
   it('says "ignored" only when a note ignored something, "more than once" only when a setting was repeated', () => {
     expect(heading('#v=2&bogus=1')).toBe('Some settings in this link were ignored; defaults are used instead:');
-    expect(heading('#v=2&preset=nightmare')).toBe('Some settings in this link were ignored; defaults are used instead:');
-    expect(heading('#v=2&seed=3&seed=4')).toBe('Some settings in this link were given more than once; the last value is used:');
-    expect(heading('#v=2&seed=3&seed=4&steps=0x10')).toBe('Some settings in this link were ignored or given more than once; defaults (or the last value) are used instead:');
+    expect(heading('#v=2&preset=nightmare')).toBe(
+      'Some settings in this link were ignored; defaults are used instead:',
+    );
+    expect(heading('#v=2&seed=3&seed=4')).toBe(
+      'Some settings in this link were given more than once; the last value is used:',
+    );
+    expect(heading('#v=2&seed=3&seed=4&steps=0x10')).toBe(
+      'Some settings in this link were ignored or given more than once; defaults (or the last value) are used instead:',
+    );
   });
 
   it('notes where every setting was used get a heading that says so', () => {

@@ -11,22 +11,35 @@ const config = { ...DEFAULT_CONFIG, env: 'household', preset: 'easy', model: 'na
 const resumedFrom = { label: 'run "grpo household/easy" from its checkpoint of step 2' };
 
 describe('nextInitLabel', () => {
-  it('a configured run: the worker\'s label of its start', () => {
-    expect(nextInitLabel({ initSource: { label: 'fresh weights from seed 7' }, resumed: false, config })).toBe('fresh weights from seed 7');
+  it("a configured run: the worker's label of its start", () => {
+    expect(nextInitLabel({ initSource: { label: 'fresh weights from seed 7' }, resumed: false, config })).toBe(
+      'fresh weights from seed 7',
+    );
     expect(nextInitLabel({ initSource: null, resumed: false, config })).toBe('');
   });
 
-  it('after Resume: not the resumed run\'s checkpoint, but the base policy or fresh weights the settings give', () => {
-    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'base' } })).toBe('the base policy (pretrained; household/easy, nano)');
-    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'scratch' } })).toBe('fresh weights from seed 7');
+  it("after Resume: not the resumed run's checkpoint, but the base policy or fresh weights the settings give", () => {
+    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'base' } })).toBe(
+      'the base policy (pretrained; household/easy, nano)',
+    );
+    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'scratch' } })).toBe(
+      'fresh weights from seed 7',
+    );
   });
 
   it('says what the worker resolves for the same settings (scratch, and base when it loads)', async () => {
     const store = {} as never;
-    const scratch = await resolveStart({ ...config, init: 'scratch' }, store, async () => { throw new Error('unused'); });
-    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'scratch' } })).toBe(scratch.init.label);
-    const loadBase = async () => ({ bytes: new Uint8Array(0), manifest: { env: 'household', preset: 'easy', model: 'nano' } }) as never;
+    const scratch = await resolveStart({ ...config, init: 'scratch' }, store, async () => {
+      throw new Error('unused');
+    });
+    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'scratch' } })).toBe(
+      scratch.init.label,
+    );
+    const loadBase = async () =>
+      ({ bytes: new Uint8Array(0), manifest: { env: 'household', preset: 'easy', model: 'nano' } }) as never;
     const base = await resolveStart({ ...config, init: 'base' }, store, loadBase);
-    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'base' } })).toBe(base.init.label);
+    expect(nextInitLabel({ initSource: resumedFrom, resumed: true, config: { ...config, init: 'base' } })).toBe(
+      base.init.label,
+    );
   });
 });

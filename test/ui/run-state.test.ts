@@ -6,8 +6,8 @@
  * `done` line), the next Start begins a new run that trains to its end as a second stored run; Stop on a paused run
  * ends it at once; Stop with no started run does nothing. Copy link copies nothing while a field is invalid (the
  * notice names the field) and the shown settings once it is fixed. Notices follow the phase: Resume clears "Paused",
- * the "Resuming" notice goes when the resumed run ends, Reset clears "Stopped", and "Link copied" goes at the next edit.
- * Each invalid field keeps its own issue (a cross-field one too while another field is out of range).
+ * the "Resuming" notice goes when the resumed run ends, Reset clears "Stopped", and "Link copied" goes at the next
+ * edit. Each invalid field keeps its own issue (a cross-field one too while another field is out of range).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServer, type ViteDevServer } from 'vite';
@@ -32,10 +32,16 @@ beforeAll(async () => {
   const loc = { hash: HASH, href: `http://localhost/${HASH}` };
   Object.assign(globalThis, {
     location: loc,
-    history: { replaceState: (_s: unknown, _t: string, url: string) => Object.assign(loc, { hash: url, href: `http://localhost/${url}` }) },
+    history: {
+      replaceState: (_s: unknown, _t: string, url: string) =>
+        Object.assign(loc, { hash: url, href: `http://localhost/${url}` }),
+    },
   });
   vite = await createServer({
-    root: ROOT, configFile: false, logLevel: 'silent', appType: 'custom',
+    root: ROOT,
+    configFile: false,
+    logLevel: 'silent',
+    appType: 'custom',
     plugins: [svelte({ compilerOptions: { runes: true } })],
     server: { middlewareMode: true, hmr: false, ws: false, watch: null },
   });
@@ -51,7 +57,8 @@ beforeEach(() => history.replaceState(null, '', HASH));
 
 /** An in-memory RunStore (what IndexedDB holds in the worker). */
 function memStore() {
-  const metas = new Map<string, unknown>(), files = new Map<string, Uint8Array>();
+  const metas = new Map<string, unknown>(),
+    files = new Map<string, Uint8Array>();
   const store: RunStore = {
     async write(meta, fs) {
       metas.set(meta.id, structuredClone(meta));
@@ -70,7 +77,16 @@ function memStore() {
 
 /** A step event with the fields the page and the run record read. */
 function stepEvent(step: number): StepEvent {
-  return { event: 'step', step, successRate: step / 10, rewardMean: 0, scoreMean: 0, policyLoss: 0, stepMs: 5, elapsedMs: 5 * step } as StepEvent;
+  return {
+    event: 'step',
+    step,
+    successRate: step / 10,
+    rewardMean: 0,
+    scoreMean: 0,
+    policyLoss: 0,
+    stepMs: 5,
+    elapsedMs: 5 * step,
+  } as StepEvent;
 }
 
 /**
@@ -79,7 +95,14 @@ function stepEvent(step: number): StepEvent {
  */
 function fakeTrainer(onTurn: (step: number, turn: number) => void) {
   const trainFn: TrainFn = async function* (config: RunConfig, opts) {
-    yield { event: 'start', config, backend: opts.backend, params: 1, vocabSize: 1, envVersions: { household: 'test' } } as TrainEvent;
+    yield {
+      event: 'start',
+      config,
+      backend: opts.backend,
+      params: 1,
+      vocabSize: 1,
+      envVersions: { household: 'test' },
+    } as TrainEvent;
     for (let step = 1; step <= config.steps; step++) {
       for (;;) {
         let cut = false;
@@ -94,7 +117,14 @@ function fakeTrainer(onTurn: (step: number, turn: number) => void) {
       yield stepEvent(step);
       yield { event: 'trajectories', step, group: [] };
     }
-    yield { event: 'done', steps: config.steps, elapsedMs: 0, undoneSteps: 0, shrunkSteps: 0, envVersions: {} } as TrainEvent;
+    yield {
+      event: 'done',
+      steps: config.steps,
+      elapsedMs: 0,
+      undoneSteps: 0,
+      shrunkSteps: 0,
+      envVersions: {},
+    } as TrainEvent;
   };
   return trainFn;
 }
@@ -171,12 +201,19 @@ describe('RunState Stop', () => {
     expect(run.canStop).toBe(false);
     expect(run.steps.map((s) => s.step)).toEqual([1, 2]);
     expect(run.stepsDone).toBe(2);
-    expect(run.notice).toBe('Stopped after step 2 of 6: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.');
+    expect(run.notice).toBe(
+      'Stopped after step 2 of 6: the run is kept (Runs lists it as stopped; its weights can still be ' +
+        'saved). Start begins a new run.',
+    );
     expect(w.session.status).toBe('done');
 
     const first = (await w.list()).runs;
     expect(first.map((r) => [r.stepsDone, r.stepsPlanned, r.done, r.stopped])).toEqual([[2, 6, true, true]]);
-    const lines = w.mem.text(first[0].id, 'events.jsonl').trim().split('\n').map((l) => (JSON.parse(l) as TrainEvent).event);
+    const lines = w.mem
+      .text(first[0].id, 'events.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as TrainEvent).event);
     expect(lines).toEqual(['start', 'step', 'step']);
 
     // Start begins a new run (same settings), which trains to its end and is stored beside the stopped one.
@@ -186,7 +223,10 @@ describe('RunState Stop', () => {
     expect(run.phase).toBe('done');
     expect(run.steps.map((s) => s.step)).toEqual([1, 2, 3, 4, 5, 6]);
     const both = (await w.list()).runs;
-    expect(both.map((r) => [r.stepsDone, r.done, r.stopped ?? false]).sort()).toEqual([[2, true, true], [6, true, false]]);
+    expect(both.map((r) => [r.stepsDone, r.done, r.stopped ?? false]).sort()).toEqual([
+      [2, true, true],
+      [6, true, false],
+    ]);
   });
 
   it('Stop on a paused run ends it at once; Stop with no started run does nothing', async () => {
@@ -216,7 +256,10 @@ describe('RunState Stop', () => {
 describe('RunState Copy link', () => {
   it('copies nothing while a field is invalid and names the field; copies the shown settings once fixed', async () => {
     const copied: string[] = [];
-    Object.defineProperty(globalThis, 'navigator', { value: { clipboard: { writeText: async (t: string) => void copied.push(t) } }, configurable: true });
+    Object.defineProperty(globalThis, 'navigator', {
+      value: { clipboard: { writeText: async (t: string) => void copied.push(t) } },
+      configurable: true,
+    });
     const w = inProcessWorker();
     const run = new RunState(w.spawn);
     await run.boot();
@@ -235,7 +278,8 @@ describe('RunState Copy link', () => {
 });
 
 describe('RunState notices follow the phase', () => {
-  const PAUSED = 'Paused: step 3 was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.';
+  const PAUSED =
+    'Paused: step 3 was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.';
 
   it('Resume clears the Paused notice while training; an invalid edit keeps it; Reset clears Stopped', async () => {
     let run!: RunStateType;
@@ -266,7 +310,10 @@ describe('RunState notices follow the phase', () => {
     await run.reset();
     await run.step();
     await run.stop();
-    expect(run.notice).toBe('Stopped after step 1 of 6: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.');
+    expect(run.notice).toBe(
+      'Stopped after step 1 of 6: the run is kept (Runs lists it as stopped; its weights can still be ' +
+        'saved). Start begins a new run.',
+    );
     await run.reset();
     expect(run.phase).toBe('idle');
     expect(run.notice).toBe('');
@@ -282,7 +329,14 @@ describe('RunState notices follow the phase', () => {
     // the page's notice is checked here.
     w.api.resumeRun = async (id) => {
       await w.api.configure!(run.config);
-      return { id, name: 'first', config: run.config, fromStep: 4, events: [], init: { kind: 'scratch', label: 'run "first" from its checkpoint of step 4' } } as never;
+      return {
+        id,
+        name: 'first',
+        config: run.config,
+        fromStep: 4,
+        events: [],
+        init: { kind: 'scratch', label: 'run "first" from its checkpoint of step 4' },
+      } as never;
     };
     run = new RunState(w.spawn);
     await run.boot();
@@ -300,7 +354,10 @@ describe('RunState notices follow the phase', () => {
   });
 
   it('"Link copied" goes at the next settings edit', async () => {
-    Object.defineProperty(globalThis, 'navigator', { value: { clipboard: { writeText: async () => undefined } }, configurable: true });
+    Object.defineProperty(globalThis, 'navigator', {
+      value: { clipboard: { writeText: async () => undefined } },
+      configurable: true,
+    });
     const run = new RunState(inProcessWorker().spawn);
     await run.boot();
     await run.copyLink();
@@ -323,7 +380,9 @@ describe('RunState field issues', () => {
     expect(run.fieldIssues.map((i) => i.field)).toEqual(['miniBatches']);
     await run.setField('steps', -4);
     expect(run.issuesFor('steps')).toHaveLength(1);
-    expect(run.issuesFor('miniBatches').map((i) => i.message)).toEqual(['must be ≤ tasksPerStep·groupSize (2); lower miniBatches or raise B·G']);
+    expect(run.issuesFor('miniBatches').map((i) => i.message)).toEqual([
+      'must be ≤ tasksPerStep·groupSize (2); lower miniBatches or raise B·G',
+    ]);
     await run.setField('steps', 6);
     expect(run.fieldIssues.map((i) => i.field)).toEqual(['miniBatches']);
   });

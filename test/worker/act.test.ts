@@ -33,67 +33,139 @@ beforeAll(async () => {
 function group(episodeSkill?: string): GroupDetail {
   const env = spec.create('easy');
   const r = env.reset({ split: 'train', index: TASK });
-  const prompt = Int32Array.from(buildPrompt(tok, { task: r.task, history: [], observation: r.observation, admissible: env.admissibleActions(), historyTurns: 3, episodeSkill }, 200));
+  const prompt = Int32Array.from(
+    buildPrompt(
+      tok,
+      {
+        task: r.task,
+        history: [],
+        observation: r.observation,
+        admissible: env.admissibleActions(),
+        historyTurns: 3,
+        episodeSkill,
+      },
+      200,
+    ),
+  );
   return {
-    step: 4, group: 1, task: r.task, taskType: r.taskType, taskIndex: TASK,
-    trajectories: [{
-      success: false, reward: 0, score: 0, advantage: 0, invalidCount: 0, initialObservation: r.observation,
-      turns: [{ prompt, observation: r.observation, reply: '', action: 'look', valid: true, reward: 0, done: false, tokenStart: 0, tokenCount: 2 }],
-    }],
-    tokens: { ids: new Int32Array(2), adv: new Float32Array(2), aEp: new Float32Array(2), aSkill: null, logpSkill: null, logpOld: new Float32Array(2), logpRef: null, entropy: new Float32Array(2), ratio: null },
+    step: 4,
+    group: 1,
+    task: r.task,
+    taskType: r.taskType,
+    taskIndex: TASK,
+    trajectories: [
+      {
+        success: false,
+        reward: 0,
+        score: 0,
+        advantage: 0,
+        invalidCount: 0,
+        initialObservation: r.observation,
+        turns: [
+          {
+            prompt,
+            observation: r.observation,
+            reply: '',
+            action: 'look',
+            valid: true,
+            reward: 0,
+            done: false,
+            tokenStart: 0,
+            tokenCount: 2,
+          },
+        ],
+      },
+    ],
+    tokens: {
+      ids: new Int32Array(2),
+      adv: new Float32Array(2),
+      aEp: new Float32Array(2),
+      aSkill: null,
+      logpSkill: null,
+      logpOld: new Float32Array(2),
+      logpRef: null,
+      entropy: new Float32Array(2),
+      ratio: null,
+    },
   };
 }
 
 describe('ActEpisode', () => {
-  it('greedy: top-5 of the rollout prompt\'s action distribution, the first row taken, the environment followed', async () => {
-    const n0 = tf.memory().numTensors;
-    const ep = new ActEpisode(config, group(), 0, tok);
-    const env = spec.create('easy');
-    env.reset({ split: 'train', index: TASK });
-    const hist: { action: string; observation: string }[] = [];
-    let obs = ep.view.initialObservation;
-    for (let k = 0; k < 3 && !ep.view.done; k++) {
-      const turn = await ep.step(policy, 7, true);
-      // The same numbers from the prompt a rollout builds at this state.
-      const adm = env.admissibleActions();
-      const prompt = buildPrompt(tok, { task: ep.view.task, history: hist, observation: obs, admissible: adm, historyTurns: 3 }, policy.cfg.maxSeq - config.maxActionTokens);
-      const ranked = rankActions(await scoreActions(policy, prompt, adm, { decoding: 'admissible', temperature: 1, maxActionTokens: config.maxActionTokens }));
-      expect(turn.top).toEqual(ranked.slice(0, ACT_TOP_K));
-      expect(turn.top.reduce((s, a) => s + a.prob, 0)).toBeLessThanOrEqual(1 + 1e-12);
-      expect(turn.rest).toBeCloseTo(1 - turn.top.reduce((s, a) => s + a.prob, 0), 12);
-      expect(turn.chosen).toMatchObject({ action: ranked[0].action, how: 'greedy', rank: 1, prob: ranked[0].prob, valid: true });
-      expect(turn).toMatchObject({ turn: k + 1, observation: obs, admissibleCount: adm.length, weightsStep: 7 });
-      const st = env.step(turn.chosen.action);
-      expect(turn).toMatchObject({ reply: st.observation, reward: st.reward, done: st.done });
-      hist.push({ action: turn.chosen.action, observation: st.observation });
-      obs = st.observation;
-    }
-    expect(tf.memory().numTensors).toBe(n0);
-  });
-
-  it('sampled: admissible actions drawn with the seeded generator replay exactly; the episode ends and then refuses', async () => {
-    const n0 = tf.memory().numTensors;
-    const play = async () => {
+  it(
+    "greedy: top-5 of the rollout prompt's action distribution, the first row taken, the environment " + 'followed',
+    async () => {
+      const n0 = tf.memory().numTensors;
       const ep = new ActEpisode(config, group(), 0, tok);
-      const taken: string[] = [];
-      while (!ep.view.done) taken.push((await ep.step(policy, 0, false)).chosen.action);
-      for (const t of ep.view.turns) {
-        expect(t.chosen.how).toBe('sampled');
-        expect(t.chosen.rank).not.toBeNull(); // admissible decoding only emits admissible actions
-        if (t.chosen.rank! <= ACT_TOP_K) expect(t.top[t.chosen.rank! - 1]).toMatchObject({ action: t.chosen.action, prob: t.chosen.prob });
-        expect(t.chosen.valid).toBe(true);
+      const env = spec.create('easy');
+      env.reset({ split: 'train', index: TASK });
+      const hist: { action: string; observation: string }[] = [];
+      let obs = ep.view.initialObservation;
+      for (let k = 0; k < 3 && !ep.view.done; k++) {
+        const turn = await ep.step(policy, 7, true);
+        // The same numbers from the prompt a rollout builds at this state.
+        const adm = env.admissibleActions();
+        const prompt = buildPrompt(
+          tok,
+          { task: ep.view.task, history: hist, observation: obs, admissible: adm, historyTurns: 3 },
+          policy.cfg.maxSeq - config.maxActionTokens,
+        );
+        const ranked = rankActions(
+          await scoreActions(policy, prompt, adm, {
+            decoding: 'admissible',
+            temperature: 1,
+            maxActionTokens: config.maxActionTokens,
+          }),
+        );
+        expect(turn.top).toEqual(ranked.slice(0, ACT_TOP_K));
+        expect(turn.top.reduce((s, a) => s + a.prob, 0)).toBeLessThanOrEqual(1 + 1e-12);
+        expect(turn.rest).toBeCloseTo(1 - turn.top.reduce((s, a) => s + a.prob, 0), 12);
+        expect(turn.chosen).toMatchObject({
+          action: ranked[0].action,
+          how: 'greedy',
+          rank: 1,
+          prob: ranked[0].prob,
+          valid: true,
+        });
+        expect(turn).toMatchObject({ turn: k + 1, observation: obs, admissibleCount: adm.length, weightsStep: 7 });
+        const st = env.step(turn.chosen.action);
+        expect(turn).toMatchObject({ reply: st.observation, reward: st.reward, done: st.done });
+        hist.push({ action: turn.chosen.action, observation: st.observation });
+        obs = st.observation;
       }
-      await expect(ep.step(policy, 0, false)).rejects.toThrow(/the episode is over/);
-      return { taken, view: ep.view };
-    };
-    const a = await play(), b = await play();
-    expect(b.taken).toEqual(a.taken);
-    expect(a.view.turns.length).toBeLessThanOrEqual(a.view.maxSteps);
-    expect(a.view.success).toBe(a.view.turns.at(-1)!.reward >= 1);
-    expect(tf.memory().numTensors).toBe(n0);
-  }, 120_000);
+      expect(tf.memory().numTensors).toBe(n0);
+    },
+  );
 
-  it('keeps the rollout\'s episode skill in every prompt; refuses a trajectory the group lacks', () => {
+  it(
+    'sampled: admissible actions drawn with the seeded generator replay exactly; the episode ends and ' +
+      'then refuses',
+    async () => {
+      const n0 = tf.memory().numTensors;
+      const play = async () => {
+        const ep = new ActEpisode(config, group(), 0, tok);
+        const taken: string[] = [];
+        while (!ep.view.done) taken.push((await ep.step(policy, 0, false)).chosen.action);
+        for (const t of ep.view.turns) {
+          expect(t.chosen.how).toBe('sampled');
+          expect(t.chosen.rank).not.toBeNull(); // admissible decoding only emits admissible actions
+          if (t.chosen.rank! <= ACT_TOP_K)
+            expect(t.top[t.chosen.rank! - 1]).toMatchObject({ action: t.chosen.action, prob: t.chosen.prob });
+          expect(t.chosen.valid).toBe(true);
+        }
+        await expect(ep.step(policy, 0, false)).rejects.toThrow(/the episode is over/);
+        return { taken, view: ep.view };
+      };
+      const a = await play(),
+        b = await play();
+      expect(b.taken).toEqual(a.taken);
+      expect(a.view.turns.length).toBeLessThanOrEqual(a.view.maxSteps);
+      expect(a.view.success).toBe(a.view.turns.at(-1)!.reward >= 1);
+      expect(tf.memory().numTensors).toBe(n0);
+    },
+    120_000,
+  );
+
+  it("keeps the rollout's episode skill in every prompt; refuses a trajectory the group lacks", () => {
     const ep = new ActEpisode(config, group('clean it first.'), 0, tok);
     expect(ep.view.episodeSkill).toBe('clean it first.');
     expect(() => new ActEpisode(config, group(), 3, tok)).toThrow(/group 1 of step 4 has no trajectory 3 \(it has 1\)/);
@@ -114,7 +186,15 @@ describe('actApi', () => {
     await expect(api.actStep(true)).rejects.toThrow(/press Act first/);
     await expect(api.actStart(3, 0, 0)).rejects.toThrow(/holds no group 0 of step 3/);
     const v0 = await api.actStart(4, 1, 0);
-    expect(v0).toMatchObject({ from: { step: 4, group: 1, trajectory: 0 }, taskIndex: TASK, turns: [], done: false, k: ACT_TOP_K, decoding: 'admissible', temperature: 1 });
+    expect(v0).toMatchObject({
+      from: { step: 4, group: 1, trajectory: 0 },
+      taskIndex: TASK,
+      turns: [],
+      done: false,
+      k: ACT_TOP_K,
+      decoding: 'admissible',
+      temperature: 1,
+    });
     const v1 = await api.actStep(true);
     const v2 = await api.actStep(false);
     expect(v2.turns.map((t) => t.chosen.how)).toEqual(['greedy', 'sampled']);

@@ -15,7 +15,17 @@ import { TrainingSession, type TrainFn } from '../../src/worker/session';
 
 const KEY = 'sk-worker-test-key-42';
 const TEMPLATE = { system: 'CUSTOM SYSTEM: write skills for {task}', user: 'CUSTOM USER {steps}' };
-const HTTP: Partial<RunConfig> = { algo: 'opid', analyzer: 'http', analyzerUrl: 'http://127.0.0.1:9', analyzerModel: 'tiny', steps: 2, evalEvery: 0, tasksPerStep: 1, groupSize: 2, miniBatches: 1 };
+const HTTP: Partial<RunConfig> = {
+  algo: 'opid',
+  analyzer: 'http',
+  analyzerUrl: 'http://127.0.0.1:9',
+  analyzerModel: 'tiny',
+  steps: 2,
+  evalEvery: 0,
+  tasksPerStep: 1,
+  groupSize: 2,
+  miniBatches: 1,
+};
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -26,7 +36,11 @@ afterEach(async () => {
 
 describe('runAnalyzer', () => {
   it('leaves grpo and the heuristic analyzer to the trainer', () => {
-    expect(runAnalyzer(parseRunConfig({ algo: 'grpo', analyzer: 'http', analyzerUrl: 'http://x', analyzerModel: 'm' }), { apiKey: KEY })).toBeUndefined();
+    expect(
+      runAnalyzer(parseRunConfig({ algo: 'grpo', analyzer: 'http', analyzerUrl: 'http://x', analyzerModel: 'm' }), {
+        apiKey: KEY,
+      }),
+    ).toBeUndefined();
     expect(runAnalyzer(parseRunConfig({ algo: 'opid' }), { apiKey: KEY })).toBeUndefined();
   });
 
@@ -38,14 +52,23 @@ describe('runAnalyzer', () => {
       req.on('end', () => {
         seen.push({ headers: req.headers, body: JSON.parse(raw) });
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ message: { content: '{"episodeSkill": "<script>x</script>", "stepSkills": {"0": "s"}}' } }] }));
+        res.end(
+          JSON.stringify({
+            choices: [{ message: { content: '{"episodeSkill": "<script>x</script>", "stepSkills": {"0": "s"}}' } }],
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     const a = runAnalyzer(parseRunConfig({ ...HTTP, analyzerUrl: url }), { apiKey: KEY, promptTemplate: TEMPLATE });
     expect(a).toBeInstanceOf(HttpAnalyzer);
-    const traj = { task: 'put an apple in fridge.', success: false, finalObservation: 'x', steps: [{ observation: 'o', action: 'go to fridge 1', valid: true, return: 0 }] };
+    const traj = {
+      task: 'put an apple in fridge.',
+      success: false,
+      finalObservation: 'x',
+      steps: [{ observation: 'o', action: 'go to fridge 1', valid: true, return: 0 }],
+    };
     const r = await a!.analyze({ env: 'household', trajectories: [traj] });
     expect(r).toEqual([{ episodeSkill: '<script>x</script>', stepSkills: { 0: 's' } }]);
     expect(seen[0].headers.authorization).toBe(`Bearer ${KEY}`);

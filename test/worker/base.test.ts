@@ -35,10 +35,19 @@ function stubFetch(files: Record<string, string | Uint8Array>): FetchLike & { as
   const f = async (url: string) => {
     asked.push(url);
     const body = files[url];
-    if (body === undefined) return { ok: false, status: 404, statusText: 'Not Found', text: async () => 'not found', arrayBuffer: async () => new ArrayBuffer(0) };
+    if (body === undefined)
+      return {
+        ok: false,
+        status: 404,
+        statusText: 'Not Found',
+        text: async () => 'not found',
+        arrayBuffer: async () => new ArrayBuffer(0),
+      };
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
     return {
-      ok: true, status: 200, statusText: 'OK',
+      ok: true,
+      status: 200,
+      statusText: 'OK',
       text: async () => new TextDecoder().decode(bytes),
       arrayBuffer: async () => bytes.slice().buffer as ArrayBuffer,
     };
@@ -53,11 +62,22 @@ function site(patch: Record<string, string | Uint8Array> = {}): Record<string, s
 
 function loader(files: Record<string, string | Uint8Array>): BaseLoader & { asked: string[] } {
   const fetch = stubFetch(files);
-  const load: BaseLoader = (spec, preset, tok, model) => fetchBasePolicy(spec, preset, tok, model, { baseUrl: '/', fetch });
+  const load: BaseLoader = (spec, preset, tok, model) =>
+    fetchBasePolicy(spec, preset, tok, model, { baseUrl: '/', fetch });
   return Object.assign(load, { asked: fetch.asked });
 }
 
-const config = (patch: Partial<RunConfig> = {}) => parseRunConfig({ preset: 'easy', model: baseModel, steps: 1, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0, ...patch });
+const config = (patch: Partial<RunConfig> = {}) =>
+  parseRunConfig({
+    preset: 'easy',
+    model: baseModel,
+    steps: 1,
+    tasksPerStep: 1,
+    groupSize: 2,
+    miniBatches: 1,
+    evalEvery: 0,
+    ...patch,
+  });
 const spec = getEnvSpec('household');
 
 describe('fetchBasePolicy', () => {
@@ -83,19 +103,36 @@ describe('the shipped household/default base policy', () => {
   const m = JSON.parse(text) as { model: RunConfig['model']; file: string; sha256: string };
   const bytes = new Uint8Array(readFileSync(join(PUBLIC, 'base', m.file)));
 
-  it('loads, checked, with success measured for all six task types; a default-preset run starts from exactly its weights', async () => {
-    const files = { [`/${rel}`]: text, [`/base/${m.file}`]: bytes };
-    const b = await fetchBasePolicy(spec, 'default', buildTokenizer(spec), m.model, { baseUrl: '/', fetch: stubFetch(files) });
-    expect(b.manifest.preset).toBe('default');
-    expect(b.manifest.sha256).toBe(m.sha256);
-    expect(b.bytes).toEqual(bytes);
-    for (const split of ['test-seen', 'test-unseen'])
-      for (const mode of ['none', 'episode', 'step', 'both'])
-        expect(Object.keys(b.manifest.measured![split]![mode].byTaskType).sort(), `${split}/${mode}`).toEqual(['clean', 'cool', 'heat', 'look', 'pick', 'pick2']);
-    const start = await resolveStart(config({ preset: 'default', model: m.model }), memoryStore(), loader(files));
-    expect(start.init).toEqual({ kind: 'base', label: `the base policy (pretrained; household/default, ${m.model})` });
-    expect(start.bytes).toEqual(bytes);
-  });
+  it(
+    'loads, checked, with success measured for all six task types; a default-preset run starts from ' +
+      'exactly its weights',
+    async () => {
+      const files = { [`/${rel}`]: text, [`/base/${m.file}`]: bytes };
+      const b = await fetchBasePolicy(spec, 'default', buildTokenizer(spec), m.model, {
+        baseUrl: '/',
+        fetch: stubFetch(files),
+      });
+      expect(b.manifest.preset).toBe('default');
+      expect(b.manifest.sha256).toBe(m.sha256);
+      expect(b.bytes).toEqual(bytes);
+      for (const split of ['test-seen', 'test-unseen'])
+        for (const mode of ['none', 'episode', 'step', 'both'])
+          expect(Object.keys(b.manifest.measured![split]![mode].byTaskType).sort(), `${split}/${mode}`).toEqual([
+            'clean',
+            'cool',
+            'heat',
+            'look',
+            'pick',
+            'pick2',
+          ]);
+      const start = await resolveStart(config({ preset: 'default', model: m.model }), memoryStore(), loader(files));
+      expect(start.init).toEqual({
+        kind: 'base',
+        label: `the base policy (pretrained; household/default, ${m.model})`,
+      });
+      expect(start.bytes).toEqual(bytes);
+    },
+  );
 });
 
 describe('resolveStart', () => {
@@ -132,23 +169,39 @@ describe('resolveStart', () => {
   }
 
   it('falls back on a missing base policy (404), naming the preset and the command', async () => {
-    const msg = await fallsBack(site(), /no base policy for household\/default \(base\/household-default\.json is not on the server\)/, { preset: 'default' });
+    const msg = await fallsBack(
+      site(),
+      /no base policy for household\/default \(base\/household-default\.json is not on the server\)/,
+      { preset: 'default' },
+    );
     expect(msg).toMatch(/make one with npm run pretrain -- --env household --preset default\.$/);
   });
 
-  it('falls back when the server answers a web page instead of the manifest (a dev server\'s fallback)', async () => {
-    await fallsBack(site({ [`/${MANIFEST_REL}`]: '<!doctype html><html></html>' }), /no base policy for household\/easy .*answered with a web page/);
+  it("falls back when the server answers a web page instead of the manifest (a dev server's fallback)", async () => {
+    await fallsBack(
+      site({ [`/${MANIFEST_REL}`]: '<!doctype html><html></html>' }),
+      /no base policy for household\/easy .*answered with a web page/,
+    );
   });
 
   it('falls back on a manifest that is not JSON or misses fields', async () => {
-    await fallsBack(site({ [`/${MANIFEST_REL}`]: '{"format": 1,' }), /base manifest base\/household-easy\.json is not valid JSON/);
-    await fallsBack(site({ [`/${MANIFEST_REL}`]: JSON.stringify({ ...JSON.parse(manifestText), sha256: undefined }) }), /base manifest: field "sha256"/);
+    await fallsBack(
+      site({ [`/${MANIFEST_REL}`]: '{"format": 1,' }),
+      /base manifest base\/household-easy\.json is not valid JSON/,
+    );
+    await fallsBack(
+      site({ [`/${MANIFEST_REL}`]: JSON.stringify({ ...JSON.parse(manifestText), sha256: undefined }) }),
+      /base manifest: field "sha256"/,
+    );
   });
 
   it('falls back on corrupt weights (sha256 differs) and on missing weights', async () => {
     const corrupt = weightsBytes.slice();
     corrupt[corrupt.length - 1] ^= 0xff;
-    await fallsBack(site({ [`/base/${manifest.file}`]: corrupt }), new RegExp(`base weights ${manifest.file}: sha256 [0-9a-f]{64} differs from the manifest's ${manifest.sha256}`));
+    await fallsBack(
+      site({ [`/base/${manifest.file}`]: corrupt }),
+      new RegExp(`base weights ${manifest.file}: sha256 [0-9a-f]{64} differs from the manifest's ${manifest.sha256}`),
+    );
     await fallsBack(site({ [`/base/${manifest.file}`]: weightsBytes.slice(0, 100) }), /100 bytes, manifest says/);
     const files = site();
     delete files[`/base/${manifest.file}`];
@@ -157,7 +210,10 @@ describe('resolveStart', () => {
 
   it('falls back on a vocabulary mismatch, quoting the regenerate command', async () => {
     const other = JSON.stringify({ ...JSON.parse(manifestText), vocabHash: '0000000000000000' });
-    const msg = await fallsBack(site({ [`/${MANIFEST_REL}`]: other }), /vocabulary hash 0000000000000000 does not match the code's [0-9a-f]+ \(the tokenizer changed\)/);
+    const msg = await fallsBack(
+      site({ [`/${MANIFEST_REL}`]: other }),
+      /vocabulary hash 0000000000000000 does not match the code's [0-9a-f]+ \(the tokenizer changed\)/,
+    );
     expect(msg).toContain('regenerate with: npm run pretrain');
   });
 
@@ -167,25 +223,44 @@ describe('resolveStart', () => {
   });
 
   it('never trains a model of another size: falls back, naming both sizes', async () => {
-    const msg = await fallsBack(site(), new RegExp(`is model size ${baseModel} but the run's model is ${otherModel}; set Model to ${baseModel}`), { model: otherModel });
+    const msg = await fallsBack(
+      site(),
+      new RegExp(`is model size ${baseModel} but the run's model is ${otherModel}; set Model to ${baseModel}`),
+      { model: otherModel },
+    );
     expect(msg).toMatch(/^Starting from scratch: the base policy for household\/easy/);
   });
 
   it('falls back when the manifest claims another size than the weights hold', async () => {
     const lying = JSON.stringify({ ...JSON.parse(manifestText), model: otherModel });
-    await fallsBack(site({ [`/${MANIFEST_REL}`]: lying }), new RegExp(`are model size ${baseModel} although the manifest says ${otherModel}`), { model: otherModel });
+    await fallsBack(
+      site({ [`/${MANIFEST_REL}`]: lying }),
+      new RegExp(`are model size ${baseModel} although the manifest says ${otherModel}`),
+      { model: otherModel },
+    );
   });
 
   it('falls back when the fetch itself fails (offline)', async () => {
-    const offline: BaseLoader = (s, p, t, m) => fetchBasePolicy(s, p, t, m, { baseUrl: '/', fetch: async () => { throw new TypeError('Failed to fetch'); } });
+    const offline: BaseLoader = (s, p, t, m) =>
+      fetchBasePolicy(s, p, t, m, {
+        baseUrl: '/',
+        fetch: async () => {
+          throw new TypeError('Failed to fetch');
+        },
+      });
     const start = await resolveStart(config(), memoryStore(), offline);
-    expect(start.init.fallback).toBe(`Starting from scratch: could not fetch base manifest /${MANIFEST_REL} (Failed to fetch).`);
+    expect(start.init.fallback).toBe(
+      `Starting from scratch: could not fetch base manifest /${MANIFEST_REL} (Failed to fetch).`,
+    );
   });
 
   it('scratch fetches nothing; a checkpoint overrides the base policy', async () => {
     const load = loader(site());
     const s = await resolveStart(config({ init: 'scratch' }), memoryStore(), load);
-    expect(s).toEqual({ config: config({ init: 'scratch' }), init: { kind: 'scratch', label: 'fresh weights from seed 1' } });
+    expect(s).toEqual({
+      config: config({ init: 'scratch' }),
+      init: { kind: 'scratch', label: 'fresh weights from seed 1' },
+    });
     const store = memoryStore();
     await store.put({ name: 'mine', bytes: new Uint8Array([1, 2, 3]), modelSize: baseModel, savedAt: 1 });
     const c = await resolveStart(config(), store, load, 'mine');

@@ -27,23 +27,53 @@ function nanoBytes(mark: number): Uint8Array {
   const cfg = modelConfig('nano', tok.size);
   const values = new Map(paramShapes(cfg).map(([n, shape]) => [n, new Float32Array(shape.reduce((a, b) => a * b, 1))]));
   values.values().next().value![0] = mark;
-  return encodeSafetensors(cfg, values, { format: 'opd-playground', modelSize: 'nano', vocabSize: String(tok.size), vocabHash: vocabHash(tok), envVersions: JSON.stringify({ household: spec.version }) });
+  return encodeSafetensors(cfg, values, {
+    format: 'opd-playground',
+    modelSize: 'nano',
+    vocabSize: String(tok.size),
+    vocabHash: vocabHash(tok),
+    envVersions: JSON.stringify({ household: spec.version }),
+  });
 }
 const ROWS: Record<number, number[]> = { 1: [1, 0.5, 0, 0, 1, 0], 2: [1, 1, 0.5, 1, 0, 0], 3: [0, 0, 0, 0, 0.5, 1] };
-const start = (config: object): TrainEvent => ({ event: 'start', config, backend: 'wasm', params: 1, vocabSize: tok.size, envVersions: VERSIONS } as unknown as TrainEvent);
-const step = (s: number): TrainEvent => ({ event: 'step', step: s, successRate: 0, rewardMean: 0, policyLoss: 0 } as unknown as TrainEvent);
+const start = (config: object): TrainEvent =>
+  ({
+    event: 'start',
+    config,
+    backend: 'wasm',
+    params: 1,
+    vocabSize: tok.size,
+    envVersions: VERSIONS,
+  }) as unknown as TrainEvent;
+const step = (s: number): TrainEvent =>
+  ({ event: 'step', step: s, successRate: 0, rewardMean: 0, policyLoss: 0 }) as unknown as TrainEvent;
 
 describe('planResume of a distillation', () => {
   it('reads the teachers back from the source run; a changed or deleted source is refused, naming it', async () => {
     const { store, files, snapshot } = mapStore();
     const runs = new PageRuns(store, () => 1);
-    const src = parseRunConfig({ ...DEFAULT_CONFIG, model: 'nano', seed: 3, steps: 3, checkpointEvery: 1, valTasks: 6, valSamples: 2 });
+    const src = parseRunConfig({
+      ...DEFAULT_CONFIG,
+      model: 'nano',
+      seed: 3,
+      steps: 3,
+      checkpointEvery: 1,
+      valTasks: 6,
+      valSamples: 2,
+    });
     const ckpts = new CheckpointStore();
     runs.begin({ kind: 'base' });
     const sink = runs.tap(() => undefined);
     sink(start(src));
     for (const k of [1, 2, 3]) {
-      const v = { event: 'validation', step: k, samples: 2, passRates: ROWS[k], taskTypes: ROWS[k].map(() => 'pick'), successRate: 0 } as unknown as TrainEvent;
+      const v = {
+        event: 'validation',
+        step: k,
+        samples: 2,
+        passRates: ROWS[k],
+        taskTypes: ROWS[k].map(() => 'pick'),
+        successRate: 0,
+      } as unknown as TrainEvent;
       const w = nanoBytes(k);
       sink(step(k));
       sink(v);
@@ -77,10 +107,17 @@ describe('planResume of a distillation', () => {
     expect(plan.distill!.fromRun).toEqual(fromRun);
     expect(plan.distill!.sources.map((s) => s.step)).toEqual([2, 1, 3]);
     const resumed: number[] = [];
-    const r = resumePageDistillation(plan.distill!.fromRun, plan.distill!.val, plan.distill!.sources, plan.config, (x) => resumed.push(x.round));
+    const r = resumePageDistillation(
+      plan.distill!.fromRun,
+      plan.distill!.val,
+      plan.distill!.sources,
+      plan.config,
+      (x) => resumed.push(x.round),
+    );
     expect([r.studentStep, r.pool.ids, [...r.algorithmInit.studentSolved]]).toEqual([2, [1, 3], [0, 1, 2, 3]]);
     // Resume creates the algorithm afresh (it reports a round 1) and loads the checkpoint's state (round 2): the
-    // Checkpoints view hears only the rounds the resumed run makes (round 3 after its next validation), no stray round 1.
+    // Checkpoints view hears only the rounds the resumed run makes (round 3 after its next validation), no stray round
+    // 1.
     const again = algo.create({ ...r.algorithmInit, cfg: plan.config, env: 'household' });
     again.loadState!(saved);
     again.onValidation!(new Set([0, 1, 2, 3, 4, 5]));
@@ -92,17 +129,25 @@ describe('planResume of a distillation', () => {
     // A teacher checkpoint replaced by other bytes, then missing, then the source deleted.
     const f3 = files.get(`${srcId}/ckpt-3.safetensors`)!;
     files.set(`${srcId}/ckpt-3.safetensors`, nanoBytes(7));
-    await expect(planResume(store, id, VERSIONS)).rejects.toThrow(/cannot resume without its teachers: the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) differs from the one the distillation began with; start a new distillation instead/);
+    await expect(planResume(store, id, VERSIONS)).rejects.toThrow(
+      /cannot resume without its teachers: the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) differs from the one the distillation began with; start a new distillation instead/,
+    );
     files.delete(`${srcId}/ckpt-3.safetensors`);
     const s1 = snapshot();
-    await expect(planResume(store, id, VERSIONS)).rejects.toThrow(/the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) is missing from storage \(deleted, or never stored because storage was full\); start a new distillation instead \(Distil in the Checkpoints view .*\); the stored runs are unchanged/);
+    await expect(planResume(store, id, VERSIONS)).rejects.toThrow(
+      /the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) is missing from storage \(deleted, or never stored because storage was full\); start a new distillation instead \(Distil in the Checkpoints view .*\); the stored runs are unchanged/,
+    );
     expect(snapshot()).toBe(s1);
     files.set(`${srcId}/ckpt-3.safetensors`, f3);
     await store.delete(srcId);
     const s2 = snapshot();
     const err = await planResume(store, id, VERSIONS).catch((e: Error) => e.message);
     expect(err).toContain(msg);
-    expect(err).toContain(`is an Agentic-OPD distillation and cannot resume without its teachers: its source run (stored run id ${srcId}, whose checkpoints of steps 2, 1, 3 are the student and the teachers) was deleted; start a new distillation instead`);
+    expect(err).toContain(
+      `is an Agentic-OPD distillation and cannot resume without its teachers: its source run (stored run ` +
+        `id ${srcId}, whose checkpoints of steps 2, 1, 3 are the student and the teachers) was deleted; ` +
+        `start a new distillation instead`,
+    );
     expect(snapshot()).toBe(s2);
   });
 });

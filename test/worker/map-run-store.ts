@@ -1,13 +1,14 @@
 /**
- * Test helper: a RunStore (src/worker/runs.ts) on Maps with IndexedDB's semantics — one write stores a run's summary and
- * files, reads return copies, delete removes the run's files — plus `snapshot()`, a string of everything stored, to
- * check that a refused operation changed nothing.
+ * Test helper: a RunStore (src/worker/runs.ts) on Maps with IndexedDB's semantics — one write stores a run's summary
+ * and files, reads return copies, delete removes the run's files — plus `snapshot()`, a string of everything stored,
+ * to check that a refused operation changed nothing.
  */
 import type { RunStore } from '../../src/worker/runs';
 
 /** A fresh in-memory run store and its maps. */
 export function mapStore() {
-  const metas = new Map<string, unknown>(), files = new Map<string, Uint8Array>();
+  const metas = new Map<string, unknown>(),
+    files = new Map<string, Uint8Array>();
   const store: RunStore = {
     async write(meta, fs) {
       metas.set(meta.id, structuredClone(meta));
@@ -21,6 +22,7 @@ export function mapStore() {
       for (const k of [...files.keys()]) if (k.startsWith(`${id}/`)) files.delete(k);
     },
   };
-  const snapshot = () => JSON.stringify([[...metas].sort(), [...files].sort().map(([k, v]) => [k, Buffer.from(v).toString('base64')])]);
+  const snapshot = () =>
+    JSON.stringify([[...metas].sort(), [...files].sort().map(([k, v]) => [k, Buffer.from(v).toString('base64')])]);
   return { store, metas, files, snapshot };
 }

@@ -7,8 +7,16 @@ describe('PlayTable', () => {
     const t = new PlayTable();
     expect(t.view()).toBeNull();
     const v = t.start({ env: 'household', preset: 'easy', split: 'train', index: 357 });
-    expect(v).toMatchObject({ index: 357, task: 'put a laptop in sidetable.', admissible: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'] });
-    expect(t.step('fly to moon').turns[0]).toMatchObject({ valid: false, observation: 'Nothing happens.', hint: expect.stringMatching(/^"fly to moon" is not a command of household\/easy; commands here: go to …/) });
+    expect(v).toMatchObject({
+      index: 357,
+      task: 'put a laptop in sidetable.',
+      admissible: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'],
+    });
+    expect(t.step('fly to moon').turns[0]).toMatchObject({
+      valid: false,
+      observation: 'Nothing happens.',
+      hint: expect.stringMatching(/^"fly to moon" is not a command of household\/easy; commands here: go to …/),
+    });
     for (const a of ['go to desk 1', 'take laptop 1 from desk 1', 'go to sidetable 1']) t.step(a);
     const end = t.step('move laptop 1 to sidetable 1');
     expect(end.summary).toEqual({ steps: 5, maxSteps: 10, success: true, reward: 1, invalid: 1, done: true });
@@ -27,7 +35,9 @@ describe('PlayTable', () => {
     expect(() => t.start({ ...ok, env: 'shop' })).toThrow('play: unknown env "shop"; accepted: household');
     expect(() => t.start({ ...ok, split: 'dev' })).toThrow(/^play: split: /);
     expect(() => t.start({ ...ok, index: -1 })).toThrow(/^play: index: /);
-    expect(() => t.start({ ...ok, seed: 3 })).toThrow('play: index: give either index (a task index) or seed (a random task), not both or neither');
+    expect(() => t.start({ ...ok, seed: 3 })).toThrow(
+      'play: index: give either index (a task index) or seed (a random task), not both or neither',
+    );
     expect(() => t.start({ ...ok, extra: 1 })).toThrow(/^play: /);
     expect(() => t.step(7)).toThrow('play: action must be text');
     expect(() => t.step('x'.repeat(10_001))).toThrow('play: action must be at most 10000 characters (got 10001)');

@@ -19,7 +19,16 @@ import { memoryStore } from '../helpers/store';
 
 beforeAll(() => useBackend('wasm'));
 
-const req: PretrainRequest = { env: 'household', preset: 'easy', model: 'nano', seed: 5, iters: 3, tasks: 20, batch: 8, historyTurns: 1 };
+const req: PretrainRequest = {
+  env: 'household',
+  preset: 'easy',
+  model: 'nano',
+  seed: 5,
+  iters: 3,
+  tasks: 20,
+  batch: 8,
+  historyTurns: 1,
+};
 const spec = getEnvSpec('household');
 
 describe('PretrainSession', () => {
@@ -49,17 +58,37 @@ describe('PretrainSession', () => {
     expect(stored.modelSize).toBe('nano');
     const tok = buildTokenizer(spec);
     const loaded = loadPolicy(stored.bytes, tok);
-    expect(loaded.meta).toMatchObject({ modelSize: 'nano', env: 'household', preset: 'easy', seed: '5', pretrainIters: '3', envVersions: JSON.stringify({ household: spec.version }) });
+    expect(loaded.meta).toMatchObject({
+      modelSize: 'nano',
+      env: 'household',
+      preset: 'easy',
+      seed: '5',
+      pretrainIters: '3',
+      envVersions: JSON.stringify({ household: spec.version }),
+    });
     // Every tensor moved away from the seeded initial weights it started from.
     const init = createPolicy('nano', tok, new Rng(5).fork('init'));
-    const a = await policyValues(init), b = await policyValues(loaded);
+    const a = await policyValues(init),
+      b = await policyValues(loaded);
     for (const [k, v] of a) expect(b.get(k), k).not.toEqual(v);
     disposePolicy(init);
     disposePolicy(loaded);
 
     // "Start from" the stored weights: a run (asking for the base policy) starts from the checkpoint instead.
-    const config = parseRunConfig({ model: 'nano', steps: 1, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0 });
-    const start = await resolveStart(config, store, () => Promise.reject(new Error('base not used')), 'pretrained-nano-easy-seed5');
+    const config = parseRunConfig({
+      model: 'nano',
+      steps: 1,
+      tasksPerStep: 1,
+      groupSize: 2,
+      miniBatches: 1,
+      evalEvery: 0,
+    });
+    const start = await resolveStart(
+      config,
+      store,
+      () => Promise.reject(new Error('base not used')),
+      'pretrained-nano-easy-seed5',
+    );
     expect(start.init.kind).toBe('checkpoint');
     const gen = train(start.config, { backend: 'wasm', initWeights: start.bytes });
     expect((await gen.next()).value).toMatchObject({ event: 'start' });
@@ -102,10 +131,21 @@ describe('PretrainSession', () => {
   });
 
   it('names a bad request field and its accepted values', () => {
-    expect(() => checkPretrainRequest({ ...req, preset: 'hard' })).toThrow(/preset must be one of .*easy.* \(got "hard"\)/);
-    expect(() => checkPretrainRequest({ ...req, model: 'huge' })).toThrow(/model must be one of nano, small, base \(got "huge"\)/);
-    expect(() => checkPretrainRequest({ ...req, iters: 0 })).toThrow(/iterations must be an integer from 1 to 100000 \(got 0\)/);
+    expect(() => checkPretrainRequest({ ...req, preset: 'hard' })).toThrow(
+      /preset must be one of .*easy.* \(got "hard"\)/,
+    );
+    expect(() => checkPretrainRequest({ ...req, model: 'huge' })).toThrow(
+      /model must be one of nano, small, base \(got "huge"\)/,
+    );
+    expect(() => checkPretrainRequest({ ...req, iters: 0 })).toThrow(
+      /iterations must be an integer from 1 to 100000 \(got 0\)/,
+    );
     expect(() => checkPretrainRequest({ ...req, iters: 2.5 })).toThrow(/iterations must be an integer/);
-    expect(checkPretrainRequest({ env: 'household', preset: 'easy', model: 'nano', seed: 1, iters: 7 })).toMatchObject({ iters: 7, tasks: 500, batch: 32, seed: 1 });
+    expect(checkPretrainRequest({ env: 'household', preset: 'easy', model: 'nano', seed: 1, iters: 7 })).toMatchObject({
+      iters: 7,
+      tasks: 500,
+      batch: 32,
+      seed: 1,
+    });
   });
 });

@@ -49,10 +49,11 @@ function fakeTrainer(hold: (phase: string, step: number, turn: number) => Promis
 }
 
 const small: Partial<RunConfig> = { steps: 3, evalEvery: 2, tasksPerStep: 1, groupSize: 2, miniBatches: 1 };
-const name = (e: TrainEvent) => `${e.event}${'step' in e ? e.step : ''}${e.event === 'interrupted' ? `/${e.phase}` : ''}`;
+const name = (e: TrainEvent) =>
+  `${e.event}${'step' in e ? e.step : ''}${e.event === 'interrupted' ? `/${e.phase}` : ''}`;
 
 describe('TrainingSession pausing at safe points', () => {
-  it('stepOnce counts the deferred step-0 evaluation among step 1\'s events', async () => {
+  it("stepOnce counts the deferred step-0 evaluation among step 1's events", async () => {
     const { trainFn } = fakeTrainer();
     const s = new TrainingSession(trainFn, () => 'cpu');
     await s.configure(small);
@@ -63,32 +64,39 @@ describe('TrainingSession pausing at safe points', () => {
     expect(events.slice(4)).toEqual(['step2', 'trajectories2', 'eval2']);
   });
 
-  it('pause mid-step ends start with interrupted; Resume redoes the step; a cut evaluation is pulled first next time', async () => {
-    let s!: TrainingSession;
-    const pauseAt = new Set(['rollout2.2', 'eval2.1']);
-    const { log, trainFn } = fakeTrainer((phase, step, turn) => {
-      const key = `${phase}${step}.${turn}`;
-      if (pauseAt.delete(key)) s.pause();
-    });
-    s = new TrainingSession(trainFn, () => 'cpu');
-    await s.configure(small);
-    const events: string[] = [];
-    const progress: PhaseProgress[] = [];
-    const sink = (e: TrainEvent) => events.push(name(e));
-    expect(await s.start(sink, (p) => progress.push(p))).toBe('paused');
-    expect(events).toEqual(['start', 'step1', 'trajectories1', 'eval0', 'interrupted2/step']);
-    expect(s.status).toBe('paused');
-    expect(log.turns.filter((t) => t.startsWith('rollout2'))).toEqual(['rollout2.1']); // cut before its second turn
-    // Each phase's last report (done = total) is always forwarded.
-    expect(progress.filter((p) => p.done === p.total).map((p) => `${p.phase}${p.step}`)).toEqual(['rollout1', 'eval0']);
-    expect(await s.start(sink)).toBe('paused');
-    expect(events.slice(5)).toEqual(['step2', 'trajectories2', 'interrupted2/eval']);
-    expect(await s.stepOnce(sink)).toBe('done'); // step 3 is the last
-    // The redone evaluation belongs to step 2; then the next update (step 3) with its events.
-    expect(events.slice(8)).toEqual(['eval2', 'step3', 'trajectories3', 'eval3', 'done']);
-    expect(s.status).toBe('done');
-    expect(s.trajectories.index().steps.map((x) => x.step)).toEqual([1, 2, 3]);
-  });
+  it(
+    'pause mid-step ends start with interrupted; Resume redoes the step; a cut evaluation is pulled ' +
+      'first next time',
+    async () => {
+      let s!: TrainingSession;
+      const pauseAt = new Set(['rollout2.2', 'eval2.1']);
+      const { log, trainFn } = fakeTrainer((phase, step, turn) => {
+        const key = `${phase}${step}.${turn}`;
+        if (pauseAt.delete(key)) s.pause();
+      });
+      s = new TrainingSession(trainFn, () => 'cpu');
+      await s.configure(small);
+      const events: string[] = [];
+      const progress: PhaseProgress[] = [];
+      const sink = (e: TrainEvent) => events.push(name(e));
+      expect(await s.start(sink, (p) => progress.push(p))).toBe('paused');
+      expect(events).toEqual(['start', 'step1', 'trajectories1', 'eval0', 'interrupted2/step']);
+      expect(s.status).toBe('paused');
+      expect(log.turns.filter((t) => t.startsWith('rollout2'))).toEqual(['rollout2.1']); // cut before its second turn
+      // Each phase's last report (done = total) is always forwarded.
+      expect(progress.filter((p) => p.done === p.total).map((p) => `${p.phase}${p.step}`)).toEqual([
+        'rollout1',
+        'eval0',
+      ]);
+      expect(await s.start(sink)).toBe('paused');
+      expect(events.slice(5)).toEqual(['step2', 'trajectories2', 'interrupted2/eval']);
+      expect(await s.stepOnce(sink)).toBe('done'); // step 3 is the last
+      // The redone evaluation belongs to step 2; then the next update (step 3) with its events.
+      expect(events.slice(8)).toEqual(['eval2', 'step3', 'trajectories3', 'eval3', 'done']);
+      expect(s.status).toBe('done');
+      expect(s.trajectories.index().steps.map((x) => x.step)).toEqual([1, 2, 3]);
+    },
+  );
 
   it('a new configure empties the trajectory store and takes explorerSteps as its window', async () => {
     const { trainFn } = fakeTrainer();

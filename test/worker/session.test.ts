@@ -17,7 +17,12 @@ type FakePolicy = { params: { w: { isDisposed: boolean } } };
  * the initial weights it got, and its policy (handed out through `onPolicy`, disposed in `finally`).
  */
 function fakeTrainer(failAtStep = 0) {
-  const log = { pulledSteps: 0, closed: 0, initWeights: [] as (Uint8Array | undefined)[], policies: [] as FakePolicy[] };
+  const log = {
+    pulledSteps: 0,
+    closed: 0,
+    initWeights: [] as (Uint8Array | undefined)[],
+    policies: [] as FakePolicy[],
+  };
   const trainFn: TrainFn = async function* (config, opts) {
     const policy: FakePolicy = { params: { w: { isDisposed: false } } };
     log.policies.push(policy);
@@ -104,7 +109,8 @@ describe('TrainingSession', () => {
 });
 
 describe('TrainingSession.withPolicy', () => {
-  const read = (s: TrainingSession) => s.withPolicy(async ({ policy, step }) => ({ policy: policy as unknown as FakePolicy, step }));
+  const read = (s: TrainingSession) =>
+    s.withPolicy(async ({ policy, step }) => ({ policy: policy as unknown as FakePolicy, step }));
 
   it('refuses before a run exists, hands out the live policy between updates and after done', async () => {
     const { log, trainFn } = fakeTrainer();
@@ -147,7 +153,9 @@ describe('TrainingSession.withPolicy', () => {
     await s.configure(small);
     await s.stepOnce(() => undefined);
     let finish!: () => void;
-    const reading = s.withPolicy(({ policy }) => new Promise<boolean>((r) => (finish = () => r(policy.params.w.isDisposed as unknown as boolean))));
+    const reading = s.withPolicy(
+      ({ policy }) => new Promise<boolean>((r) => (finish = () => r(policy.params.w.isDisposed as unknown as boolean))),
+    );
     await expect(s.stepOnce(() => undefined)).rejects.toThrow(/being saved/);
     const reconfigured = s.configure(small);
     await new Promise((r) => setTimeout(r, 5));

@@ -20,7 +20,17 @@ import { memoryStore } from '../helpers/store';
 beforeAll(() => useBackend('wasm'));
 
 // Fresh weights (`init: 'scratch'`): these tests are about checkpoints, not the base policy (test/worker/base.test.ts).
-const tiny: Partial<RunConfig> = { init: 'scratch', model: 'nano', preset: 'easy', steps: 2, tasksPerStep: 1, groupSize: 2, miniBatches: 1, evalEvery: 0, seed: 3 };
+const tiny: Partial<RunConfig> = {
+  init: 'scratch',
+  model: 'nano',
+  preset: 'easy',
+  steps: 2,
+  tasksPerStep: 1,
+  groupSize: 2,
+  miniBatches: 1,
+  evalEvery: 0,
+  seed: 3,
+};
 
 describe('worker weights', () => {
   it('saves the live policy after an update and after done, starts a run from it, and leaks nothing', async () => {
@@ -43,7 +53,13 @@ describe('worker weights', () => {
 
     const tok = buildTokenizer(getEnvSpec('household'));
     const loaded = loadPolicy(store.map.get('final')!.bytes, tok);
-    expect(loaded.meta).toMatchObject({ modelSize: 'nano', step: '2', seed: '3', env: 'household', envVersions: JSON.stringify({ household: getEnvSpec('household').version }) });
+    expect(loaded.meta).toMatchObject({
+      modelSize: 'nano',
+      step: '2',
+      seed: '3',
+      env: 'household',
+      envVersions: JSON.stringify({ household: getEnvSpec('household').version }),
+    });
     const got = await policyValues(loaded);
     for (const [k, v] of live!) expect(got.get(k), k).toEqual(v);
     disposePolicy(loaded);
@@ -56,7 +72,11 @@ describe('worker weights', () => {
     expect(tf.memory().numTensors).toBeGreaterThan(base);
     // Check against the trainer itself that a run started from the bytes begins with exactly those weights.
     let first: PolicyHandle | null = null;
-    const gen = train(tiny, { backend: 'wasm', initWeights: store.map.get('final')!.bytes, onPolicy: (p) => (first = p) });
+    const gen = train(tiny, {
+      backend: 'wasm',
+      initWeights: store.map.get('final')!.bytes,
+      onPolicy: (p) => (first = p),
+    });
     await gen.next();
     const firstValues = await policyValues(first!);
     for (const [k, v] of live!) expect(firstValues.get(k), k).toEqual(v);
@@ -69,7 +89,9 @@ describe('worker weights', () => {
     const store = memoryStore();
     await store.put({ name: 'small-one', bytes: new Uint8Array(8), modelSize: 'small', savedAt: 1 });
     await expect(loadBytes(store, 'nope')).rejects.toThrow(/no saved weights named "nope"/);
-    await expect(initWeightsFor(store, 'small-one', parseRunConfig(tiny))).rejects.toThrow(/model size small but the run's model is nano; set Model to small/);
+    await expect(initWeightsFor(store, 'small-one', parseRunConfig(tiny))).rejects.toThrow(
+      /model size small but the run's model is nano; set Model to small/,
+    );
     expect(() => checkName('   ')).toThrow(/empty/);
     expect(() => checkName('a'.repeat(121))).toThrow(/at most 120/);
   });
@@ -84,9 +106,14 @@ describe('worker weights', () => {
     await store.put({ name: 'old', bytes: old, modelSize: 'nano', savedAt: 1 });
     await store.put({ name: 'cur', bytes: cur, modelSize: 'nano', savedAt: 2 });
     const cfg = parseRunConfig(tiny);
-    const never = async () => { throw new Error('no base needed'); };
+    const never = async () => {
+      throw new Error('no base needed');
+    };
     const a = await resolveStart(cfg, store, never, 'old');
-    expect(a.init.warning).toBe('Checkpoint "old" was made with environment version household-v1; this is household-v2: the tasks may differ, so success rates are not comparable.');
+    expect(a.init.warning).toBe(
+      'Checkpoint "old" was made with environment version household-v1; this is household-v2: the tasks ' +
+        'may differ, so success rates are not comparable.',
+    );
     expect(a.bytes).toEqual(old);
     expect((await resolveStart(cfg, store, never, 'cur')).init.warning).toBeUndefined();
   });

@@ -8,7 +8,8 @@
  * `combineDistill`); PPO-clip does the rest. ℓ_old is the student's (pre-update, sampling) log-prob, so A_opd is the
  * per-token negative reverse-KL sample; `reverseKl` reports its gated token mean.
  * With opdTopK = K > 0 (./agentic-topk.ts) the distillation leaves A (A = taskCoef·A_ep) and enters the update as
- * opdCoef × the token-mean reverse KL over the student's top K tokens (`AlgorithmStep.topK`; `topkReverseKl` reports it).
+ * opdCoef × the token-mean reverse KL over the student's top K tokens (`AlgorithmStep.topK`; `topkReverseKl` reports
+ * it).
  *
  * Cost per step: one teacher scoring pass over the gated trajectories' samples (prompt + response tokens, reported
  * in `cost`), plus, for training-task LAD, one `teacherPassRate` call per (teacher, task) of a group with at least one
@@ -29,12 +30,32 @@ import type { TaskRef } from '../envs/types';
 import type { ScoreSample } from '../model/scoring';
 import { Rng } from '../rng';
 import {
-  checkHcnState, combineDistill, distillAdvantage, fixedTeacher, hcnInitialState, hcnSelect, ladGate, randomTeacher,
-  trajectoryTokenGate, unionTaskTypes, unionTeacherOrder, unionTeachers, DEFAULT_OPD_COEF, DEFAULT_TASK_COEF,
-  type HcnState, type LadEvidence,
+  checkHcnState,
+  combineDistill,
+  distillAdvantage,
+  fixedTeacher,
+  hcnInitialState,
+  hcnSelect,
+  ladGate,
+  randomTeacher,
+  trajectoryTokenGate,
+  unionTaskTypes,
+  unionTeacherOrder,
+  unionTeachers,
+  DEFAULT_OPD_COEF,
+  DEFAULT_TASK_COEF,
+  type HcnState,
+  type LadEvidence,
 } from '../algos/agentic';
 import { topKDistill } from './agentic-topk';
-import { NO_SKILL_METRICS, type Algorithm, type AlgorithmInit, type AlgorithmRun, type AlgorithmStep, type StepContext } from './types';
+import {
+  NO_SKILL_METRICS,
+  type Algorithm,
+  type AlgorithmInit,
+  type AlgorithmRun,
+  type AlgorithmStep,
+  type StepContext,
+} from './types';
 
 /**
  * The frozen teachers: every checkpoint of the GRPO run except the student. Implemented by the trainer from the run
@@ -58,8 +79,17 @@ export interface TeacherPool {
    * response token: `ids` and the result are [M·k], packed sample-major (model/topk.ts `scoreTopK`). Needed for the
    * top-k variant (opdTopK > 0); absent = that variant is refused.
    */
-  scoreAt?(id: number, samples: readonly ScoreSample[], temperature: number, ids: Int32Array, k: number): Promise<Float32Array>;
-  /** The validation-panel task id of a task, if it is on the panel (LAD's `val` rule); absent = no panel tasks in training. */
+  scoreAt?(
+    id: number,
+    samples: readonly ScoreSample[],
+    temperature: number,
+    ids: Int32Array,
+    k: number,
+  ): Promise<Float32Array>;
+  /**
+   * The validation-panel task id of a task, if it is on the panel (LAD's `val` rule); absent = no panel tasks in
+   * training.
+   */
   panelTask?(ref: TaskRef): number | undefined;
   /**
    * Teacher `id`'s pass rate ∈ [0, 1] on a training task from its own rollouts (G episodes at the rollout
@@ -89,7 +119,9 @@ export interface AgenticOpdOptions {
   opdCoef: number;
   /** Weight of the GRPO advantage A_ep. */
   taskCoef: number;
-  /** LAD on: distil only failed rollouts on tasks where the teacher does better; off: every rollout that has a teacher. */
+  /**
+   * LAD on: distil only failed rollouts on tasks where the teacher does better; off: every rollout that has a teacher.
+   */
   ladGate: boolean;
   /**
    * K > 0: the top-k variant (./agentic-topk.ts) — the distillation enters the update as opdCoef × the token-mean
@@ -99,7 +131,13 @@ export interface AgenticOpdOptions {
 }
 
 /** Defaults of AgenticOpdOptions. */
-export const AGENTIC_OPD_DEFAULTS: Readonly<AgenticOpdOptions> = Object.freeze({ teacherSelect: 'hcn', opdCoef: DEFAULT_OPD_COEF, taskCoef: DEFAULT_TASK_COEF, ladGate: true, opdTopK: 0 });
+export const AGENTIC_OPD_DEFAULTS: Readonly<AgenticOpdOptions> = Object.freeze({
+  teacherSelect: 'hcn',
+  opdCoef: DEFAULT_OPD_COEF,
+  taskCoef: DEFAULT_TASK_COEF,
+  ladGate: true,
+  opdTopK: 0,
+});
 
 /** Serialisable run state for resume (JSON round-trips it). */
 export interface AgenticOpdState {
@@ -117,7 +155,10 @@ export interface AgenticOpdState {
   teacherScore: number;
 }
 
-/** What `saveState` writes: the state, the resident teacher and the memo of teacher pass rates ("id|split/index" → rate). */
+/**
+ * What `saveState` writes: the state, the resident teacher and the memo of teacher pass rates ("id|split/index" →
+ * rate).
+ */
 interface SavedAgenticOpdState extends AgenticOpdState {
   resident: number | null;
   passMemo: [string, number][];
@@ -143,9 +184,14 @@ export interface AgenticOpdExtras {
   options?: Partial<AgenticOpdOptions>;
   /** Resume from a saved `state()` instead of selecting the first teacher. */
   resume?: AgenticOpdState;
-  /** Generator for the random ablation (round r uses rng.fork(`round/r`)); default Rng(cfg.seed).fork('agentic-opd/teacher'). */
+  /**
+   * Generator for the random ablation (round r uses rng.fork(`round/r`)); default
+   * Rng(cfg.seed).fork('agentic-opd/teacher').
+   */
   rng?: Rng;
-  /** Called with each teacher choice (round 1 at create, then one per `newRound` / `onValidation`; not on `loadState`). */
+  /**
+   * Called with each teacher choice (round 1 at create, then one per `newRound` / `onValidation`; not on `loadState`).
+   */
   onRound?: (r: AgenticOpdRound) => void;
 }
 
@@ -155,8 +201,8 @@ export interface AgenticOpdRound {
   /** The chosen teacher (null under union). */
   teacherId: number | null;
   /**
-   * Every teacher's numbers, ascending id: under hcn its score Σ_{q ∈ Q_i ∖ P} w_i(q) before the round's update; under
-   * the ablations score = gain. gain = |Q_i ∖ P|; typeCoverage = distinct task types in Q_i ∖ P.
+   * Every teacher's numbers, ascending id: under hcn its score Σ_{q ∈ Q_i ∖ P} w_i(q) before the round's update;
+   * under the ablations score = gain. gain = |Q_i ∖ P|; typeCoverage = distinct task types in Q_i ∖ P.
    */
   scores: { id: number; score: number; gain: number; typeCoverage: number }[];
   /** |P|: val tasks the student solved when the round began. */
@@ -178,11 +224,16 @@ export interface AgenticOpdExtra {
   ladShare: number;
   /** Token mean over gated tokens of ℓ_student − ℓ_teacher (nats); 0 with none. */
   reverseKl: number;
-  /** opdTopK > 0 only: token mean over gated tokens of the top-K reverse KL under the pre-update student (nats; 0 with none). */
+  /**
+   * opdTopK > 0 only: token mean over gated tokens of the top-K reverse KL under the pre-update student (nats; 0 with
+   * none).
+   */
   topkReverseKl?: number;
   /** Gated action tokens. */
   gatedTokens: number;
-  /** teacherPassRate calls made this step, LAD's and the union's search (each G teacher episodes; memo hits excluded). */
+  /**
+   * teacherPassRate calls made this step, LAD's and the union's search (each G teacher episodes; memo hits excluded).
+   */
   teacherRolloutCalls: number;
   round: number;
   nothingToLearn: boolean;
@@ -197,7 +248,10 @@ export interface AgenticOpdStep extends AlgorithmStep {
 /** One run of agentic-opd. */
 export interface AgenticOpdRun extends AlgorithmRun {
   advantages(ctx: StepContext): Promise<AgenticOpdStep>;
-  /** Next round after a student validation: P ← `studentSolved`, the teacher is chosen again (HCN updates its weights). */
+  /**
+   * Next round after a student validation: P ← `studentSolved`, the teacher is chosen again (HCN updates its
+   * weights).
+   */
   newRound(studentSolved: Iterable<number>): AgenticOpdState;
   /** The serialisable state (a copy). */
   state(): AgenticOpdState;
@@ -206,12 +260,26 @@ export interface AgenticOpdRun extends AlgorithmRun {
 /** Resolve options: explicit > RunConfig fields of the same names > defaults. @throws Error on a bad value. */
 export function resolveAgenticOptions(cfg: unknown, explicit: Partial<AgenticOpdOptions> = {}): AgenticOpdOptions {
   const fromCfg = (cfg ?? {}) as Partial<Record<keyof AgenticOpdOptions, unknown>>;
-  const pick = <K extends keyof AgenticOpdOptions>(k: K): unknown => explicit[k] ?? fromCfg[k] ?? AGENTIC_OPD_DEFAULTS[k];
-  const o = { teacherSelect: pick('teacherSelect'), opdCoef: pick('opdCoef'), taskCoef: pick('taskCoef'), ladGate: pick('ladGate'), opdTopK: pick('opdTopK') };
-  if (!(TEACHER_SELECTORS as readonly unknown[]).includes(o.teacherSelect)) throw new Error(`agentic-opd: unknown teacherSelect "${String(o.teacherSelect)}"; known: ${TEACHER_SELECTORS.join(', ')}`);
-  for (const k of ['opdCoef', 'taskCoef'] as const) if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) throw new Error(`agentic-opd: ${k} must be a finite number, got ${String(o[k])}`);
-  if (typeof o.ladGate !== 'boolean') throw new Error(`agentic-opd: ladGate must be a boolean, got ${String(o.ladGate)}`);
-  if (!Number.isInteger(o.opdTopK) || (o.opdTopK as number) < 0) throw new Error(`agentic-opd: opdTopK must be an integer ≥ 0 (0 = off), got ${String(o.opdTopK)}`);
+  const pick = <K extends keyof AgenticOpdOptions>(k: K): unknown =>
+    explicit[k] ?? fromCfg[k] ?? AGENTIC_OPD_DEFAULTS[k];
+  const o = {
+    teacherSelect: pick('teacherSelect'),
+    opdCoef: pick('opdCoef'),
+    taskCoef: pick('taskCoef'),
+    ladGate: pick('ladGate'),
+    opdTopK: pick('opdTopK'),
+  };
+  if (!(TEACHER_SELECTORS as readonly unknown[]).includes(o.teacherSelect))
+    throw new Error(
+      `agentic-opd: unknown teacherSelect "${String(o.teacherSelect)}"; known: ${TEACHER_SELECTORS.join(', ')}`,
+    );
+  for (const k of ['opdCoef', 'taskCoef'] as const)
+    if (typeof o[k] !== 'number' || !Number.isFinite(o[k]))
+      throw new Error(`agentic-opd: ${k} must be a finite number, got ${String(o[k])}`);
+  if (typeof o.ladGate !== 'boolean')
+    throw new Error(`agentic-opd: ladGate must be a boolean, got ${String(o.ladGate)}`);
+  if (!Number.isInteger(o.opdTopK) || (o.opdTopK as number) < 0)
+    throw new Error(`agentic-opd: opdTopK must be an integer ≥ 0 (0 = off), got ${String(o.opdTopK)}`);
   return o as AgenticOpdOptions;
 }
 
@@ -223,32 +291,48 @@ const refKey = (r: TaskRef) => `${r.split}/${r.index}`;
  * so there is likely nothing to distil. Null when some type has a teacher.
  */
 export function unionStartWarning(pool: Pick<TeacherPool, 'ids' | 'solved' | 'taskType'>): string | null {
-  const types = unionTaskTypes(pool.ids.map((id) => ({ id, solved: pool.solved(id) })), (q) => pool.taskType(q));
+  const types = unionTaskTypes(
+    pool.ids.map((id) => ({ id, solved: pool.solved(id) })),
+    (q) => pool.taskType(q),
+  );
   if (types.length > 0) return null;
-  return `union teacher: none of the ${pool.ids.length} teacher checkpoint${pool.ids.length === 1 ? '' : 's'} solves a val task of any type, so val tasks get no teacher and training tasks are tried on every teacher by step with no type evidence: likely nothing to distil`;
+  return (
+    `union teacher: none of the ${pool.ids.length} teacher checkpoint${pool.ids.length === 1 ? '' : 's'} ` +
+    `solves a val task of any type, so val tasks get no teacher and training tasks are tried on ` +
+    `every teacher by step with no type evidence: likely nothing to distil`
+  );
 }
 
 /** Agentic-OPD as a registered algorithm. `create` needs AgenticOpdExtras (teacherPool, studentSolved). */
 export const agenticOpd = {
   name: 'agentic-opd',
-  summary: 'on-policy distillation from the run\'s own discarded checkpoints: HCN teacher choice, LAD gate, A = ℓ_teacher − ℓ_student',
+  summary:
+    "on-policy distillation from the run's own discarded checkpoints: HCN teacher choice, LAD gate, A = " +
+    'ℓ_teacher − ℓ_student',
   usesAnalyzer: false,
   outcomeEstimator: 'grpo',
-  source: 'Agentic-OPD (2026), HCN / LAD: A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep on LAD-gated rollouts',
+  source:
+    'Agentic-OPD (2026), HCN / LAD: A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep ' + 'on LAD-gated rollouts',
   create(init: AlgorithmInit): AgenticOpdRun {
     const x = init as Partial<AgenticOpdInit>;
     const pool = x.teacherPool;
-    if (!pool) throw new Error('agentic-opd needs a teacher pool (init.teacherPool: the run\'s other checkpoints) and the student\'s solved validation tasks (init.studentSolved)');
-    if (!x.studentSolved && !x.resume) throw new Error('agentic-opd needs init.studentSolved (the student\'s solved validation tasks) or init.resume');
+    if (!pool)
+      throw new Error(
+        "agentic-opd needs a teacher pool (init.teacherPool: the run's other checkpoints) and the " +
+          "student's solved validation tasks (init.studentSolved)",
+      );
+    if (!x.studentSolved && !x.resume)
+      throw new Error("agentic-opd needs init.studentSolved (the student's solved validation tasks) or init.resume");
     const opts = resolveAgenticOptions(init.cfg, x.options);
     const baseRng = x.rng ?? new Rng(init.cfg.seed).fork('agentic-opd/teacher');
     const rows = () => pool.ids.map((id) => ({ id, solved: pool.solved(id) }));
     const taskTypes = (): Map<number, string> => {
       const m = new Map<number, string>();
-      for (const id of pool.ids) for (const q of pool.solved(id)) {
-        const ty = pool.taskType(q);
-        if (ty !== undefined) m.set(q, ty);
-      }
+      for (const id of pool.ids)
+        for (const q of pool.solved(id)) {
+          const ty = pool.taskType(q);
+          if (ty !== undefined) m.set(q, ty);
+        }
       return m;
     };
     const union = opts.teacherSelect === 'union' ? unionTeachers(rows()) : undefined;
@@ -261,7 +345,12 @@ export const agenticOpd = {
       switch (opts.teacherSelect) {
         case 'hcn': {
           const r = hcnSelect(rows(), P, taskTypes(), hcn);
-          return { ...base, teacherId: r.teacherId, hcn: r.state, teacherScore: r.scores.find((s) => s.id === r.teacherId)!.score };
+          return {
+            ...base,
+            teacherId: r.teacherId,
+            hcn: r.state,
+            teacherScore: r.scores.find((s) => s.id === r.teacherId)!.score,
+          };
         }
         case 'fixed': {
           const id = fixedTeacher(rows());
@@ -272,7 +361,8 @@ export const agenticOpd = {
           return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
         }
         case 'union':
-          if (pool.ids.length === 0) throw new Error('unionTeachers: no teachers (the pool needs at least one checkpoint besides the student)');
+          if (pool.ids.length === 0)
+            throw new Error('unionTeachers: no teachers (the pool needs at least one checkpoint besides the student)');
           return { ...base, teacherId: null, hcn, teacherScore: 0 };
       }
     };
@@ -280,11 +370,24 @@ export const agenticOpd = {
     const report = (next: AgenticOpdState, hcnScores?: AgenticOpdRound['scores']): AgenticOpdState => {
       if (!x.onRound) return next;
       const P = new Set(next.studentSolved);
-      const scores = hcnScores ?? pool.ids.map((id) => {
-        const gain = [...pool.solved(id)].filter((q) => !P.has(q));
-        return { id, score: gain.length, gain: gain.length, typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size };
+      const scores =
+        hcnScores ??
+        pool.ids.map((id) => {
+          const gain = [...pool.solved(id)].filter((q) => !P.has(q));
+          return {
+            id,
+            score: gain.length,
+            gain: gain.length,
+            typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size,
+          };
+        });
+      x.onRound({
+        round: next.round,
+        teacherId: next.teacherId,
+        scores: structuredClone(scores),
+        studentSolved: P.size,
+        nothingToLearn: next.nothingToLearn,
       });
-      x.onRound({ round: next.round, teacherId: next.teacherId, scores: structuredClone(scores), studentSolved: P.size, nothingToLearn: next.nothingToLearn });
       return next;
     };
     const choose = (P: Set<number>, round: number, hcn: HcnState): AgenticOpdState => {
@@ -294,12 +397,14 @@ export const agenticOpd = {
     };
     if (x.resume) {
       checkHcnState(x.resume.hcn);
-      if (x.resume.teacherId !== null && !pool.ids.includes(x.resume.teacherId)) throw new Error(`agentic-opd: resumed teacher ${x.resume.teacherId} is not in the pool`);
+      if (x.resume.teacherId !== null && !pool.ids.includes(x.resume.teacherId))
+        throw new Error(`agentic-opd: resumed teacher ${x.resume.teacherId} is not in the pool`);
       st = structuredClone(x.resume);
     } else st = choose(new Set(x.studentSolved), 1, hcnInitialState());
 
     const passMemo = new Map<string, number>();
-    // Union, training tasks off the panel: the teachers in the order they are tried, per task type (the pool is frozen).
+    // Union, training tasks off the panel: the teachers in the order they are tried, per task type (the pool is
+    // frozen).
     const unionOrder = new Map<string, number[]>();
     const unionOrderOf = (type: string): number[] => {
       let o = unionOrder.get(type);
@@ -320,19 +425,35 @@ export const agenticOpd = {
       // teacher pass rates, LAD's and the union's search (so a resumed run makes the same teacher-rollout calls and the
       // same union choices as an uninterrupted one: the search order is fixed and each teacher's rollouts of a task
       // draw from their own stream, keyed by teacher and task).
-      saveState: () => JSON.stringify({ ...st, resident: pool.resident?.() ?? null, passMemo: [...passMemo] } satisfies SavedAgenticOpdState),
+      saveState: () =>
+        JSON.stringify({
+          ...st,
+          resident: pool.resident?.() ?? null,
+          passMemo: [...passMemo],
+        } satisfies SavedAgenticOpdState),
       loadState(s) {
         let raw: unknown;
         try {
           raw = JSON.parse(s);
         } catch {
-          throw new Error('agentic-opd: the checkpoint\'s algorithm state is not JSON; resume from an intact checkpoint');
+          throw new Error(
+            "agentic-opd: the checkpoint's algorithm state is not JSON; resume from an intact checkpoint",
+          );
         }
         const r = SavedStateSchema.safeParse(raw);
-        if (!r.success) throw new Error(`agentic-opd: the checkpoint's algorithm state is malformed (${r.error.issues[0].path.join('.') || 'top level'}: ${r.error.issues[0].message}); resume from an intact checkpoint`);
+        if (!r.success)
+          throw new Error(
+            `agentic-opd: the checkpoint's algorithm state is malformed (${r.error.issues[0].path.join('.') || 'top level'}: ` +
+              `${r.error.issues[0].message}); resume from an intact checkpoint`,
+          );
         const { resident, passMemo: memo, ...v } = r.data;
         checkHcnState(v.hcn);
-        for (const id of [v.teacherId, resident ?? null]) if (id !== null && !pool.ids.includes(id)) throw new Error(`agentic-opd: the checkpoint's teacher ${id} is not in the pool (teachers: ${pool.ids.join(', ')}); resume with the run's own teachers`);
+        for (const id of [v.teacherId, resident ?? null])
+          if (id !== null && !pool.ids.includes(id))
+            throw new Error(
+              `agentic-opd: the checkpoint's teacher ${id} is not in the pool (teachers: ${pool.ids.join(', ')}); ` +
+                `resume with the run's own teachers`,
+            );
         st = v;
         passMemo.clear();
         for (const [k, rate] of memo ?? []) passMemo.set(k, rate);
@@ -342,14 +463,21 @@ export const agenticOpd = {
         const { trajs, packed } = ctx;
         const P = new Set(st.studentSolved);
         const success = trajs.map((t) => t.success);
-        let mask: boolean[], ladShare: number, calls = 0;
+        let mask: boolean[],
+          ladShare: number,
+          calls = 0;
         const rate = pool.teacherPassRate?.bind(pool);
         /** Teacher `tid`'s pass rate on training task `ref`, memoised for the run (a call = G teacher episodes). */
-        const passRate = async (tid: number, ref: TaskRef, rate: (id: number, r: TaskRef) => Promise<number>): Promise<number> => {
+        const passRate = async (
+          tid: number,
+          ref: TaskRef,
+          rate: (id: number, r: TaskRef) => Promise<number>,
+        ): Promise<number> => {
           const key = `${tid}|${refKey(ref)}`;
           if (!passMemo.has(key)) {
             const r = await rate(tid, ref);
-            if (!(r >= 0 && r <= 1)) throw new Error(`agentic-opd: teacher ${tid}'s pass rate on ${refKey(ref)} is ${r}, outside [0, 1]`);
+            if (!(r >= 0 && r <= 1))
+              throw new Error(`agentic-opd: teacher ${tid}'s pass rate on ${refKey(ref)} is ${r}, outside [0, 1]`);
             passMemo.set(key, r);
             calls++;
           }
@@ -360,21 +488,37 @@ export const agenticOpd = {
         // trajectories are looked up (a successful one is never distilled).
         const teacherOf: (number | null)[] = [];
         for (let i = 0; i < trajs.length; i++) {
-          if (!union) { teacherOf.push(st.teacherId); continue; }
-          const t = trajs[i], q = pool.panelTask?.(t.ref);
-          if (q !== undefined) { teacherOf.push(union.get(q) ?? null); continue; }
+          if (!union) {
+            teacherOf.push(st.teacherId);
+            continue;
+          }
+          const t = trajs[i],
+            q = pool.panelTask?.(t.ref);
+          if (q !== undefined) {
+            teacherOf.push(union.get(q) ?? null);
+            continue;
+          }
           let tid: number | null = null;
           if (rate && !(opts.ladGate && success[i]))
-            for (const id of unionOrderOf(t.taskType)) if ((await passRate(id, t.ref, rate)) > 0) { tid = id; break; }
+            for (const id of unionOrderOf(t.taskType))
+              if ((await passRate(id, t.ref, rate)) > 0) {
+                tid = id;
+                break;
+              }
           teacherOf.push(tid);
         }
         if (opts.ladGate) {
           const evidence: LadEvidence[] = [];
           for (let i = 0; i < trajs.length; i++) {
-            const tid = teacherOf[i], ref = trajs[i].ref;
-            if (success[i] || tid === null) { evidence.push({ kind: 'none' }); continue; }
+            const tid = teacherOf[i],
+              ref = trajs[i].ref;
+            if (success[i] || tid === null) {
+              evidence.push({ kind: 'none' });
+              continue;
+            }
             const q = pool.panelTask?.(ref);
-            if (q !== undefined) evidence.push({ kind: 'val', teacherSolves: pool.solved(tid).has(q), studentSolves: P.has(q) });
+            if (q !== undefined)
+              evidence.push({ kind: 'val', teacherSolves: pool.solved(tid).has(q), studentSolves: P.has(q) });
             else if (rate) evidence.push({ kind: 'train', teacherPassRate: await passRate(tid, ref, rate) });
             else evidence.push({ kind: 'none' });
           }
@@ -387,26 +531,52 @@ export const agenticOpd = {
         const M = packed.tokens;
         const lengths = packed.samples.map((s) => s.response.length);
         const used = [...new Set(teacherOf.filter((t, i): t is number => t !== null && mask[i]))].sort((a, b) => a - b);
-        const groups = used.map((tid) => ({ id: tid, samples: packed.samples.map((_, s) => s).filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid) }));
-        const extra = { teacherId: st.teacherId, teachersUsed: used, teacherScore: st.teacherScore, ladShare, teacherRolloutCalls: calls, round: st.round, nothingToLearn: st.nothingToLearn };
+        const groups = used.map((tid) => ({
+          id: tid,
+          samples: packed.samples
+            .map((_, s) => s)
+            .filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid),
+        }));
+        const extra = {
+          teacherId: st.teacherId,
+          teachersUsed: used,
+          teacherScore: st.teacherScore,
+          ladShare,
+          teacherRolloutCalls: calls,
+          round: st.round,
+          nothingToLearn: st.nothingToLearn,
+        };
         if (opts.opdTopK > 0) {
           const gate = trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, M);
-          const r = await topKDistill(ctx.policy, pool.scoreAt?.bind(pool), packed, groups, gate, ctx.oldLogp, { k: opts.opdTopK, temperature: init.cfg.temperature, coef: opts.opdCoef });
+          const r = await topKDistill(ctx.policy, pool.scoreAt?.bind(pool), packed, groups, gate, ctx.oldLogp, {
+            k: opts.opdTopK,
+            temperature: init.cfg.temperature,
+            coef: opts.opdCoef,
+          });
           // The distillation is in the update's top-k term, not in A: A = taskCoef·A_ep (teacherShare 0).
           const adv = combineDistill(new Float32Array(M), ctx.aEpTok, opts);
           return {
-            adv, topK: r.targets, cost: r.cost,
-            metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {}, teacherShare: 0, skillActiveTokenRatio: M ? r.gatedTokens / M : 0 },
+            adv,
+            topK: r.targets,
+            cost: r.cost,
+            metrics: {
+              ...NO_SKILL_METRICS,
+              analyzerFailureReasons: {},
+              teacherShare: 0,
+              skillActiveTokenRatio: M ? r.gatedTokens / M : 0,
+            },
             extra: { ...extra, reverseKl: r.reverseKl, topkReverseKl: r.topkReverseKl, gatedTokens: r.gatedTokens },
           };
         }
         const teacherLogp = new Float32Array(M);
-        let tokens = 0, sequences = 0;
+        let tokens = 0,
+          sequences = 0;
         for (const { id: tid, samples: idx } of groups) {
           const samples = idx.map((s) => packed.samples[s]);
           const lp = await pool.score(tid, samples, init.cfg.temperature);
           const want = idx.reduce((n, s) => n + lengths[s], 0);
-          if (lp.length !== want) throw new Error(`agentic-opd: teacher ${tid} returned ${lp.length} log-probs for ${want} action tokens`);
+          if (lp.length !== want)
+            throw new Error(`agentic-opd: teacher ${tid} returned ${lp.length} log-probs for ${want} action tokens`);
           let off = 0;
           for (const s of idx) {
             teacherLogp.set(lp.subarray(off, off + lengths[s]), packed.offsets[s]);
@@ -418,11 +588,20 @@ export const agenticOpd = {
         const gate = trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, M);
         const d = distillAdvantage(teacherLogp, ctx.oldLogp, gate);
         const adv = combineDistill(d.aOpd, ctx.aEpTok, opts);
-        let sumOpd = 0, sumA = 0;
-        for (let t = 0; t < M; t++) { sumOpd += Math.abs(opts.opdCoef * d.aOpd[t]); sumA += Math.abs(adv[t]); }
+        let sumOpd = 0,
+          sumA = 0;
+        for (let t = 0; t < M; t++) {
+          sumOpd += Math.abs(opts.opdCoef * d.aOpd[t]);
+          sumA += Math.abs(adv[t]);
+        }
         return {
           adv,
-          metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {}, teacherShare: sumA > 0 ? sumOpd / sumA : 0, skillActiveTokenRatio: M ? d.gatedTokens / M : 0 },
+          metrics: {
+            ...NO_SKILL_METRICS,
+            analyzerFailureReasons: {},
+            teacherShare: sumA > 0 ? sumOpd / sumA : 0,
+            skillActiveTokenRatio: M ? d.gatedTokens / M : 0,
+          },
           cost: { tokens, sequences },
           extra: { ...extra, reverseKl: d.reverseKl, gatedTokens: d.gatedTokens },
         };

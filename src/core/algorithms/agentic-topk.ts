@@ -16,8 +16,17 @@ import { distillAdvantage, topKReverseKl } from '../algos/agentic';
 import type { ScoreSample } from '../model/scoring';
 import type { PackedSamples } from './outcome';
 
-/** A teacher pool's `scoreAt` (agentic-opd.ts TeacherPool): teacher `id`'s log-probs at `k` given ids per response token. */
-export type ScoreAt = (id: number, samples: readonly ScoreSample[], temperature: number, ids: Int32Array, k: number) => Promise<Float32Array>;
+/**
+ * A teacher pool's `scoreAt` (agentic-opd.ts TeacherPool): teacher `id`'s log-probs at `k` given ids per response
+ * token.
+ */
+export type ScoreAt = (
+  id: number,
+  samples: readonly ScoreSample[],
+  temperature: number,
+  ids: Int32Array,
+  k: number,
+) => Promise<Float32Array>;
 
 /** The distilled samples of one teacher: its id and the packed sample indices it scores. */
 export interface TeacherSamples {
@@ -49,21 +58,41 @@ export interface TopKDistill {
  *   distilled log-prob is not finite.
  */
 export async function topKDistill(
-  policy: PolicyHandle, scoreAt: ScoreAt | undefined, packed: PackedSamples, groups: readonly TeacherSamples[], gate: Uint8Array, oldLogp: Float32Array,
+  policy: PolicyHandle,
+  scoreAt: ScoreAt | undefined,
+  packed: PackedSamples,
+  groups: readonly TeacherSamples[],
+  gate: Uint8Array,
+  oldLogp: Float32Array,
   o: { k: number; temperature: number; coef: number },
 ): Promise<TopKDistill> {
-  const K = o.k, M = packed.tokens;
-  if (groups.length && !scoreAt) throw new Error('agentic-opd: opdTopK > 0 needs a teacher pool that scores at given token ids (TeacherPool.scoreAt); set opdTopK to 0');
-  const ids = new Int32Array(M * K), teacherLogp = new Float32Array(M * K), studentLogp = new Float32Array(M * K), teacherSampled = new Float32Array(M);
-  let tokens = 0, sequences = 0;
+  const K = o.k,
+    M = packed.tokens;
+  if (groups.length && !scoreAt)
+    throw new Error(
+      'agentic-opd: opdTopK > 0 needs a teacher pool that scores at given token ids ' +
+        '(TeacherPool.scoreAt); set opdTopK to 0',
+    );
+  const ids = new Int32Array(M * K),
+    teacherLogp = new Float32Array(M * K),
+    studentLogp = new Float32Array(M * K),
+    teacherSampled = new Float32Array(M);
+  let tokens = 0,
+    sequences = 0;
   for (const g of groups) {
     const samples = g.samples.map((s) => packed.samples[s]);
-    const student = await scoreTopK(policy.params, policy.cfg, samples, policy.freeRow, { temperature: o.temperature, k: K });
+    const student = await scoreTopK(policy.params, policy.cfg, samples, policy.freeRow, {
+      temperature: o.temperature,
+      k: K,
+    });
     // The teacher reads K + 1 ids per position: the student's top K and the sampled token.
     const Mg = samples.reduce((n, s) => n + s.response.length, 0);
     const plus = idsWithSampled(student.ids, samples, K);
     const t = await scoreAt!(g.id, samples, o.temperature, plus, K + 1);
-    if (t.length !== Mg * (K + 1)) throw new Error(`agentic-opd: teacher ${g.id} returned ${t.length} log-probs for ${Mg} action tokens × ${K + 1} ids`);
+    if (t.length !== Mg * (K + 1))
+      throw new Error(
+        `agentic-opd: teacher ${g.id} returned ${t.length} log-probs for ${Mg} action tokens × ${K + 1} ids`,
+      );
     let m = 0;
     for (const s of g.samples) {
       const off = packed.offsets[s];
@@ -82,12 +111,18 @@ export async function topKDistill(
   let kl = 0;
   for (let m = 0; m < M; m++) {
     if (!gate[m]) continue;
-    const v = topKReverseKl(Array.from(studentLogp.subarray(m * K, (m + 1) * K)), Array.from(teacherLogp.subarray(m * K, (m + 1) * K)));
+    const v = topKReverseKl(
+      Array.from(studentLogp.subarray(m * K, (m + 1) * K)),
+      Array.from(teacherLogp.subarray(m * K, (m + 1) * K)),
+    );
     if (!Number.isFinite(v)) throw new Error(`agentic-opd: the top-${K} reverse KL of action token ${m} is not finite`);
     kl += v;
   }
   return {
     targets: { k: K, ids, teacherLogp, gate, coef: o.coef },
-    topkReverseKl: d.gatedTokens ? kl / d.gatedTokens : 0, reverseKl: d.reverseKl, gatedTokens: d.gatedTokens, cost: { tokens, sequences },
+    topkReverseKl: d.gatedTokens ? kl / d.gatedTokens : 0,
+    reverseKl: d.reverseKl,
+    gatedTokens: d.gatedTokens,
+    cost: { tokens, sequences },
   };
 }

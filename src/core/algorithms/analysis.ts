@@ -15,7 +15,9 @@ export function toAnalyzerGroup(env: string, trajs: readonly Trajectory[]): Anal
     trajectories: trajs.map((t) => {
       const G = discountedReturns(t.steps.map((s) => s.reward));
       return {
-        task: t.task, success: t.success, finalObservation: t.finalObservation,
+        task: t.task,
+        success: t.success,
+        finalObservation: t.finalObservation,
         steps: t.steps.map((s, i) => ({ observation: s.observation, action: s.action, valid: s.valid, return: G[i] })),
       };
     }),
@@ -32,7 +34,12 @@ export interface BatchAnalysis {
  * Analyse each group (trajectories with the same `groupOf` value, in order). An analyzer that throws fails its
  * whole group (every trajectory null, reason = the error message) — the run goes on.
  */
-export async function analyzeBatch(analyzer: Analyzer, env: string, trajs: readonly Trajectory[], groupOf: readonly number[]): Promise<BatchAnalysis> {
+export async function analyzeBatch(
+  analyzer: Analyzer,
+  env: string,
+  trajs: readonly Trajectory[],
+  groupOf: readonly number[],
+): Promise<BatchAnalysis> {
   const groups = new Map<number, number[]>();
   groupOf.forEach((g, i) => groups.set(g, [...(groups.get(g) ?? []), i]));
   const skills: (TrajectorySkills | null)[] = trajs.map(() => null);
@@ -41,7 +48,12 @@ export async function analyzeBatch(analyzer: Analyzer, env: string, trajs: reado
     [...groups.values()].map(async (idx) => {
       let r: AnalysisResult;
       try {
-        r = await analyzer.analyze(toAnalyzerGroup(env, idx.map((i) => trajs[i])));
+        r = await analyzer.analyze(
+          toAnalyzerGroup(
+            env,
+            idx.map((i) => trajs[i]),
+          ),
+        );
       } catch (e) {
         idx.forEach((i) => (errors[i] = `analyzer failed: ${(e as Error).message}`));
         return;
@@ -58,8 +70,20 @@ export async function analyzeBatch(analyzer: Analyzer, env: string, trajs: reado
  * meant to be analysed (with `failedOnly`, successes are skipped, not failed).
  */
 export async function analyzeStep(
-  analyzer: Analyzer, env: string, trajs: readonly Trajectory[], groupOf: readonly number[], failedOnly: boolean, now: () => number,
-): Promise<{ analysis: BatchAnalysis; metrics: Pick<AlgorithmMetrics, 'analyzerCalls' | 'analyzerFailures' | 'analyzerLatencyMs' | 'analyzerFailureReasons'>; analysed: number }> {
+  analyzer: Analyzer,
+  env: string,
+  trajs: readonly Trajectory[],
+  groupOf: readonly number[],
+  failedOnly: boolean,
+  now: () => number,
+): Promise<{
+  analysis: BatchAnalysis;
+  metrics: Pick<
+    AlgorithmMetrics,
+    'analyzerCalls' | 'analyzerFailures' | 'analyzerLatencyMs' | 'analyzerFailureReasons'
+  >;
+  analysed: number;
+}> {
   const before = analyzer.stats();
   const t = now();
   const analysis = await analyzeBatch(analyzer, env, trajs, groupOf);
@@ -79,7 +103,11 @@ export async function analyzeStep(
 }
 
 /** Failure reasons added between two analyzer counters, plus thrown-analyzer errors. */
-function diffReasons(a: Record<string, number>, b: Record<string, number>, errors: readonly (string | undefined)[]): Record<string, number> {
+function diffReasons(
+  a: Record<string, number>,
+  b: Record<string, number>,
+  errors: readonly (string | undefined)[],
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(b)) {
     const d = v - (Object.hasOwn(a, k) ? a[k] : 0);

@@ -14,7 +14,11 @@ export const grpo: Algorithm = {
   create() {
     return {
       async advantages(ctx) {
-        return { adv: ctx.aEpTok, metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {} }, cost: { tokens: 0, sequences: 0 } };
+        return {
+          adv: ctx.aEpTok,
+          metrics: { ...NO_SKILL_METRICS, analyzerFailureReasons: {} },
+          cost: { tokens: 0, sequences: 0 },
+        };
       },
     };
   },

@@ -1,8 +1,8 @@
 /**
  * OPID's skill signal in top-k form (RunConfig.skillTopK = K > 0; not in the OPID paper): instead of the sampled-token
- * advantage A_skill = ℓ_skill − ℓ_old, the update adds λ_skill × the token mean, over skill-routed action tokens, of
- * the reverse KL from the student to the skill-conditioned teacher over the student's K most likely tokens, both
- * renormalised over those K — the top-k on-policy distillation of Agentic-OPD (2026) (Agentic-OPD's opdTopK,
+ * advantage A_skill = ℓ_skill − ℓ_old, the update adds λ_skill × the token mean, over skill-routed action
+ * tokens, of the reverse KL from the student to the skill-conditioned teacher over the student's K most likely tokens,
+ * both renormalised over those K — the top-k on-policy distillation of Agentic-OPD (2026) (Agentic-OPD's opdTopK,
  * ./agentic-topk.ts) with OPID's teacher, the pre-update policy reading its hindsight skill (OPID paper, 2026, §3).
  * The sampled form pushes the sampled token down wherever the skill prefers another one, and the freed mass goes to
  * every other token; the top-k form moves it to the tokens the skill prefers (docs/experiments/opid-household.md).
@@ -42,21 +42,50 @@ export interface SkillTopK {
  *   or a top-k reverse KL is not finite; from model/topk.ts `scoreTopK` (K out of range, a sample too long).
  */
 export async function skillTopKRescore(
-  policy: PolicyHandle, packed: PackedSamples, routed: SkillJobs, oldLogp: Float32Array, o: { k: number; temperature: number; coef: number },
+  policy: PolicyHandle,
+  packed: PackedSamples,
+  routed: SkillJobs,
+  oldLogp: Float32Array,
+  o: { k: number; temperature: number; coef: number },
 ): Promise<SkillTopK> {
-  const K = o.k, M = packed.tokens;
+  const K = o.k,
+    M = packed.tokens;
   const seen = new Set<number>();
   for (const s of routed.jobSample) {
-    if (seen.has(s)) throw new Error('opid: skillTopK > 0 scores one skill prompt per step, and additive routing gives a critical step two; set skillTopK to 0 or choose another ablation');
+    if (seen.has(s))
+      throw new Error(
+        'opid: skillTopK > 0 scores one skill prompt per step, and additive routing gives a critical step ' +
+          'two; set skillTopK to 0 or choose another ablation',
+      );
     seen.add(s);
   }
-  const ids = new Int32Array(M * K), teacherLogp = new Float32Array(M * K), aSkill = new Float32Array(M), active = new Uint8Array(M);
-  if (!routed.jobs.length) return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, active, topkReverseKl: 0, tokens: 0, prompts: 0 };
+  const ids = new Int32Array(M * K),
+    teacherLogp = new Float32Array(M * K),
+    aSkill = new Float32Array(M),
+    active = new Uint8Array(M);
+  if (!routed.jobs.length)
+    return {
+      targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef },
+      aSkill,
+      active,
+      topkReverseKl: 0,
+      tokens: 0,
+      prompts: 0,
+    };
   const studentSamples = routed.jobSample.map((s) => packed.samples[s]);
-  const student = await scoreTopK(policy.params, policy.cfg, studentSamples, policy.freeRow, { temperature: o.temperature, k: K });
+  const student = await scoreTopK(policy.params, policy.cfg, studentSamples, policy.freeRow, {
+    temperature: o.temperature,
+    k: K,
+  });
   const plus = idsWithSampled(student.ids, studentSamples, K);
-  const teacher = await scoreTopK(policy.params, policy.cfg, routed.jobs, policy.freeRow, { temperature: o.temperature, k: K + 1, ids: plus });
-  let kl = 0, n = 0, m = 0;
+  const teacher = await scoreTopK(policy.params, policy.cfg, routed.jobs, policy.freeRow, {
+    temperature: o.temperature,
+    k: K + 1,
+    ids: plus,
+  });
+  let kl = 0,
+    n = 0,
+    m = 0;
   routed.jobSample.forEach((s) => {
     const off = packed.offsets[s];
     for (let r = 0; r < packed.samples[s].response.length; r++, m++) {
@@ -65,12 +94,22 @@ export async function skillTopKRescore(
       teacherLogp.set(teacher.logp.subarray(m * (K + 1), m * (K + 1) + K), at * K);
       aSkill[at] = teacher.logp[m * (K + 1) + K] - oldLogp[at];
       active[at] = 1;
-      const v = topKReverseKl(Array.from(student.logp.subarray(m * K, (m + 1) * K)), Array.from(teacherLogp.subarray(at * K, (at + 1) * K)));
+      const v = topKReverseKl(
+        Array.from(student.logp.subarray(m * K, (m + 1) * K)),
+        Array.from(teacherLogp.subarray(at * K, (at + 1) * K)),
+      );
       if (!Number.isFinite(v)) throw new Error(`opid: the top-${K} reverse KL of action token ${at} is not finite`);
       kl += v;
       n++;
     }
   });
   const tokens = student.tokens + teacher.tokens;
-  return { targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef }, aSkill, active, topkReverseKl: n ? kl / n : 0, tokens, prompts: 2 * routed.jobs.length };
+  return {
+    targets: { k: K, ids, teacherLogp, gate: active, coef: o.coef },
+    aSkill,
+    active,
+    topkReverseKl: n ? kl / n : 0,
+    tokens,
+    prompts: 2 * routed.jobs.length,
+  };
 }

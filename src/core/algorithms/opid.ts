@@ -23,7 +23,10 @@ export { rebuildPrompt } from './skill-prompts';
 
 /** Result of `skillRescore`: packed per-token vectors [M] and bookkeeping. */
 export interface SkillRescore {
-  /** A_skill = Σ_routes (ℓ_skill − ℓ_old) per action token (0 where no skill); ℓ_old + A_skill is the skill-conditioned log-prob. */
+  /**
+   * A_skill = Σ_routes (ℓ_skill − ℓ_old) per action token (0 where no skill); ℓ_old + A_skill is the
+   * skill-conditioned log-prob.
+   */
   aSkill: Float32Array;
   /** 1 where a skill was routed to the token. */
   active: Uint8Array;
@@ -39,12 +42,19 @@ export interface SkillRescore {
  * log-probs without skills (nats).
  */
 export async function skillRescore(
-  policy: PolicyHandle, packed: PackedSamples, routed: SkillJobs, oldLogp: Float32Array, o: { temperature: number },
+  policy: PolicyHandle,
+  packed: PackedSamples,
+  routed: SkillJobs,
+  oldLogp: Float32Array,
+  o: { temperature: number },
 ): Promise<SkillRescore> {
   const M = packed.tokens;
-  const aSkill = new Float32Array(M), active = new Uint8Array(M);
+  const aSkill = new Float32Array(M),
+    active = new Uint8Array(M);
   const { jobs, jobSample } = routed;
-  const scored = jobs.length ? await scoreSamples(policy.params, policy.cfg, jobs, policy.freeRow, { temperature: o.temperature }) : { logp: new Float32Array(0), tokens: 0 };
+  const scored = jobs.length
+    ? await scoreSamples(policy.params, policy.cfg, jobs, policy.freeRow, { temperature: o.temperature })
+    : { logp: new Float32Array(0), tokens: 0 };
   let off = 0;
   jobs.forEach((j, k) => {
     const base = packed.offsets[jobSample[k]];
@@ -69,32 +79,92 @@ export const opid: Algorithm = {
     const analyzer = injected ?? makeAnalyzer(cfg, analyzerApiKey);
     const spec = getEnvSpec(env);
     // Search steps get no episode skill unless the config says so (RunConfig.episodeSkillOnSearch).
-    const searchSteps = !cfg.episodeSkillOnSearch && spec.searchSteps ? (t: Trajectory) => spec.searchSteps!(t.task, t.steps) : undefined;
+    const searchSteps =
+      !cfg.episodeSkillOnSearch && spec.searchSteps ? (t: Trajectory) => spec.searchSteps!(t.task, t.steps) : undefined;
     return {
       async advantages(ctx) {
-        const { analysis, metrics, analysed } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
-        const routed = skillJobs(ctx.policy, ctx.trajs, analysis.skills, { ablation: cfg.ablation, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, searchSteps });
-        // Top-k form (./opid-topk.ts): the skill enters the update as a reverse-KL term, so A = A_ep and teacher share 0.
-        const top = cfg.skillTopK > 0 ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { k: cfg.skillTopK, temperature: cfg.temperature, coef: cfg.lambdaSkill }) : null;
-        const rescore = top ?? await skillRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { temperature: cfg.temperature });
+        const { analysis, metrics, analysed } = await analyzeStep(
+          analyzer,
+          env,
+          ctx.trajs,
+          ctx.groupOf,
+          cfg.failedOnly,
+          now,
+        );
+        const routed = skillJobs(ctx.policy, ctx.trajs, analysis.skills, {
+          ablation: cfg.ablation,
+          historyTurns: cfg.historyTurns,
+          maxActionTokens: cfg.maxActionTokens,
+          searchSteps,
+        });
+        // Top-k form (./opid-topk.ts): the skill enters the update as a reverse-KL term, so A = A_ep and teacher share
+        // 0.
+        const top =
+          cfg.skillTopK > 0
+            ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, {
+                k: cfg.skillTopK,
+                temperature: cfg.temperature,
+                coef: cfg.lambdaSkill,
+              })
+            : null;
+        const rescore =
+          top ?? (await skillRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { temperature: cfg.temperature }));
         const lambda = top ? 0 : cfg.lambdaSkill;
         const c = top
           ? { adv: Float32Array.from(ctx.aEpTok), aSkillUsed: top.aSkill }
-          : combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, { lambda, zscore: cfg.skillZscore, clip: cfg.skillClip, silentScale: cfg.silentSkillScale });
+          : combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, {
+              lambda,
+              zscore: cfg.skillZscore,
+              clip: cfg.skillClip,
+              silentScale: cfg.silentSkillScale,
+            });
         const { packed } = ctx;
         const tokenTraj = new Int32Array(packed.tokens);
-        packed.samples.forEach((x, i) => tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length));
-        const sm = skillMetrics(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, lambda, rescore.aSkill, cfg.silentSkillScale);
-        const skillByTaskType = skillMetricsByType(ctx.aEpTok, c.aSkillUsed, c.adv, rescore.active, tokenTraj, ctx.trajs.map((t) => t.taskType), lambda, rescore.aSkill, cfg.silentSkillScale);
+        packed.samples.forEach((x, i) =>
+          tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length),
+        );
+        const sm = skillMetrics(
+          ctx.aEpTok,
+          c.aSkillUsed,
+          c.adv,
+          rescore.active,
+          tokenTraj,
+          lambda,
+          rescore.aSkill,
+          cfg.silentSkillScale,
+        );
+        const skillByTaskType = skillMetricsByType(
+          ctx.aEpTok,
+          c.aSkillUsed,
+          c.adv,
+          rescore.active,
+          tokenTraj,
+          ctx.trajs.map((t) => t.taskType),
+          lambda,
+          rescore.aSkill,
+          cfg.silentSkillScale,
+        );
         return {
           adv: c.adv,
-          metrics: { ...sm, ...metrics, ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed, skillByTaskType },
+          metrics: {
+            ...sm,
+            ...metrics,
+            ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed,
+            skillByTaskType,
+          },
           cost: { tokens: rescore.tokens, sequences: rescore.prompts },
           ...(top ? { topK: top.targets, extra: { topkReverseKl: top.topkReverseKl } } : {}),
           views: {
-            trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),
+            trajectory: (ti) => ({
+              episodeSkill: analysis.skills[ti]?.episodeSkill,
+              analyzerError: analysis.errors[ti],
+            }),
             sample: (i) => ({ critical: routed.critical[i], stepSkill: routed.stepSkill[i] }),
-            token: (m) => ({ logpSkill: ctx.oldLogp[m] + rescore.aSkill[m], advSkill: c.aSkillUsed[m], advEp: ctx.aEpTok[m] }),
+            token: (m) => ({
+              logpSkill: ctx.oldLogp[m] + rescore.aSkill[m],
+              advSkill: c.aSkillUsed[m],
+              advEp: ctx.aEpTok[m],
+            }),
           },
         };
       },

@@ -20,7 +20,9 @@ export interface PackedSamples {
 
 /** Flatten trajectories into step-samples (one per env step). */
 export function packSamples(trajs: readonly Trajectory[]): PackedSamples {
-  const samples: ScoreSample[] = [], sampleTraj: number[] = [], offsets: number[] = [];
+  const samples: ScoreSample[] = [],
+    sampleTraj: number[] = [],
+    offsets: number[] = [];
   let M = 0;
   trajs.forEach((t, ti) =>
     t.steps.forEach((s) => {
@@ -34,22 +36,29 @@ export function packSamples(trajs: readonly Trajectory[]): PackedSamples {
 }
 
 /**
- * Per-token advantages [M] float32: A = A_ep(τ) + ω·A_step(τ, t) (GiGPO, Feng et al. 2025, eq. 8), where A_step comes
- * from `stepGroupAdvantages` with the anchor state = the step's observation and admissible actions, and the step
+ * Per-token advantages [M] float32: A = A_ep(τ) + ω·A_step(τ, t) (GiGPO, Feng et al. 2025, eq. 8), where A_step
+ * comes from `stepGroupAdvantages` with the anchor state = the step's observation and admissible actions, and the step
  * reward = env reward − `invalidPenalty` for an inadmissible action. ω = 0 gives `broadcastToTokens(p, perTraj)`.
  */
 export function tokenAdvantages(
-  p: PackedSamples, trajs: readonly Trajectory[], groupOf: readonly number[], perTraj: readonly number[],
+  p: PackedSamples,
+  trajs: readonly Trajectory[],
+  groupOf: readonly number[],
+  perTraj: readonly number[],
   o: { stepAdvWeight: number; stepAdvGamma: number; invalidPenalty: number; advNorm: AdvNorm; advEps: number },
 ): Float32Array {
   if (o.stepAdvWeight === 0) return broadcastToTokens(p, perTraj);
-  const step = stepGroupAdvantages({
-    groups: groupOf,
-    anchors: trajs.map((t) => t.steps.map((s) => `${s.observation}\u0000${s.admissible.join('\u0001')}`)),
-    rewards: trajs.map((t) => t.steps.map((s) => s.reward - (s.valid ? 0 : o.invalidPenalty))),
-  }, { gamma: o.stepAdvGamma, norm: o.advNorm, eps: o.advEps });
+  const step = stepGroupAdvantages(
+    {
+      groups: groupOf,
+      anchors: trajs.map((t) => t.steps.map((s) => `${s.observation}\u0000${s.admissible.join('\u0001')}`)),
+      rewards: trajs.map((t) => t.steps.map((s) => s.reward - (s.valid ? 0 : o.invalidPenalty))),
+    },
+    { gamma: o.stepAdvGamma, norm: o.advNorm, eps: o.advEps },
+  );
   const out = new Float32Array(p.tokens);
-  let prev = -1, t = 0;
+  let prev = -1,
+    t = 0;
   p.samples.forEach((s, i) => {
     const ti = p.sampleTraj[i];
     t = ti === prev ? t + 1 : 0;
@@ -69,7 +78,13 @@ export function trajectoryScore(t: Trajectory, invalidPenalty: number): number {
  * estimator registered under `estimator` (algos/advantages.ts OUTCOME_ESTIMATORS).
  * @throws Error naming the known estimators for an unknown name.
  */
-export function outcomeAdvantages(trajs: readonly Trajectory[], groupOf: readonly number[], invalidPenalty: number, estimator: string, o: OutcomeOptions): { scores: number[]; adv: number[] } {
+export function outcomeAdvantages(
+  trajs: readonly Trajectory[],
+  groupOf: readonly number[],
+  invalidPenalty: number,
+  estimator: string,
+  o: OutcomeOptions,
+): { scores: number[]; adv: number[] } {
   const scores = trajs.map((t) => trajectoryScore(t, invalidPenalty));
   const adv = getOutcomeEstimator(estimator)({ scores, groups: groupOf, lengths: trajs.map((t) => t.steps.length) }, o);
   return { scores, adv };

@@ -14,13 +14,19 @@ export const ALGORITHM_NAMES = ['grpo', 'opid', 'skill-grpo', 'agentic-opd'] as 
 /** One of ALGORITHM_NAMES. */
 export type AlgorithmName = (typeof ALGORITHM_NAMES)[number];
 
-const REGISTRY: Readonly<Record<AlgorithmName, Algorithm>> = { grpo, opid, 'skill-grpo': skillGrpo, 'agentic-opd': agenticOpd };
+const REGISTRY: Readonly<Record<AlgorithmName, Algorithm>> = {
+  grpo,
+  opid,
+  'skill-grpo': skillGrpo,
+  'agentic-opd': agenticOpd,
+};
 
 /**
  * The algorithm registered under `name` (own keys only).
  * @throws Error naming the known algorithms when `name` is not one of them.
  */
 export function getAlgorithm(name: string): Algorithm {
-  if (!Object.hasOwn(REGISTRY, name)) throw new Error(`unknown algorithm "${name}"; known: ${ALGORITHM_NAMES.join(', ')}`);
+  if (!Object.hasOwn(REGISTRY, name))
+    throw new Error(`unknown algorithm "${name}"; known: ${ALGORITHM_NAMES.join(', ')}`);
   return REGISTRY[name as AlgorithmName];
 }

@@ -49,10 +49,24 @@ export class SkillMemory {
       throw new Error('skill-grpo state: not JSON; the checkpoint is corrupt');
     }
     const ok = (x: unknown): x is { v: 1; byType: [string, string[]][] } =>
-      typeof x === 'object' && x !== null && Object.hasOwn(x, 'v') && (x as { v: unknown }).v === 1 && Object.hasOwn(x, 'byType') &&
+      typeof x === 'object' &&
+      x !== null &&
+      Object.hasOwn(x, 'v') &&
+      (x as { v: unknown }).v === 1 &&
+      Object.hasOwn(x, 'byType') &&
       Array.isArray((x as { byType: unknown }).byType) &&
-      (x as { byType: unknown[] }).byType.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === 'string' && Array.isArray(e[1]) && e[1].every((k: unknown) => typeof k === 'string'));
-    if (!ok(o)) throw new Error('skill-grpo state: expected {"v":1,"byType":[[taskType, [skill, …]], …]}; the checkpoint is corrupt');
+      (x as { byType: unknown[] }).byType.every(
+        (e) =>
+          Array.isArray(e) &&
+          e.length === 2 &&
+          typeof e[0] === 'string' &&
+          Array.isArray(e[1]) &&
+          e[1].every((k: unknown) => typeof k === 'string'),
+      );
+    if (!ok(o))
+      throw new Error(
+        'skill-grpo state: expected {"v":1,"byType":[[taskType, [skill, …]], …]}; the checkpoint is corrupt',
+      );
     this.byType.clear();
     for (const [type, list] of o.byType) this.byType.set(type, list.slice(0, this.capacity));
   }
@@ -82,7 +96,10 @@ export const skillGrpo: Algorithm = {
         // The skill each episode acted with (the memory does not change during a step's rollouts).
         for (const t of ctx.trajs) t.episodeSkill = skillFor(t.taskType);
         const { analysis, metrics } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
-        ctx.trajs.forEach((t, i) => t.success && analysis.skills[i]?.episodeSkill && memory.add(t.taskType, analysis.skills[i]!.episodeSkill));
+        ctx.trajs.forEach(
+          (t, i) =>
+            t.success && analysis.skills[i]?.episodeSkill && memory.add(t.taskType, analysis.skills[i]!.episodeSkill),
+        );
         return {
           adv: ctx.aEpTok,
           metrics: { teacherShare: 0, skillActiveTokenRatio: 0, skillSignAgreement: 0, ...metrics, ranAsGrpo: false },

@@ -13,7 +13,11 @@ import { routeSkills, type SkillAblation } from '../algos/skill';
 /** The history turns before step t of a trajectory, as the runner built them. */
 function historyBefore(t: Trajectory, step: number): Turn[] {
   const out: Turn[] = [];
-  for (let k = 0; k < step; k++) out.push({ action: t.steps[k].action, observation: k + 1 < t.steps.length ? t.steps[k + 1].observation : t.finalObservation });
+  for (let k = 0; k < step; k++)
+    out.push({
+      action: t.steps[k].action,
+      observation: k + 1 < t.steps.length ? t.steps[k + 1].observation : t.finalObservation,
+    });
   return out;
 }
 
@@ -21,12 +25,28 @@ function historyBefore(t: Trajectory, step: number): Turn[] {
  * Rebuild step `step`'s prompt with optional skills (no skills and the rollout's episode skill → the identical
  * rollout prompt; tested). Returns token ids, at most cfg.maxSeq − maxActionTokens long.
  */
-export function rebuildPrompt(policy: PolicyHandle, t: Trajectory, step: number, historyTurns: number, maxActionTokens: number, skills: { episodeSkill?: string; stepSkill?: string }): number[] {
+export function rebuildPrompt(
+  policy: PolicyHandle,
+  t: Trajectory,
+  step: number,
+  historyTurns: number,
+  maxActionTokens: number,
+  skills: { episodeSkill?: string; stepSkill?: string },
+): number[] {
   const s = t.steps[step];
-  return buildPrompt(policy.tok, {
-    task: t.task, history: historyBefore(t, step), observation: s.observation, admissible: s.admissible, historyTurns,
-    episodeSkill: skills.episodeSkill, stepSkill: skills.stepSkill,
-  }, policy.cfg.maxSeq - maxActionTokens);
+  return buildPrompt(
+    policy.tok,
+    {
+      task: t.task,
+      history: historyBefore(t, step),
+      observation: s.observation,
+      admissible: s.admissible,
+      historyTurns,
+      episodeSkill: skills.episodeSkill,
+      stepSkill: skills.stepSkill,
+    },
+    policy.cfg.maxSeq - maxActionTokens,
+  );
 }
 
 /** The skill prompts of one training step, in the packed sample order of its trajectories' steps. */
@@ -47,18 +67,37 @@ export interface SkillJobs {
  * skill; absent = none. Step-samples are numbered as algorithms/outcome.ts packs them (trajectory-major, step order).
  */
 export function skillJobs(
-  policy: PolicyHandle, trajs: readonly Trajectory[], skills: readonly (TrajectorySkills | null)[],
-  o: { ablation: SkillAblation; historyTurns: number; maxActionTokens: number; searchSteps?: (t: Trajectory) => number[] },
+  policy: PolicyHandle,
+  trajs: readonly Trajectory[],
+  skills: readonly (TrajectorySkills | null)[],
+  o: {
+    ablation: SkillAblation;
+    historyTurns: number;
+    maxActionTokens: number;
+    searchSteps?: (t: Trajectory) => number[];
+  },
 ): SkillJobs {
-  const jobs: ScoreSample[] = [], jobSample: number[] = [], critical: boolean[] = [], stepSkill: (string | undefined)[] = [];
+  const jobs: ScoreSample[] = [],
+    jobSample: number[] = [],
+    critical: boolean[] = [],
+    stepSkill: (string | undefined)[] = [];
   let sample = 0;
   trajs.forEach((t, ti) => {
-    const { routes, critical: crit } = routeSkills(skills[ti], t.steps.length, o.ablation, o.searchSteps ? new Set(o.searchSteps(t)) : undefined);
+    const { routes, critical: crit } = routeSkills(
+      skills[ti],
+      t.steps.length,
+      o.ablation,
+      o.searchSteps ? new Set(o.searchSteps(t)) : undefined,
+    );
     t.steps.forEach((s, si) => {
       critical.push(crit[si]);
       stepSkill.push(routes[si].find((r) => r.stepSkill)?.stepSkill);
       for (const r of routes[si]) {
-        jobs.push({ prompt: rebuildPrompt(policy, t, si, o.historyTurns, o.maxActionTokens, r), response: s.response, allowed: s.allowed });
+        jobs.push({
+          prompt: rebuildPrompt(policy, t, si, o.historyTurns, o.maxActionTokens, r),
+          response: s.response,
+          allowed: s.allowed,
+        });
         jobSample.push(sample);
       }
       sample++;

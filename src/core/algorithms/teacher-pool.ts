@@ -41,7 +41,10 @@ export interface CheckpointTeacherPool extends TeacherPool {
   loads(): number;
   /** The resident teacher's id, or null when none is loaded. */
   resident(): number | null;
-  /** Make teacher `id` resident now (what its next use would do). @throws Error when there is no such teacher or its weights fail. */
+  /**
+   * Make teacher `id` resident now (what its next use would do). @throws Error when there is no such teacher or its
+   * weights fail.
+   */
   preload(id: number): void;
 }
 
@@ -53,11 +56,21 @@ export interface CheckpointTeacherPool extends TeacherPool {
  * `teacher-pass/<id>/<split>/<index>` of the run's seed; returns the success fraction. Cost: G episodes.
  * @throws Error when `teachers` is empty or has a repeated id.
  */
-export function checkpointTeacherPool(teachers: readonly TeacherCheckpoint[], taskTypes: readonly string[], spec: EnvSpec, tok: Tokenizer, s: TeacherRolloutSettings): CheckpointTeacherPool {
-  if (teachers.length === 0) throw new Error('agentic-opd: the teacher pool is empty; the run needs at least two checkpoints (the student and a teacher)');
+export function checkpointTeacherPool(
+  teachers: readonly TeacherCheckpoint[],
+  taskTypes: readonly string[],
+  spec: EnvSpec,
+  tok: Tokenizer,
+  s: TeacherRolloutSettings,
+): CheckpointTeacherPool {
+  if (teachers.length === 0)
+    throw new Error(
+      'agentic-opd: the teacher pool is empty; the run needs at least two checkpoints (the student and a teacher)',
+    );
   const byId = new Map(teachers.map((t) => [t.id, t]));
   if (byId.size !== teachers.length) throw new Error('agentic-opd: two teacher checkpoints share a step');
-  let resident: { id: number; policy: PolicyHandle } | null = null, loaded = 0;
+  let resident: { id: number; policy: PolicyHandle } | null = null,
+    loaded = 0;
   const root = new Rng(s.seed);
   const teacher = (id: number): PolicyHandle => {
     const t = byId.get(id);
@@ -86,7 +99,10 @@ export function checkpointTeacherPool(teachers: readonly TeacherCheckpoint[], ta
       const p = teacher(id);
       const refs = Array.from({ length: s.groupSize }, () => ref);
       const r = await runEpisodes(p, spec, s.preset, refs, {
-        decoding: s.decoding, temperature: s.temperature, historyTurns: s.historyTurns, maxActionTokens: s.maxActionTokens,
+        decoding: s.decoding,
+        temperature: s.temperature,
+        historyTurns: s.historyTurns,
+        maxActionTokens: s.maxActionTokens,
         rng: root.fork(`teacher-pass/${id}/${ref.split}/${ref.index}`),
       });
       return r.trajectories.filter((t) => t.success).length / refs.length;

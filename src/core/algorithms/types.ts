@@ -25,7 +25,9 @@ export interface AlgorithmInit {
   analyzer?: Analyzer;
   /** API key of the http analyzer; never stored. */
   analyzerApiKey?: string;
-  /** What a particular algorithm needs besides the config (Agentic-OPD: its teacher pool and the student's solved set). */
+  /**
+   * What a particular algorithm needs besides the config (Agentic-OPD: its teacher pool and the student's solved set).
+   */
   [extra: string]: unknown;
 }
 
@@ -63,7 +65,9 @@ export interface AlgorithmMetrics {
   analyzerFailureReasons: Record<string, number>;
   /** True when the algorithm wanted a skill signal this step but every analysis failed (OPID ran as GRPO). */
   ranAsGrpo: boolean;
-  /** OPID: teacher share, skill-active tokens and sign agreement per task type (algos/skill.ts `skillMetricsByType`). */
+  /**
+   * OPID: teacher share, skill-active tokens and sign agreement per task type (algos/skill.ts `skillMetricsByType`).
+   */
   skillByTaskType?: Record<string, TaskTypeSkillMetrics>;
 }
 
@@ -87,7 +91,10 @@ export interface AlgorithmStep {
   views?: AlgorithmViews;
   /** Algorithm-specific numbers for the step event (Agentic-OPD: teacherId, teacherScore, ladShare, reverseKl …). */
   extra?: object;
-  /** A loss term the update adds besides PPO-clip on A: Agentic-OPD's top-k reverse KL (train/update.ts UpdateInputs.topK). */
+  /**
+   * A loss term the update adds besides PPO-clip on A: Agentic-OPD's top-k reverse KL (train/update.ts
+   * UpdateInputs.topK).
+   */
   topK?: TopKTargets;
 }
 
@@ -135,6 +142,12 @@ export interface Algorithm {
 
 /** Metrics of an algorithm without skills. */
 export const NO_SKILL_METRICS: Readonly<AlgorithmMetrics> = Object.freeze({
-  teacherShare: 0, skillActiveTokenRatio: 0, skillSignAgreement: 0, analyzerCalls: 0, analyzerFailures: 0, analyzerLatencyMs: 0,
-  analyzerFailureReasons: {}, ranAsGrpo: false,
+  teacherShare: 0,
+  skillActiveTokenRatio: 0,
+  skillSignAgreement: 0,
+  analyzerCalls: 0,
+  analyzerFailures: 0,
+  analyzerLatencyMs: 0,
+  analyzerFailureReasons: {},
+  ranAsGrpo: false,
 });

@@ -46,7 +46,8 @@ export type OutcomeEstimator = (x: OutcomeInput, o: OutcomeOptions) => number[];
 /** GRPO group-relative outcome advantage (see file doc). @throws Error if input arrays differ in length. */
 export const grpoAdvantage: OutcomeEstimator = (x, o) => {
   const n = x.scores.length;
-  if (x.groups.length !== n || x.lengths.length !== n) throw new Error('grpoAdvantage: scores, groups and lengths must have the same length');
+  if (x.groups.length !== n || x.lengths.length !== n)
+    throw new Error('grpoAdvantage: scores, groups and lengths must have the same length');
   const members = new Map<number, number[]>();
   x.groups.forEach((g, i) => (members.get(g) ?? members.set(g, []).get(g)!).push(i));
   const out = new Array<number>(n).fill(0);
@@ -74,7 +75,8 @@ export const OUTCOME_ESTIMATORS: Readonly<Record<string, OutcomeEstimator>> = { 
 /** Look up an estimator. @throws Error listing the known names. */
 export function getOutcomeEstimator(name: string): OutcomeEstimator {
   const f = Object.hasOwn(OUTCOME_ESTIMATORS, name) ? OUTCOME_ESTIMATORS[name] : undefined;
-  if (!f) throw new Error(`unknown advantage estimator "${name}"; known: ${Object.keys(OUTCOME_ESTIMATORS).join(', ')}`);
+  if (!f)
+    throw new Error(`unknown advantage estimator "${name}"; known: ${Object.keys(OUTCOME_ESTIMATORS).join(', ')}`);
   return f;
 }
 
@@ -92,26 +94,32 @@ export interface StepGroupInput {
  * GiGPO step-level advantage (Feng et al. 2025, "Group-in-Group Policy Optimization for LLM Agent Training",
  * §3.2, eq. 5–7; verl-agent's `gigpo`): inside each group, the step-samples whose anchor state is identical form a
  * step group; each step t gets its discounted return R_t = Σ_k γ^k r_{t+k} (γ = `gamma`), and
- * A_step = (R_t − μ_s) / (σ_s + ε) (`mean-std`, σ unbiased) or R_t − μ_s (`mean-only`) over its step group. A step
- * group of one sample gets 0. Combined with the episode advantage as A = A_ep + ω·A_step (see `RunConfig.stepAdvWeight`).
- * This gives the same state's different actions a direct comparison: e.g. at a receptacle showing the task's object
- * and a distractor, `take` of the right one against `take` of the other.
- * Returns per trajectory, per step (float64 numbers).
+ * A_step = (R_t − μ_s) / (σ_s + ε) (`mean-std`, σ unbiased) or R_t − μ_s (`mean-only`) over its step group. A
+ * step group of one sample gets 0. Combined with the episode advantage as A = A_ep + ω·A_step (see
+ * `RunConfig.stepAdvWeight`). This gives the same state's different actions a direct comparison: e.g. at a receptacle
+ * showing the task's object and a distractor, `take` of the right one against `take` of the other. Returns per
+ * trajectory, per step (float64 numbers).
  * @throws Error if the arrays differ in length (per trajectory or per step), or gamma is outside [0, 1].
  */
 export function stepGroupAdvantages(x: StepGroupInput, o: { gamma: number; norm: AdvNorm; eps: number }): number[][] {
   const n = x.groups.length;
-  if (x.anchors.length !== n || x.rewards.length !== n) throw new Error('stepGroupAdvantages: groups, anchors and rewards must have the same length');
+  if (x.anchors.length !== n || x.rewards.length !== n)
+    throw new Error('stepGroupAdvantages: groups, anchors and rewards must have the same length');
   if (!(o.gamma >= 0 && o.gamma <= 1)) throw new Error(`stepGroupAdvantages: gamma must be in [0, 1], got ${o.gamma}`);
   const returns = x.rewards.map((r, i) => {
-    if (r.length !== x.anchors[i].length) throw new Error(`stepGroupAdvantages: trajectory ${i} has ${x.anchors[i].length} anchors but ${r.length} rewards`);
+    if (r.length !== x.anchors[i].length)
+      throw new Error(
+        `stepGroupAdvantages: trajectory ${i} has ${x.anchors[i].length} anchors but ${r.length} rewards`,
+      );
     return discountedReturns(r, o.gamma);
   });
   const members = new Map<string, [number, number][]>();
-  x.anchors.forEach((steps, i) => steps.forEach((a, t) => {
-    const key = `${x.groups[i]}\u0000${a}`;
-    (members.get(key) ?? members.set(key, []).get(key)!).push([i, t]);
-  }));
+  x.anchors.forEach((steps, i) =>
+    steps.forEach((a, t) => {
+      const key = `${x.groups[i]}\u0000${a}`;
+      (members.get(key) ?? members.set(key, []).get(key)!).push([i, t]);
+    }),
+  );
   const out = x.anchors.map((s) => new Array<number>(s.length).fill(0));
   for (const m of members.values()) {
     if (m.length < 2) continue;

@@ -19,7 +19,8 @@
  */
 import type { Rng } from '../rng';
 
-// ───────────────────────────── HCN ─────────────────────────────
+// ───────────────────────────── HCN
+// ─────────────────────────────
 
 /** HCN weights start at 1 (Agentic-OPD (2026), HCN). */
 export const HCN_INITIAL_WEIGHT = 1;
@@ -50,16 +51,20 @@ export function hcnWeight(state: HcnState, teacherId: number, task: number): num
  * @throws Error naming the first bad entry.
  */
 export function checkHcnState(state: HcnState): void {
-  if (!state || typeof state.weights !== 'object' || state.weights === null) throw new Error('HCN state: `weights` must be an object');
+  if (!state || typeof state.weights !== 'object' || state.weights === null)
+    throw new Error('HCN state: `weights` must be an object');
   for (const [i, row] of Object.entries(state.weights)) {
-    if (typeof row !== 'object' || row === null) throw new Error(`HCN state: weights of teacher ${i} must be an object`);
+    if (typeof row !== 'object' || row === null)
+      throw new Error(`HCN state: weights of teacher ${i} must be an object`);
     for (const [q, w] of Object.entries(row))
       if (typeof w !== 'number' || !Number.isFinite(w) || w < HCN_INITIAL_WEIGHT || w > HCN_MAX_WEIGHT)
         throw new Error(`HCN state: w_${i}(${q}) = ${w} is outside [${HCN_INITIAL_WEIGHT}, ${HCN_MAX_WEIGHT}]`);
   }
 }
 
-/** A checkpoint and the validation tasks it solves (a row of the solved matrix, pass rate above the run's threshold). */
+/**
+ * A checkpoint and the validation tasks it solves (a row of the solved matrix, pass rate above the run's threshold).
+ */
 export interface CheckpointSolved {
   /** Checkpoint id (its step); smaller = earlier. */
   id: number;
@@ -104,7 +109,8 @@ function toIdSet(xs: Iterable<number>): Set<number> {
 }
 
 function checkIds(teachers: readonly CheckpointSolved[], fn: string): void {
-  if (teachers.length === 0) throw new Error(`${fn}: no teachers (the pool needs at least one checkpoint besides the student)`);
+  if (teachers.length === 0)
+    throw new Error(`${fn}: no teachers (the pool needs at least one checkpoint besides the student)`);
   const seen = new Set<number>();
   for (const t of teachers) {
     if (!Number.isFinite(t.id)) throw new Error(`${fn}: teacher id ${t.id} is not a finite number`);
@@ -116,31 +122,39 @@ function checkIds(teachers: readonly CheckpointSolved[], fn: string): void {
 /**
  * One round of HCN, Highest Coverage Next (Agentic-OPD (2026), HCN).
  *
- * With P = `studentSolved` (validation tasks the student solved at its latest validation) and Q_i = `teachers[k].solved`:
- * score_i = Σ_{q ∈ Q_i ∖ P} w_i(q). The teacher with the highest score is chosen; ties are broken by the larger
- * gain |Q_i ∖ P|, then by the larger type coverage (the number of distinct task types among Q_i ∖ P, i.e. the number
- * of task types in which the teacher has something to teach), then by the earlier checkpoint (smaller id).
+ * With P = `studentSolved` (validation tasks the student solved at its latest validation) and Q_i =
+ * `teachers[k].solved`: score_i = Σ_{q ∈ Q_i ∖ P} w_i(q). The teacher with the highest score is chosen; ties are
+ * broken by the larger gain |Q_i ∖ P|, then by the larger type coverage (the number of distinct task types among Q_i
+ * ∖ P, i.e. the number of task types in which the teacher has something to teach), then by the earlier checkpoint
+ * (smaller id).
  *
  * Weight update (returned as a new state): w_{i*}(q) = 1 for q ∈ Q_{i*}; for every other teacher j,
- * w_j(q) = min(HCN_MAX_WEIGHT, w_j(q) + 1) for q ∈ Q_j ∖ P (teachers passed over gain weight). Weights of teachers not
- * in `teachers` are kept as they are.
+ * w_j(q) = min(HCN_MAX_WEIGHT, w_j(q) + 1) for q ∈ Q_j ∖ P (teachers passed over gain weight). Weights of teachers
+ * not in `teachers` are kept as they are.
  *
  * @param taskType the task type of every validation task (needed for every q in some Q_i ∖ P).
  * @throws Error when there are no teachers, an id is duplicated or not finite, a task in some Q_i ∖ P has no type,
  *   or `state` holds a weight outside [1, 5].
  */
-export function hcnSelect(teachers: readonly CheckpointSolved[], studentSolved: Iterable<number>, taskType: ReadonlyMap<number, string>, state: HcnState = hcnInitialState()): HcnResult {
+export function hcnSelect(
+  teachers: readonly CheckpointSolved[],
+  studentSolved: Iterable<number>,
+  taskType: ReadonlyMap<number, string>,
+  state: HcnState = hcnInitialState(),
+): HcnResult {
   checkIds(teachers, 'hcnSelect');
   checkHcnState(state);
   const P = toIdSet(studentSolved);
   const rows = teachers.map((t) => ({ id: t.id, Q: [...toIdSet(t.solved)].sort((a, b) => a - b) }));
   const scores: HcnScore[] = rows.map(({ id, Q }) => {
-    let score = 0, gain = 0;
+    let score = 0,
+      gain = 0;
     const types = new Set<string>();
     for (const q of Q) {
       if (P.has(q)) continue;
       const ty = taskType.get(q);
-      if (ty === undefined) throw new Error(`hcnSelect: validation task ${q} (solved by teacher ${id}) has no task type`);
+      if (ty === undefined)
+        throw new Error(`hcnSelect: validation task ${q} (solved by teacher ${id}) has no task type`);
       score += hcnWeight(state, id, q);
       gain++;
       types.add(ty);
@@ -148,18 +162,25 @@ export function hcnSelect(teachers: readonly CheckpointSolved[], studentSolved: 
     return { id, score, gain, typeCoverage: types.size };
   });
   const ranked = scores.slice().sort(hcnCompare);
-  const best = ranked[0], second = ranked[1];
-  const decidedBy: HcnDecider = !second ? 'only'
-    : best.score !== second.score ? 'score'
-    : best.gain !== second.gain ? 'gain'
-    : best.typeCoverage !== second.typeCoverage ? 'typeCoverage' : 'id';
+  const best = ranked[0],
+    second = ranked[1];
+  const decidedBy: HcnDecider = !second
+    ? 'only'
+    : best.score !== second.score
+      ? 'score'
+      : best.gain !== second.gain
+        ? 'gain'
+        : best.typeCoverage !== second.typeCoverage
+          ? 'typeCoverage'
+          : 'id';
 
   const next: Record<string, Record<string, number>> = {};
   for (const [i, row] of Object.entries(state.weights)) next[i] = { ...row };
   for (const { id, Q } of rows) {
     const row = (next[String(id)] ??= {});
     for (const q of Q) {
-      if (id === best.id) delete row[String(q)]; // reset to 1
+      if (id === best.id)
+        delete row[String(q)]; // reset to 1
       else if (!P.has(q)) {
         const w = Math.min(HCN_MAX_WEIGHT, hcnWeight(state, id, q) + 1);
         if (w === HCN_INITIAL_WEIGHT) delete row[String(q)];
@@ -177,7 +198,8 @@ export function hcnSelect(teachers: readonly CheckpointSolved[], studentSolved: 
   };
 }
 
-// ───────────────────────────── LAD ─────────────────────────────
+// ───────────────────────────── LAD
+// ─────────────────────────────
 
 /**
  * Per-trajectory evidence whether the teacher does better on the trajectory's task (Agentic-OPD (2026), LAD):
@@ -206,7 +228,8 @@ export interface LadGate {
  * @throws Error when the arrays differ in length.
  */
 export function groupPassRates(success: readonly boolean[], groupOf: readonly number[]): number[] {
-  if (success.length !== groupOf.length) throw new Error('groupPassRates: success and groupOf must have the same length');
+  if (success.length !== groupOf.length)
+    throw new Error('groupPassRates: success and groupOf must have the same length');
   const agg = new Map<number, { n: number; s: number }>();
   success.forEach((ok, i) => {
     const e = agg.get(groupOf[i]) ?? { n: 0, s: 0 };
@@ -224,11 +247,17 @@ export function groupPassRates(success: readonly boolean[], groupOf: readonly nu
  * Arrays are per trajectory, same order.
  * @throws Error when the arrays differ in length or a teacher pass rate is outside [0, 1].
  */
-export function ladGate(success: readonly boolean[], groupOf: readonly number[], evidence: readonly LadEvidence[]): LadGate {
-  if (evidence.length !== success.length) throw new Error('ladGate: success, groupOf and evidence must have the same length');
+export function ladGate(
+  success: readonly boolean[],
+  groupOf: readonly number[],
+  evidence: readonly LadEvidence[],
+): LadGate {
+  if (evidence.length !== success.length)
+    throw new Error('ladGate: success, groupOf and evidence must have the same length');
   const studentPassRate = groupPassRates(success, groupOf);
   const mask = evidence.map((e, i) => {
-    if (e.kind === 'train' && !(e.teacherPassRate >= 0 && e.teacherPassRate <= 1)) throw new Error(`ladGate: teacher pass rate ${e.teacherPassRate} of trajectory ${i} is outside [0, 1]`);
+    if (e.kind === 'train' && !(e.teacherPassRate >= 0 && e.teacherPassRate <= 1))
+      throw new Error(`ladGate: teacher pass rate ${e.teacherPassRate} of trajectory ${i} is outside [0, 1]`);
     if (success[i]) return false;
     if (e.kind === 'train') return e.teacherPassRate > studentPassRate[i];
     if (e.kind === 'val') return e.teacherSolves && !e.studentSolves;
@@ -238,7 +267,8 @@ export function ladGate(success: readonly boolean[], groupOf: readonly number[],
   return { mask, ladShare: mask.length ? n / mask.length : 0, studentPassRate };
 }
 
-// ───────────────────────── distillation advantage ─────────────────────────
+// ───────────────────────── distillation advantage
+// ─────────────────────────
 
 /** Default weight of A_opd in A = opdCoef·A_opd + taskCoef·A_grpo. */
 export const DEFAULT_OPD_COEF = 1;
@@ -250,8 +280,15 @@ export const DEFAULT_TASK_COEF = 0;
  * `sampleTraj[s]`, `offsets[s]`, `lengths[s]` describe packed sample s (algorithms/outcome.ts PackedSamples).
  * @throws Error when the sample arrays differ in length or a sample runs past M.
  */
-export function trajectoryTokenGate(mask: readonly boolean[], sampleTraj: readonly number[], offsets: readonly number[], lengths: readonly number[], M: number): Uint8Array {
-  if (sampleTraj.length !== offsets.length || offsets.length !== lengths.length) throw new Error('trajectoryTokenGate: sampleTraj, offsets and lengths must have the same length');
+export function trajectoryTokenGate(
+  mask: readonly boolean[],
+  sampleTraj: readonly number[],
+  offsets: readonly number[],
+  lengths: readonly number[],
+  M: number,
+): Uint8Array {
+  if (sampleTraj.length !== offsets.length || offsets.length !== lengths.length)
+    throw new Error('trajectoryTokenGate: sampleTraj, offsets and lengths must have the same length');
   const gate = new Uint8Array(M);
   sampleTraj.forEach((ti, s) => {
     if (offsets[s] + lengths[s] > M) throw new Error(`trajectoryTokenGate: sample ${s} runs past M = ${M}`);
@@ -264,7 +301,10 @@ export function trajectoryTokenGate(mask: readonly boolean[], sampleTraj: readon
 export interface DistillAdvantage {
   /** A_opd [M] float32: ℓ_teacher − ℓ_student on gated tokens, 0 elsewhere (a constant: stop-gradient). */
   aOpd: Float32Array;
-  /** Token mean over gated tokens of ℓ_student − ℓ_teacher (nats): a sampled estimate of KL(student ‖ teacher); 0 with no gated token. */
+  /**
+   * Token mean over gated tokens of ℓ_student − ℓ_teacher (nats): a sampled estimate of KL(student ‖ teacher);
+   * 0 with no gated token.
+   */
   reverseKl: number;
   /** Number of gated tokens. */
   gatedTokens: number;
@@ -276,15 +316,26 @@ export interface DistillAdvantage {
  * the gate are ignored (may be 0 or NaN).
  * @throws Error when the lengths differ or a gated log-prob is not finite.
  */
-export function distillAdvantage(teacherLogp: ArrayLike<number>, studentLogp: ArrayLike<number>, gate: ArrayLike<number>): DistillAdvantage {
+export function distillAdvantage(
+  teacherLogp: ArrayLike<number>,
+  studentLogp: ArrayLike<number>,
+  gate: ArrayLike<number>,
+): DistillAdvantage {
   const M = studentLogp.length;
-  if (teacherLogp.length !== M || gate.length !== M) throw new Error(`distillAdvantage: teacher (${teacherLogp.length}), student (${M}) and gate (${gate.length}) lengths differ`);
+  if (teacherLogp.length !== M || gate.length !== M)
+    throw new Error(
+      `distillAdvantage: teacher (${teacherLogp.length}), student (${M}) and gate (${gate.length}) lengths differ`,
+    );
   const aOpd = new Float32Array(M);
-  let n = 0, kl = 0;
+  let n = 0,
+    kl = 0;
   for (let t = 0; t < M; t++) {
     if (!gate[t]) continue;
     const d = teacherLogp[t] - studentLogp[t];
-    if (!Number.isFinite(d)) throw new Error(`distillAdvantage: token ${t} has a non-finite log-prob (teacher ${teacherLogp[t]}, student ${studentLogp[t]})`);
+    if (!Number.isFinite(d))
+      throw new Error(
+        `distillAdvantage: token ${t} has a non-finite log-prob (teacher ${teacherLogp[t]}, student ${studentLogp[t]})`,
+      );
     aOpd[t] = d;
     kl -= d;
     n++;
@@ -296,10 +347,17 @@ export function distillAdvantage(teacherLogp: ArrayLike<number>, studentLogp: Ar
  * A = opdCoef·A_opd + taskCoef·A_task per token, float32 [M] (A_task: the GRPO advantage A_ep per token).
  * @throws Error when the lengths differ or a coefficient is not finite.
  */
-export function combineDistill(aOpd: ArrayLike<number>, aTask: ArrayLike<number>, o: { opdCoef?: number; taskCoef?: number } = {}): Float32Array {
-  const opdCoef = o.opdCoef ?? DEFAULT_OPD_COEF, taskCoef = o.taskCoef ?? DEFAULT_TASK_COEF;
-  if (!Number.isFinite(opdCoef) || !Number.isFinite(taskCoef)) throw new Error(`combineDistill: coefficients must be finite (opdCoef ${opdCoef}, taskCoef ${taskCoef})`);
-  if (aOpd.length !== aTask.length) throw new Error(`combineDistill: A_opd (${aOpd.length}) and A_task (${aTask.length}) lengths differ`);
+export function combineDistill(
+  aOpd: ArrayLike<number>,
+  aTask: ArrayLike<number>,
+  o: { opdCoef?: number; taskCoef?: number } = {},
+): Float32Array {
+  const opdCoef = o.opdCoef ?? DEFAULT_OPD_COEF,
+    taskCoef = o.taskCoef ?? DEFAULT_TASK_COEF;
+  if (!Number.isFinite(opdCoef) || !Number.isFinite(taskCoef))
+    throw new Error(`combineDistill: coefficients must be finite (opdCoef ${opdCoef}, taskCoef ${taskCoef})`);
+  if (aOpd.length !== aTask.length)
+    throw new Error(`combineDistill: A_opd (${aOpd.length}) and A_task (${aTask.length}) lengths differ`);
   const out = new Float32Array(aOpd.length);
   for (let t = 0; t < out.length; t++) out[t] = opdCoef * aOpd[t] + taskCoef * aTask[t];
   return out;
@@ -318,14 +376,19 @@ function logSumExp(xs: readonly number[]): number {
  * Top-k reverse KL at one position (Agentic-OPD (2026)): with the student's top-k token ids v, its log-probs
  * `studentLogp[k]` and the teacher's log-probs of the same ids `teacherLogp[k]` (nats, any normalisation),
  * renormalise both over the k ids, p̃(v) = exp(ℓ(v)) / Σ_{u∈topk} exp(ℓ(u)), and return
- * Σ_{v∈topk} p̃_s(v)·(log p̃_s(v) − log p̃_t(v)) ≥ 0 (nats). Terms with p̃_s(v) = 0 contribute 0; a token the student
- * gives mass but the teacher −∞ makes the result +∞.
+ * Σ_{v∈topk} p̃_s(v)·(log p̃_s(v) − log p̃_t(v)) ≥ 0 (nats). Terms with p̃_s(v) = 0 contribute 0; a token
+ * the student gives mass but the teacher −∞ makes the result +∞.
  * @throws Error when the arrays are empty or differ in length, or either side is −∞ on every id.
  */
 export function topKReverseKl(studentLogp: readonly number[], teacherLogp: readonly number[]): number {
-  if (studentLogp.length === 0 || studentLogp.length !== teacherLogp.length) throw new Error(`topKReverseKl: need two non-empty arrays of the same length (got ${studentLogp.length} and ${teacherLogp.length})`);
-  const zs = logSumExp(studentLogp), zt = logSumExp(teacherLogp);
-  if (zs === -Infinity || zt === -Infinity) throw new Error('topKReverseKl: every top-k log-prob is -Infinity on one side');
+  if (studentLogp.length === 0 || studentLogp.length !== teacherLogp.length)
+    throw new Error(
+      `topKReverseKl: need two non-empty arrays of the same length (got ${studentLogp.length} and ${teacherLogp.length})`,
+    );
+  const zs = logSumExp(studentLogp),
+    zt = logSumExp(teacherLogp);
+  if (zs === -Infinity || zt === -Infinity)
+    throw new Error('topKReverseKl: every top-k log-prob is -Infinity on one side');
   let kl = 0;
   for (let k = 0; k < studentLogp.length; k++) {
     const ls = studentLogp[k] - zs;
@@ -335,7 +398,8 @@ export function topKReverseKl(studentLogp: readonly number[], teacherLogp: reado
   return Math.max(0, kl);
 }
 
-// ───────────────────────────── ablations ─────────────────────────────
+// ───────────────────────────── ablations
+// ─────────────────────────────
 
 /**
  * Fixed-teacher ablation (Agentic-OPD (2026)): the checkpoint that solves the most validation tasks, the earliest
@@ -344,10 +408,14 @@ export function topKReverseKl(studentLogp: readonly number[], teacherLogp: reado
  */
 export function fixedTeacher(teachers: readonly CheckpointSolved[]): number {
   checkIds(teachers, 'fixedTeacher');
-  let best = teachers[0].id, bestN = -1;
+  let best = teachers[0].id,
+    bestN = -1;
   for (const t of teachers) {
     const n = toIdSet(t.solved).size;
-    if (n > bestN || (n === bestN && t.id < best)) { best = t.id; bestN = n; }
+    if (n > bestN || (n === bestN && t.id < best)) {
+      best = t.id;
+      bestN = n;
+    }
   }
   return best;
 }
@@ -358,7 +426,10 @@ export function fixedTeacher(teachers: readonly CheckpointSolved[]): number {
  * @throws Error when `ids` is empty or holds duplicates.
  */
 export function randomTeacher(ids: readonly number[], rng: Rng): number {
-  checkIds(ids.map((id) => ({ id, solved: [] })), 'randomTeacher');
+  checkIds(
+    ids.map((id) => ({ id, solved: [] })),
+    'randomTeacher',
+  );
   return rng.pick(ids.slice().sort((a, b) => a - b));
 }
 
@@ -372,10 +443,10 @@ export function randomTeacher(ids: readonly number[], rng: Rng): number {
 export function unionTeachers(teachers: readonly CheckpointSolved[]): Map<number, number> {
   checkIds(teachers, 'unionTeachers');
   const byTask = new Map<number, number>();
-  for (const t of teachers) for (const q of toIdSet(t.solved)) if (!byTask.has(q) || t.id < byTask.get(q)!) byTask.set(q, t.id);
+  for (const t of teachers)
+    for (const q of toIdSet(t.solved)) if (!byTask.has(q) || t.id < byTask.get(q)!) byTask.set(q, t.id);
   return new Map([...byTask].sort((a, b) => a[0] - b[0]));
 }
-
 
 /** One teacher's place in `unionTeacherOrder`. */
 export interface UnionCandidate {
@@ -394,7 +465,11 @@ export interface UnionCandidate {
  * @param taskType the task type of a validation task (undefined: unknown, counted for no type).
  * @throws Error when there are no teachers or an id is duplicated or not finite.
  */
-export function unionTeacherOrder(teachers: readonly CheckpointSolved[], taskType: (task: number) => string | undefined, type: string): UnionCandidate[] {
+export function unionTeacherOrder(
+  teachers: readonly CheckpointSolved[],
+  taskType: (task: number) => string | undefined,
+  type: string,
+): UnionCandidate[] {
   checkIds(teachers, 'unionTeacherOrder');
   return teachers
     .map((t) => ({ id: t.id, typeSolved: [...toIdSet(t.solved)].filter((q) => taskType(q) === type).length }))
@@ -407,11 +482,15 @@ export function unionTeacherOrder(teachers: readonly CheckpointSolved[], taskTyp
  * distil on the panel; training tasks are tried on every teacher in id order).
  * @param taskType the task type of a validation task (undefined: unknown, left out).
  */
-export function unionTaskTypes(teachers: readonly CheckpointSolved[], taskType: (task: number) => string | undefined): string[] {
+export function unionTaskTypes(
+  teachers: readonly CheckpointSolved[],
+  taskType: (task: number) => string | undefined,
+): string[] {
   const types = new Set<string>();
-  for (const t of teachers) for (const q of toIdSet(t.solved)) {
-    const ty = taskType(q);
-    if (ty !== undefined) types.add(ty);
-  }
+  for (const t of teachers)
+    for (const q of toIdSet(t.solved)) {
+      const ty = taskType(q);
+      if (ty !== undefined) types.add(ty);
+    }
   return [...types].sort();
 }

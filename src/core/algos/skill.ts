@@ -6,7 +6,10 @@
  */
 import type { TrajectorySkills } from '../analyzer/types';
 
-/** Accepted OPID ablations (OPID paper §4.3): none (critical-first routing), no episode skills, no step skills, additive routing. */
+/**
+ * Accepted OPID ablations (OPID paper §4.3): none (critical-first routing), no episode skills, no step skills,
+ * additive routing.
+ */
 export const SKILL_ABLATIONS = ['none', 'no-episode', 'no-step', 'additive'] as const;
 /** One of SKILL_ABLATIONS. */
 export type SkillAblation = (typeof SKILL_ABLATIONS)[number];
@@ -31,8 +34,14 @@ export interface StepRoute {
  * (search steps, where hindsight about the object's place is information the policy could not have had; see
  * EnvSpec.searchSteps); their step skills still route.
  */
-export function routeSkills(skills: TrajectorySkills | null, nSteps: number, ablation: SkillAblation, noEpisode?: ReadonlySet<number>): { routes: StepRoute[][]; critical: boolean[] } {
-  const routes: StepRoute[][] = [], critical: boolean[] = [];
+export function routeSkills(
+  skills: TrajectorySkills | null,
+  nSteps: number,
+  ablation: SkillAblation,
+  noEpisode?: ReadonlySet<number>,
+): { routes: StepRoute[][]; critical: boolean[] } {
+  const routes: StepRoute[][] = [],
+    critical: boolean[] = [];
   for (let t = 0; t < nSteps; t++) {
     const step = ablation === 'no-step' ? undefined : skills?.stepSkills[t];
     const ep = ablation === 'no-episode' || noEpisode?.has(t) ? undefined : skills?.episodeSkill || undefined;
@@ -64,23 +73,38 @@ export interface CombineOptions {
   silentScale?: number;
 }
 
-/** The λ a token gets: `silentScale`·λ where its A_ep is exactly 0 (a silent group), λ elsewhere (CombineOptions). */
+/**
+ * The λ a token gets: `silentScale`·λ where its A_ep is exactly 0 (a silent group), λ elsewhere (CombineOptions).
+ */
 export function tokenLambda(aEp: number, lambda: number, silentScale = 1): number {
   return aEp === 0 ? lambda * silentScale : lambda;
 }
 
 /**
- * A = A_ep + λ·A_skill per action token, float32 [M] (λ·silentScale where A_ep is exactly 0). `aSkill` is already (ℓ_skill − ℓ_old)·m (0 where no skill
- * was routed; `active` marks tokens with a skill). Returns the combined vector and the A_skill actually used
- * (after z-score/clip, before λ).
+ * A = A_ep + λ·A_skill per action token, float32 [M] (λ·silentScale where A_ep is exactly 0). `aSkill` is already
+ * (ℓ_skill − ℓ_old)·m (0 where no skill was routed; `active` marks tokens with a skill). Returns the combined
+ * vector and the A_skill actually used (after z-score/clip, before λ).
  */
-export function combineAdvantages(aEp: Float32Array, aSkill: Float32Array, active: Uint8Array, o: CombineOptions): { adv: Float32Array; aSkillUsed: Float32Array } {
+export function combineAdvantages(
+  aEp: Float32Array,
+  aSkill: Float32Array,
+  active: Uint8Array,
+  o: CombineOptions,
+): { adv: Float32Array; aSkillUsed: Float32Array } {
   const used = Float32Array.from(aSkill);
   if (o.zscore) {
-    let n = 0, s = 0, s2 = 0;
-    for (let i = 0; i < used.length; i++) if (active[i]) { n++; s += used[i]; s2 += used[i] * used[i]; }
+    let n = 0,
+      s = 0,
+      s2 = 0;
+    for (let i = 0; i < used.length; i++)
+      if (active[i]) {
+        n++;
+        s += used[i];
+        s2 += used[i] * used[i];
+      }
     if (n > 1) {
-      const mu = s / n, sd = Math.sqrt(Math.max(0, s2 / n - mu * mu));
+      const mu = s / n,
+        sd = Math.sqrt(Math.max(0, s2 / n - mu * mu));
       for (let i = 0; i < used.length; i++) used[i] = active[i] ? (used[i] - mu) / (sd + 1e-6) : 0;
     }
   }
@@ -103,15 +127,23 @@ export interface SkillMetrics {
 
 /**
  * Metrics from packed per-token vectors [M]: A_ep, the A_skill used (pre-λ), the combined A, the active mask, and
- * each token's trajectory index; `silentScale` as CombineOptions. Sign agreement is judged on `aSkillRaw` (ℓ_skill − ℓ_old before z-score/clip;
- * defaults to the used one), so it describes the skills, not the post-processing.
+ * each token's trajectory index; `silentScale` as CombineOptions. Sign agreement is judged on `aSkillRaw` (ℓ_skill
+ * − ℓ_old before z-score/clip; defaults to the used one), so it describes the skills, not the post-processing.
  */
 export function skillMetrics(
-  aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, lambda: number,
-  aSkillRaw: Float32Array = aSkillUsed, silentScale = 1,
+  aEp: Float32Array,
+  aSkillUsed: Float32Array,
+  adv: Float32Array,
+  active: Uint8Array,
+  tokenTraj: Int32Array,
+  lambda: number,
+  aSkillRaw: Float32Array = aSkillUsed,
+  silentScale = 1,
 ): SkillMetrics {
   const M = adv.length;
-  let sumSkill = 0, sumA = 0, nActive = 0;
+  let sumSkill = 0,
+    sumA = 0,
+    nActive = 0;
   const perTraj = new Map<number, { s: number; n: number; ep: number }>();
   for (let i = 0; i < M; i++) {
     sumSkill += Math.abs(tokenLambda(aEp[i], lambda, silentScale) * aSkillUsed[i]);
@@ -123,7 +155,8 @@ export function skillMetrics(
     e.n++;
     perTraj.set(tokenTraj[i], e);
   }
-  let agree = 0, counted = 0;
+  let agree = 0,
+    counted = 0;
   for (const e of perTraj.values()) {
     if (e.ep === 0) continue;
     counted++;
@@ -142,7 +175,9 @@ export interface TaskTypeSkillMetrics extends SkillMetrics {
   trajectories: number;
   /** Action tokens of those trajectories. */
   tokens: number;
-  /** Trajectories counted for sign agreement (skill-active tokens and A_ep ≠ 0); agreeing ones = agreement × this. */
+  /**
+   * Trajectories counted for sign agreement (skill-active tokens and A_ep ≠ 0); agreeing ones = agreement × this.
+   */
   agreementCounted: number;
 }
 
@@ -153,13 +188,24 @@ export interface TaskTypeSkillMetrics extends SkillMetrics {
  * @throws Error if a token's trajectory index has no entry in `trajType`.
  */
 export function skillMetricsByType(
-  aEp: Float32Array, aSkillUsed: Float32Array, adv: Float32Array, active: Uint8Array, tokenTraj: Int32Array, trajType: readonly string[], lambda: number,
-  aSkillRaw: Float32Array = aSkillUsed, silentScale = 1,
+  aEp: Float32Array,
+  aSkillUsed: Float32Array,
+  adv: Float32Array,
+  active: Uint8Array,
+  tokenTraj: Int32Array,
+  trajType: readonly string[],
+  lambda: number,
+  aSkillRaw: Float32Array = aSkillUsed,
+  silentScale = 1,
 ): Record<string, TaskTypeSkillMetrics> {
   const tokensOf = new Map<string, number[]>();
   for (let i = 0; i < tokenTraj.length; i++) {
     const ty = trajType[tokenTraj[i]];
-    if (ty === undefined) throw new Error(`skillMetricsByType: token ${i} belongs to trajectory ${tokenTraj[i]}, but trajType has ${trajType.length} entries`);
+    if (ty === undefined)
+      throw new Error(
+        `skillMetricsByType: token ${i} belongs to trajectory ${tokenTraj[i]}, but trajType has ${trajType.length} ` +
+          `entries`,
+      );
     (tokensOf.get(ty) ?? tokensOf.set(ty, []).get(ty)!).push(i);
   }
   const out: Record<string, TaskTypeSkillMetrics> = {};
@@ -169,12 +215,18 @@ export function skillMetricsByType(
       idx.forEach((i, k) => (r[k] = v[i]));
       return r;
     };
-    const tt = pick(tokenTraj), ep = pick(aEp), act = pick(active), raw = pick(aSkillRaw);
-    const firstEp = new Map<number, number>(); // as skillMetrics: a trajectory's A_ep is that of its first skill-active token
+    const tt = pick(tokenTraj),
+      ep = pick(aEp),
+      act = pick(active),
+      raw = pick(aSkillRaw);
+    // as skillMetrics: a trajectory's A_ep is that of its first skill-active token
+    const firstEp = new Map<number, number>();
     for (let k = 0; k < idx.length; k++) if (act[k] && !firstEp.has(tt[k])) firstEp.set(tt[k], ep[k]);
     out[ty] = {
       ...skillMetrics(ep, pick(aSkillUsed), pick(adv), act, tt, lambda, raw, silentScale),
-      trajectories: new Set(tt).size, tokens: idx.length, agreementCounted: [...firstEp.values()].filter((e) => e !== 0).length,
+      trajectories: new Set(tt).size,
+      tokens: idx.length,
+      agreementCounted: [...firstEp.values()].filter((e) => e !== 0).length,
     };
   }
   return out;

@@ -37,7 +37,15 @@
  *   skill is never a command the environment would answer with `Nothing happens.`. The workflow's own steps need no
  *   check (they were valid). Actions are compared and quoted in the environment's normal form (`normalizeAction`).
  */
-import type { Analyzer, AnalyzerGroup, AnalyzerOptions, AnalyzerStats, AnalyzerTrajectory, AnalysisResult, TrajectorySkills } from './types';
+import type {
+  Analyzer,
+  AnalyzerGroup,
+  AnalyzerOptions,
+  AnalyzerStats,
+  AnalyzerTrajectory,
+  AnalysisResult,
+  TrajectorySkills,
+} from './types';
 import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../skills/grammar';
 import { normalizeAction } from '../envs/types';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
@@ -48,7 +56,6 @@ import { firstSighting, hindsightPlan } from './hindsight-plan';
 export { executableFix, searchSteps, workflowSteps } from './workflow';
 export { trackStates, knownAdmissible, type TrackedState } from './tracked-state';
 
-
 /** The embedded analyzer (see the module doc): one group in, skills per trajectory out; never null, never throws. */
 export class HeuristicAnalyzer implements Analyzer {
   readonly name = 'heuristic';
@@ -56,16 +63,26 @@ export class HeuristicAnalyzer implements Analyzer {
 
   /** @param o K (maxStepSkills ≥ 0) and failedOnly. @throws Error if K is negative or not an integer. */
   constructor(private readonly o: AnalyzerOptions) {
-    if (!Number.isInteger(o.maxStepSkills) || o.maxStepSkills < 0) throw new Error(`heuristic analyzer: maxStepSkills must be an integer ≥ 0, got ${o.maxStepSkills}`);
+    if (!Number.isInteger(o.maxStepSkills) || o.maxStepSkills < 0)
+      throw new Error(`heuristic analyzer: maxStepSkills must be an integer ≥ 0, got ${o.maxStepSkills}`);
   }
 
   /** Skills per trajectory of the group (never null: the heuristic always writes something). */
   async analyze(group: AnalyzerGroup): Promise<AnalysisResult> {
     const t0 = performance.now();
-    // Actions as the environment writes them (free decoding may differ in case or spacing), so skills quote them exactly.
-    const trajs = group.trajectories.map((t) => ({ ...t, steps: t.steps.map((s) => ({ ...s, action: normalizeAction(s.action) })) }));
-    // A success with no valid step has no workflow (the household env cannot make one): it teaches its siblings nothing.
-    const wins = trajs.filter((t) => t.success).map(workflowActions).filter((w) => w.length > 0).sort((a, b) => a.length - b.length);
+    // Actions as the environment writes them (free decoding may differ in case or spacing), so skills quote them
+    // exactly.
+    const trajs = group.trajectories.map((t) => ({
+      ...t,
+      steps: t.steps.map((s) => ({ ...s, action: normalizeAction(s.action) })),
+    }));
+    // A success with no valid step has no workflow (the household env cannot make one): it teaches its siblings
+    // nothing.
+    const wins = trajs
+      .filter((t) => t.success)
+      .map(workflowActions)
+      .filter((w) => w.length > 0)
+      .sort((a, b) => a.length - b.length);
     const best = wins[0];
     // The information commands are offered in this room when any trajectory of the group gave one validly.
     const info = trajs.some((t) => t.steps.some((s) => s.valid && isInfoAction(s.action)));
@@ -90,7 +107,8 @@ export class HeuristicAnalyzer implements Analyzer {
     const idx = [...core, ...searchSteps(t).filter((i) => !coreActions.has(t.steps[i].action))].sort((a, b) => a - b);
     const w = idx.map((i) => t.steps[i].action);
     const stepSkills: Record<number, string> = {};
-    // No valid step, so no workflow to write: an empty episode skill (routed as none, algos/skill.ts) and no step skills.
+    // No valid step, so no workflow to write: an empty episode skill (routed as none, algos/skill.ts) and no step
+    // skills.
     if (!w.length) return { episodeSkill: '', stepSkills };
     const K = this.o.maxStepSkills;
     // Detours first: a step outside the workflow gets the workflow's next action, made executable there.
@@ -118,10 +136,17 @@ export class HeuristicAnalyzer implements Analyzer {
   /**
    * Walk a failed trajectory's steps from `from` against workflow `w` (from position `next`): the first divergent
    * step is the mistake — except, before `judgeFrom`, a `go to`/`open` whose fix is another `go to`/`open` or cannot
-   * be read off (a search move hindsight would only redirect) —; every such step (≤ K) gets a step skill naming the fix
-   * made executable there.
+   * be read off (a search move hindsight would only redirect) —; every such step (≤ K) gets a step skill naming the
+   * fix made executable there.
    */
-  private walk(t: AnalyzerTrajectory, workflow: readonly string[], states: TrackedState[], from: number, next: number, judgeFrom = from): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
+  private walk(
+    t: AnalyzerTrajectory,
+    workflow: readonly string[],
+    states: TrackedState[],
+    from: number,
+    next: number,
+    judgeFrom = from,
+  ): { first: { i: number; mistake: string; fix: string } | null; stepSkills: Record<number, string> } {
     let w = workflow;
     const visits = new Set(w.filter((a) => a.startsWith('go to ')));
     let first: { i: number; mistake: string; fix: string } | null = null;
@@ -131,13 +156,21 @@ export class HeuristicAnalyzer implements Analyzer {
       if (i < from || next >= w.length) return;
       // Holding another object of the task's kind than the one the workflow carries next (apple 3 for apple 1, or back
       // to apple 1): the rest of the workflow is about the object in hand (`exchangeObjects`).
-      const held = states[i]?.held, carried = carriedNext(w, next);
-      if (held && carried && held !== carried && kind && kindOf(held) === kind && kindOf(carried) === kind) w = exchangeObjects(w, next, held, carried);
+      const held = states[i]?.held,
+        carried = carriedNext(w, next);
+      if (held && carried && held !== carried && kind && kindOf(held) === kind && kindOf(carried) === kind)
+        w = exchangeObjects(w, next, held, carried);
       if (s.valid && s.action === w[next]) {
         next++;
         return;
       }
-      if (s.valid && s.action.startsWith('go to ') && visits.has(s.action) && !w.slice(next).every((a) => a.startsWith('go to '))) return;
+      if (
+        s.valid &&
+        s.action.startsWith('go to ') &&
+        visits.has(s.action) &&
+        !w.slice(next).every((a) => a.startsWith('go to '))
+      )
+        return;
       // Progress by another route than W's (progress.ts), or putting down an object taken by mistake: not a mistake.
       const p = stepProgress(t, i, w, next);
       if (p.kind === 'progress' && p.advance !== undefined) next = p.advance + 1;
@@ -149,7 +182,8 @@ export class HeuristicAnalyzer implements Analyzer {
       const searchMove = /^(go to|open) /;
       if (now === s.action || (i < judgeFrom && searchMove.test(s.action) && (!now || searchMove.test(now)))) return;
       if (!first) first = { i, mistake: s.action, fix };
-      if (now && knownAdmissible(now, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(now);
+      if (now && knownAdmissible(now, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills)
+        stepSkills[i] = stepSkill(now);
     });
     return { first, stepSkills };
   }
@@ -182,13 +216,17 @@ export class HeuristicAnalyzer implements Analyzer {
     const before = this.mistakesAlone(t, states, h ? h.from : t.steps.length);
     const r = h ? this.walk(t, h.workflow, states, h.from, h.next) : { first: null, stepSkills: {} };
     const stepSkills: Record<number, string> = {};
-    for (const [i, sk] of [...Object.entries(before.stepSkills), ...Object.entries(r.stepSkills)]) if (Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[Number(i)] = sk;
+    for (const [i, sk] of [...Object.entries(before.stepSkills), ...Object.entries(r.stepSkills)])
+      if (Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[Number(i)] = sk;
     const f = r.first as { i: number; mistake: string; fix: string } | null;
     const episode = before.episode ?? (f ? this.mistakeSkill(t, f) : null);
     if (episode) return { episodeSkill: episode, stepSkills };
     const k = taskKinds(t.task);
     const targetName = roomTarget(t, k);
-    const fix = targetName && k ? FALLBACK_PHRASES.bringTo.replace('{t}', targetName).replace('{o}', k.object) : FALLBACK_PHRASES.sooner;
+    const fix =
+      targetName && k
+        ? FALLBACK_PHRASES.bringTo.replace('{t}', targetName).replace('{o}', k.object)
+        : FALLBACK_PHRASES.sooner;
     return { episodeSkill: failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), fix), stepSkills };
   }
 
@@ -197,7 +235,11 @@ export class HeuristicAnalyzer implements Analyzer {
    * a `move` of the task's object to another kind than its target, an inadmissible action, a repeat; the fix read
    * from the observations (`X N` seen at a receptacle; `Y N` in the room description).
    */
-  private mistakesAlone(t: AnalyzerTrajectory, states: TrackedState[], until: number): { episode: string | null; stepSkills: Record<number, string> } {
+  private mistakesAlone(
+    t: AnalyzerTrajectory,
+    states: TrackedState[],
+    until: number,
+  ): { episode: string | null; stepSkills: Record<number, string> } {
     const k = taskKinds(t.task);
     const stepSkills: Record<number, string> = {};
     let episode: string | null = null;
@@ -215,9 +257,11 @@ export class HeuristicAnalyzer implements Analyzer {
       } else if (move && k && kindOf(move[1]) === k.object && kindOf(move[2]) !== k.target) {
         fix = targetName ? `go to ${targetName}` : undefined;
         sign = warningSign('wrongPlace', k.target);
-      } else if (i > 0 && t.steps.slice(0, i).some((p) => p.action === s.action) && !s.action.startsWith('go to ')) sign = warningSign('repeat');
+      } else if (i > 0 && t.steps.slice(0, i).some((p) => p.action === s.action) && !s.action.startsWith('go to '))
+        sign = warningSign('repeat');
       if (!sign) return;
-      if (fix && knownAdmissible(fix, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills) stepSkills[i] = stepSkill(fix);
+      if (fix && knownAdmissible(fix, states[i]) && Object.keys(stepSkills).length < this.o.maxStepSkills)
+        stepSkills[i] = stepSkill(fix);
       episode ??= failureSkill(s.action, sign, fix ?? FALLBACK_PHRASES.sooner, 0);
     });
     return { episode, stepSkills };
@@ -226,7 +270,9 @@ export class HeuristicAnalyzer implements Analyzer {
 
 /** The object an action takes, treats or moves (`take apple 3 from …` → `apple 3`); undefined for other actions. */
 function objectOf(action: string): string | undefined {
-  return action.match(/^(?:take|move) (.+?) (?:from|to) /)?.[1] ?? action.match(/^(?:clean|heat|cool) (.+?) with /)?.[1];
+  return (
+    action.match(/^(?:take|move) (.+?) (?:from|to) /)?.[1] ?? action.match(/^(?:clean|heat|cool) (.+?) with /)?.[1]
+  );
 }
 
 /** The object of the first take, move or treatment in `w` from position `next`, when it is a move or treatment (one
@@ -243,8 +289,8 @@ function carriedNext(w: readonly string[], next: number): string | undefined {
 /**
  * Workflow `w` from position `from` on made about `mine`, an object the trajectory holds, instead of `theirs`, the
  * object of the same kind `w` carries next: the rest of `w` with the two names exchanged; where the rest then fetches
- * `theirs` (pick two: the leg that took `mine`), that leg becomes `w`'s own earlier way to `theirs` — its `go to`/`open`
- * lead-in and `take` — since `theirs` lies where `w` took it, not where `mine` lay.
+ * `theirs` (pick two: the leg that took `mine`), that leg becomes `w`'s own earlier way to `theirs` — its `go
+ * to`/`open` lead-in and `take` — since `theirs` lies where `w` took it, not where `mine` lay.
  */
 function exchangeObjects(w: readonly string[], from: number, mine: string, theirs: string): string[] {
   const rest = swapNames(w.slice(from), mine, theirs);
@@ -270,7 +316,9 @@ function swapNames(actions: readonly string[], a: string, b: string): string[] {
   return actions.map((x) => x.replace(re, (m) => (m === a ? b : a)));
 }
 
-/** The first receptacle of the task's target kind named in the room description (step 0's observation), e.g. `fridge 1`. */
+/**
+ * The first receptacle of the task's target kind named in the room description (step 0's observation), e.g. `fridge 1`.
+ */
 function roomTarget(t: AnalyzerTrajectory, k: ReturnType<typeof taskKinds>): string | undefined {
   return k ? (t.steps[0]?.observation ?? '').match(new RegExp(`\\b(${k.target} \\d+)`))?.[1] : undefined;
 }

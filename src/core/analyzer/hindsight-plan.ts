@@ -21,7 +21,10 @@ import { lookObject, taskKinds } from './progress';
 export interface HindsightPlan {
   /** The workflow, actions in the environment's normal form (e.g. `take apple 1 from countertop 2`). */
   workflow: string[];
-  /** First step judged against it: the first step whose state shows an object of the task's kind at a receptacle not of the target kind (0-based). */
+  /**
+   * First step judged against it: the first step whose state shows an object of the task's kind at a receptacle not of
+   * the target kind (0-based).
+   */
   from: number;
   /** The workflow's first action not yet done at `from` (the walk's start position). */
   next: number;
@@ -59,7 +62,11 @@ export function firstSighting(t: { task: string; steps: readonly unknown[] }, st
 }
 
 /** `go to R` (then `open R` when R's kind has a door) and `take O from R`. */
-const fetchActions = (o: string, r: string): string[] => [`go to ${r}`, ...(CLOSABLE_KINDS.includes(kindOf(r)) ? [`open ${r}`] : []), `take ${o} from ${r}`];
+const fetchActions = (o: string, r: string): string[] => [
+  `go to ${r}`,
+  ...(CLOSABLE_KINDS.includes(kindOf(r)) ? [`open ${r}`] : []),
+  `take ${o} from ${r}`,
+];
 
 /**
  * The hindsight workflow of a failed household trajectory (module doc), or null when the task line has another shape,
@@ -68,7 +75,10 @@ const fetchActions = (o: string, r: string): string[] => [`go to ${r}`, ...(CLOS
  * @param t the trajectory (task line; steps with observations; the first observation is the room line).
  * @param states its tracked states (`trackStates`, one per step plus the final one).
  */
-export function hindsightPlan(t: { task: string; steps: readonly { observation: string }[] }, states: readonly TrackedState[]): HindsightPlan | null {
+export function hindsightPlan(
+  t: { task: string; steps: readonly { observation: string }[] },
+  states: readonly TrackedState[],
+): HindsightPlan | null {
   const look = lookObject(t.task);
   const k = look ? null : taskKinds(t.task);
   const kind = look ?? k?.object;
@@ -88,7 +98,11 @@ export function hindsightPlan(t: { task: string; steps: readonly { observation: 
     const target = ofKind(k!.target);
     if (!target) return null;
     // The target's door is opened once: the second move of a pick-two task finds it open.
-    const place = (o: string, open: boolean) => [`go to ${target}`, ...(open && CLOSABLE_KINDS.includes(k!.target) ? [`open ${target}`] : []), `move ${o} to ${target}`];
+    const place = (o: string, open: boolean) => [
+      `go to ${target}`,
+      ...(open && CLOSABLE_KINDS.includes(k!.target) ? [`open ${target}`] : []),
+      `move ${o} to ${target}`,
+    ];
     if (k!.treat) {
       const appliance = ofKind(APPLIANCE[k!.treat]!);
       if (!appliance) return null;
@@ -102,6 +116,10 @@ export function hindsightPlan(t: { task: string; steps: readonly { observation: 
   }
   const st = states[from];
   let next = 0;
-  if (st.at === first.at) next = st.doors.get(first.at) === 'open' || !CLOSABLE_KINDS.includes(kindOf(first.at)) ? w.indexOf(`take ${first.object} from ${first.at}`) : 1;
+  if (st.at === first.at)
+    next =
+      st.doors.get(first.at) === 'open' || !CLOSABLE_KINDS.includes(kindOf(first.at))
+        ? w.indexOf(`take ${first.object} from ${first.at}`)
+        : 1;
   return { workflow: w, from, next };
 }

@@ -5,15 +5,17 @@
 import { JSON_MODE_REJECTED, type Failure } from './http-reply';
 
 /** One request's outcome; `jsonMode` says whether JSON mode was still on when it ended. */
-export type Exchange = (
+export type Exchange =
   // `redirectedTo`: the final URL's origin and path ('' when not redirected; fetch follows redirects itself).
-  | { kind: 'reply'; ok: boolean; status: number; headers: Headers; text: string; redirectedTo: string }
-  | { kind: 'timeout' }
-  // The fetch itself was rejected (no reply).
-  | { kind: 'error'; error: unknown }
-  // The status and headers came, the body could not be read (a broken compressed body, a connection dropped mid-reply).
-  | { kind: 'unreadable'; status: number; error: unknown }
-) & { jsonMode: boolean };
+  (
+    | { kind: 'reply'; ok: boolean; status: number; headers: Headers; text: string; redirectedTo: string }
+    | { kind: 'timeout' }
+    // The fetch itself was rejected (no reply).
+    | { kind: 'error'; error: unknown }
+    // The status and headers came, the body could not be read (a broken compressed body, a connection dropped
+    // mid-reply).
+    | { kind: 'unreadable'; status: number; error: unknown }
+  ) & { jsonMode: boolean };
 
 export interface ExchangeRequest {
   fetchFn: typeof fetch;
@@ -35,7 +37,8 @@ export interface ExchangeRequest {
  */
 export async function exchange(r: ExchangeRequest, counts: { calls: number; latencyMs: number }): Promise<Exchange> {
   const x = await post(r, r.jsonMode, counts);
-  if (r.jsonMode && x.kind === 'reply' && x.status === 400 && JSON_MODE_REJECTED.test(x.text)) return { ...(await post(r, false, counts)), jsonMode: false };
+  if (r.jsonMode && x.kind === 'reply' && x.status === 400 && JSON_MODE_REJECTED.test(x.text))
+    return { ...(await post(r, false, counts)), jsonMode: false };
   return { ...x, jsonMode: r.jsonMode };
 }
 
@@ -43,13 +46,20 @@ export async function exchange(r: ExchangeRequest, counts: { calls: number; late
 async function post(r: ExchangeRequest, jsonMode: boolean, counts: { calls: number; latencyMs: number }) {
   r.signal?.throwIfAborted();
   const body = JSON.stringify({
-    model: r.model, temperature: 0, stream: false, ...(jsonMode ? { response_format: { type: 'json_object' } } : {}), messages: r.messages,
+    model: r.model,
+    temperature: 0,
+    stream: false,
+    ...(jsonMode ? { response_format: { type: 'json_object' } } : {}),
+    messages: r.messages,
   });
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (r.apiKey) headers.authorization = `Bearer ${r.apiKey}`;
   const ctl = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; ctl.abort(); }, r.timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctl.abort();
+  }, r.timeoutMs);
   const onAbort = () => ctl.abort();
   r.signal?.addEventListener('abort', onAbort, { once: true });
   const t0 = performance.now();
@@ -64,7 +74,8 @@ async function post(r: ExchangeRequest, jsonMode: boolean, counts: { calls: numb
       if (timedOut) return { kind: 'timeout' as const };
       return { kind: 'unreadable' as const, status: res.status, error: e };
     }
-    const redirectedTo = res.redirected && URL.canParse(res.url) ? ((u) => u.origin + u.pathname)(new URL(res.url)) : '';
+    const redirectedTo =
+      res.redirected && URL.canParse(res.url) ? ((u) => u.origin + u.pathname)(new URL(res.url)) : '';
     return { kind: 'reply' as const, ok: res.ok, status: res.status, headers: res.headers, text, redirectedTo };
   } catch (e) {
     if (r.signal?.aborted) throw r.signal.reason;
@@ -76,19 +87,27 @@ async function post(r: ExchangeRequest, jsonMode: boolean, counts: { calls: numb
   }
 }
 
-/** A rejected fetch in words. Node (undici) puts the system error code on `cause`; browsers say only "Failed to fetch". */
+/**
+ * A rejected fetch in words. Node (undici) puts the system error code on `cause`; browsers say only "Failed to fetch".
+ */
 export function networkFailure(e: unknown, origin: string): Failure {
   const cause = (e as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (code === 'ECONNREFUSED') return { ok: false, reason: `connection refused at ${origin} (is the server running?)`, retry: 'no' };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { ok: false, reason: `host not found: ${new URL(origin).hostname}`, retry: 'no' };
+  if (code === 'ECONNREFUSED')
+    return { ok: false, reason: `connection refused at ${origin} (is the server running?)`, retry: 'no' };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { ok: false, reason: `host not found: ${new URL(origin).hostname}`, retry: 'no' };
   if (/CERT|SSL|TLS/.test(code)) return { ok: false, reason: `TLS certificate problem at ${origin}`, retry: 'no' };
-  if (cause?.message === 'bad port') return { ok: false, reason: `port blocked by fetch at ${origin} (use another port)`, retry: 'no' };
-  if (code === 'ECONNRESET' || code.startsWith('UND_ERR')) return { ok: false, reason: `connection dropped by ${origin}`, retry: 'same' };
+  if (cause?.message === 'bad port')
+    return { ok: false, reason: `port blocked by fetch at ${origin} (use another port)`, retry: 'no' };
+  if (code === 'ECONNRESET' || code.startsWith('UND_ERR'))
+    return { ok: false, reason: `connection dropped by ${origin}`, retry: 'same' };
   return { ok: false, reason: `could not reach ${origin} (server down, wrong URL, or blocked by CORS)`, retry: 'same' };
 }
 
-/** An error's own code when it looks like one (`Z_DATA_ERROR`, `UND_ERR_SOCKET`, `ERR_…`), else ''; never free text. */
+/**
+ * An error's own code when it looks like one (`Z_DATA_ERROR`, `UND_ERR_SOCKET`, `ERR_…`), else ''; never free text.
+ */
 function errorCode(e: unknown): string {
   const pick = (x: unknown) => (typeof x === 'string' && /^[A-Z][A-Z0-9_]{1,39}$/.test(x) ? x : '');
   const o = (e ?? {}) as { code?: unknown; cause?: { code?: unknown } };
@@ -104,7 +123,10 @@ export function unreadableFailure(status: number, e: unknown): Failure {
   const code = errorCode(e);
   return {
     ok: false,
-    reason: `reply body unreadable after HTTP ${status}${code ? ` (${code})` : ''}: a compressed body that does not decompress, or the connection dropped mid-reply; check a proxy's content-encoding`,
+    reason:
+      `reply body unreadable after HTTP ${status}${code ? ` (${code})` : ''}: a compressed body ` +
+      `that does not decompress, or the connection dropped mid-reply; check a proxy's ` +
+      `content-encoding`,
     retry: 'same',
   };
 }
@@ -114,7 +136,10 @@ export function unreadableFailure(status: number, e: unknown): Failure {
  * as a GET, so the server at the end of it answers an error that says nothing of the redirect. '' when not redirected.
  */
 export function redirectNote(redirectedTo: string): string {
-  return redirectedTo ? `after a redirect to ${redirectedTo}, which fetch re-sends as GET: use that address's server root as the base URL; ` : '';
+  return redirectedTo
+    ? `after a redirect to ${redirectedTo}, which fetch re-sends as GET: use that address's server root ` +
+        `as the base URL; `
+    : '';
 }
 
 /** Wait `ms`, rejecting with the signal's reason if it aborts first. */
@@ -122,8 +147,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const done = () => { signal?.removeEventListener('abort', onAbort); resolve(); };
-    const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
+    const done = () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });

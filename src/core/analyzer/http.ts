@@ -18,10 +18,26 @@
  * The API key lives in a private field and is sent only in the Authorization header: no error, reason, stat or
  * thrown message contains it (reasons are fixed phrases; server error bodies are never echoed).
  */
-import type { Analyzer, AnalyzerGroup, AnalyzerOptions, AnalyzerStats, AnalyzerTrajectory, AnalysisResult, TrajectorySkills } from './types';
+import type {
+  Analyzer,
+  AnalyzerGroup,
+  AnalyzerOptions,
+  AnalyzerStats,
+  AnalyzerTrajectory,
+  AnalysisResult,
+  TrajectorySkills,
+} from './types';
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
-import { errorInReply, finishFailure, httpFailure, readEnvelope, type Ctx, type Failure, type Retry } from './http-reply';
+import {
+  errorInReply,
+  finishFailure,
+  httpFailure,
+  readEnvelope,
+  type Ctx,
+  type Failure,
+  type Retry,
+} from './http-reply';
 import { exchange, networkFailure, redirectNote, sleep, unreadableFailure } from './http-exchange';
 
 /** Options of the `http` analyzer. */
@@ -34,7 +50,10 @@ export interface HttpAnalyzerOptions extends AnalyzerOptions {
   baseUrl: string;
   /** Model name sent in the request, e.g. `qwen2.5:7b-instruct`. Required, non-empty. */
   model: string;
-  /** Optional API key, sent as `Authorization: Bearer <key>`; surrounding whitespace is trimmed. Empty/absent = no header. */
+  /**
+   * Optional API key, sent as `Authorization: Bearer <key>`; surrounding whitespace is trimmed. Empty/absent = no
+   * header.
+   */
   apiKey?: string;
   /** Per-request limit (ms), covering the whole reply. Default 20 000. */
   timeoutMs?: number;
@@ -70,7 +89,9 @@ export class HttpAnalyzer implements Analyzer {
   readonly endpoint: string;
   readonly #apiKey: string;
   private readonly origin: string;
-  private readonly o: Required<Omit<HttpAnalyzerOptions, 'apiKey' | 'fetchImpl' | 'failedOnly'>> & { failedOnly: boolean };
+  private readonly o: Required<Omit<HttpAnalyzerOptions, 'apiKey' | 'fetchImpl' | 'failedOnly'>> & {
+    failedOnly: boolean;
+  };
   private readonly fetchFn: typeof fetch;
   private readonly s: AnalyzerStats = { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
   private active = 0;
@@ -88,30 +109,61 @@ export class HttpAnalyzer implements Analyzer {
     try {
       url = new URL(opts.baseUrl);
     } catch {
-      throw fail('baseUrl', 'is not a valid URL', 'give the server root, e.g. http://localhost:11434 (Ollama) or https://api.openai.com');
+      throw fail(
+        'baseUrl',
+        'is not a valid URL',
+        'give the server root, e.g. http://localhost:11434 (Ollama) or https://api.openai.com',
+      );
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('baseUrl', 'must start with http:// or https://', 'give the server root, e.g. http://localhost:11434');
-    if (url.username || url.password) throw fail('baseUrl', 'must not contain a user name or password', 'put the key in the apiKey field');
-    if (url.search || url.hash) throw fail('baseUrl', 'must not contain a query (?…) or fragment (#…)', 'give only the server root, e.g. https://api.openai.com');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw fail('baseUrl', 'must start with http:// or https://', 'give the server root, e.g. http://localhost:11434');
+    if (url.username || url.password)
+      throw fail('baseUrl', 'must not contain a user name or password', 'put the key in the apiKey field');
+    if (url.search || url.hash)
+      throw fail(
+        'baseUrl',
+        'must not contain a query (?…) or fragment (#…)',
+        'give only the server root, e.g. https://api.openai.com',
+      );
     const path = url.pathname.replace(/\/+$/, '').replace(/(\/v1)?(\/chat\/completions)?$/, '');
     this.origin = url.origin;
     this.endpoint = `${url.origin}${path}/v1/chat/completions`;
     this.#apiKey = (opts.apiKey ?? '').trim();
-    if (this.#apiKey && !/^[\x21-\x7e]+$/.test(this.#apiKey)) throw fail('apiKey', 'contains spaces, line breaks or non-ASCII characters', 'paste the key again without extra characters');
-    if (typeof opts.model !== 'string' || !opts.model.trim()) throw fail('model', 'is empty', 'give the model name the server serves, e.g. qwen2.5:7b-instruct');
+    if (this.#apiKey && !/^[\x21-\x7e]+$/.test(this.#apiKey))
+      throw fail(
+        'apiKey',
+        'contains spaces, line breaks or non-ASCII characters',
+        'paste the key again without extra characters',
+      );
+    if (typeof opts.model !== 'string' || !opts.model.trim())
+      throw fail('model', 'is empty', 'give the model name the server serves, e.g. qwen2.5:7b-instruct');
     this.o = {
-      baseUrl: url.origin + path, model: opts.model.trim(), maxStepSkills: opts.maxStepSkills, failedOnly: opts.failedOnly ?? false,
-      timeoutMs: opts.timeoutMs ?? 20_000, concurrency: opts.concurrency ?? 4, maxRetries: opts.maxRetries ?? 2,
-      maxSkillChars: opts.maxSkillChars ?? DEFAULT_MAX_SKILL_CHARS, promptTemplate: opts.promptTemplate ?? DEFAULT_HTTP_PROMPT,
+      baseUrl: url.origin + path,
+      model: opts.model.trim(),
+      maxStepSkills: opts.maxStepSkills,
+      failedOnly: opts.failedOnly ?? false,
+      timeoutMs: opts.timeoutMs ?? 20_000,
+      concurrency: opts.concurrency ?? 4,
+      maxRetries: opts.maxRetries ?? 2,
+      maxSkillChars: opts.maxSkillChars ?? DEFAULT_MAX_SKILL_CHARS,
+      promptTemplate: opts.promptTemplate ?? DEFAULT_HTTP_PROMPT,
       retryDelayMs: opts.retryDelayMs ?? 500,
     };
     const o = this.o;
-    if (!isInt(o.maxStepSkills, 0)) throw fail('maxStepSkills', `must be an integer ≥ 0, got ${o.maxStepSkills}`, 'use 5 (household, shop) or 2 (search-QA)');
-    if (!(o.timeoutMs > 0 && Number.isFinite(o.timeoutMs))) throw fail('timeoutMs', `must be a positive number of ms, got ${o.timeoutMs}`, 'use 20000');
+    if (!isInt(o.maxStepSkills, 0))
+      throw fail(
+        'maxStepSkills',
+        `must be an integer ≥ 0, got ${o.maxStepSkills}`,
+        'use 5 (household, shop) or 2 (search-QA)',
+      );
+    if (!(o.timeoutMs > 0 && Number.isFinite(o.timeoutMs)))
+      throw fail('timeoutMs', `must be a positive number of ms, got ${o.timeoutMs}`, 'use 20000');
     if (!isInt(o.concurrency, 1)) throw fail('concurrency', `must be an integer ≥ 1, got ${o.concurrency}`, 'use 4');
     if (!isInt(o.maxRetries, 0)) throw fail('maxRetries', `must be an integer ≥ 0, got ${o.maxRetries}`, 'use 2');
-    if (!isInt(o.maxSkillChars, 1)) throw fail('maxSkillChars', `must be an integer ≥ 1, got ${o.maxSkillChars}`, 'use 200');
-    if (!(o.retryDelayMs >= 0 && Number.isFinite(o.retryDelayMs))) throw fail('retryDelayMs', `must be a number ≥ 0, got ${o.retryDelayMs}`, 'use 500');
+    if (!isInt(o.maxSkillChars, 1))
+      throw fail('maxSkillChars', `must be an integer ≥ 1, got ${o.maxSkillChars}`, 'use 200');
+    if (!(o.retryDelayMs >= 0 && Number.isFinite(o.retryDelayMs)))
+      throw fail('retryDelayMs', `must be a number ≥ 0, got ${o.retryDelayMs}`, 'use 500');
     const impl = opts.fetchImpl;
     // Called unbound: browsers throw "Illegal invocation" when fetch's `this` is not the global object.
     this.fetchFn = impl ? (input, init) => impl(input, init) : (input, init) => globalThis.fetch(input, init);
@@ -136,8 +188,13 @@ export class HttpAnalyzer implements Analyzer {
     let strict = false;
     let last: Failure | undefined;
     for (let i = 0; i <= this.o.maxRetries; i++) {
-      // Backoff capped at 30 s, but never shorter than the Retry-After the server asked for (at most timeoutMs, see httpFailure).
-      if (last?.retry === 'same') await sleep(Math.max(Math.min(MAX_RETRY_DELAY_MS, this.o.retryDelayMs * 2 ** (i - 1)), last.waitMs ?? 0), signal);
+      // Backoff capped at 30 s, but never shorter than the Retry-After the server asked for (at most timeoutMs, see
+      // httpFailure).
+      if (last?.retry === 'same')
+        await sleep(
+          Math.max(Math.min(MAX_RETRY_DELAY_MS, this.o.retryDelayMs * 2 ** (i - 1)), last.waitMs ?? 0),
+          signal,
+        );
       const r = await this.withSlot(() => this.attempt(t, strict, signal));
       if (r.ok) return r.skills;
       last = r;
@@ -150,14 +207,33 @@ export class HttpAnalyzer implements Analyzer {
     return null;
   }
 
-  /** One request (two when the server rejects JSON mode). Returns skills or a failure with its retry kind; throws only when `signal` aborted. */
+  /**
+   * One request (two when the server rejects JSON mode). Returns skills or a failure with its retry kind; throws only
+   * when `signal` aborted.
+   */
   private async attempt(t: AnalyzerTrajectory, strict: boolean, signal?: AbortSignal): Promise<Attempt> {
     signal?.throwIfAborted();
     const { model, maxStepSkills: K, maxSkillChars, timeoutMs } = this.o;
     const p = renderPrompt(this.o.promptTemplate, t, K, maxSkillChars);
-    const messages = [{ role: 'system', content: p.system }, { role: 'user', content: p.user + (strict ? STRICT_SUFFIX : '') }];
-    const x = await exchange({ fetchFn: this.fetchFn, endpoint: this.endpoint, apiKey: this.#apiKey, model, timeoutMs, messages, jsonMode: this.jsonMode, signal }, this.s);
-    if (!x.jsonMode) this.jsonMode = false; // the server said it has no JSON mode: the prompt alone asks for JSON from now on
+    const messages = [
+      { role: 'system', content: p.system },
+      { role: 'user', content: p.user + (strict ? STRICT_SUFFIX : '') },
+    ];
+    const x = await exchange(
+      {
+        fetchFn: this.fetchFn,
+        endpoint: this.endpoint,
+        apiKey: this.#apiKey,
+        model,
+        timeoutMs,
+        messages,
+        jsonMode: this.jsonMode,
+        signal,
+      },
+      this.s,
+    );
+    // the server said it has no JSON mode: the prompt alone asks for JSON from now on
+    if (!x.jsonMode) this.jsonMode = false;
     if (x.kind === 'timeout') return { ok: false, reason: `timed out after ${timeoutMs} ms`, retry: 'same' };
     if (x.kind === 'error') return networkFailure(x.error, this.origin);
     if (x.kind === 'unreadable') return unreadableFailure(x.status, x.error);
@@ -194,11 +270,18 @@ export class HttpAnalyzer implements Analyzer {
   }
 }
 
-/** `f` with the redirect named first in its reason when the failing reply came through a redirect (`redirectNote`); a redirect is not retried. */
+/**
+ * `f` with the redirect named first in its reason when the failing reply came through a redirect (`redirectNote`); a
+ * redirect is not retried.
+ */
 function withRedirect(f: Failure, redirectedTo: string): Failure {
   if (!redirectedTo) return f;
   // httpFailure's reasons read `HTTP <status> (<words>)`: the note goes first inside the brackets.
-  return { ok: false, reason: f.reason.replace(/^HTTP \d+ \(/, (head) => head + redirectNote(redirectedTo)), retry: 'no' };
+  return {
+    ok: false,
+    reason: f.reason.replace(/^HTTP \d+ \(/, (head) => head + redirectNote(redirectedTo)),
+    retry: 'no',
+  };
 }
 
 /** What `testConnection` is asked (the page's "Test connection" button). Same meaning as in `HttpAnalyzerOptions`. */
@@ -218,7 +301,8 @@ export interface ConnectionTest {
 /**
  * Outcome of `testConnection`: the reply's model name (the one asked for when the reply names none) and the
  * request's wall time (ms), or why it failed, in the words the analyzer's failure counts use ("HTTP 401 (API key
- * rejected)", "timed out after 20000 ms", "connection refused at http://…", a bad base URL …). Never contains the key.
+ * rejected)", "timed out after 20000 ms", "connection refused at http://…", a bad base URL …). Never contains the
+ * key.
  */
 export type ConnectionResult = { ok: true; latencyMs: number; model: string } | { ok: false; reason: string };
 
@@ -234,7 +318,13 @@ export type ConnectionResult = { ok: true; latencyMs: number; model: string } | 
 export async function testConnection(t: ConnectionTest): Promise<ConnectionResult> {
   let endpoint: string;
   try {
-    endpoint = new HttpAnalyzer({ baseUrl: t.baseUrl, model: t.model, apiKey: t.apiKey, timeoutMs: t.timeoutMs, maxStepSkills: 0 }).endpoint;
+    endpoint = new HttpAnalyzer({
+      baseUrl: t.baseUrl,
+      model: t.model,
+      apiKey: t.apiKey,
+      timeoutMs: t.timeoutMs,
+      maxStepSkills: 0,
+    }).endpoint;
   } catch (e) {
     // The constructor's messages name the field, the rule and the fix, never the key or the raw URL.
     return { ok: false, reason: e instanceof Error ? e.message : 'the analyzer settings are not usable' };
@@ -243,15 +333,20 @@ export async function testConnection(t: ConnectionTest): Promise<ConnectionResul
   const apiKey = (t.apiKey ?? '').trim();
   const model = t.model.trim();
   const impl = t.fetchImpl;
-  const fetchFn: typeof fetch = impl ? (input, init) => impl(input, init) : (input, init) => globalThis.fetch(input, init);
+  const fetchFn: typeof fetch = impl
+    ? (input, init) => impl(input, init)
+    : (input, init) => globalThis.fetch(input, init);
   const counts = { calls: 0, latencyMs: 0 };
-  const messages = [{ role: 'user', content: 'Connection test. Reply with the JSON object {"ok": true} and nothing else.' }];
+  const messages = [
+    { role: 'user', content: 'Connection test. Reply with the JSON object {"ok": true} and nothing else.' },
+  ];
   const x = await exchange({ fetchFn, endpoint, apiKey, model, timeoutMs, messages, jsonMode: true }, counts);
   if (x.kind === 'timeout') return { ok: false, reason: `timed out after ${timeoutMs} ms` };
   if (x.kind === 'error') return { ok: false, reason: networkFailure(x.error, new URL(endpoint).origin).reason };
   if (x.kind === 'unreadable') return { ok: false, reason: unreadableFailure(x.status, x.error).reason };
   const ctx = { model, timeoutMs, hasKey: !!apiKey };
-  if (!x.ok) return { ok: false, reason: withRedirect(httpFailure(x.status, x.headers, x.text, ctx), x.redirectedTo).reason };
+  if (!x.ok)
+    return { ok: false, reason: withRedirect(httpFailure(x.status, x.headers, x.text, ctx), x.redirectedTo).reason };
   const e = readEnvelope(x.text, ctx);
   if (!e.ok) return { ok: false, reason: e.reason };
   const th = stripThinking(e.content);

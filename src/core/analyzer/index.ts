@@ -11,6 +11,12 @@ import { HttpAnalyzer } from './http';
 export function makeAnalyzer(cfg: RunConfig, apiKey?: string): Analyzer {
   const common = { maxStepSkills: cfg.maxStepSkills, failedOnly: cfg.failedOnly };
   if (cfg.analyzer === 'http')
-    return new HttpAnalyzer({ ...common, baseUrl: cfg.analyzerUrl, model: cfg.analyzerModel, apiKey, timeoutMs: cfg.analyzerTimeoutMs });
+    return new HttpAnalyzer({
+      ...common,
+      baseUrl: cfg.analyzerUrl,
+      model: cfg.analyzerModel,
+      apiKey,
+      timeoutMs: cfg.analyzerTimeoutMs,
+    });
   return new HeuristicAnalyzer(common);
 }

@@ -76,15 +76,24 @@ const isDecisive = (a: string): boolean => !/^(go to|open|close|examine|look|inv
  * @param w the group's shortest successful workflow; `next` the walk's position in it.
  */
 export function stepProgress(
-  t: { task: string; steps: readonly { action: string; valid: boolean; observation: string }[]; finalObservation: string },
-  i: number, w: readonly string[], next: number,
+  t: {
+    task: string;
+    steps: readonly { action: string; valid: boolean; observation: string }[];
+    finalObservation: string;
+  },
+  i: number,
+  w: readonly string[],
+  next: number,
 ): StepProgress {
   const s = t.steps[i];
   const look = lookObject(t.task);
   const k: TaskKinds | null = look ? { object: look, target: '', treat: null } : taskKinds(t.task);
   if (!k || !s.valid) return { kind: 'none' };
   const j = w.findIndex((a, x) => x >= next && isDecisive(a));
-  const standsFor = (same: (a: string) => boolean): StepProgress => ({ kind: 'progress', ...(j >= 0 && same(w[j]) ? { advance: j } : {}) });
+  const standsFor = (same: (a: string) => boolean): StepProgress => ({
+    kind: 'progress',
+    ...(j >= 0 && same(w[j]) ? { advance: j } : {}),
+  });
   if (look && /^use /.test(s.action)) {
     if (!holdsKind(t.steps, i, look)) return { kind: 'none' };
     return standsFor((a) => a.startsWith('use '));
@@ -92,20 +101,30 @@ export function stepProgress(
   const take = s.action.match(/^take (.+?) from (.+)$/);
   if (take) {
     if (kindOf(take[1]) !== k.object || kindOf(take[2]) === k.target) return { kind: 'none' };
-    return standsFor((a) => { const m = a.match(/^take (.+?) from /); return !!m && kindOf(m[1]) === k.object; });
+    return standsFor((a) => {
+      const m = a.match(/^take (.+?) from /);
+      return !!m && kindOf(m[1]) === k.object;
+    });
   }
   const treat = s.action.match(/^(clean|heat|cool) (.+?) with (.+)$/);
   if (treat) {
     if (treat[1] !== k.treat || kindOf(treat[2]) !== k.object) return { kind: 'none' };
-    return standsFor((a) => a.startsWith(`${treat[1]} `) && kindOf(a.match(/^\S+ (.+?) with /)?.[1] ?? '') === k.object);
+    return standsFor(
+      (a) => a.startsWith(`${treat[1]} `) && kindOf(a.match(/^\S+ (.+?) with /)?.[1] ?? '') === k.object,
+    );
   }
   const move = s.action.match(/^move (.+?) to (.+)$/);
   if (move) {
     if (kindOf(move[1]) !== k.object) return { kind: 'undo' };
     if (look || kindOf(move[2]) !== k.target) return { kind: 'none' };
-    const treated = k.treat === null || t.steps.slice(0, i).some((p) => p.valid && p.action.startsWith(`${k.treat} ${move[1]} with `));
+    const treated =
+      k.treat === null ||
+      t.steps.slice(0, i).some((p) => p.valid && p.action.startsWith(`${k.treat} ${move[1]} with `));
     if (!treated) return { kind: 'none' };
-    return standsFor((a) => { const m = a.match(/^move (.+?) to (.+)$/); return !!m && kindOf(m[1]) === k.object && kindOf(m[2]) === k.target; });
+    return standsFor((a) => {
+      const m = a.match(/^move (.+?) to (.+)$/);
+      return !!m && kindOf(m[1]) === k.object && kindOf(m[2]) === k.target;
+    });
   }
   if (/^(go to|open) /.test(s.action)) {
     const reply = i + 1 < t.steps.length ? t.steps[i + 1].observation : t.finalObservation;

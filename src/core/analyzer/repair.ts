@@ -24,7 +24,9 @@ export type ValidateResult = { ok: true; skills: TrajectorySkills } | { ok: fals
 /** Default cap on one skill's length (characters, after cleaning). */
 export const DEFAULT_MAX_SKILL_CHARS = 200;
 
-/** Result of `stripThinking`: the reply without its reasoning, or why no answer is left (plain words, shown to users). */
+/**
+ * Result of `stripThinking`: the reply without its reasoning, or why no answer is left (plain words, shown to users).
+ */
 export type StripResult = { ok: true; text: string } | { ok: false; reason: string };
 
 // Reasoning models (DeepSeek-R1, QwQ, Qwen3, … through Ollama, vLLM, llama.cpp, LM Studio) write their thoughts in
@@ -49,17 +51,33 @@ export function stripThinking(text: string): StripResult {
   let s = text;
   const f = s.lastIndexOf(HARMONY_FINAL);
   if (f >= 0) s = s.slice(f + HARMONY_FINAL.length).replace(/<\|(return|end|call)\|>\s*$/, '');
-  else if (/<\|channel\|>(analysis|commentary)/.test(s)) return { ok: false, reason: "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens" };
+  else if (/<\|channel\|>(analysis|commentary)/.test(s))
+    return {
+      ok: false,
+      reason: "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens",
+    };
   let tag = '';
   let end = -1;
   for (const m of s.matchAll(THINK_CLOSE)) [tag, end] = [m[1].toLowerCase(), m.index + m[0].length];
   if (end >= 0) s = s.slice(end);
   const open = THINK_OPEN.exec(s);
   if (open) {
-    if (!s.slice(0, open.index).trim()) return { ok: false, reason: `the reply was cut inside a <${open[1].toLowerCase()}> block; raise max_tokens or use a non-reasoning model` };
+    if (!s.slice(0, open.index).trim())
+      return {
+        ok: false,
+        reason:
+          `the reply was cut inside a <${open[1].toLowerCase()}> block; raise max_tokens or use a ` +
+          `non-reasoning model`,
+      };
     s = s.slice(0, open.index);
   }
-  if (tag && !s.trim()) return { ok: false, reason: `the reply held only a <${tag}> block and no answer after it; turn thinking off or use a non-reasoning model` };
+  if (tag && !s.trim())
+    return {
+      ok: false,
+      reason:
+        `the reply held only a <${tag}> block and no answer after it; turn thinking off or use a ` +
+        `non-reasoning model`,
+    };
   return { ok: true, text: s };
 }
 
@@ -100,7 +118,8 @@ export function repairJson(text: string): RepairResult {
     const v = parseLoose(s.slice(a, b + 1));
     if (v) return { ok: true, value: v.value };
   }
-  if (a >= 0 && b < a && /^\{\s*["']/.test(s.slice(a))) return { ok: false, reason: 'reply JSON was cut off before its closing brace' };
+  if (a >= 0 && b < a && /^\{\s*["']/.test(s.slice(a)))
+    return { ok: false, reason: 'reply JSON was cut off before its closing brace' };
   return { ok: false, reason: 'reply was not JSON' };
 }
 
@@ -131,12 +150,16 @@ function topLevelObjects(s: string): string[] {
     const c = s[i];
     if (quote) {
       if (c === '\\') i++;
-      else if (c === quote) { quote = ''; prev = c; }
+      else if (c === quote) {
+        quote = '';
+        prev = c;
+      }
       continue;
     }
     if (depth > 0 && (c === '"' || (c === "'" && '{[:,'.includes(prev)))) quote = c;
-    else if (c === '{') { if (depth++ === 0) start = i; }
-    else if (c === '}' && depth > 0 && --depth === 0) out.push(s.slice(start, i + 1));
+    else if (c === '{') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' && depth > 0 && --depth === 0) out.push(s.slice(start, i + 1));
     if (!/\s/.test(c)) prev = c;
   }
   return out;
@@ -180,13 +203,28 @@ export function cleanSkill(text: string, maxChars = DEFAULT_MAX_SKILL_CHARS): st
  *   "episodeSkill missing or not a string", "episodeSkill was empty",
  *   "stepSkills was not an object keyed by step number".
  */
-export function validateSkills(raw: unknown, nSteps: number, K: number, maxChars = DEFAULT_MAX_SKILL_CHARS): ValidateResult {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'reply JSON was not an object' };
+export function validateSkills(
+  raw: unknown,
+  nSteps: number,
+  K: number,
+  maxChars = DEFAULT_MAX_SKILL_CHARS,
+): ValidateResult {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, reason: 'reply JSON was not an object' };
   const o = raw as Record<string, unknown>;
-  const parsed = ReplySchema.safeParse({ episodeSkill: o.episodeSkill ?? o.episode_skill, stepSkills: o.stepSkills ?? o.step_skills });
+  const parsed = ReplySchema.safeParse({
+    episodeSkill: o.episodeSkill ?? o.episode_skill,
+    stepSkills: o.stepSkills ?? o.step_skills,
+  });
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path[0];
-    return { ok: false, reason: field === 'stepSkills' ? 'stepSkills was not an object keyed by step number' : 'episodeSkill missing or not a string' };
+    return {
+      ok: false,
+      reason:
+        field === 'stepSkills'
+          ? 'stepSkills was not an object keyed by step number'
+          : 'episodeSkill missing or not a string',
+    };
   }
   const episodeSkill = cleanSkill(parsed.data.episodeSkill, maxChars);
   if (!episodeSkill) return { ok: false, reason: 'episodeSkill was empty' };

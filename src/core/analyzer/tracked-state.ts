@@ -24,9 +24,14 @@ export interface TrackedState {
   placed: Map<string, string>;
   /** Receptacle → its door as last seen (absent: never seen; then only its kind tells, see `doorOf`). */
   doors: Map<string, Door>;
-  /** Receptacle → the objects seen in it (last listing, updated by the trajectory's own takes and moves); absent: unknown. */
+  /**
+   * Receptacle → the objects seen in it (last listing, updated by the trajectory's own takes and moves); absent:
+   * unknown.
+   */
   contents: Map<string, string[]>;
-  /** Whether the information commands (`examine`, `inventory`, `look`) are offered (a valid one was seen in the group). */
+  /**
+   * Whether the information commands (`examine`, `inventory`, `look`) are offered (a valid one was seen in the group).
+   */
   info: boolean;
 }
 
@@ -55,7 +60,11 @@ function readObservation(st: TrackedState, obs: string): void {
 }
 
 const copy = (s: TrackedState): TrackedState => ({
-  at: s.at, held: s.held, placed: new Map(s.placed), doors: new Map(s.doors), info: s.info,
+  at: s.at,
+  held: s.held,
+  placed: new Map(s.placed),
+  doors: new Map(s.doors),
+  info: s.info,
   contents: new Map([...s.contents].map(([k, v]) => [k, [...v]])),
 });
 
@@ -64,7 +73,10 @@ const copy = (s: TrackedState): TrackedState => ({
  * steps + 1, the last one after the final observation). Only valid actions change it (an inadmissible one changes
  * nothing, ALFWorld rule). `info`: whether the group's trajectories show the information commands are offered.
  */
-export function trackStates(t: { steps: readonly { observation: string; action: string; valid: boolean }[]; finalObservation?: string }, info = false): TrackedState[] {
+export function trackStates(
+  t: { steps: readonly { observation: string; action: string; valid: boolean }[]; finalObservation?: string },
+  info = false,
+): TrackedState[] {
   const out: TrackedState[] = [];
   let cur: TrackedState = { at: null, held: null, placed: new Map(), doors: new Map(), contents: new Map(), info };
   const step = (s: { action: string; valid: boolean }): TrackedState => {
@@ -76,7 +88,11 @@ export function trackStates(t: { steps: readonly { observation: string; action: 
       next.held = m[1];
       next.placed.delete(m[1]);
       const c = next.contents.get(m[2]);
-      if (c) next.contents.set(m[2], c.filter((x) => x !== m![1]));
+      if (c)
+        next.contents.set(
+          m[2],
+          c.filter((x) => x !== m![1]),
+        );
     } else if ((m = s.action.match(/^move (.+?) to (.+)$/))) {
       next.held = null;
       next.placed.set(m[1], m[2]);
@@ -120,13 +136,21 @@ const reachable = (st: TrackedState, r: string): boolean => {
 export function knownAdmissible(action: string, st: TrackedState): boolean {
   let m: RegExpMatchArray | null;
   if ((m = action.match(/^go to (.+)$/))) return st.at !== m[1];
-  if ((m = action.match(/^(open|close) (.+)$/))) return st.at === m[2] && st.doors.get(m[2]) === (m[1] === 'open' ? 'closed' : 'open');
+  if ((m = action.match(/^(open|close) (.+)$/)))
+    return st.at === m[2] && st.doors.get(m[2]) === (m[1] === 'open' ? 'closed' : 'open');
   if ((m = action.match(/^take (.+?) from (.+)$/)))
-    return st.at === m[2] && st.held === null && reachable(st, m[2]) && kindOf(m[1]) !== DESKLAMP && !!st.contents.get(m[2])?.includes(m[1]);
+    return (
+      st.at === m[2] &&
+      st.held === null &&
+      reachable(st, m[2]) &&
+      kindOf(m[1]) !== DESKLAMP &&
+      !!st.contents.get(m[2])?.includes(m[1])
+    );
   if ((m = action.match(/^move (.+?) to (.+)$/))) return st.at === m[2] && st.held === m[1] && reachable(st, m[2]);
   if ((m = action.match(/^(clean|heat|cool) (.+?) with (.+)$/)))
     return st.at === m[3] && st.held === m[2] && APPLIANCE[m[1] as 'clean' | 'heat' | 'cool'] === kindOf(m[3]);
-  if ((m = action.match(/^use (.+)$/))) return !!st.at && kindOf(m[1]) === DESKLAMP && reachable(st, st.at) && !!st.contents.get(st.at)?.includes(m[1]);
+  if ((m = action.match(/^use (.+)$/)))
+    return !!st.at && kindOf(m[1]) === DESKLAMP && reachable(st, st.at) && !!st.contents.get(st.at)?.includes(m[1]);
   if (!st.info) return false;
   if ((m = action.match(/^examine (.+)$/))) return st.at === m[1] || st.held === m[1];
   return action === 'inventory' || action === 'look';

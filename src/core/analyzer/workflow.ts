@@ -12,8 +12,8 @@ import { lookObject, taskKinds } from './progress';
  * another `go to`, minus put-back loops (`move X to R` later undone by `take X from R`: both are wasted, and so is
  * the `go to` that only led back), minus pick-up detours (`take X` whose next use of X is a `move X`, where X is not
  * of the task's kind or the receptacle not of its target kind — for a look task, any move —: X was put down unused,
- * so both are wasted), minus exact repeats of a non-`go to` action. A detour left in would make a failed trajectory's right `take` stand for the
- * sibling's wrong one and its fix the sibling's put-down.
+ * so both are wasted), minus exact repeats of a non-`go to` action. A detour left in would make a failed trajectory's
+ * right `take` stand for the sibling's wrong one and its fix the sibling's put-down.
  */
 export function workflowSteps(t: AnalyzerTrajectory): number[] {
   const drop = new Set<number>();
@@ -24,16 +24,20 @@ export function workflowSteps(t: AnalyzerTrajectory): number[] {
     if (j < 0) return;
     for (let k = i; k <= j; k++) drop.add(k);
   });
-  const look = lookObject(t.task), kinds = taskKinds(t.task);
-  const object = look ?? kinds?.object, target = look ? null : kinds?.target;
+  const look = lookObject(t.task),
+    kinds = taskKinds(t.task);
+  const object = look ?? kinds?.object,
+    target = look ? null : kinds?.target;
   if (object !== undefined && target !== undefined)
     t.steps.forEach((s, i) => {
       const tk = s.valid && !drop.has(i) ? s.action.match(/^take (.+?) from /) : null;
       if (!tk) return;
-      const uses = (a: string) => a.startsWith(`move ${tk[1]} to `) || /^(clean|heat|cool) (.+?) with /.exec(a)?.[2] === tk[1];
+      const uses = (a: string) =>
+        a.startsWith(`move ${tk[1]} to `) || /^(clean|heat|cool) (.+?) with /.exec(a)?.[2] === tk[1];
       const j = t.steps.findIndex((q, k) => k > i && q.valid && !drop.has(k) && uses(q.action));
       const to = j < 0 ? undefined : t.steps[j].action.match(/^move .+? to (.+)$/)?.[1];
-      if (to !== undefined && (kindOf(tk[1]) !== object || target === null || kindOf(to) !== target)) drop.add(i).add(j);
+      if (to !== undefined && (kindOf(tk[1]) !== object || target === null || kindOf(to) !== target))
+        drop.add(i).add(j);
     });
   const keep: number[] = [];
   const seen = new Set<string>();
@@ -60,7 +64,9 @@ export function workflowActions(t: AnalyzerTrajectory): string[] {
  * trajectory's skills keep it in the workflow (its plan and step skills) instead of blaming it with hindsight.
  */
 export function searchSteps(t: AnalyzerTrajectory): number[] {
-  const taken = t.steps.flatMap((s) => (s.valid ? [s.action.match(/^take (.+?) from /)?.[1]] : [])).filter((x): x is string => !!x);
+  const taken = t.steps
+    .flatMap((s) => (s.valid ? [s.action.match(/^take (.+?) from /)?.[1]] : []))
+    .filter((x): x is string => !!x);
   if (!taken.length) return [];
   const seenRe = new RegExp(`\\b(?:${taken.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\b`);
   const out: number[] = [];
@@ -93,11 +99,18 @@ export function searchSteps(t: AnalyzerTrajectory): number[] {
  * Undefined when no executable first action can be read off (e.g. the agent already holds X for a `take X`). The
  * result is not checked: callers keep it only when `knownAdmissible` holds.
  */
-export function executableFix(fix: string, st: TrackedState, workflow: readonly string[], k = workflow.indexOf(fix)): string | undefined {
+export function executableFix(
+  fix: string,
+  st: TrackedState,
+  workflow: readonly string[],
+  k = workflow.indexOf(fix),
+): string | undefined {
   const closed = (r: string) => st.doors.get(r) === 'closed';
-  const putDown = () => (!st.held || !st.at ? undefined : closed(st.at) ? `open ${st.at}` : `move ${st.held} to ${st.at}`);
+  const putDown = () =>
+    !st.held || !st.at ? undefined : closed(st.at) ? `open ${st.at}` : `move ${st.held} to ${st.at}`;
   const reach = (r: string, then: string) => (st.at !== r ? `go to ${r}` : closed(r) ? `open ${r}` : then);
-  const onward = () => (k >= 0 && k + 1 < workflow.length ? executableFix(workflow[k + 1], st, workflow, k + 1) : undefined);
+  const onward = () =>
+    k >= 0 && k + 1 < workflow.length ? executableFix(workflow[k + 1], st, workflow, k + 1) : undefined;
   const fetch = (obj: string) => {
     const take = workflow.find((a) => a.startsWith(`take ${obj} from `));
     const from = st.placed.get(obj) ?? take?.slice(`take ${obj} from `.length);
@@ -120,9 +133,17 @@ export function executableFix(fix: string, st: TrackedState, workflow: readonly 
   if ((m = fix.match(/^use (.+)$/))) {
     if (knownAdmissible(fix, st)) return fix;
     const before = k >= 0 ? workflow.slice(0, k) : [...workflow];
-    const obj = before.map((a) => a.match(/^take (.+?) from /)?.[1]).filter((x): x is string => !!x).pop();
+    const obj = before
+      .map((a) => a.match(/^take (.+?) from /)?.[1])
+      .filter((x): x is string => !!x)
+      .pop();
     if (obj && st.held !== obj) return st.held ? putDown() : fetch(obj);
-    const place = [...st.contents].find(([, v]) => v.includes(m![1]))?.[0] ?? before.filter((a) => a.startsWith('go to ')).pop()?.slice('go to '.length);
+    const place =
+      [...st.contents].find(([, v]) => v.includes(m![1]))?.[0] ??
+      before
+        .filter((a) => a.startsWith('go to '))
+        .pop()
+        ?.slice('go to '.length);
     return place ? reach(place, fix) : undefined;
   }
   if ((m = fix.match(/^(open|close) (.+)$/))) {

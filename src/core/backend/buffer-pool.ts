@@ -25,13 +25,23 @@ import { activeWebGpuBackend, type BufferManagerLike } from './gpu-stats';
 /** Default bound on pooled free GPU buffers (bytes): 256 MiB. */
 export const DEFAULT_FREE_POOL_BYTES = 256 * 1024 * 1024;
 
-interface GpuBufferLike { size: number; usage: number; destroy(): void }
+interface GpuBufferLike {
+  size: number;
+  usage: number;
+  destroy(): void;
+}
 interface PoolManager extends BufferManagerLike {
   releaseBuffer(buffer: GpuBufferLike, reuse?: boolean): void;
 }
 
 /** State of the bound on one buffer manager. */
-interface Bound { m: PoolManager; bytes: number; lru: Map<string, true>; trimmedBytes: number; trims: number }
+interface Bound {
+  m: PoolManager;
+  bytes: number;
+  lru: Map<string, true>;
+  trimmedBytes: number;
+  trims: number;
+}
 let bound: Bound | null = null;
 
 const keyOf = (size: number, usage: number) => `${size}_${usage}`; // tfjs' getBufferKey
@@ -55,7 +65,7 @@ export function trimFreeBuffers(m: BufferManagerLike, lru: Iterable<string>, tar
       m.numFreeBuffers--;
       freed += buf.size;
     }
-    if (list.length === 0 && !(m.usedBuffers.get(key)?.length)) {
+    if (list.length === 0 && !m.usedBuffers.get(key)?.length) {
       // Safe: a release needs a used buffer of this key, and an acquire re-creates the key.
       pool.delete(key);
       m.usedBuffers.delete(key);
@@ -79,7 +89,8 @@ function check(b: Bound): void {
  * @throws Error if bytes is negative or not finite.
  */
 export function boundFreePool(bytes: number | null = DEFAULT_FREE_POOL_BYTES): boolean {
-  if (bytes !== null && !(Number.isFinite(bytes) && bytes >= 0)) throw new Error(`boundFreePool: bytes must be a finite number ≥ 0 (got ${bytes}); pass null to remove the bound`);
+  if (bytes !== null && !(Number.isFinite(bytes) && bytes >= 0))
+    throw new Error(`boundFreePool: bytes must be a finite number ≥ 0 (got ${bytes}); pass null to remove the bound`);
   const backend = activeWebGpuBackend();
   if (bound) {
     delete (bound.m as unknown as Record<string, unknown>).acquireBuffer;
@@ -90,7 +101,13 @@ export function boundFreePool(bytes: number | null = DEFAULT_FREE_POOL_BYTES): b
   const m = backend.bufferManager as PoolManager;
   const b: Bound = { m, bytes, lru: new Map(), trimmedBytes: 0, trims: 0 };
   const proto = Object.getPrototypeOf(m) as PoolManager;
-  m.acquireBuffer = function (this: PoolManager, size: number, usage: number, mappedAtCreation?: boolean, reuse?: boolean) {
+  m.acquireBuffer = function (
+    this: PoolManager,
+    size: number,
+    usage: number,
+    mappedAtCreation?: boolean,
+    reuse?: boolean,
+  ) {
     const key = keyOf(size, usage);
     b.lru.delete(key);
     b.lru.set(key, true); // most recent last

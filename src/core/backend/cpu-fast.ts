@@ -25,9 +25,11 @@ let registered = false;
 
 /** Output shape of broadcasting a and b (NumPy rules). */
 function broadcastShape(a: number[], b: number[]): number[] | null {
-  const n = Math.max(a.length, b.length), out: number[] = [];
+  const n = Math.max(a.length, b.length),
+    out: number[] = [];
   for (let i = 0; i < n; i++) {
-    const x = a[a.length - n + i] ?? 1, y = b[b.length - n + i] ?? 1;
+    const x = a[a.length - n + i] ?? 1,
+      y = b[b.length - n + i] ?? 1;
     if (x !== y && x !== 1 && y !== 1) return null;
     out.push(Math.max(x, y));
   }
@@ -36,7 +38,8 @@ function broadcastShape(a: number[], b: number[]): number[] | null {
 
 /** Element strides of `shape` aligned to an output of rank n, with 0 on broadcast axes. */
 function bStrides(shape: number[], out: number[]): number[] {
-  const n = out.length, st = new Array<number>(n).fill(0);
+  const n = out.length,
+    st = new Array<number>(n).fill(0);
   let s = 1;
   for (let i = shape.length - 1; i >= 0; i--) {
     const ax = n - shape.length + i;
@@ -56,17 +59,27 @@ function binary(name: string, op: (x: number, y: number) => number): void {
       const { a, b } = args.inputs;
       const out = a.dtype === 'float32' && b.dtype === 'float32' ? broadcastShape(a.shape, b.shape) : null;
       if (!out) return (stock.kernelFunc as (x: unknown) => tf.TensorInfo)(args);
-      const av = args.backend.data.get(a.dataId).values as Float32Array, bv = args.backend.data.get(b.dataId).values as Float32Array;
+      const av = args.backend.data.get(a.dataId).values as Float32Array,
+        bv = args.backend.data.get(b.dataId).values as Float32Array;
       const size = out.reduce((p, c) => p * c, 1);
       const res = new Float32Array(size);
       if (av.length === size && bv.length === size) for (let i = 0; i < size; i++) res[i] = op(av[i], bv[i]);
-      else if (bv.length === 1) { const y = bv[0]; for (let i = 0; i < size; i++) res[i] = op(av[i], y); }
-      else if (av.length === 1) { const x = av[0]; for (let i = 0; i < size; i++) res[i] = op(x, bv[i]); }
-      else {
-        const n = out.length, sa = bStrides(a.shape, out), sb = bStrides(b.shape, out);
+      else if (bv.length === 1) {
+        const y = bv[0];
+        for (let i = 0; i < size; i++) res[i] = op(av[i], y);
+      } else if (av.length === 1) {
+        const x = av[0];
+        for (let i = 0; i < size; i++) res[i] = op(x, bv[i]);
+      } else {
+        const n = out.length,
+          sa = bStrides(a.shape, out),
+          sb = bStrides(b.shape, out);
         const idx = new Array<number>(n).fill(0);
-        let ia = 0, ib = 0;
-        const last = out[n - 1], la = sa[n - 1], lb = sb[n - 1];
+        let ia = 0,
+          ib = 0;
+        const last = out[n - 1],
+          la = sa[n - 1],
+          lb = sb[n - 1];
         for (let i = 0; i < size; i += last) {
           for (let j = 0; j < last; j++) res[i + j] = op(av[ia + j * la], bv[ib + j * lb]);
           // advance the odometer over the leading axes
@@ -95,7 +108,8 @@ function softmax(): void {
     kernelFunc: ((args: KernelArgs) => {
       const x = args.inputs.logits;
       const dim = (args.attrs?.dim as number) ?? -1;
-      if (x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1)) return (stock.kernelFunc as (a: unknown) => tf.TensorInfo)(args);
+      if (x.dtype !== 'float32' || (dim !== -1 && dim !== x.shape.length - 1))
+        return (stock.kernelFunc as (a: unknown) => tf.TensorInfo)(args);
       const v = args.backend.data.get(x.dataId).values as Float32Array;
       const last = x.shape[x.shape.length - 1];
       const res = new Float32Array(v.length);

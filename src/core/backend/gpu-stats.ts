@@ -67,7 +67,11 @@ export interface BufferManagerLike {
 export interface WebGpuBackendLike {
   bufferManager: BufferManagerLike;
   pipelineCache: Record<string, unknown>;
-  tensorMap: { get(dataId: unknown): { values?: unknown; resource?: { size: number } | null; dtype: string; shape: number[] } | undefined };
+  tensorMap: {
+    get(
+      dataId: unknown,
+    ): { values?: unknown; resource?: { size: number } | null; dtype: string; shape: number[] } | undefined;
+  };
   recordAndSubmit(program: { constructor: { name: string } }, ...rest: unknown[]): unknown;
   getBufferData(buffer: { size: number }): Promise<ArrayBuffer | null>;
   readSync(dataId: unknown): unknown;
@@ -79,7 +83,10 @@ export function activeWebGpuBackend(): WebGpuBackendLike | null {
   if (tf.getBackend() !== 'webgpu') return null;
   const b = tf.backend() as unknown as Partial<WebGpuBackendLike>;
   if (!b.bufferManager || typeof b.recordAndSubmit !== 'function' || typeof b.getBufferData !== 'function')
-    throw new Error('gpu-stats: the webgpu backend lacks bufferManager/recordAndSubmit/getBufferData (tfjs-backend-webgpu 4.22 is required)');
+    throw new Error(
+      'gpu-stats: the webgpu backend lacks bufferManager/recordAndSubmit/getBufferData ' +
+        '(tfjs-backend-webgpu 4.22 is required)',
+    );
   return b as WebGpuBackendLike;
 }
 
@@ -87,13 +94,21 @@ export function activeWebGpuBackend(): WebGpuBackendLike | null {
 export function gpuMemory(b: WebGpuBackendLike): GpuMemory {
   const m = b.bufferManager;
   return {
-    bytesAllocated: m.numBytesAllocated, bytesInUse: m.numBytesUsed, bytesFree: m.numBytesAllocated - m.numBytesUsed,
-    freeBuffers: m.numFreeBuffers, poolKeys: m.freeBuffers.size, pipelines: Object.keys(b.pipelineCache).length,
+    bytesAllocated: m.numBytesAllocated,
+    bytesInUse: m.numBytesUsed,
+    bytesFree: m.numBytesAllocated - m.numBytesUsed,
+    freeBuffers: m.numFreeBuffers,
+    poolKeys: m.freeBuffers.size,
+    pipelines: Object.keys(b.pipelineCache).length,
   };
 }
 
 type Totals = Omit<GpuCounters, 'byProgram'> & { byProgram: Map<string, number> };
-interface Installed { backend: WebGpuBackendLike; totals: Totals; users: number }
+interface Installed {
+  backend: WebGpuBackendLike;
+  totals: Totals;
+  users: number;
+}
 const WRAPPED = ['recordAndSubmit', 'getBufferData', 'readSync', 'uploadToGPU'] as const;
 let installed: Installed | null = null;
 
@@ -141,7 +156,14 @@ export interface GpuStats {
 }
 
 function snapshot(t: Totals): GpuCounters {
-  return { dispatches: t.dispatches, readbacks: t.readbacks, readbackBytes: t.readbackBytes, uploads: t.uploads, uploadBytes: t.uploadBytes, byProgram: Object.fromEntries(t.byProgram) };
+  return {
+    dispatches: t.dispatches,
+    readbacks: t.readbacks,
+    readbackBytes: t.readbackBytes,
+    uploads: t.uploads,
+    uploadBytes: t.uploadBytes,
+    byProgram: Object.fromEntries(t.byProgram),
+  };
 }
 
 /**
@@ -152,9 +174,17 @@ function snapshot(t: Totals): GpuCounters {
 export function installGpuStats(): GpuStats | null {
   const b = activeWebGpuBackend();
   if (!b) return null;
-  if (installed && installed.backend !== b) throw new Error('gpu-stats: counters are still installed on an earlier webgpu backend; uninstall every GpuStats handle before switching backends');
+  if (installed && installed.backend !== b)
+    throw new Error(
+      'gpu-stats: counters are still installed on an earlier webgpu backend; uninstall every GpuStats ' +
+        'handle before switching backends',
+    );
   if (!installed) {
-    installed = { backend: b, users: 0, totals: { dispatches: 0, readbacks: 0, readbackBytes: 0, uploads: 0, uploadBytes: 0, byProgram: new Map() } };
+    installed = {
+      backend: b,
+      users: 0,
+      totals: { dispatches: 0, readbacks: 0, readbackBytes: 0, uploads: 0, uploadBytes: 0, byProgram: new Map() },
+    };
     wrap(b, installed.totals);
   }
   const inst = installed;
@@ -165,10 +195,15 @@ export function installGpuStats(): GpuStats | null {
     counters() {
       const now = snapshot(inst.totals);
       const byProgram: Record<string, number> = {};
-      for (const [k, v] of Object.entries(now.byProgram)) if (v - (base.byProgram[k] ?? 0) > 0) byProgram[k] = v - (base.byProgram[k] ?? 0);
+      for (const [k, v] of Object.entries(now.byProgram))
+        if (v - (base.byProgram[k] ?? 0) > 0) byProgram[k] = v - (base.byProgram[k] ?? 0);
       return {
-        dispatches: now.dispatches - base.dispatches, readbacks: now.readbacks - base.readbacks, readbackBytes: now.readbackBytes - base.readbackBytes,
-        uploads: now.uploads - base.uploads, uploadBytes: now.uploadBytes - base.uploadBytes, byProgram,
+        dispatches: now.dispatches - base.dispatches,
+        readbacks: now.readbacks - base.readbacks,
+        readbackBytes: now.readbackBytes - base.readbackBytes,
+        uploads: now.uploads - base.uploads,
+        uploadBytes: now.uploadBytes - base.uploadBytes,
+        byProgram,
       };
     },
     reset() {

@@ -39,25 +39,35 @@ export interface WasmAdamHyper {
   eps: number;
   /** Global-norm clip scale multiplied into the gradient first (1 = unclipped). */
   gradScale: number;
-  /** Bias corrections f32(1 − β₁ᵗ), f32(1 − β₂ᵗ), from the optimizer's accumulators (see `adamCorrections`). */
+  /**
+   * Bias corrections f32(1 − β₁ᵗ), f32(1 − β₂ᵗ), from the optimizer's accumulators (see
+   * `adamCorrections`).
+   */
   c1: number;
   c2: number;
 }
 
 /**
- * adam(w, m, v, g, wOut, mOut, vOut, n, s, β₁, 1−β₁, β₂, 1−β₂, c₁, c₂, ε, −lr): the update of n floats (byte
- * addresses; the f32 parameters already rounded by the call).
+ * adam(w, m, v, g, wOut, mOut, vOut, n, s, β₁, 1−β₁, β₂, 1−β₂, c₁, c₂, ε, −lr): the update of n
+ * floats (byte addresses; the f32 parameters already rounded by the call).
  */
 function adamFunc(): FuncBuilder {
   const f = new FuncBuilder([I32, I32, I32, I32, I32, I32, I32, I32, F32, F32, F32, F32, F32, F32, F32, F32, F32]);
   const [w, m, v, g, wo, mo, vo, n] = [0, 1, 2, 3, 4, 5, 6, 7];
   const scalars = [8, 9, 10, 11, 12, 13, 14, 15, 16]; // s, b1, omb1, b2, omb2, c1, c2, eps, negLr
   const [s, b1, omb1, b2, omb2, c1, c2, eps, negLr] = scalars;
-  const i = f.local(I32), n4 = f.local(I32), rem = f.local(I32), o = f.local(I32);
+  const i = f.local(I32),
+    n4 = f.local(I32),
+    rem = f.local(I32),
+    o = f.local(I32);
   const vec = scalars.map(() => f.local(V128));
   const [vs, vb1, vomb1, vb2, vomb2, vc1, vc2, veps, vlr] = vec;
-  const vg = f.local(V128), vm = f.local(V128), vv = f.local(V128);
-  const sg = f.local(F32), sm = f.local(F32), sv = f.local(F32);
+  const vg = f.local(V128),
+    vm = f.local(V128),
+    vv = f.local(V128);
+  const sg = f.local(F32),
+    sm = f.local(F32),
+    sv = f.local(F32);
   scalars.forEach((p, k) => f.get(p).simd(V.splat).set(vec[k]));
   f.get(n).i32(2).op(0x76 /* i32.shr_u */).set(n4);
   f.get(n).i32(3).op(0x71 /* i32.and */).set(rem);
@@ -71,7 +81,18 @@ function adamFunc(): FuncBuilder {
     at(mo).get(vm).simd(V.store, 0);
     at(vo).get(vv).simd(V.store, 0);
     at(wo);
-    f.get(vm).get(vc1).simd(V.div).get(vv).get(vc2).simd(V.div).simd(V.sqrt).get(veps).simd(V.add).simd(V.div).get(vlr).simd(V.mul);
+    f.get(vm)
+      .get(vc1)
+      .simd(V.div)
+      .get(vv)
+      .get(vc2)
+      .simd(V.div)
+      .simd(V.sqrt)
+      .get(veps)
+      .simd(V.add)
+      .simd(V.div)
+      .get(vlr)
+      .simd(V.mul);
     at(w).simd(V.load, 0).simd(V.add).simd(V.store, 0);
     f.get(o).i32(16).op(Op.i32Add).set(o);
   });
@@ -91,8 +112,25 @@ function adamFunc(): FuncBuilder {
 }
 
 type AdamModule = {
-  adam(w: number, m: number, v: number, g: number, wo: number, mo: number, vo: number, n: number,
-    s: number, b1: number, omb1: number, b2: number, omb2: number, c1: number, c2: number, eps: number, negLr: number): void;
+  adam(
+    w: number,
+    m: number,
+    v: number,
+    g: number,
+    wo: number,
+    mo: number,
+    vo: number,
+    n: number,
+    s: number,
+    b1: number,
+    omb1: number,
+    b2: number,
+    omb2: number,
+    c1: number,
+    c2: number,
+    eps: number,
+    negLr: number,
+  ): void;
 };
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
 const moduleFor = moduleOver<AdamModule>(() => [adamFunc()], { adam: 0 });
@@ -101,13 +139,35 @@ type Args = { inputs: Record<'w' | 'm' | 'v' | 'g', tf.TensorInfo>; backend: Was
 
 /** w, m, v, g float32 of one shape → [w', m', v'] (fresh, that shape). */
 function adamKernel({ inputs: { w, m, v, g }, backend, attrs: h }: Args): tf.TensorInfo[] {
-  const mem = heapOf(backend), mod = mem && moduleFor(mem);
-  if (!mod) throw new Error(`${WASM_ADAM_KERNEL}: the wasm backend's heap is not reachable or the engine lacks WebAssembly SIMD (check wasmAdamUsable first)`);
+  const mem = heapOf(backend),
+    mod = mem && moduleFor(mem);
+  if (!mod)
+    throw new Error(
+      `${WASM_ADAM_KERNEL}: the wasm backend's heap is not reachable or the engine lacks WebAssembly SIMD ` +
+        `(check wasmAdamUsable first)`,
+    );
   const n = w.shape.reduce((a, b) => a * b, 1);
   const addr = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset;
   const outs = [0, 1, 2].map(() => backend.makeOutput(w.shape, 'float32'));
-  mod.adam(addr(w), addr(m), addr(v), addr(g), addr(outs[0]), addr(outs[1]), addr(outs[2]), n,
-    h.gradScale, h.beta1, 1 - h.beta1, h.beta2, 1 - h.beta2, h.c1, h.c2, h.eps, -h.lr);
+  mod.adam(
+    addr(w),
+    addr(m),
+    addr(v),
+    addr(g),
+    addr(outs[0]),
+    addr(outs[1]),
+    addr(outs[2]),
+    n,
+    h.gradScale,
+    h.beta1,
+    1 - h.beta1,
+    h.beta2,
+    1 - h.beta2,
+    h.c1,
+    h.c2,
+    h.eps,
+    -h.lr,
+  );
   return outs;
 }
 
@@ -118,7 +178,11 @@ let enabled = true;
 export function registerWasmAdamKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({ kernelName: WASM_ADAM_KERNEL, backendName: 'wasm', kernelFunc: adamKernel as unknown as tf.KernelFunc });
+  tf.registerKernel({
+    kernelName: WASM_ADAM_KERNEL,
+    backendName: 'wasm',
+    kernelFunc: adamKernel as unknown as tf.KernelFunc,
+  });
 }
 
 /**
@@ -131,7 +195,10 @@ export function wasmAdamUsable(): boolean {
   return !!mem && !!moduleFor(mem);
 }
 
-/** Switch the kernel off (false: tfjs' applyGradients runs) or back on, to compare the two. Returns the previous setting. */
+/**
+ * Switch the kernel off (false: tfjs' applyGradients runs) or back on, to compare the two. Returns the previous
+ * setting.
+ */
 export function setWasmAdamEnabled(on: boolean): boolean {
   const was = enabled;
   enabled = on;
@@ -139,13 +206,19 @@ export function setWasmAdamEnabled(on: boolean): boolean {
 }
 
 /**
- * The bias corrections c₁ = f32(1 − β₁ᵗ), c₂ = f32(1 − β₂ᵗ) and the advanced accumulators f32(β₁ᵗ·β₁),
- * f32(β₂ᵗ·β₂) from the float32 accumulators acc1 = β₁ᵗ, acc2 = β₂ᵗ, as tfjs' Sub and Mul kernels compute them:
- * the double-precision result of one +, −, × of float32s rounded to float32 is the correctly rounded float32 result
- * (53 ≥ 2·24 + 2 bits; Figueroa 1995, "When is double rounding innocuous?"), and the product of two float32s is exact
- * in double. Returns [c₁, c₂, β₁ᵗ⁺¹, β₂ᵗ⁺¹] (plain numbers, each a float32 value).
+ * The bias corrections c₁ = f32(1 − β₁ᵗ), c₂ = f32(1 − β₂ᵗ) and the advanced accumulators
+ * f32(β₁ᵗ·β₁), f32(β₂ᵗ·β₂) from the float32 accumulators acc1 = β₁ᵗ, acc2 = β₂ᵗ, as tfjs'
+ * Sub and Mul kernels compute them: the double-precision result of one +, −, × of float32s rounded to float32 is the
+ * correctly rounded float32 result (53 ≥ 2·24 + 2 bits; Figueroa 1995, "When is double rounding innocuous?"), and
+ * the product of two float32s is exact in double. Returns [c₁, c₂, β₁ᵗ⁺¹, β₂ᵗ⁺¹] (plain numbers,
+ * each a float32 value).
  */
-export function adamCorrections(acc1: number, acc2: number, beta1: number, beta2: number): [number, number, number, number] {
+export function adamCorrections(
+  acc1: number,
+  acc2: number,
+  beta1: number,
+  beta2: number,
+): [number, number, number, number] {
   const r = Math.fround;
   return [r(1 - acc1), r(1 - acc2), r(acc1 * r(beta1)), r(acc2 * r(beta2))];
 }
@@ -156,12 +229,38 @@ export function adamCorrections(acc1: number, acc2: number, beta1: number, beta2
  * @throws Error when a tensor is not float32 or its shape differs from w's (name the tensor), or when the kernel
  * cannot run (check `wasmAdamUsable`).
  */
-export function wasmAdamUpdate(w: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, h: WasmAdamHyper): [tf.Tensor, tf.Tensor, tf.Tensor] {
-  if (!wasmAdamUsable()) throw new Error('wasmAdamUpdate: needs the wasm backend with WebAssembly SIMD and registerWasmKernels() (check wasmAdamUsable); use tfjs AdamOptimizer.applyGradients instead');
-  for (const [name, t] of [['w', w], ['m', m], ['v', v], ['g', g]] as const) {
-    if (t.dtype !== 'float32') throw new Error(`wasmAdamUpdate: ${name} is ${t.dtype}; Adam updates float32 tensors only`);
-    if (!tf.util.arraysEqual(t.shape, w.shape)) throw new Error(`wasmAdamUpdate: ${name} has shape [${t.shape}] but the weight has [${w.shape}]; pass the weight's own moments and gradient`);
+export function wasmAdamUpdate(
+  w: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  g: tf.Tensor,
+  h: WasmAdamHyper,
+): [tf.Tensor, tf.Tensor, tf.Tensor] {
+  if (!wasmAdamUsable())
+    throw new Error(
+      'wasmAdamUpdate: needs the wasm backend with WebAssembly SIMD and registerWasmKernels() (check ' +
+        'wasmAdamUsable); use tfjs AdamOptimizer.applyGradients instead',
+    );
+  for (const [name, t] of [
+    ['w', w],
+    ['m', m],
+    ['v', v],
+    ['g', g],
+  ] as const) {
+    if (t.dtype !== 'float32')
+      throw new Error(`wasmAdamUpdate: ${name} is ${t.dtype}; Adam updates float32 tensors only`);
+    if (!tf.util.arraysEqual(t.shape, w.shape))
+      throw new Error(
+        `wasmAdamUpdate: ${name} has shape [${t.shape}] but the weight has [${w.shape}]; pass the ` +
+          `weight's own moments and gradient`,
+      );
   }
-  const out = tf.engine().runKernel(WASM_ADAM_KERNEL, { w, m, v, g } as unknown as tf.NamedTensorMap, h as unknown as tf.NamedAttrMap) as unknown as tf.Tensor[];
+  const out = tf
+    .engine()
+    .runKernel(
+      WASM_ADAM_KERNEL,
+      { w, m, v, g } as unknown as tf.NamedTensorMap,
+      h as unknown as tf.NamedAttrMap,
+    ) as unknown as tf.Tensor[];
   return [out[0], out[1], out[2]];
 }

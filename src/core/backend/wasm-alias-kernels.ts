@@ -48,9 +48,15 @@ export function registerWasmAliasKernels(): void {
     const stock = tf.getKernel(name, 'wasm');
     if (!stock || (stock.kernelFunc as { opdAlias?: boolean }).opdAlias) continue;
     const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
-    const fn = (args: AliasArgs) => alias(args, name === 'Cast' ? (args.attrs?.dtype as tf.DataType) : args.inputs.x.dtype) ?? stockFunc(args);
+    const fn = (args: AliasArgs) =>
+      alias(args, name === 'Cast' ? (args.attrs?.dtype as tf.DataType) : args.inputs.x.dtype) ?? stockFunc(args);
     (fn as { opdAlias?: boolean }).opdAlias = true;
     tf.unregisterKernel(name, 'wasm'); // replaced on purpose (registering over it would warn)
-    tf.registerKernel({ kernelName: name, backendName: 'wasm', setupFunc: stock.setupFunc, kernelFunc: fn as unknown as tf.KernelFunc });
+    tf.registerKernel({
+      kernelName: name,
+      backendName: 'wasm',
+      setupFunc: stock.setupFunc,
+      kernelFunc: fn as unknown as tf.KernelFunc,
+    });
   }
 }

@@ -6,8 +6,8 @@
  *
  * Same bits as that product: XNNPACK's f32 GEMM starts each output from the packed bias (+0 when there is none) and
  * adds a·b for k = 0, 1, …, M − 1 in order, one float32 rounding per addition (WebAssembly has no fused
- * multiply-add, and 1·b = b exactly); here out[n] = (…((+0 + x[0, n]) + x[1, n]) + …) + x[M − 1, n], four columns
- * per f32x4 lane group in a module generated at start-up (`wasm-emit.ts`), or in JavaScript with `Math.fround`
+ * multiply-add, and 1·b = b exactly); here out[n] = (…((+0 + x[0, n]) + x[1, n]) + …) + x[M − 1, n], four
+ * columns per f32x4 lane group in a module generated at start-up (`wasm-emit.ts`), or in JavaScript with `Math.fround`
  * when N is not a multiple of 4 or the engine lacks WebAssembly SIMD. test/core/backend/wasm-colsum.test.ts compares
  * the two word for word.
  */
@@ -21,11 +21,19 @@ export const COLSUM_KERNEL = 'OpdColSum';
 /** f32x4 opcodes after the 0xfd prefix: load, store, splat, add. */
 const V = { load: 0x00, store: 0x0b, splat: 0x13, add: 0xe4 } as const;
 
-/** colsum(src, out, rows, n4): out[0..4·n4) = column sums of `rows` contiguous rows of 4·n4 floats (byte addresses). */
+/**
+ * colsum(src, out, rows, n4): out[0..4·n4) = column sums of `rows` contiguous rows of 4·n4 floats (byte addresses).
+ */
 function colSumFunc(): FuncBuilder {
   const f = new FuncBuilder([I32, I32, I32, I32]);
-  const src = 0, out = 1, rows = 2, n4 = 3;
-  const r = f.local(I32), j = f.local(I32), o = f.local(I32), zero = f.local(V128);
+  const src = 0,
+    out = 1,
+    rows = 2,
+    n4 = 3;
+  const r = f.local(I32),
+    j = f.local(I32),
+    o = f.local(I32),
+    zero = f.local(V128);
   f.op(Op.f32Const, 0, 0, 0, 0).simd(V.splat).set(zero);
   // out ← +0
   f.get(out).set(o);
@@ -57,19 +65,29 @@ type ColSumModule = { colsum(src: number, out: number, rows: number, n4: number)
 const moduleFor = moduleOver<ColSumModule>(() => [colSumFunc()], { colsum: 0 });
 
 /** x [M, N] float32 → [N]: each column summed from +0 down the rows, in row order (float32 rounding per addition). */
-function colSumKernel({ inputs: { x }, backend }: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }): tf.TensorInfo {
-  if (x.shape.length !== 2 || x.dtype !== 'float32') throw new Error(`${COLSUM_KERNEL}: x must be a float32 matrix [M, N], got ${x.dtype} [${x.shape}]`);
+function colSumKernel({
+  inputs: { x },
+  backend,
+}: {
+  inputs: { x: tf.TensorInfo };
+  backend: WasmBackend;
+}): tf.TensorInfo {
+  if (x.shape.length !== 2 || x.dtype !== 'float32')
+    throw new Error(`${COLSUM_KERNEL}: x must be a float32 matrix [M, N], got ${x.dtype} [${x.shape}]`);
   const [M, N] = x.shape;
   const out = backend.makeOutput([N], 'float32');
   const mem = heapOf(backend);
   if (!mem) throw new Error(`${COLSUM_KERNEL}: the wasm backend's heap is not reachable`);
-  const px = backend.dataIdMap.get(x.dataId).memoryOffset, po = backend.dataIdMap.get(out.dataId).memoryOffset;
+  const px = backend.dataIdMap.get(x.dataId).memoryOffset,
+    po = backend.dataIdMap.get(out.dataId).memoryOffset;
   const mod = N % 4 === 0 ? moduleFor(mem) : null;
   if (mod) {
     mod.colsum(px, po, M, N / 4);
     return out;
   }
-  const H = new Float32Array(mem.buffer), x0 = px >>> 2, o0 = po >>> 2;
+  const H = new Float32Array(mem.buffer),
+    x0 = px >>> 2,
+    o0 = po >>> 2;
   for (let n = 0; n < N; n++) H[o0 + n] = 0;
   for (let m = 0; m < M; m++) for (let n = 0; n < N; n++) H[o0 + n] = Math.fround(H[o0 + n] + H[x0 + m * N + n]);
   return out;
@@ -82,7 +100,11 @@ let enabled = true;
 export function registerWasmColSumKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({ kernelName: COLSUM_KERNEL, backendName: 'wasm', kernelFunc: colSumKernel as unknown as tf.KernelFunc });
+  tf.registerKernel({
+    kernelName: COLSUM_KERNEL,
+    backendName: 'wasm',
+    kernelFunc: colSumKernel as unknown as tf.KernelFunc,
+  });
 }
 
 /** Whether model/ops.ts `colSum` runs this kernel: registered, switched on, the wasm backend active. */

@@ -30,7 +30,10 @@ interface GatherArgs {
   attrs: { axis: number; batchDims: number };
 }
 
-/** Side of the square blocks the 2-D transpose copies (words); 8 was the fastest of 8, 16, 32 and 64 at [4096, 128..1024]. */
+/**
+ * Side of the square blocks the 2-D transpose copies (words); 8 was the fastest of 8, 16, 32 and 64 at [4096,
+ * 128..1024].
+ */
 const BLOCK = 8;
 
 /**
@@ -39,7 +42,10 @@ const BLOCK = 8;
  * not of that form once axes of size 1 are dropped and axes adjacent in both orders are merged.
  * @param shape the input's shape; perm: output axis i is input axis perm[i].
  */
-export function swapForm(shape: readonly number[], perm: readonly number[]): { batch: number; R: number; C: number; W: number } | null {
+export function swapForm(
+  shape: readonly number[],
+  perm: readonly number[],
+): { batch: number; R: number; C: number; W: number } | null {
   // Drop size-1 axes, renumber the rest in input order.
   const kept = shape.map((d, i) => (d === 1 ? -1 : i)).filter((i) => i >= 0);
   const rank = new Map(kept.map((axis, j) => [axis, j]));
@@ -77,7 +83,8 @@ export function swapCopy(heap: Int32Array, src: number, dst: number, f: { batch:
   const { batch, R, C } = f;
   const plane = R * C;
   for (let b = 0; b < batch; b++) {
-    const s = src + b * plane, d = dst + b * plane;
+    const s = src + b * plane,
+      d = dst + b * plane;
     for (let r0 = 0; r0 < R; r0 += BLOCK) {
       const r1 = Math.min(R, r0 + BLOCK);
       for (let c0 = 0; c0 < C; c0 += BLOCK) {
@@ -128,34 +135,53 @@ export function setWasmSimdTransposeEnabled(on: boolean): boolean {
  * multiples of 4, else `swapCopy`; null when the stock kernel should run.
  */
 export function fastTranspose(args: TransposeArgs): tf.TensorInfo | null {
-  const { x } = args.inputs, perm = args.attrs.perm;
+  const { x } = args.inputs,
+    perm = args.attrs.perm;
   if (!enabled || !words(x.dtype) || x.shape.some((d) => d === 0)) return null;
   const form = swapForm(x.shape, perm);
   if (!form || form.W !== 1) return null;
   const be = args.backend;
-  const out = be.makeOutput(perm.map((a) => x.shape[a]), x.dtype as 'float32');
+  const out = be.makeOutput(
+    perm.map((a) => x.shape[a]),
+    x.dtype as 'float32',
+  );
   const mem = heapOf(be);
-  if (!mem) throw new Error('wasm Transpose: the wasm backend\'s heap is not reachable');
-  const src = be.dataIdMap.get(x.dataId).memoryOffset, dst = be.dataIdMap.get(out.dataId).memoryOffset;
+  if (!mem) throw new Error("wasm Transpose: the wasm backend's heap is not reachable");
+  const src = be.dataIdMap.get(x.dataId).memoryOffset,
+    dst = be.dataIdMap.get(out.dataId).memoryOffset;
   if (!(simd && simdSwapCopy(mem, src, dst, form))) swapCopy(new Int32Array(mem.buffer), src >>> 2, dst >>> 2, form);
   return out;
 }
 
-/** The row-copy GatherV2 (axis 0, no batch dimensions, int32 indices in range), or null when the stock kernel should run. */
+/**
+ * The row-copy GatherV2 (axis 0, no batch dimensions, int32 indices in range), or null when the stock kernel should
+ * run.
+ */
 export function fastGather(args: GatherArgs): tf.TensorInfo | null {
   const { x, indices } = args.inputs;
   const axis = args.attrs.axis < 0 ? args.attrs.axis + x.shape.length : args.attrs.axis;
-  if (!enabled || axis !== 0 || args.attrs.batchDims !== 0 || !words(x.dtype) || indices.dtype !== 'int32' || x.shape.length < 1) return null;
-  const rows = x.shape[0], row = x.shape.slice(1).reduce((a, b) => a * b, 1);
+  if (
+    !enabled ||
+    axis !== 0 ||
+    args.attrs.batchDims !== 0 ||
+    !words(x.dtype) ||
+    indices.dtype !== 'int32' ||
+    x.shape.length < 1
+  )
+    return null;
+  const rows = x.shape[0],
+    row = x.shape.slice(1).reduce((a, b) => a * b, 1);
   if (row === 0 || rows === 0) return null;
   const be = args.backend;
   const idx = be.readSync(indices.dataId);
-  for (let i = 0; i < idx.length; i++) if (!(idx[i] >= 0 && idx[i] < rows)) return null; // the stock kernel names the bad index
+  // the stock kernel names the bad index
+  for (let i = 0; i < idx.length; i++) if (!(idx[i] >= 0 && idx[i] < rows)) return null;
   const out = be.makeOutput([...indices.shape, ...x.shape.slice(1)], x.dtype as 'float32');
   if (idx.length === 0) return out;
   const heap = heapWords(be);
-  if (!heap) throw new Error('wasm GatherV2: the wasm backend\'s heap is not reachable');
-  const src = be.dataIdMap.get(x.dataId).memoryOffset >>> 2, dst = be.dataIdMap.get(out.dataId).memoryOffset >>> 2;
+  if (!heap) throw new Error("wasm GatherV2: the wasm backend's heap is not reachable");
+  const src = be.dataIdMap.get(x.dataId).memoryOffset >>> 2,
+    dst = be.dataIdMap.get(out.dataId).memoryOffset >>> 2;
   for (let i = 0; i < idx.length; i++) heap.copyWithin(dst + i * row, src + idx[i] * row, src + (idx[i] + 1) * row);
   return out;
 }
@@ -165,7 +191,10 @@ export function fastGather(args: GatherArgs): tf.TensorInfo | null {
  * stock kernel where it does not apply). Called by `registerWasmKernels` before `tf.setBackend('wasm')`.
  */
 export function registerWasmCopyKernels(): void {
-  for (const [name, fast] of [['Transpose', fastTranspose], ['GatherV2', fastGather]] as const) {
+  for (const [name, fast] of [
+    ['Transpose', fastTranspose],
+    ['GatherV2', fastGather],
+  ] as const) {
     const stock = tf.getKernel(name, 'wasm');
     if (!stock) continue;
     const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
@@ -174,7 +203,8 @@ export function registerWasmCopyKernels(): void {
       kernelName: name,
       backendName: 'wasm',
       setupFunc: stock.setupFunc,
-      kernelFunc: ((args: TransposeArgs & GatherArgs) => (fast as (a: unknown) => tf.TensorInfo | null)(args) ?? stockFunc(args)) as unknown as tf.KernelFunc,
+      kernelFunc: ((args: TransposeArgs & GatherArgs) =>
+        (fast as (a: unknown) => tf.TensorInfo | null)(args) ?? stockFunc(args)) as unknown as tf.KernelFunc,
     });
   }
 }

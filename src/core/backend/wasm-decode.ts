@@ -41,18 +41,21 @@ function ptr(backend: WasmBackend, t: tf.TensorInfo): number {
 /** A float32 view of the whole heap (taken after every allocation: growing the heap replaces its buffer). */
 function heapF32(backend: WasmBackend): Float32Array {
   const mem = heapOf(backend);
-  if (!mem) throw new Error('wasm decode kernels: the wasm backend\'s heap is not reachable');
+  if (!mem) throw new Error("wasm decode kernels: the wasm backend's heap is not reachable");
   return new Float32Array(mem.buffer);
 }
 function moduleOf(backend: WasmBackend): MatMulModule {
   const mod = simdModuleOf(backend);
-  if (!mod) throw new Error('wasm decode kernels: the SIMD module is not active (call registerWasmKernels() before tf.setBackend(\'wasm\'))');
+  if (!mod)
+    throw new Error(
+      "wasm decode kernels: the SIMD module is not active (call registerWasmKernels() before tf.setBackend('wasm'))",
+    );
   return mod;
 }
 
 /**
- * KV cache of a decoding run in the wasm heap: for each of `layers` layers, kᵀ [B·h, hs, tMax] and v [B·h, tMax, hs]
- * float32, a q scratch [B·h, hs], and the key bias [B, tMax] float32 (0 for real keys, a large negative number for
+ * KV cache of a decoding run in the wasm heap: for each of `layers` layers, kᵀ [B·h, hs, tMax] and v [B·h, tMax,
+ * hs] float32, a q scratch [B·h, hs], and the key bias [B, tMax] float32 (0 for real keys, a large negative number for
  * padding), kept in JavaScript. Positions ≥ the current length are never read.
  */
 export class WasmKvCache {
@@ -70,7 +73,13 @@ export class WasmKvCache {
    * @param B rows, h heads, hs head size, tMax ≥ 1 positions, layers ≥ 1.
    * @throws Error when the active backend is not wasm with the SIMD module.
    */
-  constructor(readonly B: number, readonly h: number, readonly hs: number, readonly tMax: number, readonly layers: number) {
+  constructor(
+    readonly B: number,
+    readonly h: number,
+    readonly hs: number,
+    readonly tMax: number,
+    readonly layers: number,
+  ) {
     if (tf.getBackend() !== 'wasm') throw new Error(`WasmKvCache: the active backend is ${tf.getBackend()}, not wasm`);
     this.backend = tf.backend() as unknown as WasmBackend;
     moduleOf(this.backend);
@@ -92,9 +101,15 @@ export class WasmKvCache {
   fill(layer: number, k: tf.Tensor3D, v: tf.Tensor3D): void {
     const [BH, T, hs] = k.shape;
     if (BH !== this.B * this.h || hs !== this.hs || T > this.tMax || v.shape.join() !== k.shape.join())
-      throw new Error(`WasmKvCache.fill: k ${k.shape} / v ${v.shape} do not fit [${this.B * this.h}, ≤ ${this.tMax}, ${this.hs}]`);
-    const H = heapF32(this.backend), tm = this.tMax;
-    const pk = ptr(this.backend, k) >>> 2, pv = ptr(this.backend, v) >>> 2, kT = this.kT[layer] >>> 2, vc = this.v[layer] >>> 2;
+      throw new Error(
+        `WasmKvCache.fill: k ${k.shape} / v ${v.shape} do not fit [${this.B * this.h}, ≤ ${this.tMax}, ${this.hs}]`,
+      );
+    const H = heapF32(this.backend),
+      tm = this.tMax;
+    const pk = ptr(this.backend, k) >>> 2,
+      pv = ptr(this.backend, v) >>> 2,
+      kT = this.kT[layer] >>> 2,
+      vc = this.v[layer] >>> 2;
     for (let bt = 0; bt < BH; bt++)
       for (let t = 0; t < T; t++) {
         const src = (bt * T + t) * hs;
@@ -138,36 +153,56 @@ function layerNormRow(H: Float32Array, px: number, po: number, pg: number, pb: n
   for (let j = 0; j < d; j++) H[po + j] = f(f(f(f(H[px + j] - mean) * r) * H[pg + j]) + H[pb + j]);
 }
 const EPS = f(1e-5);
-const GELU_C = f(Math.sqrt(2 / Math.PI)), GELU_A = f(0.044715);
+const GELU_C = f(Math.sqrt(2 / Math.PI)),
+  GELU_A = f(0.044715);
 
 /** x [R, d], gamma, beta [d] → LayerNorm(x) [R, d]. */
 function rowLayerNorm({ inputs: { x, gamma, beta }, backend }: Args<'x' | 'gamma' | 'beta'>): tf.TensorInfo {
-  const d = x.shape[x.shape.length - 1], R = tf.util.sizeFromShape(x.shape) / d;
+  const d = x.shape[x.shape.length - 1],
+    R = tf.util.sizeFromShape(x.shape) / d;
   const out = backend.makeOutput(x.shape, 'float32');
   const H = heapF32(backend);
-  const px = ptr(backend, x) >>> 2, po = ptr(backend, out) >>> 2, pg = ptr(backend, gamma) >>> 2, pb = ptr(backend, beta) >>> 2;
+  const px = ptr(backend, x) >>> 2,
+    po = ptr(backend, out) >>> 2,
+    pg = ptr(backend, gamma) >>> 2,
+    pb = ptr(backend, beta) >>> 2;
   for (let r = 0; r < R; r++) layerNormRow(H, px + r * d, po + r * d, pg, pb, d);
   return out;
 }
 
 /** x, y [R, d], bias, gamma, beta [d] → [x + (y + bias), LayerNorm(x + (y + bias))] (a block's residual add). */
-function residualLayerNorm({ inputs: { x, y, bias, gamma, beta }, backend }: Args<'x' | 'y' | 'bias' | 'gamma' | 'beta'>): tf.TensorInfo[] {
-  const d = x.shape[x.shape.length - 1], R = tf.util.sizeFromShape(x.shape) / d;
-  const xo = backend.makeOutput(x.shape, 'float32'), out = backend.makeOutput(x.shape, 'float32');
+function residualLayerNorm({
+  inputs: { x, y, bias, gamma, beta },
+  backend,
+}: Args<'x' | 'y' | 'bias' | 'gamma' | 'beta'>): tf.TensorInfo[] {
+  const d = x.shape[x.shape.length - 1],
+    R = tf.util.sizeFromShape(x.shape) / d;
+  const xo = backend.makeOutput(x.shape, 'float32'),
+    out = backend.makeOutput(x.shape, 'float32');
   const H = heapF32(backend);
-  const px = ptr(backend, x) >>> 2, py = ptr(backend, y) >>> 2, pbias = ptr(backend, bias) >>> 2, pxo = ptr(backend, xo) >>> 2;
+  const px = ptr(backend, x) >>> 2,
+    py = ptr(backend, y) >>> 2,
+    pbias = ptr(backend, bias) >>> 2,
+    pxo = ptr(backend, xo) >>> 2;
   for (let i = 0; i < R * d; i++) H[pxo + i] = f(H[px + i] + f(H[py + i] + H[pbias + (i % d)]));
-  const po = ptr(backend, out) >>> 2, pg = ptr(backend, gamma) >>> 2, pb = ptr(backend, beta) >>> 2;
+  const po = ptr(backend, out) >>> 2,
+    pg = ptr(backend, gamma) >>> 2,
+    pb = ptr(backend, beta) >>> 2;
   for (let r = 0; r < R; r++) layerNormRow(H, pxo + r * d, po + r * d, pg, pb, d);
   return [xo, out];
 }
 
 /** y [R, n], bias [n] → [u = y + bias, √(2/π)·(u + 0.044715·u·u·u)] (model/ops.ts gelu before its tanh). */
 function geluInner({ inputs: { y, bias }, backend }: Args<'y' | 'bias'>): tf.TensorInfo[] {
-  const n = y.shape[y.shape.length - 1], size = tf.util.sizeFromShape(y.shape);
-  const u = backend.makeOutput(y.shape, 'float32'), inner = backend.makeOutput(y.shape, 'float32');
+  const n = y.shape[y.shape.length - 1],
+    size = tf.util.sizeFromShape(y.shape);
+  const u = backend.makeOutput(y.shape, 'float32'),
+    inner = backend.makeOutput(y.shape, 'float32');
   const H = heapF32(backend);
-  const py = ptr(backend, y) >>> 2, pb = ptr(backend, bias) >>> 2, pu = ptr(backend, u) >>> 2, pi = ptr(backend, inner) >>> 2;
+  const py = ptr(backend, y) >>> 2,
+    pb = ptr(backend, bias) >>> 2,
+    pu = ptr(backend, u) >>> 2,
+    pi = ptr(backend, inner) >>> 2;
   for (let i = 0; i < size; i++) {
     const a = f(H[py + i] + H[pb + (i % n)]);
     H[pu + i] = a;
@@ -181,7 +216,9 @@ function geluOut({ inputs: { u, t }, backend }: Args<'u' | 't'>): tf.TensorInfo 
   const size = tf.util.sizeFromShape(u.shape);
   const out = backend.makeOutput(u.shape, 'float32');
   const H = heapF32(backend);
-  const pu = ptr(backend, u) >>> 2, pt = ptr(backend, t) >>> 2, po = ptr(backend, out) >>> 2;
+  const pu = ptr(backend, u) >>> 2,
+    pt = ptr(backend, t) >>> 2,
+    po = ptr(backend, out) >>> 2;
   for (let i = 0; i < size; i++) H[po + i] = f(f(H[pu + i] * 0.5) * f(H[pt + i] + 1));
   return out;
 }
@@ -191,15 +228,25 @@ function geluOut({ inputs: { u, t }, backend }: Args<'u' | 't'>): tf.TensorInfo 
  * scores [B·h, t + 1] = (q·kᵀ)·scale + keyBias, after writing k and v at position t of the layer's cache.
  */
 function cachedScores({ inputs: { qkv, bqkv }, backend, attrs }: Args<'qkv' | 'bqkv'>): tf.TensorInfo {
-  const c = cacheOf(attrs.cache), { B, h, hs, tMax } = c, layer = attrs.layer, t = attrs.t, d = h * hs, Tk = t + 1;
+  const c = cacheOf(attrs.cache),
+    { B, h, hs, tMax } = c,
+    layer = attrs.layer,
+    t = attrs.t,
+    d = h * hs,
+    Tk = t + 1;
   if (t >= tMax) throw new Error(`wasm decode: position ${t} is past the cache's ${tMax}`);
   const out = backend.makeOutput([B * h, Tk], 'float32');
   const H = heapF32(backend);
-  const pq = ptr(backend, qkv) >>> 2, pb = ptr(backend, bqkv) >>> 2, q = c.q >>> 2, kT = c.kT[layer] >>> 2, vc = c.v[layer] >>> 2;
+  const pq = ptr(backend, qkv) >>> 2,
+    pb = ptr(backend, bqkv) >>> 2,
+    q = c.q >>> 2,
+    kT = c.kT[layer] >>> 2,
+    vc = c.v[layer] >>> 2;
   for (let b = 0; b < B; b++) {
     const row = pq + b * 3 * d;
     for (let i = 0; i < d; i++) {
-      const bt = b * h + Math.floor(i / hs), j = i % hs;
+      const bt = b * h + Math.floor(i / hs),
+        j = i % hs;
       H[q + b * d + i] = f(H[row + i] + H[pb + i]);
       H[kT + (bt * hs + j) * tMax + t] = f(H[row + d + i] + H[pb + d + i]);
       H[vc + (bt * tMax + t) * hs + j] = f(H[row + 2 * d + i] + H[pb + 2 * d + i]);
@@ -207,9 +254,13 @@ function cachedScores({ inputs: { qkv, bqkv }, backend, attrs }: Args<'qkv' | 'b
   }
   const po = ptr(backend, out);
   moduleOf(backend).mmb(c.q, c.kT[layer], po, B * h, 1, Tk, hs, hs * 4, hs * 4, 4, hs * tMax * 4, tMax * 4);
-  const H2 = heapF32(backend), o = po >>> 2, scale = f(attrs.scale), kb = c.keyBias;
+  const H2 = heapF32(backend),
+    o = po >>> 2,
+    scale = f(attrs.scale),
+    kb = c.keyBias;
   for (let bt = 0; bt < B * h; bt++) {
-    const kbRow = Math.floor(bt / h) * tMax, oRow = o + bt * Tk;
+    const kbRow = Math.floor(bt / h) * tMax,
+      oRow = o + bt * Tk;
     for (let j = 0; j < Tk; j++) H2[oRow + j] = f(f(H2[oRow + j] * scale) + kb[kbRow + j]);
   }
   return out;
@@ -217,9 +268,23 @@ function cachedScores({ inputs: { qkv, bqkv }, backend, attrs }: Args<'qkv' | 'b
 
 /** probs [B·h, Tk]; attrs cache, layer → probs·v [B, d] (heads merged: [B·h, hs] is [B, h·hs] in memory). */
 function cachedValues({ inputs: { probs }, backend, attrs }: Args<'probs'>): tf.TensorInfo {
-  const c = cacheOf(attrs.cache), { B, h, hs, tMax } = c, Tk = probs.shape[1];
+  const c = cacheOf(attrs.cache),
+    { B, h, hs, tMax } = c,
+    Tk = probs.shape[1];
   const out = backend.makeOutput([B, h * hs], 'float32');
-  moduleOf(backend).mm(ptr(backend, probs), c.v[attrs.layer], ptr(backend, out), B * h, 1, hs, Tk, Tk * 4, Tk * 4, 4, tMax * hs * 4);
+  moduleOf(backend).mm(
+    ptr(backend, probs),
+    c.v[attrs.layer],
+    ptr(backend, out),
+    B * h,
+    1,
+    hs,
+    Tk,
+    Tk * 4,
+    Tk * 4,
+    4,
+    tMax * hs * 4,
+  );
   return out;
 }
 
@@ -228,7 +293,8 @@ let registered = false;
 export function registerDecodeKernels(): void {
   if (registered) return;
   registered = true;
-  const reg = (kernelName: string, fn: unknown) => tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: fn as tf.KernelFunc });
+  const reg = (kernelName: string, fn: unknown) =>
+    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: fn as tf.KernelFunc });
   reg(DECODE_KERNELS.layerNorm, rowLayerNorm);
   reg(DECODE_KERNELS.residualLayerNorm, residualLayerNorm);
   reg(DECODE_KERNELS.geluInner, geluInner);

@@ -6,20 +6,52 @@
  */
 
 /** Value types (§5.3.1). */
-export const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
+export const I32 = 0x7f,
+  F32 = 0x7d,
+  V128 = 0x7b;
 /** A value type byte: I32, F32 or V128. */
 export type ValType = typeof I32 | typeof F32 | typeof V128;
 
 /** Opcodes used by the kernels (§5.4). SIMD ones are written with `simd(op)` after the 0xfd prefix. */
 export const Op = {
-  block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, br: 0x0c, brIf: 0x0d, call: 0x10, select: 0x1b,
-  localGet: 0x20, localSet: 0x21, localTee: 0x22,
-  i32Load: 0x28, f32Load: 0x2a, i32Store: 0x36, f32Store: 0x38, i32Const: 0x41, f32Const: 0x43,
-  i32Eqz: 0x45, i32LtU: 0x49, i32GtU: 0x4b, i32LeU: 0x4d, i32GeU: 0x4f,
-  i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, f32Add: 0x92, f32Mul: 0x94,
+  block: 0x02,
+  loop: 0x03,
+  if: 0x04,
+  else: 0x05,
+  end: 0x0b,
+  br: 0x0c,
+  brIf: 0x0d,
+  call: 0x10,
+  select: 0x1b,
+  localGet: 0x20,
+  localSet: 0x21,
+  localTee: 0x22,
+  i32Load: 0x28,
+  f32Load: 0x2a,
+  i32Store: 0x36,
+  f32Store: 0x38,
+  i32Const: 0x41,
+  f32Const: 0x43,
+  i32Eqz: 0x45,
+  i32LtU: 0x49,
+  i32GtU: 0x4b,
+  i32LeU: 0x4d,
+  i32GeU: 0x4f,
+  i32Add: 0x6a,
+  i32Sub: 0x6b,
+  i32Mul: 0x6c,
+  f32Add: 0x92,
+  f32Mul: 0x94,
 } as const;
 /** SIMD opcodes (after the 0xfd prefix; LEB128 u32). */
-export const SimdOp = { v128Load: 0x00, load32Splat: 0x09, v128Store: 0x0b, f32x4Splat: 0x13, f32x4Add: 0xe4, f32x4Mul: 0xe6 } as const;
+export const SimdOp = {
+  v128Load: 0x00,
+  load32Splat: 0x09,
+  v128Store: 0x0b,
+  f32x4Splat: 0x13,
+  f32x4Add: 0xe4,
+  f32x4Mul: 0xe6,
+} as const;
 
 /** Unsigned LEB128 bytes of a non-negative integer < 2³². */
 export function uleb(n: number): number[] {
@@ -53,7 +85,10 @@ export function sleb(n: number): number[] {
 export class FuncBuilder {
   readonly code: number[] = [];
   private readonly locals: ValType[] = [];
-  constructor(readonly params: ValType[], readonly results: ValType[] = []) {}
+  constructor(
+    readonly params: ValType[],
+    readonly results: ValType[] = [],
+  ) {}
 
   /** Declare a local of type `t`; returns its index (parameters come first). */
   local(t: ValType): number {
@@ -65,9 +100,15 @@ export class FuncBuilder {
     this.code.push(...bytes);
     return this;
   }
-  get(i: number): this { return this.op(Op.localGet, ...uleb(i)); }
-  set(i: number): this { return this.op(Op.localSet, ...uleb(i)); }
-  i32(n: number): this { return this.op(Op.i32Const, ...sleb(n)); }
+  get(i: number): this {
+    return this.op(Op.localGet, ...uleb(i));
+  }
+  set(i: number): this {
+    return this.op(Op.localSet, ...uleb(i));
+  }
+  i32(n: number): this {
+    return this.op(Op.i32Const, ...sleb(n));
+  }
   /** A SIMD instruction; `memOffset` given for the memory ones (alignment hint 4 bytes, always valid). */
   simd(op: number, memOffset?: number): this {
     this.op(0xfd, ...uleb(op));
@@ -75,9 +116,13 @@ export class FuncBuilder {
     return this;
   }
   /** A scalar memory instruction (f32/i32 load or store) with alignment hint 4 bytes and a constant offset. */
-  mem(op: number, memOffset = 0): this { return this.op(op, 2, ...uleb(memOffset)); }
+  mem(op: number, memOffset = 0): this {
+    return this.op(op, 2, ...uleb(memOffset));
+  }
   /** `local[i] += delta` for an i32 local and an i32 local `delta`. */
-  addTo(i: number, delta: number): this { return this.get(i).get(delta).op(Op.i32Add).set(i); }
+  addTo(i: number, delta: number): this {
+    return this.get(i).get(delta).op(Op.i32Add).set(i);
+  }
 
   /** The function's code entry (§5.5.13): locals grouped by type, then the body and `end`. */
   encode(): number[] {
@@ -120,7 +165,11 @@ export function emitBump(f: FuncBuilder, p: number, k: number): void {
  * import must be declared shared, with a maximum no smaller than the memory's; 65536 pages is wasm32's limit) and
  * exporting `funcs` under `exports` (name → function index; indices follow the order of `funcs`).
  */
-export function encodeModule(funcs: FuncBuilder[], exports: Record<string, number>, sharedMemory: boolean): Uint8Array<ArrayBuffer> {
+export function encodeModule(
+  funcs: FuncBuilder[],
+  exports: Record<string, number>,
+  sharedMemory: boolean,
+): Uint8Array<ArrayBuffer> {
   const sigs: string[] = [];
   const typeOf = funcs.map((f) => {
     const key = JSON.stringify([f.params, f.results]);
@@ -134,7 +183,14 @@ export function encodeModule(funcs: FuncBuilder[], exports: Record<string, numbe
   const limits = sharedMemory ? [0x03, ...uleb(1), ...uleb(65536)] : [0x00, ...uleb(1)];
   const names = Object.keys(exports);
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [...uleb(sigs.length), ...types]),
     ...section(2, [...uleb(1), ...name('env'), ...name('mem'), 0x02, ...limits]),
     ...section(3, [...uleb(funcs.length), ...typeOf.flatMap((t) => uleb(t))]),
@@ -149,13 +205,18 @@ export function encodeModule(funcs: FuncBuilder[], exports: Record<string, numbe
  * (`encodeModule`, importing `mem` as shared when it is) and instantiated with `env.mem` = that memory. The returned
  * function gives the module's exports, or null where the engine does not validate the module (no WebAssembly SIMD).
  */
-export function moduleOver<T>(funcs: () => FuncBuilder[], exports: Record<string, number>): (mem: WebAssembly.Memory) => T | null {
+export function moduleOver<T>(
+  funcs: () => FuncBuilder[],
+  exports: Record<string, number>,
+): (mem: WebAssembly.Memory) => T | null {
   const modules = new WeakMap<WebAssembly.Memory, T | null>();
   return (mem) => {
     if (modules.has(mem)) return modules.get(mem) ?? null;
     const shared = typeof SharedArrayBuffer !== 'undefined' && mem.buffer instanceof SharedArrayBuffer;
     const bytes = encodeModule(funcs(), exports, shared);
-    const mod = WebAssembly.validate(bytes) ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as T) : null;
+    const mod = WebAssembly.validate(bytes)
+      ? (new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { mem } }).exports as unknown as T)
+      : null;
     modules.set(mem, mod);
     return mod;
   };

@@ -20,9 +20,11 @@ import { heapOf, type WasmBackend } from './wasm-heap';
 
 const f = Math.fround;
 /** √(2/π) and the cubic coefficient as float32 (model/ops.ts GELU_C, 0.044715). */
-const C = f(Math.sqrt(2 / Math.PI)), A = f(0.044715);
+const C = f(Math.sqrt(2 / Math.PI)),
+  A = f(0.044715);
 /** The backward's scalars as ops.ts passes them: 0.5·√(2/π) and 3·0.044715, rounded to float32 once. */
-const HALF_C = f(0.5 * Math.sqrt(2 / Math.PI)), THREE_A = f(3 * 0.044715);
+const HALF_C = f(0.5 * Math.sqrt(2 / Math.PI)),
+  THREE_A = f(3 * 0.044715);
 
 /** Kernel names registered for the wasm backend. */
 export const GELU_KERNELS = { inner: 'OpdGeluPoly', out: 'OpdGeluValue', grad: 'OpdGeluGrad' } as const;
@@ -41,7 +43,9 @@ type Expr = { in: number } | { c: number } | [typeof V.add | typeof V.sub | type
  */
 function vecFunc(inputs: number, e: Expr): FuncBuilder {
   const f = new FuncBuilder(Array<typeof I32>(inputs + 2).fill(I32));
-  const out = inputs, n4 = inputs + 1, i = f.local(I32);
+  const out = inputs,
+    n4 = inputs + 1,
+    i = f.local(I32);
   const loaded = Array.from({ length: inputs }, () => f.local(V128));
   const consts = new Map<number, number>();
   const collect = (x: Expr): void => {
@@ -50,7 +54,9 @@ function vecFunc(inputs: number, e: Expr): FuncBuilder {
       const l = f.local(V128);
       consts.set(x.c, l);
       const b = new Uint8Array(new Float32Array([x.c]).buffer);
-      f.op(Op.f32Const, ...b).simd(V.splat).set(l);
+      f.op(Op.f32Const, ...b)
+        .simd(V.splat)
+        .set(l);
     }
   };
   collect(e);
@@ -70,12 +76,23 @@ function vecFunc(inputs: number, e: Expr): FuncBuilder {
   return f;
 }
 
-const add = (a: Expr, b: Expr): Expr => [V.add, a, b], sub = (a: Expr, b: Expr): Expr => [V.sub, a, b], mul = (a: Expr, b: Expr): Expr => [V.mul, a, b];
-const X: Expr = { in: 0 }, T: Expr = { in: 1 }, DY: Expr = { in: 2 }, k = (c: number): Expr => ({ c });
+const add = (a: Expr, b: Expr): Expr => [V.add, a, b],
+  sub = (a: Expr, b: Expr): Expr => [V.sub, a, b],
+  mul = (a: Expr, b: Expr): Expr => [V.mul, a, b];
+const X: Expr = { in: 0 },
+  T: Expr = { in: 1 },
+  DY: Expr = { in: 2 },
+  k = (c: number): Expr => ({ c });
 /** The three chains as expressions, in ops.ts' order of operations (see the kernels below). */
 const POLY = mul(add(X, mul(mul(mul(X, X), X), k(A))), k(C));
 const VALUE = mul(mul(X, k(0.5)), add(T, k(1)));
-const GRAD = mul(DY, add(mul(add(T, k(1)), k(0.5)), mul(mul(sub(k(1), mul(T, T)), mul(X, k(HALF_C))), add(mul(mul(X, X), k(THREE_A)), k(1)))));
+const GRAD = mul(
+  DY,
+  add(
+    mul(add(T, k(1)), k(0.5)),
+    mul(mul(sub(k(1), mul(T, T)), mul(X, k(HALF_C))), add(mul(mul(X, X), k(THREE_A)), k(1))),
+  ),
+);
 
 /** The SIMD functions: poly(x, out, n4), value(x, t, out, n4), grad(x, t, dy, out, n4). */
 interface GeluModule {
@@ -84,11 +101,15 @@ interface GeluModule {
   grad(x: number, t: number, dy: number, out: number, n4: number): void;
 }
 /** The module over `mem` (built once per heap), or null where the engine lacks WebAssembly SIMD. */
-const moduleFor = moduleOver<GeluModule>(() => [vecFunc(1, POLY), vecFunc(2, VALUE), vecFunc(3, GRAD)], { poly: 0, value: 1, grad: 2 });
+const moduleFor = moduleOver<GeluModule>(() => [vecFunc(1, POLY), vecFunc(2, VALUE), vecFunc(3, GRAD)], {
+  poly: 0,
+  value: 1,
+  grad: 2,
+});
 
 function memOf(backend: WasmBackend): WebAssembly.Memory {
   const mem = heapOf(backend);
-  if (!mem) throw new Error('wasm GELU kernels: the wasm backend\'s heap is not reachable');
+  if (!mem) throw new Error("wasm GELU kernels: the wasm backend's heap is not reachable");
   return mem;
 }
 const heap = (backend: WasmBackend) => new Float32Array(memOf(backend).buffer);
@@ -98,8 +119,12 @@ const at = (backend: WasmBackend, t: tf.TensorInfo) => backend.dataIdMap.get(t.d
 
 /** x → √(2/π)·(x + 0.044715·x·x·x), as ops.ts: mul(add(x, mul(mul(mul(x, x), x), 0.044715)), √(2/π)). */
 function geluPoly({ inputs: { x }, backend }: Args<'x'>): tf.TensorInfo {
-  const n = tf.util.sizeFromShape(x.shape), out = backend.makeOutput(x.shape, 'float32');
-  const H = heap(backend), px = at(backend, x), po = at(backend, out), v0 = vecPart(backend, n);
+  const n = tf.util.sizeFromShape(x.shape),
+    out = backend.makeOutput(x.shape, 'float32');
+  const H = heap(backend),
+    px = at(backend, x),
+    po = at(backend, out),
+    v0 = vecPart(backend, n);
   if (v0) moduleFor(memOf(backend))!.poly(px * 4, po * 4, v0 / 4);
   for (let i = v0; i < n; i++) {
     const v = H[px + i];
@@ -110,8 +135,13 @@ function geluPoly({ inputs: { x }, backend }: Args<'x'>): tf.TensorInfo {
 
 /** x, t = tanh(poly) → 0.5·x·(1 + t), as ops.ts: mul(mul(x, 0.5), add(t, 1)). */
 function geluValue({ inputs: { x, t }, backend }: Args<'x' | 't'>): tf.TensorInfo {
-  const n = tf.util.sizeFromShape(x.shape), out = backend.makeOutput(x.shape, 'float32');
-  const H = heap(backend), px = at(backend, x), pt = at(backend, t), po = at(backend, out), v0 = vecPart(backend, n);
+  const n = tf.util.sizeFromShape(x.shape),
+    out = backend.makeOutput(x.shape, 'float32');
+  const H = heap(backend),
+    px = at(backend, x),
+    pt = at(backend, t),
+    po = at(backend, out),
+    v0 = vecPart(backend, n);
   if (v0) moduleFor(memOf(backend))!.value(px * 4, pt * 4, po * 4, v0 / 4);
   for (let i = v0; i < n; i++) H[po + i] = f(f(H[px + i] * 0.5) * f(H[pt + i] + 1));
   return out;
@@ -122,11 +152,18 @@ function geluValue({ inputs: { x, t }, backend }: Args<'x' | 't'>): tf.TensorInf
  * mul(dy, add(mul(add(t, 1), 0.5), mul(mul(sub(1, mul(t, t)), mul(x, 0.5·C)), add(mul(mul(x, x), 3·A), 1)))).
  */
 function geluGrad({ inputs: { x, t, dy }, backend }: Args<'x' | 't' | 'dy'>): tf.TensorInfo {
-  const n = tf.util.sizeFromShape(x.shape), out = backend.makeOutput(x.shape, 'float32');
-  const H = heap(backend), px = at(backend, x), pt = at(backend, t), pd = at(backend, dy), po = at(backend, out), v0 = vecPart(backend, n);
+  const n = tf.util.sizeFromShape(x.shape),
+    out = backend.makeOutput(x.shape, 'float32');
+  const H = heap(backend),
+    px = at(backend, x),
+    pt = at(backend, t),
+    pd = at(backend, dy),
+    po = at(backend, out),
+    v0 = vecPart(backend, n);
   if (v0) moduleFor(memOf(backend))!.grad(px * 4, pt * 4, pd * 4, po * 4, v0 / 4);
   for (let i = v0; i < n; i++) {
-    const v = H[px + i], s = H[pt + i];
+    const v = H[px + i],
+      s = H[pt + i];
     const du = f(f(f(1 - f(s * s)) * f(v * HALF_C)) * f(f(f(v * v) * THREE_A) + 1));
     H[po + i] = f(H[pd + i] * f(f(f(s + 1) * 0.5) + du));
   }
@@ -140,7 +177,8 @@ let enabled = true;
 export function registerWasmGeluKernels(): void {
   if (registered) return;
   registered = true;
-  const reg = (kernelName: string, fn: unknown) => tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: fn as tf.KernelFunc });
+  const reg = (kernelName: string, fn: unknown) =>
+    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: fn as tf.KernelFunc });
   reg(GELU_KERNELS.inner, geluPoly);
   reg(GELU_KERNELS.out, geluValue);
   reg(GELU_KERNELS.grad, geluGrad);
@@ -151,7 +189,9 @@ export function wasmGeluUsable(): boolean {
   return registered && enabled && tf.getBackend() === 'wasm';
 }
 
-/** Switch the kernels off (false: the composed ops run) or back on, to compare the two. Returns the previous setting. */
+/**
+ * Switch the kernels off (false: the composed ops run) or back on, to compare the two. Returns the previous setting.
+ */
 export function setWasmGeluEnabled(on: boolean): boolean {
   const was = enabled;
   enabled = on;
@@ -159,6 +199,9 @@ export function setWasmGeluEnabled(on: boolean): boolean {
 }
 
 /** Runs one of GELU_KERNELS on float32 inputs of one shape. */
-export function runGeluKernel(name: (typeof GELU_KERNELS)[keyof typeof GELU_KERNELS], inputs: Record<string, tf.Tensor>): tf.Tensor {
+export function runGeluKernel(
+  name: (typeof GELU_KERNELS)[keyof typeof GELU_KERNELS],
+  inputs: Record<string, tf.Tensor>,
+): tf.Tensor {
   return tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap, {}) as tf.Tensor;
 }

@@ -1,6 +1,7 @@
 /**
  * 2-D float32 products on tfjs' wasm backend (tfjs 4.22) in XNNPACK's order of operations, for model/ops.ts:
- * `tn`: aᵀ·b without materialising aᵀ (a [R, P], b [R, N] → [P, N]; the weight gradients xᵀ·dy, R rows of a batch);
+ * `tn`: aᵀ·b without materialising aᵀ (a [R, P], b [R, N] → [P, N]; the weight gradients xᵀ·dy, R rows of a
+ * batch);
  * `nn`: a·b (a [M, K], b [K, N] → [M, N]; the linear layers' forward products and input gradients dy·Wᵀ).
  * Before, each weight gradient transposed one operand in memory ([4096, 512] words for the MLP's), and XNNPACK (tfjs'
  * matMul) repacked its right operand on every call with a new tensor — for a weight gradient as long as the product
@@ -8,13 +9,13 @@
  *
  * Same bits as XNNPACK's f32 GEMM: it starts each output from the packed bias (+0 when there is none) and adds
  * a·b along the shared dimension k = 0, 1, …, K − 1 in order, one float32 rounding for the product and one for the
- * sum (WebAssembly has no fused multiply-add). Here out[i, j] = (…((+0 + a(i, 0)·b[0, j]) + a(i, 1)·b[1, j]) + …),
- * the same operations in the same order (a·b = b·a exactly, so the (bᵀ·a)ᵀ that model/ops.ts `tMatmul` used to
- * compute is the same too). SIMD runs across four output columns, never along k. The shared dimension is walked in
- * chunks of `R_CHUNK` steps so a chunk of a and b stays in cache while every output tile takes its share; a tile's
+ * sum (WebAssembly has no fused multiply-add). Here out[i, j] = (…((+0 + a(i, 0)·b[0, j]) + a(i, 1)·b[1, j]) +
+ * …), the same operations in the same order (a·b = b·a exactly, so the (bᵀ·a)ᵀ that model/ops.ts `tMatmul`
+ * used to compute is the same too). SIMD runs across four output columns, never along k. The shared dimension is walked
+ * in chunks of `R_CHUNK` steps so a chunk of a and b stays in cache while every output tile takes its share; a tile's
  * running sums are stored after one chunk and loaded before the next, which leaves every sum as one pass makes it (a
- * float32 is stored and loaded exactly). The one difference: a NaN sum, which XNNPACK's output clamp to [−∞, +∞] may
- * turn into an infinity — a NaN in a product is lost either way. test/core/backend/wasm-gemm.test.ts compares the
+ * float32 is stored and loaded exactly). The one difference: a NaN sum, which XNNPACK's output clamp to [−∞, +∞]
+ * may turn into an infinity — a NaN in a product is lost either way. test/core/backend/wasm-gemm.test.ts compares the
  * words with tfjs' matMul (and transpose-then-matMul) on ragged shapes; test/cli/golden.test.ts's recorded step events
  * are unchanged with it.
  *
@@ -30,7 +31,10 @@ import { emitTileWalk, tileKinds, type TileShape } from './wasm-tiles';
 /** Kernel name registered for the wasm backend. */
 export const GEMM_KERNEL = 'OpdGemm';
 
-/** Steps of the shared dimension per chunk (64: 128-column b chunks of 32 KB stay in the L1 cache; 32–256 measured, docs/experiments/speed.md). */
+/**
+ * Steps of the shared dimension per chunk (64: 128-column b chunks of 32 KB stay in the L1 cache; 32–256 measured,
+ * docs/experiments/speed.md).
+ */
 export const R_CHUNK = 64;
 
 /** Output tile: `rows` output rows × `vecs` f32x4 vectors of output columns. */
@@ -38,7 +42,8 @@ export type GemmTile = TileShape;
 /** The shipped tile, 6 × 8 outputs: 12 v128 sums, two b vectors and one broadcast a fit x64's 16 vector registers. */
 export const GEMM_TILE: GemmTile = { rows: 6, vecs: 2 };
 
-/** How a tile reads a: `tn` (a [R, P] read as aᵀ: a tile's rows are adjacent words of one row of a), `nn` (a [P, R]: a
+/** How a tile reads a: `tn` (a [R, P] read as aᵀ: a tile's rows are adjacent words of one row of a), `nn` (a [P, R]:
+ * a
  * tile's rows are rows of a, each read along its length). */
 type Mode = 'tn' | 'nn';
 
@@ -68,17 +73,23 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
   };
   // sums ← +0 on the first chunk, else the stored running sums
   f.get(first).op(Op.if, 0x40);
-  for (const row of s) for (const x of row) (vec ? f.op(Op.f32Const, 0, 0, 0, 0).simd(SimdOp.f32x4Splat) : f.op(Op.f32Const, 0, 0, 0, 0)), f.set(x);
+  for (const row of s)
+    for (const x of row)
+      (vec ? f.op(Op.f32Const, 0, 0, 0, 0).simd(SimdOp.f32x4Splat) : f.op(Op.f32Const, 0, 0, 0, 0), f.set(x));
   f.op(Op.else);
-  for (let i = 0; i < rows; i++) for (let c = 0; c < vecs; c++) outAddr(i), load(width * c), f.set(s[i][c]);
+  for (let i = 0; i < rows; i++) for (let c = 0; c < vecs; c++) (outAddr(i), load(width * c), f.set(s[i][c]));
   f.op(Op.end);
   if (mode === 'nn') {
     f.get(pa).set(pr[0]);
-    for (let i = 1; i < rows; i++) f.get(pr[i - 1]).get(aI).op(Op.i32Add).set(pr[i]);
+    for (let i = 1; i < rows; i++)
+      f.get(pr[i - 1])
+        .get(aI)
+        .op(Op.i32Add)
+        .set(pr[i]);
   }
   f.op(Op.block, 0x40, Op.loop, 0x40);
   f.get(r).get(count).op(Op.i32GeU, Op.brIf, 1);
-  for (let c = 0; c < vecs; c++) f.get(pb), load(width * c), f.set(bv[c]);
+  for (let c = 0; c < vecs; c++) (f.get(pb), load(width * c), f.set(bv[c]));
   for (let i = 0; i < rows; i++) {
     f.get(mode === 'nn' ? pr[i] : pa);
     const off = mode === 'nn' ? 0 : 4 * i;
@@ -86,14 +97,14 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
     else f.mem(Op.f32Load, off);
     f.set(av);
     // sum += a·b: the product rounds to float32, then the sum does (as XNNPACK's multiply-then-add).
-    for (let c = 0; c < vecs; c++) f.get(s[i][c]).get(av).get(bv[c]), mul(), add(), f.set(s[i][c]);
+    for (let c = 0; c < vecs; c++) (f.get(s[i][c]).get(av).get(bv[c]), mul(), add(), f.set(s[i][c]));
   }
   if (mode === 'nn') for (let i = 0; i < rows; i++) emitBump(f, pr[i], 4);
   else f.addTo(pa, aK);
   f.addTo(pb, bRow);
   f.get(r).i32(1).op(Op.i32Add).set(r);
   f.op(Op.br, 0, Op.end, Op.end);
-  for (let i = 0; i < rows; i++) for (let c = 0; c < vecs; c++) outAddr(i), f.get(s[i][c]), store(width * c);
+  for (let i = 0; i < rows; i++) for (let c = 0; c < vecs; c++) (outAddr(i), f.get(s[i][c]), store(width * c));
   return f;
 }
 
@@ -102,12 +113,27 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
  * `tn` a [R, P] (out = aᵀ·b) and for `nn` a [P, R] (out = a·b), b [R, N] (byte addresses). Chunks of R_CHUNK steps
  * outer, then tiles of output rows, then tiles of output columns; `first` tells each tile whether to start from +0.
  */
-function driverFunc(tile: GemmTile, mode: Mode, index: (rows: number, vecs: number, vec: boolean) => number): FuncBuilder {
+function driverFunc(
+  tile: GemmTile,
+  mode: Mode,
+  index: (rows: number, vecs: number, vec: boolean) => number,
+): FuncBuilder {
   const f = new FuncBuilder([I32, I32, I32, I32, I32, I32]);
   const [a, b, out, R, P, N] = [0, 1, 2, 3, 4, 5];
-  const r0 = f.local(I32), count = f.local(I32), first = f.local(I32), i = f.local(I32), j = f.local(I32);
-  const aI = f.local(I32), aK = f.local(I32), bRow = f.local(I32), paC = f.local(I32), pbC = f.local(I32), paI = f.local(I32), poI = f.local(I32);
-  const pbJ = f.local(I32), poJ = f.local(I32);
+  const r0 = f.local(I32),
+    count = f.local(I32),
+    first = f.local(I32),
+    i = f.local(I32),
+    j = f.local(I32);
+  const aI = f.local(I32),
+    aK = f.local(I32),
+    bRow = f.local(I32),
+    paC = f.local(I32),
+    pbC = f.local(I32),
+    paI = f.local(I32),
+    poI = f.local(I32);
+  const pbJ = f.local(I32),
+    poJ = f.local(I32);
   // aI: bytes between a tile's rows; aK: bytes between steps of the shared dimension
   if (mode === 'tn') f.i32(4).set(aI).get(P).i32(4).op(Op.i32Mul).set(aK);
   else f.get(R).i32(4).op(Op.i32Mul).set(aI).i32(4).set(aK);
@@ -120,9 +146,23 @@ function driverFunc(tile: GemmTile, mode: Mode, index: (rows: number, vecs: numb
   f.i32(R_CHUNK).get(count).get(count).i32(R_CHUNK).op(Op.i32GtU, Op.select).set(count);
   f.get(r0).op(Op.i32Eqz).set(first);
   f.get(paC).set(paI).get(out).set(poI);
-  emitTileWalk(f, tile, { rows: P, cols: N, i, j, pa: paI, aStep: aI, pb0: pbC, pb: pbJ, po: poI, poTile: poJ, outRow: bRow }, ([rows, vecs, vec]) => {
-    f.get(paI).get(aI).get(aK).get(pbJ).get(bRow).get(poJ).get(bRow).get(count).get(first).op(Op.call, index(rows, vecs, vec));
-  });
+  emitTileWalk(
+    f,
+    tile,
+    { rows: P, cols: N, i, j, pa: paI, aStep: aI, pb0: pbC, pb: pbJ, po: poI, poTile: poJ, outRow: bRow },
+    ([rows, vecs, vec]) => {
+      f.get(paI)
+        .get(aI)
+        .get(aK)
+        .get(pbJ)
+        .get(bRow)
+        .get(poJ)
+        .get(bRow)
+        .get(count)
+        .get(first)
+        .op(Op.call, index(rows, vecs, vec));
+    },
+  );
   f.get(paC).get(aK).get(count).op(Op.i32Mul, Op.i32Add).set(paC);
   f.get(pbC).get(bRow).get(count).op(Op.i32Mul, Op.i32Add).set(pbC);
   f.get(r0).get(count).op(Op.i32Add).set(r0);
@@ -135,10 +175,19 @@ function driverFunc(tile: GemmTile, mode: Mode, index: (rows: number, vecs: numb
  * drivers `tn` and `nn`. @throws Error for a tile shape outside those ranges.
  */
 export function gemmFuncs(tile: GemmTile = GEMM_TILE): FuncBuilder[] {
-  if (!Number.isInteger(tile.rows) || tile.rows < 1 || tile.rows > 8 || !Number.isInteger(tile.vecs) || tile.vecs < 1 || tile.vecs > 4)
+  if (
+    !Number.isInteger(tile.rows) ||
+    tile.rows < 1 ||
+    tile.rows > 8 ||
+    !Number.isInteger(tile.vecs) ||
+    tile.vecs < 1 ||
+    tile.vecs > 4
+  )
     throw new Error(`wasm gemm: tile rows must be 1–8 and vecs 1–4, got ${JSON.stringify(tile)}`);
-  const kinds = tileKinds(tile), n = kinds.length;
-  const at = (base: number) => (rows: number, vecs: number, vec: boolean) => base + kinds.findIndex(([r, v, s]) => r === rows && v === vecs && s === vec);
+  const kinds = tileKinds(tile),
+    n = kinds.length;
+  const at = (base: number) => (rows: number, vecs: number, vec: boolean) =>
+    base + kinds.findIndex(([r, v, s]) => r === rows && v === vecs && s === vec);
   return [
     ...kinds.map(([r, v, s]) => tileFunc(r, v, s, 'tn')),
     ...kinds.map(([r, v, s]) => tileFunc(r, v, s, 'nn')),
@@ -177,17 +226,38 @@ export type GemmUse = 'tn' | 'nn';
  * a [R, P], b [R, N] float32 → aᵀ·b [P, N] (attr transposeA true), or a [M, K], b [K, N] → a·b [M, N] (false).
  * @throws Error for other ranks or dtypes, unequal shared dimensions, or no heap/SIMD.
  */
-function gemmKernel({ inputs: { a, b }, backend, attrs }: { inputs: { a: tf.TensorInfo; b: tf.TensorInfo }; backend: WasmBackend; attrs: { transposeA: boolean } }): tf.TensorInfo {
+function gemmKernel({
+  inputs: { a, b },
+  backend,
+  attrs,
+}: {
+  inputs: { a: tf.TensorInfo; b: tf.TensorInfo };
+  backend: WasmBackend;
+  attrs: { transposeA: boolean };
+}): tf.TensorInfo {
   const tn = attrs.transposeA;
   const shared = (t: tf.TensorInfo, first: boolean) => (first ? t.shape[0] : t.shape[1]);
-  if (a.shape.length !== 2 || b.shape.length !== 2 || a.dtype !== 'float32' || b.dtype !== 'float32' || shared(a, tn) !== b.shape[0])
-    throw new Error(`${GEMM_KERNEL}: a ${tn ? '[R, P]' : '[M, K]'} and b ${tn ? '[R, N]' : '[K, N]'} must be float32 matrices with the same ${tn ? 'R' : 'K'}, got ${a.dtype} [${a.shape}] and ${b.dtype} [${b.shape}]`);
-  const R = b.shape[0], P = tn ? a.shape[1] : a.shape[0], N = b.shape[1];
+  if (
+    a.shape.length !== 2 ||
+    b.shape.length !== 2 ||
+    a.dtype !== 'float32' ||
+    b.dtype !== 'float32' ||
+    shared(a, tn) !== b.shape[0]
+  )
+    throw new Error(
+      `${GEMM_KERNEL}: a ${tn ? '[R, P]' : '[M, K]'} and b ${tn ? '[R, N]' : '[K, N]'} must be float32 ` +
+        `matrices with the same ${tn ? 'R' : 'K'}, got ${a.dtype} [${a.shape}] and ${b.dtype} [${b.shape}]`,
+    );
+  const R = b.shape[0],
+    P = tn ? a.shape[1] : a.shape[0],
+    N = b.shape[1];
   const out = backend.makeOutput([P, N], 'float32');
   const mem = heapOf(backend);
   const mod = mem ? moduleFor(mem) : null;
-  if (!mem || !mod) throw new Error(`${GEMM_KERNEL}: needs WebAssembly SIMD and the wasm backend's heap (check wasmGemmUsable first)`);
-  const pa = backend.dataIdMap.get(a.dataId).memoryOffset, pb = backend.dataIdMap.get(b.dataId).memoryOffset;
+  if (!mem || !mod)
+    throw new Error(`${GEMM_KERNEL}: needs WebAssembly SIMD and the wasm backend's heap (check wasmGemmUsable first)`);
+  const pa = backend.dataIdMap.get(a.dataId).memoryOffset,
+    pb = backend.dataIdMap.get(b.dataId).memoryOffset;
   const po = backend.dataIdMap.get(out.dataId).memoryOffset;
   if (R === 0) new Float32Array(mem.buffer, po, P * N).fill(0);
   else if (P > 0 && N > 0) (tn ? mod.tn : mod.nn)(pa, pb, po, R, P, N);
@@ -201,7 +271,11 @@ const enabled: Record<GemmUse, boolean> = { tn: true, nn: true };
 export function registerWasmGemmKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({ kernelName: GEMM_KERNEL, backendName: 'wasm', kernelFunc: gemmKernel as unknown as tf.KernelFunc });
+  tf.registerKernel({
+    kernelName: GEMM_KERNEL,
+    backendName: 'wasm',
+    kernelFunc: gemmKernel as unknown as tf.KernelFunc,
+  });
 }
 
 /**
@@ -232,5 +306,11 @@ export function setWasmGemmEnabled(use: GemmUse, on: boolean): boolean {
  * a [R, P], b [R, N] float32 → [P, N]; false: a·b for a [M, K], b [K, N] → [M, N].
  */
 export function wasmGemm(a: tf.Tensor2D, b: tf.Tensor2D, transposeA: boolean): tf.Tensor2D {
-  return tf.engine().runKernel(GEMM_KERNEL, { a, b } as unknown as tf.NamedTensorMap, { transposeA } as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+  return tf
+    .engine()
+    .runKernel(
+      GEMM_KERNEL,
+      { a, b } as unknown as tf.NamedTensorMap,
+      { transposeA } as unknown as tf.NamedAttrMap,
+    ) as tf.Tensor2D;
 }

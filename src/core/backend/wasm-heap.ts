@@ -24,7 +24,6 @@ export function heapOf(backend: WasmBackend): WebAssembly.Memory | null {
   return m instanceof WebAssembly.Memory ? m : null;
 }
 
-
 /** Threads of the backend's pool (tfjs' threaded wasm build in a cross-origin isolated page); 1 where it has none. */
 export function threadsOf(backend: WasmBackend): number {
   const n = backend.wasm.tfjs?.getThreadsCount?.();

@@ -5,8 +5,8 @@
  * `wasm-copy-kernels.ts`; GELU's element-wise chains (model/ops.ts) the kernels of `wasm-gelu.ts`; Identity and
  * same-dtype Cast share their input's data (`wasm-alias-kernels.ts`); bias gradients' column sums run
  * `wasm-colsum.ts`, LayerNorm's chains `wasm-layernorm.ts`, the attention softmax's `wasm-softmax.ts`; Tanh and Exp
- * run `wasm-tanh.ts` and `wasm-exp.ts`; optim/adam.ts's Adam update `wasm-adam.ts`. Call `registerWasmKernels()` before `tf.setBackend('wasm')`: the kernel is set up with the backend
- * (its memory), in tfjs' `setupFunc`.
+ * run `wasm-tanh.ts` and `wasm-exp.ts`; optim/adam.ts's Adam update `wasm-adam.ts`. Call `registerWasmKernels()` before
+ * `tf.setBackend('wasm')`: the kernel is set up with the backend (its memory), in tfjs' `setupFunc`.
  */
 import * as tf from '../tf';
 import { DEFAULT_TILE, instantiateMatMul, type MatMulModule, type TileShape } from './wasm-batch-matmul';
@@ -46,13 +46,16 @@ function simdBatchMatMul(args: MatMulArgs, mod: MatMulModule): tf.TensorInfo | n
   const { a, b } = args.inputs;
   const { transposeA, transposeB } = args.attrs;
   if (a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
-  const ra = a.shape.length, rb = b.shape.length;
+  const ra = a.shape.length,
+    rb = b.shape.length;
   const K = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
   const M = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
   const N = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
   const Kb = transposeB ? b.shape[rb - 1] : b.shape[rb - 2];
-  const outerA = a.shape.slice(0, -2), outerB = b.shape.slice(0, -2);
-  const batchA = size(outerA), batchB = size(outerB);
+  const outerA = a.shape.slice(0, -2),
+    outerB = b.shape.slice(0, -2);
+  const batchA = size(outerA),
+    batchB = size(outerB);
   if (K !== Kb || K === 0 || M === 0 || N === 0) return null;
   if (!transposeA && !transposeB && batchA === 1 && batchB === 1) return null;
   let outer: number[];
@@ -63,14 +66,17 @@ function simdBatchMatMul(args: MatMulArgs, mod: MatMulModule): tf.TensorInfo | n
   const batch = Math.max(batchA, batchB);
   const be = args.backend;
   const out = be.makeOutput([...outer, M, N], 'float32');
-  const pa = be.dataIdMap.get(a.dataId).memoryOffset, pOut = be.dataIdMap.get(out.dataId).memoryOffset;
-  let pb = be.dataIdMap.get(b.dataId).memoryOffset, scratch = 0;
+  const pa = be.dataIdMap.get(a.dataId).memoryOffset,
+    pOut = be.dataIdMap.get(out.dataId).memoryOffset;
+  let pb = be.dataIdMap.get(b.dataId).memoryOffset,
+    scratch = 0;
   if (transposeB) {
     scratch = be.wasm._malloc(batchB * K * N * 4);
     mod.tr(pb, scratch, batchB, N, K);
     pb = scratch;
   }
-  const aBatch = batchA === 1 ? 0 : M * K * 4, bBatch = batchB === 1 ? 0 : K * N * 4;
+  const aBatch = batchA === 1 ? 0 : M * K * 4,
+    bBatch = batchB === 1 ? 0 : K * N * 4;
   mod.mm(pa, pb, pOut, batch, M, N, K, aBatch, transposeA ? 4 : K * 4, transposeA ? M * 4 : 4, bBatch);
   if (scratch) be.wasm._free(scratch);
   return out;
@@ -121,7 +127,8 @@ export function registerWasmKernels(): void {
   registerWasmSoftmaxKernels(); // the attention softmax's element-wise chains (wasm-softmax.ts)
   registerWasmTanhKernel(); // Tanh as SIMD lanes of the C library's tanhf (wasm-tanh.ts)
   registerWasmExpKernel(); // Exp as the C library's expf in JavaScript (wasm-exp.ts)
-  registerWasmGemmKernel(); // 2-D products and weight gradients aᵀ·b in XNNPACK's order, no transposes or repacking (wasm-gemm.ts)
+  // 2-D products and weight gradients aᵀ·b in XNNPACK's order, no transposes or repacking (wasm-gemm.ts)
+  registerWasmGemmKernel();
   registerWasmAdamKernel(); // one Adam update per parameter tensor for optim/adam.ts applyAdam (wasm-adam.ts)
 }
 
@@ -158,6 +165,9 @@ export function setWasmMatMulEnabled(on: boolean): boolean {
 export function setWasmMatMulTile(tile: TileShape = DEFAULT_TILE): void {
   const backend = tf.backend() as unknown as WasmBackend;
   const heap = tf.getBackend() === 'wasm' ? heapOf(backend) : null;
-  if (!heap || !modules.get(backend)) throw new Error('setWasmMatMulTile: the SIMD BatchMatMul is not active (call registerWasmKernels() before tf.setBackend(\'wasm\'))');
+  if (!heap || !modules.get(backend))
+    throw new Error(
+      "setWasmMatMulTile: the SIMD BatchMatMul is not active (call registerWasmKernels() before tf.setBackend('wasm'))",
+    );
   modules.set(backend, instantiateMatMul(heap, tile));
 }

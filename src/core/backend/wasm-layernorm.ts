@@ -28,13 +28,22 @@ const V = { load: 0x00, store: 0x0b, splat: 0x13, add: 0xe4, sub: 0xe5, mul: 0xe
 
 const f32Bytes = (v: number) => [...new Uint8Array(new Float32Array([v]).buffer)];
 
-
 /** ln(x, g, b, out, xc, r, rows, d4): the forward over `rows` rows of d = 4·d4 floats (byte addresses). */
 function forwardFunc(): FuncBuilder {
   const f = new FuncBuilder([I32, I32, I32, I32, I32, I32, I32, I32]);
   const [x, g, b, out, xc, rp, rows, d4] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const row = f.local(I32), i = f.local(I32), d = f.local(I32), p = f.local(I32), q = f.local(I32), pg = f.local(I32), pb = f.local(I32);
-  const s = f.local(F32), mu = f.local(F32), c = f.local(F32), dF = f.local(F32), rr = f.local(F32);
+  const row = f.local(I32),
+    i = f.local(I32),
+    d = f.local(I32),
+    p = f.local(I32),
+    q = f.local(I32),
+    pg = f.local(I32),
+    pb = f.local(I32);
+  const s = f.local(F32),
+    mu = f.local(F32),
+    c = f.local(F32),
+    dF = f.local(F32),
+    rr = f.local(F32);
   const vr = f.local(V128);
   f.get(d4).i32(4).op(Op.i32Mul).set(d);
   f.get(d).op(F.convertI32U).set(dF);
@@ -59,7 +68,15 @@ function forwardFunc(): FuncBuilder {
       bump(f, q, 4);
     });
     // r = 1 / √(σ² + 1e-5)
-    f.op(Op.f32Const, ...f32Bytes(1)).get(s).get(dF).op(F.div).op(Op.f32Const, ...f32Bytes(1e-5)).op(F.add).op(F.sqrt).op(F.div).set(rr);
+    f.op(Op.f32Const, ...f32Bytes(1))
+      .get(s)
+      .get(dF)
+      .op(F.div)
+      .op(Op.f32Const, ...f32Bytes(1e-5))
+      .op(F.add)
+      .op(F.sqrt)
+      .op(F.div)
+      .set(rr);
     f.get(rp).get(rr).mem(Op.f32Store);
     // value = ((xc·r)·γ) + β, four at a time
     f.get(rr).simd(V.splat).set(vr);
@@ -67,7 +84,18 @@ function forwardFunc(): FuncBuilder {
     f.get(g).set(pg);
     f.get(b).set(pb);
     loop(f, i, d4, () => {
-      f.get(out).get(q).simd(V.load, 0).get(vr).simd(V.mul).get(pg).simd(V.load, 0).simd(V.mul).get(pb).simd(V.load, 0).simd(V.add).simd(V.store, 0);
+      f.get(out)
+        .get(q)
+        .simd(V.load, 0)
+        .get(vr)
+        .simd(V.mul)
+        .get(pg)
+        .simd(V.load, 0)
+        .simd(V.mul)
+        .get(pb)
+        .simd(V.load, 0)
+        .simd(V.add)
+        .simd(V.store, 0);
       bump(f, out, 16);
       bump(f, q, 16);
       bump(f, pg, 16);
@@ -85,9 +113,24 @@ function forwardFunc(): FuncBuilder {
 function backwardFunc(): FuncBuilder {
   const f = new FuncBuilder([I32, I32, I32, I32, I32, I32, I32, I32]);
   const [dy, xc, rp, g, dx, dyxh, rows, d4] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const row = f.local(I32), i = f.local(I32), d = f.local(I32), pd = f.local(I32), pc = f.local(I32), pg = f.local(I32), bytes = f.local(I32);
-  const s1 = f.local(F32), s2 = f.local(F32), gi = f.local(F32), rr = f.local(F32), dF = f.local(F32);
-  const vr = f.local(V128), vmg = f.local(V128), vmgx = f.local(V128), vxh = f.local(V128), vdy = f.local(V128), vg = f.local(V128);
+  const row = f.local(I32),
+    i = f.local(I32),
+    d = f.local(I32),
+    pd = f.local(I32),
+    pc = f.local(I32),
+    pg = f.local(I32),
+    bytes = f.local(I32);
+  const s1 = f.local(F32),
+    s2 = f.local(F32),
+    gi = f.local(F32),
+    rr = f.local(F32),
+    dF = f.local(F32);
+  const vr = f.local(V128),
+    vmg = f.local(V128),
+    vmgx = f.local(V128),
+    vxh = f.local(V128),
+    vdy = f.local(V128),
+    vg = f.local(V128);
   f.get(d4).i32(4).op(Op.i32Mul).set(d);
   f.get(d).op(F.convertI32U).set(dF);
   f.get(d).i32(4).op(Op.i32Mul).set(bytes);
@@ -118,7 +161,17 @@ function backwardFunc(): FuncBuilder {
       f.get(pd).simd(V.load, 0).set(vdy);
       f.get(pc).simd(V.load, 0).get(vr).simd(V.mul).set(vxh);
       f.get(vdy).get(pg).simd(V.load, 0).simd(V.mul).set(vg);
-      f.get(dx).get(vr).get(vg).get(vmg).simd(V.sub).get(vxh).get(vmgx).simd(V.mul).simd(V.sub).simd(V.mul).simd(V.store, 0);
+      f.get(dx)
+        .get(vr)
+        .get(vg)
+        .get(vmg)
+        .simd(V.sub)
+        .get(vxh)
+        .get(vmgx)
+        .simd(V.mul)
+        .simd(V.sub)
+        .simd(V.mul)
+        .simd(V.store, 0);
       f.get(dyxh).get(vdy).get(vxh).simd(V.mul).simd(V.store, 0);
       bump(f, pd, 16);
       bump(f, pc, 16);
@@ -144,24 +197,53 @@ type Args<K extends string> = { inputs: Record<K, tf.TensorInfo>; backend: WasmB
 const addr = (backend: WasmBackend, t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).memoryOffset;
 
 function moduleOf(backend: WasmBackend): LayerNormModule {
-  const mem = heapOf(backend), mod = mem && moduleFor(mem);
-  if (!mod) throw new Error('wasm LayerNorm kernels: the wasm backend\'s heap is not reachable or the engine lacks WebAssembly SIMD (check wasmLayerNormUsable first)');
+  const mem = heapOf(backend),
+    mod = mem && moduleFor(mem);
+  if (!mod)
+    throw new Error(
+      "wasm LayerNorm kernels: the wasm backend's heap is not reachable or the engine lacks WebAssembly " +
+        'SIMD (check wasmLayerNormUsable first)',
+    );
   return mod;
 }
 
 /** x [R, d], γ [d], β [d] → [value [R, d], xc [R, d], r [R, 1]] (float32). */
 function layerNormForward({ inputs: { x, gamma, beta }, backend }: Args<'x' | 'gamma' | 'beta'>): tf.TensorInfo[] {
   const [R, d] = x.shape;
-  const value = backend.makeOutput([R, d], 'float32'), xc = backend.makeOutput([R, d], 'float32'), r = backend.makeOutput([R, 1], 'float32');
-  moduleOf(backend).ln(addr(backend, x), addr(backend, gamma), addr(backend, beta), addr(backend, value), addr(backend, xc), addr(backend, r), R, d / 4);
+  const value = backend.makeOutput([R, d], 'float32'),
+    xc = backend.makeOutput([R, d], 'float32'),
+    r = backend.makeOutput([R, 1], 'float32');
+  moduleOf(backend).ln(
+    addr(backend, x),
+    addr(backend, gamma),
+    addr(backend, beta),
+    addr(backend, value),
+    addr(backend, xc),
+    addr(backend, r),
+    R,
+    d / 4,
+  );
   return [value, xc, r];
 }
 
 /** dy [R, d], xc [R, d], r [R, 1], γ [d] → [dx [R, d], dy·x̂ [R, d]] (float32). */
-function layerNormBackward({ inputs: { dy, xc, r, gamma }, backend }: Args<'dy' | 'xc' | 'r' | 'gamma'>): tf.TensorInfo[] {
+function layerNormBackward({
+  inputs: { dy, xc, r, gamma },
+  backend,
+}: Args<'dy' | 'xc' | 'r' | 'gamma'>): tf.TensorInfo[] {
   const [R, d] = dy.shape;
-  const dx = backend.makeOutput([R, d], 'float32'), dyxh = backend.makeOutput([R, d], 'float32');
-  moduleOf(backend).lng(addr(backend, dy), addr(backend, xc), addr(backend, r), addr(backend, gamma), addr(backend, dx), addr(backend, dyxh), R, d / 4);
+  const dx = backend.makeOutput([R, d], 'float32'),
+    dyxh = backend.makeOutput([R, d], 'float32');
+  moduleOf(backend).lng(
+    addr(backend, dy),
+    addr(backend, xc),
+    addr(backend, r),
+    addr(backend, gamma),
+    addr(backend, dx),
+    addr(backend, dyxh),
+    R,
+    d / 4,
+  );
   return [dx, dyxh];
 }
 
@@ -172,8 +254,16 @@ let enabled = true;
 export function registerWasmLayerNormKernels(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({ kernelName: LAYERNORM_KERNELS.forward, backendName: 'wasm', kernelFunc: layerNormForward as unknown as tf.KernelFunc });
-  tf.registerKernel({ kernelName: LAYERNORM_KERNELS.backward, backendName: 'wasm', kernelFunc: layerNormBackward as unknown as tf.KernelFunc });
+  tf.registerKernel({
+    kernelName: LAYERNORM_KERNELS.forward,
+    backendName: 'wasm',
+    kernelFunc: layerNormForward as unknown as tf.KernelFunc,
+  });
+  tf.registerKernel({
+    kernelName: LAYERNORM_KERNELS.backward,
+    backendName: 'wasm',
+    kernelFunc: layerNormBackward as unknown as tf.KernelFunc,
+  });
 }
 
 /**
@@ -186,7 +276,9 @@ export function wasmLayerNormUsable(d: number): boolean {
   return !!mem && !!moduleFor(mem);
 }
 
-/** Switch the kernels off (false: the composed ops run) or back on, to compare the two. Returns the previous setting. */
+/**
+ * Switch the kernels off (false: the composed ops run) or back on, to compare the two. Returns the previous setting.
+ */
 export function setWasmLayerNormEnabled(on: boolean): boolean {
   const was = enabled;
   enabled = on;
@@ -194,11 +286,31 @@ export function setWasmLayerNormEnabled(on: boolean): boolean {
 }
 
 /** The forward kernel: x [R, d], γ, β [d] float32 → [value [R, d], xc [R, d], r [R, 1]]. Not differentiable. */
-export function wasmLayerNormForward(x: tf.Tensor2D, gamma: tf.Tensor, beta: tf.Tensor): [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D] {
-  return tf.engine().runKernel(LAYERNORM_KERNELS.forward, { x, gamma, beta } as unknown as tf.NamedTensorMap, {}) as unknown as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+export function wasmLayerNormForward(
+  x: tf.Tensor2D,
+  gamma: tf.Tensor,
+  beta: tf.Tensor,
+): [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D] {
+  return tf
+    .engine()
+    .runKernel(LAYERNORM_KERNELS.forward, { x, gamma, beta } as unknown as tf.NamedTensorMap, {}) as unknown as [
+    tf.Tensor2D,
+    tf.Tensor2D,
+    tf.Tensor2D,
+  ];
 }
 
 /** The backward kernel: dy, xc [R, d], r [R, 1], γ [d] float32 → [dx [R, d], dy·x̂ [R, d]]. Not differentiable. */
-export function wasmLayerNormBackward(dy: tf.Tensor2D, xc: tf.Tensor2D, r: tf.Tensor2D, gamma: tf.Tensor): [tf.Tensor2D, tf.Tensor2D] {
-  return tf.engine().runKernel(LAYERNORM_KERNELS.backward, { dy, xc, r, gamma } as unknown as tf.NamedTensorMap, {}) as unknown as [tf.Tensor2D, tf.Tensor2D];
+export function wasmLayerNormBackward(
+  dy: tf.Tensor2D,
+  xc: tf.Tensor2D,
+  r: tf.Tensor2D,
+  gamma: tf.Tensor,
+): [tf.Tensor2D, tf.Tensor2D] {
+  return tf
+    .engine()
+    .runKernel(LAYERNORM_KERNELS.backward, { dy, xc, r, gamma } as unknown as tf.NamedTensorMap, {}) as unknown as [
+    tf.Tensor2D,
+    tf.Tensor2D,
+  ];
 }

@@ -66,8 +66,14 @@ export function emitTileWalk(f: FuncBuilder, tile: TileShape, l: TileWalkLocals,
       f.get(l.j).i32(w).op(Op.i32Add).get(l.cols).op(Op.i32GtU, Op.brIf, 1);
       call(kind);
       f.get(l.j).i32(w).op(Op.i32Add).set(l.j);
-      f.get(l.pb).i32(4 * w).op(Op.i32Add).set(l.pb);
-      f.get(l.poTile).i32(4 * w).op(Op.i32Add).set(l.poTile);
+      f.get(l.pb)
+        .i32(4 * w)
+        .op(Op.i32Add)
+        .set(l.pb);
+      f.get(l.poTile)
+        .i32(4 * w)
+        .op(Op.i32Add)
+        .set(l.poTile);
       f.op(Op.br, 0, Op.end, Op.end);
     }
     f.get(l.pa).get(l.aStep).i32(rows).op(Op.i32Mul, Op.i32Add).set(l.pa);

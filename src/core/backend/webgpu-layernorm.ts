@@ -3,26 +3,38 @@
  * op (`fusedLayerNorm`, a tf.customGrad) that model/ops.ts `layerNorm` uses whenever the webgpu backend is active.
  *
  * Forward, one dispatch instead of the nine of `moments` + normalise + scale + shift (Mean, SquaredDifference, Mean,
- * Sub, Add, Rsqrt, Mul, Mul, Add): y = (x − μ)·r·γ + β over the last axis with r = rsqrt(σ² + ε) (Ba et al. 2016;
- * ε = 1e-5, PyTorch's default), μ and σ² the row's mean and (biased) variance in two passes like tf.moments:
+ * Sub, Add, Rsqrt, Mul, Mul, Add): y = (x − μ)·r·γ + β over the last axis with r = rsqrt(σ² + ε) (Ba et al.
+ * 2016; ε = 1e-5, PyTorch's default), μ and σ² the row's mean and (biased) variance in two passes like tf.moments:
  * σ² = mean((x − μ)²). One workgroup of 64 invocations per row; each sums a strided slice of the row, then a tree
  * reduction in workgroup memory.
  *
  * Backward, four dispatches, the closed form of ops.ts `layerNorm` with x̂ = (x − μ)·r and g = dy·γ:
- * (1) the rows' μ and r again ([rows, 2], the forward's own code), (2) dx = r·(g − mean(g) − x̂·mean(g·x̂)), one
- * workgroup per row, (3) dγ = Σ_rows dy·x̂ and (4) dβ = Σ_rows dy, one workgroup per column.
+ * (1) the rows' μ and r again ([rows, 2], the forward's own code), (2) dx = r·(g − mean(g) − x̂·mean(g·x̂)),
+ *     one workgroup per row, (3) dγ = Σ_rows dy·x̂ and (4) dβ = Σ_rows dy, one workgroup per column.
  *
  * The summation order differs from tfjs' kernels, so results agree with the composed ops to float32 rounding
  * (test/core/backend/webgpu-layernorm.test.ts bounds it against the cpu backend), not bit for bit. Every sum runs in
  * a fixed order, so the kernels themselves are deterministic.
  */
 import * as tf from '../tf';
-import { asRows, BLOCK, registerWebGpuKernel, runProgram, treeSum, webGpuFits, withShape, type KernelArgs, type WebGpuProgram } from './webgpu-program';
+import {
+  asRows,
+  BLOCK,
+  registerWebGpuKernel,
+  runProgram,
+  treeSum,
+  webGpuFits,
+  withShape,
+  type KernelArgs,
+  type WebGpuProgram,
+} from './webgpu-program';
 
 /** tfjs kernel name of the fused LayerNorm forward. */
 export const FUSED_LAYER_NORM = 'OpdFusedLayerNorm';
 /** Kernel names of the backward pieces: row statistics, dx, and the parameter gradients. */
-const LN_STATS = 'OpdLayerNormStats', LN_DX = 'OpdLayerNormDx', LN_DPARAM = 'OpdLayerNormDParam';
+const LN_STATS = 'OpdLayerNormStats',
+  LN_DX = 'OpdLayerNormDx',
+  LN_DPARAM = 'OpdLayerNormDParam';
 /** ε of the fused LayerNorm (as ops.ts `layerNorm`). */
 export const LAYER_NORM_EPS = 1e-5;
 
@@ -68,7 +80,9 @@ abstract class RowProgram implements WebGpuProgram {
 class LayerNormProgram extends RowProgram {
   variableNames = ['x', 'gamma', 'beta'];
   shaderKey = 'opdFusedLayerNorm';
-  constructor(rows: number, d: number) { super([rows, d], rows); }
+  constructor(rows: number, d: number) {
+    super([rows, d], rows);
+  }
   getUserCode(): string {
     return `${ROW_HEADER}
     fn main(index : i32) {
@@ -87,7 +101,9 @@ class LayerNormProgram extends RowProgram {
 class LayerNormStatsProgram extends RowProgram {
   variableNames = ['x'];
   shaderKey = 'opdLayerNormStats';
-  constructor(rows: number) { super([rows, 2], rows); }
+  constructor(rows: number) {
+    super([rows, 2], rows);
+  }
   getUserCode(): string {
     return `${ROW_HEADER}
     fn main(index : i32) {
@@ -100,11 +116,16 @@ class LayerNormStatsProgram extends RowProgram {
   }
 }
 
-/** dx: x [rows, d], gamma [d], dy [rows, d], stats [rows, 2] → dx = r·(g − mean(g) − x̂·mean(g·x̂)) [rows, d]. */
+/**
+ * dx: x [rows, d], gamma [d], dy [rows, d], stats [rows, 2] → dx = r·(g − mean(g) − x̂·mean(g·x̂)) [rows,
+ * d].
+ */
 class LayerNormDxProgram extends RowProgram {
   variableNames = ['x', 'gamma', 'dy', 'stats'];
   shaderKey = 'opdLayerNormDx';
-  constructor(rows: number, d: number) { super([rows, d], rows); }
+  constructor(rows: number, d: number) {
+    super([rows, d], rows);
+  }
   getUserCode(): string {
     return `
     var<workgroup> b1 : array<f32, ${BLOCK}>;
@@ -141,13 +162,18 @@ class LayerNormDxProgram extends RowProgram {
 class LayerNormDParamProgram extends RowProgram {
   variableNames: string[];
   shaderKey: string;
-  constructor(private readonly gamma: boolean, d: number) {
+  constructor(
+    private readonly gamma: boolean,
+    d: number,
+  ) {
     super([d], d);
     this.variableNames = gamma ? ['dy', 'x', 'stats'] : ['dy'];
     this.shaderKey = gamma ? 'opdLayerNormDGamma' : 'opdLayerNormDBeta';
   }
   getUserCode(): string {
-    const term = this.gamma ? 'getDy(row, col) * ((getX(row, col) - getStats(row, 0)) * getStats(row, 1))' : 'getDy(row, col)';
+    const term = this.gamma
+      ? 'getDy(row, col) * ((getX(row, col) - getStats(row, 0)) * getStats(row, 1))'
+      : 'getDy(row, col)';
     return `
     var<workgroup> buf : array<f32, ${BLOCK}>;
     fn main(index : i32) {
@@ -181,12 +207,18 @@ export function registerWebGpuLayerNorm(): void {
   registerWebGpuKernel(LN_DX, ({ inputs, backend }: KernelArgs) => {
     const { x, gamma, dy, stats } = inputs as In;
     const xr = asRows(x);
-    return withShape(runProgram(backend, new LayerNormDxProgram(xr.shape[0], xr.shape[1]), [xr, gamma, asRows(dy), stats]), x.shape);
+    return withShape(
+      runProgram(backend, new LayerNormDxProgram(xr.shape[0], xr.shape[1]), [xr, gamma, asRows(dy), stats]),
+      x.shape,
+    );
   });
   registerWebGpuKernel(LN_DPARAM, ({ inputs, backend }: KernelArgs) => {
     const { dy, x, stats } = inputs as In;
-    const dyr = asRows(dy), d = dyr.shape[1];
-    return x ? runProgram(backend, new LayerNormDParamProgram(true, d), [dyr, asRows(x), stats]) : runProgram(backend, new LayerNormDParamProgram(false, d), [dyr]);
+    const dyr = asRows(dy),
+      d = dyr.shape[1];
+    return x
+      ? runProgram(backend, new LayerNormDParamProgram(true, d), [dyr, asRows(x), stats])
+      : runProgram(backend, new LayerNormDParamProgram(false, d), [dyr]);
   });
 }
 
@@ -200,10 +232,14 @@ export function fusedLayerNormUsable(rows: number, d = 1): boolean {
   return true;
 }
 
-const run = (name: string, inputs: Record<string, tf.Tensor>) => tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap) as tf.Tensor;
+const run = (name: string, inputs: Record<string, tf.Tensor>) =>
+  tf.engine().runKernel(name, inputs as unknown as tf.NamedTensorMap) as tf.Tensor;
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
-type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
+type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  value: tf.Tensor;
+  gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[];
+};
 
 const op = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
   save([x, gamma]);
@@ -212,7 +248,11 @@ const op = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sx, sg] = saved;
       const stats = run(LN_STATS, { x: sx });
-      const grads = [run(LN_DX, { x: sx, gamma: sg, dy, stats }), run(LN_DPARAM, { dy, x: sx, stats }), run(LN_DPARAM, { dy })];
+      const grads = [
+        run(LN_DX, { x: sx, gamma: sg, dy, stats }),
+        run(LN_DPARAM, { dy, x: sx, stats }),
+        run(LN_DPARAM, { dy }),
+      ];
       stats.dispose();
       return grads;
     },
@@ -227,6 +267,10 @@ const op = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save
  */
 export function fusedLayerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
   const d = x.shape[x.shape.length - 1];
-  if (!fusedLayerNormUsable(x.size / d, d)) throw new Error('fusedLayerNorm: needs the webgpu backend and at most maxComputeWorkgroupsPerDimension rows and columns (check fusedLayerNormUsable); use ops.ts layerNorm instead');
+  if (!fusedLayerNormUsable(x.size / d, d))
+    throw new Error(
+      'fusedLayerNorm: needs the webgpu backend and at most maxComputeWorkgroupsPerDimension rows and ' +
+        'columns (check fusedLayerNormUsable); use ops.ts layerNorm instead',
+    );
   return op(x, gamma, beta);
 }

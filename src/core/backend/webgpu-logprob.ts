@@ -21,7 +21,8 @@ import { BLOCK, registerWebGpuKernel, treeMax, treeSum, type KernelArgs } from '
 import { dispatchFor, flatIndex, rawPipeline, runRaw, uniformStruct, type RawProgram } from './webgpu-raw';
 
 /** tfjs kernel names of the forward and backward. */
-const LOGP_FWD = 'OpdTokenLogProb', LOGP_BWD = 'OpdTokenLogProbGrad';
+const LOGP_FWD = 'OpdTokenLogProb',
+  LOGP_BWD = 'OpdTokenLogProbGrad';
 
 /** Forward: lg [M, V], mask [M, V], targets [M] int32 → logp [M], then (extra outputs) H [M], lse [M]. */
 class TokenLogProbProgram implements RawProgram {
@@ -29,7 +30,10 @@ class TokenLogProbProgram implements RawProgram {
   dispatch: [number, number, number];
   constructor(backend: unknown, rows: number) {
     this.dispatch = dispatchFor(backend, rows, 1);
-    this.pipeline = rawPipeline(backend, 'opdTokenLogProb', () => `
+    this.pipeline = rawPipeline(
+      backend,
+      'opdTokenLogProb',
+      () => `
       ${uniformStruct(6, 'temperature : f32, V : i32, M : i32,')}
       @group(0) @binding(0) var<storage, read_write> logp : array<f32>;
       @group(0) @binding(1) var<storage, read> lg : array<f32>;
@@ -73,7 +77,8 @@ class TokenLogProbProgram implements RawProgram {
           ent[row] = -buf[0];
           lse[row] = rowMax + logS;
         }
-      }`);
+      }`,
+    );
   }
 }
 
@@ -83,7 +88,10 @@ class TokenLogProbGradProgram implements RawProgram {
   dispatch: [number, number, number];
   constructor(backend: unknown, n: number) {
     this.dispatch = dispatchFor(backend, n, BLOCK);
-    this.pipeline = rawPipeline(backend, 'opdTokenLogProbGrad', () => `
+    this.pipeline = rawPipeline(
+      backend,
+      'opdTokenLogProbGrad',
+      () => `
       ${uniformStruct(8, 'temperature : f32, V : i32, n : i32, hasLogp : i32, hasEnt : i32,')}
       @group(0) @binding(0) var<storage, read_write> dlg : array<f32>;
       @group(0) @binding(1) var<storage, read> lg : array<f32>;
@@ -110,7 +118,8 @@ class TokenLogProbGradProgram implements RawProgram {
         }
         if (u.hasEnt != 0) { dz = dz - dEnt[row] * p * (l + ent[row]); }
         dlg[k] = dz / u.temperature;
-      }`);
+      }`,
+    );
   }
 }
 
@@ -119,16 +128,35 @@ export function registerWebGpuTokenLogProb(): void {
   registerWebGpuKernel(LOGP_FWD, (({ inputs, backend, attrs }: KernelArgs) => {
     const { lg, mask, targets } = inputs as Record<string, tf.TensorInfo>;
     const [M, V] = lg.shape;
-    return runRaw(backend, new TokenLogProbProgram(backend, M), [lg, mask, targets], [[M], [M], [M]],
-      [{ type: 'float32', data: [attrs!.temperature as number] }, { type: 'int32', data: [V] }, { type: 'int32', data: [M] }]);
+    return runRaw(
+      backend,
+      new TokenLogProbProgram(backend, M),
+      [lg, mask, targets],
+      [[M], [M], [M]],
+      [
+        { type: 'float32', data: [attrs!.temperature as number] },
+        { type: 'int32', data: [V] },
+        { type: 'int32', data: [M] },
+      ],
+    );
   }) as unknown as (args: KernelArgs) => tf.TensorInfo);
   registerWebGpuKernel(LOGP_BWD, (({ inputs, backend, attrs }: KernelArgs) => {
     const { lg, mask, targets, lse, ent, dlogp, dEnt } = inputs as Record<string, tf.TensorInfo>;
     const [M, V] = lg.shape;
     const a = attrs as Record<string, number>;
-    return runRaw(backend, new TokenLogProbGradProgram(backend, M * V), [lg, mask, targets, lse, ent, dlogp, dEnt], [[M, V]],
-      [{ type: 'float32', data: [a.temperature] }, { type: 'int32', data: [V] }, { type: 'int32', data: [M * V] },
-        { type: 'int32', data: [a.hasLogp] }, { type: 'int32', data: [a.hasEnt] }])[0];
+    return runRaw(
+      backend,
+      new TokenLogProbGradProgram(backend, M * V),
+      [lg, mask, targets, lse, ent, dlogp, dEnt],
+      [[M, V]],
+      [
+        { type: 'float32', data: [a.temperature] },
+        { type: 'int32', data: [V] },
+        { type: 'int32', data: [M * V] },
+        { type: 'int32', data: [a.hasLogp] },
+        { type: 'int32', data: [a.hasEnt] },
+      ],
+    )[0];
   }) as unknown as (args: KernelArgs) => tf.TensorInfo);
   if (tf.getGradient(LOGP_FWD)) return;
   tf.registerGradient({
@@ -139,8 +167,16 @@ export function registerWebGpuTokenLogProb(): void {
       const [dlogp, dEnt] = dy as (tf.Tensor | null)[];
       const [lg, mask, targets, ent, lse] = saved;
       const some = (dlogp ?? dEnt)!; // the engine calls this only when one of them is set
-      const grad = () => tf.engine().runKernel(LOGP_BWD, { lg, mask, targets, lse, ent, dlogp: dlogp ?? some, dEnt: dEnt ?? some } as unknown as tf.NamedTensorMap,
-        { temperature: attrs.temperature, hasLogp: dlogp ? 1 : 0, hasEnt: dEnt ? 1 : 0 } as unknown as tf.NamedAttrMap) as tf.Tensor;
+      const grad = () =>
+        tf.engine().runKernel(
+          LOGP_BWD,
+          { lg, mask, targets, lse, ent, dlogp: dlogp ?? some, dEnt: dEnt ?? some } as unknown as tf.NamedTensorMap,
+          {
+            temperature: attrs.temperature,
+            hasLogp: dlogp ? 1 : 0,
+            hasEnt: dEnt ? 1 : 0,
+          } as unknown as tf.NamedAttrMap,
+        ) as tf.Tensor;
       // The mask and the targets are data, not parameters: no gradient flows to them (zeros if one is asked for).
       return { lg: grad, mask: () => tf.zerosLike(mask), targets: () => tf.zeros(targets.shape) };
     },
@@ -153,7 +189,8 @@ export function registerWebGpuTokenLogProb(): void {
  */
 export function fusedTokenLogProbsUsable(rows: number): boolean {
   if (tf.getBackend() !== 'webgpu') return false;
-  const max = (tf.backend() as unknown as { device: { limits: { maxComputeWorkgroupsPerDimension: number } } }).device.limits.maxComputeWorkgroupsPerDimension;
+  const max = (tf.backend() as unknown as { device: { limits: { maxComputeWorkgroupsPerDimension: number } } }).device
+    .limits.maxComputeWorkgroupsPerDimension;
   if (rows > max * max) return false;
   registerWebGpuTokenLogProb();
   return true;
@@ -165,13 +202,31 @@ export function fusedTokenLogProbsUsable(rows: number): boolean {
  * the module docstring). Differentiable w.r.t. lg (one dispatch backward).
  * @throws Error when the kernels cannot run (check `fusedTokenLogProbsUsable`) or the shapes disagree.
  */
-export function fusedTokenLogProbs(lg: tf.Tensor2D, mask: tf.Tensor2D, targets: tf.Tensor1D, temperature: number): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+export function fusedTokenLogProbs(
+  lg: tf.Tensor2D,
+  mask: tf.Tensor2D,
+  targets: tf.Tensor1D,
+  temperature: number,
+): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
   const [M, V] = lg.shape;
-  if (!fusedTokenLogProbsUsable(M)) throw new Error('fusedTokenLogProbs: needs the webgpu backend (check fusedTokenLogProbsUsable); use scoring.ts tokenLogProbs instead');
+  if (!fusedTokenLogProbsUsable(M))
+    throw new Error(
+      'fusedTokenLogProbs: needs the webgpu backend (check fusedTokenLogProbsUsable); use scoring.ts ' +
+        'tokenLogProbs instead',
+    );
   if (mask.shape[0] !== M || mask.shape[1] !== V || targets.shape[0] !== M || targets.dtype !== 'int32')
-    throw new Error(`fusedTokenLogProbs: mask [${mask.shape}] and targets [${targets.shape}] ${targets.dtype} must be [${M}, ${V}] and [${M}] int32 like the logits`);
+    throw new Error(
+      `fusedTokenLogProbs: mask [${mask.shape}] and targets [${targets.shape}] ${targets.dtype} must be [${M}, ` +
+        `${V}] and [${M}] int32 like the logits`,
+    );
   if (!(temperature > 0)) throw new Error(`fusedTokenLogProbs: temperature must be > 0, got ${temperature}`);
-  const [logp, entropy, lse] = tf.engine().runKernel(LOGP_FWD, { lg, mask, targets } as unknown as tf.NamedTensorMap, { temperature } as unknown as tf.NamedAttrMap) as unknown as tf.Tensor1D[];
+  const [logp, entropy, lse] = tf
+    .engine()
+    .runKernel(
+      LOGP_FWD,
+      { lg, mask, targets } as unknown as tf.NamedTensorMap,
+      { temperature } as unknown as tf.NamedAttrMap,
+    ) as unknown as tf.Tensor1D[];
   lse.dispose(); // kept by the engine for the backward when a gradient is recorded
   return { logp, entropy };
 }

@@ -21,22 +21,36 @@ export interface WebGpuProgram {
   dispatch: [number, number, number];
   workgroupSize: [number, number, number];
   shaderKey: string;
-  /** Extra uniform fields in WGSL struct syntax (e.g. 'scale : f32,'), filled from `runWebGPUProgram`'s 4th argument. */
+  /**
+   * Extra uniform fields in WGSL struct syntax (e.g. 'scale : f32,'), filled from `runWebGPUProgram`'s 4th argument.
+   */
   uniforms?: string;
   getUserCode(): string;
 }
 
 /** A program-defined uniform value (tfjs' ProgramUniform entry). */
-export interface UniformValue { type: 'float32' | 'int32'; data: number[] }
+export interface UniformValue {
+  type: 'float32' | 'int32';
+  data: number[];
+}
 
 /** The parts of tfjs' WebGPUBackend that the fused kernels call. */
 export interface WebGpuRunner {
-  runWebGPUProgram(program: WebGpuProgram, inputs: tf.TensorInfo[], dtype: 'float32', uniforms?: UniformValue[]): tf.TensorInfo;
+  runWebGPUProgram(
+    program: WebGpuProgram,
+    inputs: tf.TensorInfo[],
+    dtype: 'float32',
+    uniforms?: UniformValue[],
+  ): tf.TensorInfo;
   device: { limits: { maxComputeWorkgroupsPerDimension: number } };
 }
 
 /** A kernel's inputs, attributes and backend, as tfjs passes them to a kernelFunc. */
-export interface KernelArgs { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: Record<string, unknown> }
+export interface KernelArgs {
+  inputs: tf.NamedTensorInfoMap;
+  backend: unknown;
+  attrs?: Record<string, unknown>;
+}
 
 /** Register `kernelFunc` as `name` for the webgpu backend unless it is registered already (idempotent). */
 export function registerWebGpuKernel(name: string, kernelFunc: (args: KernelArgs) => tf.TensorInfo): void {
@@ -54,7 +68,12 @@ export function webGpuFits(groups: number): boolean {
 }
 
 /** Run `program` on the backend of a kernel call, float32 output. */
-export function runProgram(backend: unknown, program: WebGpuProgram, inputs: tf.TensorInfo[], uniforms?: UniformValue[]): tf.TensorInfo {
+export function runProgram(
+  backend: unknown,
+  program: WebGpuProgram,
+  inputs: tf.TensorInfo[],
+  uniforms?: UniformValue[],
+): tf.TensorInfo {
   return (backend as WebGpuRunner).runWebGPUProgram(program, inputs, 'float32', uniforms);
 }
 

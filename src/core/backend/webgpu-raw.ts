@@ -5,10 +5,11 @@
  * the backend's own `recordAndSubmit`, so it joins tfjs' command encoder, compute pass and submit batching in order
  * and is counted by gpu-stats.ts like any tfjs dispatch (under its class name).
  *
- * Binding layout (what `recordAndSubmit` binds, in order): 0 = the first output, 1…k = the inputs, k+1…k+j = the other
- * outputs (bound as extra "inputs", declared `read_write` in the WGSL), then the uniform buffer. Every tensor is bound
- * as a flat 1-D array; tfjs fills the uniform buffer with NaN, Infinity, then the shape and strides of every bound
- * tensor (one i32 each for a 1-D view; tfjs writes 1 for the empty strides), then the program's own uniforms — so
+ * Binding layout (what `recordAndSubmit` binds, in order): 0 = the first output, 1…k = the inputs, k+1…k+j = the
+ * other outputs (bound as extra "inputs", declared `read_write` in the WGSL), then the uniform buffer. Every tensor is
+ * bound as a flat 1-D array; tfjs fills the uniform buffer with NaN, Infinity, then the shape and strides of every
+ * bound tensor (one i32 each for a 1-D view; tfjs writes 1 for the empty strides), then the program's own uniforms —
+ * so
  * `uniformStruct` pads past tfjs' fields. Outputs are fresh buffers: no tensor's data is written in place.
  */
 import * as tf from '../tf';
@@ -28,7 +29,12 @@ interface RawBackend {
   };
   makeTensorInfo(shape: number[], dtype: 'float32'): tf.TensorInfo;
   uploadToGPU(dataId: unknown): void;
-  recordAndSubmit(program: RawProgram, output: tf.TensorInfo, inputs: tf.TensorInfo[], uniforms: { type: 'float32' | 'int32'; data: number[] }[]): void;
+  recordAndSubmit(
+    program: RawProgram,
+    output: tf.TensorInfo,
+    inputs: tf.TensorInfo[],
+    uniforms: { type: 'float32' | 'int32'; data: number[] }[],
+  ): void;
 }
 
 const pipelines = new WeakMap<object, Map<string, unknown>>();
@@ -40,7 +46,10 @@ export function rawPipeline(backend: unknown, key: string, wgsl: () => string): 
   if (!byKey) pipelines.set(b.device, (byKey = new Map()));
   let p = byKey.get(key);
   if (!p) {
-    p = b.device.createComputePipeline({ layout: 'auto', compute: { module: b.device.createShaderModule({ code: wgsl() }), entryPoint: 'main' } });
+    p = b.device.createComputePipeline({
+      layout: 'auto',
+      compute: { module: b.device.createShaderModule({ code: wgsl() }), entryPoint: 'main' },
+    });
     byKey.set(key, p);
   }
   return p;
@@ -73,13 +82,23 @@ export function dispatchFor(backend: unknown, n: number, block: number): [number
 }
 
 /** `t` viewed as a flat float32 vector (same data). */
-export const flat = (t: tf.TensorInfo): tf.TensorInfo => ({ dataId: t.dataId, shape: [t.shape.reduce((a, b) => a * b, 1)], dtype: t.dtype });
+export const flat = (t: tf.TensorInfo): tf.TensorInfo => ({
+  dataId: t.dataId,
+  shape: [t.shape.reduce((a, b) => a * b, 1)],
+  dtype: t.dtype,
+});
 
 /**
  * Record `program` on `backend`: fresh float32 outputs of `outShapes` (first = binding 0, the rest after `inputs`),
  * every tensor bound flat, `own` uniforms after tfjs' fields. Returns the outputs under their shapes.
  */
-export function runRaw(backend: unknown, program: RawProgram, inputs: tf.TensorInfo[], outShapes: number[][], own: { type: 'float32' | 'int32'; data: number[] }[]): tf.TensorInfo[] {
+export function runRaw(
+  backend: unknown,
+  program: RawProgram,
+  inputs: tf.TensorInfo[],
+  outShapes: number[][],
+  own: { type: 'float32' | 'int32'; data: number[] }[],
+): tf.TensorInfo[] {
   const b = backend as RawBackend;
   const outs = outShapes.map((s) => b.makeTensorInfo(s, 'float32'));
   for (const t of [...inputs, ...outs]) b.uploadToGPU(t.dataId);

@@ -11,8 +11,8 @@
  * every call (test/core/backend/webgpu-rows-grad.test.ts: repeated calls bit-identical, within float32 rounding of
  * the cpu backend's scatterND).
  *
- * Cost: R·C invocations, each reading all n indices — n·R·C index reads (for the nano model's token table 529 × 48
- * and 4 096 batch rows, ~10^8 reads, a few ms on a GPU); the deterministic order is what the replay contract needs
+ * Cost: R·C invocations, each reading all n indices — n·R·C index reads (for the nano model's token table 529 ×
+ * 48 and 4 096 batch rows, ~10^8 reads, a few ms on a GPU); the deterministic order is what the replay contract needs
  * (docs/architecture.md).
  */
 import * as tf from '../tf';
@@ -23,7 +23,9 @@ export const ROWS_GRAD = 'OpdGatherRowsGrad';
 /** Invocations per workgroup. */
 const WG = 64;
 
-/** dy [n, C] float32, indices [n] int32 → [R, C] float32: out[r, c] = Σ_{k: indices[k] = r} dy[k, c], k ascending. */
+/**
+ * dy [n, C] float32, indices [n] int32 → [R, C] float32: out[r, c] = Σ_{k: indices[k] = r} dy[k, c], k ascending.
+ */
 class RowsGradProgram implements WebGpuProgram {
   variableNames = ['dy', 'indices'];
   shaderKey = 'opdGatherRowsGrad';
@@ -78,7 +80,17 @@ export function rowsGradUsable(rows: number, cols: number): boolean {
  * @throws Error when the kernel cannot run (check `rowsGradUsable`; ops.ts `gatherRows` falls back to scatterND).
  */
 export function rowsGrad(dy: tf.Tensor2D, indices: tf.Tensor1D, rows: number): tf.Tensor2D {
-  if (!rowsGradUsable(rows, dy.shape[1])) throw new Error('rowsGrad: needs the webgpu backend and rows·C/64 workgroups within one dispatch dimension (check rowsGradUsable); use tf.scatterND instead');
+  if (!rowsGradUsable(rows, dy.shape[1]))
+    throw new Error(
+      'rowsGrad: needs the webgpu backend and rows·C/64 workgroups within one dispatch dimension (check ' +
+        'rowsGradUsable); use tf.scatterND instead',
+    );
   if (indices.dtype !== 'int32') throw new Error(`rowsGrad: indices must be int32, got ${indices.dtype}`);
-  return tf.engine().runKernel(ROWS_GRAD, { dy, indices } as unknown as tf.NamedTensorMap, { rows } as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+  return tf
+    .engine()
+    .runKernel(
+      ROWS_GRAD,
+      { dy, indices } as unknown as tf.NamedTensorMap,
+      { rows } as unknown as tf.NamedAttrMap,
+    ) as tf.Tensor2D;
 }

@@ -54,9 +54,22 @@ export interface AgenticOpdBenchOptions {
  * @throws Error when `steps` < 2 (the pool needs a student and a teacher) or a run fails.
  */
 export async function agenticOpdBench(o: AgenticOpdBenchOptions): Promise<AgenticOpdBench> {
-  const steps = o.steps ?? 3, B = o.tasksPerStep ?? 4, G = o.groupSize ?? 4;
-  if (steps < 2) throw new Error(`agentic-opd bench: steps must be at least 2 (a student and a teacher checkpoint), got ${steps}`);
-  const base: Partial<RunConfig> = { env: 'household', preset: 'easy', model: 'nano', seed: 1, steps, tasksPerStep: B, groupSize: G, miniBatches: Math.min(4, B * G), evalEvery: 0 };
+  const steps = o.steps ?? 3,
+    B = o.tasksPerStep ?? 4,
+    G = o.groupSize ?? 4;
+  if (steps < 2)
+    throw new Error(`agentic-opd bench: steps must be at least 2 (a student and a teacher checkpoint), got ${steps}`);
+  const base: Partial<RunConfig> = {
+    env: 'household',
+    preset: 'easy',
+    model: 'nano',
+    seed: 1,
+    steps,
+    tasksPerStep: B,
+    groupSize: G,
+    miniBatches: Math.min(4, B * G),
+    evalEvery: 0,
+  };
   const cfg = parseRunConfig({ ...base, checkpointEvery: 1, valTasks: o.valTasks ?? 8, valSamples: o.valSamples ?? 2 });
   let val: ValRecord = emptyValRecord(cfg);
   const weights = new Map<number, Uint8Array>();
@@ -68,14 +81,26 @@ export async function agenticOpdBench(o: AgenticOpdBenchOptions): Promise<Agenti
   }
   const best = coverage(val).best.step;
   const spec = getEnvSpec(cfg.env);
-  const teachers = val.checkpoints.filter((c) => c.step !== best).map((c) => ({ id: c.step, bytes: weights.get(c.step)!, solved: solvedOf(c.passRates) }));
+  const teachers = val.checkpoints
+    .filter((c) => c.step !== best)
+    .map((c) => ({ id: c.step, bytes: weights.get(c.step)!, solved: solvedOf(c.passRates) }));
   const pool = checkpointTeacherPool(teachers, val.taskTypes, spec, buildTokenizer(spec), {
-    preset: cfg.preset, temperature: cfg.temperature, historyTurns: cfg.historyTurns, maxActionTokens: cfg.maxActionTokens, decoding: cfg.decoding, groupSize: G, seed: cfg.seed,
+    preset: cfg.preset,
+    temperature: cfg.temperature,
+    historyTurns: cfg.historyTurns,
+    maxActionTokens: cfg.maxActionTokens,
+    decoding: cfg.decoding,
+    groupSize: G,
+    seed: cfg.seed,
   });
-  let opdMs = 0, lad = 0;
+  let opdMs = 0,
+    lad = 0;
   try {
     const studentSolved = solvedOf(val.checkpoints.find((c) => c.step === best)!.passRates);
-    for await (const e of train({ ...base, algo: 'agentic-opd' }, { backend: o.backend, initWeights: weights.get(best)!, algorithmInit: { teacherPool: pool, studentSolved } })) {
+    for await (const e of train(
+      { ...base, algo: 'agentic-opd' },
+      { backend: o.backend, initWeights: weights.get(best)!, algorithmInit: { teacherPool: pool, studentSolved } },
+    )) {
       if (e.event !== 'step') continue;
       opdMs += e.stepMs;
       lad += e.ladShare ?? 0;
@@ -83,6 +108,17 @@ export async function agenticOpdBench(o: AgenticOpdBenchOptions): Promise<Agenti
   } finally {
     pool.dispose();
   }
-  const grpoStepMs = grpoMs / steps, agenticOpdStepMs = opdMs / steps;
-  return { grpoStepMs, agenticOpdStepMs, overGrpo: agenticOpdStepMs / grpoStepMs, studentStep: best, teachers: pool.ids.slice(), ladShareMean: lad / steps, tasksPerStep: B, groupSize: G, steps };
+  const grpoStepMs = grpoMs / steps,
+    agenticOpdStepMs = opdMs / steps;
+  return {
+    grpoStepMs,
+    agenticOpdStepMs,
+    overGrpo: agenticOpdStepMs / grpoStepMs,
+    studentStep: best,
+    teachers: pool.ids.slice(),
+    ladShareMean: lad / steps,
+    tasksPerStep: B,
+    groupSize: G,
+    steps,
+  };
 }

@@ -57,7 +57,7 @@ export function chooseFastest(timings: readonly ProbeTiming[]): ProbeTiming | nu
   let best: ProbeTiming | null = null;
   for (const t of timings) {
     if (!best) best = t;
-    else if ((t.steps > 0) !== (best.steps > 0)) best = t.steps > 0 ? t : best;
+    else if (t.steps > 0 !== best.steps > 0) best = t.steps > 0 ? t : best;
     else if (t.msPerStep < best.msPerStep || (t.msPerStep === best.msPerStep && rank(t) < rank(best))) best = t;
   }
   return best;
@@ -76,7 +76,9 @@ export function timingText(t: ProbeTiming): string {
  */
 export function probeReason(chosen: ProbeBackend, timings: readonly ProbeTiming[]): string {
   if (timings.length <= 1) return `${chosen}: the only backend left to probe`;
-  const sorted = [...timings].sort((a, b) => (a.backend === chosen ? -1 : b.backend === chosen ? 1 : a.msPerStep - b.msPerStep));
+  const sorted = [...timings].sort((a, b) =>
+    a.backend === chosen ? -1 : b.backend === chosen ? 1 : a.msPerStep - b.msPerStep,
+  );
   return `fastest of ${sorted.map(timingText).join(', ')} per probe step`;
 }
 
@@ -130,7 +132,8 @@ export function readProbeRecord(value: unknown, key: string): ProbeRecordRead {
     const i = r.error.issues[0];
     return { ok: false, reason: `remembered choice unreadable (${i.path.join('.') || 'record'}: ${i.message})` };
   }
-  if (!r.data.timings.some((t) => t.backend === r.data.choice)) return { ok: false, reason: `remembered choice unreadable (choice ${r.data.choice} has no timing)` };
+  if (!r.data.timings.some((t) => t.backend === r.data.choice))
+    return { ok: false, reason: `remembered choice unreadable (choice ${r.data.choice} has no timing)` };
   if (r.data.key !== key) return { ok: false, reason: 'remembered choice was measured on another browser or adapter' };
   return { ok: true, record: r.data };
 }

@@ -23,10 +23,12 @@ export interface RateRepeats {
 export function summarizeRates(rates: readonly number[]): RateRepeats {
   if (rates.length === 0) throw new Error('summarizeRates: rates is empty; time at least one repeat');
   rates.forEach((r, i) => {
-    if (!Number.isFinite(r) || r < 0) throw new Error(`summarizeRates: rates[${i}] must be a finite rate ≥ 0, got ${r}`);
+    if (!Number.isFinite(r) || r < 0)
+      throw new Error(`summarizeRates: rates[${i}] must be a finite rate ≥ 0, got ${r}`);
   });
   const sorted = [...rates].sort((a, b) => a - b);
-  const n = sorted.length, mid = n >> 1;
+  const n = sorted.length,
+    mid = n >> 1;
   const median = n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   return { best: sorted[n - 1], median, runs: [...rates] };
 }

@@ -64,8 +64,15 @@ export function benchLine(r: BenchReport): string {
   const parts = r.results.map((x) => {
     if (!x.ok) return `${x.backend}: failed (${x.reason})`;
     const b = x.result;
-    const gpu = b.dispatchesPerTrainStep !== undefined ? `, ${num(b.dispatchesPerTrainStep)} dispatches/step, ${num(b.dispatchesPerSampledToken ?? NaN)} dispatches/token` : '';
-    return `${x.backend} [${x.adapter}] train ${num(b.trainTokensPerSecond)} tok/s, sample ${num(b.sampleTokensPerSecond)} tok/s, matmul ${num(b.matmulGflops)} GFLOP/s${gpu}`;
+    const gpu =
+      b.dispatchesPerTrainStep !== undefined
+        ? `, ${num(b.dispatchesPerTrainStep)} dispatches/step, ${num(b.dispatchesPerSampledToken ?? NaN)} ` +
+          `dispatches/token`
+        : '';
+    return (
+      `${x.backend} [${x.adapter}] train ${num(b.trainTokensPerSecond)} tok/s, sample ${num(b.sampleTokensPerSecond)} ` +
+      `tok/s, matmul ${num(b.matmulGflops)} GFLOP/s${gpu}`
+    );
   });
   return `OPD bench ${r.size}${shape}: ${parts.join('; ')}`;
 }

@@ -44,14 +44,36 @@ export interface BenchSize {
 }
 
 /** `npm run bench`'s defaults: the `small` model (a PyTorch peer's default), B 32 × T 128, V 1024. */
-export const CLI_BENCH_SIZE: BenchSize = { model: 'small', seq: 128, batch: 32, vocab: 1024, steps: 10, warmup: 2, newTokens: 32, matmulN: 512, matmulReps: 10, kvCache: true };
+export const CLI_BENCH_SIZE: BenchSize = {
+  model: 'small',
+  seq: 128,
+  batch: 32,
+  vocab: 1024,
+  steps: 10,
+  warmup: 2,
+  newTokens: 32,
+  matmulN: 512,
+  matmulReps: 10,
+  kvCache: true,
+};
 
 /**
  * Bench sizes offered by the page: `quick` (seconds on wasm, also usable on a software WebGPU adapter), and
  * `standard` (the CLI's size without the KV-cache comparison, a minute or more on wasm).
  */
 export const PAGE_BENCH_SIZES = {
-  quick: { model: 'nano', seq: 32, batch: 4, vocab: 1024, steps: 3, warmup: 1, newTokens: 8, matmulN: 128, matmulReps: 4, kvCache: false },
+  quick: {
+    model: 'nano',
+    seq: 32,
+    batch: 4,
+    vocab: 1024,
+    steps: 3,
+    warmup: 1,
+    newTokens: 8,
+    matmulN: 128,
+    matmulReps: 4,
+    kvCache: false,
+  },
   standard: { ...CLI_BENCH_SIZE, kvCache: false },
 } as const satisfies Record<string, BenchSize>;
 /** Name of a page bench size. */
@@ -140,10 +162,21 @@ const now = () => performance.now();
  * @throws Error naming the field and the accepted range.
  */
 export function checkBenchSize(s: BenchSize): void {
-  const ints: [keyof BenchSize, number, number][] = [['seq', 2, 512], ['batch', 1, 1024], ['vocab', 32, 65536], ['steps', 1, 1000], ['warmup', 0, 100], ['newTokens', 1, 256], ['matmulN', 1, 4096], ['matmulReps', 1, 1000], ['matmulRepeats', 1, 100]];
+  const ints: [keyof BenchSize, number, number][] = [
+    ['seq', 2, 512],
+    ['batch', 1, 1024],
+    ['vocab', 32, 65536],
+    ['steps', 1, 1000],
+    ['warmup', 0, 100],
+    ['newTokens', 1, 256],
+    ['matmulN', 1, 4096],
+    ['matmulReps', 1, 1000],
+    ['matmulRepeats', 1, 100],
+  ];
   for (const [k, lo, hi] of ints) {
-    const v = k === 'matmulRepeats' ? s[k] ?? MATMUL_REPEATS : s[k];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) throw new Error(`bench: ${k} must be an integer from ${lo} to ${hi}, got ${String(v)}`);
+    const v = k === 'matmulRepeats' ? (s[k] ?? MATMUL_REPEATS) : s[k];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
+      throw new Error(`bench: ${k} must be an integer from ${lo} to ${hi}, got ${String(v)}`);
   }
   modelConfig(s.model, s.vocab); // throws on an unknown model
 }
@@ -158,12 +191,33 @@ export function makeBenchModel(size: BenchSize): BenchModel {
   const cfg = { ...base, maxSeq: Math.max(base.maxSeq, size.seq) };
   const rng = new Rng(0);
   const p = makeVariables(cfg, initValues(cfg, rng));
-  const B = size.batch, T = size.seq, V = size.vocab;
-  const ids = tf.tensor2d(Int32Array.from({ length: B * T }, () => rng.int(V)), [B, T], 'int32');
+  const B = size.batch,
+    T = size.seq,
+    V = size.vocab;
+  const ids = tf.tensor2d(
+    Int32Array.from({ length: B * T }, () => rng.int(V)),
+    [B, T],
+    'int32',
+  );
   // float32 once here: an int32 one-hot would be cast to float32 by every step's Multiply and its gradient (4 Casts of
   // [B·T, V] per step), the same 0/1 values each time.
-  const oneHot = tf.tidy(() => tf.cast(tf.oneHot(tf.tensor1d(Int32Array.from({ length: B * T }, () => rng.int(V)), 'int32'), V), 'float32')) as tf.Tensor2D;
-  const pos = tf.tensor2d(Int32Array.from({ length: B * T }, (_, i) => i % T), [B, T], 'int32');
+  const oneHot = tf.tidy(() =>
+    tf.cast(
+      tf.oneHot(
+        tf.tensor1d(
+          Int32Array.from({ length: B * T }, () => rng.int(V)),
+          'int32',
+        ),
+        V,
+      ),
+      'float32',
+    ),
+  ) as tf.Tensor2D;
+  const pos = tf.tensor2d(
+    Int32Array.from({ length: B * T }, (_, i) => i % T),
+    [B, T],
+    'int32',
+  );
   return { cfg, p, opt: tf.train.adam(1e-3), ids, oneHot, pos, size, rng };
 }
 
@@ -178,12 +232,16 @@ export function disposeBenchModel(m: BenchModel): void {
  * targets, and its gradient for every parameter (same shapes, float32). The caller disposes both.
  */
 export function lossAndGrads(m: BenchModel): { value: tf.Scalar; grads: tf.NamedTensorMap } {
-  const B = m.size.batch, T = m.size.seq;
-  return tf.variableGrads(() => {
-    const { hidden } = forward(m.p, m.cfg, m.ids, m.pos);
-    const lsm = tf.logSoftmax(logits(m.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
-    return tf.neg(tf.mean(tf.sum(tf.mul(lsm, m.oneHot), 1))) as tf.Scalar;
-  }, Object.values(m.p) as tf.Variable[]);
+  const B = m.size.batch,
+    T = m.size.seq;
+  return tf.variableGrads(
+    () => {
+      const { hidden } = forward(m.p, m.cfg, m.ids, m.pos);
+      const lsm = tf.logSoftmax(logits(m.p, tf.reshape(hidden, [B * T, -1]) as tf.Tensor2D));
+      return tf.neg(tf.mean(tf.sum(tf.mul(lsm, m.oneHot), 1))) as tf.Scalar;
+    },
+    Object.values(m.p) as tf.Variable[],
+  );
 }
 
 /**
@@ -196,7 +254,10 @@ export async function trainStep(m: BenchModel): Promise<void> {
   tf.dispose([value, ...Object.values(grads)]);
 }
 
-/** Mean wall time (ms) of `size.steps` training steps after `size.warmup` untimed ones; `onTimed` runs before the timed ones. */
+/**
+ * Mean wall time (ms) of `size.steps` training steps after `size.warmup` untimed ones; `onTimed` runs before the timed
+ * ones.
+ */
 export async function timeTraining(m: BenchModel, onTimed?: () => void): Promise<number> {
   for (let i = 0; i < m.size.warmup; i++) await trainStep(m);
   onTimed?.();
@@ -205,17 +266,31 @@ export async function timeTraining(m: BenchModel, onTimed?: () => void): Promise
   return (now() - t) / m.size.steps;
 }
 
-/** The sampling workload: B random 16-token prompts, free decoding without <eos>; returns a runner and the tokens it makes. */
+/**
+ * The sampling workload: B random 16-token prompts, free decoding without <eos>; returns a runner and the tokens it
+ * makes.
+ */
 export function samplingWorkload(m: BenchModel): { run: () => Promise<unknown>; tokens: number } {
-  const V = m.size.vocab, B = m.size.batch;
+  const V = m.size.vocab,
+    B = m.size.batch;
   const free = freeMaskRow(V, 0, -1);
   const prompts = Array.from({ length: B }, () => Array.from({ length: 16 }, () => m.rng.int(V)));
   const nNew = Math.min(m.size.newTokens, m.cfg.maxSeq - 16);
-  const run = () => sampleResponses(m.p, m.cfg, prompts, { temperature: 1, maxTokens: nNew, eos: -1, freeRow: free, rng: m.rng, allowed: () => null });
+  const run = () =>
+    sampleResponses(m.p, m.cfg, prompts, {
+      temperature: 1,
+      maxTokens: nNew,
+      eos: -1,
+      freeRow: free,
+      rng: m.rng,
+      allowed: () => null,
+    });
   return { run, tokens: B * nNew };
 }
 
-/** KV-cached sampling speed (tokens/s): one untimed run of `samplingWorkload`, then one timed; `onTimed` runs before it. */
+/**
+ * KV-cached sampling speed (tokens/s): one untimed run of `samplingWorkload`, then one timed; `onTimed` runs before it.
+ */
 export async function timeSampling(m: BenchModel, onTimed?: () => void): Promise<number> {
   const w = samplingWorkload(m);
   await w.run();
@@ -234,8 +309,13 @@ export const MATMUL_REPEATS = 5;
  * repeat's speed (`summarizeRates`). Inputs are standard normal from `rng`.
  */
 export async function matmulGflops(rng: Rng, n = 512, reps = 10, repeats = MATMUL_REPEATS): Promise<RateRepeats> {
-  const draw = () => tf.tensor2d(Float32Array.from({ length: n * n }, () => rng.normal()), [n, n]);
-  const a = draw(), b = draw();
+  const draw = () =>
+    tf.tensor2d(
+      Float32Array.from({ length: n * n }, () => rng.normal()),
+      [n, n],
+    );
+  const a = draw(),
+    b = draw();
   const once = async () => {
     const c = tf.matMul(a, b);
     await c.data();
@@ -261,11 +341,22 @@ export async function matmulGflops(rng: Rng, n = 512, reps = 10, repeats = MATMU
  * (×), or NaN when 128 + n exceeds the model's maxSeq.
  */
 export async function kvCacheSpeedup(m: BenchModel, n = 8): Promise<number> {
-  const ctx = 128, B = m.size.batch, V = m.size.vocab, { p, cfg, rng } = m;
+  const ctx = 128,
+    B = m.size.batch,
+    V = m.size.vocab,
+    { p, cfg, rng } = m;
   if (ctx + n > cfg.maxSeq) return NaN;
   const prompts = Array.from({ length: B }, () => Array.from({ length: ctx }, () => rng.int(V)));
   const free = freeMaskRow(V, 0, -1);
-  const cached = () => sampleResponses(p, cfg, prompts, { temperature: 1, maxTokens: n, eos: -1, freeRow: free, rng, allowed: () => null });
+  const cached = () =>
+    sampleResponses(p, cfg, prompts, {
+      temperature: 1,
+      maxTokens: n,
+      eos: -1,
+      freeRow: free,
+      rng,
+      allowed: () => null,
+    });
   await cached();
   let t = now();
   await cached();
@@ -276,7 +367,11 @@ export async function kvCacheSpeedup(m: BenchModel, n = 8): Promise<number> {
       const T = ctx + k;
       const lg = tf.tidy(() => {
         const ids = tf.tensor2d(rows.flat(), [B, T], 'int32');
-        const pos = tf.tensor2d(Int32Array.from({ length: B * T }, (_, i) => i % T), [B, T], 'int32');
+        const pos = tf.tensor2d(
+          Int32Array.from({ length: B * T }, (_, i) => i % T),
+          [B, T],
+          'int32',
+        );
         const { hidden } = forward(p, cfg, ids, pos);
         return logits(p, tf.reshape(tf.slice(hidden, [0, T - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D);
       });
@@ -301,7 +396,8 @@ export async function runBench(size: BenchSize, onPhase?: (phase: BenchPhase) =>
   const stats: GpuStats | null = installGpuStats(); // null unless the backend is webgpu
   let r: BenchResult;
   try {
-    const B = size.batch, T = size.seq;
+    const B = size.batch,
+      T = size.seq;
     onPhase?.('train');
     const trainMs = await timeTraining(m, () => stats?.reset());
     const train = stats?.counters();
@@ -320,14 +416,32 @@ export async function runBench(size: BenchSize, onPhase?: (phase: BenchPhase) =>
     // Training FLOPs ≈ 6 · params · tokens (forward 2, backward 4 per parameter and token).
     const trainGflops = (6 * params * B * T) / (trainMs / 1000) / 1e9;
     const nNew = Math.min(size.newTokens, m.cfg.maxSeq - 16); // as samplingWorkload
-    const gpu = train && sample ? {
-      dispatchesPerTrainStep: train.dispatches / size.steps, readbacksPerTrainStep: train.readbacks / size.steps, uploadsPerTrainStep: train.uploads / size.steps,
-      dispatchesPerSampledToken: sample.dispatches / nNew, readbacksPerSampledToken: sample.readbacks / nNew, uploadsPerSampledToken: sample.uploads / nNew,
-    } : {};
+    const gpu =
+      train && sample
+        ? {
+            dispatchesPerTrainStep: train.dispatches / size.steps,
+            readbacksPerTrainStep: train.readbacks / size.steps,
+            uploadsPerTrainStep: train.uploads / size.steps,
+            dispatchesPerSampledToken: sample.dispatches / nNew,
+            readbacksPerSampledToken: sample.readbacks / nNew,
+            uploadsPerSampledToken: sample.uploads / nNew,
+          }
+        : {};
     r = {
-      backend: tf.getBackend(), model: size.model, params, seq: T, batch: B, vocab: size.vocab,
-      trainStepMs: trainMs, trainTokensPerSecond: (B * T) / (trainMs / 1000),
-      sampleTokensPerSecond, matmulGflops: gflops, matmulGflopsMedian: mm.median, matmulGflopsRuns: mm.runs, trainGflops, trainShareOfMatmul: trainGflops / gflops,
+      backend: tf.getBackend(),
+      model: size.model,
+      params,
+      seq: T,
+      batch: B,
+      vocab: size.vocab,
+      trainStepMs: trainMs,
+      trainTokensPerSecond: (B * T) / (trainMs / 1000),
+      sampleTokensPerSecond,
+      matmulGflops: gflops,
+      matmulGflopsMedian: mm.median,
+      matmulGflopsRuns: mm.runs,
+      trainGflops,
+      trainShareOfMatmul: trainGflops / gflops,
       ...(kv === undefined ? {} : { kvCacheSpeedup: kv }),
       ...gpu,
     };

@@ -88,7 +88,9 @@ export function commandHint(x: HintInput): string | null {
   else {
     const own = forms.filter((f) => action === f.verb || action.startsWith(`${f.verb} `));
     if (own.length === 0) {
-      parts.push(`${quote(action)} is not a command of ${where}; commands here: ${forms.map((f) => f.form).join(', ')}`);
+      parts.push(
+        `${quote(action)} is not a command of ${where}; commands here: ${forms.map((f) => f.form).join(', ')}`,
+      );
     } else if (!own.some((f) => f.pattern.test(action))) {
       parts.push(`${quote(action)} does not fit the command ${own.map((f) => `"${f.form}"`).join(' or ')}`);
     } else {

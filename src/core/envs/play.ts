@@ -122,8 +122,10 @@ export function readTyped(line: string, admissible: readonly string[]): TypedAct
   if (n >= 1 && n <= admissible.length) return { action: admissible[n - 1] };
   const shown = line.trim().length > 12 ? `${line.trim().slice(0, 11)}…` : line.trim();
   return {
-    message: admissible.length === 0 ? `there is no action ${shown}: nothing is admissible now`
-      : `there is no action ${shown}: type a number from 1 to ${admissible.length}, or an action`,
+    message:
+      admissible.length === 0
+        ? `there is no action ${shown}: nothing is admissible now`
+        : `there is no action ${shown}: type a number from 1 to ${admissible.length}, or an action`,
   };
 }
 
@@ -149,8 +151,10 @@ export class PlayEpisode {
     if (!this.spec.presets.includes(task.preset)) {
       throw new Error(`preset must be one of: ${this.spec.presets.join(', ')} (got "${task.preset}")`);
     }
-    if (!SPLITS.includes(task.split)) throw new Error(`split must be one of: ${SPLITS.join(', ')} (got "${task.split}")`);
-    if (!Number.isSafeInteger(task.index) || task.index < 0) throw new Error(`task index must be an integer ≥ 0 (got ${task.index})`);
+    if (!SPLITS.includes(task.split))
+      throw new Error(`split must be one of: ${SPLITS.join(', ')} (got "${task.split}")`);
+    if (!Number.isSafeInteger(task.index) || task.index < 0)
+      throw new Error(`task index must be an integer ≥ 0 (got ${task.index})`);
     this.task = { env: task.env, preset: task.preset, split: task.split, index: task.index };
     this.env = this.spec.create(task.preset);
     this.start = this.env.reset({ split: task.split, index: task.index });
@@ -187,7 +191,13 @@ export class PlayEpisode {
     const r = this.env.step(action);
     const turn: PlayTurn = { action, observation: r.observation, reward: r.reward, done: r.done, valid: r.valid };
     if (!r.valid) {
-      const hint = commandHint({ env: this.task.env, preset: this.task.preset, commands: this.forms, action, admissible: before });
+      const hint = commandHint({
+        env: this.task.env,
+        preset: this.task.preset,
+        commands: this.forms,
+        action,
+        admissible: before,
+      });
       if (hint !== null) turn.hint = hint;
       this.invalid++;
     }
@@ -200,7 +210,14 @@ export class PlayEpisode {
 
   /** Steps, success, total reward, invalid actions and whether it ended. */
   summary(): PlaySummary {
-    return { steps: this.env.steps, maxSteps: this.env.maxSteps, success: this.solved, reward: this.total, invalid: this.invalid, done: this.ended };
+    return {
+      steps: this.env.steps,
+      maxSteps: this.env.maxSteps,
+      success: this.solved,
+      reward: this.total,
+      invalid: this.invalid,
+      done: this.ended,
+    };
   }
 
   /** The whole episode as plain data (copies; safe to send to another thread). */

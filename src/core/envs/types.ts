@@ -65,7 +65,9 @@ export interface Env {
   readonly maxSteps: number;
 }
 
-/** A policy that can act in an env from its (hidden) state: used for demonstrations and checks, never by the analyzer. */
+/**
+ * A policy that can act in an env from its (hidden) state: used for demonstrations and checks, never by the analyzer.
+ */
 export interface Expert {
   /** The next action for the env's current state. */
   act(): string;
@@ -91,8 +93,8 @@ export interface EnvSpec {
    */
   vocabularyCorpus(): string[];
   /**
-   * The commands a preset can ever offer, as forms (`take … from …`), for people's hints when an action does nothing
-   * (src/core/envs/play.ts); never part of a policy's prompt. Absent: hints name only the admissible actions.
+   * The commands a preset can ever offer, as forms (`take … from …`), for people's hints when an action does
+   * nothing (src/core/envs/play.ts); never part of a policy's prompt. Absent: hints name only the admissible actions.
    */
   commands?(preset: string): readonly CommandForm[];
   /**

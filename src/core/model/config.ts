@@ -37,9 +37,11 @@ export const MODEL_PRESETS: Readonly<Record<ModelSize, Omit<ModelConfig, 'vocabS
  * @throws Error naming the accepted sizes on an unknown name.
  */
 export function modelConfig(size: string, vocabSize: number): ModelConfig {
-  if (!Object.hasOwn(MODEL_PRESETS, size)) throw new Error(`unknown model size "${size}" (known: ${MODEL_SIZES.join(', ')})`);
+  if (!Object.hasOwn(MODEL_PRESETS, size))
+    throw new Error(`unknown model size "${size}" (known: ${MODEL_SIZES.join(', ')})`);
   const p = MODEL_PRESETS[size as ModelSize];
-  if (!Number.isInteger(vocabSize) || vocabSize < 2) throw new Error(`modelConfig: vocabSize must be an integer ≥ 2, got ${vocabSize}`);
+  if (!Number.isInteger(vocabSize) || vocabSize < 2)
+    throw new Error(`modelConfig: vocabSize must be an integer ≥ 2, got ${vocabSize}`);
   return { ...p, vocabSize };
 }
 

@@ -52,11 +52,18 @@ export class WasmDecoder {
    * @throws Error off wasm or without the SIMD module.
    */
   constructor(
-    private readonly p: Params, private readonly cfg: ModelConfig, readonly B: number, tMax: number,
-    private readonly wte: Float32Array, private readonly wpe: Float32Array, prefill: LayerCache[], keyBias: Float32Array,
+    private readonly p: Params,
+    private readonly cfg: ModelConfig,
+    readonly B: number,
+    tMax: number,
+    private readonly wte: Float32Array,
+    private readonly wpe: Float32Array,
+    prefill: LayerCache[],
+    keyBias: Float32Array,
   ) {
     registerDecodeKernels();
-    const h = cfg.nHeads, d = cfg.dModel;
+    const h = cfg.nHeads,
+      d = cfg.dModel;
     this.d = d;
     this.cache = new WasmKvCache(B, h, d / h, tMax, cfg.nLayers);
     const T0 = prefill[0].k.shape[1];
@@ -72,25 +79,43 @@ export class WasmDecoder {
     const { p, cfg, B, d, wte, wpe } = this;
     const x0 = new Float32Array(B * d);
     for (let b = 0; b < B; b++) {
-      const te = ids[b] * d, pe = pos[b] * d;
+      const te = ids[b] * d,
+        pe = pos[b] * d;
       for (let j = 0; j < d; j++) x0[b * d + j] = Math.fround(wte[te + j] + wpe[pe + j]);
     }
-    const scale = 1 / Math.sqrt(d / cfg.nHeads), id = this.cache.id;
+    const scale = 1 / Math.sqrt(d / cfg.nHeads),
+      id = this.cache.id;
     return tf.tidy(() => {
       let x: tf.Tensor = tf.tensor2d(x0, [B, d]);
       let a = run(DECODE_KERNELS.layerNorm, { x, gamma: p['h0.ln1.g'], beta: p['h0.ln1.b'] }) as tf.Tensor;
       for (let i = 0; i < cfg.nLayers; i++) {
         const qkv = tf.matMul(a as tf.Tensor2D, p[`h${i}.attn.wqkv`] as tf.Tensor2D);
-        const s = run(DECODE_KERNELS.scores, { qkv, bqkv: p[`h${i}.attn.bqkv`] }, { cache: id, layer: i, t, scale }) as tf.Tensor;
+        const s = run(
+          DECODE_KERNELS.scores,
+          { qkv, bqkv: p[`h${i}.attn.bqkv`] },
+          { cache: id, layer: i, t, scale },
+        ) as tf.Tensor;
         const y = run(DECODE_KERNELS.values, { probs: tf.softmax(s) }, { cache: id, layer: i }) as tf.Tensor2D;
         const o = tf.matMul(y, p[`h${i}.attn.wo`] as tf.Tensor2D);
-        [x, a] = run(DECODE_KERNELS.residualLayerNorm, { x, y: o, bias: p[`h${i}.attn.bo`], gamma: p[`h${i}.ln2.g`], beta: p[`h${i}.ln2.b`] }) as tf.Tensor[];
+        [x, a] = run(DECODE_KERNELS.residualLayerNorm, {
+          x,
+          y: o,
+          bias: p[`h${i}.attn.bo`],
+          gamma: p[`h${i}.ln2.g`],
+          beta: p[`h${i}.ln2.b`],
+        }) as tf.Tensor[];
         const fc = tf.matMul(a as tf.Tensor2D, p[`h${i}.mlp.wfc`] as tf.Tensor2D);
         const [u, inner] = run(DECODE_KERNELS.geluInner, { y: fc, bias: p[`h${i}.mlp.bfc`] }) as tf.Tensor[];
         const g = run(DECODE_KERNELS.geluOut, { u, t: tf.tanh(inner) }) as tf.Tensor2D;
         const m = tf.matMul(g, p[`h${i}.mlp.wproj`] as tf.Tensor2D);
         const ln = i + 1 < cfg.nLayers ? `h${i + 1}.ln1` : 'lnf';
-        [x, a] = run(DECODE_KERNELS.residualLayerNorm, { x, y: m, bias: p[`h${i}.mlp.bproj`], gamma: p[`${ln}.g`], beta: p[`${ln}.b`] }) as tf.Tensor[];
+        [x, a] = run(DECODE_KERNELS.residualLayerNorm, {
+          x,
+          y: m,
+          bias: p[`h${i}.mlp.bproj`],
+          gamma: p[`${ln}.g`],
+          beta: p[`${ln}.b`],
+        }) as tf.Tensor[];
       }
       return a as tf.Tensor2D;
     });

@@ -38,7 +38,10 @@ import { wasmGemm, wasmGemmUsable } from '../backend/wasm-gemm';
 import './sum-grad'; // Sum's gradient without a tensor of ones on wasm (same values)
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
-type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => { value: tf.Tensor; gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[] };
+type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+  value: tf.Tensor;
+  gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor | tf.Tensor[];
+};
 
 /**
  * a [M, K] · b [K, N] float32 → [M, N]: tfjs' matMul, or on wasm the project's kernel in XNNPACK's order (same bits,
@@ -48,7 +51,10 @@ function mm(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   return wasmGemmUsable('nn') ? wasmGemm(a, b, false) : tf.matMul(a, b);
 }
 
-/** a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls (aᵀ·dy as `tMatmul` orders it). */
+/**
+ * a: [M, K] float32, b: [K, N] float32 → [M, N]. Gradients via plain (non-transposed) matMuls (aᵀ·dy as `tMatmul`
+ * orders it).
+ */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
@@ -61,8 +67,8 @@ export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradS
 }) as unknown as CGF) as unknown as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
 /**
- * a: [B, M, K], b: [B, K, N] → [B, M, N] (batched). Gradients: dA = dC·bᵀ and dB = aᵀ·dC as flagged batched matMuls
- * (no 3-D transpose is materialised; the scalar loop reads the flagged operand in place, same sums).
+ * a: [B, M, K], b: [B, K, N] → [B, M, N] (batched). Gradients: dA = dC·bᵀ and dB = aᵀ·dC as flagged batched
+ * matMuls (no 3-D transpose is materialised; the scalar loop reads the flagged operand in place, same sums).
  */
 export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
@@ -70,7 +76,10 @@ export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSave
     value: tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sa, sb] = saved;
-      return [tf.matMul(dy as tf.Tensor3D, sb as tf.Tensor3D, false, true), tf.matMul(sa as tf.Tensor3D, dy as tf.Tensor3D, true, false)];
+      return [
+        tf.matMul(dy as tf.Tensor3D, sb as tf.Tensor3D, false, true),
+        tf.matMul(sa as tf.Tensor3D, dy as tf.Tensor3D, true, false),
+      ];
     },
   };
 }) as unknown as CGF) as unknown as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
@@ -85,16 +94,19 @@ export const bmmNT = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSa
     value: tf.matMul(a as tf.Tensor3D, b as tf.Tensor3D, false, true),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sa, sb] = saved;
-      return [tf.matMul(dy as tf.Tensor3D, sb as tf.Tensor3D), tf.matMul(dy as tf.Tensor3D, sa as tf.Tensor3D, true, false)];
+      return [
+        tf.matMul(dy as tf.Tensor3D, sb as tf.Tensor3D),
+        tf.matMul(dy as tf.Tensor3D, sa as tf.Tensor3D, true, false),
+      ];
     },
   };
 }) as unknown as CGF) as unknown as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
 
 /**
  * Rows of `table` at `indices`: table [R, C] float32, indices [n] int32 → [n, C].
- * Gradient w.r.t. table: dy [n, C] summed into [R, C] (rows hit twice are summed) — scatterND, except on webgpu, whose
- * scatterND adds with atomics in a scheduling-dependent order; there backend/webgpu-rows-grad.ts sums in index order,
- * so a run and its resume give the same bits. No gradient to indices.
+ * Gradient w.r.t. table: dy [n, C] summed into [R, C] (rows hit twice are summed) — scatterND, except on webgpu,
+ * whose scatterND adds with atomics in a scheduling-dependent order; there backend/webgpu-rows-grad.ts sums in index
+ * order, so a run and its resume give the same bits. No gradient to indices.
  */
 export function gatherRows(table: tf.Tensor2D, indices: tf.Tensor1D): tf.Tensor2D {
   const f = tf.customGrad(((t: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -115,14 +127,16 @@ export function gatherRows(table: tf.Tensor2D, indices: tf.Tensor1D): tf.Tensor2
 const GELU_C = Math.sqrt(2 / Math.PI);
 
 /**
- * GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, as GPT-2). Same shape as x.
- * Backward in closed form from the saved x and t = tanh(u): dx = dy·(0.5·(1 + t) + 0.5·x·(1 − t²)·√(2/π)·(1 + 3·0.044715·x²)).
- * On wasm the element-wise chains around tfjs' Tanh and the backward run as one kernel each (backend/wasm-gelu.ts,
- * the same float32 operations in the same order: same bits).
+ * GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, as GPT-2). Same shape
+ * as x. Backward in closed form from the saved x and t = tanh(u): dx = dy·(0.5·(1 + t) + 0.5·x·(1 −
+ * t²)·√(2/π)·(1 + 3·0.044715·x²)). On wasm the element-wise chains around tfjs' Tanh and the backward run as
+ * one kernel each (backend/wasm-gelu.ts, the same float32 operations in the same order: same bits).
  */
 export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   const fused = wasmGeluUsable() && x.dtype === 'float32';
-  const inner = fused ? runGeluKernel(GELU_KERNELS.inner, { x }) : tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), GELU_C);
+  const inner = fused
+    ? runGeluKernel(GELU_KERNELS.inner, { x })
+    : tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), GELU_C);
   const t = tf.tanh(inner);
   save([x, t]);
   return {
@@ -131,7 +145,10 @@ export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
       const [sx, st] = saved;
       if (fused && wasmGeluUsable()) return runGeluKernel(GELU_KERNELS.grad, { x: sx, t: st, dy });
       const x2 = tf.mul(sx, sx);
-      const du = tf.mul(tf.mul(tf.sub(1, tf.mul(st, st)), tf.mul(sx, 0.5 * GELU_C)), tf.add(tf.mul(x2, 3 * 0.044715), 1));
+      const du = tf.mul(
+        tf.mul(tf.sub(1, tf.mul(st, st)), tf.mul(sx, 0.5 * GELU_C)),
+        tf.add(tf.mul(x2, 3 * 0.044715), 1),
+      );
       return tf.mul(dy, tf.add(tf.mul(tf.add(st, 1), 0.5), du));
     },
   };
@@ -160,26 +177,36 @@ export function setPackAwareWeightGrads(on: boolean): boolean {
 }
 
 /**
- * aᵀ·b for a [M, K], b [M, N] → [K, N] (a weight gradient: M rows of a batch, K inputs, N outputs). On wasm with SIMD, the
- * project's GEMM reads a in place (backend/wasm-gemm.ts: no transpose, no repacking, the same sums). Else on wasm as aᵀ·b when
- * K > N, else as (bᵀ·a)ᵀ: the product's right operand is the one of fewer columns, because XNNPACK (tfjs' wasm matMul)
- * repacks the right operand on every call with a new tensor: with M = 4096 and a 128-column left result, repacking
- * costs about as much as the product (measured in docs/experiments/speed.md). On a tie a is the right operand, so the
- * q, k and v projections of one input repack it once (tfjs keeps the packed operand per tensor). Each entry is the same
- * sum Σ_m a[m, k]·b[m, n] in the same order of m either way. Other backends transpose the smaller of a and b.
+ * aᵀ·b for a [M, K], b [M, N] → [K, N] (a weight gradient: M rows of a batch, K inputs, N outputs). On wasm with
+ * SIMD, the project's GEMM reads a in place (backend/wasm-gemm.ts: no transpose, no repacking, the same sums). Else on
+ * wasm as aᵀ·b when K > N, else as (bᵀ·a)ᵀ: the product's right operand is the one of fewer columns, because
+ * XNNPACK (tfjs' wasm matMul) repacks the right operand on every call with a new tensor: with M = 4096 and a 128-column
+ * left result, repacking costs about as much as the product (measured in docs/experiments/speed.md). On a tie a is the
+ * right operand, so the q, k and v projections of one input repack it once (tfjs keeps the packed operand per tensor).
+ * Each entry is the same sum Σ_m a[m, k]·b[m, n] in the same order of m either way. Other backends transpose the
+ * smaller of a and b.
  */
 function tMatmul(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   if (wasmGemmUsable('tn')) return wasmGemm(a, b, true); // aᵀ·b in place, same bits (backend/wasm-gemm.ts)
-  const leftA = packAware && tf.getBackend() === 'wasm' ? a.shape[1] > b.shape[1] : a.shape[1] <= b.shape[1]; // else: the smaller transpose
-  return leftA ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b) : tf.transpose(tf.matMul(tf.transpose(b) as tf.Tensor2D, a)) as tf.Tensor2D;
+  // else: the smaller transpose
+  const leftA = packAware && tf.getBackend() === 'wasm' ? a.shape[1] > b.shape[1] : a.shape[1] <= b.shape[1];
+  return leftA
+    ? tf.matMul(tf.transpose(a) as tf.Tensor2D, b)
+    : (tf.transpose(tf.matMul(tf.transpose(b) as tf.Tensor2D, a)) as tf.Tensor2D);
 }
 
 /**
  * LayerNorm over the last axis (Ba et al. 2016) from composed ops on any backend: x [..., d], gamma/beta [d];
  * ε = 1e-5 (PyTorch default). Backward in closed form with x̂ = (x − μ)·r, r = 1/√(σ² + ε), g = dy·γ:
- * dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ_rows dy·x̂, dβ = Σ_rows dy. `layerNorm` uses it off webgpu.
+ * dx = r·(g − mean(g) − x̂·mean(g·x̂)), dγ = Σ_rows dy·x̂, dβ = Σ_rows dy. `layerNorm` uses it off
+ * webgpu.
  */
-export const composedLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
+export const composedLayerNorm = tf.customGrad(((
+  x: tf.Tensor,
+  gamma: tf.Tensor,
+  beta: tf.Tensor,
+  save: tf.GradSaveFunc,
+) => {
   const { mean, variance } = tf.moments(x, -1, true);
   const xc = tf.sub(x, mean);
   const r = tf.rsqrt(tf.add(variance, 1e-5));
@@ -192,7 +219,11 @@ export const composedLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor,
       const xhat = tf.mul(sxc, sr);
       const g = tf.mul(dy, sg);
       const dx = tf.mul(sr, tf.sub(tf.sub(g, tf.mean(g, -1, true)), tf.mul(xhat, tf.mean(tf.mul(g, xhat), -1, true))));
-      return [dx, colSum(tf.reshape(tf.mul(dy, xhat), [-1, d]) as tf.Tensor2D), colSum(tf.reshape(dy, [-1, d]) as tf.Tensor2D)];
+      return [
+        dx,
+        colSum(tf.reshape(tf.mul(dy, xhat), [-1, d]) as tf.Tensor2D),
+        colSum(tf.reshape(dy, [-1, d]) as tf.Tensor2D),
+      ];
     },
   };
 }) as unknown as CGF) as unknown as (x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor) => tf.Tensor;
@@ -225,7 +256,9 @@ const wasmLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.T
 export function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
   const d = x.shape[x.shape.length - 1];
   if (fusedLayerNormUsable(x.size / d, d)) return fusedLayerNorm(x, gamma, beta);
-  return wasmLayerNormUsable(d) && x.dtype === 'float32' ? wasmLayerNorm(x, gamma, beta) : composedLayerNorm(x, gamma, beta);
+  return wasmLayerNormUsable(d) && x.dtype === 'float32'
+    ? wasmLayerNorm(x, gamma, beta)
+    : composedLayerNorm(x, gamma, beta);
 }
 
 /**
@@ -247,16 +280,27 @@ export function attentionMask(rows: number, makeBias: () => tf.Tensor, keyBias?:
 }
 
 /**
- * Attention weights: raw scores q·kᵀ [B·h, T, Tk] float32 → softmax(raw·scale + bias) over the keys [B·h, T, Tk].
- * With a composed `mask.bias`: Multiply, Add and Softmax (autograd's gradients), or on wasm the same arithmetic with
- * the element-wise chains as single kernels (`wasmAttentionSoftmax`); with `bias` null: the fused webgpu kernel
+ * Attention weights: raw scores q·kᵀ [B·h, T, Tk] float32 → softmax(raw·scale + bias) over the keys [B·h, T,
+ * Tk]. With a composed `mask.bias`: Multiply, Add and Softmax (autograd's gradients), or on wasm the same arithmetic
+ * with the element-wise chains as single kernels (`wasmAttentionSoftmax`); with `bias` null: the fused webgpu kernel
  * (one dispatch forward, one backward; backend/webgpu-softmax.ts).
  */
-export function attentionSoftmax(raw: tf.Tensor3D, scale: number, B: number, h: number, mask: AttentionMask): tf.Tensor3D {
+export function attentionSoftmax(
+  raw: tf.Tensor3D,
+  scale: number,
+  B: number,
+  h: number,
+  mask: AttentionMask,
+): tf.Tensor3D {
   const [BH, T, Tk] = raw.shape;
   if (mask.bias === null) return fusedAttentionSoftmax(raw, scale, h, mask.keyBias);
-  if (raw.dtype === 'float32' && wasmSoftmaxUsable(B, T, Tk, mask.bias)) return wasmAttentionSoftmax(raw, scale, h, mask.bias);
-  return tf.reshape(tf.softmax(tf.add(tf.reshape(tf.mul(raw, scale), [B, h, T, Tk]), mask.bias)), [BH, T, Tk]) as tf.Tensor3D;
+  if (raw.dtype === 'float32' && wasmSoftmaxUsable(B, T, Tk, mask.bias))
+    return wasmAttentionSoftmax(raw, scale, h, mask.bias);
+  return tf.reshape(tf.softmax(tf.add(tf.reshape(tf.mul(raw, scale), [B, h, T, Tk]), mask.bias)), [
+    BH,
+    T,
+    Tk,
+  ]) as tf.Tensor3D;
 }
 
 /**
@@ -283,7 +327,11 @@ const affine = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: t
     value: tf.add(mm(x as tf.Tensor2D, w as tf.Tensor2D), b),
     gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
       const [sx, sw] = saved;
-      return [mm(dy as tf.Tensor2D, tf.transpose(sw) as tf.Tensor2D), tMatmul(sx as tf.Tensor2D, dy as tf.Tensor2D), colSum(dy as tf.Tensor2D)];
+      return [
+        mm(dy as tf.Tensor2D, tf.transpose(sw) as tf.Tensor2D),
+        tMatmul(sx as tf.Tensor2D, dy as tf.Tensor2D),
+        colSum(dy as tf.Tensor2D),
+      ];
     },
   };
 }) as unknown as CGF) as unknown as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;

@@ -17,15 +17,24 @@ export type Params = Record<string, tf.Tensor>;
 /** Every parameter's name and shape, in a fixed order (the save format's order). */
 export function paramShapes(cfg: ModelConfig): [string, number[]][] {
   const { dModel: d, vocabSize: V, maxSeq: S, nLayers: L } = cfg;
-  const out: [string, number[]][] = [['wte', [V, d]], ['wpe', [S, d]]];
+  const out: [string, number[]][] = [
+    ['wte', [V, d]],
+    ['wpe', [S, d]],
+  ];
   for (let i = 0; i < L; i++) {
     out.push(
-      [`h${i}.ln1.g`, [d]], [`h${i}.ln1.b`, [d]],
-      [`h${i}.attn.wqkv`, [d, 3 * d]], [`h${i}.attn.bqkv`, [3 * d]],
-      [`h${i}.attn.wo`, [d, d]], [`h${i}.attn.bo`, [d]],
-      [`h${i}.ln2.g`, [d]], [`h${i}.ln2.b`, [d]],
-      [`h${i}.mlp.wfc`, [d, 4 * d]], [`h${i}.mlp.bfc`, [4 * d]],
-      [`h${i}.mlp.wproj`, [4 * d, d]], [`h${i}.mlp.bproj`, [d]],
+      [`h${i}.ln1.g`, [d]],
+      [`h${i}.ln1.b`, [d]],
+      [`h${i}.attn.wqkv`, [d, 3 * d]],
+      [`h${i}.attn.bqkv`, [3 * d]],
+      [`h${i}.attn.wo`, [d, d]],
+      [`h${i}.attn.bo`, [d]],
+      [`h${i}.ln2.g`, [d]],
+      [`h${i}.ln2.b`, [d]],
+      [`h${i}.mlp.wfc`, [d, 4 * d]],
+      [`h${i}.mlp.bfc`, [4 * d]],
+      [`h${i}.mlp.wproj`, [4 * d, d]],
+      [`h${i}.mlp.bproj`, [d]],
     );
   }
   out.push(['lnf.g', [d]], ['lnf.b', [d]]);
@@ -57,18 +66,20 @@ export function initValues(cfg: ModelConfig, rng: Rng): Map<string, Float32Array
   return out;
 }
 
-/** Make trainable variables from values (shapes from cfg). @throws Error if a value is missing or has the wrong size. */
+/**
+ * Make trainable variables from values (shapes from cfg). @throws Error if a value is missing or has the wrong size.
+ */
 export function makeVariables(cfg: ModelConfig, values: Map<string, Float32Array>): Params {
   const p: Params = {};
   for (const [name, shape] of paramShapes(cfg)) {
     const v = values.get(name);
     const n = shape.reduce((a, b) => a * b, 1);
     if (!v) throw new Error(`weights: missing parameter ${name} [${shape}]`);
-    if (v.length !== n) throw new Error(`weights: parameter ${name} has ${v.length} values, expected [${shape}] = ${n}`);
+    if (v.length !== n)
+      throw new Error(`weights: parameter ${name} has ${v.length} values, expected [${shape}] = ${n}`);
     const t = tf.tensor(v, shape, 'float32');
     p[name] = tf.variable(t, true, `p_${name}_${nextId++}`);
     t.dispose(); // the variable holds its own reference to the data
-
   }
   return p;
 }

@@ -37,7 +37,13 @@ export function buildTokenizer(spec: EnvSpec): Tokenizer {
 export function createPolicy(size: string, tok: Tokenizer, rng: Rng): PolicyHandle & { paramCount: number } {
   const cfg = modelConfig(size, tok.size);
   const params = makeVariables(cfg, initValues(cfg, rng));
-  return { params, cfg, tok, freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')), paramCount: countParams(cfg) };
+  return {
+    params,
+    cfg,
+    tok,
+    freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')),
+    paramCount: countParams(cfg),
+  };
 }
 
 /** Dispose a policy's parameter tensors. */
@@ -53,9 +59,19 @@ export async function policyValues(p: PolicyHandle): Promise<Map<string, Float32
 }
 
 /** Serialise a policy to safetensors bytes with its size, vocabulary hash and env versions in the metadata. */
-export async function savePolicy(p: PolicyHandle, size: string, envVersions: Record<string, string>, extra: Record<string, string> = {}): Promise<Uint8Array> {
+export async function savePolicy(
+  p: PolicyHandle,
+  size: string,
+  envVersions: Record<string, string>,
+  extra: Record<string, string> = {},
+): Promise<Uint8Array> {
   return encodeSafetensors(p.cfg, await policyValues(p), {
-    format: 'opd-playground', modelSize: size, vocabSize: String(p.tok.size), vocabHash: vocabHash(p.tok), envVersions: JSON.stringify(envVersions), ...extra,
+    format: 'opd-playground',
+    modelSize: size,
+    vocabSize: String(p.tok.size),
+    vocabHash: vocabHash(p.tok),
+    envVersions: JSON.stringify(envVersions),
+    ...extra,
   });
 }
 
@@ -63,13 +79,26 @@ export async function savePolicy(p: PolicyHandle, size: string, envVersions: Rec
  * Load a policy from safetensors bytes for tokenizer `tok`.
  * @throws Error naming the problem (corrupt file, vocabulary mismatch, wrong shapes) — nothing is half-loaded.
  */
-export function loadPolicy(bytes: Uint8Array, tok: Tokenizer): PolicyHandle & { size: string; meta: Record<string, string> } {
+export function loadPolicy(
+  bytes: Uint8Array,
+  tok: Tokenizer,
+): PolicyHandle & { size: string; meta: Record<string, string> } {
   const w = decodeSafetensors(bytes);
   const cfg = checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
   for (const [name, v] of w.values)
-    if (!v.every(Number.isFinite)) throw new Error(`weights file: tensor "${name}" holds NaN or Infinity values (a diverged or corrupt run); use other weights`);
+    if (!v.every(Number.isFinite))
+      throw new Error(
+        `weights file: tensor "${name}" holds NaN or Infinity values (a diverged or corrupt run); use other weights`,
+      );
   const params = makeVariables(cfg, w.values);
-  return { params, cfg, tok, freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')), size: w.meta.modelSize, meta: w.meta };
+  return {
+    params,
+    cfg,
+    tok,
+    freeRow: freeMaskRow(tok.size, SPECIAL_TOKENS.length, tok.special('<eos>')),
+    size: w.meta.modelSize,
+    meta: w.meta,
+  };
 }
 
 /**
@@ -78,7 +107,10 @@ export function loadPolicy(bytes: Uint8Array, tok: Tokenizer): PolicyHandle & { 
  * refuses what cannot work — but the tasks may differ, so their success rates are not comparable.
  * @returns both versions and a one-sentence warning, or null when they agree or the file records none.
  */
-export function envVersionMismatch(meta: Readonly<Record<string, string>>, spec: Pick<EnvSpec, 'name' | 'version'>): { made: string; current: string; message: string } | null {
+export function envVersionMismatch(
+  meta: Readonly<Record<string, string>>,
+  spec: Pick<EnvSpec, 'name' | 'version'>,
+): { made: string; current: string; message: string } | null {
   if (!Object.hasOwn(meta, 'envVersions')) return null;
   let made: unknown;
   try {
@@ -86,7 +118,16 @@ export function envVersionMismatch(meta: Readonly<Record<string, string>>, spec:
   } catch {
     return null; // decodeSafetensors refuses malformed envVersions
   }
-  const v = made && typeof made === 'object' && Object.hasOwn(made, spec.name) ? (made as Record<string, unknown>)[spec.name] : undefined;
+  const v =
+    made && typeof made === 'object' && Object.hasOwn(made, spec.name)
+      ? (made as Record<string, unknown>)[spec.name]
+      : undefined;
   if (typeof v !== 'string' || v === spec.version) return null;
-  return { made: v, current: spec.version, message: `made with environment version ${v.slice(0, 40)}; this is ${spec.version}: the tasks may differ, so success rates are not comparable` };
+  return {
+    made: v,
+    current: spec.version,
+    message:
+      `made with environment version ${v.slice(0, 40)}; this is ${spec.version}: the tasks may ` +
+      `differ, so success rates are not comparable`,
+  };
 }

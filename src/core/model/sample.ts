@@ -53,14 +53,23 @@ export interface SampledResponse {
  * Sample one response per prompt. prompts: B arrays of token ids (each ≤ maxSeq − maxTokens long).
  * @throws Error if a prompt is empty or too long.
  */
-export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: readonly (readonly number[])[], o: SampleOptions): Promise<SampledResponse[]> {
+export async function sampleResponses(
+  p: Params,
+  cfg: ModelConfig,
+  prompts: readonly (readonly number[])[],
+  o: SampleOptions,
+): Promise<SampledResponse[]> {
   const B = prompts.length;
   if (B === 0) return [];
   const Lmax = Math.max(...prompts.map((x) => x.length));
   if (Math.min(...prompts.map((x) => x.length)) === 0) throw new Error('sampleResponses: empty prompt');
-  if (Lmax + o.maxTokens > cfg.maxSeq) throw new Error(`sampleResponses: prompt length ${Lmax} + ${o.maxTokens} response tokens exceeds maxSeq ${cfg.maxSeq}`);
+  if (Lmax + o.maxTokens > cfg.maxSeq)
+    throw new Error(
+      `sampleResponses: prompt length ${Lmax} + ${o.maxTokens} response tokens exceeds maxSeq ${cfg.maxSeq}`,
+    );
   const V = cfg.vocabSize;
-  const ids = new Int32Array(B * Lmax), pos = new Int32Array(B * Lmax);
+  const ids = new Int32Array(B * Lmax),
+    pos = new Int32Array(B * Lmax);
   const keyBias: number[][] = [];
   prompts.forEach((pr, i) => {
     const pad = Lmax - pr.length;
@@ -80,11 +89,19 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
   const head = (hidden: tf.Tensor2D): tf.Tensor2D => tf.matMul(hidden, wteT);
   // Prefill: logits at the last prompt position and the caches.
   let { lastLogits, cache } = tf.tidy(() => {
-    const f = forward(p, cfg, tf.tensor2d(ids, [B, Lmax], 'int32'), tf.tensor2d(pos, [B, Lmax], 'int32'), tf.tensor2d(keyBias.flat(), [B, Lmax]), true);
+    const f = forward(
+      p,
+      cfg,
+      tf.tensor2d(ids, [B, Lmax], 'int32'),
+      tf.tensor2d(pos, [B, Lmax], 'int32'),
+      tf.tensor2d(keyBias.flat(), [B, Lmax]),
+      true,
+    );
     const last = tf.reshape(tf.slice(f.hidden, [0, Lmax - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D;
     return { lastLogits: head(last), cache: f.cache };
   });
-  const row = new Float64Array(V), e = new Float64Array(V);
+  const row = new Float64Array(V),
+    e = new Float64Array(V);
   // On wasm, the fused decoding step (./decode-wasm.ts, the same bits as decodeStep) over a preallocated cache.
   let fast: WasmDecoder | null = null;
   try {
@@ -105,7 +122,8 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
           active[i] = false;
           continue;
         }
-        for (let v = 0; v < V; v++) row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
+        for (let v = 0; v < V; v++)
+          row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
         if (allowed) for (const a of allowed) row[a] = lg[i * V + a] / o.temperature;
         const { tok, m, z } = drawCategorical(row, e, o.rng);
         out[i].tokens.push(tok);
@@ -129,7 +147,14 @@ export async function sampleResponses(p: Params, cfg: ModelConfig, prompts: read
       }
       for (let i = 0; i < B; i++) keyBias[i].push(0);
       const r = tf.tidy(() => {
-        const d = decodeStep(p, cfg, tf.tensor2d(next, [B, 1], 'int32'), tf.tensor2d(stepPos, [B, 1], 'int32'), tf.tensor2d(keyBias.flat(), [B, t + 1]), cache);
+        const d = decodeStep(
+          p,
+          cfg,
+          tf.tensor2d(next, [B, 1], 'int32'),
+          tf.tensor2d(stepPos, [B, 1], 'int32'),
+          tf.tensor2d(keyBias.flat(), [B, t + 1]),
+          cache,
+        );
         return { lastLogits: head(tf.reshape(d.hidden, [B, -1]) as tf.Tensor2D), cache: d.cache };
       });
       disposeCache(cache);

@@ -64,7 +64,8 @@ export function freeMaskRow(vocabSize: number, specialCount: number, eos: number
  */
 export function buildScoreBatch(samples: readonly ScoreSample[], cfg: ModelConfig, freeRow: Float32Array): ScoreBatch {
   const n = samples.length;
-  let T = 0, M = 0;
+  let T = 0,
+    M = 0;
   for (const s of samples) {
     if (s.response.length === 0) throw new Error('scoring: empty response');
     T = Math.max(T, s.prompt.length + s.response.length);
@@ -72,8 +73,10 @@ export function buildScoreBatch(samples: readonly ScoreSample[], cfg: ModelConfi
   }
   if (T > cfg.maxSeq) throw new Error(`scoring: sample length ${T} exceeds maxSeq ${cfg.maxSeq}`);
   const V = cfg.vocabSize;
-  const ids = new Int32Array(n * T), pos = new Int32Array(n * T);
-  const predIdx = new Int32Array(M), targets = new Int32Array(M);
+  const ids = new Int32Array(n * T),
+    pos = new Int32Array(n * T);
+  const predIdx = new Int32Array(M),
+    targets = new Int32Array(M);
   const mask = new Float32Array(M * V);
   let m = 0;
   samples.forEach((s, i) => {
@@ -115,7 +118,12 @@ export function disposeBatch(b: ScoreBatch): void {
  * gradient scope to train). Returns logp [M] and entropy [M] float32.
  * @param temperature sampling temperature T > 0 (default 1).
  */
-export function tokenLogProbs(p: Params, cfg: ModelConfig, b: ScoreBatch, temperature = 1): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+export function tokenLogProbs(
+  p: Params,
+  cfg: ModelConfig,
+  b: ScoreBatch,
+  temperature = 1,
+): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
   const { hidden } = forward(p, cfg, b.ids, b.pos);
   const [n, T, d] = hidden.shape;
   const h = gatherRows(tf.reshape(hidden, [n * T, d]) as tf.Tensor2D, b.predIdx); // [M,d]
@@ -143,7 +151,11 @@ export interface ScoreOptions {
  * @throws Error from buildScoreBatch (a sample longer than maxSeq, an empty response).
  */
 export async function scoreSamples(
-  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array, so: ScoreOptions = {},
+  p: Params,
+  cfg: ModelConfig,
+  samples: readonly ScoreSample[],
+  freeRow: Float32Array,
+  so: ScoreOptions = {},
 ): Promise<{ logp: Float32Array; entropy: Float32Array; tokens: number }> {
   // 32 samples per chunk: on wasm, smaller tensors stay in cache (64 was ~10% slower for nano).
   const chunk = so.chunk ?? Math.max(8, Math.floor(32 / activationScale(cfg)));
@@ -156,16 +168,23 @@ export async function scoreSamples(
     M += s.response.length;
   }
   // Score in order of length so each chunk pads little; results go back to their original offsets.
-  const order = samples.map((_, i) => i).sort((a, b) => {
-    const la = samples[a].prompt.length + samples[a].response.length;
-    const lb = samples[b].prompt.length + samples[b].response.length;
-    return la - lb || a - b;
-  });
-  const logp = new Float32Array(M), entropy = new Float32Array(M);
+  const order = samples
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const la = samples[a].prompt.length + samples[a].response.length;
+      const lb = samples[b].prompt.length + samples[b].response.length;
+      return la - lb || a - b;
+    });
+  const logp = new Float32Array(M),
+    entropy = new Float32Array(M);
   let tokens = 0;
   for (let i = 0; i < order.length; i += chunk) {
     const idx = order.slice(i, i + chunk);
-    const b = buildScoreBatch(idx.map((j) => samples[j]), cfg, freeRow);
+    const b = buildScoreBatch(
+      idx.map((j) => samples[j]),
+      cfg,
+      freeRow,
+    );
     // One read-back per chunk: log-probs and entropies concatenated [2·Mc] (a copy: the values are unchanged). Each
     // read-back is a queue submit and a map wait on webgpu, so two reads cost two round trips.
     const r = tf.tidy(() => {
@@ -174,7 +193,8 @@ export async function scoreSamples(
     });
     const both = (await r.data()) as Float32Array;
     const Mc = both.length / 2;
-    const lp = both.subarray(0, Mc), en = both.subarray(Mc);
+    const lp = both.subarray(0, Mc),
+      en = both.subarray(Mc);
     let o = 0;
     for (const j of idx) {
       const L = samples[j].response.length;

@@ -25,7 +25,14 @@ const sumGrad: tf.GradConfig = {
     const [x] = saved;
     const axes = tf.util.parseAxisParam((attrs as unknown as { axis: number | number[] }).axis, x.shape);
     const d = dy as tf.Tensor;
-    if (on && wasmBroadcastRowsUsable() && x.dtype === 'float32' && d.dtype === 'float32' && x.size > 0 && trailing(axes, x.rank)) {
+    if (
+      on &&
+      wasmBroadcastRowsUsable() &&
+      x.dtype === 'float32' &&
+      d.dtype === 'float32' &&
+      x.size > 0 &&
+      trailing(axes, x.rank)
+    ) {
       const n = axes.reduce((p, a) => p * x.shape[a], 1);
       return { x: () => tf.reshape(wasmBroadcastRows(tf.reshape(d, [x.size / n]) as tf.Tensor1D, n), x.shape) };
     }

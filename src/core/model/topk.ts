@@ -19,7 +19,8 @@ import { gatherRows } from './ops';
  * Agentic-OPD's top-k reverse-KL targets (Agentic-OPD (2026); algos/losses.ts `topKReverseKlLoss`): at each distilled
  * action token, the student's top-K ids (from the pre-update policy) and the frozen teacher's log-probs at them. The
  * update (train/update.ts) adds coef · Σ_{distilled m} KL_m / (distilled tokens of the step / mini-batches) to each
- * mini-batch's loss: the token mean over distilled positions, one divisor for every mini-batch (as aggPlan's token-mean).
+ * mini-batch's loss: the token mean over distilled positions, one divisor for every mini-batch (as aggPlan's
+ * token-mean).
  */
 export interface TopKTargets {
   /** K ≥ 1: ids per action token. */
@@ -72,10 +73,16 @@ function gatherAt(lsm: tf.Tensor2D, index: tf.Tensor1D, K: number): tf.Tensor2D 
  * @throws Error when ids.length ≠ Mb·K.
  */
 export function tokenLogProbsAt(
-  p: Params, cfg: ModelConfig, b: ScoreBatch, temperature: number, index: tf.Tensor1D, K: number,
+  p: Params,
+  cfg: ModelConfig,
+  b: ScoreBatch,
+  temperature: number,
+  index: tf.Tensor1D,
+  K: number,
 ): { logp: tf.Tensor1D; entropy: tf.Tensor1D; top: tf.Tensor2D } {
   const M = b.targets.shape[0];
-  if (index.shape[0] !== M * K) throw new Error(`tokenLogProbsAt: ${index.shape[0]} ids for ${M} action tokens × K ${K}`);
+  if (index.shape[0] !== M * K)
+    throw new Error(`tokenLogProbsAt: ${index.shape[0]} ids for ${M} action tokens × K ${K}`);
   const lsm = sampleLogSoftmax(p, cfg, b, temperature);
   const oh = tf.oneHot(b.targets, cfg.vocabSize);
   const logp = tf.sum(tf.mul(lsm, oh), 1) as tf.Tensor1D;
@@ -92,15 +99,22 @@ export function tokenLogProbsAt(
  * @throws Error when K is not an integer in [1, V], `ids` has the wrong length, or from buildScoreBatch.
  */
 export async function scoreTopK(
-  p: Params, cfg: ModelConfig, samples: readonly ScoreSample[], freeRow: Float32Array, o: { temperature: number; k: number; ids?: Int32Array },
+  p: Params,
+  cfg: ModelConfig,
+  samples: readonly ScoreSample[],
+  freeRow: Float32Array,
+  o: { temperature: number; k: number; ids?: Int32Array },
 ): Promise<{ ids: Int32Array; logp: Float32Array; tokens: number }> {
   const K = o.k;
-  if (!Number.isInteger(K) || K < 1 || K > cfg.vocabSize) throw new Error(`scoreTopK: K must be an integer in [1, ${cfg.vocabSize}], got ${K}`);
+  if (!Number.isInteger(K) || K < 1 || K > cfg.vocabSize)
+    throw new Error(`scoreTopK: K must be an integer in [1, ${cfg.vocabSize}], got ${K}`);
   const M = samples.reduce((n, s) => n + s.response.length, 0);
-  if (o.ids && o.ids.length !== M * K) throw new Error(`scoreTopK: ${o.ids.length} ids for ${M} action tokens × K ${K}`);
+  if (o.ids && o.ids.length !== M * K)
+    throw new Error(`scoreTopK: ${o.ids.length} ids for ${M} action tokens × K ${K}`);
   const ids = o.ids ? o.ids : new Int32Array(M * K);
   const logp = new Float32Array(M * K);
-  let off = 0, tokens = 0;
+  let off = 0,
+    tokens = 0;
   for (let i = 0; i < samples.length; i += CHUNK) {
     const chunk = samples.slice(i, i + CHUNK);
     const b = buildScoreBatch(chunk, cfg, freeRow);
@@ -128,15 +142,20 @@ export async function scoreTopK(
  * teacher pass gives both the top-k targets and the sampled token's log-prob.
  * @throws Error when ids.length ≠ M·K for M = Σ response lengths of `samples`.
  */
-export function idsWithSampled(ids: Int32Array, samples: readonly { response: readonly number[] }[], K: number): Int32Array {
+export function idsWithSampled(
+  ids: Int32Array,
+  samples: readonly { response: readonly number[] }[],
+  K: number,
+): Int32Array {
   const M = samples.reduce((n, s) => n + s.response.length, 0);
   if (ids.length !== M * K) throw new Error(`idsWithSampled: ${ids.length} ids for ${M} action tokens × K ${K}`);
   const plus = new Int32Array(M * (K + 1));
   let m = 0;
-  for (const s of samples) for (const tok of s.response) {
-    plus.set(ids.subarray(m * K, (m + 1) * K), m * (K + 1));
-    plus[m * (K + 1) + K] = tok;
-    m++;
-  }
+  for (const s of samples)
+    for (const tok of s.response) {
+      plus.set(ids.subarray(m * K, (m + 1) * K), m * (K + 1));
+      plus[m * (K + 1) + K] = tok;
+      m++;
+    }
   return plus;
 }

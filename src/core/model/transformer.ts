@@ -8,7 +8,18 @@
 import * as tf from '../tf';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
-import { attentionMask, attentionSoftmax, bmm, bmmNT, gatherRows, gelu, layerNorm, linear, matmul, type AttentionMask } from './ops';
+import {
+  attentionMask,
+  attentionSoftmax,
+  bmm,
+  bmmNT,
+  gatherRows,
+  gelu,
+  layerNorm,
+  linear,
+  matmul,
+  type AttentionMask,
+} from './ops';
 
 /** Large negative additive bias for masked positions (finite, so 0·bias stays 0 and no NaN appears). */
 export const NEG = -1e9;
@@ -44,13 +55,22 @@ function embed(p: Params, ids: tf.Tensor2D, pos: tf.Tensor2D): tf.Tensor {
  * (ops.ts `attentionMask`); `past` (decode) holds earlier keys/values.
  * Returns the new x and this block's full K/V (for caching).
  */
-function block(p: Params, i: number, cfg: ModelConfig, x: tf.Tensor, mask: AttentionMask, past?: LayerCache): { x: tf.Tensor; cache: LayerCache } {
+function block(
+  p: Params,
+  i: number,
+  cfg: ModelConfig,
+  x: tf.Tensor,
+  mask: AttentionMask,
+  past?: LayerCache,
+): { x: tf.Tensor; cache: LayerCache } {
   const [B, T, d] = x.shape;
-  const h = cfg.nHeads, hs = d / h;
+  const h = cfg.nHeads,
+    hs = d / h;
   const a = layerNorm(x, p[`h${i}.ln1.g`], p[`h${i}.ln1.b`]);
   // Three [d,d] projections sliced from wqkv instead of one [d,3d] projection and a split of the activation:
   // slicing the small weight is cheap, while SplitV on a [B,T,3d] activation is slow on wasm.
-  const w = p[`h${i}.attn.wqkv`], bqkv = p[`h${i}.attn.bqkv`];
+  const w = p[`h${i}.attn.wqkv`],
+    bqkv = p[`h${i}.attn.bqkv`];
   const proj = (j: number) => linear(a, tf.slice(w, [0, j * d], [d, d]) as tf.Tensor2D, tf.slice(bqkv, [j * d], [d]));
   const qh = splitHeads(proj(0), B, T, h, hs); // [B·h,T,hs]
   let kh = splitHeads(proj(1), B, T, h, hs); // [B·h,T,hs]
@@ -81,11 +101,20 @@ export function causalBias(T: number): tf.Tensor4D {
  * Returns final-LayerNorm hidden states [B,T,d] float32 and, if asked, every layer's K/V cache.
  */
 export function forward(
-  p: Params, cfg: ModelConfig, ids: tf.Tensor2D, pos: tf.Tensor2D, keyBias?: tf.Tensor2D, withCache = false,
+  p: Params,
+  cfg: ModelConfig,
+  ids: tf.Tensor2D,
+  pos: tf.Tensor2D,
+  keyBias?: tf.Tensor2D,
+  withCache = false,
 ): { hidden: tf.Tensor3D; cache: LayerCache[] } {
   const [B, T] = ids.shape;
   if (T > cfg.maxSeq) throw new Error(`forward: sequence length ${T} exceeds maxSeq ${cfg.maxSeq}`);
-  const mask = attentionMask(B * cfg.nHeads * T, () => (keyBias ? tf.add(causalBias(T), tf.reshape(keyBias, [B, 1, 1, T])) : causalBias(T)), keyBias);
+  const mask = attentionMask(
+    B * cfg.nHeads * T,
+    () => (keyBias ? tf.add(causalBias(T), tf.reshape(keyBias, [B, 1, 1, T])) : causalBias(T)),
+    keyBias,
+  );
   let x = embed(p, ids, pos);
   const cache: LayerCache[] = [];
   for (let i = 0; i < cfg.nLayers; i++) {
@@ -101,7 +130,12 @@ export function forward(
  * the new token. Returns hidden [B,1,d] and the extended caches (the caller disposes the old ones).
  */
 export function decodeStep(
-  p: Params, cfg: ModelConfig, ids: tf.Tensor2D, pos: tf.Tensor2D, keyBias: tf.Tensor2D, past: LayerCache[],
+  p: Params,
+  cfg: ModelConfig,
+  ids: tf.Tensor2D,
+  pos: tf.Tensor2D,
+  keyBias: tf.Tensor2D,
+  past: LayerCache[],
 ): { hidden: tf.Tensor3D; cache: LayerCache[] } {
   const [B] = ids.shape;
   const Tk = keyBias.shape[1];

@@ -1,8 +1,9 @@
 /**
  * The Adam step of every trainer (the RL update, behaviour cloning, pre-training and the bench). On the webgpu
  * backend it runs the fused kernels of src/core/backend/webgpu-adam.ts — one dispatch per parameter tensor plus one
- * per step — and on the wasm backend the kernel of src/core/backend/wasm-adam.ts — one call per parameter tensor, the
- * same float32 bits as tfjs' applyGradients — on tfjs' own AdamOptimizer state (its `accumulatedFirstMoment`/`accumulatedSecondMoment` variables,
+ * per step — and on the wasm backend the kernel of src/core/backend/wasm-adam.ts — one call per parameter tensor,
+ * the same float32 bits as tfjs' applyGradients — on tfjs' own AdamOptimizer state (its
+ * `accumulatedFirstMoment`/`accumulatedSecondMoment` variables,
  * `accBeta1`/`accBeta2` and iteration counter, read and written as tfjs 4.22 `applyGradients` does), so checkpoints
  * (src/core/train/checkpoint.ts) and rollback snapshots (rollback.ts) see the same state either way. On every other
  * backend, and for any other optimizer, it is exactly the composed path: the gradients multiplied by the clip scale
@@ -29,7 +30,11 @@ interface AdamFields {
 function isTfAdam(optimizer: tf.Optimizer): boolean {
   // Not `instanceof`: tfjs gives every Optimizer class a Symbol.hasInstance that accepts any optimizer.
   const s = optimizer as unknown as Partial<AdamFields>;
-  return (optimizer.constructor as { className?: string }).className === 'Adam' && Array.isArray(s.accumulatedFirstMoment) && s.accBeta1 !== undefined;
+  return (
+    (optimizer.constructor as { className?: string }).className === 'Adam' &&
+    Array.isArray(s.accumulatedFirstMoment) &&
+    s.accBeta1 !== undefined
+  );
 }
 
 /** True when `applyAdam` runs the fused kernels for `optimizer`: a tfjs AdamOptimizer on the webgpu backend. */
@@ -45,14 +50,26 @@ export function wasmAdamActive(optimizer: tf.Optimizer): boolean {
   return isTfAdam(optimizer) && wasmAdamUsable();
 }
 
-/** Each gradient's variable and its moments, created lazily in the gradients' order exactly as tfjs Adam creates them. */
+/**
+ * Each gradient's variable and its moments, created lazily in the gradients' order exactly as tfjs Adam creates them.
+ */
 function slots(s: AdamFields, names: string[]): { value: tf.Variable; m: tf.Variable; v: tf.Variable }[] {
   return names.map((name, i) => {
     const value = tf.engine().registeredVariables[name];
-    if (!value) throw new Error(`applyAdam: gradient "${name}" belongs to no registered variable; key gradients by variable name (tf.variableGrads)`);
+    if (!value)
+      throw new Error(
+        `applyAdam: gradient "${name}" belongs to no registered variable; key gradients by variable name ` +
+          `(tf.variableGrads)`,
+      );
     // zeros, not trainable, named as tfjs names them (checkpoints read the names)
-    s.accumulatedFirstMoment[i] ??= { originalName: `${name}/m`, variable: tf.tidy(() => tf.zerosLike(value).variable(false)) };
-    s.accumulatedSecondMoment[i] ??= { originalName: `${name}/v`, variable: tf.tidy(() => tf.zerosLike(value).variable(false)) };
+    s.accumulatedFirstMoment[i] ??= {
+      originalName: `${name}/m`,
+      variable: tf.tidy(() => tf.zerosLike(value).variable(false)),
+    };
+    s.accumulatedSecondMoment[i] ??= {
+      originalName: `${name}/v`,
+      variable: tf.tidy(() => tf.zerosLike(value).variable(false)),
+    };
     return { value, m: s.accumulatedFirstMoment[i]!.variable, v: s.accumulatedSecondMoment[i]!.variable };
   });
 }
@@ -91,11 +108,12 @@ function applyAdamWasm(s: AdamFields, grads: Record<string, tf.Tensor>, gradScal
 export function applyAdam(optimizer: tf.Optimizer, grads: Record<string, tf.Tensor>, gradScale = 1): void {
   if (wasmAdamActive(optimizer)) return applyAdamWasm(optimizer as unknown as AdamFields, grads, gradScale);
   if (!fusedAdamActive(optimizer)) {
-    if (gradScale !== 1) for (const k of Object.keys(grads)) {
-      const prev = grads[k];
-      grads[k] = tf.mul(prev, gradScale);
-      prev.dispose();
-    }
+    if (gradScale !== 1)
+      for (const k of Object.keys(grads)) {
+        const prev = grads[k];
+        grads[k] = tf.mul(prev, gradScale);
+        prev.dispose();
+      }
     optimizer.applyGradients(grads as tf.NamedTensorMap);
     return;
   }

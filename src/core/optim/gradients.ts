@@ -6,10 +6,13 @@ import * as tf from '../tf';
 import type { ScoreSample } from '../model/scoring';
 import { applyAdam } from './adam';
 
-/** Split sample indices into runs whose padded size (count × longest) stays ≤ maxTokens (at least one sample each). */
+/**
+ * Split sample indices into runs whose padded size (count × longest) stays ≤ maxTokens (at least one sample each).
+ */
 export function microBatches(idx: readonly number[], samples: readonly ScoreSample[], maxTokens: number): number[][] {
   const out: number[][] = [];
-  let cur: number[] = [], longest = 0;
+  let cur: number[] = [],
+    longest = 0;
   const len = (i: number) => samples[i].prompt.length + samples[i].response.length;
   // Shortest first, so each micro-batch pads little (the summed gradient does not depend on the order).
   for (const i of [...idx].sort((a, b) => len(a) - len(b) || a - b)) {
@@ -28,7 +31,10 @@ export function microBatches(idx: readonly number[], samples: readonly ScoreSamp
 }
 
 /** Add micro-batch gradients `g` into `acc` (null = first), disposing the inputs it replaces. Returns the sum. */
-export function accumulate(acc: Record<string, tf.Tensor> | null, g: Record<string, tf.Tensor>): Record<string, tf.Tensor> {
+export function accumulate(
+  acc: Record<string, tf.Tensor> | null,
+  g: Record<string, tf.Tensor>,
+): Record<string, tf.Tensor> {
   if (!acc) return g;
   for (const k of Object.keys(acc)) {
     const prev = acc[k];
@@ -42,11 +48,21 @@ export function accumulate(acc: Record<string, tf.Tensor> | null, g: Record<stri
  * Clip gradients to a global L2 norm and apply them with the optimizer (`applyAdam`: fused on webgpu and wasm, the clip
  * scale folded into the update); disposes `grads`. Returns the norm before clipping. `maxNorm` ≤ 0 disables clipping.
  */
-export async function applyClipped(optimizer: tf.Optimizer, grads: Record<string, tf.Tensor>, maxNorm: number): Promise<number> {
+export async function applyClipped(
+  optimizer: tf.Optimizer,
+  grads: Record<string, tf.Tensor>,
+  maxNorm: number,
+): Promise<number> {
   const g = grads;
   // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input, and 28+ inputs exceed the
   // per-stage limit (8 on many devices) — the pipeline is then invalid and the norm is garbage.
-  const normT = tf.tidy(() => tf.sqrt(Object.values(g).map((t) => tf.sum(tf.square(t))).reduce((a, b) => tf.add(a, b))));
+  const normT = tf.tidy(() =>
+    tf.sqrt(
+      Object.values(g)
+        .map((t) => tf.sum(tf.square(t)))
+        .reduce((a, b) => tf.add(a, b)),
+    ),
+  );
   const norm = (await normT.data())[0];
   normT.dispose();
   const scale = maxNorm > 0 && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;

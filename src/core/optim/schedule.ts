@@ -24,18 +24,32 @@ export type LrSchedule = (typeof LR_SCHEDULES)[number];
  * @param step 1-based step index, 1 ≤ step ≤ totalSteps.
  * @param totalSteps the run's step count (≥ 1).
  * @returns the learning rate for that step (same units as `base`).
- * @throws Error naming the argument when base ≤ 0, r ∉ [0, 1], the schedule is unknown, or step ∉ [1, totalSteps].
+ * @throws Error naming the argument when base ≤ 0, r ∉ [0, 1], the schedule is unknown, or step ∉ [1,
+ * totalSteps].
  */
-export function learningRateAt(base: number, schedule: LrSchedule, minLrRatio: number, step: number, totalSteps: number): number {
+export function learningRateAt(
+  base: number,
+  schedule: LrSchedule,
+  minLrRatio: number,
+  step: number,
+  totalSteps: number,
+): number {
   if (!(base > 0)) throw new Error(`learningRateAt: base must be > 0, got ${base}`);
-  if (!(minLrRatio >= 0 && minLrRatio <= 1)) throw new Error(`learningRateAt: minLrRatio must be in [0, 1], got ${minLrRatio}`);
-  if (!Number.isInteger(totalSteps) || totalSteps < 1) throw new Error(`learningRateAt: totalSteps must be an integer ≥ 1, got ${totalSteps}`);
-  if (!Number.isInteger(step) || step < 1 || step > totalSteps) throw new Error(`learningRateAt: step must be an integer in [1, ${totalSteps}], got ${step}`);
+  if (!(minLrRatio >= 0 && minLrRatio <= 1))
+    throw new Error(`learningRateAt: minLrRatio must be in [0, 1], got ${minLrRatio}`);
+  if (!Number.isInteger(totalSteps) || totalSteps < 1)
+    throw new Error(`learningRateAt: totalSteps must be an integer ≥ 1, got ${totalSteps}`);
+  if (!Number.isInteger(step) || step < 1 || step > totalSteps)
+    throw new Error(`learningRateAt: step must be an integer in [1, ${totalSteps}], got ${step}`);
   const p = totalSteps === 1 ? 0 : (step - 1) / (totalSteps - 1);
   switch (schedule) {
-    case 'constant': return base;
-    case 'linear': return base * (minLrRatio + (1 - minLrRatio) * (1 - p));
-    case 'cosine': return base * (minLrRatio + (1 - minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
-    default: throw new Error(`learningRateAt: unknown schedule "${String(schedule)}"; accepted: ${LR_SCHEDULES.join(', ')}`);
+    case 'constant':
+      return base;
+    case 'linear':
+      return base * (minLrRatio + (1 - minLrRatio) * (1 - p));
+    case 'cosine':
+      return base * (minLrRatio + (1 - minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
+    default:
+      throw new Error(`learningRateAt: unknown schedule "${String(schedule)}"; accepted: ${LR_SCHEDULES.join(', ')}`);
   }
 }

@@ -9,12 +9,24 @@ import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
 
 /** Success of one split: overall and per task type (fractions in [0, 1]). */
-const SplitRate = z.object({ successRate: z.number(), episodes: z.number().int(), byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number().int() })) });
+const SplitRate = z.object({
+  successRate: z.number(),
+  episodes: z.number().int(),
+  byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number().int() })),
+});
 
 /** A `SkillSensitivity` (measure.ts): steps, mean log-probs in nats without / with the step skill, and the gain. */
-const SensitivityStats = { steps: z.number().int(), logpNoSkill: z.number(), logpWithSkill: z.number(), gainNats: z.number() };
+const SensitivityStats = {
+  steps: z.number().int(),
+  logpNoSkill: z.number(),
+  logpWithSkill: z.number(),
+  gainNats: z.number(),
+};
 /** Overall, and per task type where measured (manifests made before the per-type breakdown lack it). */
-const Sensitivity = z.object({ ...SensitivityStats, byTaskType: z.record(z.string(), z.object(SensitivityStats)).optional() });
+const Sensitivity = z.object({
+  ...SensitivityStats,
+  byTaskType: z.record(z.string(), z.object(SensitivityStats)).optional(),
+});
 
 /** Manifest schema (format 1). */
 export const BaseManifestSchema = z.object({
@@ -68,15 +80,23 @@ export function checkBaseManifest(raw: unknown, spec: EnvSpec, tok: Tokenizer): 
   const r = BaseManifestSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0];
-    throw new Error(`base manifest: field "${i.path.join('.') || '(root)'}" ${i.message}; regenerate it with npm run pretrain`);
+    throw new Error(
+      `base manifest: field "${i.path.join('.') || '(root)'}" ${i.message}; regenerate it with npm run pretrain`,
+    );
   }
   const m = r.data;
   if (m.env !== spec.name) throw new Error(`base manifest is for env "${m.env}", not "${spec.name}"`);
   const vh = vocabHash(tok);
   if (m.vocabHash !== vh)
-    throw new Error(`base manifest: vocabulary hash ${m.vocabHash} does not match the code's ${vh} (the tokenizer changed); regenerate with: ${m.command}`);
+    throw new Error(
+      `base manifest: vocabulary hash ${m.vocabHash} does not match the code's ${vh} (the tokenizer ` +
+        `changed); regenerate with: ${m.command}`,
+    );
   if (m.envVersions[spec.name] !== spec.version)
-    throw new Error(`base manifest: environment version ${m.envVersions[spec.name] ?? '(none)'} does not match the code's ${spec.version}; regenerate with: ${m.command}`);
+    throw new Error(
+      `base manifest: environment version ${m.envVersions[spec.name] ?? '(none)'} does not match the ` +
+        `code's ${spec.version}; regenerate with: ${m.command}`,
+    );
   return m;
 }
 
@@ -88,7 +108,15 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 
 /** Check weights bytes against the manifest. @throws Error if the size or sha256 differs (corrupt or replaced file). */
 export async function checkBaseWeights(bytes: Uint8Array, m: BaseManifest): Promise<void> {
-  if (bytes.length !== m.bytes) throw new Error(`base weights ${m.file}: ${bytes.length} bytes, manifest says ${m.bytes} (corrupt or truncated); regenerate with: ${m.command}`);
+  if (bytes.length !== m.bytes)
+    throw new Error(
+      `base weights ${m.file}: ${bytes.length} bytes, manifest says ${m.bytes} (corrupt or truncated); ` +
+        `regenerate with: ${m.command}`,
+    );
   const h = await sha256Hex(bytes);
-  if (h !== m.sha256) throw new Error(`base weights ${m.file}: sha256 ${h} differs from the manifest's ${m.sha256} (corrupt or replaced); regenerate with: ${m.command}`);
+  if (h !== m.sha256)
+    throw new Error(
+      `base weights ${m.file}: sha256 ${h} differs from the manifest's ${m.sha256} (corrupt or replaced); ` +
+        `regenerate with: ${m.command}`,
+    );
 }

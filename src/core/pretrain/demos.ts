@@ -29,7 +29,15 @@ import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { ScoreSample } from '../model/scoring';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
 import { ActionTrie } from '../rollout/trie';
-import { episodeSkill, failureSkill, stepSkill, warningSign, EPISODE_TEMPLATES, FAILURE_TEMPLATES, STEP_TEMPLATES } from '../skills/grammar';
+import {
+  episodeSkill,
+  failureSkill,
+  stepSkill,
+  warningSign,
+  EPISODE_TEMPLATES,
+  FAILURE_TEMPLATES,
+  STEP_TEMPLATES,
+} from '../skills/grammar';
 import { expertPlanFor } from '../skills/hints';
 import { nearestName } from '../near';
 
@@ -39,7 +47,10 @@ export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';
 /** Relative weights of the demonstration kinds (need not sum to 1). */
 export type DemoMix = Record<DemoKind, number>;
 
-/** Default mix: 25% unhinted noisy episodes, 10% episode hints, 55% step hints, 10% failure hints (hint-following is what nano learns slowest). */
+/**
+ * Default mix: 25% unhinted noisy episodes, 10% episode hints, 55% step hints, 10% failure hints (hint-following is
+ * what nano learns slowest).
+ */
 export const DEFAULT_MIX: DemoMix = { noisy: 0.25, episode: 0.1, step: 0.55, failure: 0.1 };
 
 /** Options of `makeDemos`. */
@@ -53,7 +64,9 @@ export interface DemoOptions {
   stepHintRate: number;
   /** Probability that a step of a `step` episode is a random admissible action (taken, not demonstrated). */
   stepNoise: number;
-  /** Probability that a step of an `episode` episode is a random admissible action (taken, not demonstrated). Default 0. */
+  /**
+   * Probability that a step of an `episode` episode is a random admissible action (taken, not demonstrated). Default 0.
+   */
   episodeNoise?: number;
   mix: DemoMix;
   historyTurns: number;
@@ -81,14 +94,21 @@ const KINDS: readonly DemoKind[] = ['noisy', 'episode', 'step', 'failure'];
  */
 export function parseMix(s: string, base: DemoMix = DEFAULT_MIX): DemoMix {
   const out = { ...base };
-  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const m = part.match(/^([a-z]+)=([0-9]*\.?[0-9]+)$/);
     if (!m || !(KINDS as readonly string[]).includes(m[1])) {
       // A misspelt kind (`noise=0.3`) names the kind it most likely meant (nearestName, as every flag's choices).
       const [kind, ...weight] = part.split('=');
-      const near = weight.length === 1 && !(KINDS as readonly string[]).includes(kind) ? nearestName(kind, KINDS) : null;
+      const near =
+        weight.length === 1 && !(KINDS as readonly string[]).includes(kind) ? nearestName(kind, KINDS) : null;
       const hint = near === null ? '' : `; did you mean ${near}=${weight[0]}?`;
-      throw new Error(`mix: "${part}" is not kind=weight with kind one of ${KINDS.join(', ')} and weight ≥ 0 (e.g. noisy=0.3,step=0.6)${hint}`);
+      throw new Error(
+        `mix: "${part}" is not kind=weight with kind one of ${KINDS.join(', ')} and weight ≥ 0 (e.g. ` +
+          `noisy=0.3,step=0.6)${hint}`,
+      );
     }
     out[m[1] as DemoKind] = Number(m[2]);
   }
@@ -128,16 +148,19 @@ function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: 
 export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos {
   if (!(o.tasks >= 1)) throw new Error(`makeDemos: tasks must be ≥ 1, got ${o.tasks}`);
   const weights = KINDS.map((k) => o.mix[k]);
-  if (weights.some((w) => !(w >= 0)) || !weights.some((w) => w > 0)) throw new Error('makeDemos: mix weights must be ≥ 0 and not all 0');
+  if (weights.some((w) => !(w >= 0)) || !weights.some((w) => w > 0))
+    throw new Error('makeDemos: mix weights must be ≥ 0 and not all 0');
   const total = weights.reduce((a, b) => a + b, 0);
   const eos = tok.special('<eos>');
   const split = o.split ?? 'train';
   const episodeNoise = o.episodeNoise ?? 0;
-  if (!(episodeNoise >= 0 && episodeNoise < 1)) throw new Error(`makeDemos: episodeNoise must be in [0, 1), got ${o.episodeNoise}`);
+  if (!(episodeNoise >= 0 && episodeNoise < 1))
+    throw new Error(`makeDemos: episodeNoise must be in [0, 1), got ${o.episodeNoise}`);
   const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0 };
   for (let index = 0; index < o.tasks; index++) {
     const r = o.rng.fork(`demo/${index}`);
-    let u = r.next() * total, ki = 0;
+    let u = r.next() * total,
+      ki = 0;
     while (ki < KINDS.length - 1 && (u -= weights[ki]) >= 0) ki++;
     const kind = KINDS[ki];
     out.episodes[kind]++;
@@ -156,13 +179,31 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
       let action = expert;
       let sSkill: string | undefined;
       if (kind === 'noisy' && r.next() < o.noise) action = r.pick(adm);
-      const offPath = (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) || (kind === 'episode' && episodeNoise > 0 && r.next() < episodeNoise);
-      if (offPath) action = r.pick(adm); // off-path: taken, not demonstrated
+      const offPath =
+        (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) ||
+        (kind === 'episode' && episodeNoise > 0 && r.next() < episodeNoise);
+      if (offPath)
+        action = r.pick(adm); // off-path: taken, not demonstrated
       else {
         if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
-        const prompt = buildPrompt(tok, { task: reset.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns, episodeSkill: epSkill, stepSkill: sSkill }, o.maxPrompt);
+        const prompt = buildPrompt(
+          tok,
+          {
+            task: reset.task,
+            history: hist,
+            observation: obs,
+            admissible: adm,
+            historyTurns: o.historyTurns,
+            episodeSkill: epSkill,
+            stepSkill: sSkill,
+          },
+          o.maxPrompt,
+        );
         const response = [...actionTokens(tok, action), eos];
-        const trie = new ActionTrie(adm.map((a) => actionTokens(tok, a)), eos);
+        const trie = new ActionTrie(
+          adm.map((a) => actionTokens(tok, a)),
+          eos,
+        );
         out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
         if (epSkill || sSkill) out.hinted++;
       }

@@ -22,11 +22,30 @@ export type HintedSuccess = Partial<Record<Split, Partial<Record<HintMode, Split
  * 0..episodes−1 for every mode). @throws Error from the env on bad settings.
  */
 export async function measureHinted(
-  policy: PolicyHandle, spec: EnvSpec, o: { preset: string; splits: readonly Split[]; modes: readonly HintMode[]; episodes: number; historyTurns: number; rng: Rng },
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  o: {
+    preset: string;
+    splits: readonly Split[];
+    modes: readonly HintMode[];
+    episodes: number;
+    historyTurns: number;
+    rng: Rng;
+  },
 ): Promise<HintedSuccess> {
   const out: HintedSuccess = {};
   for (const mode of o.modes) {
-    const e = await evaluatePolicy(policy, spec, { preset: o.preset, splits: o.splits, episodes: o.episodes, temperature: 0.4, decoding: 'admissible', historyTurns: o.historyTurns, maxActionTokens: 12, rng: o.rng.fork(mode), hints: mode });
+    const e = await evaluatePolicy(policy, spec, {
+      preset: o.preset,
+      splits: o.splits,
+      episodes: o.episodes,
+      temperature: 0.4,
+      decoding: 'admissible',
+      historyTurns: o.historyTurns,
+      maxActionTokens: 12,
+      rng: o.rng.fork(mode),
+      hints: mode,
+    });
     for (const s of o.splits) (out[s] ??= {})[mode] = e.splits[s];
   }
   return out;
@@ -48,10 +67,15 @@ export interface SkillSensitivity extends SensitivityStats {
 
 /** Mean of `plain` and `hinted` log-probs over the step indices `idx` (nats per action). */
 function stats(plain: Float32Array, hinted: Float32Array, idx: readonly number[]): SensitivityStats {
-  let a = 0, b = 0;
-  for (const i of idx) { a += plain[i]; b += hinted[i]; }
+  let a = 0,
+    b = 0;
+  for (const i of idx) {
+    a += plain[i];
+    b += hinted[i];
+  }
   const n = idx.length;
-  const logpNoSkill = n ? a / n : 0, logpWithSkill = n ? b / n : 0;
+  const logpNoSkill = n ? a / n : 0,
+    logpWithSkill = n ? b / n : 0;
   return { steps: n, logpNoSkill, logpWithSkill, gainNats: logpWithSkill - logpNoSkill };
 }
 
@@ -63,13 +87,24 @@ function stats(plain: Float32Array, hinted: Float32Array, idx: readonly number[]
  * gains there. Also per task type. @throws Error if `noise` > 0 without `rng`.
  */
 export async function skillSensitivity(
-  policy: PolicyHandle, spec: EnvSpec, o: { preset: string; split: Split; episodes: number; historyTurns: number; maxActionTokens: number; noise?: number; rng?: Rng },
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  o: {
+    preset: string;
+    split: Split;
+    episodes: number;
+    historyTurns: number;
+    maxActionTokens: number;
+    noise?: number;
+    rng?: Rng;
+  },
 ): Promise<SkillSensitivity> {
   const noise = o.noise ?? 0;
   if (noise > 0 && !o.rng) throw new Error('skillSensitivity: noise > 0 needs an rng');
   const { tok, cfg } = policy;
   const eos = tok.special('<eos>');
-  const plain: ScoreSample[] = [], hinted: ScoreSample[] = [];
+  const plain: ScoreSample[] = [],
+    hinted: ScoreSample[] = [];
   const types: string[] = [];
   for (let index = 0; index < o.episodes; index++) {
     const env = spec.create(o.preset);
@@ -81,11 +116,18 @@ export async function skillSensitivity(
       const adm = env.admissibleActions();
       const a = ex.act();
       const response = [...actionTokens(tok, a), eos];
-      const trie = new ActionTrie(adm.map((x) => actionTokens(tok, x)), eos);
+      const trie = new ActionTrie(
+        adm.map((x) => actionTokens(tok, x)),
+        eos,
+      );
       const allowed = response.map((_, k) => trie.allowed(response.slice(0, k)));
       const base = { task: r.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns };
       plain.push({ prompt: buildPrompt(tok, base, cfg.maxSeq - o.maxActionTokens), response, allowed });
-      hinted.push({ prompt: buildPrompt(tok, { ...base, stepSkill: stepSkill(a) }, cfg.maxSeq - o.maxActionTokens), response, allowed });
+      hinted.push({
+        prompt: buildPrompt(tok, { ...base, stepSkill: stepSkill(a) }, cfg.maxSeq - o.maxActionTokens),
+        response,
+        allowed,
+      });
       types.push(r.taskType);
       const taken = noise > 0 && o.rng!.next() < noise ? o.rng!.pick(adm) : a;
       const st = env.step(taken);
@@ -100,5 +142,12 @@ export async function skillSensitivity(
   types.forEach((t, i) => (byType.get(t) ?? byType.set(t, []).get(t)!).push(i));
   const byTaskType: Record<string, SensitivityStats> = {};
   for (const [t, idx] of byType) byTaskType[t] = stats(lp, lh, idx);
-  return { ...stats(lp, lh, types.map((_, i) => i)), byTaskType };
+  return {
+    ...stats(
+      lp,
+      lh,
+      types.map((_, i) => i),
+    ),
+    byTaskType,
+  };
 }

@@ -38,14 +38,33 @@ export interface PretrainConfig {
 
 /** The shipped base policy's pretraining settings (household/easy). */
 export const DEFAULT_PRETRAIN: PretrainConfig = {
-  preset: 'easy', tasks: 4000, iters: 2200, batch: 64, learningRate: 2e-3, noise: 0.5, stepHintRate: 1, stepNoise: 0.4, episodeNoise: 0,
-  mix: DEFAULT_MIX, historyTurns: 3, maxActionTokens: 12, seed: 1,
+  preset: 'easy',
+  tasks: 4000,
+  iters: 2200,
+  batch: 64,
+  learningRate: 2e-3,
+  noise: 0.5,
+  stepHintRate: 1,
+  stepNoise: 0.4,
+  episodeNoise: 0,
+  mix: DEFAULT_MIX,
+  historyTurns: 3,
+  maxActionTokens: 12,
+  seed: 1,
 };
 
 /** Progress events: demos built, one per iteration, done. */
 export type PretrainEvent =
   | { event: 'demos'; samples: number; hinted: number; episodes: Record<string, number>; ms: number }
-  | { event: 'iter'; iter: number; iters: number; loss: number; tokensPerSecond: number; elapsedMs: number; numTensors: number }
+  | {
+      event: 'iter';
+      iter: number;
+      iters: number;
+      loss: number;
+      tokensPerSecond: number;
+      elapsedMs: number;
+      numTensors: number;
+    }
   | { event: 'done'; iters: number; loss: number; elapsedMs: number };
 
 /**
@@ -53,14 +72,33 @@ export type PretrainEvent =
  * token in nats), then `done`. Stops early (after the current iteration) when `signal` aborts.
  * @throws Error from `makeDemos` on bad settings.
  */
-export async function* pretrain(policy: PolicyHandle, spec: EnvSpec, c: PretrainConfig, signal?: AbortSignal): AsyncGenerator<PretrainEvent> {
+export async function* pretrain(
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  c: PretrainConfig,
+  signal?: AbortSignal,
+): AsyncGenerator<PretrainEvent> {
   const t0 = performance.now();
   const root = new Rng(c.seed);
   const demos = makeDemos(spec, policy.tok, {
-    preset: c.preset, tasks: c.tasks, noise: c.noise, stepHintRate: c.stepHintRate, stepNoise: c.stepNoise, episodeNoise: c.episodeNoise, mix: c.mix,
-    historyTurns: c.historyTurns, maxPrompt: policy.cfg.maxSeq - c.maxActionTokens, rng: root.fork('demos'),
+    preset: c.preset,
+    tasks: c.tasks,
+    noise: c.noise,
+    stepHintRate: c.stepHintRate,
+    stepNoise: c.stepNoise,
+    episodeNoise: c.episodeNoise,
+    mix: c.mix,
+    historyTurns: c.historyTurns,
+    maxPrompt: policy.cfg.maxSeq - c.maxActionTokens,
+    rng: root.fork('demos'),
   });
-  yield { event: 'demos', samples: demos.samples.length, hinted: demos.hinted, episodes: demos.episodes, ms: performance.now() - t0 };
+  yield {
+    event: 'demos',
+    samples: demos.samples.length,
+    hinted: demos.hinted,
+    episodes: demos.episodes,
+    ms: performance.now() - t0,
+  };
   const opt = tf.train.adam(c.learningRate);
   const vars = Object.values(policy.params) as tf.Variable[];
   const pick = root.fork('batches');
@@ -74,10 +112,22 @@ export async function* pretrain(policy: PolicyHandle, spec: EnvSpec, c: Pretrain
       const samples: ScoreSample[] = idx.map((i) => demos.samples[i]);
       const M = samples.reduce((s, x) => s + x.response.length, 0);
       let grads: Record<string, tf.Tensor> | null = null;
-      let sum = 0, tokens = 0;
-      for (const micro of microBatches(samples.map((_, i) => i), samples, microTokens)) {
-        const b = buildScoreBatch(micro.map((i) => samples[i]), policy.cfg, policy.freeRow);
-        const { value, grads: g } = tf.variableGrads(() => tf.div(tf.neg(tf.sum(tokenLogProbs(policy.params, policy.cfg, b).logp)), M) as tf.Scalar, vars);
+      let sum = 0,
+        tokens = 0;
+      for (const micro of microBatches(
+        samples.map((_, i) => i),
+        samples,
+        microTokens,
+      )) {
+        const b = buildScoreBatch(
+          micro.map((i) => samples[i]),
+          policy.cfg,
+          policy.freeRow,
+        );
+        const { value, grads: g } = tf.variableGrads(
+          () => tf.div(tf.neg(tf.sum(tokenLogProbs(policy.params, policy.cfg, b).logp)), M) as tf.Scalar,
+          vars,
+        );
         sum += (await value.data())[0];
         tokens += b.tokens;
         value.dispose();
@@ -87,7 +137,15 @@ export async function* pretrain(policy: PolicyHandle, spec: EnvSpec, c: Pretrain
       await applyClipped(opt, grads!, 1.0);
       loss = sum;
       const now = performance.now();
-      yield { event: 'iter', iter: it, iters: c.iters, loss, tokensPerSecond: tokens / ((now - ts) / 1000), elapsedMs: now - t0, numTensors: tf.memory().numTensors };
+      yield {
+        event: 'iter',
+        iter: it,
+        iters: c.iters,
+        loss,
+        tokensPerSecond: tokens / ((now - ts) / 1000),
+        elapsedMs: now - t0,
+        numTensors: tf.memory().numTensors,
+      };
       // Let a pause/abort message reach a worker between iterations (a macrotask, not just a microtask).
       await new Promise((r) => setTimeout(r, 0));
     }

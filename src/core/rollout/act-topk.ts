@@ -1,15 +1,16 @@
 /**
  * The next-action distribution of a policy over a turn's admissible actions, for the page's "act with the current
  * policy" panel (src/worker/act.ts). Each admissible action a is scored as the whole response the sampler would emit,
- * ␣a <eos> (rollout/prompt.ts `actionTokens`), by the model's batched scoring (model/scoring.ts `scoreSamples`) at the
- * run's temperature T and decoding:
+ * ␣a <eos> (rollout/prompt.ts `actionTokens`), by the model's batched scoring (model/scoring.ts `scoreSamples`) at
+ * the run's temperature T and decoding:
  *
  *   ℓ(a) = Σ_t log softmax(logits_t / T + mask_t)[a_t]   (nats; the full-sequence log-prob)
  *
  * with mask_t the admissible-prefix mask of the action trie (rollout/trie.ts) under `admissible` decoding and the
  * free-decoding mask under `free` — the distribution model/sample.ts draws from, token by token.
  *
- * - `admissible` decoding: the sampler can only emit admissible actions, so p(a) = exp(ℓ(a)) / Σ_a' exp(ℓ(a')) over
+ * - `admissible` decoding: the sampler can only emit admissible actions, so p(a) = exp(ℓ(a)) / Σ_a' exp(ℓ(a'))
+ *   over
  *   the list (the trie-masked token distributions already sum to 1 over the list's complete actions; normalising
  *   removes only float rounding).
  * - `free` decoding: p(a) = exp(ℓ(a)), not normalised: the rest of the mass belongs to inadmissible responses.
@@ -40,7 +41,10 @@ export interface ActionProb {
   action: string;
   /** Its index in the admissible list. */
   index: number;
-  /** ℓ(a): full-sequence log-prob of ␣a <eos> (nats, float64 sum of the float32 token log-probs); −Infinity when too long. */
+  /**
+   * ℓ(a): full-sequence log-prob of ␣a <eos> (nats, float64 sum of the float32 token log-probs); −Infinity when
+   * too long.
+   */
   logp: number;
   /** p(a): normalised over the list under admissible decoding, exp(ℓ(a)) under free decoding; in [0, 1]. */
   prob: number;
@@ -55,20 +59,28 @@ export interface ActionProb {
  * @returns the samples and, for each, its index in `admissible`.
  */
 export function actionSamples(
-  policy: Pick<PolicyHandle, 'tok'>, prompt: readonly number[], admissible: readonly string[], o: ActionScoreOptions,
+  policy: Pick<PolicyHandle, 'tok'>,
+  prompt: readonly number[],
+  admissible: readonly string[],
+  o: ActionScoreOptions,
 ): { samples: ScoreSample[]; index: number[] } {
   const eos = policy.tok.special('<eos>');
   const seqs = admissible.map((a) => actionTokens(policy.tok, a));
   const trie = o.decoding === 'admissible' ? new ActionTrie(seqs, eos) : null;
   const seen = new Set<string>();
-  const samples: ScoreSample[] = [], index: number[] = [];
+  const samples: ScoreSample[] = [],
+    index: number[] = [];
   seqs.forEach((s, i) => {
     const key = s.join(',');
     if (seen.has(key)) return;
     seen.add(key);
     const response = [...s, eos];
     if (response.length > o.maxActionTokens) return;
-    samples.push({ prompt, response, allowed: response.map((_, t) => (trie ? trie.allowed(response.slice(0, t)) : null)) });
+    samples.push({
+      prompt,
+      response,
+      allowed: response.map((_, t) => (trie ? trie.allowed(response.slice(0, t)) : null)),
+    });
     index.push(i);
   });
   return { samples, index };
@@ -79,13 +91,29 @@ export function actionSamples(
  * @throws Error when `temperature` is not > 0, `maxActionTokens` < 1, or no admissible action fits in
  *   maxActionTokens (nothing the sampler could complete); Error from scoring when prompt + response exceeds maxSeq.
  */
-export async function scoreActions(policy: PolicyHandle, prompt: readonly number[], admissible: readonly string[], o: ActionScoreOptions): Promise<ActionProb[]> {
+export async function scoreActions(
+  policy: PolicyHandle,
+  prompt: readonly number[],
+  admissible: readonly string[],
+  o: ActionScoreOptions,
+): Promise<ActionProb[]> {
   if (!(o.temperature > 0)) throw new Error(`scoreActions: temperature must be > 0, got ${o.temperature}`);
   if (!(o.maxActionTokens >= 1)) throw new Error(`scoreActions: maxActionTokens must be ≥ 1, got ${o.maxActionTokens}`);
   const { samples, index } = actionSamples(policy, prompt, admissible, o);
-  if (!samples.length) throw new Error(`scoreActions: no admissible action fits in maxActionTokens = ${o.maxActionTokens} tokens; raise maxActionTokens`);
-  const { logp } = await scoreSamples(policy.params, policy.cfg, samples, policy.freeRow, { temperature: o.temperature });
-  const out: ActionProb[] = admissible.map((action, i) => ({ action, index: i, logp: -Infinity, prob: 0, tokens: actionTokens(policy.tok, action).length + 1 }));
+  if (!samples.length)
+    throw new Error(
+      `scoreActions: no admissible action fits in maxActionTokens = ${o.maxActionTokens} tokens; raise maxActionTokens`,
+    );
+  const { logp } = await scoreSamples(policy.params, policy.cfg, samples, policy.freeRow, {
+    temperature: o.temperature,
+  });
+  const out: ActionProb[] = admissible.map((action, i) => ({
+    action,
+    index: i,
+    logp: -Infinity,
+    prob: 0,
+    tokens: actionTokens(policy.tok, action).length + 1,
+  }));
   let off = 0;
   samples.forEach((s, j) => {
     let l = 0;

@@ -1,6 +1,6 @@
 /**
- * One split's evaluation as plain data (an `EvalJob`), so that it can run anywhere the policy's weights can be loaded —
- * in this thread or in another one (the CLI's worker threads, cli/eval-pool.ts) — with the same numbers.
+ * One split's evaluation as plain data (an `EvalJob`), so that it can run anywhere the policy's weights can be loaded
+ * — in this thread or in another one (the CLI's worker threads, cli/eval-pool.ts) — with the same numbers.
  *
  * A job names everything the episodes depend on: the tasks (split, first index, count), the decoding settings, the
  * random stream (`Rng(seed)` forked by each label of `streams` in turn) and what goes into the prompts (hints, the
@@ -70,7 +70,11 @@ export interface EvalJobResult {
 export type Evaluator = (job: EvalJob, weights: Uint8Array) => Promise<EvalJobResult>;
 
 /** The episode skill of every task type of the env's preset, from `episodeSkill` (absent types are left out). */
-export function episodeSkillTable(spec: EnvSpec, preset: string, episodeSkill: (taskType: string) => string | undefined): Record<string, string> {
+export function episodeSkillTable(
+  spec: EnvSpec,
+  preset: string,
+  episodeSkill: (taskType: string) => string | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const type of spec.taskTypes(preset)) {
     const s = episodeSkill(type);
@@ -90,12 +94,25 @@ export async function runEvalJob(policy: PolicyHandle, spec: EnvSpec, job: EvalJ
   const refs = Array.from({ length: job.episodes }, (_, i) => ({ split: job.split, index: job.firstTask + i }));
   const hooks = job.hints !== 'none' ? hintHooks(spec, job.preset, refs, job.hints) : {};
   const skills = job.episodeSkills;
-  if (skills) hooks.episodeSkill = (_i: number, type: string) => (Object.hasOwn(skills, type) ? skills[type] : undefined);
+  if (skills)
+    hooks.episodeSkill = (_i: number, type: string) => (Object.hasOwn(skills, type) ? skills[type] : undefined);
   const r = await runEpisodes(policy, spec, job.preset, refs, {
-    decoding: job.decoding, temperature: job.temperature, historyTurns: job.historyTurns, maxActionTokens: job.maxActionTokens, rng, ...hooks,
+    decoding: job.decoding,
+    temperature: job.temperature,
+    historyTurns: job.historyTurns,
+    maxActionTokens: job.maxActionTokens,
+    rng,
+    ...hooks,
   });
   return {
-    eval: summarize(r.trajectories), tokens: r.tokens,
-    episodes: r.trajectories.map((t) => ({ index: t.ref.index, taskType: t.taskType, success: t.success, reward: t.reward, steps: t.steps.length })),
+    eval: summarize(r.trajectories),
+    tokens: r.tokens,
+    episodes: r.trajectories.map((t) => ({
+      index: t.ref.index,
+      taskType: t.taskType,
+      success: t.success,
+      reward: t.reward,
+      steps: t.steps.length,
+    })),
   };
 }

@@ -55,7 +55,15 @@ export interface EvalOptions {
 }
 
 /** Evaluate on each split; returns the summaries and the tokens processed. */
-export async function evaluatePolicy(policy: PolicyHandle, spec: EnvSpec, o: EvalOptions): Promise<{ splits: Partial<Record<Split, SplitEval>>; tokens: number; trajectories: Partial<Record<Split, Trajectory[]>> }> {
+export async function evaluatePolicy(
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  o: EvalOptions,
+): Promise<{
+  splits: Partial<Record<Split, SplitEval>>;
+  tokens: number;
+  trajectories: Partial<Record<Split, Trajectory[]>>;
+}> {
   const splits: Partial<Record<Split, SplitEval>> = {};
   const trajectories: Partial<Record<Split, Trajectory[]>> = {};
   let tokens = 0;
@@ -64,8 +72,17 @@ export async function evaluatePolicy(policy: PolicyHandle, spec: EnvSpec, o: Eva
     const refs = Array.from({ length: o.episodes }, (_, index) => ({ split, index }));
     const hooks = o.hints && o.hints !== 'none' ? hintHooks(spec, o.preset, refs, o.hints) : {};
     if (o.episodeSkillFor) hooks.episodeSkill = (_i: number, type: string) => o.episodeSkillFor!(type);
-    const r = await runEpisodes(policy, spec, o.preset, refs, { decoding: o.decoding, temperature: o.temperature, historyTurns: o.historyTurns, maxActionTokens: o.maxActionTokens, rng: o.rng.fork(split), ...hooks,
-      cancel: o.cancel, onTurn: o.onTurn && ((d, n, f) => o.onTurn!(k * o.episodes + d, total, total ? (k * o.episodes + f * n) / total : 1)) });
+    const r = await runEpisodes(policy, spec, o.preset, refs, {
+      decoding: o.decoding,
+      temperature: o.temperature,
+      historyTurns: o.historyTurns,
+      maxActionTokens: o.maxActionTokens,
+      rng: o.rng.fork(split),
+      ...hooks,
+      cancel: o.cancel,
+      onTurn:
+        o.onTurn && ((d, n, f) => o.onTurn!(k * o.episodes + d, total, total ? (k * o.episodes + f * n) / total : 1)),
+    });
     splits[split] = summarize(r.trajectories);
     trajectories[split] = r.trajectories;
     tokens += r.tokens;

@@ -49,7 +49,14 @@ export function buildPrompt(tok: Tokenizer, x: PromptInput, maxLen: number): num
   let obs = [S('<obs>'), ...enc(x.observation)];
   let acts = x.admissible.map((a) => [...enc(a), S('<sep>')]);
   const tail = [...(x.stepSkill ? [S('<step_skill>'), ...enc(x.stepSkill)] : []), S('<act>')];
-  const len = () => head.length + 1 + hist.reduce((s, h) => s + h.length, 0) + obs.length + 1 + acts.reduce((s, a) => s + a.length, 0) + tail.length;
+  const len = () =>
+    head.length +
+    1 +
+    hist.reduce((s, h) => s + h.length, 0) +
+    obs.length +
+    1 +
+    acts.reduce((s, a) => s + a.length, 0) +
+    tail.length;
   while (len() > maxLen && hist.length) hist = hist.slice(1);
   while (len() > maxLen && acts.length) acts = acts.slice(0, -1);
   if (len() > maxLen) obs = [S('<obs>'), ...obs.slice(1 + len() - maxLen)];

@@ -1,7 +1,7 @@
 /**
- * Batched rollouts (docs/architecture.md, one training step): all episodes step in lockstep; at each env step every unfinished
- * episode's prompt is built and one action per episode is sampled in one KV-cached batch. Draws come from the
- * explicit `rng` in episode order, so a rollout is reproducible given the policy's logits.
+ * Batched rollouts (docs/architecture.md, one training step): all episodes step in lockstep; at each env step every
+ * unfinished episode's prompt is built and one action per episode is sampled in one KV-cached batch. Draws come from
+ * the explicit `rng` in episode order, so a rollout is reproducible given the policy's logits.
  */
 import type { Env, EnvSpec, TaskRef } from '../envs/types';
 import type { Rng } from '../rng';
@@ -63,19 +63,36 @@ export interface RolloutResult {
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 /** Run one episode per task ref with the policy. @throws Error from the env on a bad ref. */
-export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: string, refs: readonly TaskRef[], o: RolloutOptions): Promise<RolloutResult> {
+export async function runEpisodes(
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  preset: string,
+  refs: readonly TaskRef[],
+  o: RolloutOptions,
+): Promise<RolloutResult> {
   const { tok, cfg } = policy;
   const eos = tok.special('<eos>');
   const maxPrompt = cfg.maxSeq - o.maxActionTokens;
   const envs: Env[] = refs.map(() => spec.create(preset));
   const trajs: Trajectory[] = refs.map((ref, i) => {
     const r = envs[i].reset(ref);
-    return { ref, task: r.task, taskType: r.taskType, initialObservation: r.observation, steps: [], reward: 0, success: false, invalidCount: 0, finalObservation: r.observation };
+    return {
+      ref,
+      task: r.task,
+      taskType: r.taskType,
+      initialObservation: r.observation,
+      steps: [],
+      reward: 0,
+      success: false,
+      invalidCount: 0,
+      finalObservation: r.observation,
+    };
   });
   const obs = trajs.map((t) => t.initialObservation);
   const hist: Turn[][] = refs.map(() => []);
   const done = refs.map(() => false);
-  let tokens = 0, sampleMs = 0;
+  let tokens = 0,
+    sampleMs = 0;
   const t0 = now();
   const maxBatch = o.maxBatch ?? 128;
   while (done.some((d) => !d)) {
@@ -85,12 +102,37 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
       const rows = active.slice(c, c + maxBatch);
       const adm = rows.map((i) => envs[i].admissibleActions());
       const prompts = rows.map((i, k) =>
-        buildPrompt(tok, { task: trajs[i].task, history: hist[i], observation: obs[i], admissible: adm[k], historyTurns: o.historyTurns, episodeSkill: o.episodeSkill?.(i, trajs[i].taskType), stepSkill: o.stepSkill?.(i, envs[i]) }, maxPrompt),
+        buildPrompt(
+          tok,
+          {
+            task: trajs[i].task,
+            history: hist[i],
+            observation: obs[i],
+            admissible: adm[k],
+            historyTurns: o.historyTurns,
+            episodeSkill: o.episodeSkill?.(i, trajs[i].taskType),
+            stepSkill: o.stepSkill?.(i, envs[i]),
+          },
+          maxPrompt,
+        ),
       );
-      const tries = o.decoding === 'admissible' ? adm.map((a) => new ActionTrie(a.map((x) => actionTokens(tok, x)), eos)) : null;
+      const tries =
+        o.decoding === 'admissible'
+          ? adm.map(
+              (a) =>
+                new ActionTrie(
+                  a.map((x) => actionTokens(tok, x)),
+                  eos,
+                ),
+            )
+          : null;
       const ts = now();
       const res = await sampleResponses(policy.params, cfg, prompts, {
-        temperature: o.temperature, maxTokens: o.maxActionTokens, eos, freeRow: policy.freeRow, rng: o.rng,
+        temperature: o.temperature,
+        maxTokens: o.maxActionTokens,
+        eos,
+        freeRow: policy.freeRow,
+        rng: o.rng,
         allowed: (row, prefix) => (tries ? tries[row].allowed(prefix) : null),
       });
       sampleMs += now() - ts;
@@ -102,8 +144,16 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
         const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
         const st = envs[i].step(action);
         const rec: StepRecord = {
-          observation: obs[i], admissible: adm[k], prompt: prompts[k], response: r.tokens, allowed: r.allowed, sampleLogp: r.sampleLogp, sampleEntropy: r.sampleEntropy,
-          action, valid: st.valid, reward: st.reward,
+          observation: obs[i],
+          admissible: adm[k],
+          prompt: prompts[k],
+          response: r.tokens,
+          allowed: r.allowed,
+          sampleLogp: r.sampleLogp,
+          sampleEntropy: r.sampleEntropy,
+          action,
+          valid: st.valid,
+          reward: st.reward,
         };
         const t = trajs[i];
         t.steps.push(rec);
@@ -117,7 +167,8 @@ export async function runEpisodes(policy: PolicyHandle, spec: EnvSpec, preset: s
       });
     }
     if (o.onTurn) {
-      let fin = 0, work = 0;
+      let fin = 0,
+        work = 0;
       envs.forEach((e, i) => {
         if (done[i]) fin++;
         work += done[i] ? 1 : Math.min(1, trajs[i].steps.length / Math.max(1, e.maxSteps));

@@ -13,7 +13,10 @@ export class ActionTrie {
   private root: Node = { children: new Map(), terminal: false };
 
   /** @param sequences token ids of each admissible action (without <eos>); @param eos the end token id. */
-  constructor(sequences: readonly (readonly number[])[], private readonly eos: number) {
+  constructor(
+    sequences: readonly (readonly number[])[],
+    private readonly eos: number,
+  ) {
     for (const s of sequences) {
       let n = this.root;
       for (const t of s) {

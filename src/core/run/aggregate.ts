@@ -4,7 +4,9 @@
  * and the paired difference to a baseline method over the seeds both have. Pure functions over plain numbers.
  */
 
-/** Mean and standard error of the mean (s.e. = sample standard deviation / √n, n − 1 in the variance; 0 for n = 1). */
+/**
+ * Mean and standard error of the mean (s.e. = sample standard deviation / √n, n − 1 in the variance; 0 for n = 1).
+ */
 export interface MeanSe {
   mean: number;
   se: number;
@@ -59,11 +61,15 @@ export type Pick = 'final' | 'best';
 export function pickEval(run: RunEvals, pick: Pick, splits: readonly string[]): RunEvals['evals'][number] {
   if (!run.evals.length) throw new Error(`run ${run.method} seed ${run.seed} has no evaluation`);
   if (pick === 'final') return run.evals[run.evals.length - 1];
-  const score = (e: RunEvals['evals'][number]) => splits.reduce((s, k) => s + (Object.hasOwn(e.splits, k) ? e.splits[k].successRate : 0), 0) / splits.length;
+  const score = (e: RunEvals['evals'][number]) =>
+    splits.reduce((s, k) => s + (Object.hasOwn(e.splits, k) ? e.splits[k].successRate : 0), 0) / splits.length;
   return run.evals.reduce((best, e) => (score(e) > score(best) ? e : best));
 }
 
-/** One row of the table: a method, per split (and per split × task type) its mean ± s.e. and difference to the baseline. */
+/**
+ * One row of the table: a method, per split (and per split × task type) its mean ± s.e. and difference to the
+ * baseline.
+ */
 export interface TableRow {
   method: string;
   seeds: number[];
@@ -78,7 +84,13 @@ export interface TableRow {
  * every split × task type present, differences to `baseline` paired by seed.
  * @throws Error when a run has no evaluation.
  */
-export function buildTable(runs: readonly RunEvals[], methods: readonly string[], splits: readonly string[], pick: Pick, baseline: string): TableRow[] {
+export function buildTable(
+  runs: readonly RunEvals[],
+  methods: readonly string[],
+  splits: readonly string[],
+  pick: Pick,
+  baseline: string,
+): TableRow[] {
   const values = new Map<string, Map<string, Map<number, number>>>(); // method → key → seed → rate
   for (const r of runs) {
     const e = pickEval(r, pick, splits);
@@ -91,17 +103,20 @@ export function buildTable(runs: readonly RunEvals[], methods: readonly string[]
     }
   }
   const base = values.get(baseline);
-  return methods.filter((m) => values.has(m)).map((method) => {
-    const m = values.get(method)!;
-    const cells: Record<string, MeanSe> = {}, diff: Record<string, MeanSe | null> = {};
-    const seeds = new Set<number>();
-    for (const [key, bySeed] of m) {
-      cells[key] = meanSe([...bySeed.values()]);
-      for (const s of bySeed.keys()) seeds.add(s);
-      diff[key] = method === baseline || !base?.has(key) ? null : pairedDiff(bySeed, base.get(key)!);
-    }
-    return { method, seeds: [...seeds].sort((a, b) => a - b), cells, diff };
-  });
+  return methods
+    .filter((m) => values.has(m))
+    .map((method) => {
+      const m = values.get(method)!;
+      const cells: Record<string, MeanSe> = {},
+        diff: Record<string, MeanSe | null> = {};
+      const seeds = new Set<number>();
+      for (const [key, bySeed] of m) {
+        cells[key] = meanSe([...bySeed.values()]);
+        for (const s of bySeed.keys()) seeds.add(s);
+        diff[key] = method === baseline || !base?.has(key) ? null : pairedDiff(bySeed, base.get(key)!);
+      }
+      return { method, seeds: [...seeds].sort((a, b) => a - b), cells, diff };
+    });
 }
 
 /**
@@ -112,7 +127,8 @@ export function buildTable(runs: readonly RunEvals[], methods: readonly string[]
  */
 export function pct(x: MeanSe | null | undefined, signed = false): string {
   if (!x) return '—';
-  const m = (100 * x.mean).toFixed(1).replace(/^-(0\.0)$/, '$1'), s = 100 * x.se;
+  const m = (100 * x.mean).toFixed(1).replace(/^-(0\.0)$/, '$1'),
+    s = 100 * x.se;
   const sign = signed && !m.startsWith('-') ? '+' : '';
   return x.n === 1 ? `${sign}${m} (1 seed, no s.e.)` : `${sign}${m} ± ${s.toFixed(1)}`;
 }
@@ -141,7 +157,11 @@ export interface CurveRow {
  * given, every evaluation step of its runs, and every split, mean ± standard error over the seeds that evaluated
  * that split at that step. Methods without runs are left out.
  */
-export function buildCurves(runs: readonly RunEvals[], methods: readonly string[], splits: readonly string[]): CurveRow[] {
+export function buildCurves(
+  runs: readonly RunEvals[],
+  methods: readonly string[],
+  splits: readonly string[],
+): CurveRow[] {
   return methods.flatMap((method) => {
     const mine = runs.filter((r) => r.method === method);
     if (!mine.length) return [];
@@ -149,7 +169,12 @@ export function buildCurves(runs: readonly RunEvals[], methods: readonly string[
     const bySplit: Record<string, (MeanSe | null)[]> = {};
     for (const s of splits) {
       bySplit[s] = steps.map((step) => {
-        const xs = mine.flatMap((r) => r.evals.filter((e) => e.step === step && Object.hasOwn(e.splits, s)).slice(-1).map((e) => e.splits[s].successRate));
+        const xs = mine.flatMap((r) =>
+          r.evals
+            .filter((e) => e.step === step && Object.hasOwn(e.splits, s))
+            .slice(-1)
+            .map((e) => e.splits[s].successRate),
+        );
         return xs.length ? meanSe(xs) : null;
       });
     }

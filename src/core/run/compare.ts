@@ -1,9 +1,9 @@
 /**
- * Comparing runs side by side (the page's Compare view; `npm run compare --markdown|--csv` prints this table): per run the
- * success per split and per split × task type at the final and at the best evaluation (aggregate.ts `pickEval`: the
- * best is the evaluation with the highest mean success over the splits, ties to the earlier), its steps and last
- * training success (record.ts `summarizeRun`), and the settings, marked where they differ between the runs; as CSV
- * and Markdown text. Pure.
+ * Comparing runs side by side (the page's Compare view; `npm run compare --markdown|--csv` prints this table): per run
+ * the success per split and per split × task type at the final and at the best evaluation (aggregate.ts `pickEval`:
+ * the best is the evaluation with the highest mean success over the splits, ties to the earlier), its steps and last
+ * training success (record.ts `summarizeRun`), and the settings, marked where they differ between the runs; as CSV and
+ * Markdown text. Pure.
  */
 import { RUN_CONFIG_KEYS } from './config';
 import { pickEval, type RunEvals, type SplitResult } from './aggregate';
@@ -48,7 +48,11 @@ export interface CompareTable {
 export function runEvals(name: string, c: Pick<CompareInput, 'run' | 'events'>): RunEvals {
   const byStep = new Map<number, Record<string, SplitResult>>();
   for (const e of c.events) if (e.event === 'eval') byStep.set(e.step, e.splits as Record<string, SplitResult>);
-  return { method: name, seed: c.run.config.seed, evals: [...byStep].sort((a, b) => a[0] - b[0]).map(([step, splits]) => ({ step, splits })) };
+  return {
+    method: name,
+    seed: c.run.config.seed,
+    evals: [...byStep].sort((a, b) => a[0] - b[0]).map(([step, splits]) => ({ step, splits })),
+  };
 }
 
 /**
@@ -61,9 +65,13 @@ export function compareRuns(inputs: readonly CompareInput[]): CompareTable {
   if (dup !== undefined) throw new Error(`two runs are named "${dup}"; rename one to compare them`);
   const evals = inputs.map((i) => runEvals(i.name, i));
   const splits: string[] = [];
-  for (const r of evals) for (const e of r.evals) for (const s of Object.keys(e.splits)) if (!splits.includes(s)) splits.push(s);
+  for (const r of evals)
+    for (const e of r.evals) for (const s of Object.keys(e.splits)) if (!splits.includes(s)) splits.push(s);
   const types = new Map<string, string[]>(splits.map((s) => [s, []]));
-  for (const r of evals) for (const e of r.evals) for (const [s, v] of Object.entries(e.splits)) for (const t of Object.keys(v.byTaskType)) if (!types.get(s)!.includes(t)) types.get(s)!.push(t);
+  for (const r of evals)
+    for (const e of r.evals)
+      for (const [s, v] of Object.entries(e.splits))
+        for (const t of Object.keys(v.byTaskType)) if (!types.get(s)!.includes(t)) types.get(s)!.push(t);
   const keys = [...splits, ...splits.flatMap((s) => types.get(s)!.map((t) => `${s}/${t}`))];
   const cell = (e: RunEvals['evals'][number] | null, key: string): number | null => {
     if (!e) return null;
@@ -80,9 +88,15 @@ export function compareRuns(inputs: readonly CompareInput[]): CompareTable {
     return { key, values, differs: new Set(values).size > 1 };
   });
   return {
-    runs: names, steps: sums.map((s) => `${s.stepsDone}/${s.stepsPlanned}`), trainFinal: sums.map((s) => s.finalTrainSuccess), keys,
-    final: fin.map((e) => keys.map((k) => cell(e, k))), best: bst.map((e) => keys.map((k) => cell(e, k))),
-    finalStep: fin.map((e) => e?.step ?? null), bestStep: bst.map((e) => e?.step ?? null), settings,
+    runs: names,
+    steps: sums.map((s) => `${s.stepsDone}/${s.stepsPlanned}`),
+    trainFinal: sums.map((s) => s.finalTrainSuccess),
+    keys,
+    final: fin.map((e) => keys.map((k) => cell(e, k))),
+    best: bst.map((e) => keys.map((k) => cell(e, k))),
+    finalStep: fin.map((e) => e?.step ?? null),
+    bestStep: bst.map((e) => e?.step ?? null),
+    settings,
   };
 }
 
@@ -102,11 +116,25 @@ const rate = (x: number | null) => (x === null ? '' : String(x));
  */
 export function compareCsv(t: CompareTable): string {
   const diff = t.settings.filter((s) => s.differs);
-  const fixed = ['run', 'steps', 'train final', 'final step', ...t.keys.map((k) => `final ${k}`), 'best step', ...t.keys.map((k) => `best ${k}`)];
+  const fixed = [
+    'run',
+    'steps',
+    'train final',
+    'final step',
+    ...t.keys.map((k) => `final ${k}`),
+    'best step',
+    ...t.keys.map((k) => `best ${k}`),
+  ];
   const head = [...fixed, ...diff.map((s) => (fixed.includes(s.key) ? `setting ${s.key}` : s.key))];
   const rows = t.runs.map((name, r) => [
-    name, t.steps[r], rate(t.trainFinal[r]), t.finalStep[r] === null ? '' : String(t.finalStep[r]), ...t.final[r].map(rate),
-    t.bestStep[r] === null ? '' : String(t.bestStep[r]), ...t.best[r].map(rate), ...diff.map((s) => s.values[r]),
+    name,
+    t.steps[r],
+    rate(t.trainFinal[r]),
+    t.finalStep[r] === null ? '' : String(t.finalStep[r]),
+    ...t.final[r].map(rate),
+    t.bestStep[r] === null ? '' : String(t.bestStep[r]),
+    ...t.best[r].map(rate),
+    ...diff.map((s) => s.values[r]),
   ]);
   return [head, ...rows].map((row) => row.map(csvField).join(',') + '\r\n').join('');
 }
@@ -136,9 +164,21 @@ export function compareMarkdown(t: CompareTable): string {
   const idx = splitKeys.map((k) => t.keys.indexOf(k));
   let out = mdTable(
     ['run', 'steps', 'train final', ...splitKeys.map((k) => `final ${k}`), ...splitKeys.map((k) => `best ${k}`)],
-    t.runs.map((name, r) => [name, t.steps[r], pctCell(t.trainFinal[r]), ...idx.map((i) => pctCell(t.final[r][i])), ...idx.map((i) => pctCell(t.best[r][i]))]),
+    t.runs.map((name, r) => [
+      name,
+      t.steps[r],
+      pctCell(t.trainFinal[r]),
+      ...idx.map((i) => pctCell(t.final[r][i])),
+      ...idx.map((i) => pctCell(t.best[r][i])),
+    ]),
   );
   const diff = t.settings.filter((s) => s.differs);
-  if (diff.length) out += '\nSettings that differ:\n\n' + mdTable(['setting', ...t.runs], diff.map((s) => [s.key, ...s.values.map((v) => `**${v}**`)]));
+  if (diff.length)
+    out +=
+      '\nSettings that differ:\n\n' +
+      mdTable(
+        ['setting', ...t.runs],
+        diff.map((s) => [s.key, ...s.values.map((v) => `**${v}**`)]),
+      );
   return out;
 }

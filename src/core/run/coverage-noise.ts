@@ -32,7 +32,8 @@ export interface NoiseBaseline {
 }
 
 /**
- * P(Binomial(n, p) ≥ k) for integers 0 ≤ k, n ≥ 0 and p ∈ [0, 1], summed term by term (exact up to float rounding).
+ * P(Binomial(n, p) ≥ k) for integers 0 ≤ k, n ≥ 0 and p ∈ [0, 1], summed term by term (exact up to float
+ * rounding).
  * @throws RangeError on a non-integer or negative n or k, or p outside [0, 1].
  */
 export function binomialTail(n: number, p: number, k: number): number {
@@ -75,15 +76,24 @@ export function poissonBinomial(s: readonly number[]): number[] {
  * @param solvedAt the pass rate at which a task counts as solved (the record's SOLVED_AT, 0.5), in (0, 1].
  * @throws RangeError on r or K not a positive integer, solvedAt outside (0, 1], or a p_q outside [0, 1].
  */
-export function noiseBaseline(pooled: readonly number[], samples: number, checkpoints: number, solvedAt: number): NoiseBaseline {
-  if (!(solvedAt > 0 && solvedAt <= 1)) throw new RangeError(`noiseBaseline: solvedAt must be in (0, 1], got ${solvedAt}`);
-  if (!Number.isInteger(samples) || samples < 1) throw new RangeError(`noiseBaseline: samples must be an integer ≥ 1, got ${samples}`);
-  if (!Number.isInteger(checkpoints) || checkpoints < 1) throw new RangeError(`noiseBaseline: checkpoints must be an integer ≥ 1, got ${checkpoints}`);
+export function noiseBaseline(
+  pooled: readonly number[],
+  samples: number,
+  checkpoints: number,
+  solvedAt: number,
+): NoiseBaseline {
+  if (!(solvedAt > 0 && solvedAt <= 1))
+    throw new RangeError(`noiseBaseline: solvedAt must be in (0, 1], got ${solvedAt}`);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new RangeError(`noiseBaseline: samples must be an integer ≥ 1, got ${samples}`);
+  if (!Number.isInteger(checkpoints) || checkpoints < 1)
+    throw new RangeError(`noiseBaseline: checkpoints must be an integer ≥ 1, got ${checkpoints}`);
   // Smallest success count whose pass rate k/r reaches SOLVED_AT (the same float comparison the record uses).
   let kMin = 0;
   while (kMin / samples < solvedAt) kMin++;
   const s = pooled.map((p, q) => {
-    if (!(p >= 0 && p <= 1)) throw new RangeError(`noiseBaseline: pooled pass rate of val task ${q} must be in [0, 1], got ${p}`);
+    if (!(p >= 0 && p <= 1))
+      throw new RangeError(`noiseBaseline: pooled pass rate of val task ${q} must be in [0, 1], got ${p}`);
     return binomialTail(samples, p, kMin);
   });
   const expectedUnion = s.reduce((a, sq) => a + 1 - (1 - sq) ** checkpoints, 0);
@@ -121,12 +131,18 @@ export function gapWithinNoise(observedGap: number, noise: NoiseBaseline): boole
 /**
  * One line for the start of a distillation stage: the union-over-best gap in val tasks and the gap the one-policy
  * null model expects (`noise`, from `coverage().noise.atRecorded`), with a warning when the observed gap is at most
- * 1.5× the noise's — then most of what the teachers "solve beyond the student" is validation luck (module docstring).
+ * 1.5× the noise's — then most of what the teachers "solve beyond the student" is validation luck (module
+ * docstring).
  * @param observedGap union − best, in val tasks (integer ≥ 0).
  */
 export function gapNoiseNote(observedGap: number, noise: NoiseBaseline): string {
-  const base = `union − best: ${observedGap} val task${observedGap === 1 ? '' : 's'}; validation noise alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${noise.samples} episodes per task, ${noise.checkpoints} checkpoints)`;
+  const base =
+    `union − best: ${observedGap} val task${observedGap === 1 ? '' : 's'}; validation noise ` +
+    `alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${noise.samples} episodes per ` +
+    `task, ${noise.checkpoints} checkpoints)`;
   return gapWithinNoise(observedGap, noise)
-    ? `${base} — most of the gap may be luck, so expect little to distil; validating the source with more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR --samples 16 --out FILE) tells luck from real differences`
+    ? `${base} — most of the gap may be luck, so expect little to distil; validating the source with ` +
+        `more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR ` +
+        `--samples 16 --out FILE) tells luck from real differences`
     : base;
 }

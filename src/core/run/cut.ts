@@ -30,7 +30,8 @@ export function cutEventsText(text: string, k: number): { text: string; dropped:
     const o = JSON.parse(l) as { event?: unknown; step?: unknown };
     return o.event === 'checkpoint' && o.step === k;
   });
-  if (!has) kept.push(JSON.stringify({ event: 'checkpoint', step: k, file: checkpointFile(k), stateFile: stateFile(k) }));
+  if (!has)
+    kept.push(JSON.stringify({ event: 'checkpoint', step: k, file: checkpointFile(k), stateFile: stateFile(k) }));
   return { text: kept.map((l) => l + '\n').join(''), dropped: lines.length - cut };
 }
 
@@ -39,5 +40,8 @@ export function cutEventsText(text: string, k: number): { text: string; dropped:
  * @throws RecordError (from parseTrajectoryLines) when a line is corrupt.
  */
 export function cutTrajectoriesText(text: string, k: number): string {
-  return parseTrajectoryLines(text).filter((r) => r.step <= k).map((r) => JSON.stringify(r) + '\n').join('');
+  return parseTrajectoryLines(text)
+    .filter((r) => r.step <= k)
+    .map((r) => JSON.stringify(r) + '\n')
+    .join('');
 }

@@ -20,13 +20,19 @@ export type DistillProblem = 'empty-panel' | 'too-few-checkpoints' | 'bad-checkp
 
 /** A run that cannot be distilled; `code` names the problem, the message what is needed. */
 export class DistillSourceError extends Error {
-  constructor(readonly code: DistillProblem, message: string) {
+  constructor(
+    readonly code: DistillProblem,
+    message: string,
+  ) {
     super(message);
     this.name = 'DistillSourceError';
   }
 }
 
-/** One checkpoint offered to the stage: its step, its policy weights (safetensors bytes) and a name for messages (a file path, "checkpoint at step k"). */
+/**
+ * One checkpoint offered to the stage: its step, its policy weights (safetensors bytes) and a name for messages (a file
+ * path, "checkpoint at step k").
+ */
 export interface SourceCheckpoint {
   step: number;
   bytes: Uint8Array;
@@ -71,10 +77,20 @@ export function checkCheckpointBytes(bytes: Uint8Array, label: string, expect: C
     return bad(`${(e as Error).message} (a corrupt or foreign checkpoint)`);
   }
   const size = w.meta.modelSize;
-  if (size !== expect.model) bad(`holds a ${size} model, the run's model is ${expect.model}; every checkpoint of the stage must be of the run's model size`);
-  for (const [name, v] of w.values) if (!v.every(Number.isFinite)) bad(`tensor "${name}" holds NaN or Infinity values (a diverged or corrupt checkpoint)`);
+  if (size !== expect.model)
+    bad(
+      `holds a ${size} model, the run's model is ${expect.model}; every checkpoint of the stage must be ` +
+        `of the run's model size`,
+    );
+  for (const [name, v] of w.values)
+    if (!v.every(Number.isFinite))
+      bad(`tensor "${name}" holds NaN or Infinity values (a diverged or corrupt checkpoint)`);
   const env = envVersionMismatch(w.meta, expect.spec);
-  if (env) bad(`made with environment version ${env.made}; this is ${env.current}, whose tasks differ, so its validation does not describe today's tasks`);
+  if (env)
+    bad(
+      `made with environment version ${env.made}; this is ${env.current}, whose tasks differ, so its ` +
+        `validation does not describe today's tasks`,
+    );
 }
 
 /** The val tasks a solved-matrix row solves (pass rate ≥ SOLVED_AT), ascending. */
@@ -90,15 +106,29 @@ export function solvedOf(passRates: readonly number[]): Set<number> {
  * `how` adds, per problem, how to get what is needed (the CLI names flags, the page its settings).
  * @throws DistillSourceError with the problem's code.
  */
-export function planDistillation(val: ValRecord, checkpoints: readonly SourceCheckpoint[], expect: CheckpointExpect, how: Partial<Record<DistillProblem, string>> = {}): DistillPlan {
+export function planDistillation(
+  val: ValRecord,
+  checkpoints: readonly SourceCheckpoint[],
+  expect: CheckpointExpect,
+  how: Partial<Record<DistillProblem, string>> = {},
+): DistillPlan {
   const fail = (code: DistillProblem, msg: string): never => {
     throw new DistillSourceError(code, how[code] ? `${msg}; ${how[code]}` : msg);
   };
-  if (val.tasks === 0) fail('empty-panel', 'the validation panel is empty (0 val tasks): HCN chooses teachers by the val tasks each checkpoint solves and the student does not, so the run must validate on at least one task');
+  if (val.tasks === 0)
+    fail(
+      'empty-panel',
+      'the validation panel is empty (0 val tasks): HCN chooses teachers by the val tasks each checkpoint ' +
+        'solves and the student does not, so the run must validate on at least one task',
+    );
   const byStep = new Map(checkpoints.map((c) => [c.step, c]));
   const validated = val.checkpoints.filter((c) => byStep.has(c.step));
   if (validated.length < 2)
-    fail('too-few-checkpoints', `${validated.length} checkpoint${validated.length === 1 ? ' has' : 's have'} both weights and a validation; Agentic-OPD needs at least two (a student and a teacher)`);
+    fail(
+      'too-few-checkpoints',
+      `${validated.length} checkpoint${validated.length === 1 ? ' has' : 's have'} both weights and a ` +
+        `validation; Agentic-OPD needs at least two (a student and a teacher)`,
+    );
   for (const c of validated) {
     try {
       checkCheckpointBytes(byStep.get(c.step)!.bytes, byStep.get(c.step)!.label, expect);
@@ -110,7 +140,21 @@ export function planDistillation(val: ValRecord, checkpoints: readonly SourceChe
   const student = validated.find((c) => c.step === cov.best.step)!;
   const studentSolved = solvedOf(student.passRates);
   if (cov.union.solved === studentSolved.size)
-    fail('nothing-to-distil', `nothing to distil: the best checkpoint (step ${student.step}) already solves all ${studentSolved.size} of ${val.tasks} val tasks that any checkpoint solves (the union), so no teacher solves a task the student fails`);
-  const teachers = validated.filter((c) => c.step !== student.step).map((c) => ({ id: c.step, bytes: byStep.get(c.step)!.bytes, solved: solvedOf(c.passRates) }));
-  return { studentStep: student.step, studentBytes: byStep.get(student.step)!.bytes, studentSolved, teachers, taskTypes: [...val.taskTypes], coverage: cov };
+    fail(
+      'nothing-to-distil',
+      `nothing to distil: the best checkpoint (step ${student.step}) already solves all ${studentSolved.size} ` +
+        `of ${val.tasks} val tasks that any checkpoint solves (the union), so no teacher solves a task the ` +
+        `student fails`,
+    );
+  const teachers = validated
+    .filter((c) => c.step !== student.step)
+    .map((c) => ({ id: c.step, bytes: byStep.get(c.step)!.bytes, solved: solvedOf(c.passRates) }));
+  return {
+    studentStep: student.step,
+    studentBytes: byStep.get(student.step)!.bytes,
+    studentSolved,
+    teachers,
+    taskTypes: [...val.taskTypes],
+    coverage: cov,
+  };
 }

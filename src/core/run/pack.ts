@@ -18,8 +18,17 @@
 import { z } from 'zod';
 import { decodeSafetensors } from '../model/io';
 import {
-  EVENTS_FILE, RECORD_VERSION, RUN_FILE, RecordError, VAL_FILE, parseEvents, parseRunRecord, parseValRecord,
-  type RecordEvent, type RunRecord, type ValRecord,
+  EVENTS_FILE,
+  RECORD_VERSION,
+  RUN_FILE,
+  RecordError,
+  VAL_FILE,
+  parseEvents,
+  parseRunRecord,
+  parseValRecord,
+  type RecordEvent,
+  type RunRecord,
+  type ValRecord,
 } from './record';
 import { TRAJECTORIES_FILE, parseTrajectoryLines, type TrajectoryRecord } from './trajectories';
 
@@ -34,7 +43,8 @@ export const MAX_PACK_HEADER_BYTES = 1024 * 1024;
 /** File-name extension of a pack. */
 export const PACK_EXTENSION = '.opdrun';
 /** Names a pack may hold: the files of a run directory. */
-export const PACK_FILE_RE = /^(run\.json|events\.jsonl|val\.json|trajectories\.jsonl|ckpt-\d+\.safetensors|ckpt-\d+\.state)$/;
+export const PACK_FILE_RE =
+  /^(run\.json|events\.jsonl|val\.json|trajectories\.jsonl|ckpt-\d+\.safetensors|ckpt-\d+\.state)$/;
 
 /** A pack that cannot be read: its message names what is wrong and what to do. */
 export class PackError extends Error {
@@ -70,7 +80,12 @@ const MB = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
  */
 export function packRun(name: string, files: RunFiles, meta?: Record<string, string>): Uint8Array {
   if (!files.has(RUN_FILE)) throw new PackError(`a run pack needs ${RUN_FILE}; the run has none`);
-  for (const n of files.keys()) if (!PACK_FILE_RE.test(n)) throw new PackError(`"${n}" is not a run-directory file (run.json, events.jsonl, val.json, trajectories.jsonl, ckpt-<k>.safetensors, ckpt-<k>.state)`);
+  for (const n of files.keys())
+    if (!PACK_FILE_RE.test(n))
+      throw new PackError(
+        `"${n}" is not a run-directory file (run.json, events.jsonl, val.json, trajectories.jsonl, ` +
+          `ckpt-<k>.safetensors, ckpt-<k>.state)`,
+      );
   const order = (n: string): [number, number, number] => {
     const fixed = [RUN_FILE, EVENTS_FILE, VAL_FILE, TRAJECTORIES_FILE].indexOf(n);
     if (fixed >= 0) return [0, fixed, 0];
@@ -78,16 +93,24 @@ export function packRun(name: string, files: RunFiles, meta?: Record<string, str
     return [1, Number(m[1]), m[2] === 'state' ? 1 : 0];
   };
   const names = [...files.keys()].sort((a, b) => {
-    const x = order(a), y = order(b);
+    const x = order(a),
+      y = order(b);
     return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
   });
   const header: PackHeader = {
-    format: PACK_FORMAT, version: PACK_VERSION, recordVersion: RECORD_VERSION, name: name.slice(0, 200),
-    files: names.map((n) => ({ name: n, size: files.get(n)!.length })), ...(meta ? { meta: { ...meta } } : {}),
+    format: PACK_FORMAT,
+    version: PACK_VERSION,
+    recordVersion: RECORD_VERSION,
+    name: name.slice(0, 200),
+    files: names.map((n) => ({ name: n, size: files.get(n)!.length })),
+    ...(meta ? { meta: { ...meta } } : {}),
   };
   const head = enc.encode(JSON.stringify(header) + '\n');
   const total = head.length + header.files.reduce((a, f) => a + f.size, 0);
-  if (total > MAX_PACK_BYTES) throw new PackError(`the run packs to ${MB(total)}, over the ${MB(MAX_PACK_BYTES)} limit; delete some of its checkpoints first`);
+  if (total > MAX_PACK_BYTES)
+    throw new PackError(
+      `the run packs to ${MB(total)}, over the ${MB(MAX_PACK_BYTES)} limit; delete some of its checkpoints first`,
+    );
   const out = new Uint8Array(total);
   out.set(head, 0);
   let at = head.length;
@@ -134,12 +157,21 @@ export function isRunPack(bytes: Uint8Array): boolean {
 export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt: number } {
   const limit = Math.min(bytes.length, MAX_PACK_HEADER_BYTES);
   const nl = bytes.subarray(0, limit).indexOf(0x0a);
-  const notPack = `not an OPD Playground run file (${PACK_EXTENSION}, written by the Runs view's Export or cli/pack.ts)`;
+  const notPack =
+    `not an OPD Playground run file (${PACK_EXTENSION}, written by the Runs view's Export ` + `or cli/pack.ts)`;
   if (nl < 0) {
     if (bytes.length === 0) throw new PackError(`the file is empty: ${notPack}`);
     // A run file cut inside its header line starts as one: say so, rather than "not a run file".
-    if (isRunPack(bytes)) throw new PackError(`no header line: the file is truncated inside its header (its ${bytes.length} bytes end before the header line does; an interrupted download or copy?); export the run again`);
-    throw new PackError(bytes.length < MAX_PACK_HEADER_BYTES ? `no header line (no line break in its ${bytes.length} bytes): ${notPack}` : `no header line in the first ${MB(limit)}: ${notPack}`);
+    if (isRunPack(bytes))
+      throw new PackError(
+        `no header line: the file is truncated inside its header (its ${bytes.length} bytes end before ` +
+          `the header line does; an interrupted download or copy?); export the run again`,
+      );
+    throw new PackError(
+      bytes.length < MAX_PACK_HEADER_BYTES
+        ? `no header line (no line break in its ${bytes.length} bytes): ${notPack}`
+        : `no header line in the first ${MB(limit)}: ${notPack}`,
+    );
   }
   let raw: unknown;
   try {
@@ -150,16 +182,31 @@ export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt:
   const o = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
   const field = (k: string) => (Object.hasOwn(o, k) ? o[k] : undefined);
   const format = field('format');
-  if (format === undefined) throw new PackError(`the header line has no "format" field (a run file's first line holds "format": "${PACK_FORMAT}"): ${notPack}`);
-  if (format !== PACK_FORMAT) throw new PackError(`format is ${JSON.stringify(format)}, not "${PACK_FORMAT}": ${notPack}`);
+  if (format === undefined)
+    throw new PackError(
+      `the header line has no "format" field (a run file's first line holds "format": "${PACK_FORMAT}"): ${notPack}`,
+    );
+  if (format !== PACK_FORMAT)
+    throw new PackError(`format is ${JSON.stringify(format)}, not "${PACK_FORMAT}": ${notPack}`);
   const v = field('version');
-  if (typeof v === 'number' && v > PACK_VERSION) throw new PackError(`made by a newer version of OPD Playground (pack version ${v}; this one reads version ${PACK_VERSION}); update it to read this file`);
+  if (typeof v === 'number' && v > PACK_VERSION)
+    throw new PackError(
+      `made by a newer version of OPD Playground (pack version ${v}; this one reads version ${PACK_VERSION}); ` +
+        `update it to read this file`,
+    );
   const rv = field('recordVersion');
-  if (typeof rv === 'number' && rv > RECORD_VERSION) throw new PackError(`holds a newer run record (record version ${rv}; this one reads version ${RECORD_VERSION}); update OPD Playground to read this file`);
+  if (typeof rv === 'number' && rv > RECORD_VERSION)
+    throw new PackError(
+      `holds a newer run record (record version ${rv}; this one reads version ${RECORD_VERSION}); update ` +
+        `OPD Playground to read this file`,
+    );
   const r = HeaderSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0];
-    throw new PackError(`header field ${i.path.join('.') || '(top level)'}: ${i.message} (a ${PACK_FORMAT} version ${PACK_VERSION} header expected)`);
+    throw new PackError(
+      `header field ${i.path.join('.') || '(top level)'}: ${i.message} (a ${PACK_FORMAT} version ${PACK_VERSION} ` +
+        `header expected)`,
+    );
   }
   return { header: r.data, bodyAt: nl + 1 };
 }
@@ -172,16 +219,29 @@ export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt:
  */
 export function unpackRun(bytes: Uint8Array, expect: UnpackExpect = {}): UnpackedRun {
   const max = expect.maxBytes ?? MAX_PACK_BYTES;
-  if (bytes.length > max) throw new PackError(`the file is ${MB(bytes.length)}; the most a run file may be is ${MB(max)}`);
+  if (bytes.length > max)
+    throw new PackError(`the file is ${MB(bytes.length)}; the most a run file may be is ${MB(max)}`);
   const { header, bodyAt } = readPackHeader(bytes);
   const files = new Map<string, Uint8Array>();
   let at = bodyAt;
   const listed = header.files.reduce((a, f) => a + f.size, 0);
   const body = bytes.length - bodyAt;
-  if (body < listed) throw new PackError(`the file is truncated: its header lists ${listed} bytes of files but ${body} follow (an interrupted download or copy?); export the run again`);
-  if (body > listed) throw new PackError(`${body - listed} bytes after the last file (the header lists ${listed}); the file is corrupt or two files were joined`);
+  if (body < listed)
+    throw new PackError(
+      `the file is truncated: its header lists ${listed} bytes of files but ${body} follow (an ` +
+        `interrupted download or copy?); export the run again`,
+    );
+  if (body > listed)
+    throw new PackError(
+      `${body - listed} bytes after the last file (the header lists ${listed}); the file is corrupt or ` +
+        `two files were joined`,
+    );
   for (const f of header.files) {
-    if (!PACK_FILE_RE.test(f.name)) throw new PackError(`header lists "${f.name}", which is not a run-directory file (run.json, events.jsonl, val.json, trajectories.jsonl, ckpt-<k>.safetensors, ckpt-<k>.state)`);
+    if (!PACK_FILE_RE.test(f.name))
+      throw new PackError(
+        `header lists "${f.name}", which is not a run-directory file (run.json, events.jsonl, val.json, ` +
+          `trajectories.jsonl, ckpt-<k>.safetensors, ckpt-<k>.state)`,
+      );
     if (files.has(f.name)) throw new PackError(`header lists "${f.name}" twice`);
     files.set(f.name, bytes.subarray(at, at + f.size));
     at += f.size;
@@ -203,7 +263,10 @@ export function unpackRun(bytes: Uint8Array, expect: UnpackExpect = {}): Unpacke
   for (const [env, version] of Object.entries(run.envVersions)) {
     const here = expect.envVersions && Object.hasOwn(expect.envVersions, env) ? expect.envVersions[env] : undefined;
     if (here !== undefined && here !== version)
-      throw new PackError(`the run was made with environment version ${version}; this is ${here}, whose tasks differ, so its checkpoints and results do not apply here`);
+      throw new PackError(
+        `the run was made with environment version ${version}; this is ${here}, whose tasks differ, so ` +
+          `its checkpoints and results do not apply here`,
+      );
   }
   const checkpoints: number[] = [];
   for (const [n, b] of files) {
@@ -216,7 +279,11 @@ export function unpackRun(bytes: Uint8Array, expect: UnpackExpect = {}): Unpacke
     } catch (e) {
       throw new PackError(`${n}: ${(e as Error).message}`);
     }
-    if (size !== run.config.model) throw new PackError(`${n} is model size ${size ?? '(none)'} but the run's config says ${run.config.model}; the file is corrupt or was edited`);
+    if (size !== run.config.model)
+      throw new PackError(
+        `${n} is model size ${size ?? '(none)'} but the run's config says ${run.config.model}; the file ` +
+          `is corrupt or was edited`,
+      );
     if (files.has(`ckpt-${m[1]}.state`)) checkpoints.push(Number(m[1]));
   }
   checkpoints.sort((a, b) => a - b);

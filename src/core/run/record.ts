@@ -49,7 +49,9 @@ export const VAL_FORMAT = 'opd-playground-val';
 /** Version of run.json, events.jsonl lines and val.json this code writes and reads. */
 export const RECORD_VERSION = 1;
 /** File names inside a run directory. */
-export const RUN_FILE = 'run.json', EVENTS_FILE = 'events.jsonl', VAL_FILE = 'val.json';
+export const RUN_FILE = 'run.json',
+  EVENTS_FILE = 'events.jsonl',
+  VAL_FILE = 'val.json';
 /** Matches a checkpoint's policy file name; group 1 is the step. */
 export const CHECKPOINT_RE = /^ckpt-(\d+)\.safetensors$/;
 /** Policy file of the checkpoint after step k. */
@@ -85,26 +87,55 @@ const RunSchema = z.object({
   initWeights: z.string().nullable(),
   createdAt: z.string(),
   resumes: z.array(z.object({ fromStep: Nat, steps: Nat, command: z.string(), at: z.string() })),
-  fromRun: z.object({
-    /** The source run: an absolute directory path (CLI) or a stored-run id (page); see the module comment. */
-    dir: z.string(),
-    valSha256: Sha256,
-    student: z.object({ step: Nat, file: z.string(), sha256: Sha256 }),
-    teachers: z.array(z.object({ step: Nat, file: z.string(), sha256: Sha256 })),
-  }).optional(),
+  fromRun: z
+    .object({
+      /** The source run: an absolute directory path (CLI) or a stored-run id (page); see the module comment. */
+      dir: z.string(),
+      valSha256: Sha256,
+      student: z.object({ step: Nat, file: z.string(), sha256: Sha256 }),
+      teachers: z.array(z.object({ step: Nat, file: z.string(), sha256: Sha256 })),
+    })
+    .optional(),
 });
 /** run.json (module comment). */
 export type RunRecord = Omit<z.infer<typeof RunSchema>, 'config'> & { config: RunConfig };
 
-const SplitEvalSchema = z.object({ successRate: Rate, episodes: Nat, byTaskType: z.record(z.string(), z.object({ successRate: Rate, episodes: Nat })) });
+const SplitEvalSchema = z.object({
+  successRate: Rate,
+  episodes: Nat,
+  byTaskType: z.record(z.string(), z.object({ successRate: Rate, episodes: Nat })),
+});
 /** Field checks of each event kind written to events.jsonl; other fields are kept as they are. */
 const EVENT_SCHEMAS = {
-  start: z.looseObject({ event: z.literal('start'), config: z.record(z.string(), z.unknown()), backend: z.string(), params: Nat, envVersions: Versions, resumedFrom: Nat.optional() }),
-  step: z.looseObject({ event: z.literal('step'), step: Nat.min(1), successRate: Rate, rewardMean: z.number(), policyLoss: z.number() }),
+  start: z.looseObject({
+    event: z.literal('start'),
+    config: z.record(z.string(), z.unknown()),
+    backend: z.string(),
+    params: Nat,
+    envVersions: Versions,
+    resumedFrom: Nat.optional(),
+  }),
+  step: z.looseObject({
+    event: z.literal('step'),
+    step: Nat.min(1),
+    successRate: Rate,
+    rewardMean: z.number(),
+    policyLoss: z.number(),
+  }),
   eval: z.looseObject({ event: z.literal('eval'), step: Nat, splits: z.record(z.string(), SplitEvalSchema) }),
-  validation: z.looseObject({ event: z.literal('validation'), step: Nat.min(1), samples: Nat.min(1), passRates: z.array(Rate), taskTypes: z.array(z.string()), successRate: Rate }),
+  validation: z.looseObject({
+    event: z.literal('validation'),
+    step: Nat.min(1),
+    samples: Nat.min(1),
+    passRates: z.array(Rate),
+    taskTypes: z.array(z.string()),
+    successRate: Rate,
+  }),
   checkpoint: z.looseObject({
-    event: z.literal('checkpoint'), step: Nat.min(1), file: z.string(), stateFile: z.string(),
+    event: z.literal('checkpoint'),
+    step: Nat.min(1),
+    file: z.string(),
+    stateFile: z.string(),
     sha256: z.strictObject({ weights: Sha256, state: Sha256 }).optional(),
   }),
   done: z.looseObject({ event: z.literal('done'), steps: Nat }),
@@ -115,7 +146,10 @@ export type RecordEventKind = keyof typeof EVENT_SCHEMAS;
 export type RecordEvent = { [K in RecordEventKind]: z.infer<(typeof EVENT_SCHEMAS)[K]> }[RecordEventKind];
 
 /** A val.json row. Pass rates are any numbers here (JSON's 1e999 reads as Infinity); `parseValRecord` checks them. */
-const ValRowSchema = z.strictObject({ step: Nat.min(1), passRates: z.array(z.custom<number>((x) => typeof x === 'number', 'expected a number')) });
+const ValRowSchema = z.strictObject({
+  step: Nat.min(1),
+  passRates: z.array(z.custom<number>((x) => typeof x === 'number', 'expected a number')),
+});
 const ValSchema = z.strictObject({
   format: z.literal(VAL_FORMAT),
   version: z.literal(RECORD_VERSION),
@@ -140,11 +174,13 @@ function issue(e: z.ZodError, allowed: (path: readonly PropertyKey[]) => readonl
 }
 
 /** The keys a val.json object at `path` may hold: the record's at the top level, a row's inside `checkpoints`. */
-const valKeys = (path: readonly PropertyKey[]): readonly string[] => Object.keys(path.length ? ValRowSchema.shape : ValSchema.shape);
+const valKeys = (path: readonly PropertyKey[]): readonly string[] =>
+  Object.keys(path.length ? ValRowSchema.shape : ValSchema.shape);
 
 /**
  * Largest |rate·r − round(rate·r)| accepted, per unit of r, for a pass rate k/r written as JSON: JSON.stringify
- * writes the double k/r exactly, so rate·r is k up to a few ulps; 1e-6·r leaves room for tools that print fewer digits.
+ * writes the double k/r exactly, so rate·r is k up to a few ulps; 1e-6·r leaves room for tools that print fewer
+ * digits.
  */
 export const PASS_RATE_TOLERANCE = 1e-6;
 
@@ -159,7 +195,11 @@ function parseJson(text: string, file: string): unknown {
 /** Parse run.json text. @throws RecordError naming the bad field (the config's fields by name). */
 export function parseRunRecord(text: string, file = RUN_FILE): RunRecord {
   const r = RunSchema.safeParse(parseJson(text, file));
-  if (!r.success) throw new RecordError(`${file}: ${issue(r.error)} (expected an ${RUN_FORMAT} version ${RECORD_VERSION} record, as train --run-dir writes it; restore the file or train the run again)`);
+  if (!r.success)
+    throw new RecordError(
+      `${file}: ${issue(r.error)} (expected an ${RUN_FORMAT} version ${RECORD_VERSION} record, as train ` +
+        `--run-dir writes it; restore the file or train the run again)`,
+    );
   const c = RunConfigSchema.safeParse(r.data.config);
   if (!c.success) throw new RecordError(`${file}: config.${issue(c.error)}`);
   const cross = crossFieldIssues(c.data);
@@ -183,7 +223,13 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
     } catch {
       throw new RecordError(`${where}: not valid JSON (a cut or corrupt line)`);
     }
-    if (typeof o !== 'object' || o === null || Array.isArray(o) || !Object.hasOwn(o, 'event') || typeof (o as { event: unknown }).event !== 'string')
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      Array.isArray(o) ||
+      !Object.hasOwn(o, 'event') ||
+      typeof (o as { event: unknown }).event !== 'string'
+    )
       throw new RecordError(`${where}: expected an object with an "event" name`);
     const kind = (o as { event: string }).event;
     if (!Object.hasOwn(EVENT_SCHEMAS, kind)) return;
@@ -196,40 +242,74 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
 
 /**
  * Parse val.json text: the keys of the module comment and no others, `tasks` entries in taskTypes and in every row,
- * steps strictly increasing, and every pass rate k/samples for a whole k in 0..samples (within PASS_RATE_TOLERANCE·samples).
+ * steps strictly increasing, and every pass rate k/samples for a whole k in 0..samples (within
+ * PASS_RATE_TOLERANCE·samples).
  * @throws RecordError naming the file and the field; for a pass rate, the checkpoint's step, the val task (0-based,
  * as the coverage report numbers them), the value and the fix, e.g. `val.json: checkpoint 20, val task 5: pass rate
  * 0.3 is not k/2 for any whole k in 0..2 (samples 2; a pass rate is successes / samples); …`.
  */
 export function parseValRecord(text: string, file = VAL_FILE): ValRecord {
   const r = ValSchema.safeParse(parseJson(text, file));
-  if (!r.success) throw new RecordError(`${file}: ${issue(r.error, valKeys)} (expected an ${VAL_FORMAT} version ${RECORD_VERSION} record, as train --run-dir --val-tasks n writes it; restore the file or train the run again)`);
+  if (!r.success)
+    throw new RecordError(
+      `${file}: ${issue(r.error, valKeys)} (expected an ${VAL_FORMAT} version ${RECORD_VERSION} record, ` +
+        `as train --run-dir --val-tasks n writes it; restore the file or train the run again)`,
+    );
   const v = r.data;
-  if (v.taskTypes.length !== v.tasks) throw new RecordError(`${file}: taskTypes has ${v.taskTypes.length} entries, tasks is ${v.tasks}`);
+  if (v.taskTypes.length !== v.tasks)
+    throw new RecordError(`${file}: taskTypes has ${v.taskTypes.length} entries, tasks is ${v.tasks}`);
   const n = v.samples;
-  const fix = (step: number) => `the file was edited or written by another tool; restore it as train wrote it (the validation line of step ${step} in ${EVENTS_FILE} holds the run's pass rates) or train the run again`;
+  const fix = (step: number) =>
+    `the file was edited or written by another tool; restore it as train wrote it (the validation line of ` +
+    `step ${step} in ${EVENTS_FILE} holds the run's pass rates) or train the run again`;
   v.checkpoints.forEach((c, i) => {
-    if (c.passRates.length !== v.tasks) throw new RecordError(`${file}: checkpoints.${i} (step ${c.step}) has ${c.passRates.length} pass rates, tasks is ${v.tasks}`);
-    if (i > 0 && c.step <= v.checkpoints[i - 1].step) throw new RecordError(`${file}: checkpoints.${i}: steps must increase (${v.checkpoints[i - 1].step} then ${c.step})`);
+    if (c.passRates.length !== v.tasks)
+      throw new RecordError(
+        `${file}: checkpoints.${i} (step ${c.step}) has ${c.passRates.length} pass rates, tasks is ${v.tasks}`,
+      );
+    if (i > 0 && c.step <= v.checkpoints[i - 1].step)
+      throw new RecordError(
+        `${file}: checkpoints.${i}: steps must increase (${v.checkpoints[i - 1].step} then ${c.step})`,
+      );
     c.passRates.forEach((rate, q) => {
       const at = `${file}: checkpoint ${c.step}, val task ${q}: pass rate ${rate}`;
-      if (!(rate >= 0 && rate <= 1)) throw new RecordError(`${at} is outside [0, 1] (a pass rate is successes / samples); ${fix(c.step)}`);
+      if (!(rate >= 0 && rate <= 1))
+        throw new RecordError(`${at} is outside [0, 1] (a pass rate is successes / samples); ${fix(c.step)}`);
       if (Math.abs(rate * n - Math.round(rate * n)) > PASS_RATE_TOLERANCE * n)
-        throw new RecordError(`${at} is not k/${n} for any whole k in 0..${n} (samples ${n}; a pass rate is successes / samples); ${fix(c.step)}`);
+        throw new RecordError(
+          `${at} is not k/${n} for any whole k in 0..${n} (samples ${n}; a pass rate is successes / ` +
+            `samples); ${fix(c.step)}`,
+        );
     });
   });
   return v;
 }
 
 /** An empty val.json for a run (no checkpoint yet). */
-export function emptyValRecord(cfg: Pick<RunConfig, 'preset' | 'valTasks' | 'valSamples'>, taskTypes: string[] = []): ValRecord {
-  return { format: VAL_FORMAT, version: RECORD_VERSION, preset: cfg.preset, tasks: cfg.valTasks, samples: cfg.valSamples, taskTypes, checkpoints: [] };
+export function emptyValRecord(
+  cfg: Pick<RunConfig, 'preset' | 'valTasks' | 'valSamples'>,
+  taskTypes: string[] = [],
+): ValRecord {
+  return {
+    format: VAL_FORMAT,
+    version: RECORD_VERSION,
+    preset: cfg.preset,
+    tasks: cfg.valTasks,
+    samples: cfg.valSamples,
+    taskTypes,
+    checkpoints: [],
+  };
 }
 
 /** val.json with the validation of `step` put in (a row of that step or later is replaced: a resumed run redoes it). */
 export function addValidation(v: ValRecord, step: number, passRates: number[], taskTypes: string[]): ValRecord {
-  if (passRates.length !== v.tasks || taskTypes.length !== v.tasks) throw new RecordError(`val.json: a validation of ${passRates.length} tasks for a record of ${v.tasks}`);
-  return { ...v, taskTypes: [...taskTypes], checkpoints: [...v.checkpoints.filter((c) => c.step < step), { step, passRates: [...passRates] }] };
+  if (passRates.length !== v.tasks || taskTypes.length !== v.tasks)
+    throw new RecordError(`val.json: a validation of ${passRates.length} tasks for a record of ${v.tasks}`);
+  return {
+    ...v,
+    taskTypes: [...taskTypes],
+    checkpoints: [...v.checkpoints.filter((c) => c.step < step), { step, passRates: [...passRates] }],
+  };
 }
 
 /** Coverage numbers of a set of val tasks (all, or one task type). Counts are tasks; rates in [0, 1]. */
@@ -279,11 +359,19 @@ export const NOISE_WHAT_IF_SAMPLES = 16;
  */
 export function coverage(v: ValRecord): CoverageReport {
   const C = v.checkpoints;
-  if (C.length < 1) throw new RecordError('val.json: no checkpoint has been validated yet (fewer than one checkpoint); train longer or with --checkpoint-every k');
+  if (C.length < 1)
+    throw new RecordError(
+      'val.json: no checkpoint has been validated yet (fewer than one checkpoint); train longer or with ' +
+        '--checkpoint-every k',
+    );
   const solved = (c: number, i: number) => C[c].passRates[i] >= SOLVED_AT;
   const all = Array.from({ length: v.tasks }, (_, i) => i);
   const meanOf = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  const rows = C.map((c, ci) => ({ step: c.step, solved: all.filter((i) => solved(ci, i)).length, meanPassRate: meanOf(c.passRates) }));
+  const rows = C.map((c, ci) => ({
+    step: c.step,
+    solved: all.filter((i) => solved(ci, i)).length,
+    meanPassRate: meanOf(c.passRates),
+  }));
   let b = 0;
   rows.forEach((r, ci) => {
     if (r.solved > rows[b].solved || (r.solved === rows[b].solved && r.meanPassRate > rows[b].meanPassRate)) b = ci;
@@ -302,10 +390,18 @@ export function coverage(v: ValRecord): CoverageReport {
   const forgottenTasks = all.filter((i) => !solved(b, i) && C.some((_, ci) => ci < b && solved(ci, i)));
   const pooled = pooledPassRates(C.map((c) => c.passRates));
   return {
-    rule: `a val task is solved at a checkpoint when its pass rate over ${v.samples} episode${v.samples === 1 ? '' : 's'} is ≥ ${SOLVED_AT}`,
-    tasks: v.tasks, samples: v.samples, checkpoints: rows, best: rows[b],
-    union: { solved: unionTasks.length, tasks: unionTasks }, oracleMeanPassRate: numbers(all).oracleMeanPassRate,
-    forgotten: { count: forgottenTasks.length, tasks: forgottenTasks }, overall: numbers(all), byTaskType,
+    rule:
+      `a val task is solved at a checkpoint when its pass rate over ${v.samples} episode${v.samples === 1 ? '' : 's'} ` +
+      `is ≥ ${SOLVED_AT}`,
+    tasks: v.tasks,
+    samples: v.samples,
+    checkpoints: rows,
+    best: rows[b],
+    union: { solved: unionTasks.length, tasks: unionTasks },
+    oracleMeanPassRate: numbers(all).oracleMeanPassRate,
+    forgotten: { count: forgottenTasks.length, tasks: forgottenTasks },
+    overall: numbers(all),
+    byTaskType,
     noise: {
       atRecorded: noiseBaseline(pooled, v.samples, C.length, SOLVED_AT),
       atMoreSamples: noiseBaseline(pooled, Math.max(NOISE_WHAT_IF_SAMPLES, v.samples), C.length, SOLVED_AT),
@@ -354,14 +450,27 @@ export function summarizeRun(name: string, run: RunRecord, events: readonly Reco
     else if (e.event === 'start') done = false;
   }
   return {
-    name, algo: run.config.algo, seed: run.config.seed, stepsDone: lastStep?.step ?? 0, stepsPlanned: run.resumes.at(-1)?.steps ?? run.config.steps,
-    finalEval: lastEval ? Object.fromEntries(Object.entries(lastEval.splits).map(([s, v]) => [s, v.successRate])) : null,
-    finalEvalStep: lastEval?.step ?? null, bestEval: lastEval ? best : null, finalTrainSuccess: lastStep?.successRate ?? null,
-    checkpoints: ckpts.size, finalValSuccess: lastVal?.successRate ?? null, done,
+    name,
+    algo: run.config.algo,
+    seed: run.config.seed,
+    stepsDone: lastStep?.step ?? 0,
+    stepsPlanned: run.resumes.at(-1)?.steps ?? run.config.steps,
+    finalEval: lastEval
+      ? Object.fromEntries(Object.entries(lastEval.splits).map(([s, v]) => [s, v.successRate]))
+      : null,
+    finalEvalStep: lastEval?.step ?? null,
+    bestEval: lastEval ? best : null,
+    finalTrainSuccess: lastStep?.successRate ?? null,
+    checkpoints: ckpts.size,
+    finalValSuccess: lastVal?.successRate ?? null,
+    done,
   };
 }
 
-/** The hex sha256 (64 lowercase hex digits) of a checkpoint's two files: `weights` of ckpt-<k>.safetensors, `state` of ckpt-<k>.state. */
+/**
+ * The hex sha256 (64 lowercase hex digits) of a checkpoint's two files: `weights` of ckpt-<k>.safetensors, `state` of
+ * ckpt-<k>.state.
+ */
 export interface CheckpointHashes {
   weights: string;
   state: string;
@@ -378,7 +487,13 @@ export interface CheckpointLine {
 
 /** The events.jsonl line (as an object) of the checkpoint after `step`, with the sha256 of its files when given. */
 export function checkpointLine(step: number, sha256?: CheckpointHashes): CheckpointLine {
-  return { event: 'checkpoint', step, file: checkpointFile(step), stateFile: stateFile(step), ...(sha256 ? { sha256: { weights: sha256.weights, state: sha256.state } } : {}) };
+  return {
+    event: 'checkpoint',
+    step,
+    file: checkpointFile(step),
+    stateFile: stateFile(step),
+    ...(sha256 ? { sha256: { weights: sha256.weights, state: sha256.state } } : {}),
+  };
 }
 
 /** A checkpoint file whose bytes differ from the sha256 its events.jsonl line records. */
@@ -396,11 +511,19 @@ export interface CheckpointMismatch {
  * @returns the first file that differs (the weights before the state), or null when both match — and when no line of
  *   that step records hashes (a run recorded before checkpoint lines held them resumes unchecked, as it always did).
  */
-export function checkpointMismatch(events: readonly RecordEvent[], step: number, actual: CheckpointHashes): CheckpointMismatch | null {
-  const line = events.filter((e): e is Extract<RecordEvent, { event: 'checkpoint' }> => e.event === 'checkpoint' && e.step === step).at(-1);
+export function checkpointMismatch(
+  events: readonly RecordEvent[],
+  step: number,
+  actual: CheckpointHashes,
+): CheckpointMismatch | null {
+  const line = events
+    .filter((e): e is Extract<RecordEvent, { event: 'checkpoint' }> => e.event === 'checkpoint' && e.step === step)
+    .at(-1);
   if (!line?.sha256) return null;
-  if (line.sha256.weights !== actual.weights) return { file: checkpointFile(step), recorded: line.sha256.weights, actual: actual.weights };
-  if (line.sha256.state !== actual.state) return { file: stateFile(step), recorded: line.sha256.state, actual: actual.state };
+  if (line.sha256.weights !== actual.weights)
+    return { file: checkpointFile(step), recorded: line.sha256.weights, actual: actual.weights };
+  if (line.sha256.state !== actual.state)
+    return { file: stateFile(step), recorded: line.sha256.state, actual: actual.state };
   return null;
 }
 
@@ -423,7 +546,8 @@ export function configChanges(events: readonly RecordEvent[], now: RunConfig): C
   const out: ConfigChange[] = [];
   for (const [field, value] of Object.entries(now)) {
     if (!Object.hasOwn(start.config, field)) continue;
-    const started = JSON.stringify(start.config[field]), cur = JSON.stringify(value);
+    const started = JSON.stringify(start.config[field]),
+      cur = JSON.stringify(value);
     if (started !== cur) out.push({ field, started, now: cur });
   }
   return out;

@@ -10,7 +10,10 @@ import type { ResultsTable } from './table-schema';
 /** The Δ columns: each split followed by its task types (`split/type`, sorted), splits in the table's order. */
 function diffKeys(t: ResultsTable, rows: readonly TableRow[]): string[] {
   const have = new Set(rows.flatMap((r) => Object.keys(r.cells)));
-  return t.splits.flatMap((s) => [...(have.has(s) ? [s] : []), ...[...have].filter((k) => k.startsWith(`${s}/`)).sort()]);
+  return t.splits.flatMap((s) => [
+    ...(have.has(s) ? [s] : []),
+    ...[...have].filter((k) => k.startsWith(`${s}/`)).sort(),
+  ]);
 }
 
 /**
@@ -18,30 +21,55 @@ function diffKeys(t: ResultsTable, rows: readonly TableRow[]): string[] {
  * success table (columns: method, seeds, every split, every `split/type`, then `Δ vs <baseline> <split>` per split)
  * and the difference table (`Δ vs <baseline>, paired over seeds`: every method but the baseline; columns: method,
  * seeds, each split followed by its task types). Success and differences in percent points, `mean ± s.e.`; a
- * difference paired over fewer seeds than its row has says how many (`+20.0 ± 10.0 (2 seeds)`); `—` where there is none.
- * Ends with one newline.
+ * difference paired over fewer seeds than its row has says how many (`+20.0 ± 10.0 (2 seeds)`); `—` where there is
+ * none. Ends with one newline.
  */
 export function resultsTableMarkdown(t: ResultsTable, title: string): string {
-  const keys = [...new Set(t.final.flatMap((r) => Object.keys(r.cells)))].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  const keys = [...new Set(t.final.flatMap((r) => Object.keys(r.cells)))].sort(
+    (a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b),
+  );
   const base = t.baseline;
   const cell = (r: TableRow, k: string) => pctDiff(Object.hasOwn(r.diff, k) ? r.diff[k] : null, r.seeds.length);
   const tables = (rows: TableRow[], title: string) => {
     const dk = diffKeys(t, rows);
     const others = rows.filter((r) => r.method !== base);
     return [
-      `## ${title}`, '',
+      `## ${title}`,
+      '',
       `| method | seeds | ${keys.join(' | ')} | ${t.splits.map((s) => `Δ vs ${base} ${s}`).join(' | ')} |`,
       `|---|---|${keys.map(() => '---|').join('')}${t.splits.map(() => '---|').join('')}`,
-      ...rows.map((r) => `| ${r.method} | ${r.seeds.length} | ${keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ')} | ${t.splits.map((s) => cell(r, s)).join(' | ')} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.method} | ${r.seeds.length} | ${keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ')} ` +
+          `| ${t.splits.map((s) => cell(r, s)).join(' | ')} |`,
+      ),
       '',
-      `### Δ vs ${base} per task type, paired over seeds (${title.split(' (')[0].toLowerCase()})`, '',
+      `### Δ vs ${base} per task type, paired over seeds (${title.split(' (')[0].toLowerCase()})`,
+      '',
       ...(others.length
-        ? [`| method | seeds | ${dk.join(' | ')} |`, `|---|---|${dk.map(() => '---|').join('')}`, ...others.map((r) => `| ${r.method} | ${r.seeds.length} | ${dk.map((k) => cell(r, k)).join(' | ')} |`)]
+        ? [
+            `| method | seeds | ${dk.join(' | ')} |`,
+            `|---|---|${dk.map(() => '---|').join('')}`,
+            ...others.map((r) => `| ${r.method} | ${r.seeds.length} | ${dk.map((k) => cell(r, k)).join(' | ')} |`),
+          ]
         : [`No method besides ${base} has finished runs.`]),
       '',
     ];
   };
-  return [`# ${title}`, '', ...t.header.map((h) => `- ${h}`), '',
-    `Success in %, mean ± standard error over seeds; Δ: paired difference to ${base} in percent points, mean ± standard error of the per-seed differences over the seeds both have (the number of seeds is given where it is fewer than the row's).`, '',
-    ...tables(t.final, 'Final evaluation'), ...tables(t.best, 'Best evaluation (the same episodes chose it: optimistic)')].join('\n').trimEnd() + '\n';
+  return (
+    [
+      `# ${title}`,
+      '',
+      ...t.header.map((h) => `- ${h}`),
+      '',
+      `Success in %, mean ± standard error over seeds; Δ: paired difference to ${base} in percent ` +
+        `points, mean ± standard error of the per-seed differences over the seeds both have (the number of ` +
+        `seeds is given where it is fewer than the row's).`,
+      '',
+      ...tables(t.final, 'Final evaluation'),
+      ...tables(t.best, 'Best evaluation (the same episodes chose it: optimistic)'),
+    ]
+      .join('\n')
+      .trimEnd() + '\n'
+  );
 }

@@ -88,7 +88,11 @@ export interface ResultsTable {
 /** "a.b.0: message" of a zod issue, with a missing field and an unknown key said in words. */
 function describe(i: z.core.$ZodIssue): string {
   const where = i.path.length ? i.path.map(String).join('.') : '(top level)';
-  if (i.code === 'unrecognized_keys') return `${where}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')} (remove ${i.keys.length > 1 ? 'them' : 'it'}; this page reads ${TABLE_FORMAT} versions 1 and ${TABLE_VERSION})`;
+  if (i.code === 'unrecognized_keys')
+    return (
+      `${where}: unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')} ` +
+      `(remove ${i.keys.length > 1 ? 'them' : 'it'}; this page reads ${TABLE_FORMAT} versions 1 and ${TABLE_VERSION})`
+    );
   const missing = / received undefined$/.test(i.message);
   return `${where}: ${missing ? `missing (${i.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})` : i.message}`;
 }
@@ -103,8 +107,14 @@ function ownData(x: unknown, path: string, file: string): unknown {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(x)) {
     const at = `${path}${path ? '.' : ''}${k}`;
-    if (k === '__proto__') throw new TableError(`${file}: ${at}: a key named "__proto__" is not allowed (remove it); ${FIX}`);
-    Object.defineProperty(out, k, { value: ownData((x as Record<string, unknown>)[k], at, file), enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      throw new TableError(`${file}: ${at}: a key named "__proto__" is not allowed (remove it); ${FIX}`);
+    Object.defineProperty(out, k, {
+      value: ownData((x as Record<string, unknown>)[k], at, file),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -121,21 +131,30 @@ function checkRows(t: ResultsTable, file: string): void {
       if (seen.has(r.method)) bad(`${at}.method: "${r.method}" appears twice (one row per method)`);
       seen.add(r.method);
       for (const k of Object.keys(r.cells)) {
-        if (!t.splits.includes(k.split('/')[0])) bad(`${at}.cells.${k}: "${k.split('/')[0]}" is not one of splits (${t.splits.join(', ')})`);
-        if (r.cells[k].n > r.seeds.length) bad(`${at}.cells.${k}.n: ${r.cells[k].n} seeds, but the row has ${r.seeds.length}`);
+        if (!t.splits.includes(k.split('/')[0]))
+          bad(`${at}.cells.${k}: "${k.split('/')[0]}" is not one of splits (${t.splits.join(', ')})`);
+        if (r.cells[k].n > r.seeds.length)
+          bad(`${at}.cells.${k}.n: ${r.cells[k].n} seeds, but the row has ${r.seeds.length}`);
       }
       for (const [k, d] of Object.entries(r.diff)) {
         if (!Object.hasOwn(r.cells, k)) bad(`${at}.diff.${k}: a difference without its cell (cells has no "${k}")`);
-        if (d && d.n > r.seeds.length) bad(`${at}.diff.${k}.n: paired over ${d.n} seeds, but the row has ${r.seeds.length}`);
+        if (d && d.n > r.seeds.length)
+          bad(`${at}.diff.${k}.n: paired over ${d.n} seeds, but the row has ${r.seeds.length}`);
       }
     });
   }
   t.curves?.forEach((c, i) => {
     for (const [s, v] of Object.entries(c.splits)) {
       if (!t.splits.includes(s)) bad(`curves.${i}.splits.${s}: not one of splits (${t.splits.join(', ')})`);
-      if (v.length !== c.steps.length) bad(`curves.${i}.splits.${s}: ${v.length} values for ${c.steps.length} steps (one per step)`);
+      if (v.length !== c.steps.length)
+        bad(`curves.${i}.splits.${s}: ${v.length} values for ${c.steps.length} steps (one per step)`);
     }
-    c.steps.forEach((s, j) => j > 0 && s <= c.steps[j - 1] && bad(`curves.${i}.steps.${j}: steps must increase (${c.steps[j - 1]} then ${s})`));
+    c.steps.forEach(
+      (s, j) =>
+        j > 0 &&
+        s <= c.steps[j - 1] &&
+        bad(`curves.${i}.steps.${j}: steps must increase (${c.steps[j - 1]} then ${s})`),
+    );
   });
 }
 
@@ -155,15 +174,24 @@ export function parseResultsTable(input: unknown, file = 'table.json'): ResultsT
     }
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw new TableError(`${file}: (top level): expected an object with header, splits, final and best; is this the table.json of \`npm run experiment\`?`);
+    throw new TableError(
+      `${file}: (top level): expected an object with header, splits, final and best; is this the ` +
+        `table.json of \`npm run experiment\`?`,
+    );
   const data = ownData(raw, '', file) as Record<string, unknown>;
   const has = (k: string) => Object.hasOwn(data, k);
   if (has('format') && data.format !== TABLE_FORMAT)
-    throw new TableError(`${file}: format: ${JSON.stringify(data.format)} is not "${TABLE_FORMAT}"; is this the table.json of \`npm run experiment\`?`);
+    throw new TableError(
+      `${file}: format: ${JSON.stringify(data.format)} is not "${TABLE_FORMAT}"; is this the table.json ` +
+        `of \`npm run experiment\`?`,
+    );
   const version = has('version') ? data.version : has('format') ? undefined : 1;
   if (version !== 1 && version !== TABLE_VERSION) {
     const newer = typeof version === 'number' && version > TABLE_VERSION;
-    throw new TableError(`${file}: version: ${version === undefined ? 'missing' : JSON.stringify(version)} (this page reads versions 1 and ${TABLE_VERSION}${newer ? '; the file is newer: open it in a newer page' : `; ${FIX}`})`);
+    throw new TableError(
+      `${file}: version: ${version === undefined ? 'missing' : JSON.stringify(version)} (this page reads ` +
+        `versions 1 and ${TABLE_VERSION}${newer ? '; the file is newer: open it in a newer page' : `; ${FIX}`})`,
+    );
   }
   const fail = (e: z.ZodError): never => {
     throw new TableError(`${file}: ${describe(e.issues[0])}; ${FIX}`);
@@ -173,7 +201,14 @@ export function parseResultsTable(input: unknown, file = 'table.json'): ResultsT
     const r = V1Schema.safeParse(data);
     if (!r.success) return fail(r.error);
     const line = r.data.header.find((h) => h.startsWith('command: '));
-    t = { format: TABLE_FORMAT, version: 1, ...r.data, command: line ? line.slice('command: '.length) : '', baseline: LEGACY_BASELINE, curves: null };
+    t = {
+      format: TABLE_FORMAT,
+      version: 1,
+      ...r.data,
+      command: line ? line.slice('command: '.length) : '',
+      baseline: LEGACY_BASELINE,
+      curves: null,
+    };
   } else {
     const r = V2Schema.safeParse(data);
     if (!r.success) return fail(r.error);
@@ -205,7 +240,12 @@ export interface TableInput {
 export function makeResultsTable(input: TableInput): ResultsTable {
   const { header, command, baseline, splits, methods, runs } = input;
   const file = {
-    format: TABLE_FORMAT, version: TABLE_VERSION, header, command, baseline, splits: [...splits],
+    format: TABLE_FORMAT,
+    version: TABLE_VERSION,
+    header,
+    command,
+    baseline,
+    splits: [...splits],
     final: buildTable(runs, methods, splits, 'final', baseline),
     best: buildTable(runs, methods, splits, 'best', baseline),
     curves: buildCurves(runs, methods, splits),
@@ -216,5 +256,11 @@ export function makeResultsTable(input: TableInput): ResultsTable {
 /** table.json's text of a table (version 2; one-space indent as the writer always used), ending in a newline. */
 export function resultsTableJson(t: ResultsTable): string {
   const { format, header, command, baseline, splits, final, best, curves } = t;
-  return JSON.stringify({ format, version: TABLE_VERSION, header, command, baseline, splits, final, best, curves: curves ?? [] }, null, 1) + '\n';
+  return (
+    JSON.stringify(
+      { format, version: TABLE_VERSION, header, command, baseline, splits, final, best, curves: curves ?? [] },
+      null,
+      1,
+    ) + '\n'
+  );
 }

@@ -2,9 +2,10 @@
  * Sampled trajectories of a run, kept beside its events: `trajectories.jsonl`, one line per training step with the
  * group the trainer showed (the `trajectories` event) without its per-token views — `{step, group: [{task,
  * taskType, success, reward, initialObservation, steps: [{observation, action, valid, critical?, stepSkill?}],
- * episodeSkill?, analyzerError?}], detail?}`; the skill fields (OPID, Skill-GRPO) only where the event has them. The page writes it; the
- * CLI's run directories have none. And their export as chat-messages JSONL, the dataset format TRL's and verl's
- * SFT/RL loaders read: one line per trajectory, `{"messages": [{"role", "content"}…], "reward", "success", "task"}`.
+ * episodeSkill?, analyzerError?}], detail?}`; the skill fields (OPID, Skill-GRPO) only where the event has them. The
+ * page writes it; the CLI's run directories have none. And their export as chat-messages JSONL, the dataset format
+ * TRL's and verl's SFT/RL loaders read: one line per trajectory, `{"messages": [{"role", "content"}…], "reward",
+ * "success", "task"}`.
  *
  * `detail` (optional; lines written before it existed have none) holds what the rollout explorer shows of that group
  * besides the text (core/train/step-detail.ts, the same group's `GroupDetail`): the train task index; per trajectory
@@ -23,14 +24,23 @@ import { RecordError } from './record';
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
 
 const StepSchema = z.object({
-  observation: z.string(), action: z.string(), valid: z.boolean(),
+  observation: z.string(),
+  action: z.string(),
+  valid: z.boolean(),
   /** OPID: the step is in the critical set C_τ; its step skill. Written only when present. */
-  critical: z.boolean().optional(), stepSkill: z.string().optional(),
+  critical: z.boolean().optional(),
+  stepSkill: z.string().optional(),
 });
 const TrajSchema = z.object({
-  task: z.string(), taskType: z.string(), success: z.boolean(), reward: z.number(), initialObservation: z.string(), steps: z.array(StepSchema),
+  task: z.string(),
+  taskType: z.string(),
+  success: z.boolean(),
+  reward: z.number(),
+  initialObservation: z.string(),
+  steps: z.array(StepSchema),
   /** OPID / Skill-GRPO: the episode skill, or why the analysis failed. Written only when present. */
-  episodeSkill: z.string().optional(), analyzerError: z.string().optional(),
+  episodeSkill: z.string().optional(),
+  analyzerError: z.string().optional(),
 });
 /** A float32 value as written (`f32Json`): a number, or null for NaN. */
 const F32 = z.number().nullable();
@@ -39,31 +49,54 @@ const DetailSchema = z.object({
   /** Index of the group's task in the train split. */
   taskIndex: z.number().int().min(0),
   /** Per trajectory, in group order: S, A_ep, the final observation, and per turn its reward and action-token count. */
-  trajectories: z.array(z.object({
-    score: z.number(), advantage: z.number(), finalObservation: z.string(), rewards: z.array(z.number()), tokenCounts: z.array(z.number().int().min(0)),
-  })),
+  trajectories: z.array(
+    z.object({
+      score: z.number(),
+      advantage: z.number(),
+      finalObservation: z.string(),
+      rewards: z.array(z.number()),
+      tokenCounts: z.array(z.number().int().min(0)),
+    }),
+  ),
   /** The group's per-token vectors over its action tokens (TokenArrays); null where the step computed none. */
   tokens: z.object({
-    ids: z.array(z.number().int().min(0)), adv: F32s, aEp: F32s, aSkill: F32s.nullable(), logpSkill: F32s.nullable(), logpOld: F32s,
-    logpRef: F32s.nullable(), entropy: F32s, ratio: F32s.nullable(),
+    ids: z.array(z.number().int().min(0)),
+    adv: F32s,
+    aEp: F32s,
+    aSkill: F32s.nullable(),
+    logpSkill: F32s.nullable(),
+    logpOld: F32s,
+    logpRef: F32s.nullable(),
+    entropy: F32s,
+    ratio: F32s.nullable(),
   }),
 });
-const LineSchema = z.object({ step: z.number().int().min(1), group: z.array(TrajSchema), detail: DetailSchema.optional() }).superRefine((r, ctx) => {
-  const d = r.detail;
-  if (!d) return;
-  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path: ['detail', ...path], message });
-  if (d.trajectories.length !== r.group.length) return issue(['trajectories'], `has ${d.trajectories.length} entries for a group of ${r.group.length} trajectories`);
-  let tokens = 0;
-  for (const [i, t] of d.trajectories.entries()) {
-    const turns = r.group[i].steps.length;
-    if (t.rewards.length !== turns) return issue(['trajectories', i, 'rewards'], `has ${t.rewards.length} entries for ${turns} turns`);
-    if (t.tokenCounts.length !== turns) return issue(['trajectories', i, 'tokenCounts'], `has ${t.tokenCounts.length} entries for ${turns} turns`);
-    tokens += t.tokenCounts.reduce((a, b) => a + b, 0);
-  }
-  for (const [k, v] of Object.entries(d.tokens)) {
-    if (v !== null && v.length !== tokens) return issue(['tokens', k], `has ${v.length} values for ${tokens} action tokens (the sum of tokenCounts)`);
-  }
-});
+const LineSchema = z
+  .object({ step: z.number().int().min(1), group: z.array(TrajSchema), detail: DetailSchema.optional() })
+  .superRefine((r, ctx) => {
+    const d = r.detail;
+    if (!d) return;
+    const issue = (path: (string | number)[], message: string) =>
+      ctx.addIssue({ code: 'custom', path: ['detail', ...path], message });
+    if (d.trajectories.length !== r.group.length)
+      return issue(
+        ['trajectories'],
+        `has ${d.trajectories.length} entries for a group of ${r.group.length} trajectories`,
+      );
+    let tokens = 0;
+    for (const [i, t] of d.trajectories.entries()) {
+      const turns = r.group[i].steps.length;
+      if (t.rewards.length !== turns)
+        return issue(['trajectories', i, 'rewards'], `has ${t.rewards.length} entries for ${turns} turns`);
+      if (t.tokenCounts.length !== turns)
+        return issue(['trajectories', i, 'tokenCounts'], `has ${t.tokenCounts.length} entries for ${turns} turns`);
+      tokens += t.tokenCounts.reduce((a, b) => a + b, 0);
+    }
+    for (const [k, v] of Object.entries(d.tokens)) {
+      if (v !== null && v.length !== tokens)
+        return issue(['tokens', k], `has ${v.length} values for ${tokens} action tokens (the sum of tokenCounts)`);
+    }
+  });
 
 /** One stored trajectory: the text of each env step (observation before the action, the action, admissible?). */
 export type StoredTrajectory = z.infer<typeof TrajSchema>;
@@ -92,7 +125,10 @@ function f32Array(v: readonly (number | null)[]): Float32Array {
  * fit the event's group (another step, or another trajectory or turn count): a line never pairs text and numbers of
  * different groups.
  */
-export function groupDetailJson(e: Pick<TrajectoriesEvent, 'step' | 'group'>, g: GroupDetail): StoredGroupDetail | undefined {
+export function groupDetailJson(
+  e: Pick<TrajectoriesEvent, 'step' | 'group'>,
+  g: GroupDetail,
+): StoredGroupDetail | undefined {
   if (g.step !== e.step || g.trajectories.length !== e.group.length) return undefined;
   if (g.trajectories.some((t, i) => t.turns.length !== e.group[i].steps.length)) return undefined;
   const vec = (a: Float32Array) => Array.from(a, f32Json);
@@ -100,12 +136,22 @@ export function groupDetailJson(e: Pick<TrajectoriesEvent, 'step' | 'group'>, g:
   return {
     taskIndex: g.taskIndex,
     trajectories: g.trajectories.map((tr) => ({
-      score: tr.score, advantage: tr.advantage, finalObservation: tr.turns.at(-1)?.reply ?? tr.initialObservation,
-      rewards: tr.turns.map((u) => u.reward), tokenCounts: tr.turns.map((u) => u.tokenCount),
+      score: tr.score,
+      advantage: tr.advantage,
+      finalObservation: tr.turns.at(-1)?.reply ?? tr.initialObservation,
+      rewards: tr.turns.map((u) => u.reward),
+      tokenCounts: tr.turns.map((u) => u.tokenCount),
     })),
     tokens: {
-      ids: Array.from(t.ids), adv: vec(t.adv), aEp: vec(t.aEp), aSkill: t.aSkill && vec(t.aSkill), logpSkill: t.logpSkill && vec(t.logpSkill), logpOld: vec(t.logpOld),
-      logpRef: t.logpRef && vec(t.logpRef), entropy: vec(t.entropy), ratio: t.ratio && vec(t.ratio),
+      ids: Array.from(t.ids),
+      adv: vec(t.adv),
+      aEp: vec(t.aEp),
+      aSkill: t.aSkill && vec(t.aSkill),
+      logpSkill: t.logpSkill && vec(t.logpSkill),
+      logpOld: vec(t.logpOld),
+      logpRef: t.logpRef && vec(t.logpRef),
+      entropy: vec(t.entropy),
+      ratio: t.ratio && vec(t.ratio),
     },
   };
 }
@@ -119,12 +165,20 @@ export function trajectoryLine(e: Pick<TrajectoriesEvent, 'step' | 'group'>, det
   const rec: TrajectoryRecord = {
     step: e.step,
     group: e.group.map((t) => ({
-      task: t.task, taskType: t.taskType, success: t.success, reward: t.reward, initialObservation: t.initialObservation,
+      task: t.task,
+      taskType: t.taskType,
+      success: t.success,
+      reward: t.reward,
+      initialObservation: t.initialObservation,
       steps: t.steps.map((s) => ({
-        observation: s.observation, action: s.action, valid: s.valid,
-        ...(s.critical !== undefined ? { critical: s.critical } : {}), ...(s.stepSkill !== undefined ? { stepSkill: s.stepSkill } : {}),
+        observation: s.observation,
+        action: s.action,
+        valid: s.valid,
+        ...(s.critical !== undefined ? { critical: s.critical } : {}),
+        ...(s.stepSkill !== undefined ? { stepSkill: s.stepSkill } : {}),
       })),
-      ...(t.episodeSkill !== undefined ? { episodeSkill: t.episodeSkill } : {}), ...(t.analyzerError !== undefined ? { analyzerError: t.analyzerError } : {}),
+      ...(t.episodeSkill !== undefined ? { episodeSkill: t.episodeSkill } : {}),
+      ...(t.analyzerError !== undefined ? { analyzerError: t.analyzerError } : {}),
     })),
     ...(d ? { detail: d } : {}),
   };
@@ -132,9 +186,10 @@ export function trajectoryLine(e: Pick<TrajectoriesEvent, 'step' | 'group'>, det
 }
 
 /** What a group read back from a stored line lacks, in the words the explorer shows. */
-export const NOT_KEPT_PROMPTS = 'prompts (the policy\'s input at each turn)';
+export const NOT_KEPT_PROMPTS = "prompts (the policy's input at each turn)";
 /** What a line without `detail` lacks besides the prompts. */
-export const NOT_KEPT_NUMBERS = 'the per-token numbers and action tokens, S, A_ep, the train task index, each turn\'s reward and the last reply';
+export const NOT_KEPT_NUMBERS =
+  "the per-token numbers and action tokens, S, A_ep, the train task index, each turn's reward and the last reply";
 
 /**
  * A stored line as the explorer's group (group 0 of its step: the group the `trajectories` event showed). With
@@ -152,29 +207,54 @@ export function storedGroup(r: TrajectoryRecord): GroupDetail {
     const turns: TurnDetail[] = t.steps.map((s, j) => {
       const count = dt?.tokenCounts[j] ?? 0;
       const u: TurnDetail = {
-        prompt: null, observation: s.observation,
-        reply: j + 1 < t.steps.length ? t.steps[j + 1].observation : dt?.finalObservation ?? '',
-        action: s.action, valid: s.valid, reward: dt?.rewards[j] ?? NaN, done: j === t.steps.length - 1, tokenStart: start, tokenCount: count,
-        ...(s.critical !== undefined ? { critical: s.critical } : {}), ...(s.stepSkill !== undefined ? { stepSkill: s.stepSkill } : {}),
+        prompt: null,
+        observation: s.observation,
+        reply: j + 1 < t.steps.length ? t.steps[j + 1].observation : (dt?.finalObservation ?? ''),
+        action: s.action,
+        valid: s.valid,
+        reward: dt?.rewards[j] ?? NaN,
+        done: j === t.steps.length - 1,
+        tokenStart: start,
+        tokenCount: count,
+        ...(s.critical !== undefined ? { critical: s.critical } : {}),
+        ...(s.stepSkill !== undefined ? { stepSkill: s.stepSkill } : {}),
       };
       start += count;
       return u;
     });
     return {
-      success: t.success, reward: t.reward, score: dt?.score ?? NaN, advantage: dt?.advantage ?? NaN, invalidCount: t.steps.filter((s) => !s.valid).length,
+      success: t.success,
+      reward: t.reward,
+      score: dt?.score ?? NaN,
+      advantage: dt?.advantage ?? NaN,
+      invalidCount: t.steps.filter((s) => !s.valid).length,
       initialObservation: t.initialObservation,
-      ...(t.episodeSkill !== undefined ? { episodeSkill: t.episodeSkill } : {}), ...(t.analyzerError !== undefined ? { analyzerError: t.analyzerError } : {}),
+      ...(t.episodeSkill !== undefined ? { episodeSkill: t.episodeSkill } : {}),
+      ...(t.analyzerError !== undefined ? { analyzerError: t.analyzerError } : {}),
       turns,
     };
   });
   const v = d?.tokens;
   const opt = (a: readonly (number | null)[] | null | undefined) => (a ? f32Array(a) : null);
   const tokens: TokenArrays = {
-    ids: Int32Array.from(v?.ids ?? []), adv: f32Array(v?.adv ?? []), aEp: f32Array(v?.aEp ?? []), aSkill: opt(v?.aSkill), logpSkill: opt(v?.logpSkill),
-    logpOld: f32Array(v?.logpOld ?? []), logpRef: opt(v?.logpRef), entropy: f32Array(v?.entropy ?? []), ratio: opt(v?.ratio),
+    ids: Int32Array.from(v?.ids ?? []),
+    adv: f32Array(v?.adv ?? []),
+    aEp: f32Array(v?.aEp ?? []),
+    aSkill: opt(v?.aSkill),
+    logpSkill: opt(v?.logpSkill),
+    logpOld: f32Array(v?.logpOld ?? []),
+    logpRef: opt(v?.logpRef),
+    entropy: f32Array(v?.entropy ?? []),
+    ratio: opt(v?.ratio),
   };
   return {
-    step: r.step, group: 0, task: r.group[0]?.task ?? '', taskType: r.group[0]?.taskType ?? '', taskIndex: d?.taskIndex ?? NaN, trajectories, tokens,
+    step: r.step,
+    group: 0,
+    task: r.group[0]?.task ?? '',
+    taskType: r.group[0]?.taskType ?? '',
+    taskIndex: d?.taskIndex ?? NaN,
+    trajectories,
+    tokens,
     stored: { notKept: d ? [NOT_KEPT_PROMPTS] : [NOT_KEPT_PROMPTS, NOT_KEPT_NUMBERS], tokens: d !== undefined },
   };
 }
@@ -192,7 +272,8 @@ export function parseTrajectoryLines(text: string): TrajectoryRecord[] {
 /**
  * Parse trajectories.jsonl one line at a time, handing each validated line to `fn` before the next is parsed (so a
  * caller that keeps only some of them never holds every parsed line at once). Empty lines are skipped.
- * @throws RecordError `trajectories.jsonl line N: field: message` at the first bad line (`fn` has seen the lines before it).
+ * @throws RecordError `trajectories.jsonl line N: field: message` at the first bad line (`fn` has seen the lines before
+ * it).
  */
 export function forEachTrajectoryLine(text: string, fn: (r: TrajectoryRecord) => void): void {
   text.split('\n').forEach((line, i) => {
@@ -204,7 +285,10 @@ export function forEachTrajectoryLine(text: string, fn: (r: TrajectoryRecord) =>
       throw new RecordError(`${TRAJECTORIES_FILE} line ${i + 1}: not valid JSON (a cut or corrupt line)`);
     }
     const r = LineSchema.safeParse(o);
-    if (!r.success) throw new RecordError(`${TRAJECTORIES_FILE} line ${i + 1}: ${r.error.issues[0].path.join('.') || '(top level)'}: ${r.error.issues[0].message}`);
+    if (!r.success)
+      throw new RecordError(
+        `${TRAJECTORIES_FILE} line ${i + 1}: ${r.error.issues[0].path.join('.') || '(top level)'}: ${r.error.issues[0].message}`,
+      );
     fn(r.data);
   });
 }
@@ -234,6 +318,17 @@ export function chatMessages(t: StoredTrajectory): ChatMessage[] {
  */
 export function toChatJsonl(records: readonly TrajectoryRecord[]): string {
   return records
-    .flatMap((r) => r.group.map((t) => JSON.stringify({ messages: chatMessages(t), reward: t.reward, success: t.success, task: t.task, step: r.step }) + '\n'))
+    .flatMap((r) =>
+      r.group.map(
+        (t) =>
+          JSON.stringify({
+            messages: chatMessages(t),
+            reward: t.reward,
+            success: t.success,
+            task: t.task,
+            step: r.step,
+          }) + '\n',
+      ),
+    )
     .join('');
 }

@@ -33,13 +33,14 @@ export const FAILURE_TEMPLATES: readonly string[] = [
 ];
 
 /** Warning-sign phrases: `{o}` an object or receptacle kind from the task. */
-export const SIGN_TEMPLATES: Readonly<Record<'wrongObject' | 'wrongPlace' | 'repeat' | 'invalid' | 'timeout', string>> = {
-  wrongObject: 'the task names {o}',
-  wrongPlace: 'the task target is {o}',
-  repeat: 'you already did that',
-  invalid: 'nothing happens',
-  timeout: 'steps run out',
-};
+export const SIGN_TEMPLATES: Readonly<Record<'wrongObject' | 'wrongPlace' | 'repeat' | 'invalid' | 'timeout', string>> =
+  {
+    wrongObject: 'the task names {o}',
+    wrongPlace: 'the task target is {o}',
+    repeat: 'you already did that',
+    invalid: 'nothing happens',
+    timeout: 'steps run out',
+  };
 
 /** Phrases the heuristic analyzer uses when a trajectory shows no concrete action to recommend. */
 export const FALLBACK_PHRASES = {
@@ -82,7 +83,10 @@ export function warningSign(kind: keyof typeof SIGN_TEMPLATES, o = ''): string {
 export function skillCorpus(): string[] {
   const strip = (s: string) => s.replace(/\{[a-z]\}/g, ' ');
   return [
-    ...STEP_TEMPLATES, ...EPISODE_TEMPLATES.map((t) => t.text + t.join), ...FAILURE_TEMPLATES, ...Object.values(SIGN_TEMPLATES),
+    ...STEP_TEMPLATES,
+    ...EPISODE_TEMPLATES.map((t) => t.text + t.join),
+    ...FAILURE_TEMPLATES,
+    ...Object.values(SIGN_TEMPLATES),
     ...Object.values(FALLBACK_PHRASES),
   ].map(strip);
 }

@@ -55,7 +55,12 @@ export function correctStepSkill(spec: EnvSpec, env: Env, variant = 0): string {
  * Rollout hooks for a hint mode over a list of task refs: `episodeSkill(i)` and `stepSkill(i, env)` as
  * `runEpisodes` takes them (undefined where the mode gives none).
  */
-export function hintHooks(spec: EnvSpec, preset: string, refs: readonly TaskRef[], mode: HintMode): {
+export function hintHooks(
+  spec: EnvSpec,
+  preset: string,
+  refs: readonly TaskRef[],
+  mode: HintMode,
+): {
   episodeSkill?: (i: number, taskType: string) => string | undefined;
   stepSkill?: (i: number, env: Env) => string | undefined;
 } {

@@ -13,8 +13,22 @@
 /** Special tokens, in id order. `<pad>` is 0. Sections of the prompt (`src/core/rollout/prompt.ts`) have their own
  * markers. */
 export const SPECIAL_TOKENS = [
-  '<pad>', '<bos>', '<eos>', '<task>', '<obs>', '<act>', '<hist>', '<actions>', '<sep>',
-  '<skill>', '<step_skill>', '<reserved1>', '<reserved2>', '<reserved3>', '<reserved4>', '<reserved5>',
+  '<pad>',
+  '<bos>',
+  '<eos>',
+  '<task>',
+  '<obs>',
+  '<act>',
+  '<hist>',
+  '<actions>',
+  '<sep>',
+  '<skill>',
+  '<step_skill>',
+  '<reserved1>',
+  '<reserved2>',
+  '<reserved3>',
+  '<reserved4>',
+  '<reserved5>',
 ] as const;
 /** A special token's name. */
 export type SpecialToken = (typeof SPECIAL_TOKENS)[number];
@@ -102,7 +116,10 @@ export class Tokenizer {
     return out;
   }
 
-  /** Decode ids to text. Special tokens are rendered as their names unless `skipSpecial`. @throws Error on an out-of-range id. */
+  /**
+   * Decode ids to text. Special tokens are rendered as their names unless `skipSpecial`. @throws Error on an
+   * out-of-range id.
+   */
   decode(ids: ArrayLike<number>, opts: { skipSpecial?: boolean } = {}): string {
     let out = '';
     let bytes: number[] = [];
@@ -112,7 +129,8 @@ export class Tokenizer {
     };
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
-      if (!Number.isInteger(id) || id < 0 || id >= this.tokens.length) throw new Error(`Tokenizer.decode: id ${id} out of range [0, ${this.tokens.length})`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.tokens.length)
+        throw new Error(`Tokenizer.decode: id ${id} out of range [0, ${this.tokens.length})`);
       if (id >= this.byteOffset && id < this.byteOffset + 256) {
         bytes.push(id - this.byteOffset);
         continue;

@@ -75,7 +75,8 @@ interface AdamInternals {
 
 function adamInternals(opt: tf.Optimizer): AdamInternals {
   const s = opt as unknown as AdamInternals;
-  if (!Array.isArray(s.accumulatedFirstMoment) || !s.accBeta1 || !s.accBeta2) throw new Error('checkpoint: the optimizer is not tfjs Adam');
+  if (!Array.isArray(s.accumulatedFirstMoment) || !s.accBeta1 || !s.accBeta2)
+    throw new Error('checkpoint: the optimizer is not tfjs Adam');
   return s;
 }
 
@@ -93,15 +94,18 @@ export async function captureAdam(opt: tf.Optimizer, params: Params): Promise<Ad
     const rest = w.slice(1);
     const n = rest.length / 2;
     const order: string[] = [];
-    const m = new Map<string, Float32Array>(), v = new Map<string, Float32Array>();
+    const m = new Map<string, Float32Array>(),
+      v = new Map<string, Float32Array>();
     for (let i = 0; i < n; i++) {
       const key = keyOf.get(rest[i].name.replace(/\/m$/, ''));
-      if (key === undefined) throw new Error(`checkpoint: Adam accumulator ${rest[i].name} belongs to no policy parameter`);
+      if (key === undefined)
+        throw new Error(`checkpoint: Adam accumulator ${rest[i].name} belongs to no policy parameter`);
       order.push(key);
-      m.set(key, Float32Array.from(await rest[i].tensor.data() as Float32Array));
-      v.set(key, Float32Array.from(await rest[n + i].tensor.data() as Float32Array));
+      m.set(key, Float32Array.from((await rest[i].tensor.data()) as Float32Array));
+      v.set(key, Float32Array.from((await rest[n + i].tensor.data()) as Float32Array));
     }
-    const accBeta1 = (await s.accBeta1.data())[0], accBeta2 = (await s.accBeta2.data())[0];
+    const accBeta1 = (await s.accBeta1.data())[0],
+      accBeta2 = (await s.accBeta2.data())[0];
     return { iterations, order, m, v, accBeta1, accBeta2 };
   } finally {
     w[0].tensor.dispose(); // saveIterations made a new scalar; the moments are Adam's own variables
@@ -115,12 +119,15 @@ export async function captureAdam(opt: tf.Optimizer, params: Params): Promise<Ad
  */
 export async function restoreAdam(opt: tf.Optimizer, params: Params, a: AdamState): Promise<void> {
   const s = adamInternals(opt);
-  if (s.accumulatedFirstMoment.length) throw new Error('checkpoint: restoreAdam needs an optimizer that has applied no update');
+  if (s.accumulatedFirstMoment.length)
+    throw new Error('checkpoint: restoreAdam needs an optimizer that has applied no update');
   const made: tf.Tensor[] = [];
   const tensorOf = (key: string, data: Float32Array | undefined, which: string) => {
-    if (!Object.hasOwn(params, key)) throw new Error(`checkpoint: Adam state names parameter ${key}, which the model does not have`);
+    if (!Object.hasOwn(params, key))
+      throw new Error(`checkpoint: Adam state names parameter ${key}, which the model does not have`);
     const p = params[key];
-    if (!data || data.length !== p.size) throw new Error(`checkpoint: Adam ${which} of ${key} has ${data?.length ?? 'no'} values, expected ${p.size}`);
+    if (!data || data.length !== p.size)
+      throw new Error(`checkpoint: Adam ${which} of ${key} has ${data?.length ?? 'no'} values, expected ${p.size}`);
     const t = tf.tensor(data, p.shape, 'float32');
     made.push(t);
     return { name: `${(p as tf.Variable).name}/${which}`, tensor: t };
@@ -128,7 +135,11 @@ export async function restoreAdam(opt: tf.Optimizer, params: Params, a: AdamStat
   try {
     const iter = tf.scalar(a.iterations, 'int32');
     made.push(iter);
-    const list = [{ name: 'iter', tensor: iter }, ...a.order.map((k) => tensorOf(k, a.m.get(k), 'm')), ...a.order.map((k) => tensorOf(k, a.v.get(k), 'v'))];
+    const list = [
+      { name: 'iter', tensor: iter },
+      ...a.order.map((k) => tensorOf(k, a.m.get(k), 'm')),
+      ...a.order.map((k) => tensorOf(k, a.v.get(k), 'v')),
+    ];
     await opt.setWeights(list);
     tf.tidy(() => {
       s.accBeta1.assign(tf.scalar(a.accBeta1));
@@ -154,9 +165,15 @@ export function encodeTrainState(st: TrainState, shapes: ReadonlyMap<string, num
     ...[...st.reference].map(([k, data]) => ({ name: `reference/${k}`, shape: shapeOf(k), data })),
   ];
   const meta: Record<string, string> = {
-    format: TRAIN_STATE_FORMAT, stateVersion: String(TRAIN_STATE_VERSION), step: String(st.step), seed: String(st.seed),
-    envVersions: JSON.stringify(st.envVersions), adamIterations: String(st.adam.iterations), adamOrder: JSON.stringify(st.adam.order),
-    undoneSteps: String(st.undoneSteps), shrunkSteps: String(st.shrunkSteps),
+    format: TRAIN_STATE_FORMAT,
+    stateVersion: String(TRAIN_STATE_VERSION),
+    step: String(st.step),
+    seed: String(st.seed),
+    envVersions: JSON.stringify(st.envVersions),
+    adamIterations: String(st.adam.iterations),
+    adamOrder: JSON.stringify(st.adam.order),
+    undoneSteps: String(st.undoneSteps),
+    shrunkSteps: String(st.shrunkSteps),
     ...(st.algoState !== null ? { algoState: st.algoState } : {}),
     ...(st.best ? { best: JSON.stringify(st.best) } : {}),
   };
@@ -167,8 +184,15 @@ const Nat = z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const StateMeta = z.object({
   format: z.literal(TRAIN_STATE_FORMAT),
   stateVersion: z.literal(String(TRAIN_STATE_VERSION)),
-  step: Nat, seed: z.coerce.number().int(), adamIterations: Nat, undoneSteps: Nat, shrunkSteps: Nat,
-  envVersions: z.string(), adamOrder: z.string(), algoState: z.string().optional(), best: z.string().optional(),
+  step: Nat,
+  seed: z.coerce.number().int(),
+  adamIterations: Nat,
+  undoneSteps: Nat,
+  shrunkSteps: Nat,
+  envVersions: z.string(),
+  adamOrder: z.string(),
+  algoState: z.string().optional(),
+  best: z.string().optional(),
 });
 const BestSchema = z.object({ step: Nat, score: z.number(), splits: z.record(z.string(), z.number()) });
 
@@ -183,11 +207,27 @@ const own = (o: Record<string, string>, k: string): string | undefined => (Objec
 export function decodeTrainState(bytes: Uint8Array): TrainState {
   const w = decodeSafetensors(bytes);
   const raw: Record<string, unknown> = {};
-  for (const k of ['format', 'stateVersion', 'step', 'seed', 'adamIterations', 'undoneSteps', 'shrunkSteps', 'envVersions', 'adamOrder', 'algoState', 'best']) raw[k] = own(w.meta, k);
+  for (const k of [
+    'format',
+    'stateVersion',
+    'step',
+    'seed',
+    'adamIterations',
+    'undoneSteps',
+    'shrunkSteps',
+    'envVersions',
+    'adamOrder',
+    'algoState',
+    'best',
+  ])
+    raw[k] = own(w.meta, k);
   const r = StateMeta.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0];
-    throw new Error(`state file: metadata ${String(i.path[0])}: ${i.message} (format ${TRAIN_STATE_FORMAT} version ${TRAIN_STATE_VERSION} expected)`);
+    throw new Error(
+      `state file: metadata ${String(i.path[0])}: ${i.message} (format ${TRAIN_STATE_FORMAT} version ${TRAIN_STATE_VERSION} ` +
+        `expected)`,
+    );
   }
   const m = r.data;
   const json = (s: string, what: string): unknown => {
@@ -212,17 +252,32 @@ export function decodeTrainState(bytes: Uint8Array): TrainState {
     if (!v) throw new Error(`state file: missing tensor ${name}`);
     return v;
   };
-  const mm = new Map<string, Float32Array>(), vv = new Map<string, Float32Array>();
+  const mm = new Map<string, Float32Array>(),
+    vv = new Map<string, Float32Array>();
   for (const k of order.data) {
     mm.set(k, tensor(`optimizer/m/${k}`));
     vv.set(k, tensor(`optimizer/v/${k}`));
   }
   const reference = new Map<string, Float32Array>();
-  for (const name of w.values.keys()) if (name.startsWith('reference/')) reference.set(name.slice('reference/'.length), w.values.get(name)!);
+  for (const name of w.values.keys())
+    if (name.startsWith('reference/')) reference.set(name.slice('reference/'.length), w.values.get(name)!);
   if (!reference.size) throw new Error('state file: no reference/<param> tensors');
   return {
-    step: m.step, seed: m.seed, envVersions: env.data,
-    adam: { iterations: m.adamIterations, order: order.data, m: mm, v: vv, accBeta1: tensor('optimizer/accBeta1')[0], accBeta2: tensor('optimizer/accBeta2')[0] },
-    reference, algoState: m.algoState ?? null, best, undoneSteps: m.undoneSteps, shrunkSteps: m.shrunkSteps,
+    step: m.step,
+    seed: m.seed,
+    envVersions: env.data,
+    adam: {
+      iterations: m.adamIterations,
+      order: order.data,
+      m: mm,
+      v: vv,
+      accBeta1: tensor('optimizer/accBeta1')[0],
+      accBeta2: tensor('optimizer/accBeta2')[0],
+    },
+    reference,
+    algoState: m.algoState ?? null,
+    best,
+    undoneSteps: m.undoneSteps,
+    shrunkSteps: m.shrunkSteps,
   };
 }

@@ -28,10 +28,10 @@ export interface StepEvent extends AlgorithmMetrics {
   /** Token-mean PPO-clip policy loss (without the KL term), averaged over mini-batches. */
   policyLoss: number;
   /**
-   * KL to the reference (initial) policy by the k3 estimator (Schulman 2020: exp(δ) − δ − 1, δ = ℓ_ref − ℓ, clamped
-   * to [−10, 10] per token), in nats/token. With β > 0 (the KL term is in the loss): KL(π ‖ π_ref), token mean over
-   * the step's updates. With β = 0 it is sampled, not exact: KL(π_old ‖ π_ref) over the first group's action tokens
-   * (the reference is then scored on that group only, which the viewer shows).
+   * KL to the reference (initial) policy by the k3 estimator (Schulman 2020: exp(δ) − δ − 1, δ = ℓ_ref −
+   * ℓ, clamped to [−10, 10] per token), in nats/token. With β > 0 (the KL term is in the loss): KL(π ‖ π_ref),
+   * token mean over the step's updates. With β = 0 it is sampled, not exact: KL(π_old ‖ π_ref) over the first
+   * group's action tokens (the reference is then scored on that group only, which the viewer shows).
    */
   kl: number;
   /** Fraction of action tokens where the ordinary PPO clip was active (verl's pg_clipfrac). */
@@ -45,8 +45,8 @@ export interface StepEvent extends AlgorithmMetrics {
   /** Global L2 grad norm before clipping, mean over mini-batches. */
   gradNorm: number;
   /**
-   * KL(π_old ‖ π) by the k3 estimator with samples from π_old ((r − 1) − log r, r = π/π_old; SB3's approx_kl), in nats,
-   * token mean over the mini-batches measured, each before its own update (core/train/update.ts).
+   * KL(π_old ‖ π) by the k3 estimator with samples from π_old ((r − 1) − log r, r = π/π_old; SB3's
+   * approx_kl), in nats, token mean over the mini-batches measured, each before its own update (core/train/update.ts).
    */
   approxKl: number;
   /**
@@ -59,7 +59,9 @@ export interface StepEvent extends AlgorithmMetrics {
    * search (klBacktracks) kept one, 0 when the update was undone; null unless maxStepKl > 0.
    */
   keptStepKl: number | null;
-  /** True when the update was undone because stepKl exceeded maxStepKl (the step's rollouts still count in its metrics). */
+  /**
+   * True when the update was undone because stepKl exceeded maxStepKl (the step's rollouts still count in its metrics).
+   */
   rolledBack: boolean;
   /**
    * Fraction of the step's update kept: 1 when it met maxStepKl (or the bound is off), 0.5ᵏ when the k-th halving of
@@ -139,7 +141,9 @@ export interface TokenView {
   logpSkill?: number;
   /** OPID: A_skill used for this token (after z-score/clip, before λ). */
   advSkill?: number;
-  /** OPID: this token's outcome advantage A_ep, so that A = A_ep + λ·A_skill splits exactly whatever λ the token got. */
+  /**
+   * OPID: this token's outcome advantage A_ep, so that A = A_ep + λ·A_skill splits exactly whatever λ the token got.
+   */
   advEp?: number;
 }
 
@@ -181,7 +185,6 @@ export interface TrajectoriesEvent {
   step: number;
   group: TrajectoryView[];
 }
-
 
 /** Evaluation on test-seen and test-unseen at evalTemperature. `step` 0 = before training. */
 export interface EvalEvent {
@@ -263,4 +266,12 @@ export interface InterruptedEvent {
 }
 
 /** Every event the trainer yields. */
-export type TrainEvent = StartEvent | StepEvent | TrajectoriesEvent | EvalEvent | ValidationEvent | CheckpointEvent | DoneEvent | InterruptedEvent;
+export type TrainEvent =
+  | StartEvent
+  | StepEvent
+  | TrajectoriesEvent
+  | EvalEvent
+  | ValidationEvent
+  | CheckpointEvent
+  | DoneEvent
+  | InterruptedEvent;

@@ -35,7 +35,8 @@ export interface TrainOptions {
   /**
    * Continue from a checkpoint event's bytes (`weights`, `state`) of a run with this same config (`steps` may be
    * larger): training goes on at step k + 1 without the step-0 evaluation. `initWeights` is then ignored.
-   * @throws (from `train`) Error when the state file is corrupt, belongs to another seed or algorithm state, or k ≥ steps.
+   * @throws (from `train`) Error when the state file is corrupt, belongs to another seed or algorithm state, or k ≥
+   * steps.
    */
   resume?: { weights: Uint8Array; state: Uint8Array };
   /**
@@ -70,9 +71,9 @@ export interface TrainOptions {
    */
   evaluator?: Evaluator;
   /**
-   * With `evaluator`: train step k + 1 while step k's evaluation runs (default true). The policy given to `onPolicy` has
-   * then moved on to step k + 1 when step k's `eval` event arrives, so a caller that saves the weights at an `eval` event
-   * (train --save-best) passes false: the splits still run in parallel, and step k + 1 waits for them.
+   * With `evaluator`: train step k + 1 while step k's evaluation runs (default true). The policy given to `onPolicy`
+   * has then moved on to step k + 1 when step k's `eval` event arrives, so a caller that saves the weights at an `eval`
+   * event (train --save-best) passes false: the splits still run in parallel, and step k + 1 waits for them.
    */
   evalOverlap?: boolean;
 }

@@ -6,8 +6,8 @@
  * `klBacktracks` > 0, first tries the shrunk steps θ_old + 0.5ᵏ·(θ_new − θ_old) as TRPO's line search does
  * (`blendWeights`), keeping the Adam state the update left.
  *
- * The Adam state (first and second moments, β₁ᵗ and β₂ᵗ accumulators, iteration count) is restored too: keeping
- * the rejected step's moments would push the next step the same way. Reads tfjs 4.22 AdamOptimizer's fields
+ * The Adam state (first and second moments, β₁ᵗ and β₂ᵗ accumulators, iteration count) is restored too:
+ * keeping the rejected step's moments would push the next step the same way. Reads tfjs 4.22 AdamOptimizer's fields
  * (`accumulatedFirstMoment`, `accumulatedSecondMoment`, `accBeta1`, `accBeta2`, `iterations_`).
  */
 import * as tf from '../tf';
@@ -33,7 +33,8 @@ export interface Snapshot {
 
 function adamState(opt: tf.Optimizer): AdamState {
   const s = opt as unknown as AdamState;
-  if (!Array.isArray(s.accumulatedFirstMoment) || !s.accBeta1) throw new Error('rollback: the optimizer is not tfjs Adam; maxStepKl needs Adam');
+  if (!Array.isArray(s.accumulatedFirstMoment) || !s.accBeta1)
+    throw new Error('rollback: the optimizer is not tfjs Adam; maxStepKl needs Adam');
   return s;
 }
 
@@ -55,7 +56,11 @@ export function restoreSnapshot(snap: Snapshot, params: Params, opt: tf.Optimize
   const s = adamState(opt);
   for (const [k, v] of Object.entries(params)) (v as tf.Variable).assign(snap.params[k]);
   const put = (vars: AdamState['accumulatedFirstMoment'], saved: tf.Tensor[]) =>
-    vars.forEach((x, i) => x && (i < saved.length ? x.variable.assign(saved[i]) : tf.tidy(() => x.variable.assign(tf.zerosLike(x.variable)))));
+    vars.forEach(
+      (x, i) =>
+        x &&
+        (i < saved.length ? x.variable.assign(saved[i]) : tf.tidy(() => x.variable.assign(tf.zerosLike(x.variable)))),
+    );
   put(s.accumulatedFirstMoment, snap.m1);
   put(s.accumulatedSecondMoment, snap.m2);
   s.accBeta1.assign(snap.accBeta1);
@@ -84,7 +89,8 @@ export function disposeWeights(w: Record<string, tf.Tensor>): void {
 export function blendWeights(params: Params, snap: Snapshot, full: Record<string, tf.Tensor>, alpha: number): void {
   if (!(alpha >= 0 && alpha <= 1)) throw new Error(`blendWeights: alpha must be in [0, 1], got ${alpha}`);
   for (const [k, v] of Object.entries(params)) {
-    const a = snap.params[k], b = full[k];
+    const a = snap.params[k],
+      b = full[k];
     if (!a || !b) throw new Error(`blendWeights: weight "${k}" is missing from the snapshot or the full-step copy`);
     if (alpha === 1) (v as tf.Variable).assign(b);
     else if (alpha === 0) (v as tf.Variable).assign(a);
@@ -118,8 +124,13 @@ export interface StepGuard {
  * snapshot (weights and Adam state) if none fits. The caller still owns and frees `snap`.
  */
 export async function guardStep(
-  params: Params, opt: tf.Optimizer, snap: Snapshot, score: () => Promise<{ logp: Float32Array; tokens: number }>,
-  oldLogp: Float32Array, maxStepKl: number, backtracks: number,
+  params: Params,
+  opt: tf.Optimizer,
+  snap: Snapshot,
+  score: () => Promise<{ logp: Float32Array; tokens: number }>,
+  oldLogp: Float32Array,
+  maxStepKl: number,
+  backtracks: number,
 ): Promise<StepGuard> {
   const post = await score();
   const stepKl = meanApproxKl(post.logp, oldLogp);
@@ -150,7 +161,8 @@ export async function guardStep(
  * `approxKlOld`). Returns 0 for M = 0. @throws Error if the lengths differ.
  */
 export function meanApproxKl(newLogp: Float32Array, oldLogp: Float32Array): number {
-  if (newLogp.length !== oldLogp.length) throw new Error(`meanApproxKl: ${newLogp.length} new log-probs but ${oldLogp.length} old ones`);
+  if (newLogp.length !== oldLogp.length)
+    throw new Error(`meanApproxKl: ${newLogp.length} new log-probs but ${oldLogp.length} old ones`);
   let s = 0;
   for (let i = 0; i < newLogp.length; i++) {
     const d = Math.max(-20, Math.min(20, newLogp[i] - oldLogp[i]));

@@ -4,8 +4,8 @@
  *
  * Unlike the `trajectories` event (the first group, with per-token objects), a `StepDetail` holds every group of the
  * step, the prompts as the policy saw them (token ids, decoded on demand), and the per-token numbers as packed
- * float32 vectors: the exact values the update used (A, A_ep, A_skill), the log-probs it compared (ℓ_old, ℓ_ref) and
- * the PPO ratio its loss computed. Built only when TrainOptions.onStepDetail asks for it; it copies arrays the step
+ * float32 vectors: the exact values the update used (A, A_ep, A_skill), the log-probs it compared (ℓ_old, ℓ_ref)
+ * and the PPO ratio its loss computed. Built only when TrainOptions.onStepDetail asks for it; it copies arrays the step
  * computed anyway (the ratio is read back from the loss's own tensor), no extra forward pass.
  */
 import type { Trajectory } from '../rollout/types';
@@ -85,10 +85,10 @@ export interface TokenArrays {
   /** Entropy of the distribution each token was sampled from (nats). */
   entropy: Float32Array;
   /**
-   * ρ = π_θ/π_old = exp(ℓ − ℓ_old), the PPO ratio (Schulman et al. 2017, eq. 7) as the update's loss computed it at the
-   * mini-batch that used the token (float32, log-ratio clamped to [−20, 20]; with ppoEpochs > 1 the last epoch's; the
-   * first mini-batch's is 1 up to the sampler's rounding). NaN where no applied mini-batch used the token (target KL
-   * stopped the step first); null when the step did not record it (a detail built by an older trainer).
+   * ρ = π_θ/π_old = exp(ℓ − ℓ_old), the PPO ratio (Schulman et al. 2017, eq. 7) as the update's loss computed
+   * it at the mini-batch that used the token (float32, log-ratio clamped to [−20, 20]; with ppoEpochs > 1 the last
+   * epoch's; the first mini-batch's is 1 up to the sampler's rounding). NaN where no applied mini-batch used the token
+   * (target KL stopped the step first); null when the step did not record it (a detail built by an older trainer).
    */
   ratio: Float32Array | null;
 }
@@ -118,7 +118,10 @@ export interface StepDetail {
   groups: GroupDetail[];
 }
 
-/** The step's per-token vectors, packed like `packSamples` (float32 [M]). `refLogp` may be shorter (the first group's tokens). */
+/**
+ * The step's per-token vectors, packed like `packSamples` (float32 [M]). `refLogp` may be shorter (the first group's
+ * tokens).
+ */
 export interface StepTokenVectors {
   adv: Float32Array;
   aEp: Float32Array;
@@ -135,8 +138,14 @@ export interface StepTokenVectors {
  * @param scores S per trajectory; `adv` A_ep per trajectory.
  */
 export function buildStepDetail(
-  step: number, trajs: readonly Trajectory[], groupSize: number, scores: readonly number[], adv: readonly number[], packed: PackedSamples,
-  v: StepTokenVectors, views: AlgorithmViews | undefined,
+  step: number,
+  trajs: readonly Trajectory[],
+  groupSize: number,
+  scores: readonly number[],
+  adv: readonly number[],
+  packed: PackedSamples,
+  v: StepTokenVectors,
+  views: AlgorithmViews | undefined,
 ): StepDetail {
   const groups: GroupDetail[] = [];
   let sample = 0;
@@ -150,18 +159,32 @@ export function buildStepDetail(
         const i = sample++;
         const extra = views?.sample(i);
         return {
-          prompt: Int32Array.from(s.prompt), observation: s.observation,
+          prompt: Int32Array.from(s.prompt),
+          observation: s.observation,
           reply: j + 1 < t.steps.length ? t.steps[j + 1].observation : t.finalObservation,
-          action: s.action, valid: s.valid, reward: s.reward, done: j === t.steps.length - 1,
-          tokenStart: packed.offsets[i] - start, tokenCount: s.response.length,
+          action: s.action,
+          valid: s.valid,
+          reward: s.reward,
+          done: j === t.steps.length - 1,
+          tokenStart: packed.offsets[i] - start,
+          tokenCount: s.response.length,
           ...(extra?.critical !== undefined ? { critical: extra.critical } : {}),
           ...(extra?.stepSkill !== undefined ? { stepSkill: extra.stepSkill } : {}),
         };
       });
       const tv = views?.trajectory(ti);
       return {
-        success: t.success, reward: t.reward, score: scores[ti], advantage: adv[ti], invalidCount: t.invalidCount, initialObservation: t.initialObservation,
-        ...(tv?.episodeSkill !== undefined ? { episodeSkill: tv.episodeSkill } : t.episodeSkill !== undefined ? { episodeSkill: t.episodeSkill } : {}),
+        success: t.success,
+        reward: t.reward,
+        score: scores[ti],
+        advantage: adv[ti],
+        invalidCount: t.invalidCount,
+        initialObservation: t.initialObservation,
+        ...(tv?.episodeSkill !== undefined
+          ? { episodeSkill: tv.episodeSkill }
+          : t.episodeSkill !== undefined
+            ? { episodeSkill: t.episodeSkill }
+            : {}),
         ...(tv?.analyzerError !== undefined ? { analyzerError: tv.analyzerError } : {}),
         turns,
       };
@@ -184,11 +207,21 @@ export function buildStepDetail(
       return any ? out : null;
     };
     groups.push({
-      step, group: groups.length, task: members[0].task, taskType: members[0].taskType, taskIndex: members[0].ref.index, trajectories,
+      step,
+      group: groups.length,
+      task: members[0].task,
+      taskType: members[0].taskType,
+      taskIndex: members[0].ref.index,
+      trajectories,
       tokens: {
-        ids, adv: v.adv.slice(start, end), aEp: v.aEp.slice(start, end),
-        aSkill: perToken((m) => views?.token(m)?.advSkill), logpSkill: perToken((m) => views?.token(m)?.logpSkill),
-        logpOld: v.oldLogp.slice(start, end), logpRef: end <= v.refLogp.length ? v.refLogp.slice(start, end) : null, entropy: v.entropy.slice(start, end),
+        ids,
+        adv: v.adv.slice(start, end),
+        aEp: v.aEp.slice(start, end),
+        aSkill: perToken((m) => views?.token(m)?.advSkill),
+        logpSkill: perToken((m) => views?.token(m)?.logpSkill),
+        logpOld: v.oldLogp.slice(start, end),
+        logpRef: end <= v.refLogp.length ? v.refLogp.slice(start, end) : null,
+        entropy: v.entropy.slice(start, end),
         ratio: v.ratio ? v.ratio.slice(start, end) : null,
       },
     });

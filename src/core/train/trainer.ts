@@ -36,7 +36,12 @@ export type { TrainOptions } from './options';
  * Runs `run` until it finishes, yielding an `interrupted` event each time it is cancelled at a safe point (after
  * `undo` put back what it changed); the consumer's next pull retries it. Returns `run`'s result.
  */
-async function* retryCancelled<T>(step: number, phase: InterruptedEvent['phase'], run: () => Promise<T>, undo?: () => void): AsyncGenerator<InterruptedEvent, T, undefined> {
+async function* retryCancelled<T>(
+  step: number,
+  phase: InterruptedEvent['phase'],
+  run: () => Promise<T>,
+  undo?: () => void,
+): AsyncGenerator<InterruptedEvent, T, undefined> {
   for (;;) {
     try {
       return await run();
@@ -61,15 +66,29 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   let resume: TrainState | null = null;
   if (opts.resume) {
     resume = decodeTrainState(opts.resume.state);
-    if (resume.seed !== cfg.seed) throw new Error(`train: the checkpoint is of seed ${resume.seed}, the config's seed is ${cfg.seed}; resume with the run's own config`);
-    if (resume.step >= cfg.steps) throw new Error(`train: the checkpoint is at step ${resume.step} and the run has ${cfg.steps} steps; nothing to resume (raise steps to continue)`);
+    if (resume.seed !== cfg.seed)
+      throw new Error(
+        `train: the checkpoint is of seed ${resume.seed}, the config's seed is ${cfg.seed}; resume with ` +
+          `the run's own config`,
+      );
+    if (resume.step >= cfg.steps)
+      throw new Error(
+        `train: the checkpoint is at step ${resume.step} and the run has ${cfg.steps} steps; nothing to ` +
+          `resume (raise steps to continue)`,
+      );
   } else if (!opts.initWeights && cfg.init === 'base')
-    throw new Error("train: config.init is 'base' but no base weights were passed (opts.initWeights); load the shipped base policy first, or set init to 'scratch'");
+    throw new Error(
+      "train: config.init is 'base' but no base weights were passed (opts.initWeights); load the shipped " +
+        "base policy first, or set init to 'scratch'",
+    );
   const startBytes = opts.resume?.weights ?? opts.initWeights;
   const policy = startBytes ? loadPolicy(startBytes, tok) : createPolicy(cfg.model, tok, root.fork('init'));
   if ('size' in policy && policy.size !== cfg.model) {
     tf.dispose(Object.values(policy.params));
-    throw new Error(`${resume ? 'checkpoint' : 'initial'} weights are model size ${policy.size} but the config asks for ${cfg.model}; set model to ${policy.size}`);
+    throw new Error(
+      `${resume ? 'checkpoint' : 'initial'} weights are model size ${policy.size} but the config asks for ` +
+        `${cfg.model}; set model to ${policy.size}`,
+    );
   }
   const paramCount = countParams(policy.cfg);
   let ref: Params;
@@ -81,42 +100,88 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
   }
   const optimizer = tf.train.adam(cfg.learningRate, cfg.adamBeta1, cfg.adamBeta2, cfg.adamEps);
   const t0 = now();
-  let undoneSteps = resume?.undoneSteps ?? 0, shrunkSteps = resume?.shrunkSteps ?? 0;
+  let undoneSteps = resume?.undoneSteps ?? 0,
+    shrunkSteps = resume?.shrunkSteps ?? 0;
   try {
     const algo = getAlgorithm(cfg.algo);
-    const method = algo.create({ ...opts.algorithmInit, cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
+    const method = algo.create({
+      ...opts.algorithmInit,
+      cfg,
+      env: spec.name,
+      analyzer: opts.analyzer,
+      analyzerApiKey: opts.analyzerApiKey,
+    });
     const skill = { algo: method, estimator: algo.outcomeEstimator };
     const best = new BestEval();
     if (resume) {
       if (resume.algoState !== null) {
-        if (!method.loadState) throw new Error(`train: the checkpoint holds algorithm state but ${cfg.algo} keeps none; resume with the run's own algorithm`);
+        if (!method.loadState)
+          throw new Error(
+            `train: the checkpoint holds algorithm state but ${cfg.algo} keeps none; resume with the ` +
+              `run's own algorithm`,
+          );
         method.loadState(resume.algoState);
-      } else if (method.saveState) throw new Error(`train: ${cfg.algo} keeps state across steps but the checkpoint holds none; resume with the run's own algorithm`);
+      } else if (method.saveState)
+        throw new Error(
+          `train: ${cfg.algo} keeps state across steps but the checkpoint holds none; resume with the ` +
+            `run's own algorithm`,
+        );
       await restoreAdam(optimizer, policy.params, resume.adam);
-      if (resume.best) Object.assign(best, { step: resume.best.step, score: resume.best.score, splits: { ...resume.best.splits } });
+      if (resume.best)
+        Object.assign(best, { step: resume.best.step, score: resume.best.score, splits: { ...resume.best.splits } });
     }
     opts.onPolicy?.(policy);
     const envVersions = { [spec.name]: spec.version };
     const shapes = new Map(Object.entries(policy.params).map(([k, v]) => [k, v.shape]));
     let refValues: Map<string, Float32Array> | null = resume?.reference ?? null;
     const checkpoint = async (step: number): Promise<CheckpointEvent> => {
-      refValues ??= new Map(await Promise.all(Object.entries(ref).map(async ([k, v]) => [k, (await v.data()) as Float32Array] as const)));
-      const weights = await savePolicy(policy, cfg.model, envVersions, { kind: 'checkpoint', step: String(step), seed: String(cfg.seed), historyTurns: String(cfg.historyTurns) });
-      const state = encodeTrainState({
-        step, seed: cfg.seed, envVersions, adam: await captureAdam(optimizer, policy.params), reference: refValues,
-        algoState: method.saveState ? method.saveState() : null, best: best.step >= 0 ? { step: best.step, score: best.score, splits: { ...best.splits } } : null,
-        undoneSteps, shrunkSteps,
-      }, shapes);
+      refValues ??= new Map(
+        await Promise.all(Object.entries(ref).map(async ([k, v]) => [k, (await v.data()) as Float32Array] as const)),
+      );
+      const weights = await savePolicy(policy, cfg.model, envVersions, {
+        kind: 'checkpoint',
+        step: String(step),
+        seed: String(cfg.seed),
+        historyTurns: String(cfg.historyTurns),
+      });
+      const state = encodeTrainState(
+        {
+          step,
+          seed: cfg.seed,
+          envVersions,
+          adam: await captureAdam(optimizer, policy.params),
+          reference: refValues,
+          algoState: method.saveState ? method.saveState() : null,
+          best: best.step >= 0 ? { step: best.step, score: best.score, splits: { ...best.splits } } : null,
+          undoneSteps,
+          shrunkSteps,
+        },
+        shapes,
+      );
       return { event: 'checkpoint', step, weights, state };
     };
-    yield { event: 'start', config: cfg, backend: opts.backend, params: paramCount, vocabSize: tok.size, envVersions, ...(resume ? { resumedFrom: resume.step } : {}) };
+    yield {
+      event: 'start',
+      config: cfg,
+      backend: opts.backend,
+      params: paramCount,
+      vocabSize: tok.size,
+      envVersions,
+      ...(resume ? { resumedFrom: resume.step } : {}),
+    };
     const hooks: StepHooks = { cancel: opts.cancel, onProgress: opts.onProgress, detail: !!opts.onStepDetail };
     const deferEval0 = cfg.evalEvery > 0 && !resume && !!opts.initialEvalAfterFirstStep;
     // A deferred step-0 evaluation acts as the policy did before step 1: an algorithm whose episode skill depends on
     // state (Skill-GRPO's memory) gets a second instance frozen at that state.
     let skill0 = skill;
     if (deferEval0 && method.episodeSkill && method.saveState) {
-      const m0 = algo.create({ ...opts.algorithmInit, cfg, env: spec.name, analyzer: opts.analyzer, analyzerApiKey: opts.analyzerApiKey });
+      const m0 = algo.create({
+        ...opts.algorithmInit,
+        cfg,
+        env: spec.name,
+        analyzer: opts.analyzer,
+        analyzerApiKey: opts.analyzerApiKey,
+      });
       m0.loadState?.(method.saveState());
       skill0 = { algo: m0, estimator: algo.outcomeEstimator };
     }
@@ -126,7 +191,8 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     const startEval = async (p: PolicyHandle, step: number, s: SkillState): Promise<{ ev: Promise<EvalEvent> }> => {
       const job = await evalJobs(p, spec, cfg, step, s, envVersions); // weights and skills read before training goes on
       const ev = threadedEvalEvent(job, evaluator!);
-      ev.catch(() => undefined); // a failure surfaces where it is awaited; none is left unhandled if the run stops first
+      // a failure surfaces where it is awaited; none is left unhandled if the run stops first
+      ev.catch(() => undefined);
       return { ev };
     };
     async function* flushEval(): AsyncGenerator<EvalEvent> {
@@ -151,10 +217,15 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       // A cut step may have changed the algorithm's state (Skill-GRPO's memory): keep it to put back.
       const algoState = opts.cancel && method.saveState ? method.saveState() : null;
       let ts = now();
-      const { event, group, tokens, detail } = yield* retryCancelled(step, 'step', () => {
-        ts = now();
-        return trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false, hooks);
-      }, () => algoState !== null && method.loadState?.(algoState));
+      const { event, group, tokens, detail } = yield* retryCancelled(
+        step,
+        'step',
+        () => {
+          ts = now();
+          return trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false, hooks);
+        },
+        () => algoState !== null && method.loadState?.(algoState),
+      );
       event.stepMs = now() - ts;
       event.elapsedMs = now() - t0;
       event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
@@ -167,11 +238,18 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
       yield { event: 'trajectories', step, group };
       if (deferEval0 && step === (resume?.step ?? 0) + 1) {
         // The reference policy is a frozen copy of the initial weights: the same numbers as evaluating before step 1.
-        const ev = evaluator ? await (await startEval({ ...policy, params: ref }, 0, skill0)).ev : yield* retryCancelled(0, 'eval', () => evalEvent({ ...policy, params: ref }, spec, cfg, root, 0, skill0, hooks));
+        const ev = evaluator
+          ? await (
+              await startEval({ ...policy, params: ref }, 0, skill0)
+            ).ev
+          : yield* retryCancelled(0, 'eval', () =>
+              evalEvent({ ...policy, params: ref }, spec, cfg, root, 0, skill0, hooks),
+            );
         best.offer(ev);
         yield ev;
       }
-      const checkpointDue = opts.checkpoints && cfg.checkpointEvery > 0 && (step % cfg.checkpointEvery === 0 || step === cfg.steps);
+      const checkpointDue =
+        opts.checkpoints && cfg.checkpointEvery > 0 && (step % cfg.checkpointEvery === 0 || step === cfg.steps);
       if (cfg.evalEvery > 0 && (step % cfg.evalEvery === 0 || step === cfg.steps)) {
         if (evaluator) {
           pendingEval = (await startEval(policy, step, skill)).ev;
@@ -211,7 +289,8 @@ function referenceFrom(st: TrainState, params: Params): Params {
   try {
     for (const [k, v] of Object.entries(params)) {
       const data = st.reference.get(k);
-      if (!data || data.length !== v.size) throw new Error(`checkpoint state: reference/${k} has ${data?.length ?? 'no'} values, expected ${v.size}`);
+      if (!data || data.length !== v.size)
+        throw new Error(`checkpoint state: reference/${k} has ${data?.length ?? 'no'} values, expected ${v.size}`);
       out[k] = tf.keep(tf.tensor(data, v.shape, 'float32'));
     }
   } catch (e) {

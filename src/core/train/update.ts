@@ -4,8 +4,8 @@
  *   L = agg(PPO-clip(ℓ, ℓ_old, A)) + β·agg(k3(ℓ, ℓ_ref)),
  * with token-mean aggregation whose divisor (total action tokens / miniBatches) is the same for every
  * mini-batch, and the global grad norm clipped to `maxGradNorm`.
- * With `topK` targets (Agentic-OPD's opdTopK > 0) each mini-batch's loss also gets coef × the token mean over distilled
- * tokens of the top-K reverse KL (`TopKTargets`), from the same forward pass.
+ * With `topK` targets (Agentic-OPD's opdTopK > 0) each mini-batch's loss also gets coef × the token mean over
+ * distilled tokens of the top-K reverse KL (`TopKTargets`), from the same forward pass.
  *
  * Target KL (Stable-Baselines3's `target_kl`): before a mini-batch's gradient is applied, its approximate
  * KL(π_old ‖ π) (token mean, `approxKlOld`) is measured; above 1.5·targetKl the step's remaining mini-batches and
@@ -18,7 +18,17 @@ import type { Params } from '../model/params';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { accumulate, applyClipped, microBatches } from '../optim/gradients';
 import { checkCancelled, type CancelSignal } from '../cancel';
-import { aggLoss, aggPlan, aggWeights, approxKlOld, klK3, ppoClipLoss, topKReverseKlLoss, type AggMode, type AggPlan } from '../algos/losses';
+import {
+  aggLoss,
+  aggPlan,
+  aggWeights,
+  approxKlOld,
+  klK3,
+  ppoClipLoss,
+  topKReverseKlLoss,
+  type AggMode,
+  type AggPlan,
+} from '../algos/losses';
 import { tokenLogProbsAt, topKIndex, type TopKTargets } from '../model/topk';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
@@ -54,9 +64,15 @@ export interface UpdateOptions {
   lossAgg?: AggMode;
   /** L_max (tokens) for `seq-mean-token-sum-norm` (default 12, RunConfig.maxActionTokens). */
   maxActionTokens?: number;
-  /** Target KL (nats): stop the step's update once a mini-batch's approximate KL(π_old ‖ π) exceeds 1.5× this. 0 or absent = never. */
+  /**
+   * Target KL (nats): stop the step's update once a mini-batch's approximate KL(π_old ‖ π) exceeds 1.5× this. 0 or
+   * absent = never.
+   */
   targetKl?: number;
-  /** Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384 / activationScale(cfg). */
+  /**
+   * Max padded tokens (rows × longest row) per micro-batch; bounds memory (wasm heap). Default 16384 /
+   * activationScale(cfg).
+   */
   microBatchTokens?: number;
 }
 
@@ -69,8 +85,16 @@ const DEFAULT_MICRO_TOKENS = 2048;
 
 /** Gradients and metric sums of one micro-batch (caller disposes everything returned). */
 function microGrads(
-  params: Params, cfg: ModelConfig, vars: tf.Variable[], x: UpdateInputs, offsets: number[], idx: number[], plan: AggPlan, o: UpdateOptions,
-  keepRatio = false, topDiv = 0,
+  params: Params,
+  cfg: ModelConfig,
+  vars: tf.Variable[],
+  x: UpdateInputs,
+  offsets: number[],
+  idx: number[],
+  plan: AggPlan,
+  o: UpdateOptions,
+  keepRatio = false,
+  topDiv = 0,
 ): { grads: Record<string, tf.Tensor>; metrics: tf.Tensor[]; tokens: number; ratio: tf.Tensor | null } {
   const mbSamples = idx.map((i) => x.samples[i]);
   const pick = (v: Float32Array) => {
@@ -84,7 +108,9 @@ function microGrads(
     return out;
   };
   const batch = buildScoreBatch(mbSamples, cfg, x.freeRow);
-  const advT = tf.tensor1d(pick(x.adv)), oldT = tf.tensor1d(pick(x.oldLogp)), refT = x.refLogp ? tf.tensor1d(pick(x.refLogp)) : null;
+  const advT = tf.tensor1d(pick(x.adv)),
+    oldT = tf.tensor1d(pick(x.oldLogp)),
+    refT = x.refLogp ? tf.tensor1d(pick(x.refLogp)) : null;
   const wT = tf.tensor1d(aggWeights(batch.lengths, plan));
   const top = x.topK && topDiv > 0 ? pickTopK(x.topK, offsets, idx, x.samples, topDiv, cfg.vocabSize) : null;
   let metrics: tf.Tensor[] = [];
@@ -98,10 +124,18 @@ function microGrads(
     const kl = refT ? klK3(logp, refT) : tf.zerosLike(logp);
     const pgLoss = aggLoss(pg.loss, wT, plan);
     const klLoss = aggLoss(kl, wT, plan);
-    metrics = [pgLoss, tf.sum(kl), tf.sum(pg.clipped), tf.sum(entropy), tf.sum(approxKlOld(logp, oldT)), tf.sum(pg.clippedLower)].map((t) => tf.keep(t));
+    metrics = [
+      pgLoss,
+      tf.sum(kl),
+      tf.sum(pg.clipped),
+      tf.sum(entropy),
+      tf.sum(approxKlOld(logp, oldT)),
+      tf.sum(pg.clippedLower),
+    ].map((t) => tf.keep(t));
     // Always a new tensor: `value` is disposed below while the kept metric tensors live on.
     let total = tf.add(pgLoss, tf.mul(klLoss, o.klBeta));
-    if (t && top) total = tf.add(total, tf.mul(tf.sum(tf.mul(topKReverseKlLoss(t.top, top.teacher), top.weight)), top.coef));
+    if (t && top)
+      total = tf.add(total, tf.mul(tf.sum(tf.mul(topKReverseKlLoss(t.top, top.teacher), top.weight)), top.coef));
     return (o.entropyCoef ? tf.sub(total, tf.mul(aggLoss(entropy, wT, plan), o.entropyCoef)) : total) as tf.Scalar;
   }, vars);
   tf.dispose([value, advT, oldT, wT, ...(refT ? [refT] : []), ...(top ? [top.index, top.teacher, top.weight] : [])]);
@@ -114,13 +148,23 @@ function microGrads(
  * A micro-batch's rows of the top-k targets as tensors (the caller disposes them): the index of its ids into [Mb, V]
  * (model/topk.ts topKIndex), the teacher's log-probs [Mb, K] and per-token weights gate/topDiv [Mb].
  */
-function pickTopK(t: TopKTargets, offsets: number[], idx: number[], samples: readonly ScoreSample[], topDiv: number, V: number) {
+function pickTopK(
+  t: TopKTargets,
+  offsets: number[],
+  idx: number[],
+  samples: readonly ScoreSample[],
+  topDiv: number,
+  V: number,
+) {
   const K = t.k;
   const Mb = idx.reduce((n, i) => n + samples[i].response.length, 0);
-  const ids = new Int32Array(Mb * K), teacher = new Float32Array(Mb * K), weight = new Float32Array(Mb);
+  const ids = new Int32Array(Mb * K),
+    teacher = new Float32Array(Mb * K),
+    weight = new Float32Array(Mb);
   let m = 0;
   for (const i of idx) {
-    const o = offsets[i], L = samples[i].response.length;
+    const o = offsets[i],
+      L = samples[i].response.length;
     ids.set(t.ids.subarray(o * K, (o + L) * K), m * K);
     for (let r = 0; r < L; r++) {
       const on = t.gate[o + r] !== 0;
@@ -130,7 +174,13 @@ function pickTopK(t: TopKTargets, offsets: number[], idx: number[], samples: rea
     }
     m += L;
   }
-  return { k: K, index: topKIndex(ids, K, V), teacher: tf.tensor2d(teacher, [Mb, K]), weight: tf.tensor1d(weight), coef: t.coef };
+  return {
+    k: K,
+    index: topKIndex(ids, K, V),
+    teacher: tf.tensor2d(teacher, [Mb, K]),
+    weight: tf.tensor1d(weight),
+    coef: t.coef,
+  };
 }
 
 /** Metrics of one update, averaged over mini-batches (token-weighted where per token). */
@@ -153,15 +203,18 @@ export interface UpdateMetrics {
 
 /** Safe points and progress of an update (core/cancel.ts). */
 export interface UpdateHooks {
-  /** Checked before every mini-batch; once set, `ppoUpdate` throws `RunCancelled` (the caller restores the weights and Adam state). */
+  /**
+   * Checked before every mini-batch; once set, `ppoUpdate` throws `RunCancelled` (the caller restores the weights and
+   * Adam state).
+   */
   cancel?: CancelSignal;
   /** Called after every mini-batch with the mini-batches done and planned (miniBatches · ppoEpochs). */
   onMiniBatch?: (done: number, total: number) => void;
   /**
    * When given (float32 [M], packed sample-major like `x.adv`), filled with each action token's PPO ratio
-   * ρ = π_θ/π_old = exp(ℓ − ℓ_old) (log-ratio clamped to [−20, 20]) exactly as the loss of its mini-batch computed it
-   * (float32, read back from the loss's own tensor), at the last applied mini-batch that used the token (with
-   * ppoEpochs > 1, the last epoch's); NaN stays where no applied mini-batch used it (target KL stopped the step
+   * ρ = π_θ/π_old = exp(ℓ − ℓ_old) (log-ratio clamped to [−20, 20]) exactly as the loss of its mini-batch
+   * computed it (float32, read back from the loss's own tensor), at the last applied mini-batch that used the token
+   * (with ppoEpochs > 1, the last epoch's); NaN stays where no applied mini-batch used it (target KL stopped the step
    * first). Reading it back changes no number of the update; it costs one read-back of the micro-batch's tokens.
    */
   ratio?: Float32Array;
@@ -169,10 +222,17 @@ export interface UpdateHooks {
 
 /**
  * Run the update; mutates `params` through `optimizer`. Leaves no new tensors behind except the optimizer's state.
- * @throws RunCancelled (core/cancel.ts) when `hooks.cancel` is set before a mini-batch; earlier mini-batches stay applied.
+ * @throws RunCancelled (core/cancel.ts) when `hooks.cancel` is set before a mini-batch; earlier mini-batches stay
+ * applied.
  */
 export async function ppoUpdate(
-  params: Params, cfg: ModelConfig, optimizer: tf.Optimizer, x: UpdateInputs, o: UpdateOptions, rng: Rng, hooks: UpdateHooks = {},
+  params: Params,
+  cfg: ModelConfig,
+  optimizer: tf.Optimizer,
+  x: UpdateInputs,
+  o: UpdateOptions,
+  rng: Rng,
+  hooks: UpdateHooks = {},
 ): Promise<UpdateMetrics> {
   const n = x.samples.length;
   const offsets: number[] = [];
@@ -182,13 +242,29 @@ export async function ppoUpdate(
     M += s.response.length;
   }
   const nMb = Math.min(o.miniBatches, n);
-  const plan = aggPlan(o.lossAgg ?? 'token-mean', x.samples.map((s) => s.response.length), nMb, o.maxActionTokens ?? 12);
+  const plan = aggPlan(
+    o.lossAgg ?? 'token-mean',
+    x.samples.map((s) => s.response.length),
+    nMb,
+    o.maxActionTokens ?? 12,
+  );
   const vars = Object.values(params) as tf.Variable[];
   // The top-k term's divisor: distilled tokens of the step per mini-batch (0 = no term).
   const topDiv = x.topK ? checkTopK(x.topK, M) / nMb : 0;
-  let sumLoss = 0, sumKl = 0, sumClip = 0, sumClipLower = 0, sumEnt = 0, sumNorm = 0, sumOldKl = 0, tokens = 0, updates = 0;
-  // Metrics are averaged over what was measured: action tokens (token-mean) or samples (seq-mean) of the mini-batches run.
-  let seenTok = 0, seenSamples = 0, stop = false;
+  let sumLoss = 0,
+    sumKl = 0,
+    sumClip = 0,
+    sumClipLower = 0,
+    sumEnt = 0,
+    sumNorm = 0,
+    sumOldKl = 0,
+    tokens = 0,
+    updates = 0;
+  // Metrics are averaged over what was measured: action tokens (token-mean) or samples (seq-mean) of the mini-batches
+  // run.
+  let seenTok = 0,
+    seenSamples = 0,
+    stop = false;
   for (let epoch = 0; epoch < o.ppoEpochs && !stop; epoch++) {
     const order = rng.shuffle([...Array(n).keys()]);
     for (let b = 0; b < nMb; b++) {
@@ -197,17 +273,29 @@ export async function ppoUpdate(
       // Gradient accumulation over micro-batches of bounded padded size; each uses the same constant divisor,
       // so the summed gradient equals the whole mini-batch's gradient.
       let grads: Record<string, tf.Tensor> | null = null;
-      let mbOldKl = 0, mbTok = 0;
+      let mbOldKl = 0,
+        mbTok = 0;
       const ratios: { micro: number[]; r: Float32Array }[] = [];
-      for (const micro of microBatches(idx, x.samples, o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))))) {
+      for (const micro of microBatches(
+        idx,
+        x.samples,
+        o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))),
+      )) {
         const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o, !!hooks.ratio, topDiv);
         grads = accumulate(grads, r.grads);
-        const [pgL, klS, clipS, entS, oldKlS, clipLowS, ratio] = await Promise.all([...r.metrics, ...(r.ratio ? [r.ratio] : [])].map((t) => t.data()));
+        const [pgL, klS, clipS, entS, oldKlS, clipLowS, ratio] = await Promise.all(
+          [...r.metrics, ...(r.ratio ? [r.ratio] : [])].map((t) => t.data()),
+        );
         if (r.ratio) {
           ratios.push({ micro, r: ratio as Float32Array });
           r.ratio.dispose();
         }
-        sumLoss += pgL[0]; sumKl += klS[0]; sumClip += clipS[0]; sumClipLower += clipLowS[0]; sumEnt += entS[0]; mbOldKl += oldKlS[0];
+        sumLoss += pgL[0];
+        sumKl += klS[0];
+        sumClip += clipS[0];
+        sumClipLower += clipLowS[0];
+        sumEnt += entS[0];
+        mbOldKl += oldKlS[0];
         for (const i of micro) mbTok += x.samples[i].response.length;
         tokens += r.tokens;
         tf.dispose(r.metrics);
@@ -220,7 +308,8 @@ export async function ppoUpdate(
         stop = true;
         break;
       }
-      // The applied mini-batch's ratios, in the packed order of x.adv (each micro-batch's tokens come in `micro` order).
+      // The applied mini-batch's ratios, in the packed order of x.adv (each micro-batch's tokens come in `micro`
+      // order).
       for (const { micro, r } of ratios) {
         let k = 0;
         for (const i of micro) {
@@ -236,8 +325,15 @@ export async function ppoUpdate(
     }
   }
   return {
-    policyLoss: (sumLoss * plan.divisor) / (plan.per === 'token' ? seenTok : seenSamples), kl: sumKl / seenTok, clipFraction: sumClip / seenTok, clipFractionLower: sumClipLower / seenTok,
-    entropy: sumEnt / seenTok, gradNorm: sumNorm / updates, approxKl: sumOldKl / seenTok, updates, tokens,
+    policyLoss: (sumLoss * plan.divisor) / (plan.per === 'token' ? seenTok : seenSamples),
+    kl: sumKl / seenTok,
+    clipFraction: sumClip / seenTok,
+    clipFractionLower: sumClipLower / seenTok,
+    entropy: sumEnt / seenTok,
+    gradNorm: sumNorm / updates,
+    approxKl: sumOldKl / seenTok,
+    updates,
+    tokens,
   };
 }
 
@@ -248,8 +344,12 @@ export async function ppoUpdate(
 function checkTopK(t: TopKTargets, M: number): number {
   if (!Number.isInteger(t.k) || t.k < 1) throw new Error(`ppoUpdate: top-k K must be a positive integer, got ${t.k}`);
   if (t.gate.length !== M || t.ids.length !== M * t.k || t.teacherLogp.length !== M * t.k)
-    throw new Error(`ppoUpdate: top-k targets hold gate ${t.gate.length}, ids ${t.ids.length}, teacher ${t.teacherLogp.length} entries; M = ${M} action tokens × K ${t.k} expected`);
-  if (!(t.coef >= 0) || !Number.isFinite(t.coef)) throw new Error(`ppoUpdate: top-k coef must be finite and ≥ 0, got ${t.coef}`);
+    throw new Error(
+      `ppoUpdate: top-k targets hold gate ${t.gate.length}, ids ${t.ids.length}, teacher ${t.teacherLogp.length} ` +
+        `entries; M = ${M} action tokens × K ${t.k} expected`,
+    );
+  if (!(t.coef >= 0) || !Number.isFinite(t.coef))
+    throw new Error(`ppoUpdate: top-k coef must be finite and ≥ 0, got ${t.coef}`);
   let n = 0;
   for (let m = 0; m < M; m++) if (t.gate[m]) n++;
   return n;

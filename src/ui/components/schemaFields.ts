@@ -5,7 +5,15 @@
  * Pure functions, so tests check them without a browser.
  */
 import {
-  ALGO_NAMES, fieldMeta, fieldSchema, fieldsOfGroup, FIELD_GROUPS, type FieldGroup, type FieldJsonSchema, type FieldMeta, type RunConfig,
+  ALGO_NAMES,
+  fieldMeta,
+  fieldSchema,
+  fieldsOfGroup,
+  FIELD_GROUPS,
+  type FieldGroup,
+  type FieldJsonSchema,
+  type FieldMeta,
+  type RunConfig,
   type RunConfigKey,
 } from '../../core/run/config';
 import { getEnvSpec } from '../../core/envs/registry';
@@ -36,8 +44,16 @@ export const OTHER_GROUPS: readonly FieldGroup[] = ['run', 'analyzer', 'internal
 export const PANEL_GROUPS: readonly FieldGroup[] = FIELD_GROUPS.filter((g) => !OTHER_GROUPS.includes(g));
 
 const HEADINGS: Partial<Record<FieldGroup, string>> = {
-  environment: 'Environment', training: 'Training', advanced: 'Advanced', opid: 'Skills (OPID)', 'skill-grpo': 'Skills (Skill-GRPO)',
-  rollouts: 'Rollouts', evaluation: 'Evaluation', settings: 'Settings', run: 'Run', analyzer: 'Analyzer',
+  environment: 'Environment',
+  training: 'Training',
+  advanced: 'Advanced',
+  opid: 'Skills (OPID)',
+  'skill-grpo': 'Skills (Skill-GRPO)',
+  rollouts: 'Rollouts',
+  evaluation: 'Evaluation',
+  settings: 'Settings',
+  run: 'Run',
+  analyzer: 'Analyzer',
 };
 
 /** The heading of a group in the page ("Skills (OPID)"); an unnamed group shows its name capitalised. */
@@ -51,7 +67,9 @@ export function groupVisible(group: FieldGroup, draft: Pick<RunConfig, 'algo'>):
 }
 
 /** The panel's groups that apply to the draft, each with its heading and fields (empty groups left out). */
-export function panelSections(draft: Pick<RunConfig, 'algo'>): { group: FieldGroup; heading: string; keys: RunConfigKey[] }[] {
+export function panelSections(
+  draft: Pick<RunConfig, 'algo'>,
+): { group: FieldGroup; heading: string; keys: RunConfigKey[] }[] {
   return PANEL_GROUPS.filter((g) => groupVisible(g, draft))
     .map((group) => ({ group, heading: groupHeading(group), keys: fieldsOfGroup(group) }))
     .filter((s) => s.keys.length > 0);
@@ -74,7 +92,13 @@ export function sentences(text: string): string[] {
     if (c === '(') depth++;
     else if (c === ')') depth = Math.max(0, depth - 1);
     else if (c === '"') quoted = !quoted;
-    else if (c === '.' && depth === 0 && !quoted && /^\s+\S/.test(text.slice(i + 1, i + 3)) && !ABBREVIATIONS.test(text.slice(start, i))) {
+    else if (
+      c === '.' &&
+      depth === 0 &&
+      !quoted &&
+      /^\s+\S/.test(text.slice(i + 1, i + 3)) &&
+      !ABBREVIATIONS.test(text.slice(start, i))
+    ) {
       out.push(text.slice(start, i + 1).trim());
       start = i + 1;
     }
@@ -124,7 +148,10 @@ export function fullHelp(meta: FieldMeta): string {
   return [meta.help, meta.recommended ? `Recommended: ${meta.recommended}.` : ''].filter(Boolean).join(' ');
 }
 
-/** The control a JSON-Schema type gets: enum or given options → select, boolean → checkbox, number → number input, string → text. */
+/**
+ * The control a JSON-Schema type gets: enum or given options → select, boolean → checkbox, number → number input,
+ * string → text.
+ */
 export function controlKind(json: FieldJsonSchema, options?: readonly string[]): ControlKind {
   if (options || json.enum) return 'select';
   if (json.type === 'boolean') return 'checkbox';
@@ -137,9 +164,21 @@ export function controlKind(json: FieldJsonSchema, options?: readonly string[]):
  * The control of one setting from its metadata and JSON-Schema facts (pure: works for a field not in the schema yet).
  * @param options options that depend on other settings (the env's presets); otherwise the enum's.
  */
-export function controlFrom(key: RunConfigKey, meta: FieldMeta, json: FieldJsonSchema, options?: readonly string[]): ControlSpec {
+export function controlFrom(
+  key: RunConfigKey,
+  meta: FieldMeta,
+  json: FieldJsonSchema,
+  options?: readonly string[],
+): ControlSpec {
   const kind = controlKind(json, options);
-  const spec: ControlSpec = { key, kind, label: meta.label, unit: meta.unit ?? '', hint: shortHint(meta.help), title: fullHelp(meta) };
+  const spec: ControlSpec = {
+    key,
+    kind,
+    label: meta.label,
+    unit: meta.unit ?? '',
+    hint: shortHint(meta.help),
+    title: fullHelp(meta),
+  };
   if (kind === 'select') {
     spec.options = options ?? json.enum;
     if (meta.optionLabels) spec.optionLabels = meta.optionLabels;

@@ -22,15 +22,20 @@ export interface FailureSummary {
 /** Merges `analyzerFailures` and `analyzerFailureReasons` of every step (events from older trainers may lack them). */
 export function summariseFailures(steps: readonly StepEvent[]): FailureSummary {
   const byReason = new Map<string, number>();
-  let total = 0, withFailures = 0, asGrpo = 0;
+  let total = 0,
+    withFailures = 0,
+    asGrpo = 0;
   for (const s of steps) {
     if (s.ranAsGrpo) asGrpo++;
     const n = s.analyzerFailures ?? 0;
     total += n;
     if (n > 0) withFailures++;
-    for (const [reason, count] of Object.entries(s.analyzerFailureReasons ?? {})) byReason.set(reason, (byReason.get(reason) ?? 0) + count);
+    for (const [reason, count] of Object.entries(s.analyzerFailureReasons ?? {}))
+      byReason.set(reason, (byReason.get(reason) ?? 0) + count);
   }
-  const reasons = [...byReason].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  const reasons = [...byReason]
+    .map(([reason, count]) => ({ reason, count }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
   return { total, steps: withFailures, stepsAsGrpo: asGrpo, reasons };
 }
 

@@ -48,7 +48,9 @@ export class AnalyzerState {
   /** True when the analyzer notice has failures the user has not dismissed. */
   showAnalyzerFailures = $derived(this.analyzerFailures.total > this.failuresDismissedAt);
   /** True when the prompt template differs from DEFAULT_HTTP_PROMPT. */
-  promptEdited = $derived(this.promptTemplate.system !== DEFAULT_HTTP_PROMPT.system || this.promptTemplate.user !== DEFAULT_HTTP_PROMPT.user);
+  promptEdited = $derived(
+    this.promptTemplate.system !== DEFAULT_HTTP_PROMPT.system || this.promptTemplate.user !== DEFAULT_HTTP_PROMPT.user,
+  );
 
   /**
    * @param host the page's run (its worker, draft settings and step events).
@@ -96,7 +98,12 @@ export class AnalyzerState {
     const d = this.host.draft;
     this.connection = { state: 'testing', text: `Testing ${d.analyzerModel || 'the model'}…` };
     try {
-      const r = await api.testAnalyzer({ baseUrl: d.analyzerUrl, model: d.analyzerModel, apiKey: this.analyzerKey, timeoutMs: d.analyzerTimeoutMs });
+      const r = await api.testAnalyzer({
+        baseUrl: d.analyzerUrl,
+        model: d.analyzerModel,
+        apiKey: this.analyzerKey,
+        timeoutMs: d.analyzerTimeoutMs,
+      });
       this.connection = { state: r.ok ? 'ok' : 'failed', text: redact(connectionText(r), this.analyzerKey) };
     } catch (e) {
       this.connection = { state: 'failed', text: redact(`Connection failed: ${message(e)}`, this.analyzerKey) };
@@ -110,7 +117,10 @@ export class AnalyzerState {
 
   /** The key and template as plain data (never a reactive proxy across the worker boundary). */
   extras(): AnalyzerExtras {
-    return { apiKey: this.analyzerKey, promptTemplate: { system: this.promptTemplate.system, user: this.promptTemplate.user } };
+    return {
+      apiKey: this.analyzerKey,
+      promptTemplate: { system: this.promptTemplate.system, user: this.promptTemplate.user },
+    };
   }
 
   /** Hands the key and template to the worker; failures are ignored (the next configure sends them again). */

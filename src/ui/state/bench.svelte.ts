@@ -5,7 +5,14 @@
  */
 import * as Comlink from 'comlink';
 import type { TrainerApi } from '../../worker/api';
-import { BENCH_BACKENDS, benchJson, benchLine, type BenchBackend, type BenchProgress, type BenchReport } from '../../core/bench/report';
+import {
+  BENCH_BACKENDS,
+  benchJson,
+  benchLine,
+  type BenchBackend,
+  type BenchProgress,
+  type BenchReport,
+} from '../../core/bench/report';
 import type { PageBenchSize } from '../../core/bench/workloads';
 
 /** Bench view state for one page; `api` returns the worker's API or null while none is up. */

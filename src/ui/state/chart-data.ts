@@ -52,7 +52,12 @@ export function stepRange(_u: unknown, min: number | null, max: number | null): 
 }
 
 /** One step metric as a single-line chart. */
-export function metricChart(steps: StepEvent[], label: string, pick: (s: StepEvent) => number, color: string = COLORS[0]): ChartData {
+export function metricChart(
+  steps: StepEvent[],
+  label: string,
+  pick: (s: StepEvent) => number,
+  color: string = COLORS[0],
+): ChartData {
   return { xs: steps.map((s) => s.step), series: [{ label, color, values: steps.map(pick) }] };
 }
 

@@ -64,8 +64,12 @@ export function heatmap(val: ValRecord, kept: Iterable<number> = []): Heatmap {
       const rate = c.passRates[task];
       const solved = rate >= SOLVED_AT;
       return {
-        task, rate, solved,
-        label: `step ${c.step}, val task ${task} (${val.taskTypes[task]}): pass rate ${pct(rate)} (${Math.round(rate * val.samples)} of ${val.samples})${solved ? ', solved' : ''}`,
+        task,
+        rate,
+        solved,
+        label:
+          `step ${c.step}, val task ${task} (${val.taskTypes[task]}): pass rate ${pct(rate)} (${Math.round(rate * val.samples)} ` +
+          `of ${val.samples})${solved ? ', solved' : ''}`,
       };
     }),
   }));
@@ -105,20 +109,44 @@ export function coverageBars(val: ValRecord): CoverageBars {
   return {
     bestStep: c.best.step,
     bars: [
-      { id: 'best', label: `Best checkpoint (step ${c.best.step})`, value: of(c.best.solved), text: `${c.best.solved} of ${c.tasks} val tasks solved (${pct(of(c.best.solved))})` },
-      { id: 'union', label: 'Union of all checkpoints', value: of(c.union.solved), text: `${c.union.solved} of ${c.tasks} val tasks solved by some checkpoint (${pct(of(c.union.solved))})` },
-      { id: 'oracle', label: 'Oracle (best checkpoint per task)', value: c.oracleMeanPassRate, text: `mean pass rate ${pct(c.oracleMeanPassRate)}` },
+      {
+        id: 'best',
+        label: `Best checkpoint (step ${c.best.step})`,
+        value: of(c.best.solved),
+        text: `${c.best.solved} of ${c.tasks} val tasks solved (${pct(of(c.best.solved))})`,
+      },
+      {
+        id: 'union',
+        label: 'Union of all checkpoints',
+        value: of(c.union.solved),
+        text: `${c.union.solved} of ${c.tasks} val tasks solved by some checkpoint (${pct(of(c.union.solved))})`,
+      },
+      {
+        id: 'oracle',
+        label: 'Oracle (best checkpoint per task)',
+        value: c.oracleMeanPassRate,
+        text: `mean pass rate ${pct(c.oracleMeanPassRate)}`,
+      },
     ],
     byType: Object.entries(c.byTaskType).map(([type, n]) => ({ type, tasks: n.tasks, best: n.best, union: n.union })),
     noise: noiseText(c.union.solved - c.best.solved, c.noise.atRecorded, c.noise.atMoreSamples),
   };
 }
 
-/** The coverage noise line: observed gap, the gap one policy would show at r episodes per task, and at the what-if r. */
+/**
+ * The coverage noise line: observed gap, the gap one policy would show at r episodes per task, and at the what-if r.
+ */
 function noiseText(observed: number, n: NoiseBaseline, m: NoiseBaseline): string {
   const f = (x: number) => x.toFixed(1);
-  const more = observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap ? ` With ${m.samples} episodes per task it would be ${f(m.expectedGap)}.` : '';
-  return `Union − best: ${observed} val tasks. If all ${n.checkpoints} checkpoints were one policy (each task's pass rate pooled over them), noise alone would give ${f(n.expectedGap)} at ${n.samples} episodes per task (best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}).${more}`;
+  const more =
+    observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap
+      ? ` With ${m.samples} episodes per task it would be ${f(m.expectedGap)}.`
+      : '';
+  return (
+    `Union − best: ${observed} val tasks. If all ${n.checkpoints} checkpoints were one policy ` +
+    `(each task's pass rate pooled over them), noise alone would give ${f(n.expectedGap)} at ${n.samples} ` +
+    `episodes per task (best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}).${more}`
+  );
 }
 
 /** A val task the best checkpoint fails that an earlier checkpoint solved. */
@@ -136,7 +164,9 @@ export function forgottenTasks(val: ValRecord): ForgottenTask[] {
   const c = coverage(val);
   const best = val.checkpoints.find((x) => x.step === c.best.step)!;
   return c.forgotten.tasks.map((task) => ({
-    task, type: val.taskTypes[task], bestRate: best.passRates[task],
+    task,
+    type: val.taskTypes[task],
+    bestRate: best.passRates[task],
     solvedAt: val.checkpoints.filter((x) => x.step < c.best.step && x.passRates[task] >= SOLVED_AT).map((x) => x.step),
   }));
 }
@@ -158,9 +188,15 @@ export function roundRows(rounds: readonly TeacherRoundView[]): RoundRow[] {
   return rounds.map((r) => {
     const sorted = [...r.scores].sort((a, b) => (a.id === r.teacherId ? -1 : b.id === r.teacherId ? 1 : a.id - b.id));
     return {
-      round: r.round, afterStep: r.afterStep, studentSolved: r.studentSolved, nothingToLearn: r.nothingToLearn,
+      round: r.round,
+      afterStep: r.afterStep,
+      studentSolved: r.studentSolved,
+      nothingToLearn: r.nothingToLearn,
       teacher: r.teacherId === null ? 'one per task (union)' : `step ${r.teacherId}`,
-      scores: sorted.map((s) => `step ${s.id}: score ${+s.score.toFixed(3)} (gain ${s.gain}, ${s.typeCoverage} type${s.typeCoverage === 1 ? '' : 's'})`),
+      scores: sorted.map(
+        (s) =>
+          `step ${s.id}: score ${+s.score.toFixed(3)} (gain ${s.gain}, ${s.typeCoverage} type${s.typeCoverage === 1 ? '' : 's'})`,
+      ),
     };
   });
 }
@@ -182,9 +218,19 @@ export interface LadPoint {
  * the step's teacher rollout calls (G episodes each) into episodes.
  */
 export function ladSeries(steps: readonly StepEvent[], groupSize: number): LadPoint[] {
-  return steps.flatMap((s) => (typeof s.ladShare === 'number'
-    ? [{ step: s.step, ladShare: s.ladShare, teacherId: s.teacherId ?? null, reverseKl: s.reverseKl ?? 0, teacherEpisodes: (s.teacherRolloutCalls ?? 0) * groupSize }]
-    : []));
+  return steps.flatMap((s) =>
+    typeof s.ladShare === 'number'
+      ? [
+          {
+            step: s.step,
+            ladShare: s.ladShare,
+            teacherId: s.teacherId ?? null,
+            reverseKl: s.reverseKl ?? 0,
+            teacherEpisodes: (s.teacherRolloutCalls ?? 0) * groupSize,
+          },
+        ]
+      : [],
+  );
 }
 
 /** A byte count in words: "392 kB", "3.1 MB" (powers of 1000). */

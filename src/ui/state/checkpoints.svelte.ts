@@ -54,7 +54,9 @@ export class CheckpointsState {
         this.message = this.run.error ?? 'the distillation stage could not be configured';
         return;
       }
-      this.message = `Distilling into the checkpoint of step ${plan.studentStep} from ${plan.teachers.length} teacher${plan.teachers.length === 1 ? '' : 's'} (steps ${plan.teachers.join(', ')}).`;
+      this.message =
+        `Distilling into the checkpoint of step ${plan.studentStep} from ${plan.teachers.length} ` +
+        `teacher${plan.teachers.length === 1 ? '' : 's'} (steps ${plan.teachers.join(', ')}).`;
       await this.refresh();
       void this.run.start();
     } catch (e) {
@@ -64,7 +66,10 @@ export class CheckpointsState {
     }
   }
 
-  /** Downloads the solved matrix as `val.json` (the run record's format; `npm run coverage` reads it in a run directory). */
+  /**
+   * Downloads the solved matrix as `val.json` (the run record's format; `npm run coverage` reads it in a run
+   * directory).
+   */
   downloadVal(): void {
     const val = this.snapshot?.val;
     if (!val) return;

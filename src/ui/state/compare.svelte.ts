@@ -21,7 +21,13 @@ export class CompareState {
   table = $derived.by((): CompareTable | null => {
     if (!this.records.length) return null;
     const names = this.records.map((r) => r.name);
-    return compareRuns(this.records.map((r, i) => ({ name: names.indexOf(r.name) !== i ? `${r.name} (${r.id})` : r.name, run: r.run, events: r.events })));
+    return compareRuns(
+      this.records.map((r, i) => ({
+        name: names.indexOf(r.name) !== i ? `${r.name} (${r.id})` : r.name,
+        run: r.run,
+        events: r.events,
+      })),
+    );
   });
 
   constructor(private readonly run: RunState) {}

@@ -6,7 +6,16 @@ import type { RecordEvent } from '../../core/run/record';
 import type { ChartData } from './chart-data';
 
 /** Line colours of the compared runs, in selection order (readable on light and dark backgrounds). */
-export const RUN_COLORS = ['#3b82f6', '#e8590c', '#22a35a', '#a855f7', '#d6336c', '#0ea5e9', '#ca8a04', '#64748b'] as const;
+export const RUN_COLORS = [
+  '#3b82f6',
+  '#e8590c',
+  '#22a35a',
+  '#a855f7',
+  '#d6336c',
+  '#0ea5e9',
+  '#ca8a04',
+  '#64748b',
+] as const;
 
 /** The colour of the i-th compared run (cycling through RUN_COLORS). */
 export function runColor(i: number): string {
@@ -21,7 +30,8 @@ export function runColor(i: number): string {
 export function smooth(values: readonly (number | null)[], w: number): (number | null)[] {
   if (!(w >= 0 && w < 1)) throw new Error(`smoothing must be in [0, 1), got ${w}`);
   if (w === 0) return [...values];
-  let s = 0, n = 0;
+  let s = 0,
+    n = 0;
   return values.map((v) => {
     if (v === null) return null;
     s = w * s + (1 - w) * v;
@@ -56,18 +66,43 @@ function stepMetric(field: string): CompareMetric['points'] {
 function evalMetric(split: string): CompareMetric['points'] {
   return (events) => {
     const m = new Map<number, number>();
-    for (const e of events) if (e.event === 'eval' && Object.hasOwn(e.splits, split)) m.set(e.step, e.splits[split].successRate);
+    for (const e of events)
+      if (e.event === 'eval' && Object.hasOwn(e.splits, split)) m.set(e.step, e.splits[split].successRate);
     return m;
   };
 }
 
 /** The overlaid charts, in display order. */
 export const COMPARE_METRICS: readonly CompareMetric[] = [
-  { id: 'train-success', title: 'Train success', unit: '% of the step\'s episodes', rate: true, points: stepMetric('successRate') },
-  { id: 'test-seen', title: 'Test-seen success', unit: '% of episodes, per evaluation', rate: true, points: evalMetric('test-seen') },
-  { id: 'test-unseen', title: 'Test-unseen success', unit: '% of episodes, per evaluation', rate: true, points: evalMetric('test-unseen') },
+  {
+    id: 'train-success',
+    title: 'Train success',
+    unit: "% of the step's episodes",
+    rate: true,
+    points: stepMetric('successRate'),
+  },
+  {
+    id: 'test-seen',
+    title: 'Test-seen success',
+    unit: '% of episodes, per evaluation',
+    rate: true,
+    points: evalMetric('test-seen'),
+  },
+  {
+    id: 'test-unseen',
+    title: 'Test-unseen success',
+    unit: '% of episodes, per evaluation',
+    rate: true,
+    points: evalMetric('test-unseen'),
+  },
   { id: 'reward', title: 'Outcome reward', unit: 'mean R per episode', rate: false, points: stepMetric('rewardMean') },
-  { id: 'policy-loss', title: 'Policy loss', unit: 'PPO-clip, token-mean', rate: false, points: stepMetric('policyLoss') },
+  {
+    id: 'policy-loss',
+    title: 'Policy loss',
+    unit: 'PPO-clip, token-mean',
+    rate: false,
+    points: stepMetric('policyLoss'),
+  },
   { id: 'kl', title: 'KL to reference', unit: 'k3, nats/token', rate: false, points: stepMetric('kl') },
   { id: 'entropy', title: 'Entropy', unit: 'nats/token', rate: false, points: stepMetric('entropy') },
 ];
@@ -76,13 +111,20 @@ export const COMPARE_METRICS: readonly CompareMetric[] = [
  * One chart of `metric` with a line per run (label = run name, colour = runColor(i)), x = the union of the runs'
  * steps, each line smoothed with weight `w` over its own points.
  */
-export function compareChart(runs: readonly { name: string; events: readonly RecordEvent[] }[], metric: CompareMetric, w: number): ChartData {
+export function compareChart(
+  runs: readonly { name: string; events: readonly RecordEvent[] }[],
+  metric: CompareMetric,
+  w: number,
+): ChartData {
   const pts = runs.map((r) => metric.points(r.events));
   const xs = [...new Set(pts.flatMap((p) => [...p.keys()]))].sort((a, b) => a - b);
   return {
     xs,
     series: runs.map((r, i) => {
-      const own = smooth(xs.filter((x) => pts[i].has(x)).map((x) => pts[i].get(x)!), w);
+      const own = smooth(
+        xs.filter((x) => pts[i].has(x)).map((x) => pts[i].get(x)!),
+        w,
+      );
       let k = 0;
       return { label: r.name, color: runColor(i), values: xs.map((x) => (pts[i].has(x) ? own[k++] : null)) };
     }),
@@ -96,9 +138,10 @@ export function compareChart(runs: readonly { name: string; events: readonly Rec
 export const SHORT_NAME = 64;
 
 /**
- * A run name cut to at most `max` characters for legends and cards: a longer one keeps its first ⌈(max − 1)/2⌉ and
- * last ⌊(max − 1)/2⌋ characters around `…` (the end holds what tells runs apart, e.g. the start time), e.g.
- * `shortName('grpo household/easy seed 1', 11) → "grpo …eed 1"`. The view shows the whole name as the element's title.
+ * A run name cut to at most `max` characters for legends and cards: a longer one keeps its first ⌈(max − 1)/2⌉
+ * and last ⌊(max − 1)/2⌋ characters around `…` (the end holds what tells runs apart, e.g. the start time), e.g.
+ * `shortName('grpo household/easy seed 1', 11) → "grpo …eed 1"`. The view shows the whole name as the element's
+ * title.
  */
 export function shortName(name: string, max = SHORT_NAME): string {
   if (name.length <= max) return name;

@@ -7,7 +7,8 @@
 import type { TokenArrays } from '../../core/train/step-detail';
 
 /** A quantity a token can be coloured by. */
-export type ExplorerQuantity = 'adv' | 'aEp' | 'aSkill' | 'logpOld' | 'logpRef' | 'logpSkill' | 'kl' | 'entropy' | 'ratio';
+export type ExplorerQuantity =
+  'adv' | 'aEp' | 'aSkill' | 'logpOld' | 'logpRef' | 'logpSkill' | 'kl' | 'entropy' | 'ratio';
 
 /**
  * How a quantity is shown: its label, unit and colour scheme (`diverging`: sign matters; `sequential`: magnitude;
@@ -24,17 +25,70 @@ export interface QuantityInfo {
 
 /** Every quantity, in menu order. */
 export const QUANTITIES: readonly QuantityInfo[] = [
-  { id: 'adv', label: 'A (total advantage)', unit: '', scheme: 'diverging', help: 'The per-token advantage the update used: A_ep, plus λ·A_skill under OPID.' },
-  { id: 'aEp', label: 'A_ep (outcome advantage)', unit: '', scheme: 'diverging', help: 'The group advantage of the trajectory, plus ω·A_step with GiGPO.' },
-  { id: 'aSkill', label: 'A_skill (skill advantage)', unit: '', scheme: 'diverging', help: 'OPID: ℓ_skill − ℓ_old, z-scored over the step when the Z-score setting is on, then clipped; before λ.' },
-  { id: 'logpOld', label: 'ℓ_old (old log-prob)', unit: 'nats', scheme: 'sequential', help: 'Log-prob of the token under the pre-update policy that sampled it.' },
-  { id: 'logpRef', label: 'ℓ_ref (reference log-prob)', unit: 'nats', scheme: 'sequential', help: 'Log-prob under the frozen reference policy (scored for every group when β > 0, else for group 0 only).' },
-  { id: 'logpSkill', label: 'ℓ_skill (log-prob with the skill)', unit: 'nats', scheme: 'sequential', help: 'OPID: the old policy\'s log-prob with the routed skill in the prompt.' },
-  { id: 'kl', label: 'KL k3 (old ‖ ref)', unit: 'nats', scheme: 'sequential', help: 'exp(δ) − δ − 1 with δ = ℓ_ref − ℓ_old, clamped to [−10, 10] (Schulman 2020), as the kl metric.' },
-  { id: 'entropy', label: 'Entropy', unit: 'nats', scheme: 'sequential', help: 'Entropy of the distribution the token was sampled from.' },
   {
-    id: 'ratio', label: 'ρ = π_θ/π_old (PPO ratio)', unit: '', scheme: 'ratio',
-    help: 'exp(ℓ − ℓ_old) as the update\'s loss computed it at the token\'s mini-batch (1 at the first; outside [1 − ε, 1 + ε] the clip may act), Schulman et al. 2017, eq. 7.',
+    id: 'adv',
+    label: 'A (total advantage)',
+    unit: '',
+    scheme: 'diverging',
+    help: 'The per-token advantage the update used: A_ep, plus λ·A_skill under OPID.',
+  },
+  {
+    id: 'aEp',
+    label: 'A_ep (outcome advantage)',
+    unit: '',
+    scheme: 'diverging',
+    help: 'The group advantage of the trajectory, plus ω·A_step with GiGPO.',
+  },
+  {
+    id: 'aSkill',
+    label: 'A_skill (skill advantage)',
+    unit: '',
+    scheme: 'diverging',
+    help: 'OPID: ℓ_skill − ℓ_old, z-scored over the step when the Z-score setting is on, then ' + 'clipped; before λ.',
+  },
+  {
+    id: 'logpOld',
+    label: 'ℓ_old (old log-prob)',
+    unit: 'nats',
+    scheme: 'sequential',
+    help: 'Log-prob of the token under the pre-update policy that sampled it.',
+  },
+  {
+    id: 'logpRef',
+    label: 'ℓ_ref (reference log-prob)',
+    unit: 'nats',
+    scheme: 'sequential',
+    help: 'Log-prob under the frozen reference policy (scored for every group when β > 0, else for group 0 only).',
+  },
+  {
+    id: 'logpSkill',
+    label: 'ℓ_skill (log-prob with the skill)',
+    unit: 'nats',
+    scheme: 'sequential',
+    help: "OPID: the old policy's log-prob with the routed skill in the prompt.",
+  },
+  {
+    id: 'kl',
+    label: 'KL k3 (old ‖ ref)',
+    unit: 'nats',
+    scheme: 'sequential',
+    help: 'exp(δ) − δ − 1 with δ = ℓ_ref − ℓ_old, clamped to [−10, 10] (Schulman 2020), as ' + 'the kl metric.',
+  },
+  {
+    id: 'entropy',
+    label: 'Entropy',
+    unit: 'nats',
+    scheme: 'sequential',
+    help: 'Entropy of the distribution the token was sampled from.',
+  },
+  {
+    id: 'ratio',
+    label: 'ρ = π_θ/π_old (PPO ratio)',
+    unit: '',
+    scheme: 'ratio',
+    help:
+      "exp(ℓ − ℓ_old) as the update's loss computed it at the token's mini-batch (1 at the " +
+      'first; outside [1 − ε, 1 + ε] the clip may act), Schulman et al. 2017, eq. 7.',
   },
 ];
 
@@ -48,15 +102,24 @@ export function quantityInfo(q: ExplorerQuantity): QuantityInfo {
 /** The stored vector behind a quantity, or null when the step did not compute it for this group. */
 function vector(t: TokenArrays, q: ExplorerQuantity): Float32Array | null {
   switch (q) {
-    case 'adv': return t.adv;
-    case 'aEp': return t.aEp;
-    case 'aSkill': return t.aSkill;
-    case 'logpOld': return t.logpOld;
-    case 'logpRef': return t.logpRef;
-    case 'logpSkill': return t.logpSkill;
-    case 'entropy': return t.entropy;
-    case 'kl': return t.logpRef;
-    case 'ratio': return t.ratio;
+    case 'adv':
+      return t.adv;
+    case 'aEp':
+      return t.aEp;
+    case 'aSkill':
+      return t.aSkill;
+    case 'logpOld':
+      return t.logpOld;
+    case 'logpRef':
+      return t.logpRef;
+    case 'logpSkill':
+      return t.logpSkill;
+    case 'entropy':
+      return t.entropy;
+    case 'kl':
+      return t.logpRef;
+    case 'ratio':
+      return t.ratio;
   }
 }
 
@@ -80,8 +143,14 @@ export function tokenQuantity(t: TokenArrays, q: ExplorerQuantity, m: number): n
 }
 
 /** The colour scale of a quantity over tokens [from, to): min and max of the finite values (0, 0 when none). */
-export function quantityRange(t: TokenArrays, q: ExplorerQuantity, from = 0, to = t.ids.length): { min: number; max: number } {
-  let min = Infinity, max = -Infinity;
+export function quantityRange(
+  t: TokenArrays,
+  q: ExplorerQuantity,
+  from = 0,
+  to = t.ids.length,
+): { min: number; max: number } {
+  let min = Infinity,
+    max = -Infinity;
   for (let m = from; m < to; m++) {
     const x = tokenQuantity(t, q, m);
     if (x === null || !Number.isFinite(x)) continue;
@@ -94,10 +163,14 @@ export function quantityRange(t: TokenArrays, q: ExplorerQuantity, from = 0, to 
 /**
  * A CSS background for value `v` on a range: diverging quantities green for positive, red for negative, opacity ∝
  * |v| / max(|min|, |max|); a ratio the same around 1 (green above, red below, opacity ∝ |v − 1| / max(|min − 1|,
- * |max − 1|)); sequential ones orange, opacity ∝ (v − min)/(max − min). At most 0.65 so text stays readable; '' for
- * null or a flat range.
+ * |max − 1|)); sequential ones orange, opacity ∝ (v − min)/(max − min). At most 0.65 so text stays readable; ''
+ * for null or a flat range.
  */
-export function quantityColour(v: number | null, range: { min: number; max: number }, scheme: QuantityInfo['scheme']): string {
+export function quantityColour(
+  v: number | null,
+  range: { min: number; max: number },
+  scheme: QuantityInfo['scheme'],
+): string {
   if (v === null || !Number.isFinite(v)) return '';
   if (scheme === 'ratio') return quantityColour(v - 1, { min: range.min - 1, max: range.max - 1 }, 'diverging');
   if (scheme === 'diverging') {

@@ -34,7 +34,12 @@ export class ExplorerState {
   /** The "Act with the current policy" panel beside the turn view. */
   readonly act: ActPanelState;
 
-  constructor(private readonly api: () => Pick<TrainerApi, 'explorerIndex' | 'explorerGroup' | 'explorerOpenRun' | 'actStart' | 'actStep'> | null) {
+  constructor(
+    private readonly api: () => Pick<
+      TrainerApi,
+      'explorerIndex' | 'explorerGroup' | 'explorerOpenRun' | 'actStart' | 'actStep'
+    > | null,
+  ) {
     this.act = new ActPanelState(api);
   }
 
@@ -102,11 +107,14 @@ export class ExplorerState {
     this.error = '';
     if (!entry && held.length) {
       entry = held.reduce((a, b) => (Math.abs(b.step - step) < Math.abs(a.step - step) ? b : a));
-      this.error = `Step ${step} is not held (the explorer keeps every group of the last ${this.index.recentSteps} steps and group 0 of every ${this.index.sampleEvery}th older step); showing step ${entry.step}.`;
+      this.error =
+        `Step ${step} is not held (the explorer keeps every group of the last ${this.index.recentSteps} ` +
+        `steps and group 0 of every ${this.index.sampleEvery}th older step); showing step ${entry.step}.`;
     }
     if (!entry) return;
     this.step = entry.step;
-    const g = group !== undefined && entry.groups.some((x) => x.group === group) ? group : entry.groups[0]?.group ?? 0;
+    const g =
+      group !== undefined && entry.groups.some((x) => x.group === group) ? group : (entry.groups[0]?.group ?? 0);
     await this.load(entry.step, g);
   }
 

@@ -13,8 +13,8 @@ export function pct(x: number | null | undefined, digits = 1): string {
 
 /**
  * Below this magnitude a value is shown as 0: floating-point round-off, not a measurement. E.g. the sampled KL k3
- * of a policy against an identical reference is mean(e^d − d − 1) ≈ d²/2 ≈ 1e-15 nats/token when the two float32
- * log-probs differ in their last bit (d ≈ 4e-8); the CLI's 4 decimals show it as 0.0000.
+ * of a policy against an identical reference is mean(e^d − d − 1) ≈ d²/2 ≈ 1e-15 nats/token when the two
+ * float32 log-probs differ in their last bit (d ≈ 4e-8); the CLI's 4 decimals show it as 0.0000.
  */
 export const ROUND_OFF = 1e-12;
 

@@ -5,8 +5,9 @@
  * Written: the schema version `v`, the environment version of the run's env, and every field that differs from the
  * shipped defaults. Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` …
  * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named, an unknown key with the
- * setting it most likely meant (`nearestKey`); a `?` right after the `#` is dropped; an extra `#` is read as `&` and named; a link from an older
- * schema is migrated; a link made with another environment version opens with a notice. Never throws.
+ * setting it most likely meant (`nearestKey`); a `?` right after the `#` is dropped; an extra `#` is read as `&` and
+ * named; a link from an older schema is migrated; a link made with another environment version opens with a notice.
+ * Never throws.
  */
 import { getEnvSpec } from '../../core/envs/registry';
 import { editDistance } from '../../core/envs/hint';
@@ -32,9 +33,11 @@ const MAX_KEY = 40;
 /** At most this many problems are listed one by one; the rest are counted in one more issue. */
 const MAX_ISSUES = 20;
 /** Link keys that are not settings: the schema version and the environment version. */
-const VERSION_KEY = 'v', ENV_VERSION_KEY = 'envVersion';
+const VERSION_KEY = 'v',
+  ENV_VERSION_KEY = 'envVersion';
 /** Link keys of the stored checkpoint a run starts from: its name and the sha256 of its bytes. */
-const CHECKPOINT_KEY = 'ckpt', CHECKPOINT_SHA_KEY = 'ckptSha256';
+const CHECKPOINT_KEY = 'ckpt',
+  CHECKPOINT_SHA_KEY = 'ckptSha256';
 
 /** The stored checkpoint a linked run starts from: its name and the sha256 (64 lowercase hex digits) of its bytes. */
 export interface LinkCheckpoint {
@@ -56,15 +59,26 @@ const MIN_SECRET = 4;
  *   (say, a key pasted into the model field) is left out. Secrets shorter than 4 characters are ignored.
  * @param checkpoint the stored checkpoint the run starts from, written last as `ckpt=<name>&ckptSha256=<hex>`.
  */
-export function encodeHash(config: RunConfig, secrets: readonly string[] = [], checkpoint: LinkCheckpoint | null = null): string {
+export function encodeHash(
+  config: RunConfig,
+  secrets: readonly string[] = [],
+  checkpoint: LinkCheckpoint | null = null,
+): string {
   const left = new Set(fieldsHoldingSecret(config, secrets));
-  const parts = [`${VERSION_KEY}=${SCHEMA_VERSION}`, `${ENV_VERSION_KEY}=${encodeURIComponent(getEnvSpec(config.env).version)}`];
+  const parts = [
+    `${VERSION_KEY}=${SCHEMA_VERSION}`,
+    `${ENV_VERSION_KEY}=${encodeURIComponent(getEnvSpec(config.env).version)}`,
+  ];
   for (const key of RUN_CONFIG_KEYS) {
     const v = config[key];
     if (key === 'schemaVersion' || v === DEFAULT_CONFIG[key] || left.has(key)) continue;
     parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
-  if (checkpoint) parts.push(`${CHECKPOINT_KEY}=${encodeURIComponent(checkpoint.name)}`, `${CHECKPOINT_SHA_KEY}=${checkpoint.sha256}`);
+  if (checkpoint)
+    parts.push(
+      `${CHECKPOINT_KEY}=${encodeURIComponent(checkpoint.name)}`,
+      `${CHECKPOINT_SHA_KEY}=${checkpoint.sha256}`,
+    );
   return parts.join('&');
 }
 
@@ -106,7 +120,10 @@ function typed(key: RunConfigKey, value: string): unknown {
 function notANumber(key: RunConfigKey, value: string): ConfigIssue | null {
   if (typeof DEFAULT_CONFIG[key] !== 'number' || readNumberText(value) !== null) return null;
   const what = value === '' ? 'empty' : `"${short(visibleText(value))}" is not a number`;
-  return { field: key, message: `${what}; write ${acceptedText(key)} in ${NUMBER_TEXT_RULE}, e.g. ${key}=${DEFAULT_CONFIG[key]}; ignored` };
+  return {
+    field: key,
+    message: `${what}; write ${acceptedText(key)} in ${NUMBER_TEXT_RULE}, e.g. ${key}=${DEFAULT_CONFIG[key]}; ignored`,
+  };
 }
 
 /** Link keys that are not run settings but are read (versions, start checkpoint): no suggestion is made for them. */
@@ -116,8 +133,8 @@ const OTHER_KEYS = [VERSION_KEY, ENV_VERSION_KEY, CHECKPOINT_KEY, CHECKPOINT_SHA
  * The run-config field (or link key) an unknown link key most likely meant, or null: the field whose CLI flag it is
  * (`lr` → learningRate, `tasks` → tasksPerStep), the field it names in another case or spelling (`LR_SCHEDULE`,
  * `lr-schedule` → lrSchedule), else the field or link key whose name or flag is nearest by edit distance, within
- * max(1, ⌊length/3⌋) edits of the key folded the same way (`seeds` → seed); ties go to the earlier field in schema
- * order.
+ * max(1, ⌊length/3⌋) edits of the key folded the same way (`seeds` → seed); ties go to the earlier field in
+ * schema order.
  */
 export function nearestKey(key: string): string | null {
   const fold = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
@@ -165,9 +182,11 @@ function decodeOrNull(s: string): string | null {
  */
 function doublyEncoded(key: string, value: string): ConfigIssue | null {
   const badKey = ESCAPE.test(key);
-  const choice = isRunConfigKey(key) && (typeof DEFAULT_CONFIG[key] !== 'string' || fieldSchema(key).enum !== undefined);
+  const choice =
+    isRunConfigKey(key) && (typeof DEFAULT_CONFIG[key] !== 'string' || fieldSchema(key).enum !== undefined);
   if (!badKey && !(choice && ESCAPE.test(value))) return null;
-  const k2 = badKey ? decodeOrNull(key) : key, v2 = decodeOrNull(value);
+  const k2 = badKey ? decodeOrNull(key) : key,
+    v2 = decodeOrNull(value);
   if (k2 === null || v2 === null) return null;
   const fixed = v2 === '' && /[=&]/.test(k2) ? k2 : `${k2}=${v2}`;
   // The whole link encoded twice decodes once into one key holding `=` and `&`: it is the link, not a setting.
@@ -175,7 +194,10 @@ function doublyEncoded(key: string, value: string): ConfigIssue | null {
   const seen = `${key}${badKey && value === '' ? '' : `=${value}`}`;
   return {
     field,
-    message: `percent-encoded twice ("${short(seen)}" still holds %-escapes after decoding; "%25" is an encoded "%"), ignored; the link should read ${field === '(link)' ? '#' : ''}${short(fixed)}. Copy the link again with Copy link, or decode it once`,
+    message:
+      `percent-encoded twice ("${short(seen)}" still holds %-escapes after decoding; "%25" is an ` +
+      `encoded "%"), ignored; the link should read ${field === '(link)' ? '#' : ''}${short(fixed)}. ` +
+      `Copy the link again with Copy link, or decode it once`,
   };
 }
 
@@ -197,12 +219,23 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   // `key=value…`. It is decoded and read, and named (a link encoded twice still holds escapes: doublyEncoded).
   const whole = /[=&]/.test(body) || !ESCAPE.test(body) ? null : decodeOrNull(body);
   if (whole !== null && /^[^=&#%]+=/.test(whole)) {
-    issues.push({ field: '(link)', message: `this link was percent-encoded as a whole ("${short(body)}"); it was decoded once and read. It should read #${short(whole)}. Copy the link again with Copy link` });
+    issues.push({
+      field: '(link)',
+      message:
+        `this link was percent-encoded as a whole ("${short(body)}"); it was decoded once and ` +
+        `read. It should read #${short(whole)}. Copy the link again with Copy link`,
+    });
     body = whole;
   }
   const hashes = body.split('#').length; // the leading one, plus each extra one
   if (hashes > 1)
-    issues.push({ field: '(link)', message: `holds ${hashes} "#" signs where a link has one, before its settings (#v=${SCHEMA_VERSION}&seed=3…); each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or remove it)` });
+    issues.push({
+      field: '(link)',
+      message:
+        `holds ${hashes} "#" signs where a link has one, before its settings (#v=${SCHEMA_VERSION}&seed=3…); ` +
+        `each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or ` +
+        `remove it)`,
+    });
   for (const part of body.split(/[&#]/)) {
     const eq = part.indexOf('=');
     if (!part || eq === 0) continue; // `&&` or `=x`: no key
@@ -230,18 +263,38 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   raw.delete('schemaVersion');
   const linkEnvVersion = raw.get(ENV_VERSION_KEY) || undefined;
   raw.delete(ENV_VERSION_KEY);
-  const ckptName = raw.get(CHECKPOINT_KEY), ckptSha = raw.get(CHECKPOINT_SHA_KEY);
+  const ckptName = raw.get(CHECKPOINT_KEY),
+    ckptSha = raw.get(CHECKPOINT_SHA_KEY);
   raw.delete(CHECKPOINT_KEY);
   raw.delete(CHECKPOINT_SHA_KEY);
   let checkpoint: LinkCheckpoint | null = null;
   if (ckptName !== undefined || ckptSha !== undefined) {
-    if (ckptName && ckptSha !== undefined && /^[0-9a-f]{64}$/.test(ckptSha)) checkpoint = { name: ckptName, sha256: ckptSha };
-    else issues.push({ field: CHECKPOINT_KEY, message: `a start checkpoint needs both ${CHECKPOINT_KEY} (its name) and ${CHECKPOINT_SHA_KEY} (64 hex digits); ignored, so the run starts as Start from says` });
+    if (ckptName && ckptSha !== undefined && /^[0-9a-f]{64}$/.test(ckptSha))
+      checkpoint = { name: ckptName, sha256: ckptSha };
+    else
+      issues.push({
+        field: CHECKPOINT_KEY,
+        message:
+          `a start checkpoint needs both ${CHECKPOINT_KEY} (its name) and ${CHECKPOINT_SHA_KEY} ` +
+          `(64 hex digits); ignored, so the run starts as Start from says`,
+      });
   }
   const v = vText === undefined ? 1 : Number(vText);
-  if (!Number.isInteger(v) || v < 1) issues.push({ field: VERSION_KEY, message: `schema version "${short(vText ?? '')}" is not a version number; read as the current one` });
-  else if (v > SCHEMA_VERSION) issues.push({ field: VERSION_KEY, message: `made by a newer version (schema ${v}; this page reads ${SCHEMA_VERSION}): settings it does not know are ignored` });
-  else for (let from = v; from < SCHEMA_VERSION; from++) issues.push(...(Object.hasOwn(MIGRATIONS, from) ? MIGRATIONS[from](raw) : []));
+  if (!Number.isInteger(v) || v < 1)
+    issues.push({
+      field: VERSION_KEY,
+      message: `schema version "${short(vText ?? '')}" is not a version number; read as the current one`,
+    });
+  else if (v > SCHEMA_VERSION)
+    issues.push({
+      field: VERSION_KEY,
+      message:
+        `made by a newer version (schema ${v}; this page reads ${SCHEMA_VERSION}): settings it ` +
+        `does not know are ignored`,
+    });
+  else
+    for (let from = v; from < SCHEMA_VERSION; from++)
+      issues.push(...(Object.hasOwn(MIGRATIONS, from) ? MIGRATIONS[from](raw) : []));
 
   const partial: Record<string, unknown> = Object.create(null);
   const notNumbers: ConfigIssue[] = [];
@@ -253,7 +306,12 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   const r = parseRunConfigLenient(partial);
   const current = getEnvSpec(r.config.env).version;
   if (linkEnvVersion !== undefined && linkEnvVersion !== current)
-    issues.push({ field: ENV_VERSION_KEY, message: `made with environment version ${short(linkEnvVersion)}; this is ${current}: the tasks may differ, so its results are not comparable with this run's` });
+    issues.push({
+      field: ENV_VERSION_KEY,
+      message:
+        `made with environment version ${short(linkEnvVersion)}; this is ${current}: the tasks may ` +
+        `differ, so its results are not comparable with this run's`,
+    });
   const twice = [...dupes].map(([field, d]) => ({
     field,
     message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
@@ -266,7 +324,10 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     const near = nearestKey(i.field);
     return near === null ? i : { ...i, message: `unknown setting, ignored; did you mean ${near}?` };
   });
-  const capped = all.length > MAX_ISSUES ? [...listed, { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }] : listed;
+  const capped =
+    all.length > MAX_ISSUES
+      ? [...listed, { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }]
+      : listed;
   return { config: r.config, issues: capped, ...(checkpoint ? { checkpoint } : {}) };
 }
 

@@ -3,14 +3,26 @@
  * zod wording, "accepted: an integer in [1, 256]"); the page names the field by its visible label and says the
  * rule in one sentence, e.g. "Tasks per step (B) must be an integer from 1 to 256." Pure functions.
  */
-import { describeField, fieldMeta, fieldSchema, isRunConfigKey, RUN_CONFIG_KEYS, type ConfigIssue, type FieldJsonSchema, type RunConfigKey } from '../../core/run/config';
+import {
+  describeField,
+  fieldMeta,
+  fieldSchema,
+  isRunConfigKey,
+  RUN_CONFIG_KEYS,
+  type ConfigIssue,
+  type FieldJsonSchema,
+  type RunConfigKey,
+} from '../../core/run/config';
 
 /**
  * The label of every setting on the page, from the schema (`fieldMeta(key).label`). A null-prototype object: look
  * keys up through `labelOf` (or check `isRunConfigKey` first).
  */
 export const FIELD_LABELS: Readonly<Record<RunConfigKey, string>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<RunConfigKey, string>, Object.fromEntries(RUN_CONFIG_KEYS.map((k) => [k, fieldMeta(k).label]))),
+  Object.assign(
+    Object.create(null) as Record<RunConfigKey, string>,
+    Object.fromEntries(RUN_CONFIG_KEYS.map((k) => [k, fieldMeta(k).label])),
+  ),
 );
 
 /** The visible label of a config key; anything else (an unknown link key, "constructor") is shown as itself. */
@@ -54,9 +66,7 @@ export function plainIssue(issue: ConfigIssue, value?: unknown): string {
   // Anything else is a cross-field rule or a link note ("must be ≤ tasksPerStep·groupSize (64); lower miniBatches
   // or raise B·G"): keep its words, naming fields by their labels. Only camelCase words are keys there: "the http
   // analyzer needs a model name" means the words, not the fields.
-  const text = issue.message
-    .replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => labelOf(w))
-    .replace(/\.?$/, '.');
+  const text = issue.message.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => labelOf(w)).replace(/\.?$/, '.');
   return /^must /.test(text) ? `${label} ${text}` : `${label}: ${text}`;
 }
 
@@ -80,7 +90,11 @@ export function linkIssueText(issue: ConfigIssue): string {
 export function linkNoticeHeading(issues: readonly ConfigIssue[]): string {
   const ignored = issues.some((i) => i.field !== 'v' && /\b(ignored|not accepted)\b/.test(i.message));
   const repeated = issues.some((i) => /^given (twice|\d+ times); using /.test(i.message));
-  if (ignored && repeated) return 'Some settings in this link were ignored or given more than once; defaults (or the last value) are used instead:';
+  if (ignored && repeated)
+    return (
+      'Some settings in this link were ignored or given more than once; defaults (or the last value) ' +
+      'are used instead:'
+    );
   if (ignored) return 'Some settings in this link were ignored; defaults are used instead:';
   if (repeated) return 'Some settings in this link were given more than once; the last value is used:';
   return 'Notes on this link; its settings are used as read:';

@@ -27,7 +27,8 @@ export interface ProgressSummary {
 
 /** Words for a phase. */
 export function phaseLabel(p: Pick<PhaseProgress, 'phase' | 'step'>): string {
-  if (p.phase === 'eval') return p.step === 0 ? 'evaluating before training (step 0)' : `evaluating after step ${p.step}`;
+  if (p.phase === 'eval')
+    return p.step === 0 ? 'evaluating before training (step 0)' : `evaluating after step ${p.step}`;
   return p.phase === 'rollout' ? `rollouts of step ${p.step}` : `update of step ${p.step}`;
 }
 

@@ -4,7 +4,10 @@
  * judges actions: leading spaces dropped, runs of whitespace as one space, lower-case.
  */
 
-/** The typed text as compared: leading whitespace dropped, whitespace runs as one space (a trailing one kept), lower-case. */
+/**
+ * The typed text as compared: leading whitespace dropped, whitespace runs as one space (a trailing one kept),
+ * lower-case.
+ */
 export function typed(text: string): string {
   return text.replace(/^\s+/, '').replace(/\s+/g, ' ').toLowerCase();
 }

@@ -51,7 +51,10 @@ export class PlayState {
       this.error = `Task index must be an integer ≥ 0 (got ${this.index}); type a whole number such as 0 or 357.`;
       return;
     }
-    await this.call((api) => api.playStart({ env: this.env, preset: this.preset, split: this.split, index: this.index }), null);
+    await this.call(
+      (api) => api.playStart({ env: this.env, preset: this.preset, split: this.split, index: this.index }),
+      null,
+    );
   }
 
   /** Starts the task drawn from `seed` (the same seed, the same task), then moves the seed on by one. */
@@ -61,7 +64,9 @@ export class PlayState {
       this.error = `Seed must be an integer between −2147483647 and 2147483647 (got ${seed}).`;
       return;
     }
-    if (await this.call((api) => api.playStart({ env: this.env, preset: this.preset, split: this.split, seed }), seed)) {
+    if (
+      await this.call((api) => api.playStart({ env: this.env, preset: this.preset, split: this.split, seed }), seed)
+    ) {
       this.index = this.view?.index ?? this.index;
       this.seed = seed + 1;
     }
@@ -84,7 +89,10 @@ export class PlayState {
   }
 
   /** Runs one worker call; returns whether it succeeded (else `error` says why). */
-  private async call(f: (api: Pick<TrainerApi, 'playStart' | 'playStep'>) => Promise<PlayView>, drawnFrom: number | null): Promise<boolean> {
+  private async call(
+    f: (api: Pick<TrainerApi, 'playStart' | 'playStep'>) => Promise<PlayView>,
+    drawnFrom: number | null,
+  ): Promise<boolean> {
     const api = this.api();
     if (!api) {
       this.error = 'the training worker is not ready yet (it is starting, or failed: see the Train view)';

@@ -4,7 +4,13 @@
  * progress; the worker does every tensor op and stores the weights in IndexedDB.
  */
 import * as Comlink from 'comlink';
-import { PRETRAIN_ITERS_DEFAULT, PRETRAIN_ITERS_MAX, type PretrainProgress, type PretrainRequest, type PretrainResult } from '../../worker/api';
+import {
+  PRETRAIN_ITERS_DEFAULT,
+  PRETRAIN_ITERS_MAX,
+  type PretrainProgress,
+  type PretrainRequest,
+  type PretrainResult,
+} from '../../worker/api';
 import { duration, num } from './format';
 import type { RunState } from './run.svelte';
 
@@ -18,13 +24,19 @@ function message(e: unknown): string {
 
 /** The problem with an iterations value, as a sentence; '' when fine. */
 export function itersIssue(iters: number): string {
-  return Number.isInteger(iters) && iters >= 1 && iters <= PRETRAIN_ITERS_MAX ? '' : `Iterations must be an integer from 1 to ${PRETRAIN_ITERS_MAX}.`;
+  return Number.isInteger(iters) && iters >= 1 && iters <= PRETRAIN_ITERS_MAX
+    ? ''
+    : `Iterations must be an integer from 1 to ${PRETRAIN_ITERS_MAX}.`;
 }
 
 /** The sentence shown when a pretraining has stored its weights. */
 export function doneMessage(r: PretrainResult): string {
-  const where = r.weights ? `Saved as "${r.weights.name}" in this browser (Weights panel); press its "Start from" to train from it.` : '';
-  return `Pretraining done: ${r.iters} iterations, loss ${num(r.loss)} nats/token, ${duration(r.elapsedMs)}. ${where}`.trim();
+  const where = r.weights
+    ? `Saved as "${r.weights.name}" in this browser (Weights panel); press its "Start from" to train from it.`
+    : '';
+  return (
+    `Pretraining done: ${r.iters} iterations, loss ${num(r.loss)} nats/token, ${duration(r.elapsedMs)}. ` + `${where}`
+  ).trim();
 }
 
 /** One pretraining at a time, driven through the run's worker. */
@@ -42,7 +54,9 @@ export class PretrainState {
   /** The iterations field's problem, '' when valid. */
   issue = $derived(itersIssue(this.iters));
   /** A pretraining is in the worker (running or paused). */
-  active = $derived(this.phase === 'running' || this.phase === 'pausing' || this.phase === 'paused' || this.phase === 'aborting');
+  active = $derived(
+    this.phase === 'running' || this.phase === 'pausing' || this.phase === 'paused' || this.phase === 'aborting',
+  );
   /** Pretrain can begin: none active, a valid iteration count and run config, and the worker idle. */
   canStart = $derived.by(() => !this.active && !this.issue && this.run.valid && !this.trainerBusy());
   /** Resume can continue a paused one: the worker is not training. */
@@ -69,8 +83,13 @@ export class PretrainState {
     if (!api || !this.canStart) return;
     const c = this.run.config;
     const req: PretrainRequest = {
-      env: c.env, preset: c.preset, model: c.model, seed: c.seed, iters: this.iters,
-      historyTurns: c.historyTurns, maxActionTokens: c.maxActionTokens,
+      env: c.env,
+      preset: c.preset,
+      model: c.model,
+      seed: c.seed,
+      iters: this.iters,
+      historyTurns: c.historyTurns,
+      maxActionTokens: c.maxActionTokens,
     };
     this.request = req;
     this.progress = null;
@@ -146,7 +165,9 @@ export class PretrainState {
     this.run.pretraining = false;
     if (!this.active) return;
     this.phase = 'error';
-    this.message = 'The training worker was replaced (backend change or crash), so the pretraining was lost; press Pretrain to begin again.';
+    this.message =
+      'The training worker was replaced (backend change or crash), so the pretraining was lost; press ' +
+      'Pretrain to begin again.';
   }
 
   /** True while the worker trains or starts. */

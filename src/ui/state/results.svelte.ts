@@ -1,8 +1,8 @@
 /**
  * The Results view's state (a Svelte 5 reactive class): the results table opened from a table.json file (the one
  * `npm run experiment -- opid-table` writes), validated with src/core/run/table-schema.ts, which evaluation the
- * tables show (final or best), whether their cells show success or the paired difference to the baseline, and the message of a file that could not be opened. A bad file leaves the table
- * already shown in place.
+ * tables show (final or best), whether their cells show success or the paired difference to the baseline, and the
+ * message of a file that could not be opened. A bad file leaves the table already shown in place.
  */
 import type { Pick } from '../../core/run/aggregate';
 import { parseResultsTable, type ResultsTable } from '../../core/run/table-schema';
@@ -36,7 +36,10 @@ export class ResultsState {
     this.loading = true;
     try {
       if (file.size > MAX_TABLE_BYTES)
-        throw new Error(`${file.name}: ${file.size} bytes is more than a table.json holds (at most ${MAX_TABLE_BYTES}); open the table.json of \`npm run experiment\``);
+        throw new Error(
+          `${file.name}: ${file.size} bytes is more than a table.json holds (at most ${MAX_TABLE_BYTES}); ` +
+            `open the table.json of \`npm run experiment\``,
+        );
       const t = parseResultsTable(await file.text(), file.name);
       this.table = t;
       this.fileName = file.name;

@@ -41,7 +41,15 @@ export function splitViews(t: ResultsTable, pick: Pick): SplitView[] {
   const rows = t[pick];
   return t.splits.map((split) => {
     const prefix = `${split}/`;
-    const taskTypes = [...new Set(rows.flatMap((r) => Object.keys(r.cells).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length))))].sort();
+    const taskTypes = [
+      ...new Set(
+        rows.flatMap((r) =>
+          Object.keys(r.cells)
+            .filter((k) => k.startsWith(prefix))
+            .map((k) => k.slice(prefix.length)),
+        ),
+      ),
+    ].sort();
     const cell = (r: (typeof rows)[number], k: string) => (Object.hasOwn(r.cells, k) ? r.cells[k] : null);
     const diff = (r: (typeof rows)[number], k: string) => (Object.hasOwn(r.diff, k) ? r.diff[k] : null);
     return {
@@ -60,7 +68,10 @@ export function splitViews(t: ResultsTable, pick: Pick): SplitView[] {
   });
 }
 
-/** A chart per split: x = every evaluation step of any method; one line per method (mean over seeds; null where a method did not evaluate). Empty when the file holds no curves. */
+/**
+ * A chart per split: x = every evaluation step of any method; one line per method (mean over seeds; null where a method
+ * did not evaluate). Empty when the file holds no curves.
+ */
 export function curveCharts(t: ResultsTable): { split: string; data: ChartData }[] {
   const curves = t.curves ?? [];
   if (!curves.length) return [];

@@ -64,7 +64,10 @@ export abstract class RunControl extends RunEvents {
   initWeights = $state<string | null>(null);
   /** Where the configured run's weights come from, as the worker resolved it; null before the first configure. */
   initSource = $state.raw<InitSource | null>(null);
-  /** True while the configured run is a stored run continued from its checkpoint (Runs → Resume); a configure clears it. */
+  /**
+   * True while the configured run is a stored run continued from its checkpoint (Runs → Resume); a configure clears
+   * it.
+   */
   resumed = $state(false);
   /** Why the base policy asked for could not be used (the run starts from scratch); null when none or dismissed. */
   baseNotice = $state<string | null>(null);
@@ -80,7 +83,10 @@ export abstract class RunControl extends RunEvents {
    */
   readonly analyzer = new AnalyzerState(this, () => this.writeHash());
 
-  /** True once the configured run has built its analyzer (its first update began): a new key or template waits for Reset. */
+  /**
+   * True once the configured run has built its analyzer (its first update began): a new key or template waits for
+   * Reset.
+   */
   runStarted = $derived(this.startInfo !== null || this.phase === 'running' || this.stepsDone > 0);
   /** Estimated time to finish the remaining steps (ms), or null when unknown. */
   etaMs = $derived(this.msPerStep == null ? null : Math.max(0, this.config.steps - this.stepsDone) * this.msPerStep);
@@ -88,7 +94,10 @@ export abstract class RunControl extends RunEvents {
   busy = $derived(this.phase === 'running' || this.phase === 'booting' || this.pretraining);
   /** True when the draft has no problems. */
   valid = $derived(this.fieldIssues.length === 0);
-  /** True when Stop can end the run: it is training, or paused (a started run); not while a pretraining holds the worker. */
+  /**
+   * True when Stop can end the run: it is training, or paused (a started run); not while a pretraining holds the
+   * worker.
+   */
   canStop = $derived((this.phase === 'running' || this.phase === 'paused') && !this.pretraining);
   /**
    * What a running run does before its first update completes (which takes seconds on wasm, minutes on an emulated
@@ -183,7 +192,10 @@ export abstract class RunControl extends RunEvents {
       if (this.trainer !== trainer || seq !== this.configureSeq) return; // replaced or reset meanwhile
       this.phase = 'done';
       this.progress.ended();
-      this.sayPhase(`Stopped after step ${this.stepsDone} of ${this.config.steps}: the run is kept (Runs lists it as stopped; its weights can still be saved). Start begins a new run.`);
+      this.sayPhase(
+        `Stopped after step ${this.stepsDone} of ${this.config.steps}: the run is kept (Runs lists it as ` +
+          `stopped; its weights can still be saved). Start begins a new run.`,
+      );
     } catch (e) {
       this.error = `stop: ${message(e)}`;
     } finally {
@@ -249,9 +261,13 @@ export abstract class RunControl extends RunEvents {
     if (this.discarding) return;
     this.takeEvent(e);
     if (e.event === 'interrupted' && !this.stopping) {
-      this.sayPhase(e.phase === 'step'
-        ? `Paused: step ${e.step} was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.`
-        : `Paused: the evaluation ${e.step === 0 ? 'before training' : `after step ${e.step}`} was cut off and will run again on Resume.`);
+      this.sayPhase(
+        e.phase === 'step'
+          ? `Paused: step ${e.step} was cut off at a safe point and discarded whole; Resume or Step ` +
+              `redoes it with the same numbers.`
+          : `Paused: the evaluation ${e.step === 0 ? 'before training' : `after step ${e.step}`} was cut ` +
+              `off and will run again on Resume.`,
+      );
     }
   }
 

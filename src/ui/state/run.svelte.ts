@@ -26,7 +26,9 @@ export { RunEvents } from './run-events.svelte';
 export class RunState extends RunControl {
   /** Fields of the opened link that were ignored, and why. */
   linkIssues = $state.raw<ConfigIssue[]>([]);
-  /** The stored checkpoint an opened link starts from when this browser does not have it (Import offers it); else null. */
+  /**
+   * The stored checkpoint an opened link starts from when this browser does not have it (Import offers it); else null.
+   */
   missingCheckpoint = $state.raw<LinkCheckpoint | null>(null);
 
   /** Reads the link in `location.hash`, starts the worker on the chosen backend and loads the config. */
@@ -64,7 +66,11 @@ export class RunState extends RunControl {
     if (!c || !this.api) return false;
     try {
       const info = await this.api.importWeights(c.name, new Uint8Array(await file.arrayBuffer()));
-      if (info.sha256 !== c.sha256) throw new Error(`${file.name} has sha256 ${info.sha256.slice(0, 12)}…, the link's checkpoint "${c.name}" has ${c.sha256.slice(0, 12)}…; it is stored, but this is not the link's run`);
+      if (info.sha256 !== c.sha256)
+        throw new Error(
+          `${file.name} has sha256 ${info.sha256.slice(0, 12)}…, the link's checkpoint "${c.name}" has ${c.sha256.slice(0, 12)}…; ` +
+            `it is stored, but this is not the link's run`,
+        );
       this.missingCheckpoint = null;
       await this.startFrom(c.name, info.modelSize);
       return true;
@@ -86,13 +92,15 @@ export class RunState extends RunControl {
   async setField<K extends RunConfigKey>(key: K, value: RunConfig[K]): Promise<void> {
     this.draft = { ...this.draft, [key]: value };
     this.clearTransientNotice();
-    if (key.startsWith('analyzer')) this.analyzer.connection = { state: 'idle', text: '' }; // the last test was of other settings
+    // the last test was of other settings
+    if (key.startsWith('analyzer')) this.analyzer.connection = { state: 'idle', text: '' };
     let next: RunConfig;
     try {
       next = parseRunConfig(this.draft);
     } catch (e) {
       // Each invalid field keeps its own issue (a cross-field one too, while another field is out of range).
-      this.fieldIssues = e instanceof ConfigError ? draftIssues(this.draft, this.config) : [{ field: key, message: message(e) }];
+      this.fieldIssues =
+        e instanceof ConfigError ? draftIssues(this.draft, this.config) : [{ field: key, message: message(e) }];
       return;
     }
     this.fieldIssues = [];
@@ -218,7 +226,10 @@ export class RunState extends RunControl {
 
   /** Writes the link of the current config (without the API key; with the start checkpoint) into `location.hash`. */
   protected writeHash(): void {
-    const c = this.initWeights && this.initSource?.kind === 'checkpoint' && this.initSource.sha256 ? { name: this.initWeights, sha256: this.initSource.sha256 } : this.missingCheckpoint;
+    const c =
+      this.initWeights && this.initSource?.kind === 'checkpoint' && this.initSource.sha256
+        ? { name: this.initWeights, sha256: this.initSource.sha256 }
+        : this.missingCheckpoint;
     history.replaceState(null, '', `#${encodeHash(this.config, [this.analyzer.analyzerKey], c)}`);
   }
 }

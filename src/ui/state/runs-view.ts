@@ -16,8 +16,8 @@ export function runsUsage(loaded: boolean, runs: number, bytes: number): string 
 
 /**
  * The browser's own figure beside `runsUsage`, from `navigator.storage.estimate()` (bytes), e.g. `storageText(1468006,
- * 10 * 2 ** 30) → "browser reports 1.4 MB used of 10.00 GB"`. It is a different measure: everything this page stores (runs,
- * weights), as the browser keeps it (possibly compressed, and rounded on purpose), so it can be smaller than the
+ * 10 * 2 ** 30) → "browser reports 1.4 MB used of 10.00 GB"`. It is a different measure: everything this page stores
+ * (runs, weights), as the browser keeps it (possibly compressed, and rounded on purpose), so it can be smaller than the
  * runs' files; STORAGE_NOTE says so.
  */
 export function storageText(usage: number, quota: number): string {
@@ -26,7 +26,9 @@ export function storageText(usage: number, quota: number): string {
 
 /** Why the browser's figure can be smaller than the runs' files (the usage line's tooltip). */
 export const STORAGE_NOTE =
-  "The runs' size is the sum of their files as Export writes them. The browser's figure is its own estimate of everything this page stores (runs and weights), kept compressed where the browser compresses and rounded on purpose, so it can be smaller.";
+  "The runs' size is the sum of their files as Export writes them. The browser's figure is its own " +
+  'estimate of everything this page stores (runs and weights), kept compressed where the browser ' +
+  'compresses and rounded on purpose, so it can be smaller.';
 
 /** The Runs table's text when it has no rows: LOADING_RUNS until the first list answer, then how to make a run. */
 export function noRunsText(loaded: boolean, ext: string): string {
@@ -43,7 +45,10 @@ export function runFileName(name: string, ext: string): string {
  * checkpoint before its last step, and is not the run being recorded now. Null when none.
  */
 export function interruptedRun(runs: readonly RunInfo[], activeId: string | null): RunInfo | null {
-  return runs.find((r) => !r.done && r.id !== activeId && r.lastCheckpoint !== null && r.lastCheckpoint < r.stepsPlanned) ?? null;
+  return (
+    runs.find((r) => !r.done && r.id !== activeId && r.lastCheckpoint !== null && r.lastCheckpoint < r.stepsPlanned) ??
+    null
+  );
 }
 
 /**
@@ -79,13 +84,16 @@ export function importedRunName(name: string, taken: readonly string[]): string 
  * a stored checkpoint before its last planned step.
  */
 export function resumability(
-  r: Pick<RunInfo, 'id' | 'done' | 'stopped' | 'lastCheckpoint' | 'stepsPlanned' | 'stepsDone' | 'checkpointEvery'>, activeId: string | null,
+  r: Pick<RunInfo, 'id' | 'done' | 'stopped' | 'lastCheckpoint' | 'stepsPlanned' | 'stepsDone' | 'checkpointEvery'>,
+  activeId: string | null,
 ): { resume: boolean; why: string | null } {
   if (r.id === activeId || (r.done && !r.stopped)) return { resume: false, why: null };
   if (r.lastCheckpoint === null) {
-    const when = r.checkpointEvery > 0
-      ? `the first comes at step ${r.checkpointEvery} (“Checkpoint every” ${r.checkpointEvery}) and it ${r.stopped ? 'was stopped' : 'was interrupted'} at step ${r.stepsDone}`
-      : 'checkpoints were off (“Checkpoint every” 0)';
+    const when =
+      r.checkpointEvery > 0
+        ? `the first comes at step ${r.checkpointEvery} (“Checkpoint every” ${r.checkpointEvery}) and ` +
+          `it ${r.stopped ? 'was stopped' : 'was interrupted'} at step ${r.stepsDone}`
+        : 'checkpoints were off (“Checkpoint every” 0)';
     return { resume: false, why: `cannot resume: no checkpoint was stored (${when}); start it again instead` };
   }
   if (r.lastCheckpoint >= r.stepsPlanned) return { resume: false, why: null };

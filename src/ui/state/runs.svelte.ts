@@ -15,7 +15,6 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-
 /** Stored runs of this browser profile, and the verbs on them. */
 export class RunsState {
   runs = $state.raw<RunInfo[]>([]);
@@ -58,13 +57,15 @@ export class RunsState {
     try {
       if (this.watched !== api) {
         this.watched = api;
-        await api.watchRuns(Comlink.proxy((s: RecordStatus) => {
-          this.status = s;
-          this.activeId = s.id;
-          if (s.error) this.error = s.error;
-          // The list follows each write: the end's write turns the run from "recording" into finished.
-          void this.refresh();
-        }));
+        await api.watchRuns(
+          Comlink.proxy((s: RecordStatus) => {
+            this.status = s;
+            this.activeId = s.id;
+            if (s.error) this.error = s.error;
+            // The list follows each write: the end's write turns the run from "recording" into finished.
+            void this.refresh();
+          }),
+        );
       }
       const l = await api.listRuns();
       this.runs = l.runs;
@@ -104,7 +105,10 @@ export class RunsState {
     const name = this.runs.find((r) => r.id === id)?.name ?? id;
     return this.act('export', async (api) => {
       const bytes = await api.exportRun(id);
-      download(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }), runFileName(name, PACK_EXTENSION));
+      download(
+        new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
+        runFileName(name, PACK_EXTENSION),
+      );
       this.message = `Exported "${name}" (${bytesText(bytes.length)}).`;
     });
   }
@@ -125,16 +129,24 @@ export class RunsState {
    */
   importFile(file: File): Promise<boolean> {
     return this.act('import', async (api) => {
-      if (file.size > MAX_PACK_BYTES) throw new Error(`${file.name} is ${bytesText(file.size)}; the most a run file may be is ${bytesText(MAX_PACK_BYTES)}`);
+      if (file.size > MAX_PACK_BYTES)
+        throw new Error(
+          `${file.name} is ${bytesText(file.size)}; the most a run file may be is ${bytesText(MAX_PACK_BYTES)}`,
+        );
       const info = await api.importRun(new Uint8Array(await file.arrayBuffer()), file.name);
       // The import keeps its record's name; the Runs list tells it apart from the run it was exported from.
-      let name = importedRunName(info.name, this.runs.map((r) => r.name));
+      let name = importedRunName(
+        info.name,
+        this.runs.map((r) => r.name),
+      );
       try {
         await api.renameRun(info.id, name);
       } catch {
         name = info.name; // the run is imported all the same; it keeps the record's name
       }
-      this.message = `Imported "${name}" (${info.stepsDone}/${info.stepsPlanned} steps, ${info.checkpoints.length} checkpoint${info.checkpoints.length === 1 ? '' : 's'}).`;
+      this.message =
+        `Imported "${name}" (${info.stepsDone}/${info.stepsPlanned} steps, ${info.checkpoints.length} ` +
+        `checkpoint${info.checkpoints.length === 1 ? '' : 's'}).`;
     });
   }
 

@@ -17,7 +17,8 @@ export const TOKEN_COLOURINGS: { value: TokenColouring; label: string }[] = [
 
 /**
  * The value one token shows, or null when it has none (A_skill outside OPID, or tint off).
- * - `aEp`: the token's A_ep as the trainer had it (`advEp`); for a token without it, A − λ·A_skill (A = A_ep + λ·A_skill),
+ * - `aEp`: the token's A_ep as the trainer had it (`advEp`); for a token without it, A − λ·A_skill (A = A_ep +
+ *   λ·A_skill),
  *   or A itself when the token has no A_skill.
  * - `aSkill`: A_skill as used (z-scored when the config says so, then clipped; before λ).
  * - `kl`: k3 = exp(r) − r − 1 with r = logpRef − logpOld (nats; ≥ 0), the estimator the trainer uses.

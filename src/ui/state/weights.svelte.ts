@@ -73,7 +73,9 @@ export class WeightsState {
   async download(name: string): Promise<boolean> {
     return this.act('download weights', async (api) => {
       const bytes = await api.exportWeights(name);
-      const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
+      const url = URL.createObjectURL(
+        new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }),
+      );
       const a = document.createElement('a');
       a.href = url;
       a.download = fileNameFor(name);

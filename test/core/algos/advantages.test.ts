@@ -20,11 +20,17 @@ describe('GRPO outcome advantage (hand-computed)', () => {
     expect(v).toBeCloseTo(0.866024, 5);
   });
   it('mean-only (Dr. GRPO): S − μ', () => {
-    const a = grpoAdvantage({ scores: [1, 0, 0, 0], groups: [0, 0, 0, 0], lengths: [1, 1, 1, 1] }, { ...ms, norm: 'mean-only' });
+    const a = grpoAdvantage(
+      { scores: [1, 0, 0, 0], groups: [0, 0, 0, 0], lengths: [1, 1, 1, 1] },
+      { ...ms, norm: 'mean-only' },
+    );
     expect(a).toEqual([0.75, -0.25, -0.25, -0.25]);
   });
   it('groups are normalised separately', () => {
-    const a = grpoAdvantage({ scores: [1, 0, 5, 5], groups: [0, 0, 1, 1], lengths: [1, 1, 1, 1] }, { ...ms, norm: 'mean-only' });
+    const a = grpoAdvantage(
+      { scores: [1, 0, 5, 5], groups: [0, 0, 1, 1], lengths: [1, 1, 1, 1] },
+      { ...ms, norm: 'mean-only' },
+    );
     expect(a).toEqual([0.5, -0.5, 0, 0]);
   });
   it('step grouping weighs each trajectory by its number of steps', () => {
@@ -42,9 +48,22 @@ describe('equal scores give advantages of exactly 0', () => {
   it('GRPO over trajectories and over steps, GiGPO step groups', async () => {
     const { grpoAdvantage, stepGroupAdvantages } = await import('../../../src/core/algos/advantages');
     for (const norm of ['mean-std', 'mean-only'] as const) {
-      expect(grpoAdvantage({ scores: [0.1, 0.1, 0.1], groups: [0, 0, 0], lengths: [1, 2, 3] }, { norm, groupBy: 'trajectory', eps: 1e-6 })).toEqual([0, 0, 0]);
-      expect(grpoAdvantage({ scores: [0.7, 0.7, 0.7, 0.7], groups: [0, 0, 0, 0], lengths: [3, 1, 4, 1] }, { norm, groupBy: 'step', eps: 1e-6 })).toEqual([0, 0, 0, 0]);
-      const st = stepGroupAdvantages({ groups: [0, 0, 0], anchors: [['a'], ['a'], ['a']], rewards: [[0.1], [0.1], [0.1]] }, { gamma: 0.95, norm, eps: 1e-6 });
+      expect(
+        grpoAdvantage(
+          { scores: [0.1, 0.1, 0.1], groups: [0, 0, 0], lengths: [1, 2, 3] },
+          { norm, groupBy: 'trajectory', eps: 1e-6 },
+        ),
+      ).toEqual([0, 0, 0]);
+      expect(
+        grpoAdvantage(
+          { scores: [0.7, 0.7, 0.7, 0.7], groups: [0, 0, 0, 0], lengths: [3, 1, 4, 1] },
+          { norm, groupBy: 'step', eps: 1e-6 },
+        ),
+      ).toEqual([0, 0, 0, 0]);
+      const st = stepGroupAdvantages(
+        { groups: [0, 0, 0], anchors: [['a'], ['a'], ['a']], rewards: [[0.1], [0.1], [0.1]] },
+        { gamma: 0.95, norm, eps: 1e-6 },
+      );
       expect(st).toEqual([[0], [0], [0]]);
     }
   });

@@ -19,7 +19,8 @@ describe('PPO-clip with dual-clip (hand-computed)', () => {
     // 3: A<0, ρ=0.5 → max(0.5, 0.8) = 0.8 (clipped)      4: A<0, ρ=5 → max(5, 1.2) = 5 → dual min(5, 3) = 3
     // 5: A=−2, ρ=1.1 → max(2.2, 2.2) = 2.2
     [-1.2, -0.5, 0.8, 3, 2.2].forEach((v, i) => expect(loss[i]).toBeCloseTo(v, 5));
-    // Token 4 is bounded by the dual clip, not by the ordinary clip (for A < 0 and ρ > 1 + ε the unclipped term wins).
+    // Token 4 is bounded by the dual clip, not by the ordinary clip (for A < 0 and ρ > 1 + ε the unclipped term
+    // wins).
     expect(await arr(r.clipped)).toEqual([1, 0, 1, 0, 0]);
     expect(await arr(r.clippedLower)).toEqual([0, 0, 0, 1, 0]);
     (await arr(r.ratio)).forEach((v, i) => expect(v).toBeCloseTo(ratios[i], 5));
@@ -62,30 +63,56 @@ describe('aggLoss (verl loss_agg_mode, one divisor per step)', () => {
     return { plan, value: (await arr(aggLoss(v(), tf.tensor1d(aggWeights([2, 3], plan)), plan)))[0] };
   };
   it('token-mean: Σ / M tokens = 16 / 5', async () => expect((await agg('token-mean')).value).toBeCloseTo(3.2, 6));
-  it('seq-mean-token-mean: mean of sample means (2 and 4) = 3', async () => expect((await agg('seq-mean-token-mean')).value).toBeCloseTo(3, 6));
-  it('seq-mean-token-sum: mean of sample sums (4 and 12) = 8', async () => expect((await agg('seq-mean-token-sum')).value).toBeCloseTo(8, 6));
-  it('seq-mean-token-sum-norm: mean of sample sums / L_max 4 = 2', async () => expect((await agg('seq-mean-token-sum-norm')).value).toBeCloseTo(2, 6));
+  it('seq-mean-token-mean: mean of sample means (2 and 4) = 3', async () =>
+    expect((await agg('seq-mean-token-mean')).value).toBeCloseTo(3, 6));
+  it('seq-mean-token-sum: mean of sample sums (4 and 12) = 8', async () =>
+    expect((await agg('seq-mean-token-sum')).value).toBeCloseTo(8, 6));
+  it('seq-mean-token-sum-norm: mean of sample sums / L_max 4 = 2', async () =>
+    expect((await agg('seq-mean-token-sum-norm')).value).toBeCloseTo(2, 6));
   it('the divisor is fixed per step: with 2 mini-batches it is half the step total', async () => {
-    expect(aggPlan('token-mean', [2, 3], 2, 4)).toEqual({ mode: 'token-mean', divisor: 2.5, normLength: 4, per: 'token' });
-    expect(aggPlan('seq-mean-token-mean', [2, 3], 2, 4)).toEqual({ mode: 'seq-mean-token-mean', divisor: 1, normLength: 4, per: 'sample' });
+    expect(aggPlan('token-mean', [2, 3], 2, 4)).toEqual({
+      mode: 'token-mean',
+      divisor: 2.5,
+      normLength: 4,
+      per: 'token',
+    });
+    expect(aggPlan('seq-mean-token-mean', [2, 3], 2, 4)).toEqual({
+      mode: 'seq-mean-token-mean',
+      divisor: 1,
+      normLength: 4,
+      per: 'sample',
+    });
   });
   it('an unknown mode names the known ones', () => {
-    expect(() => aggPlan('seq-sum' as never, [1], 1, 4)).toThrow(/unknown loss aggregation "seq-sum"; known: token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm/);
+    expect(() => aggPlan('seq-sum' as never, [1], 1, 4)).toThrow(
+      /unknown loss aggregation "seq-sum"; known: token-mean, seq-mean-token-mean, seq-mean-token-sum, seq-mean-token-sum-norm/,
+    );
   });
   it('masked (prompt) positions get zero gradient and do not change the loss', async () => {
     // A [N,T] log-prob matrix; the loss sees only mask-1 positions (packed), as the trainer does.
-    const mask = [[0, 0, 1, 1], [0, 1, 1, 0]];
+    const mask = [
+      [0, 0, 1, 1],
+      [0, 1, 1, 0],
+    ];
     const pos = mask.flatMap((r, i) => r.flatMap((m, t) => (m ? [i * 4 + t] : [])));
     const lossOf = (full: tf.Tensor) => {
       const packed = tf.gather(tf.reshape(full, [-1]), tf.tensor1d(pos, 'int32')) as tf.Tensor1D;
       const pg = ppoClipLoss(packed, tf.fill([4], -1) as tf.Tensor1D, tf.tensor1d([1, -1, 0.5, 2]), 0.2, 3);
       return aggLoss(pg.loss, tf.ones([4]) as tf.Tensor1D, aggPlan('token-mean', [1, 1, 1, 1], 1, 4));
     };
-    const full = tf.tensor2d([[-3, -4, -1.1, -0.9], [-5, -1.05, -0.95, -7]]);
+    const full = tf.tensor2d([
+      [-3, -4, -1.1, -0.9],
+      [-5, -1.05, -0.95, -7],
+    ]);
     const g = await arr(tf.grad(lossOf)(full));
-    mask.flat().forEach((m, k) => { if (!m) expect(g[k]).toBe(0); });
+    mask.flat().forEach((m, k) => {
+      if (!m) expect(g[k]).toBe(0);
+    });
     expect(g.filter((x) => x !== 0).length).toBeGreaterThan(0);
-    const changed = tf.tensor2d([[9, 9, -1.1, -0.9], [9, -1.05, -0.95, 9]]);
+    const changed = tf.tensor2d([
+      [9, 9, -1.1, -0.9],
+      [9, -1.05, -0.95, 9],
+    ]);
     expect((await arr(lossOf(changed)))[0]).toBeCloseTo((await arr(lossOf(full)))[0], 7);
   });
 });

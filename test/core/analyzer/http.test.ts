@@ -11,12 +11,28 @@ import { discountedReturns, type AnalyzerGroup, type AnalyzerTrajectory } from '
 import { episodeSkill, failureSkill, stepSkill } from '../../../src/core/skills/grammar';
 
 /** What the scripted server answers: a chat completion with `content`, a raw `body`, a status, or nothing (`hang`). */
-interface Reply { status?: number; content?: string; body?: string; hang?: boolean; stallBody?: boolean; delayMs?: number; headers?: Record<string, string> }
-interface Seen { path: string; headers: IncomingHttpHeaders; body: { model: string; temperature: number; response_format: unknown; messages: { role: string; content: string }[] } }
+interface Reply {
+  status?: number;
+  content?: string;
+  body?: string;
+  hang?: boolean;
+  stallBody?: boolean;
+  delayMs?: number;
+  headers?: Record<string, string>;
+}
+interface Seen {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: { model: string; temperature: number; response_format: unknown; messages: { role: string; content: string }[] };
+}
 
-const completion = (content: string) => JSON.stringify({
-  id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-});
+const completion = (content: string) =>
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  });
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -54,14 +70,29 @@ async function serve(script: (n: number, seen: Seen) => Reply) {
 const acts = ['go to countertop 2', 'take apple 1 from countertop 2', 'go to fridge 1', 'move apple 1 to fridge 1'];
 const G = discountedReturns([0, 0, 0, 1]);
 const traj = (success: boolean): AnalyzerTrajectory => ({
-  task: 'put an apple in fridge.', success, finalObservation: success ? 'You move the apple 1 to the fridge 1.' : 'Nothing happens.',
-  steps: acts.map((action, i) => ({ observation: i ? `You arrive at ${acts[i - 1]}.` : 'You are in the middle of a room.', action, valid: i !== 2 || success, return: success ? G[i] : 0 })),
+  task: 'put an apple in fridge.',
+  success,
+  finalObservation: success ? 'You move the apple 1 to the fridge 1.' : 'Nothing happens.',
+  steps: acts.map((action, i) => ({
+    observation: i ? `You arrive at ${acts[i - 1]}.` : 'You are in the middle of a room.',
+    action,
+    valid: i !== 2 || success,
+    return: success ? G[i] : 0,
+  })),
 });
 const group = (...s: boolean[]): AnalyzerGroup => ({ env: 'household', trajectories: s.map(traj) });
 const GOOD = { episodeSkill: episodeSkill(acts), stepSkills: { 1: stepSkill(acts[1]), 3: stepSkill(acts[3]) } };
-const make = (url: string, o: Partial<HttpAnalyzerOptions> = {}) => new HttpAnalyzer({ baseUrl: url, model: 'tiny', maxStepSkills: 5, retryDelayMs: 0, ...o });
-const stats = (calls: number, failures: number, failureReasons: Record<string, number> = {}) => ({ calls, failures, failureReasons });
-const counts = (a: HttpAnalyzer) => { const { calls, failures, failureReasons } = a.stats(); return { calls, failures, failureReasons }; };
+const make = (url: string, o: Partial<HttpAnalyzerOptions> = {}) =>
+  new HttpAnalyzer({ baseUrl: url, model: 'tiny', maxStepSkills: 5, retryDelayMs: 0, ...o });
+const stats = (calls: number, failures: number, failureReasons: Record<string, number> = {}) => ({
+  calls,
+  failures,
+  failureReasons,
+});
+const counts = (a: HttpAnalyzer) => {
+  const { calls, failures, failureReasons } = a.stats();
+  return { calls, failures, failureReasons };
+};
 
 describe('http analyzer: good and repairable replies', () => {
   it('a good reply gives the exact skills; the request is a JSON-mode chat completion at temperature 0', async () => {
@@ -76,7 +107,9 @@ describe('http analyzer: good and repairable replies', () => {
     expect(req.body.temperature).toBe(0);
     expect(req.body.response_format).toEqual({ type: 'json_object' });
     expect(req.body.messages.map((m) => m.role)).toEqual(['system', 'user']);
-    expect(req.body.messages[1].content).toContain('step 1: obs="You arrive at go to countertop 2." action="take apple 1 from countertop 2" return=0.90\n');
+    expect(req.body.messages[1].content).toContain(
+      'step 1: obs="You arrive at go to countertop 2." action="take apple 1 from countertop 2" return=0.90\n',
+    );
     expect(req.body.messages[1].content).not.toContain(STRICT_SUFFIX);
     expect(counts(a)).toEqual(stats(1, 0));
     expect(a.stats().latencyMs).toBeGreaterThan(0);
@@ -84,7 +117,16 @@ describe('http analyzer: good and repairable replies', () => {
 
   it.each([
     ['fenced JSON', '```json\n' + JSON.stringify(GOOD, null, 2) + '\n```'],
-    ['trailing commas', '{"episodeSkill": "' + GOOD.episodeSkill + '", "stepSkills": {"1": "' + GOOD.stepSkills[1] + '", "3": "' + GOOD.stepSkills[3] + '",},}'],
+    [
+      'trailing commas',
+      '{"episodeSkill": "' +
+        GOOD.episodeSkill +
+        '", "stepSkills": {"1": "' +
+        GOOD.stepSkills[1] +
+        '", "3": "' +
+        GOOD.stepSkills[3] +
+        '",},}',
+    ],
     ['stray text around JSON', 'Here is my analysis:\n' + JSON.stringify(GOOD) + '\nI hope it helps.'],
     ['snake_case keys', JSON.stringify({ episode_skill: GOOD.episodeSkill, step_skills: GOOD.stepSkills })],
   ])('%s is repaired on the first request', async (_, content) => {
@@ -94,20 +136,41 @@ describe('http analyzer: good and repairable replies', () => {
     expect(counts(a)).toEqual(stats(1, 0));
   });
 
-  it('drops step keys out of range, negative or non-integer; keeps K; cuts long skills; keeps <script> as text', async () => {
-    const content = JSON.stringify({
-      episodeSkill: '<script>alert(1)</script> plan: go to fridge 1.',
-      stepSkills: { '-1': 'neg', 4: 'out of range', '1.5': 'frac', x: 'word', 0: 'a', 1: 'b '.repeat(5000), 2: 'c', 3: 'd' },
-    });
-    const s = await serve(() => ({ content }));
-    const a = make(s.url, { maxStepSkills: 2, maxSkillChars: 9 });
-    expect(await a.analyze(group(true))).toEqual([{ episodeSkill: '<script>a', stepSkills: { 0: 'a', 1: 'b b b b b' } }]);
-    const b = make(s.url, { maxStepSkills: 3 });
-    expect(await b.analyze(group(true))).toEqual([{ episodeSkill: '<script>alert(1)</script> plan: go to fridge 1.', stepSkills: { 0: 'a', 1: ('b '.repeat(100)).trim(), 2: 'c' } }]);
-  });
+  it(
+    'drops step keys out of range, negative or non-integer; keeps K; cuts long skills; keeps <script> as ' + 'text',
+    async () => {
+      const content = JSON.stringify({
+        episodeSkill: '<script>alert(1)</script> plan: go to fridge 1.',
+        stepSkills: {
+          '-1': 'neg',
+          4: 'out of range',
+          '1.5': 'frac',
+          x: 'word',
+          0: 'a',
+          1: 'b '.repeat(5000),
+          2: 'c',
+          3: 'd',
+        },
+      });
+      const s = await serve(() => ({ content }));
+      const a = make(s.url, { maxStepSkills: 2, maxSkillChars: 9 });
+      expect(await a.analyze(group(true))).toEqual([
+        { episodeSkill: '<script>a', stepSkills: { 0: 'a', 1: 'b b b b b' } },
+      ]);
+      const b = make(s.url, { maxStepSkills: 3 });
+      expect(await b.analyze(group(true))).toEqual([
+        {
+          episodeSkill: '<script>alert(1)</script> plan: go to fridge 1.',
+          stepSkills: { 0: 'a', 1: 'b '.repeat(100).trim(), 2: 'c' },
+        },
+      ]);
+    },
+  );
 
   it('a 10 000-character skill is cut to maxSkillChars at a word boundary', async () => {
-    const s = await serve(() => ({ content: JSON.stringify({ episodeSkill: 'avoid: ' + 'z'.repeat(10_000), stepSkills: { 2: 'y'.repeat(10_000) } }) }));
+    const s = await serve(() => ({
+      content: JSON.stringify({ episodeSkill: 'avoid: ' + 'z'.repeat(10_000), stepSkills: { 2: 'y'.repeat(10_000) } }),
+    }));
     const [r] = await make(s.url, { maxSkillChars: 50 }).analyze(group(false));
     expect(r).toEqual({ episodeSkill: 'avoid:', stepSkills: { 2: 'y'.repeat(50) } });
   });
@@ -129,12 +192,29 @@ describe('http analyzer: bad replies are retried, then counted', () => {
     ['empty content', { content: '' }, 'reply was empty'],
     ['empty body', { body: '' }, 'reply was empty'],
     ['wrong types', { content: '{"episodeSkill": 3, "stepSkills": {}}' }, 'episodeSkill missing or not a string'],
-    ['step skills as a list', { content: '{"episodeSkill": "plan: a.", "stepSkills": ["next, a."]}' }, 'stepSkills was not an object keyed by step number'],
+    [
+      'step skills as a list',
+      { content: '{"episodeSkill": "plan: a.", "stepSkills": ["next, a."]}' },
+      'stepSkills was not an object keyed by step number',
+    ],
     ['no choices', { body: '{"choices": []}' }, 'reply had no choices (the server returned an empty completion)'],
-    ['no message content', { body: '{"choices": [{"message": {"role": "assistant", "content": null}, "finish_reason": "stop"}]}' }, 'reply had no message content'],
+    [
+      'no message content',
+      { body: '{"choices": [{"message": {"role": "assistant", "content": null}, "finish_reason": "stop"}]}' },
+      'reply had no message content',
+    ],
     ['not a chat completion', { body: 'hello' }, 'reply was not a chat completion (check the base URL)'],
-    ['an HTML page with 200', { body: '<!DOCTYPE html><html><body>Welcome to nginx!</body></html>', headers: { 'content-type': 'text/html' } }, 'reply was an HTML page, not a chat completion (check the base URL: give the API root, e.g. http://localhost:11434)'],
-    ['JSON without choices', { body: '{"models": [{"name": "tiny"}]}' }, 'reply was JSON without "choices", not a chat completion (check the base URL)'],
+    [
+      'an HTML page with 200',
+      { body: '<!DOCTYPE html><html><body>Welcome to nginx!</body></html>', headers: { 'content-type': 'text/html' } },
+      'reply was an HTML page, not a chat completion (check the base URL: give the API root, e.g. ' +
+        'http://localhost:11434)',
+    ],
+    [
+      'JSON without choices',
+      { body: '{"models": [{"name": "tiny"}]}' },
+      'reply was JSON without "choices", not a chat completion (check the base URL)',
+    ],
     ['HTTP 500', { status: 500, body: '{"error": "boom"}' }, 'HTTP 500 (server error)'],
     ['HTTP 429 every time', { status: 429, body: '{}' }, 'HTTP 429 (rate limited)'],
   ])('%s: 3 requests, then null with the reason in words', async (_, reply, reason) => {
@@ -154,7 +234,9 @@ describe('http analyzer: bad replies are retried, then counted', () => {
   });
 
   it('HTTP 429 then success: retried with the same prompt', async () => {
-    const s = await serve((n) => (n === 0 ? { status: 429, body: '{"error": "slow down"}' } : { content: JSON.stringify(GOOD) }));
+    const s = await serve((n) =>
+      n === 0 ? { status: 429, body: '{"error": "slow down"}' } : { content: JSON.stringify(GOOD) },
+    );
     const a = make(s.url);
     expect(await a.analyze(group(true))).toEqual([GOOD]);
     expect(s.seen[1].body.messages[1].content).toBe(s.seen[0].body.messages[1].content);
@@ -187,7 +269,9 @@ describe('http analyzer: bad replies are retried, then counted', () => {
   });
 
   it('HTTP 503 with Retry-After waits that long before the retry', async () => {
-    const s = await serve((n) => (n === 0 ? { status: 503, body: '{}', headers: { 'retry-after': '0.2' } } : { content: JSON.stringify(GOOD) }));
+    const s = await serve((n) =>
+      n === 0 ? { status: 503, body: '{}', headers: { 'retry-after': '0.2' } } : { content: JSON.stringify(GOOD) },
+    );
     const a = make(s.url);
     const t0 = performance.now();
     expect(await a.analyze(group(true))).toEqual([GOOD]);
@@ -219,15 +303,24 @@ describe('http analyzer: bad replies are retried, then counted', () => {
 describe('http analyzer: options', () => {
   it('rejects a baseUrl that is not http(s), naming the field and the fix', () => {
     const opts = { model: 'm', maxStepSkills: 5 };
-    const msg = 'http analyzer: baseUrl must start with http:// or https://; fix: give the server root, e.g. http://localhost:11434';
+    const msg =
+      'http analyzer: baseUrl must start with http:// or https://; fix: give the server root, e.g. ' +
+      'http://localhost:11434';
     expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'ftp://example.com' })).toThrow(msg);
     expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'localhost:11434' })).toThrow(msg);
     expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'javascript:alert(1)' })).toThrow(msg);
-    expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'not a url' })).toThrow('http analyzer: baseUrl is not a valid URL; fix: give the server root, e.g. http://localhost:11434 (Ollama) or https://api.openai.com');
-    expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'http://u:p@h' })).toThrow('http analyzer: baseUrl must not contain a user name or password; fix: put the key in the apiKey field');
+    expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'not a url' })).toThrow(
+      'http analyzer: baseUrl is not a valid URL; fix: give the server root, e.g. http://localhost:11434 ' +
+        '(Ollama) or https://api.openai.com',
+    );
+    expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'http://u:p@h' })).toThrow(
+      'http analyzer: baseUrl must not contain a user name or password; fix: put the key in the apiKey field',
+    );
     expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'http://h/?key=1' })).toThrow(/baseUrl must not contain a query/);
     expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'http://h', model: ' ' })).toThrow(/model is empty/);
-    expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'http://h', concurrency: 0 })).toThrow('http analyzer: concurrency must be an integer ≥ 1, got 0; fix: use 4');
+    expect(() => new HttpAnalyzer({ ...opts, baseUrl: 'http://h', concurrency: 0 })).toThrow(
+      'http analyzer: concurrency must be an integer ≥ 1, got 0; fix: use 4',
+    );
   });
 
   it('builds {baseUrl}/v1/chat/completions without doubling /v1', () => {
@@ -235,7 +328,9 @@ describe('http analyzer: options', () => {
     expect(e('http://localhost:11434')).toBe('http://localhost:11434/v1/chat/completions');
     expect(e('http://localhost:11434/')).toBe('http://localhost:11434/v1/chat/completions');
     expect(e('https://api.example.com/v1')).toBe('https://api.example.com/v1/chat/completions');
-    expect(e('https://api.example.com/proxy/v1/chat/completions')).toBe('https://api.example.com/proxy/v1/chat/completions');
+    expect(e('https://api.example.com/proxy/v1/chat/completions')).toBe(
+      'https://api.example.com/proxy/v1/chat/completions',
+    );
   });
 
   it('failedOnly: successful trajectories get null without a request', async () => {
@@ -250,7 +345,10 @@ describe('http analyzer: options', () => {
   it('bounds requests in flight by concurrency, across concurrent analyze calls', async () => {
     const s = await serve(() => ({ content: JSON.stringify(GOOD), delayMs: 40 }));
     const a = make(s.url, { concurrency: 3 });
-    const out = await Promise.all([a.analyze(group(true, true, true, true, true)), a.analyze(group(true, true, true, true, true))]);
+    const out = await Promise.all([
+      a.analyze(group(true, true, true, true, true)),
+      a.analyze(group(true, true, true, true, true)),
+    ]);
     expect(out.flat()).toEqual(new Array(10).fill(GOOD));
     expect(s.maxInFlight()).toBe(3);
     expect(counts(a)).toEqual(stats(10, 0));
@@ -258,42 +356,80 @@ describe('http analyzer: options', () => {
 
   it('the API key is sent in the Authorization header and appears in no reason, stat, message or dump', async () => {
     const key = 'sk-test-SECRET123';
-    const s = await serve((n) => (n === 0 ? { status: 401, body: `{"error": "Incorrect API key provided: ${key}"}` } : { status: 500, body: `{"error": "${key}"}` }));
+    const s = await serve((n) =>
+      n === 0
+        ? { status: 401, body: `{"error": "Incorrect API key provided: ${key}"}` }
+        : { status: 500, body: `{"error": "${key}"}` },
+    );
     const a = make(s.url, { apiKey: `  ${key}\n`, maxRetries: 1 });
     expect(await a.analyze(group(false, false))).toEqual([null, null]);
     expect(s.seen.map((r) => r.headers.authorization)).toEqual(new Array(3).fill(`Bearer ${key}`));
     expect(counts(a)).toEqual(stats(3, 2, { 'HTTP 401 (API key rejected)': 1, 'HTTP 500 (server error)': 1 }));
-    for (const dump of [JSON.stringify(a.stats()), JSON.stringify(a), inspect(a, { depth: 9, showHidden: true }), String(a)]) expect(dump).not.toContain('SECRET123');
+    for (const dump of [
+      JSON.stringify(a.stats()),
+      JSON.stringify(a),
+      inspect(a, { depth: 9, showHidden: true }),
+      String(a),
+    ])
+      expect(dump).not.toContain('SECRET123');
     let msg = '';
-    try { make(s.url, { apiKey: 'sk-SECRET123 oops' }); } catch (e) { msg = (e as Error).message; }
-    expect(msg).toBe('http analyzer: apiKey contains spaces, line breaks or non-ASCII characters; fix: paste the key again without extra characters');
+    try {
+      make(s.url, { apiKey: 'sk-SECRET123 oops' });
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toBe(
+      'http analyzer: apiKey contains spaces, line breaks or non-ASCII characters; fix: paste the key ' +
+        'again without extra characters',
+    );
   });
 });
 
 describe('http analyzer prompt', () => {
   it('teaches the grammar with examples built from the grammar module', () => {
     expect(DEFAULT_HTTP_PROMPT.system).toContain('"next, <action>."');
-    expect(DEFAULT_HTTP_PROMPT.system).toContain(episodeSkill(['go to countertop 2', 'take apple 1 from countertop 2', 'go to fridge 1', 'move apple 1 to fridge 1']));
-    expect(DEFAULT_HTTP_PROMPT.system).toContain(failureSkill('take mug 2 from countertop 1', 'the task names apple', 'take apple 1 from countertop 1'));
+    expect(DEFAULT_HTTP_PROMPT.system).toContain(
+      episodeSkill([
+        'go to countertop 2',
+        'take apple 1 from countertop 2',
+        'go to fridge 1',
+        'move apple 1 to fridge 1',
+      ]),
+    );
+    expect(DEFAULT_HTTP_PROMPT.system).toContain(
+      failureSkill('take mug 2 from countertop 1', 'the task names apple', 'take apple 1 from countertop 1'),
+    );
   });
 
   it('fills every placeholder in one pass, marking invalid steps', () => {
     const t = { ...traj(false), task: 'put {K} apples in {steps}.' };
-    const p = renderPrompt({ system: 'K={K} last={lastStep} max={maxChars} {unknown}', user: '{task}|{outcome}|{final}\n{steps}' }, t, 2, 80);
+    const p = renderPrompt(
+      { system: 'K={K} last={lastStep} max={maxChars} {unknown}', user: '{task}|{outcome}|{final}\n{steps}' },
+      t,
+      2,
+      80,
+    );
     expect(p.system).toBe('K=2 last=3 max=80 {unknown}');
-    expect(p.user).toBe([
-      'put {K} apples in {steps}.|failure|"Nothing happens."',
-      'step 0: obs="You are in the middle of a room." action="go to countertop 2" return=0.00',
-      'step 1: obs="You arrive at go to countertop 2." action="take apple 1 from countertop 2" return=0.00',
-      'step 2: obs="You arrive at take apple 1 from countertop 2." action="go to fridge 1" return=0.00 invalid',
-      'step 3: obs="You arrive at go to fridge 1." action="move apple 1 to fridge 1" return=0.00',
-    ].join('\n'));
+    expect(p.user).toBe(
+      [
+        'put {K} apples in {steps}.|failure|"Nothing happens."',
+        'step 0: obs="You are in the middle of a room." action="go to countertop 2" return=0.00',
+        'step 1: obs="You arrive at go to countertop 2." action="take apple 1 from countertop 2" return=0.00',
+        'step 2: obs="You arrive at take apple 1 from countertop 2." action="go to fridge 1" return=0.00 invalid',
+        'step 3: obs="You arrive at go to fridge 1." action="move apple 1 to fridge 1" return=0.00',
+      ].join('\n'),
+    );
   });
 });
 
 /** A chat completion whose first choice has `message` (merged over role assistant) and `finish_reason`. */
 const chat = (message: Record<string, unknown>, finish: string | null = 'stop') =>
-  JSON.stringify({ id: 'c1', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] });
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+  });
 const JSON_GOOD = JSON.stringify(GOOD);
 /** Skills, calls and failure reasons of one single-trajectory analysis against a server answering `script`. */
 async function once(script: (n: number, seen: Seen) => Reply, o: Partial<HttpAnalyzerOptions> = {}) {
@@ -304,17 +440,36 @@ async function once(script: (n: number, seen: Seen) => Reply, o: Partial<HttpAna
 }
 const THINK_CUT = 'the reply was cut inside a <think> block; raise max_tokens or use a non-reasoning model';
 const ONLY_REASONING = (field: string) =>
-  `the model answered only in ${field}, its message content was empty; use a non-reasoning model, turn thinking off (Qwen3: /no_think; vLLM, llama.cpp: enable_thinking=false; Ollama: think=false) or raise max_tokens`;
-const CUT = 'reply cut at max_tokens (finish_reason "length"); raise max_tokens on the server (Ollama num_predict, llama.cpp -n)';
+  `the model answered only in ${field}, its message content was empty; use a non-reasoning model, turn ` +
+  `thinking off (Qwen3: /no_think; vLLM, llama.cpp: enable_thinking=false; Ollama: think=false) or raise ` +
+  `max_tokens`;
+const CUT =
+  'reply cut at max_tokens (finish_reason "length"); raise max_tokens on the server (Ollama num_predict, llama.cpp -n)';
 
 describe('http analyzer: reasoning models (DeepSeek-R1, QwQ, Qwen3 via Ollama, vLLM, llama.cpp)', () => {
   it.each([
-    ['a <think> block with braces before the answer', `<think>\nThe agent should {maybe} write {"episodeSkill": "wrong"} … let me check step {1}.\n</think>\n\n${JSON_GOOD}`],
-    ['a lone </think> (R1 template opens the block in the prompt)', `Okay, so {x} the agent went to the fridge.\n</think>\n${JSON_GOOD}`],
+    [
+      'a <think> block with braces before the answer',
+      `<think>\nThe agent should {maybe} write {"episodeSkill": "wrong"} … let me check step ` +
+        `{1}.\n</think>\n\n${JSON_GOOD}`,
+    ],
+    [
+      'a lone </think> (R1 template opens the block in the prompt)',
+      `Okay, so {x} the agent went to the fridge.\n</think>\n${JSON_GOOD}`,
+    ],
     ['<thinking> tags, upper case', `<THINKING>{ not json }</THINKING>${JSON_GOOD}`],
     ['a think block, then a fenced answer', `<think>{}</think>\n\`\`\`json\n${JSON_GOOD}\n\`\`\``],
-    ['gpt-oss harmony channels passed through', `<|channel|>analysis<|message|>We need {json}.<|end|><|start|>assistant<|channel|>final<|message|>${JSON_GOOD}<|return|>`],
-    ['think block and answer in content parts, thinking parts skipped', [{ type: 'thinking', thinking: 'hmm {' }, { type: 'text', text: `<think>{</think>${JSON_GOOD}` }]],
+    [
+      'gpt-oss harmony channels passed through',
+      `<|channel|>analysis<|message|>We need {json}.<|end|><|start|>assistant<|channel|>final<|message|>${JSON_GOOD}<|return|>`,
+    ],
+    [
+      'think block and answer in content parts, thinking parts skipped',
+      [
+        { type: 'thinking', thinking: 'hmm {' },
+        { type: 'text', text: `<think>{</think>${JSON_GOOD}` },
+      ],
+    ],
   ])('%s: the skills, one request', async (_, content) => {
     const r = await once(() => ({ body: chat({ content }) }));
     expect(r.out).toEqual([GOOD]);
@@ -323,14 +478,42 @@ describe('http analyzer: reasoning models (DeepSeek-R1, QwQ, Qwen3 via Ollama, v
 
   it.each([
     ['cut at max_tokens', chat({ content: '<think>\nThe agent took the apple {1}, so' }, 'length'), THINK_CUT],
-    ['unclosed, though the server said stop', chat({ content: '  <think>Let me think about {"episodeSkill"' }), THINK_CUT],
-    ['only a think block, no answer after it', chat({ content: '<think>The agent did {well}.</think>\n' }), 'the reply held only a <think> block and no answer after it; turn thinking off or use a non-reasoning model'],
-    ['gpt-oss cut in its analysis channel', chat({ content: '<|channel|>analysis<|message|>We need to {' }, 'length'), "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens"],
-    ['content null, the answer in reasoning_content (vLLM, llama.cpp, DeepSeek)', chat({ content: null, reasoning_content: `I will answer ${JSON_GOOD}` }), ONLY_REASONING('reasoning_content')],
-    ['content empty, the text in reasoning (Ollama, OpenRouter)', chat({ content: '', reasoning: 'The agent went to the fridge.' }), ONLY_REASONING('reasoning')],
-    ['only thinking parts in the content (Magistral)', chat({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }] }), ONLY_REASONING('thinking parts of the content')],
-    ['cut at max_tokens while still reasoning', chat({ content: null, reasoning_content: 'First, step 0 …' }, 'length'),
-      'reply cut at max_tokens while the model was still reasoning (reasoning_content), before any answer; raise max_tokens or use a non-reasoning model'],
+    [
+      'unclosed, though the server said stop',
+      chat({ content: '  <think>Let me think about {"episodeSkill"' }),
+      THINK_CUT,
+    ],
+    [
+      'only a think block, no answer after it',
+      chat({ content: '<think>The agent did {well}.</think>\n' }),
+      'the reply held only a <think> block and no answer after it; turn thinking off or use a non-reasoning model',
+    ],
+    [
+      'gpt-oss cut in its analysis channel',
+      chat({ content: '<|channel|>analysis<|message|>We need to {' }, 'length'),
+      "the reply held only gpt-oss's analysis channel and no final answer; raise max_tokens",
+    ],
+    [
+      'content null, the answer in reasoning_content (vLLM, llama.cpp, DeepSeek)',
+      chat({ content: null, reasoning_content: `I will answer ${JSON_GOOD}` }),
+      ONLY_REASONING('reasoning_content'),
+    ],
+    [
+      'content empty, the text in reasoning (Ollama, OpenRouter)',
+      chat({ content: '', reasoning: 'The agent went to the fridge.' }),
+      ONLY_REASONING('reasoning'),
+    ],
+    [
+      'only thinking parts in the content (Magistral)',
+      chat({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }] }),
+      ONLY_REASONING('thinking parts of the content'),
+    ],
+    [
+      'cut at max_tokens while still reasoning',
+      chat({ content: null, reasoning_content: 'First, step 0 …' }, 'length'),
+      'reply cut at max_tokens while the model was still reasoning (reasoning_content), before any ' +
+        'answer; raise max_tokens or use a non-reasoning model',
+    ],
   ])('%s: null after one request (no retry: it would repeat), the cause and the fix named', async (_, body, reason) => {
     const r = await once(() => ({ body }));
     expect(r.out).toEqual([null]);
@@ -340,27 +523,91 @@ describe('http analyzer: reasoning models (DeepSeek-R1, QwQ, Qwen3 via Ollama, v
 
 describe('http analyzer: other server behaviours', () => {
   it.each([
-    ['finish_reason "length" with cut JSON', chat({ content: '{"episodeSkill": "plan: go to countertop 2, take' }, 'length'), CUT],
+    [
+      'finish_reason "length" with cut JSON',
+      chat({ content: '{"episodeSkill": "plan: go to countertop 2, take' }, 'length'),
+      CUT,
+    ],
     ['finish_reason "length" even when the cut JSON would parse', chat({ content: JSON_GOOD }, 'length'), CUT],
-    ['finish_reason "content_filter"', chat({ content: '' }, 'content_filter'), 'reply blocked by the server\'s content filter (finish_reason "content_filter")'],
-    ['a refusal (OpenAI structured outputs)', chat({ content: null, refusal: 'I cannot help with that.' }), 'the model refused to answer (message.refusal); check the prompt template'],
-    ['HTTP 404, Ollama model not pulled', { status: 404, body: '{"error":{"message":"model \\"tiny\\" not found, try pulling it first","type":"api_error"}}' },
-      'HTTP 404 (model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
-    ['HTTP 404, vLLM model does not exist', { status: 404, body: '{"object":"error","message":"The model `tiny` does not exist.","type":"NotFoundError","code":404}' },
-      'HTTP 404 (model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
-    ['HTTP 400, OpenRouter invalid model id', { status: 400, body: '{"error":{"message":"tiny is not a valid model ID","code":400}}' },
-      'HTTP 400 (model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
-    ['HTTP 404 without a word about the model (wrong path)', { status: 404, body: '404 page not found' }, 'HTTP 404 (not found: check the base URL and model name)'],
-    ['HTTP 400, prompt over the context window (vLLM)', { status: 400, body: '{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3000 tokens."}' },
-      "HTTP 400 (prompt longer than the model's context window: raise the server's context size (llama.cpp -c, Ollama num_ctx) or use a model with a longer context)"],
-    ['HTTP 401 without a key', { status: 401, body: '{"error": "unauthorized"}' }, 'HTTP 401 (API key missing: this server needs one; give it in the key field or OPD_ANALYZER_API_KEY)'],
-    ['HTTP 403', { status: 403, body: '<html>Forbidden</html>', headers: { 'content-type': 'text/html' } }, 'HTTP 403 (access denied: the key lacks access to this model, or a proxy blocks the request)'],
-    ['HTTP 429, quota exhausted (OpenAI)', { status: 429, body: '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}' },
-      'HTTP 429 (quota exhausted: the account has no credit left; check its billing)'],
-    ['HTTP 429 asking to wait longer than the timeout', { status: 429, body: '{}', headers: { 'retry-after': '3600' } },
-      'HTTP 429 (rate limited; the server asks to wait 3600 s, longer than the 20000 ms timeout; retry later)'],
-    ['a model-not-found error object in a 200 reply', { body: '{"error":{"message":"No endpoints found for tiny.","code":404}}' },
-      'error inside a 200 reply (code 404: model "tiny" not found: check the name against the server\'s /v1/models list; with Ollama run "ollama pull tiny")'],
+    [
+      'finish_reason "content_filter"',
+      chat({ content: '' }, 'content_filter'),
+      'reply blocked by the server\'s content filter (finish_reason "content_filter")',
+    ],
+    [
+      'a refusal (OpenAI structured outputs)',
+      chat({ content: null, refusal: 'I cannot help with that.' }),
+      'the model refused to answer (message.refusal); check the prompt template',
+    ],
+    [
+      'HTTP 404, Ollama model not pulled',
+      {
+        status: 404,
+        body: '{"error":{"message":"model \\"tiny\\" not found, try pulling it first","type":"api_error"}}',
+      },
+      'HTTP 404 (model "tiny" not found: check the name against the server\'s /v1/models list; with ' +
+        'Ollama run "ollama pull tiny")',
+    ],
+    [
+      'HTTP 404, vLLM model does not exist',
+      {
+        status: 404,
+        body: '{"object":"error","message":"The model `tiny` does not exist.","type":"NotFoundError","code":404}',
+      },
+      'HTTP 404 (model "tiny" not found: check the name against the server\'s /v1/models list; with ' +
+        'Ollama run "ollama pull tiny")',
+    ],
+    [
+      'HTTP 400, OpenRouter invalid model id',
+      { status: 400, body: '{"error":{"message":"tiny is not a valid model ID","code":400}}' },
+      'HTTP 400 (model "tiny" not found: check the name against the server\'s /v1/models list; with ' +
+        'Ollama run "ollama pull tiny")',
+    ],
+    [
+      'HTTP 404 without a word about the model (wrong path)',
+      { status: 404, body: '404 page not found' },
+      'HTTP 404 (not found: check the base URL and model name)',
+    ],
+    [
+      'HTTP 400, prompt over the context window (vLLM)',
+      {
+        status: 400,
+        body: '{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3000 tokens."}',
+      },
+      "HTTP 400 (prompt longer than the model's context window: raise the server's context size " +
+        '(llama.cpp -c, Ollama num_ctx) or use a model with a longer context)',
+    ],
+    [
+      'HTTP 401 without a key',
+      { status: 401, body: '{"error": "unauthorized"}' },
+      'HTTP 401 (API key missing: this server needs one; give it in the key field or OPD_ANALYZER_API_KEY)',
+    ],
+    [
+      'HTTP 403',
+      { status: 403, body: '<html>Forbidden</html>', headers: { 'content-type': 'text/html' } },
+      'HTTP 403 (access denied: the key lacks access to this model, or a proxy blocks the request)',
+    ],
+    [
+      'HTTP 429, quota exhausted (OpenAI)',
+      {
+        status: 429,
+        body:
+          '{"error":{"message":"You exceeded your current ' +
+          'quota","type":"insufficient_quota","code":"insufficient_quota"}}',
+      },
+      'HTTP 429 (quota exhausted: the account has no credit left; check its billing)',
+    ],
+    [
+      'HTTP 429 asking to wait longer than the timeout',
+      { status: 429, body: '{}', headers: { 'retry-after': '3600' } },
+      'HTTP 429 (rate limited; the server asks to wait 3600 s, longer than the 20000 ms timeout; retry later)',
+    ],
+    [
+      'a model-not-found error object in a 200 reply',
+      { body: '{"error":{"message":"No endpoints found for tiny.","code":404}}' },
+      'error inside a 200 reply (code 404: model "tiny" not found: check the name against the server\'s ' +
+        '/v1/models list; with Ollama run "ollama pull tiny")',
+    ],
   ])('%s: null after one request, the cause and the fix named', async (_, reply, reason) => {
     const r = await once(() => (typeof reply === 'string' ? { body: reply } : reply));
     expect(r.out).toEqual([null]);
@@ -368,14 +615,40 @@ describe('http analyzer: other server behaviours', () => {
   });
 
   it.each([
-    ['HTML 502 page from a proxy', { status: 502, body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>', headers: { 'content-type': 'text/html' } },
-      'HTTP 502 (bad gateway: a proxy got no answer from the model server; is it running?)'],
-    ['HTTP 503 while the model loads', { status: 503, body: '{"error": "Loading model"}' }, 'HTTP 503 (server unavailable: overloaded or still loading the model)'],
-    ['an error object in a 200 reply (OpenRouter)', { body: '{"error":{"message":"Rate limit exceeded: free-models-per-min","code":429}}' }, 'error inside a 200 reply (code 429: rate limited)'],
-    ['an error object without a code in a 200 reply', { body: '{"error":{"message":"Provider returned error"}}' }, 'error inside a 200 reply (server error)'],
-    ['a choice that ended in an error (OpenRouter)', { body: chat({ content: '' }, 'error') }, 'error inside a 200 reply (server error)'],
-    ['an event stream that holds no completion', { body: 'data: <<garbled>>\n\n', headers: { 'content-type': 'text/event-stream' } },
-      'reply was an event stream (data: lines) that held no chat completion (check the base URL)'],
+    [
+      'HTML 502 page from a proxy',
+      {
+        status: 502,
+        body: '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>',
+        headers: { 'content-type': 'text/html' },
+      },
+      'HTTP 502 (bad gateway: a proxy got no answer from the model server; is it running?)',
+    ],
+    [
+      'HTTP 503 while the model loads',
+      { status: 503, body: '{"error": "Loading model"}' },
+      'HTTP 503 (server unavailable: overloaded or still loading the model)',
+    ],
+    [
+      'an error object in a 200 reply (OpenRouter)',
+      { body: '{"error":{"message":"Rate limit exceeded: free-models-per-min","code":429}}' },
+      'error inside a 200 reply (code 429: rate limited)',
+    ],
+    [
+      'an error object without a code in a 200 reply',
+      { body: '{"error":{"message":"Provider returned error"}}' },
+      'error inside a 200 reply (server error)',
+    ],
+    [
+      'a choice that ended in an error (OpenRouter)',
+      { body: chat({ content: '' }, 'error') },
+      'error inside a 200 reply (server error)',
+    ],
+    [
+      'an event stream that holds no completion',
+      { body: 'data: <<garbled>>\n\n', headers: { 'content-type': 'text/event-stream' } },
+      'reply was an event stream (data: lines) that held no chat completion (check the base URL)',
+    ],
   ])('%s: retried with the same prompt, then null with the cause named', async (_, reply, reason) => {
     const r = await once(() => reply);
     expect(r.out).toEqual([null]);
@@ -385,16 +658,24 @@ describe('http analyzer: other server behaviours', () => {
 
   it('an error object in a 200 reply never echoes the server message (which may quote the key)', async () => {
     const key = 'sk-or-SECRET999';
-    const r = await once(() => ({ body: JSON.stringify({ error: { message: `Invalid key ${key}`, code: 401 } }) }), { apiKey: key });
+    const r = await once(() => ({ body: JSON.stringify({ error: { message: `Invalid key ${key}`, code: 401 } }) }), {
+      apiKey: key,
+    });
     expect(r.failureReasons).toEqual({ 'error inside a 200 reply (code 401: API key rejected)': 1 });
     expect(r.calls).toBe(1);
   });
 
   it('an event stream sent although stream: false was asked is folded into one reply', async () => {
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const half = Math.floor(JSON_GOOD.length / 2);
-    const body = chunk({ role: 'assistant', content: '' }) + chunk({ reasoning_content: 'thinking {' }) + chunk({ content: JSON_GOOD.slice(0, half) }) +
-      chunk({ content: JSON_GOOD.slice(half) }) + chunk({}, 'stop') + 'data: [DONE]\n\n';
+    const body =
+      chunk({ role: 'assistant', content: '' }) +
+      chunk({ reasoning_content: 'thinking {' }) +
+      chunk({ content: JSON_GOOD.slice(0, half) }) +
+      chunk({ content: JSON_GOOD.slice(half) }) +
+      chunk({}, 'stop') +
+      'data: [DONE]\n\n';
     const r = await once(() => ({ body, headers: { 'content-type': 'text/event-stream' } }));
     expect(r.out).toEqual([GOOD]);
     expect(r.calls).toBe(1);
@@ -402,19 +683,49 @@ describe('http analyzer: other server behaviours', () => {
   });
 
   it('an event stream cut at max_tokens names the cut', async () => {
-    const body = `data: ${JSON.stringify({ choices: [{ delta: { content: '{"episodeSkill": "plan' }, finish_reason: 'length' }] })}\n\ndata: [DONE]\n\n`;
+    const body =
+      `data: ${JSON.stringify({ choices: [{ delta: { content: '{"episodeSkill": "plan' }, finish_reason: 'length' }] })}\n\ndata: ` +
+      `[DONE]\n\n`;
     const r = await once(() => ({ body, headers: { 'content-type': 'text/event-stream' } }));
     expect(r.failureReasons).toEqual({ [CUT]: 1 });
   });
 
   it.each([
-    ['content as an array of text parts', chat({ content: [{ type: 'text', text: JSON_GOOD.slice(0, 20) }, { type: 'text', text: JSON_GOOD.slice(20) }] })],
+    [
+      'content as an array of text parts',
+      chat({
+        content: [
+          { type: 'text', text: JSON_GOOD.slice(0, 20) },
+          { type: 'text', text: JSON_GOOD.slice(20) },
+        ],
+      }),
+    ],
     ['a byte-order mark before the body', '\uFEFF' + chat({ content: JSON_GOOD })],
     ['a byte-order mark inside the content', chat({ content: '\uFEFF' + JSON_GOOD })],
-    ['a ```JSON fence with prose after it', chat({ content: 'Sure!\n```JSON\n' + JSON_GOOD + '\n```\nLet me know if you need more.' })],
-    ['single quotes and a trailing comma', chat({ content: `{'episodeSkill': '${GOOD.episodeSkill}', 'stepSkills': {1: '${GOOD.stepSkills[1]}', 3: '${GOOD.stepSkills[3]}',},}` })],
-    ['Python constants and a comment', chat({ content: `{"episodeSkill": "${GOOD.episodeSkill}", // the workflow\n "stepSkills": {"1": "${GOOD.stepSkills[1]}", "3": "${GOOD.stepSkills[3]}"}, "extra": None, "ok": True}` })],
-    ['a brace sketch in prose before the object', chat({ content: `I will fill {episodeSkill, stepSkills} now:\n${JSON_GOOD}` })],
+    [
+      'a ```JSON fence with prose after it',
+      chat({ content: 'Sure!\n```JSON\n' + JSON_GOOD + '\n```\nLet me know if you need more.' }),
+    ],
+    [
+      'single quotes and a trailing comma',
+      chat({
+        content:
+          `{'episodeSkill': '${GOOD.episodeSkill}', 'stepSkills': {1: '${GOOD.stepSkills[1]}', 3: ` +
+          `'${GOOD.stepSkills[3]}',},}`,
+      }),
+    ],
+    [
+      'Python constants and a comment',
+      chat({
+        content:
+          `{"episodeSkill": "${GOOD.episodeSkill}", // the workflow\n "stepSkills": {"1": "${GOOD.stepSkills[1]}", ` +
+          `"3": "${GOOD.stepSkills[3]}"}, "extra": None, "ok": True}`,
+      }),
+    ],
+    [
+      'a brace sketch in prose before the object',
+      chat({ content: `I will fill {episodeSkill, stepSkills} now:\n${JSON_GOOD}` }),
+    ],
     ['legacy choices[].text', JSON.stringify({ choices: [{ index: 0, text: JSON_GOOD, finish_reason: 'stop' }] })],
   ])('%s: the skills on the first request', async (_, body) => {
     const r = await once(() => ({ body }));
@@ -422,27 +733,41 @@ describe('http analyzer: other server behaviours', () => {
     expect(r.calls).toBe(1);
   });
 
-  it('JSON mode rejected (HTTP 400 naming response_format): sent again at once without it, and never again', async () => {
-    const s = await serve((_, seen) => (seen.body.response_format
-      ? { status: 400, body: '{"error":"\'response_format.type\' must be \'json_schema\' or \'text\'"}' }
-      : { content: JSON_GOOD }));
-    const a = make(s.url, { retryDelayMs: 10_000 }); // a backoff would time the test out: the resend is immediate
-    expect(await a.analyze(group(true))).toEqual([GOOD]);
-    expect(await a.analyze(group(true, true))).toEqual([GOOD, GOOD]);
-    expect(s.seen.map((r) => r.body.response_format)).toEqual([{ type: 'json_object' }, undefined, undefined, undefined]);
-    expect(s.seen[1].body.messages).toEqual(s.seen[0].body.messages);
-    expect(counts(a)).toEqual(stats(4, 0));
-  });
+  it(
+    'JSON mode rejected (HTTP 400 naming response_format): sent again at once without it, and never ' + 'again',
+    async () => {
+      const s = await serve((_, seen) =>
+        seen.body.response_format
+          ? { status: 400, body: "{\"error\":\"'response_format.type' must be 'json_schema' or 'text'\"}" }
+          : { content: JSON_GOOD },
+      );
+      const a = make(s.url, { retryDelayMs: 10_000 }); // a backoff would time the test out: the resend is immediate
+      expect(await a.analyze(group(true))).toEqual([GOOD]);
+      expect(await a.analyze(group(true, true))).toEqual([GOOD, GOOD]);
+      expect(s.seen.map((r) => r.body.response_format)).toEqual([
+        { type: 'json_object' },
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(s.seen[1].body.messages).toEqual(s.seen[0].body.messages);
+      expect(counts(a)).toEqual(stats(4, 0));
+    },
+  );
 
   it('a 400 that does not name JSON mode is not resent; one that still fails without JSON mode is counted', async () => {
     let r = await once(() => ({ status: 400, body: '{"error": "bad request"}' }));
     expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }]);
-    expect(r.failureReasons).toEqual({ 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 });
+    expect(r.failureReasons).toEqual({
+      'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1,
+    });
     server?.closeAllConnections();
     await new Promise((res) => server!.close(res));
     r = await once(() => ({ status: 400, body: '{"error": "response_format is not supported"}' }));
     expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }, undefined]);
-    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(stats(2, 1, { 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 }));
+    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(
+      stats(2, 1, { 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 }),
+    );
   });
 
   it.each([
@@ -463,7 +788,11 @@ describe('http analyzer: other server behaviours', () => {
     const t0 = performance.now();
     expect(await a.analyze(group(true))).toEqual([null]);
     expect(performance.now() - t0).toBeLessThan(1000);
-    expect(counts(a)).toEqual(stats(1, 1, { 'HTTP 503 (server unavailable: overloaded or still loading the model; the server asks to wait 2 s, longer than the 500 ms timeout; retry later)': 1 }));
+    expect(counts(a)).toEqual(
+      stats(1, 1, {
+        'HTTP 503 (server unavailable: overloaded or still loading the model; the server asks to wait 2 s, longer than the 500 ms timeout; retry later)': 1,
+      }),
+    );
   });
 });
 
@@ -471,6 +800,8 @@ describe('http analyzer: a filtered reply with content', () => {
   it('finish_reason "content_filter" with JSON in the content is not used', async () => {
     const r = await once(() => ({ body: chat({ content: JSON_GOOD }, 'content_filter') }));
     expect(r.out).toEqual([null]);
-    expect(r.failureReasons).toEqual({ 'reply blocked by the server\'s content filter (finish_reason "content_filter")': 1 });
+    expect(r.failureReasons).toEqual({
+      'reply blocked by the server\'s content filter (finish_reason "content_filter")': 1,
+    });
   });
 });

@@ -12,12 +12,17 @@ const spec = getEnvSpec('household');
 const step = (observation: string, action: string, valid = true) => ({ observation, action, valid });
 
 describe('trackStates reads doors and contents from the observations', () => {
-  const room = 'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a fridge 1, and a sidetable 1.';
+  const room =
+    'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a fridge 1, and ' +
+    'a sidetable 1.';
   const t = {
     steps: [
       step(room, 'go to fridge 1'),
       step('You arrive at fridge 1. The fridge 1 is closed.', 'open fridge 1'),
-      step('You open the fridge 1. The fridge 1 is open. In it, you see a apple 1, and a egg 2.', 'take apple 1 from fridge 1'),
+      step(
+        'You open the fridge 1. The fridge 1 is open. In it, you see a apple 1, and a egg 2.',
+        'take apple 1 from fridge 1',
+      ),
       step('You pick up the apple 1 from the fridge 1.', 'close fridge 1'),
       step('You close the fridge 1.', 'go to sidetable 1'),
     ],
@@ -27,8 +32,12 @@ describe('trackStates reads doors and contents from the observations', () => {
 
   it('door seen closed, opened, closed again; contents listed, then the take removes the apple', () => {
     expect(s.map((x) => [x.at, x.held, x.doors.get('fridge 1') ?? null])).toEqual([
-      [null, null, null], ['fridge 1', null, 'closed'], ['fridge 1', null, 'open'], ['fridge 1', 'apple 1', 'open'],
-      ['fridge 1', 'apple 1', 'closed'], ['sidetable 1', 'apple 1', 'closed'],
+      [null, null, null],
+      ['fridge 1', null, 'closed'],
+      ['fridge 1', null, 'open'],
+      ['fridge 1', 'apple 1', 'open'],
+      ['fridge 1', 'apple 1', 'closed'],
+      ['sidetable 1', 'apple 1', 'closed'],
     ]);
     expect(s[5].doors.get('sidetable 1')).toBe('none');
     expect(s[2].contents.get('fridge 1')).toEqual(['apple 1', 'egg 2']);
@@ -61,13 +70,17 @@ describe('trackStates reads doors and contents from the observations', () => {
     expect(executableFix('use desklamp 1', s[1], W)).toBe('open fridge 1'); // fetch the apple first
     expect(executableFix('use desklamp 1', s[5], W)).toBe('use desklamp 1');
     expect(executableFix('open fridge 1', s[2], W)).toBe('take apple 1 from fridge 1'); // already open
-    expect(executableFix('go to fridge 1', s[2], W, 0)).toBe('take apple 1 from fridge 1'); // already there (open is done too)
+    // already there (open is done too)
+    expect(executableFix('go to fridge 1', s[2], W, 0)).toBe('take apple 1 from fridge 1');
     expect(executableFix('examine fridge 1', s[5], ['examine fridge 1', 'use desklamp 1'])).toBe('use desklamp 1');
   });
 });
 
-describe('knownAdmissible equals the environment\'s admissible list on real trajectories', () => {
-  it.each([['default', 60, true], ['easy', 60, false]] as const)('household/%s: %i tasks × 2 rollouts (expert with noise, random)', (preset, tasks, info) => {
+describe("knownAdmissible equals the environment's admissible list on real trajectories", () => {
+  it.each([
+    ['default', 60, true],
+    ['easy', 60, false],
+  ] as const)('household/%s: %i tasks × 2 rollouts (expert with noise, random)', (preset, tasks, info) => {
     const rng = new Rng(5);
     let checked = 0;
     const wrong: string[] = [];
@@ -75,8 +88,10 @@ describe('knownAdmissible equals the environment\'s admissible list on real traj
       for (const noise of [0.3, 1]) {
         const env = spec.create(preset);
         const expert = spec.expert(env);
-        let obs = env.reset({ split: 'train', index }).observation, done = false;
-        const steps: { observation: string; action: string; valid: boolean }[] = [], lists: string[][] = [];
+        let obs = env.reset({ split: 'train', index }).observation,
+          done = false;
+        const steps: { observation: string; action: string; valid: boolean }[] = [],
+          lists: string[][] = [];
         while (!done) {
           const a = env.admissibleActions();
           const action = rng.next() < noise ? a[rng.int(a.length)] : expert.act();
@@ -92,7 +107,8 @@ describe('knownAdmissible equals the environment\'s admissible list on real traj
         lists.forEach((a, i) => {
           for (const c of candidates) {
             checked++;
-            if (knownAdmissible(c, states[i]) !== a.includes(c) && wrong.length < 5) wrong.push(`${preset} task ${index} step ${i}: ${c} (admissible ${a.includes(c)})`);
+            if (knownAdmissible(c, states[i]) !== a.includes(c) && wrong.length < 5)
+              wrong.push(`${preset} task ${index} step ${i}: ${c} (admissible ${a.includes(c)})`);
           }
         });
       }

@@ -42,8 +42,14 @@ async function run(): Promise<{ mem: GpuMemory[]; w: Float32Array }> {
     const samples = samplesAt(s);
     const old = await scoreSamples(p, cfg, samples, free);
     const adv = Float32Array.from({ length: old.logp.length }, (_, k) => ((k * 7 + s) % 5) - 2);
-    await ppoUpdate(p, cfg, opt, { samples, adv, oldLogp: old.logp, refLogp: null, freeRow: free },
-      { miniBatches: 2, ppoEpochs: 1, clipEps: 0.2, dualClip: 3, klBeta: 0, maxGradNorm: 1 }, new Rng(s));
+    await ppoUpdate(
+      p,
+      cfg,
+      opt,
+      { samples, adv, oldLogp: old.logp, refLogp: null, freeRow: free },
+      { miniBatches: 2, ppoEpochs: 1, clipEps: 0.2, dualClip: 3, klBeta: 0, maxGradNorm: 1 },
+      new Rng(s),
+    );
     mem.push(gpuMemory(activeWebGpuBackend()!));
   }
   const w = (await p['h1.mlp.wfc'].data()) as Float32Array;
@@ -55,27 +61,31 @@ async function run(): Promise<{ mem: GpuMemory[]; w: Float32Array }> {
 afterAll(() => void boundFreePool(null));
 
 describe('free-buffer pool bound on webgpu', () => {
-  it('unbounded, the pool grows every step; bounded, step 5 allocates what step 3 did (±1 MiB) and the weights are the same bits', async () => {
-    await useBackend('webgpu');
-    boundFreePool(null);
-    const before = tf.memory().numTensors;
-    const loose = await run();
-    // The cause: each step's new sizes stay in the pool; bytes in use do not grow.
-    // Bytes grow every step; size keys over the run (a step's extra buffers may fall on keys already in the pool).
-    for (let s = 1; s < 5; s++) expect(loose.mem[s].bytesAllocated).toBeGreaterThan(loose.mem[s - 1].bytesAllocated);
-    expect(loose.mem[4].poolKeys).toBeGreaterThan(loose.mem[0].poolKeys);
-    expect(loose.mem[4].bytesInUse).toBe(loose.mem[2].bytesInUse);
-    expect(loose.mem[4].bytesAllocated - loose.mem[2].bytesAllocated).toBeGreaterThan(BOUND);
+  it(
+    'unbounded, the pool grows every step; bounded, step 5 allocates what step 3 did (±1 MiB) and the ' +
+      'weights are the same bits',
+    async () => {
+      await useBackend('webgpu');
+      boundFreePool(null);
+      const before = tf.memory().numTensors;
+      const loose = await run();
+      // The cause: each step's new sizes stay in the pool; bytes in use do not grow.
+      // Bytes grow every step; size keys over the run (a step's extra buffers may fall on keys already in the pool).
+      for (let s = 1; s < 5; s++) expect(loose.mem[s].bytesAllocated).toBeGreaterThan(loose.mem[s - 1].bytesAllocated);
+      expect(loose.mem[4].poolKeys).toBeGreaterThan(loose.mem[0].poolKeys);
+      expect(loose.mem[4].bytesInUse).toBe(loose.mem[2].bytesInUse);
+      expect(loose.mem[4].bytesAllocated - loose.mem[2].bytesAllocated).toBeGreaterThan(BOUND);
 
-    expect(boundFreePool(BOUND)).toBe(true);
-    const tight = await run();
-    for (const m of tight.mem) expect(m.bytesFree).toBeLessThanOrEqual(BOUND);
-    expect(Math.abs(tight.mem[4].bytesAllocated - tight.mem[2].bytesAllocated)).toBeLessThanOrEqual(BOUND);
-    expect(tight.mem[4].bytesInUse).toBe(loose.mem[4].bytesInUse);
-    expect(freePoolBound()!.trims).toBeGreaterThan(0);
-    expect(Array.from(tight.w)).toEqual(Array.from(loose.w));
-    expect(tf.memory().numTensors).toBe(before);
-  });
+      expect(boundFreePool(BOUND)).toBe(true);
+      const tight = await run();
+      for (const m of tight.mem) expect(m.bytesFree).toBeLessThanOrEqual(BOUND);
+      expect(Math.abs(tight.mem[4].bytesAllocated - tight.mem[2].bytesAllocated)).toBeLessThanOrEqual(BOUND);
+      expect(tight.mem[4].bytesInUse).toBe(loose.mem[4].bytesInUse);
+      expect(freePoolBound()!.trims).toBeGreaterThan(0);
+      expect(Array.from(tight.w)).toEqual(Array.from(loose.w));
+      expect(tf.memory().numTensors).toBe(before);
+    },
+  );
 
   it('a negative bound is refused with the field named', () => {
     expect(() => boundFreePool(-1)).toThrow(/bytes must be a finite number ≥ 0/);

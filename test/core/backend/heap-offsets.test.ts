@@ -17,9 +17,21 @@ describe('heap offsets over 2 GiB', () => {
     expect(offset >> 2).toBeLessThan(0);
   });
   it('no wasm kernel source shifts a byte offset with the signed >> 2', () => {
-    const files = DIRS.flatMap((d) => fs.readdirSync(d).filter((f) => f.endsWith('.ts')).map((f) => path.join(d, f)));
+    const files = DIRS.flatMap((d) =>
+      fs
+        .readdirSync(d)
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => path.join(d, f)),
+    );
     expect(files.length).toBeGreaterThan(20);
-    const signed = files.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').map((l, i) => [f, i + 1, l] as const)).filter(([, , l]) => /[^>]>> 2\b/.test(l));
+    const signed = files
+      .flatMap((f) =>
+        fs
+          .readFileSync(f, 'utf8')
+          .split('\n')
+          .map((l, i) => [f, i + 1, l] as const),
+      )
+      .filter(([, , l]) => /[^>]>> 2\b/.test(l));
     expect(signed.map(([f, i]) => `${f}:${i}`)).toEqual([]);
   });
 });

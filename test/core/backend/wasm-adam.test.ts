@@ -11,7 +11,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
 import { Rng } from '../../../src/core/rng';
 import { applyAdam, wasmAdamActive } from '../../../src/core/optim/adam';
-import { adamCorrections, setWasmAdamEnabled, WASM_ADAM_KERNEL, wasmAdamUpdate, wasmAdamUsable } from '../../../src/core/backend/wasm-adam';
+import {
+  adamCorrections,
+  setWasmAdamEnabled,
+  WASM_ADAM_KERNEL,
+  wasmAdamUpdate,
+  wasmAdamUsable,
+} from '../../../src/core/backend/wasm-adam';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('wasm'));
@@ -20,8 +26,12 @@ beforeAll(() => useBackend('wasm'));
 const shapes: Record<string, number[]> = { w: [128, 512], b: [130], k: [3, 5, 7], s: [], t: [3] };
 const size = (s: number[]) => s.reduce((a, b) => a * b, 1);
 const rng = new Rng(31);
-const init = Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, Float32Array.from({ length: size(s) }, () => rng.normal() * 0.5)]));
-/** A gradient entry: mostly normal draws over 9 decades, with exact ±0, subnormals and values whose square overflows. */
+const init = Object.fromEntries(
+  Object.entries(shapes).map(([k, s]) => [k, Float32Array.from({ length: size(s) }, () => rng.normal() * 0.5)]),
+);
+/**
+ * A gradient entry: mostly normal draws over 9 decades, with exact ±0, subnormals and values whose square overflows.
+ */
 function gradValue(i: number): number {
   if (i % 17 === 3) return 0;
   if (i % 29 === 5) return -0;
@@ -30,30 +40,77 @@ function gradValue(i: number): number {
   return rng.normal() * 10 ** (rng.int(9) - 6);
 }
 const steps = [
-  { lr: 1e-2, scale: 1 }, { lr: 8e-3, scale: 0.37 }, { lr: 6e-3, scale: 1 }, { lr: 4e-3, scale: 2.5e-3 }, { lr: 2e-3, scale: 1 }, { lr: 1e-3, scale: 0.9 },
-].map((st) => ({ ...st, g: Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, Float32Array.from({ length: size(s) }, (_, i) => gradValue(i))])) }));
+  { lr: 1e-2, scale: 1 },
+  { lr: 8e-3, scale: 0.37 },
+  { lr: 6e-3, scale: 1 },
+  { lr: 4e-3, scale: 2.5e-3 },
+  { lr: 2e-3, scale: 1 },
+  { lr: 1e-3, scale: 0.9 },
+].map((st) => ({
+  ...st,
+  g: Object.fromEntries(
+    Object.entries(shapes).map(([k, s]) => [k, Float32Array.from({ length: size(s) }, (_, i) => gradValue(i))]),
+  ),
+}));
 
-type AdamState = { learningRate: number; beta1: number; beta2: number; epsilon: number; accumulatedFirstMoment: { variable: tf.Variable }[]; accumulatedSecondMoment: { variable: tf.Variable }[]; accBeta1: tf.Variable; accBeta2: tf.Variable; iterations: number };
+type AdamState = {
+  learningRate: number;
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  accumulatedFirstMoment: { variable: tf.Variable }[];
+  accumulatedSecondMoment: { variable: tf.Variable }[];
+  accBeta1: tf.Variable;
+  accBeta2: tf.Variable;
+  iterations: number;
+};
 /** Float32 words of a tensor's data. */
 const words = (t: tf.Tensor) => new Uint32Array((t.dataSync() as Float32Array).slice().buffer);
 /** The first few positions where two word arrays differ (an empty list: the same bits). */
-const diff = (a: Uint32Array, b: Uint32Array) => (a.length !== b.length ? [-1] : Array.from(a.keys()).filter((i) => a[i] !== b[i]).slice(0, 5));
+const diff = (a: Uint32Array, b: Uint32Array) =>
+  a.length !== b.length
+    ? [-1]
+    : Array.from(a.keys())
+        .filter((i) => a[i] !== b[i])
+        .slice(0, 5);
 
 /** Six `applyAdam` steps with the kernel on or off; the words of every state tensor after each step and numTensors. */
-function run(on: boolean, tag: string, opt: () => tf.AdamOptimizer): { states: Uint32Array[][]; counts: number[]; iterations: number[] } {
+function run(
+  on: boolean,
+  tag: string,
+  opt: () => tf.AdamOptimizer,
+): { states: Uint32Array[][]; counts: number[]; iterations: number[] } {
   const was = setWasmAdamEnabled(on);
-  const vars = Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, tf.tidy(() => tf.variable(tf.tensor(init[k], s), true, `wadam${tag}/${k}`))]));
-  const o = opt(), f = o as unknown as AdamState;
+  const vars = Object.fromEntries(
+    Object.entries(shapes).map(([k, s]) => [
+      k,
+      tf.tidy(() => tf.variable(tf.tensor(init[k], s), true, `wadam${tag}/${k}`)),
+    ]),
+  );
+  const o = opt(),
+    f = o as unknown as AdamState;
   expect(wasmAdamActive(o)).toBe(on);
-  const states: Uint32Array[][] = [], counts: number[] = [], iterations: number[] = [];
+  const states: Uint32Array[][] = [],
+    counts: number[] = [],
+    iterations: number[] = [];
   for (const st of steps) {
     f.learningRate = st.lr; // as train/step.ts sets the scheduled rate
-    const grads = Object.fromEntries(Object.entries(shapes).map(([k, s]) => [`wadam${tag}/${k}`, tf.tensor(st.g[k], s)]));
+    const grads = Object.fromEntries(
+      Object.entries(shapes).map(([k, s]) => [`wadam${tag}/${k}`, tf.tensor(st.g[k], s)]),
+    );
     applyAdam(o, grads, st.scale);
     tf.dispose(Object.values(grads));
     counts.push(tf.memory().numTensors);
     iterations.push(f.iterations);
-    states.push([...Object.values(vars), ...f.accumulatedFirstMoment.map((x) => x.variable), ...f.accumulatedSecondMoment.map((x) => x.variable), f.accBeta1, f.accBeta2].map(words));
+    states.push(
+      [
+        ...Object.values(vars),
+        ...f.accumulatedFirstMoment.map((x) => x.variable),
+        ...f.accumulatedSecondMoment.map((x) => x.variable),
+        f.accBeta1,
+        f.accBeta2,
+      ].map(words),
+    );
   }
   o.dispose();
   tf.dispose(Object.values(vars));
@@ -64,10 +121,14 @@ function run(on: boolean, tag: string, opt: () => tf.AdamOptimizer): { states: U
 /** tfjs' Adam in JavaScript, Math.fround after every operation (the float32 result of each double operation). */
 function reference(b1: number, b2: number, eps: number): Float32Array[] {
   const r = Math.fround;
-  const w = Object.values(init).map((x) => Float32Array.from(x)), m = w.map((x) => new Float32Array(x.length)), v = w.map((x) => new Float32Array(x.length));
-  let acc1 = r(b1), acc2 = r(b2);
+  const w = Object.values(init).map((x) => Float32Array.from(x)),
+    m = w.map((x) => new Float32Array(x.length)),
+    v = w.map((x) => new Float32Array(x.length));
+  let acc1 = r(b1),
+    acc2 = r(b2);
   for (const st of steps) {
-    const c1 = r(1 - acc1), c2 = r(1 - acc2);
+    const c1 = r(1 - acc1),
+      c2 = r(1 - acc2);
     Object.keys(shapes).forEach((k, j) => {
       for (let i = 0; i < w[j].length; i++) {
         const g = r(st.g[k][i] * r(st.scale));
@@ -87,7 +148,8 @@ function reference(b1: number, b2: number, eps: number): Float32Array[] {
 describe('Adam kernel on wasm', () => {
   it('is used on the wasm backend for tfjs Adam only', () => {
     expect(wasmAdamUsable()).toBe(true);
-    const adam = tf.train.adam(0.1), sgd = tf.train.sgd(0.1);
+    const adam = tf.train.adam(0.1),
+      sgd = tf.train.sgd(0.1);
     expect(wasmAdamActive(adam)).toBe(true);
     expect(wasmAdamActive(sgd)).toBe(false);
     adam.dispose();
@@ -96,10 +158,11 @@ describe('Adam kernel on wasm', () => {
 
   for (const [name, make, hyper] of [
     ['β 0.9, 0.999, ε 1e-8', () => tf.train.adam(1e-2, 0.9, 0.999, 1e-8), [0.9, 0.999, 1e-8]],
-    ['β 0.8, 0.95, the backend\'s ε (1e-7)', () => tf.train.adam(1e-2, 0.8, 0.95), [0.8, 0.95, 1e-7]],
+    ["β 0.8, 0.95, the backend's ε (1e-7)", () => tf.train.adam(1e-2, 0.8, 0.95), [0.8, 0.95, 1e-7]],
   ] as const) {
     it(`gives tfjs applyGradients' words over six steps (${name}), numTensors constant`, () => {
-      const stock = run(false, `S${name.length}`, make), fused = run(true, `F${name.length}`, make);
+      const stock = run(false, `S${name.length}`, make),
+        fused = run(true, `F${name.length}`, make);
       for (let t = 0; t < steps.length; t++) {
         expect(fused.states[t].length).toBe(stock.states[t].length);
         fused.states[t].forEach((x, j) => expect([t, j, diff(x, stock.states[t][j])]).toEqual([t, j, []]));
@@ -111,7 +174,8 @@ describe('Adam kernel on wasm', () => {
       // Both equal the JavaScript float32 reference; the weights really moved and an overflowed v' stayed +∞.
       const ref = reference(hyper[0], hyper[1], hyper[2]).map((x) => new Uint32Array(x.buffer));
       ref.forEach((x, j) => expect([j, diff(fused.states[5][j], x)]).toEqual([j, []]));
-      const w0 = new Float32Array(fused.states[5][0].buffer), v0 = new Float32Array(fused.states[5][5 + 5].buffer);
+      const w0 = new Float32Array(fused.states[5][0].buffer),
+        v0 = new Float32Array(fused.states[5][5 + 5].buffer);
       expect(w0[0]).not.toBe(init.w[0]);
       expect(v0[11]).toBe(Infinity);
     });
@@ -119,7 +183,9 @@ describe('Adam kernel on wasm', () => {
 
   it('runs one kernel per parameter tensor and leaves no tensor behind', async () => {
     const before = tf.memory().numTensors;
-    const vars = Object.entries(shapes).map(([k, s]) => tf.tidy(() => tf.variable(tf.tensor(init[k], s), true, `wadamK/${k}`)));
+    const vars = Object.entries(shapes).map(([k, s]) =>
+      tf.tidy(() => tf.variable(tf.tensor(init[k], s), true, `wadamK/${k}`)),
+    );
     const opt = tf.train.adam(1e-3);
     const step = () => {
       const grads = Object.fromEntries(vars.map((v) => [v.name, tf.onesLike(v)]));
@@ -137,14 +203,18 @@ describe('Adam kernel on wasm', () => {
 
   it('rejects mismatched shapes and non-float32 tensors by name', () => {
     const h = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, gradScale: 1, c1: 0.1, c2: 0.001 };
-    const w = tf.zeros([4]), m = tf.zeros([4]), bad = tf.zeros([5]), ints = tf.zeros([4], 'int32');
+    const w = tf.zeros([4]),
+      m = tf.zeros([4]),
+      bad = tf.zeros([5]),
+      ints = tf.zeros([4], 'int32');
     expect(() => wasmAdamUpdate(w, m, m, bad, h)).toThrow(/g has shape \[5\]/);
     expect(() => wasmAdamUpdate(w, ints, m, m, h)).toThrow(/m is int32/);
     tf.dispose([w, m, bad, ints]);
   });
 
   it('computes the bias corrections as float32 Sub and Mul', () => {
-    // β₁ᵗ = 0.9 (float32 0.89999998), β₂ᵗ = 0.999: 1 − β rounded to float32, the powers one float32 product further.
+    // β₁ᵗ = 0.9 (float32 0.89999998), β₂ᵗ = 0.999: 1 − β rounded to float32, the powers one float32
+    // product further.
     const [c1, c2, a1, a2] = adamCorrections(Math.fround(0.9), Math.fround(0.999), 0.9, 0.999);
     const want = tf.tidy(() => {
       const acc = tf.tensor1d([0.9, 0.999]);

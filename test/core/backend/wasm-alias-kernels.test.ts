@@ -17,7 +17,8 @@ describe('aliasing Identity and Cast on wasm', () => {
   it('clones and same-dtype casts share the data and outlive their input', () => {
     const x = tf.tensor1d([1.5, -0, NaN, 3e-39, -7]);
     const want = words(x);
-    const c = tf.clone(x), k = tf.cast(x, 'float32');
+    const c = tf.clone(x),
+      k = tf.cast(x, 'float32');
     const be = tf.backend() as unknown as { refCount(d: object): number };
     expect(be.refCount(x.dataId)).toBe(3);
     x.dispose();
@@ -42,7 +43,14 @@ describe('aliasing Identity and Cast on wasm', () => {
       const was = setWasmAliasKernelsEnabled(alias);
       try {
         return tf.tidy(() => {
-          const a = tf.tensor2d([[0.3, -1.7, 2.25], [4, 0.1, -0.6]]), b = tf.tensor2d([[1.1, 0.9, -3], [0.5, -2, 7]]);
+          const a = tf.tensor2d([
+              [0.3, -1.7, 2.25],
+              [4, 0.1, -0.6],
+            ]),
+            b = tf.tensor2d([
+              [1.1, 0.9, -3],
+              [0.5, -2, 7],
+            ]);
           const g = tf.grads((p: tf.Tensor, q: tf.Tensor) => tf.sum(tf.mul(tf.mul(p, q), tf.exp(p))))([a, b]);
           return g.flatMap(words);
         });
@@ -55,7 +63,13 @@ describe('aliasing Identity and Cast on wasm', () => {
   it('leaves no tensor and no heap buffer behind', () => {
     const x = tf.randomNormal([64, 32], 0, 1, 'float32', 2);
     const before = tf.memory();
-    for (let i = 0; i < 3; i++) tf.tidy(() => void tf.grad((v: tf.Tensor) => tf.sum(tf.mul(v, tf.cast(tf.clone(v), 'float32'))))(x).dataSync());
+    for (let i = 0; i < 3; i++)
+      tf.tidy(
+        () =>
+          void tf
+            .grad((v: tf.Tensor) => tf.sum(tf.mul(v, tf.cast(tf.clone(v), 'float32'))))(x)
+            .dataSync(),
+      );
     const after = tf.memory();
     expect(after.numTensors).toBe(before.numTensors);
     expect(after.numDataBuffers).toBe(before.numDataBuffers);

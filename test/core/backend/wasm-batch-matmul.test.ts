@@ -17,7 +17,11 @@ import { useBackend } from '../../helpers/backend';
 beforeAll(() => useBackend('wasm'));
 
 const rng = new Rng(21);
-const randn = (shape: number[]) => tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()), shape);
+const randn = (shape: number[]) =>
+  tf.tensor(
+    Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
+    shape,
+  );
 const bits = (t: tf.Tensor) => Array.from(new Uint32Array((t.dataSync() as Float32Array).slice().buffer));
 
 /** The product with the stock kernel and with the SIMD one: [stock bits, simd bits]. */
@@ -37,15 +41,24 @@ describe('SIMD BatchMatMul on wasm', () => {
     expect(wasmMatMulActive()).toBe(true);
   });
 
-  it('gives the stock kernel\'s bits for every transpose combination and ragged shapes', () => {
+  it("gives the stock kernel's bits for every transpose combination and ragged shapes", () => {
     const before = tf.memory().numTensors;
     // [batch, M, N, K]: remainders of the 4-row and 8/4/1-column tiles; K below, at, just over and across 48.
-    const shapes = [[3, 5, 7, 1], [2, 9, 13, 47], [4, 4, 8, 48], [2, 7, 12, 49], [3, 6, 33, 130], [1, 3, 5, 96], [5, 128, 24, 24]];
+    const shapes = [
+      [3, 5, 7, 1],
+      [2, 9, 13, 47],
+      [4, 4, 8, 48],
+      [2, 7, 12, 49],
+      [3, 6, 33, 130],
+      [1, 3, 5, 96],
+      [5, 128, 24, 24],
+    ];
     let checked = 0;
     for (const [batch, M, N, K] of shapes)
       for (const ta of [false, true])
         for (const tb of [false, true]) {
-          const a = randn(ta ? [batch, K, M] : [batch, M, K]), b = randn(tb ? [batch, N, K] : [batch, K, N]);
+          const a = randn(ta ? [batch, K, M] : [batch, M, K]),
+            b = randn(tb ? [batch, N, K] : [batch, K, N]);
           const [stock, simd] = both(a, b, ta, tb);
           expect(simd, `batch ${batch} M ${M} N ${N} K ${K} ta ${ta} tb ${tb}`).toEqual(stock);
           checked += stock.length;
@@ -55,33 +68,40 @@ describe('SIMD BatchMatMul on wasm', () => {
     expect(tf.memory().numTensors).toBe(before);
   });
 
-  it('gives the stock kernel\'s bits on 4-D operands (attention [B, h, T, hs]) and on 2-D transposed ones', () => {
-    const q = randn([2, 3, 10, 6]), k = randn([2, 3, 10, 6]);
+  it("gives the stock kernel's bits on 4-D operands (attention [B, h, T, hs]) and on 2-D transposed ones", () => {
+    const q = randn([2, 3, 10, 6]),
+      k = randn([2, 3, 10, 6]);
     const [s1, m1] = both(q, k, false, true);
     expect(m1).toEqual(s1);
-    const x = randn([9, 5]), w = randn([11, 5]);
+    const x = randn([9, 5]),
+      w = randn([11, 5]);
     const [s2, m2] = both(x, w, false, true);
     expect(m2).toEqual(s2);
     tf.dispose([q, k, x, w]);
   });
 
   it('broadcasts a batch of 1 as the operand tiled out', () => {
-    const a = randn([4, 6, 5]), b = randn([1, 5, 9]);
-    const y = tf.matMul(a, b), tiled = tf.matMul(a, tf.tile(b, [4, 1, 1]));
+    const a = randn([4, 6, 5]),
+      b = randn([1, 5, 9]);
+    const y = tf.matMul(a, b),
+      tiled = tf.matMul(a, tf.tile(b, [4, 1, 1]));
     expect(y.shape).toEqual([4, 6, 9]);
     expect(bits(y)).toEqual(bits(tiled));
     const c = randn([1, 7, 6]); // with both flags: a [4, 6, 5] gives M 5, K 6; c gives N 7
-    const y2 = tf.matMul(a, c, true, true), t2 = tf.matMul(a, tf.tile(c, [4, 1, 1]), true, true);
+    const y2 = tf.matMul(a, c, true, true),
+      t2 = tf.matMul(a, tf.tile(c, [4, 1, 1]), true, true);
     expect(y2.shape).toEqual([4, 5, 7]);
     expect(bits(y2)).toEqual(bits(t2));
-    const y3 = tf.matMul(c, a, false, false), t3 = tf.matMul(tf.tile(c, [4, 1, 1]), a);
+    const y3 = tf.matMul(c, a, false, false),
+      t3 = tf.matMul(tf.tile(c, [4, 1, 1]), a);
     expect(y3.shape).toEqual([4, 7, 5]);
     expect(bits(y3)).toEqual(bits(t3));
     tf.dispose([a, b, c, y, tiled, y2, t2, y3, t3]);
   });
 
   it('leaves the plain 2-D product to the stock kernel (XNNPACK): same bits either way', () => {
-    const a = randn([7, 12]), b = randn([12, 10]);
+    const a = randn([7, 12]),
+      b = randn([12, 10]);
     const [stock, simd] = both(a, b, false, false);
     expect(simd).toEqual(stock);
     tf.dispose([a, b]);
@@ -99,32 +119,40 @@ describe('SIMD BatchMatMul on wasm', () => {
 });
 
 describe('the kernel module on its own memory', () => {
-  it('runs over a shared memory (the page\'s threaded wasm build) with the stock loop\'s sums, transposing b through tr', () => {
-    const mem = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
-    const mod = instantiateMatMul(mem);
-    expect(mod).not.toBeNull();
-    const [batch, M, N, K] = [2, 5, 6, 53];
-    const heap = new Float32Array(mem.buffer);
-    const A = 0, Bt = batch * M * K, Bp = Bt + batch * N * K, O = Bp + batch * K * N; // float offsets
-    for (let i = 0; i < Bp; i++) heap[i] = rng.normal();
-    mod!.tr(Bt * 4, Bp * 4, batch, N, K); // b stored [N, K] per batch → [K, N]
-    mod!.mm(A * 4, Bp * 4, O * 4, batch, M, N, K, M * K * 4, K * 4, 4, K * N * 4);
-    for (let t = 0; t < batch; t++)
-      for (let i = 0; i < M; i++)
-        for (let j = 0; j < N; j++) {
-          let out = 0;
-          for (let k0 = 0; k0 < K; k0 += K_BLOCK) {
-            let s = 0;
-            for (let k = k0; k < Math.min(k0 + K_BLOCK, K); k++) s = Math.fround(s + Math.fround(heap[A + (t * M + i) * K + k] * heap[Bt + (t * N + j) * K + k]));
-            out = Math.fround(out + s);
+  it(
+    "runs over a shared memory (the page's threaded wasm build) with the stock loop's sums, transposing " +
+      'b through tr',
+    () => {
+      const mem = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
+      const mod = instantiateMatMul(mem);
+      expect(mod).not.toBeNull();
+      const [batch, M, N, K] = [2, 5, 6, 53];
+      const heap = new Float32Array(mem.buffer);
+      const A = 0,
+        Bt = batch * M * K,
+        Bp = Bt + batch * N * K,
+        O = Bp + batch * K * N; // float offsets
+      for (let i = 0; i < Bp; i++) heap[i] = rng.normal();
+      mod!.tr(Bt * 4, Bp * 4, batch, N, K); // b stored [N, K] per batch → [K, N]
+      mod!.mm(A * 4, Bp * 4, O * 4, batch, M, N, K, M * K * 4, K * 4, 4, K * N * 4);
+      for (let t = 0; t < batch; t++)
+        for (let i = 0; i < M; i++)
+          for (let j = 0; j < N; j++) {
+            let out = 0;
+            for (let k0 = 0; k0 < K; k0 += K_BLOCK) {
+              let s = 0;
+              for (let k = k0; k < Math.min(k0 + K_BLOCK, K); k++)
+                s = Math.fround(s + Math.fround(heap[A + (t * M + i) * K + k] * heap[Bt + (t * N + j) * K + k]));
+              out = Math.fround(out + s);
+            }
+            expect(heap[O + (t * M + i) * N + j]).toBe(out);
           }
-          expect(heap[O + (t * M + i) * N + j]).toBe(out);
-        }
-  });
+    },
+  );
 });
 
 describe('wasm-emit encoders', () => {
-  it('writes LEB128 as the WebAssembly specification\'s examples', () => {
+  it("writes LEB128 as the WebAssembly specification's examples", () => {
     expect(uleb(0)).toEqual([0]);
     expect(uleb(127)).toEqual([0x7f]);
     expect(uleb(128)).toEqual([0x80, 0x01]);

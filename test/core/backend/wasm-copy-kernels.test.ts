@@ -1,8 +1,9 @@
 /**
  * The copy kernels of src/core/backend/wasm-copy-kernels.ts (Transpose and GatherV2 on the wasm backend) against
  * tfjs' stock wasm kernels: the same words on the training step's shapes and on ragged ones (sides that leave
- * remainders of the 8×8 block), size-1 axes, permutations of runs (left to the stock kernel), int32 data, NaN payloads; permutations outside the kernel's forms and
- * out-of-range indices left to the stock kernel; swapForm on hand-worked permutations; no tensor left behind.
+ * remainders of the 8×8 block), size-1 axes, permutations of runs (left to the stock kernel), int32 data, NaN
+ * payloads; permutations outside the kernel's forms and out-of-range indices left to the stock kernel; swapForm on
+ * hand-worked permutations; no tensor left behind.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
@@ -14,7 +15,11 @@ beforeAll(() => useBackend('wasm'));
 
 const rng = new Rng(5);
 const size = (s: number[]) => s.reduce((a, b) => a * b, 1);
-const randn = (shape: number[]) => tf.tensor(Float32Array.from({ length: size(shape) }, () => rng.normal()), shape);
+const randn = (shape: number[]) =>
+  tf.tensor(
+    Float32Array.from({ length: size(shape) }, () => rng.normal()),
+    shape,
+  );
 const words = (t: tf.Tensor) => Array.from(new Uint32Array((t.dataSync() as Float32Array | Int32Array).slice().buffer));
 
 /** `op` with the stock kernels and with the copy kernels: [stock words, copy words], shapes checked equal. */
@@ -56,12 +61,64 @@ describe('swapForm', () => {
 });
 
 describe('copy kernels on wasm', () => {
-  it('Transpose gives the stock kernel\'s words on the training step\'s shapes and ragged ones', () => {
+  it("Transpose gives the stock kernel's words on the training step's shapes and ragged ones", () => {
     const cases: [number[], number[]][] = [
-      [[4096, 128], [1, 0]], [[128, 512], [1, 0]], [[13, 29], [1, 0]], [[9, 8], [1, 0]], [[1, 7], [1, 0]],
-      [[32, 128, 4, 32], [0, 2, 1, 3]], [[32, 4, 128, 32], [0, 2, 1, 3]], [[3, 5, 2, 7], [0, 2, 1, 3]],
-      [[6, 11, 17], [0, 2, 1]], [[2, 3, 4], [2, 0, 1]], [[2, 3, 4], [1, 0, 2]], [[1, 9, 1, 3], [2, 3, 0, 1]],
-      [[2, 3, 4], [2, 1, 0]], [[2, 3, 4, 5], [1, 0, 3, 2]], // not a swap: the stock kernel runs
+      [
+        [4096, 128],
+        [1, 0],
+      ],
+      [
+        [128, 512],
+        [1, 0],
+      ],
+      [
+        [13, 29],
+        [1, 0],
+      ],
+      [
+        [9, 8],
+        [1, 0],
+      ],
+      [
+        [1, 7],
+        [1, 0],
+      ],
+      [
+        [32, 128, 4, 32],
+        [0, 2, 1, 3],
+      ],
+      [
+        [32, 4, 128, 32],
+        [0, 2, 1, 3],
+      ],
+      [
+        [3, 5, 2, 7],
+        [0, 2, 1, 3],
+      ],
+      [
+        [6, 11, 17],
+        [0, 2, 1],
+      ],
+      [
+        [2, 3, 4],
+        [2, 0, 1],
+      ],
+      [
+        [2, 3, 4],
+        [1, 0, 2],
+      ],
+      [
+        [1, 9, 1, 3],
+        [2, 3, 0, 1],
+      ],
+      [
+        [2, 3, 4],
+        [2, 1, 0],
+      ],
+      [
+        [2, 3, 4, 5],
+        [1, 0, 3, 2],
+      ], // not a swap: the stock kernel runs
     ];
     for (const [shape, perm] of cases) {
       const x = randn(shape);
@@ -71,7 +128,11 @@ describe('copy kernels on wasm', () => {
     }
   });
   it('Transpose copies int32 data and NaN payloads word for word', () => {
-    const xi = tf.tensor2d(Int32Array.from({ length: 35 }, (_, i) => i * 7919 - 100000), [5, 7], 'int32');
+    const xi = tf.tensor2d(
+      Int32Array.from({ length: 35 }, (_, i) => i * 7919 - 100000),
+      [5, 7],
+      'int32',
+    );
     const [si, ci] = both(() => tf.transpose(xi));
     expect(ci).toEqual(si);
     const raw = new Uint32Array(12).map((_, i) => 0x7fc00000 + i); // quiet NaNs with distinct payloads
@@ -80,12 +141,22 @@ describe('copy kernels on wasm', () => {
     expect(cn).toEqual([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11].map((i) => raw[i]));
     tf.dispose([xi, xn]);
   });
-  it('GatherV2 on axis 0 gives the stock kernel\'s rows, repeated indices included', () => {
+  it("GatherV2 on axis 0 gives the stock kernel's rows, repeated indices included", () => {
     const table = randn([1024, 128]);
-    const ids = tf.tensor1d(Int32Array.from({ length: 4096 }, () => rng.int(1024)), 'int32');
+    const ids = tf.tensor1d(
+      Int32Array.from({ length: 4096 }, () => rng.int(1024)),
+      'int32',
+    );
     const [s, c] = both(() => tf.gather(table, ids));
     expect(c).toEqual(s);
-    const ids2 = tf.tensor2d([[3, 3], [0, 1023]], [2, 2], 'int32');
+    const ids2 = tf.tensor2d(
+      [
+        [3, 3],
+        [0, 1023],
+      ],
+      [2, 2],
+      'int32',
+    );
     const [s2, c2] = both(() => tf.gather(table, ids2));
     expect(c2).toEqual(s2);
     const t3 = randn([5, 2, 3]);
@@ -95,16 +166,21 @@ describe('copy kernels on wasm', () => {
     expect(c4).toEqual(s4);
     tf.dispose([table, ids, ids2, t3]);
   });
-  it('an out-of-range index still raises the stock kernel\'s error', () => {
+  it("an out-of-range index still raises the stock kernel's error", () => {
     const table = randn([4, 2]);
-    expect(() => tf.gather(table, tf.tensor1d([1, 4], 'int32'))).toThrow('GatherV2: the index value 4 is not in [0, 3]');
+    expect(() => tf.gather(table, tf.tensor1d([1, 4], 'int32'))).toThrow(
+      'GatherV2: the index value 4 is not in [0, 3]',
+    );
     table.dispose();
   });
   it('leaves no tensor behind', () => {
     const x = randn([64, 48]);
     const ids = tf.tensor1d([0, 5, 63], 'int32');
     const before = tf.memory().numTensors;
-    for (let i = 0; i < 3; i++) tf.tidy(() => void tf.gather(tf.transpose(tf.reshape(x, [4, 16, 3, 16]), [0, 2, 1, 3]), tf.tensor1d([3, 0], 'int32')));
+    for (let i = 0; i < 3; i++)
+      tf.tidy(
+        () => void tf.gather(tf.transpose(tf.reshape(x, [4, 16, 3, 16]), [0, 2, 1, 3]), tf.tensor1d([3, 0], 'int32')),
+      );
     for (let i = 0; i < 3; i++) tf.dispose([tf.transpose(x), tf.gather(x, ids)]);
     expect(tf.memory().numTensors).toBe(before);
     tf.dispose([x, ids]);

@@ -16,10 +16,21 @@ beforeAll(() => useBackend('wasm'));
 const rng = new Rng(17);
 const words = (t: tf.Tensor) => Array.from(new Uint32Array((t.dataSync() as Float32Array).slice().buffer));
 /** Positions where two word arrays differ (an empty list: the same bits). */
-const diff = (a: number[], b: number[]) => (a.length !== b.length ? [-1] : Array.from(a.keys()).filter((i) => a[i] !== b[i]).slice(0, 5));
+const diff = (a: number[], b: number[]) =>
+  a.length !== b.length
+    ? [-1]
+    : Array.from(a.keys())
+        .filter((i) => a[i] !== b[i])
+        .slice(0, 5);
 
 /** Value and the gradients of Σ LN(x)·w w.r.t. x, γ, β, as words, with the given LayerNorm. */
-function run(ln: (x: tf.Tensor, g: tf.Tensor, b: tf.Tensor) => tf.Tensor, x: tf.Tensor, g: tf.Tensor, b: tf.Tensor, w: tf.Tensor): number[][] {
+function run(
+  ln: (x: tf.Tensor, g: tf.Tensor, b: tf.Tensor) => tf.Tensor,
+  x: tf.Tensor,
+  g: tf.Tensor,
+  b: tf.Tensor,
+  w: tf.Tensor,
+): number[][] {
   let out: number[][] = [];
   tf.tidy(() => {
     const y = ln(x, g, b);
@@ -30,12 +41,20 @@ function run(ln: (x: tf.Tensor, g: tf.Tensor, b: tf.Tensor) => tf.Tensor, x: tf.
 }
 
 function compare(shape: number[], scale: () => number): void {
-  const d = shape[shape.length - 1], n = shape.reduce((a, c) => a * c, 1);
-  const x = tf.tensor(Float32Array.from({ length: n }, () => rng.normal() * scale() + scale()), shape);
+  const d = shape[shape.length - 1],
+    n = shape.reduce((a, c) => a * c, 1);
+  const x = tf.tensor(
+    Float32Array.from({ length: n }, () => rng.normal() * scale() + scale()),
+    shape,
+  );
   const g = tf.tensor1d(Float32Array.from({ length: d }, () => 1 + 0.3 * rng.normal()));
   const b = tf.tensor1d(Float32Array.from({ length: d }, () => 0.1 * rng.normal()));
-  const w = tf.tensor(Float32Array.from({ length: n }, () => rng.normal()), shape);
-  const want = run(composedLayerNorm, x, g, b, w), got = run(layerNorm, x, g, b, w);
+  const w = tf.tensor(
+    Float32Array.from({ length: n }, () => rng.normal()),
+    shape,
+  );
+  const want = run(composedLayerNorm, x, g, b, w),
+    got = run(layerNorm, x, g, b, w);
   expect(got.map((a) => a.length)).toEqual([n, n, d, d]);
   for (let k = 0; k < 4; k++) expect(diff(got[k], want[k]), `output ${k}`).toEqual([]);
   tf.dispose([x, g, b, w]);
@@ -47,18 +66,36 @@ describe('LayerNorm kernels on wasm', () => {
     expect(wasmLayerNormUsable(48)).toBe(true);
     expect(wasmLayerNormUsable(6)).toBe(false);
   });
-  it('give the composed ops\' values and gradients bit for bit (small: d 128; nano: d 48)', () => {
+  it("give the composed ops' values and gradients bit for bit (small: d 128; nano: d 48)", () => {
     compare([8, 128, 128], () => 1);
     compare([3, 50, 48], () => 2);
   });
   it('match on rows of large and tiny magnitude and on constant rows', () => {
     compare([64, 48], () => 10 ** (rng.int(9) - 4));
-    const x = tf.tensor2d([[3, 3, 3, 3], [-0, 0, -0, 0], [1e20, -1e20, 1e-20, 5]]);
-    const g = tf.tensor1d([1, 2, 3, 4]), b = tf.tensor1d([0.5, -0.5, 0, 1]), w = tf.tensor2d([[1, -2, 3, 0.5], [1, 1, 1, 1], [0.25, 2, -1, 3]]);
-    const want = run(composedLayerNorm, x, g, b, w), got = run(layerNorm, x, g, b, w);
+    const x = tf.tensor2d([
+      [3, 3, 3, 3],
+      [-0, 0, -0, 0],
+      [1e20, -1e20, 1e-20, 5],
+    ]);
+    const g = tf.tensor1d([1, 2, 3, 4]),
+      b = tf.tensor1d([0.5, -0.5, 0, 1]),
+      w = tf.tensor2d([
+        [1, -2, 3, 0.5],
+        [1, 1, 1, 1],
+        [0.25, 2, -1, 3],
+      ]);
+    const want = run(composedLayerNorm, x, g, b, w),
+      got = run(layerNorm, x, g, b, w);
     for (let k = 0; k < 4; k++) expect(got[k]).toEqual(want[k]);
     // a constant row normalises to β
-    expect(Array.from(tf.tidy(() => layerNorm(x, g, b)).dataSync().slice(0, 4))).toEqual([0.5, -0.5, 0, 1]);
+    expect(
+      Array.from(
+        tf
+          .tidy(() => layerNorm(x, g, b))
+          .dataSync()
+          .slice(0, 4),
+      ),
+    ).toEqual([0.5, -0.5, 0, 1]);
     tf.dispose([x, g, b, w]);
   });
   it('switched off or on a ragged width, the composed ops run with the same results', () => {
@@ -68,7 +105,10 @@ describe('LayerNorm kernels on wasm', () => {
     compare([5, 6], () => 1);
   });
   it('leaves no tensor behind', () => {
-    const x = tf.randomNormal([4, 16, 48], 0, 1, 'float32', 1), g = tf.onesLike(tf.zeros([48])), b = tf.zeros([48]), w = tf.onesLike(x);
+    const x = tf.randomNormal([4, 16, 48], 0, 1, 'float32', 1),
+      g = tf.onesLike(tf.zeros([48])),
+      b = tf.zeros([48]),
+      w = tf.onesLike(x);
     run(layerNorm, x, g, b, w);
     const before = tf.memory().numTensors;
     for (let i = 0; i < 3; i++) run(layerNorm, x, g, b, w);

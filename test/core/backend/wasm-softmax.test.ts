@@ -17,7 +17,12 @@ beforeAll(() => useBackend('wasm'));
 const rng = new Rng(5);
 const words = (t: tf.Tensor) => Array.from(new Uint32Array((t.dataSync() as Float32Array).slice().buffer));
 /** Positions where two word arrays differ (an empty list: the same bits). */
-const diff = (a: number[], b: number[]) => (a.length !== b.length ? [-1] : Array.from(a.keys()).filter((i) => a[i] !== b[i]).slice(0, 5));
+const diff = (a: number[], b: number[]) =>
+  a.length !== b.length
+    ? [-1]
+    : Array.from(a.keys())
+        .filter((i) => a[i] !== b[i])
+        .slice(0, 5);
 
 /** [value words, d/draw Σ softmax·w words] with the kernels on or off. */
 function run(raw: tf.Tensor3D, w: tf.Tensor, bias: tf.Tensor, B: number, h: number, on: boolean): number[][] {
@@ -27,7 +32,9 @@ function run(raw: tf.Tensor3D, w: tf.Tensor, bias: tf.Tensor, B: number, h: numb
     tf.tidy(() => {
       const scale = 1 / Math.sqrt(32);
       const y = attentionSoftmax(raw, scale, B, h, { bias });
-      const g = tf.grad((r: tf.Tensor) => tf.sum(tf.mul(attentionSoftmax(r as tf.Tensor3D, scale, B, h, { bias }), w)))(raw);
+      const g = tf.grad((r: tf.Tensor) => tf.sum(tf.mul(attentionSoftmax(r as tf.Tensor3D, scale, B, h, { bias }), w)))(
+        raw,
+      );
       out = [words(y), words(g)];
     });
   } finally {
@@ -38,10 +45,17 @@ function run(raw: tf.Tensor3D, w: tf.Tensor, bias: tf.Tensor, B: number, h: numb
 
 function compare(B: number, h: number, T: number, bias: tf.Tensor): void {
   const n = B * h * T * T;
-  const raw = tf.tensor3d(Float32Array.from({ length: n }, () => 4 * rng.normal()), [B * h, T, T]);
-  const w = tf.tensor3d(Float32Array.from({ length: n }, () => rng.normal()), [B * h, T, T]);
+  const raw = tf.tensor3d(
+    Float32Array.from({ length: n }, () => 4 * rng.normal()),
+    [B * h, T, T],
+  );
+  const w = tf.tensor3d(
+    Float32Array.from({ length: n }, () => rng.normal()),
+    [B * h, T, T],
+  );
   expect(wasmSoftmaxUsable(B, T, T, bias)).toBe(true);
-  const want = run(raw, w, bias, B, h, false), got = run(raw, w, bias, B, h, true);
+  const want = run(raw, w, bias, B, h, false),
+    got = run(raw, w, bias, B, h, true);
   expect(got[0].length).toBe(n);
   expect(diff(got[0], want[0])).toEqual([]);
   expect(diff(got[1], want[1])).toEqual([]);
@@ -49,14 +63,18 @@ function compare(B: number, h: number, T: number, bias: tf.Tensor): void {
 }
 
 describe('attention softmax kernels on wasm', () => {
-  it('give the composed ops\' values and gradients bit for bit with the shared causal bias', () => {
+  it("give the composed ops' values and gradients bit for bit with the shared causal bias", () => {
     const bias = causalBias(128);
     compare(2, 4, 128, bias); // the small model's heads at T 128
     bias.dispose();
   });
   it('match with one bias per sequence (left padding)', () => {
-    const B = 3, T = 12;
-    const keyBias = tf.tensor2d(Array.from({ length: B * T }, (_, i) => (i % T < i / T ? NEG : 0)), [B, T]);
+    const B = 3,
+      T = 12;
+    const keyBias = tf.tensor2d(
+      Array.from({ length: B * T }, (_, i) => (i % T < i / T ? NEG : 0)),
+      [B, T],
+    );
     const bias = tf.add(causalBias(T), tf.reshape(keyBias, [B, 1, 1, T]));
     compare(B, 2, T, bias);
     tf.dispose([keyBias, bias]);
@@ -68,7 +86,9 @@ describe('attention softmax kernels on wasm', () => {
     bias.dispose();
   });
   it('leaves no tensor behind', () => {
-    const bias = causalBias(8), raw = tf.randomNormal([4, 8, 8], 0, 1, 'float32', 2) as tf.Tensor3D, w = tf.onesLike(raw);
+    const bias = causalBias(8),
+      raw = tf.randomNormal([4, 8, 8], 0, 1, 'float32', 2) as tf.Tensor3D,
+      w = tf.onesLike(raw);
     run(raw, w, bias, 2, 2, true);
     const before = tf.memory().numTensors;
     for (let i = 0; i < 3; i++) run(raw, w, bias, 2, 2, true);

@@ -29,31 +29,55 @@ function tanhWords(x: Float32Array, on: boolean): Uint32Array {
 }
 /** Indices where the words differ, NaNs (any payload) counted equal. */
 function mismatches(x: Float32Array, a: Uint32Array, b: Uint32Array): string[] {
-  const fa = fromBits(a.slice()), fb = fromBits(b.slice()), out: string[] = [];
-  for (let i = 0; i < x.length && out.length < 5; i++) if (a[i] !== b[i] && !(Number.isNaN(fa[i]) && Number.isNaN(fb[i]))) out.push(`tanh(${x[i]}): ${fa[i]} vs ${fb[i]}`);
+  const fa = fromBits(a.slice()),
+    fb = fromBits(b.slice()),
+    out: string[] = [];
+  for (let i = 0; i < x.length && out.length < 5; i++)
+    if (a[i] !== b[i] && !(Number.isNaN(fa[i]) && Number.isNaN(fb[i]))) out.push(`tanh(${x[i]}): ${fa[i]} vs ${fb[i]}`);
   return out;
 }
 function check(x: Float32Array): void {
-  const want = tanhWords(x, false), got = tanhWords(x, true);
+  const want = tanhWords(x, false),
+    got = tanhWords(x, true);
   expect(mismatches(x, got, want)).toEqual([]);
   const js = new Uint32Array(Float32Array.from(x, tanhf).buffer);
   expect(mismatches(x, js, want)).toEqual([]);
 }
 
 describe('SIMD Tanh on wasm', () => {
-  it('gives the stock kernel\'s words on 2^20 uniformly drawn bit patterns', () => {
+  it("gives the stock kernel's words on 2^20 uniformly drawn bit patterns", () => {
     const u = Uint32Array.from({ length: 1 << 20 }, () => ((rng.int(0x10000) << 16) | rng.int(0x10000)) >>> 0);
     check(fromBits(u));
   });
-  it('gives the stock kernel\'s words on GELU-like inputs (normal, σ 3) and a ragged tail', () => {
+  it("gives the stock kernel's words on GELU-like inputs (normal, σ 3) and a ragged tail", () => {
     check(Float32Array.from({ length: (1 << 18) + 3 }, () => 3 * rng.normal()));
   });
   it('matches at every branch boundary and its neighbours, and on special values', () => {
     // tanhf: 2^-126, log(5/3)/2, log(3)/2, 10; expm1f of ±2|x|: 2^-25, 0.5 ln2, 1.5 ln2, 27 ln2, and the k = 23 edge
-    const edges = [0x00800000, 0x3e82c578, 0x3f0c9f54, 0x41200000, 0x32800000, 0x3e317218, 0x3f051592, 0x4115b844, 0x40fe4000, 0x4100b000];
+    const edges = [
+      0x00800000, 0x3e82c578, 0x3f0c9f54, 0x41200000, 0x32800000, 0x3e317218, 0x3f051592, 0x4115b844, 0x40fe4000,
+      0x4100b000,
+    ];
     const words: number[] = [];
-    for (const e of edges) for (let d = -40; d <= 40; d++) for (const s of [0, 0x80000000]) words.push(((e + d) | s) >>> 0);
-    const x = Float32Array.from([...fromBits(Uint32Array.from(words)), 0, -0, 1e-45, -1e-45, 1e-40, Infinity, -Infinity, 3.4e38, -3.4e38, 0.5, -1, 9, 16, 19.9]);
+    for (const e of edges)
+      for (let d = -40; d <= 40; d++) for (const s of [0, 0x80000000]) words.push(((e + d) | s) >>> 0);
+    const x = Float32Array.from([
+      ...fromBits(Uint32Array.from(words)),
+      0,
+      -0,
+      1e-45,
+      -1e-45,
+      1e-40,
+      Infinity,
+      -Infinity,
+      3.4e38,
+      -3.4e38,
+      0.5,
+      -1,
+      9,
+      16,
+      19.9,
+    ]);
     check(x);
     const nan = tanhWords(Float32Array.from([NaN, 1, NaN, -2, NaN]), true);
     const v = fromBits(nan.slice());

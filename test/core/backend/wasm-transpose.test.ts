@@ -25,15 +25,23 @@ function firstDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 describe('simdSwapCopy', () => {
   // A private memory: src at byte 64 (16-byte aligned) or 68 (not), dst after it.
   const cases: [number, number, number, number][] = [
-    [1, 4, 4, 64], [1, 8, 12, 64], [3, 4, 8, 68], [1, 4096, 128, 64], [1, 128, 4096, 68], [2, 64, 132, 64],
-    [1, 512, 4096, 64], [32, 128, 128, 64], [1, 4, 68, 68],
+    [1, 4, 4, 64],
+    [1, 8, 12, 64],
+    [3, 4, 8, 68],
+    [1, 4096, 128, 64],
+    [1, 128, 4096, 68],
+    [2, 64, 132, 64],
+    [1, 512, 4096, 64],
+    [32, 128, 128, 64],
+    [1, 4, 68, 68],
   ];
   for (const [batch, R, C, at] of cases)
     it(`copies [${batch}, ${R}, ${C}] → [${batch}, ${C}, ${R}] as swapCopy does (src at byte ${at})`, () => {
       const n = batch * R * C;
       const mem = new WebAssembly.Memory({ initial: Math.ceil((at + 8 * n + 64) / 65536) });
       const words = new Uint32Array(mem.buffer);
-      const src = at, dst = at + 4 * n + 16;
+      const src = at,
+        dst = at + 4 * n + 16;
       for (let i = 0; i < n; i++) words[src / 4 + i] = rng.int(0x100000000);
       // NaN payloads, signed zeros, infinities in the first words
       const special = [0x7fc00001, 0xffc12345, 0x7f800001, 0x80000000, 0x00000000, 0x7f800000, 0xff800000, 0x00000001];
@@ -59,10 +67,19 @@ describe('simdSwapCopy', () => {
 });
 
 describe('Transpose on wasm with the SIMD path on and off', () => {
-  it('gives the same words for the training step\'s transposes, ragged ones included, with no tensor left', () => {
+  it("gives the same words for the training step's transposes, ragged ones included, with no tensor left", () => {
     const before = tf.memory().numTensors;
-    for (const shape of [[4096, 128], [4096, 1024], [128, 512], [6, 5], [3, 8, 12]]) {
-      const x = tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()), shape);
+    for (const shape of [
+      [4096, 128],
+      [4096, 1024],
+      [128, 512],
+      [6, 5],
+      [3, 8, 12],
+    ]) {
+      const x = tf.tensor(
+        Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
+        shape,
+      );
       const perm = shape.length === 2 ? [1, 0] : [0, 2, 1];
       const was = setWasmSimdTransposeEnabled(false);
       const a = tf.transpose(x, perm);
@@ -70,7 +87,12 @@ describe('Transpose on wasm with the SIMD path on and off', () => {
       const b = tf.transpose(x, perm);
       setWasmSimdTransposeEnabled(was);
       expect(b.shape).toEqual(a.shape);
-      expect(firstDiff(new Uint32Array((b.dataSync() as Float32Array).slice().buffer), new Uint32Array((a.dataSync() as Float32Array).slice().buffer))).toBe(-1);
+      expect(
+        firstDiff(
+          new Uint32Array((b.dataSync() as Float32Array).slice().buffer),
+          new Uint32Array((a.dataSync() as Float32Array).slice().buffer),
+        ),
+      ).toBe(-1);
       tf.dispose([x, a, b]);
     }
     expect(tf.memory().numTensors).toBe(before);

@@ -25,7 +25,11 @@ const samples = Array.from({ length: 5 }, (_, i) => ({
   response: [60 + i, 61, 2],
   allowed: [null, new Int32Array([61, 62, 63]), null] as (Int32Array | null)[],
 }));
-const prompts = [[1, 20, 30, 40], [1, 21, 31], [1, 22, 32, 42, 52]];
+const prompts = [
+  [1, 20, 30, 40],
+  [1, 21, 31],
+  [1, 22, 32, 42, 52],
+];
 
 /** Scores (chunks of 2: three chunks) and samples 6 positions for 3 rows; the webgpu read-backs of each. */
 async function runOn(backend: 'cpu' | 'webgpu') {
@@ -35,7 +39,14 @@ async function runOn(backend: 'cpu' | 'webgpu') {
   const sc = await scoreSamples(p, cfg, samples, free, { chunk: 2 });
   const scoreReads = stats?.counters().readbacks;
   stats?.reset();
-  const out = await sampleResponses(p, cfg, prompts, { temperature: 1, maxTokens: 6, eos: -1, freeRow: free, rng: new Rng(4), allowed: () => null });
+  const out = await sampleResponses(p, cfg, prompts, {
+    temperature: 1,
+    maxTokens: 6,
+    eos: -1,
+    freeRow: free,
+    rng: new Rng(4),
+    allowed: () => null,
+  });
   const sampleReads = stats?.counters().readbacks;
   stats?.uninstall();
   tf.dispose(Object.values(p));
@@ -43,21 +54,25 @@ async function runOn(backend: 'cpu' | 'webgpu') {
 }
 
 describe('webgpu read-backs of scoring and sampling', () => {
-  it('one read-back per scoring chunk and per sampled position; log-probs, entropies and tokens as on cpu (1e-4 nats)', async () => {
-    const cpu = await runOn('cpu');
-    const before = tf.memory().numTensors;
-    const gpu = await runOn('webgpu');
-    expect(tf.memory().numTensors).toBe(before);
-    expect(gpu.scoreReads).toBe(3); // ⌈5 / 2⌉ chunks
-    expect(gpu.sampleReads).toBe(6); // 6 positions, 3 rows each
-    expect(gpu.sc.logp.length).toBe(15);
-    for (let k = 0; k < 15; k++) {
-      expect(Math.abs(gpu.sc.logp[k] - cpu.sc.logp[k])).toBeLessThan(1e-4);
-      expect(Math.abs(gpu.sc.entropy[k] - cpu.sc.entropy[k])).toBeLessThan(1e-4);
-    }
-    for (let i = 0; i < prompts.length; i++) {
-      expect(gpu.out[i].tokens).toEqual(cpu.out[i].tokens);
-      gpu.out[i].sampleLogp.forEach((v, k) => expect(Math.abs(v - cpu.out[i].sampleLogp[k])).toBeLessThan(1e-4));
-    }
-  });
+  it(
+    'one read-back per scoring chunk and per sampled position; log-probs, entropies and tokens as on cpu ' +
+      '(1e-4 nats)',
+    async () => {
+      const cpu = await runOn('cpu');
+      const before = tf.memory().numTensors;
+      const gpu = await runOn('webgpu');
+      expect(tf.memory().numTensors).toBe(before);
+      expect(gpu.scoreReads).toBe(3); // ⌈5 / 2⌉ chunks
+      expect(gpu.sampleReads).toBe(6); // 6 positions, 3 rows each
+      expect(gpu.sc.logp.length).toBe(15);
+      for (let k = 0; k < 15; k++) {
+        expect(Math.abs(gpu.sc.logp[k] - cpu.sc.logp[k])).toBeLessThan(1e-4);
+        expect(Math.abs(gpu.sc.entropy[k] - cpu.sc.entropy[k])).toBeLessThan(1e-4);
+      }
+      for (let i = 0; i < prompts.length; i++) {
+        expect(gpu.out[i].tokens).toEqual(cpu.out[i].tokens);
+        gpu.out[i].sampleLogp.forEach((v, k) => expect(Math.abs(v - cpu.out[i].sampleLogp[k])).toBeLessThan(1e-4));
+      }
+    },
+  );
 });

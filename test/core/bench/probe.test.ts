@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import {
-  chooseFastest, probeKey, probeReason, readProbeRecord, shouldStopProbe, timingText,
-  PROBE_BUDGET_MS, PROBE_RECORD_VERSION, type ProbeTiming,
+  chooseFastest,
+  probeKey,
+  probeReason,
+  readProbeRecord,
+  shouldStopProbe,
+  timingText,
+  PROBE_BUDGET_MS,
+  PROBE_RECORD_VERSION,
+  type ProbeTiming,
 } from '../../../src/core/bench/probe';
 
-const t = (backend: ProbeTiming['backend'], msPerStep: number, steps = 3): ProbeTiming => ({ backend, msPerStep, steps, complete: steps === 3 });
+const t = (backend: ProbeTiming['backend'], msPerStep: number, steps = 3): ProbeTiming => ({
+  backend,
+  msPerStep,
+  steps,
+  complete: steps === 3,
+});
 
 describe('backend probe: when to stop timing a backend', () => {
   it('stops after all 3 timed steps, and when the 2000 ms budget is spent', () => {
@@ -38,7 +50,9 @@ describe('backend probe: choosing the fastest', () => {
     expect(chooseFastest([])).toBeNull();
   });
   it('says why in words, the chosen backend first, then the others from fastest', () => {
-    expect(probeReason('wasm', [t('webgl', 95.4), t('wasm', 41.2), t('cpu', 160, 1)])).toBe('fastest of wasm 41 ms, webgl 95 ms, cpu 160 ms (stopped early) per probe step');
+    expect(probeReason('wasm', [t('webgl', 95.4), t('wasm', 41.2), t('cpu', 160, 1)])).toBe(
+      'fastest of wasm 41 ms, webgl 95 ms, cpu 160 ms (stopped early) per probe step',
+    );
     expect(probeReason('wasm', [t('wasm', 41)])).toBe('wasm: the only backend left to probe');
     expect(timingText(t('webgpu', 2100, 0))).toBe('webgpu >2100 ms');
   });
@@ -46,25 +60,49 @@ describe('backend probe: choosing the fastest', () => {
 
 describe('backend probe: the remembered choice', () => {
   const key = probeKey({ userAgent: 'Chromium/140', cores: 2, webgpu: 'google · swiftshader', webgl: '' });
-  const record = { version: PROBE_RECORD_VERSION, key, choice: 'wasm', timings: [t('wasm', 41), t('cpu', 160, 1)], skipped: [{ backend: 'webgpu', reason: 'software adapter' }], at: 1_764_500_000_000 };
+  const record = {
+    version: PROBE_RECORD_VERSION,
+    key,
+    choice: 'wasm',
+    timings: [t('wasm', 41), t('cpu', 160, 1)],
+    skipped: [{ backend: 'webgpu', reason: 'software adapter' }],
+    at: 1_764_500_000_000,
+  };
 
   it('reads back a valid record for the same browser and adapters', () => {
     const r = readProbeRecord(structuredClone(record), key);
     expect(r).toEqual({ ok: true, record });
   });
   it('asks for a new probe, naming the field, when the stored value is corrupted (no crash)', () => {
-    expect(readProbeRecord({ ...record, choice: 'tpu' }, key)).toEqual({ ok: false, reason: expect.stringMatching(/^remembered choice unreadable \(choice: /) });
-    expect(readProbeRecord({ ...record, timings: [{ backend: 'wasm', msPerStep: -1, steps: 3, complete: true }] }, key)).toEqual({ ok: false, reason: expect.stringMatching(/^remembered choice unreadable \(timings\.0\.msPerStep: /) });
-    expect(readProbeRecord('{"version":1', key)).toEqual({ ok: false, reason: expect.stringMatching(/^remembered choice unreadable \(record: /) });
-    expect(readProbeRecord({ ...record, version: 0 }, key)).toEqual({ ok: false, reason: expect.stringMatching(/^remembered choice unreadable \(version: /) });
+    expect(readProbeRecord({ ...record, choice: 'tpu' }, key)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^remembered choice unreadable \(choice: /),
+    });
+    expect(
+      readProbeRecord({ ...record, timings: [{ backend: 'wasm', msPerStep: -1, steps: 3, complete: true }] }, key),
+    ).toEqual({ ok: false, reason: expect.stringMatching(/^remembered choice unreadable \(timings\.0\.msPerStep: /) });
+    expect(readProbeRecord('{"version":1', key)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^remembered choice unreadable \(record: /),
+    });
+    expect(readProbeRecord({ ...record, version: 0 }, key)).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^remembered choice unreadable \(version: /),
+    });
     expect(readProbeRecord({ ...record, extra: 1 }, key).ok).toBe(false);
   });
   it('asks for a new probe when the chosen backend has no timing', () => {
-    expect(readProbeRecord({ ...record, choice: 'webgl' }, key)).toEqual({ ok: false, reason: 'remembered choice unreadable (choice webgl has no timing)' });
+    expect(readProbeRecord({ ...record, choice: 'webgl' }, key)).toEqual({
+      ok: false,
+      reason: 'remembered choice unreadable (choice webgl has no timing)',
+    });
   });
   it('asks for a new probe on another browser or adapter, and when nothing is stored', () => {
     const other = probeKey({ userAgent: 'Chromium/140', cores: 2, webgpu: 'nvidia · ampere', webgl: '' });
-    expect(readProbeRecord(record, other)).toEqual({ ok: false, reason: 'remembered choice was measured on another browser or adapter' });
+    expect(readProbeRecord(record, other)).toEqual({
+      ok: false,
+      reason: 'remembered choice was measured on another browser or adapter',
+    });
     expect(readProbeRecord(undefined, key)).toEqual({ ok: false, reason: 'no remembered choice' });
     expect(readProbeRecord(null, key)).toEqual({ ok: false, reason: 'no remembered choice' });
   });

@@ -7,18 +7,35 @@
 import { describe, expect, it } from 'vitest';
 import { household, householdCommands } from '../../../src/core/envs/household';
 import { closestAction, commandHint, editDistance } from '../../../src/core/envs/hint';
-import { PlayEpisode, latestHint, randomTaskIndex, readTyped, summaryText, type PlaySummary } from '../../../src/core/envs/play';
+import {
+  PlayEpisode,
+  latestHint,
+  randomTaskIndex,
+  readTyped,
+  summaryText,
+  type PlaySummary,
+} from '../../../src/core/envs/play';
 import { Rng } from '../../../src/core/rng';
 
 const EASY_ROOT = ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'];
 const easyForms = householdCommands('easy');
 
 describe('household command forms', () => {
-  it('lists each preset\'s commands in the order of the admissible actions', () => {
+  it("lists each preset's commands in the order of the admissible actions", () => {
     expect(easyForms.map((f) => f.form)).toEqual(['go to …', 'take … from …', 'move … to …', 'clean … with …']);
     expect(householdCommands('default').map((f) => f.form)).toEqual([
-      'go to …', 'open …', 'close …', 'take … from …', 'move … to …', 'clean … with …', 'heat … with …', 'cool … with …',
-      'use …', 'examine …', 'inventory', 'look',
+      'go to …',
+      'open …',
+      'close …',
+      'take … from …',
+      'move … to …',
+      'clean … with …',
+      'heat … with …',
+      'cool … with …',
+      'use …',
+      'examine …',
+      'inventory',
+      'look',
     ]);
     expect(easyForms.map((f) => f.verb)).toEqual(['go to', 'take', 'move', 'clean']);
     expect(household.commands?.('easy').map((f) => f.form)).toEqual(easyForms.map((f) => f.form));
@@ -33,7 +50,7 @@ describe('household command forms', () => {
       const env = household.create(preset);
       for (let index = 0; index < 300; index++) {
         env.reset({ split: (['train', 'test-seen', 'test-unseen'] as const)[index % 3], index });
-        for (let done = false; !done; ) {
+        for (let done = false; !done;) {
           const actions = env.admissibleActions();
           for (const a of actions) {
             const fits = forms.filter((f) => f.pattern.test(a));
@@ -49,22 +66,36 @@ describe('household command forms', () => {
 });
 
 describe('commandHint', () => {
-  const hint = (action: string, admissible = EASY_ROOT) => commandHint({ env: 'household', preset: 'easy', commands: easyForms, action, admissible });
+  const hint = (action: string, admissible = EASY_ROOT) =>
+    commandHint({ env: 'household', preset: 'easy', commands: easyForms, action, admissible });
   const now = 'admissible now: go to desk 1, go to shelf 1, go to sidetable 1';
 
   it('names a command the preset does not have, its commands and the admissible actions', () => {
-    expect(hint('fly to moon')).toBe(`"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; ${now}`);
-    expect(hint('  EXAMINE desk 1 ')).toBe(`"examine desk 1" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; ${now}`);
+    expect(hint('fly to moon')).toBe(
+      `"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, ` +
+        `move … to …, clean … with …; ${now}`,
+    );
+    expect(hint('  EXAMINE desk 1 ')).toBe(
+      `"examine desk 1" is not a command of household/easy; commands here: go to …, take … from …, ` +
+        `move … to …, clean … with …; ${now}`,
+    );
   });
 
   it('suggests the admissible action a typo is close to', () => {
-    expect(hint('got to desk 1')).toBe(`"got to desk 1" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; ${now}; did you mean "go to desk 1"?`);
-    expect(hint('go to shelf', EASY_ROOT)).toBe(`"go to shelf" is a command of household/easy, but not possible now; ${now}; did you mean "go to shelf 1"?`);
+    expect(hint('got to desk 1')).toBe(
+      `"got to desk 1" is not a command of household/easy; commands here: go to …, take … from …, ` +
+        `move … to …, clean … with …; ${now}; did you mean "go to desk 1"?`,
+    );
+    expect(hint('go to shelf', EASY_ROOT)).toBe(
+      `"go to shelf" is a command of household/easy, but not possible now; ${now}; did you mean "go to shelf 1"?`,
+    );
   });
 
   it('says when a command does not fit its form, or is not possible now', () => {
     expect(hint('take apple 1')).toBe(`"take apple 1" does not fit the command "take … from …"; ${now}`);
-    expect(hint('take apple 1 from desk 1')).toBe(`"take apple 1 from desk 1" is a command of household/easy, but not possible now; ${now}`);
+    expect(hint('take apple 1 from desk 1')).toBe(
+      `"take apple 1 from desk 1" is a command of household/easy, but not possible now; ${now}`,
+    );
     expect(hint('move')).toBe(`"move" does not fit the command "move … to …"; ${now}`);
   });
 
@@ -73,8 +104,13 @@ describe('commandHint', () => {
     const long = hint('x'.repeat(10_000)) as string;
     expect(long.startsWith(`"${'x'.repeat(59)}…" is not a command of household/easy;`)).toBe(true);
     expect(long.length).toBeLessThan(250);
-    expect(hint('look', [])).toBe('"look" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; nothing is admissible now');
-    expect(commandHint({ env: 'toy', preset: 'p', action: 'jump', admissible: ['walk'] })).toBe('"jump" is not admissible now; admissible now: walk');
+    expect(hint('look', [])).toBe(
+      '"look" is not a command of household/easy; commands here: go to …, take … from …, move … ' +
+        'to …, clean … with …; nothing is admissible now',
+    );
+    expect(commandHint({ env: 'toy', preset: 'p', action: 'jump', admissible: ['walk'] })).toBe(
+      '"jump" is not admissible now; admissible now: walk',
+    );
     expect(hint('Go To Desk 1')).toBeNull();
   });
 
@@ -83,38 +119,80 @@ describe('commandHint', () => {
     expect(editDistance('', 'abc')).toBe(3);
     expect(editDistance('go to desk 1', 'go to desk 1')).toBe(0);
     expect(editDistance('abcdef', 'uvwxyz', 2)).toBe(3); // stopped early: more than the limit
-    expect(closestAction('take lapto 1 from desk 1', ['go to shelf 1', 'take laptop 1 from desk 1'])).toBe('take laptop 1 from desk 1');
+    expect(closestAction('take lapto 1 from desk 1', ['go to shelf 1', 'take laptop 1 from desk 1'])).toBe(
+      'take laptop 1 from desk 1',
+    );
     expect(closestAction('go to desk 2', ['go to desk 1', 'go to desk 3'])).toBe('go to desk 1'); // a tie: the first
     expect(closestAction('fly to moon', EASY_ROOT)).toBeNull();
   });
 });
 
 describe('summaryText', () => {
-  const s = (o: Partial<PlaySummary>): PlaySummary => ({ steps: 4, maxSteps: 10, success: false, reward: 0, invalid: 0, done: false, ...o });
+  const s = (o: Partial<PlaySummary>): PlaySummary => ({
+    steps: 4,
+    maxSteps: 10,
+    success: false,
+    reward: 0,
+    invalid: 0,
+    done: false,
+    ...o,
+  });
   it('states steps, success, total reward and invalid actions', () => {
-    expect(summaryText(s({ success: true, reward: 1, done: true }))).toBe('Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).');
-    expect(summaryText(s({ steps: 10, invalid: 3, done: true }), 'input')).toBe('Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).');
-    expect(summaryText(s({ steps: 1, invalid: 1 }), 'input')).toBe('End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).');
-    expect(summaryText(s({ steps: 2 }), 'stopped')).toBe('Stopped: no success after 2 of 10 steps, total reward 0 (0 invalid actions).');
+    expect(summaryText(s({ success: true, reward: 1, done: true }))).toBe(
+      'Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).',
+    );
+    expect(summaryText(s({ steps: 10, invalid: 3, done: true }), 'input')).toBe(
+      'Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).',
+    );
+    expect(summaryText(s({ steps: 1, invalid: 1 }), 'input')).toBe(
+      'End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).',
+    );
+    expect(summaryText(s({ steps: 2 }), 'stopped')).toBe(
+      'Stopped: no success after 2 of 10 steps, total reward 0 (0 invalid actions).',
+    );
   });
 });
 
 describe('PlayEpisode', () => {
-  it('plays household/easy train 357 to success, with hints beside the env\'s own observations', () => {
+  it("plays household/easy train 357 to success, with hints beside the env's own observations", () => {
     const ep = new PlayEpisode({ env: 'household', preset: 'easy', split: 'train', index: 357 });
     const start = ep.view();
     expect(start).toMatchObject({
-      task: 'put a laptop in sidetable.', taskType: 'pick', admissible: EASY_ROOT, turns: [],
-      observation: 'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
+      task: 'put a laptop in sidetable.',
+      taskType: 'pick',
+      admissible: EASY_ROOT,
+      turns: [],
+      observation:
+        'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
       commands: ['go to …', 'take … from …', 'move … to …', 'clean … with …'],
       summary: { steps: 0, maxSteps: 10, success: false, reward: 0, invalid: 0, done: false },
     });
-    const actions = ['fly to moon', 'go to desk 1', 'take laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1'];
+    const actions = [
+      'fly to moon',
+      'go to desk 1',
+      'take laptop 1 from desk 1',
+      'go to sidetable 1',
+      'move laptop 1 to sidetable 1',
+    ];
     const turns = actions.map((a) => ep.step(a));
-    expect(turns[0]).toEqual({ action: 'fly to moon', observation: 'Nothing happens.', reward: 0, done: false, valid: false, hint: expect.stringContaining('"fly to moon" is not a command of household/easy') });
-    expect(turns.slice(1).map((t) => [t.valid, t.reward, t.done, t.hint])).toEqual([[true, 0, false, undefined], [true, 0, false, undefined], [true, 0, false, undefined], [true, 1, true, undefined]]);
+    expect(turns[0]).toEqual({
+      action: 'fly to moon',
+      observation: 'Nothing happens.',
+      reward: 0,
+      done: false,
+      valid: false,
+      hint: expect.stringContaining('"fly to moon" is not a command of household/easy'),
+    });
+    expect(turns.slice(1).map((t) => [t.valid, t.reward, t.done, t.hint])).toEqual([
+      [true, 0, false, undefined],
+      [true, 0, false, undefined],
+      [true, 0, false, undefined],
+      [true, 1, true, undefined],
+    ]);
     expect(ep.summary()).toEqual({ steps: 5, maxSteps: 10, success: true, reward: 1, invalid: 1, done: true });
-    expect(summaryText(ep.summary())).toBe('Task complete: success in 5 of 10 steps, total reward 1 (1 invalid action).');
+    expect(summaryText(ep.summary())).toBe(
+      'Task complete: success in 5 of 10 steps, total reward 1 (1 invalid action).',
+    );
     expect(ep.view()).toMatchObject({ admissible: [], observation: 'You move the laptop 1 to the sidetable 1.' });
     expect(() => ep.step('look')).toThrow('the episode has ended; start a new task');
 
@@ -124,7 +202,7 @@ describe('PlayEpisode', () => {
     expect(actions.map((a) => env.step(a).observation)).toEqual(turns.map((t) => t.observation));
   });
 
-  it('the expert\'s actions solve a default task; the view is plain data', () => {
+  it("the expert's actions solve a default task; the view is plain data", () => {
     const ep = new PlayEpisode({ env: 'household', preset: 'default', split: 'test-unseen', index: 3 });
     const expert = household.expert(ep.environment);
     while (!ep.done) ep.step(expert.act());
@@ -137,8 +215,12 @@ describe('PlayEpisode', () => {
   it('refuses a bad env, preset, split or index, naming the field', () => {
     const t = { env: 'household', preset: 'easy', split: 'train' as const, index: 0 };
     expect(() => new PlayEpisode({ ...t, env: 'shop' })).toThrow('unknown env "shop"; accepted: household');
-    expect(() => new PlayEpisode({ ...t, preset: 'hard' })).toThrow('preset must be one of: default, easy (got "hard")');
-    expect(() => new PlayEpisode({ ...t, split: 'dev' as never })).toThrow('split must be one of: train, test-seen, test-unseen, val (got "dev")');
+    expect(() => new PlayEpisode({ ...t, preset: 'hard' })).toThrow(
+      'preset must be one of: default, easy (got "hard")',
+    );
+    expect(() => new PlayEpisode({ ...t, split: 'dev' as never })).toThrow(
+      'split must be one of: train, test-seen, test-unseen, val (got "dev")',
+    );
     expect(() => new PlayEpisode({ ...t, index: -1 })).toThrow('task index must be an integer ≥ 0 (got -1)');
     expect(() => new PlayEpisode({ ...t, index: 1.5 })).toThrow('task index must be an integer ≥ 0 (got 1.5)');
   });
@@ -157,9 +239,15 @@ describe('readTyped: a typed number picks an admissible action', () => {
   it('1..N pick the action; a number outside names the range; other text is the action itself', () => {
     expect(readTyped('2', EASY_ROOT)).toEqual({ action: 'go to shelf 1' });
     expect(readTyped(' 3 ', EASY_ROOT)).toEqual({ action: 'go to sidetable 1' });
-    expect(readTyped('4', EASY_ROOT)).toEqual({ message: 'there is no action 4: type a number from 1 to 3, or an action' });
-    expect(readTyped('0', EASY_ROOT)).toEqual({ message: 'there is no action 0: type a number from 1 to 3, or an action' });
-    expect(readTyped('99999999999999999999', EASY_ROOT)).toEqual({ message: 'there is no action 99999999999…: type a number from 1 to 3, or an action' });
+    expect(readTyped('4', EASY_ROOT)).toEqual({
+      message: 'there is no action 4: type a number from 1 to 3, or an action',
+    });
+    expect(readTyped('0', EASY_ROOT)).toEqual({
+      message: 'there is no action 0: type a number from 1 to 3, or an action',
+    });
+    expect(readTyped('99999999999999999999', EASY_ROOT)).toEqual({
+      message: 'there is no action 99999999999…: type a number from 1 to 3, or an action',
+    });
     expect(readTyped('1', [])).toEqual({ message: 'there is no action 1: nothing is admissible now' });
     expect(readTyped('go to desk 1', EASY_ROOT)).toEqual({ action: 'go to desk 1' });
     expect(readTyped('-1', EASY_ROOT)).toEqual({ action: '-1' });
@@ -172,7 +260,11 @@ describe('latestHint: what the page shows under the observation', () => {
     expect(latestHint(ep.view())).toBeNull();
     ep.step('fly to moon');
     expect(ep.view().observation).toBe('Nothing happens.');
-    expect(latestHint(ep.view())).toBe('"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable 1');
+    expect(latestHint(ep.view())).toBe(
+      '"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, ' +
+        'move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go to sidetable ' +
+        '1',
+    );
     ep.step('go to desk 1');
     expect(latestHint(ep.view())).toBeNull();
   });

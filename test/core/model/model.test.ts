@@ -4,7 +4,13 @@ import { Rng } from '../../../src/core/rng';
 import { modelConfig } from '../../../src/core/model/config';
 import { initValues, makeVariables, countParams, paramShapes } from '../../../src/core/model/params';
 import { sampleResponses } from '../../../src/core/model/sample';
-import { buildScoreBatch, disposeBatch, freeMaskRow, scoreSamples, tokenLogProbs } from '../../../src/core/model/scoring';
+import {
+  buildScoreBatch,
+  disposeBatch,
+  freeMaskRow,
+  scoreSamples,
+  tokenLogProbs,
+} from '../../../src/core/model/scoring';
 import { forward } from '../../../src/core/model/transformer';
 import { useBackend } from '../../helpers/backend';
 
@@ -17,7 +23,9 @@ const free = freeMaskRow(V, 16, 2);
 describe('transformer policy', () => {
   it('names sizes and rejects unknown ones', () => {
     expect(() => modelConfig('huge', 100)).toThrow(/unknown model size "huge" \(known: nano, small, base\)/);
-    expect(countParams(modelConfig('small', 1024))).toBe(paramShapes(modelConfig('small', 1024)).reduce((s, [, sh]) => s + sh.reduce((a, b) => a * b, 1), 0));
+    expect(countParams(modelConfig('small', 1024))).toBe(
+      paramShapes(modelConfig('small', 1024)).reduce((s, [, sh]) => s + sh.reduce((a, b) => a * b, 1), 0),
+    );
   });
 
   it('is causal: changing a later token does not change earlier hidden states', async () => {
@@ -25,16 +33,25 @@ describe('transformer policy', () => {
     const pos = tf.tensor2d([[0, 1, 2, 3, 4]], [1, 5], 'int32');
     const a = forward(p, cfg, tf.tensor2d([[1, 20, 30, 40, 50]], [1, 5], 'int32'), pos).hidden;
     const b = forward(p, cfg, tf.tensor2d([[1, 20, 30, 41, 99]], [1, 5], 'int32'), pos).hidden;
-    const da = await tf.slice(a, [0, 0, 0], [1, 3, -1]).data(), db = await tf.slice(b, [0, 0, 0], [1, 3, -1]).data();
+    const da = await tf.slice(a, [0, 0, 0], [1, 3, -1]).data(),
+      db = await tf.slice(b, [0, 0, 0], [1, 3, -1]).data();
     expect(Array.from(da)).toEqual(Array.from(db));
     expect(Array.from(await a.data())).not.toEqual(Array.from(await b.data()));
   });
 
   it('KV-cached sampling log-probs match batched re-scoring (left padding is invisible)', async () => {
     const p = makeVariables(cfg, initValues(cfg, new Rng(1)));
-    const prompts = [[1, 20, 30, 40], [1, 50, 60], [1, 70, 80, 90, 100, 110, 33]];
+    const prompts = [
+      [1, 20, 30, 40],
+      [1, 50, 60],
+      [1, 70, 80, 90, 100, 110, 33],
+    ];
     const res = await sampleResponses(p, cfg, prompts, {
-      temperature: 1, maxTokens: 5, eos: 2, freeRow: free, rng: new Rng(2),
+      temperature: 1,
+      maxTokens: 5,
+      eos: 2,
+      freeRow: free,
+      rng: new Rng(2),
       allowed: (i) => (i === 1 ? new Int32Array([2, 33, 44]) : null),
     });
     expect(res[1].tokens.every((t) => [2, 33, 44].includes(t))).toBe(true);
@@ -46,7 +63,18 @@ describe('transformer policy', () => {
 
   it('sampling is reproducible with the same seed and differs with another', async () => {
     const p = makeVariables(cfg, initValues(cfg, new Rng(1)));
-    const run = async (seed: number) => (await sampleResponses(p, cfg, [[1, 5, 6], [1, 7]], { temperature: 1, maxTokens: 6, eos: 2, freeRow: free, rng: new Rng(seed), allowed: () => null })).map((r) => r.tokens);
+    const run = async (seed: number) =>
+      (
+        await sampleResponses(
+          p,
+          cfg,
+          [
+            [1, 5, 6],
+            [1, 7],
+          ],
+          { temperature: 1, maxTokens: 6, eos: 2, freeRow: free, rng: new Rng(seed), allowed: () => null },
+        )
+      ).map((r) => r.tokens);
     expect(await run(3)).toEqual(await run(3));
     expect(await run(3)).not.toEqual(await run(4));
   });
@@ -83,7 +111,8 @@ describe('transformer policy', () => {
 describe('loadPolicy refuses non-finite weights (fresh-eyes trial)', () => {
   it('names the tensor holding NaN', async () => {
     const { getEnvSpec } = await import('../../../src/core/envs/registry');
-    const { buildTokenizer, createPolicy, savePolicy, loadPolicy, disposePolicy } = await import('../../../src/core/model/policy');
+    const { buildTokenizer, createPolicy, savePolicy, loadPolicy, disposePolicy } =
+      await import('../../../src/core/model/policy');
     const { decodeSafetensors, encodeSafetensors } = await import('../../../src/core/model/io');
     const { Rng } = await import('../../../src/core/rng');
     const tok = buildTokenizer(getEnvSpec('household'));

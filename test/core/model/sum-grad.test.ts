@@ -15,7 +15,14 @@ const rng = new Rng(3);
 const words = (t: tf.Tensor) => Array.from(new Uint32Array((t.dataSync() as Float32Array).slice().buffer));
 
 /** d/dx of Σ w·sum(x·c, axes) with the row broadcast on or off: the gradient's words. */
-function grad(x: tf.Tensor, c: tf.Tensor, w: tf.Tensor, axes: number | number[], keepDims: boolean, on: boolean): number[] {
+function grad(
+  x: tf.Tensor,
+  c: tf.Tensor,
+  w: tf.Tensor,
+  axes: number | number[],
+  keepDims: boolean,
+  on: boolean,
+): number[] {
   const was = setBroadcastSumGrad(on);
   const g = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.sum(tf.mul(t, c), axes, keepDims), w)))(x);
   setBroadcastSumGrad(was);
@@ -25,15 +32,29 @@ function grad(x: tf.Tensor, c: tf.Tensor, w: tf.Tensor, axes: number | number[],
 }
 
 describe('Sum gradient on wasm', () => {
-  it('gives tfjs\' words for trailing, multi-axis, keepDims and leading-axis sums', () => {
+  it("gives tfjs' words for trailing, multi-axis, keepDims and leading-axis sums", () => {
     const before = tf.memory().numTensors;
-    const cases: [number[], number | number[], boolean][] = [[[64, 1024], 1, false], [[6, 5, 4], [1, 2], false], [[6, 5, 4], -1, true], [[7, 3], 0, false]];
+    const cases: [number[], number | number[], boolean][] = [
+      [[64, 1024], 1, false],
+      [[6, 5, 4], [1, 2], false],
+      [[6, 5, 4], -1, true],
+      [[7, 3], 0, false],
+    ];
     for (const [shape, axes, keep] of cases) {
       const n = shape.reduce((a, b) => a * b, 1);
-      const x = tf.tensor(Float32Array.from({ length: n }, () => rng.normal()), shape);
-      const c = tf.tensor(Float32Array.from({ length: n }, () => rng.normal()), shape);
+      const x = tf.tensor(
+        Float32Array.from({ length: n }, () => rng.normal()),
+        shape,
+      );
+      const c = tf.tensor(
+        Float32Array.from({ length: n }, () => rng.normal()),
+        shape,
+      );
       const y = tf.sum(x, axes, keep);
-      const w = tf.tensor(Float32Array.from({ length: y.size }, () => rng.normal() * 1e3), y.shape);
+      const w = tf.tensor(
+        Float32Array.from({ length: y.size }, () => rng.normal() * 1e3),
+        y.shape,
+      );
       expect(grad(x, c, w, axes, keep, true)).toEqual(grad(x, c, w, axes, keep, false));
       tf.dispose([x, c, y, w]);
     }
@@ -42,7 +63,10 @@ describe('Sum gradient on wasm', () => {
 
   it('writes each output weight across its row (hand-computed)', () => {
     // f(x) = 2·Σ_j x[0, j] − 3·Σ_j x[1, j] → df/dx = [[2, 2, 2], [−3, −3, −3]]
-    const x = tf.tensor2d([[1, 2, 3], [4, 5, 6]]);
+    const x = tf.tensor2d([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     const w = tf.tensor1d([2, -3]);
     const g = tf.grad((t: tf.Tensor) => tf.sum(tf.mul(tf.sum(t, 1), w)))(x);
     expect(Array.from(g.dataSync())).toEqual([2, 2, 2, -3, -3, -3]);

@@ -19,11 +19,22 @@ describe('sampler and trainer log-probs agree at the rollout temperature', () =>
   const spec = getEnvSpec('household');
   const tok = buildTokenizer(spec);
   it.each([
-    [0.5, 'admissible'], [1, 'admissible'], [2, 'admissible'], [0.5, 'free'], [1, 'free'], [2, 'free'],
+    [0.5, 'admissible'],
+    [1, 'admissible'],
+    [2, 'admissible'],
+    [0.5, 'free'],
+    [1, 'free'],
+    [2, 'free'],
   ] as const)('T = %s, %s decoding', async (temperature, decoding) => {
     const policy = createPolicy('nano', tok, new Rng(3).fork('init'));
     const refs = [0, 1, 2, 3].map((index) => ({ split: 'train' as const, index }));
-    const roll = await runEpisodes(policy, spec, 'easy', refs, { decoding, temperature, historyTurns: 1, maxActionTokens: 6, rng: new Rng(9) });
+    const roll = await runEpisodes(policy, spec, 'easy', refs, {
+      decoding,
+      temperature,
+      historyTurns: 1,
+      maxActionTokens: 6,
+      rng: new Rng(9),
+    });
     const packed = packSamples(roll.trajectories);
     const sampler = roll.trajectories.flatMap((t) => t.steps.flatMap((s) => s.sampleLogp));
     expect(sampler.length).toBe(packed.tokens);

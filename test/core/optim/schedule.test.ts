@@ -13,7 +13,7 @@ describe('learningRateAt', () => {
   it('cosine: half-way is the mean of base and base·r; a quarter of the way is r + (1−r)(1+cos π/4)/2', () => {
     const v = [1, 2, 3, 4, 5].map((s) => learningRateAt(1e-3, 'cosine', 0, s, 5));
     expect(v[0]).toBeCloseTo(1e-3, 15);
-    expect(v[1]).toBeCloseTo(1e-3 * (1 + Math.SQRT1_2) / 2, 15); // 0.853553…e-3
+    expect(v[1]).toBeCloseTo((1e-3 * (1 + Math.SQRT1_2)) / 2, 15); // 0.853553…e-3
     expect(v[2]).toBeCloseTo(0.5e-3, 15);
     expect(v[4]).toBeCloseTo(0, 15);
     expect(learningRateAt(1e-3, 'cosine', 0.1, 3, 5)).toBeCloseTo(0.55e-3, 15);
@@ -26,6 +26,8 @@ describe('learningRateAt', () => {
     expect(() => learningRateAt(1e-3, 'linear', 1.5, 1, 2)).toThrow(/minLrRatio must be in \[0, 1\]/);
     expect(() => learningRateAt(1e-3, 'linear', 0, 3, 2)).toThrow(/step must be an integer in \[1, 2\]/);
     expect(() => learningRateAt(1e-3, 'linear', 0, 1, 0)).toThrow(/totalSteps must be an integer ≥ 1/);
-    expect(() => learningRateAt(1e-3, 'step' as never, 0, 1, 2)).toThrow(/unknown schedule "step"; accepted: constant, linear, cosine/);
+    expect(() => learningRateAt(1e-3, 'step' as never, 0, 1, 2)).toThrow(
+      /unknown schedule "step"; accepted: constant, linear, cosine/,
+    );
   });
 });

@@ -13,7 +13,7 @@ const tok = buildTokenizer(spec);
 describe('skill sensitivity per task type', () => {
   beforeAll(() => useBackend('wasm'));
 
-  it('splits the scored steps by the episode\'s task type; the per-type means make up the overall means', async () => {
+  it("splits the scored steps by the episode's task type; the per-type means make up the overall means", async () => {
     const p = createPolicy('nano', tok, new Rng(1).fork('init'));
     const before = tf.memory().numTensors;
     const o = { preset: 'default', split: 'test-seen' as const, episodes: 4, historyTurns: 3, maxActionTokens: 12 };
@@ -28,7 +28,8 @@ describe('skill sensitivity per task type', () => {
     expect(Object.fromEntries(Object.entries(k.byTaskType).map(([t, x]) => [t, x.steps]))).toEqual(want);
     expect(k.steps).toBe(Object.values(want).reduce((a, b) => a + b, 0));
     const types = Object.values(k.byTaskType);
-    const weighted = (f: (x: (typeof types)[number]) => number) => types.reduce((s, x) => s + x.steps * f(x), 0) / k.steps;
+    const weighted = (f: (x: (typeof types)[number]) => number) =>
+      types.reduce((s, x) => s + x.steps * f(x), 0) / k.steps;
     expect(weighted((x) => x.logpNoSkill)).toBeCloseTo(k.logpNoSkill, 5);
     expect(weighted((x) => x.logpWithSkill)).toBeCloseTo(k.logpWithSkill, 5);
     for (const x of [k, ...types]) {

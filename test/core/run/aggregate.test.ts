@@ -1,6 +1,15 @@
 /** The results-table aggregator: hand-computed means, standard errors and paired differences. */
 import { describe, expect, it } from 'vitest';
-import { buildCurves, buildTable, meanSe, pairedDiff, pct, pctDiff, pickEval, type RunEvals } from '../../../src/core/run/aggregate';
+import {
+  buildCurves,
+  buildTable,
+  meanSe,
+  pairedDiff,
+  pct,
+  pctDiff,
+  pickEval,
+  type RunEvals,
+} from '../../../src/core/run/aggregate';
 import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
 
 describe('meanSe', () => {
@@ -18,7 +27,15 @@ describe('meanSe', () => {
 
 describe('pairedDiff', () => {
   it('differences per shared seed: seeds 1, 2 shared (0.2, 0.0) → +0.1 ± 0.1; seed 3 of one side ignored', () => {
-    const a = new Map([[1, 0.8], [2, 0.6], [3, 0.9]]), b = new Map([[1, 0.6], [2, 0.6]]);
+    const a = new Map([
+        [1, 0.8],
+        [2, 0.6],
+        [3, 0.9],
+      ]),
+      b = new Map([
+        [1, 0.6],
+        [2, 0.6],
+      ]);
     const d = pairedDiff(a, b)!;
     expect(d.mean).toBeCloseTo(0.1, 12);
     expect(d.se).toBeCloseTo(0.1, 12); // sd of [0.2, 0] = 0.1414; /√2 = 0.1
@@ -27,18 +44,41 @@ describe('pairedDiff', () => {
 });
 
 const split = (rate: number, types: Record<string, number>) => ({
-  successRate: rate, episodes: 10, byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])),
+  successRate: rate,
+  episodes: 10,
+  byTaskType: Object.fromEntries(Object.entries(types).map(([t, r]) => [t, { successRate: r, episodes: 5 }])),
 });
 const run = (method: string, seed: number, evals: [number, number, number][]): RunEvals => ({
-  method, seed, evals: evals.map(([step, seen, unseen]) => ({ step, splits: { 'test-seen': split(seen, { pick: seen }), 'test-unseen': split(unseen, { pick: unseen, heat: unseen / 2 }) } })),
+  method,
+  seed,
+  evals: evals.map(([step, seen, unseen]) => ({
+    step,
+    splits: {
+      'test-seen': split(seen, { pick: seen }),
+      'test-unseen': split(unseen, { pick: unseen, heat: unseen / 2 }),
+    },
+  })),
 });
 
 describe('buildTable', () => {
   const runs = [
-    run('grpo', 1, [[0, 0.5, 0.4], [10, 0.6, 0.5]]),
-    run('grpo', 2, [[0, 0.5, 0.4], [10, 0.7, 0.6]]),
-    run('opid', 1, [[0, 0.5, 0.4], [10, 0.8, 0.6]]),
-    run('opid', 2, [[0, 0.5, 0.4], [5, 0.9, 0.9], [10, 0.8, 0.7]]),
+    run('grpo', 1, [
+      [0, 0.5, 0.4],
+      [10, 0.6, 0.5],
+    ]),
+    run('grpo', 2, [
+      [0, 0.5, 0.4],
+      [10, 0.7, 0.6],
+    ]),
+    run('opid', 1, [
+      [0, 0.5, 0.4],
+      [10, 0.8, 0.6],
+    ]),
+    run('opid', 2, [
+      [0, 0.5, 0.4],
+      [5, 0.9, 0.9],
+      [10, 0.8, 0.7],
+    ]),
   ];
   it('final evaluation: means over seeds and paired differences to GRPO, per split and per task type', () => {
     const [g, o] = buildTable(runs, ['grpo', 'opid', 'skill-grpo'], ['test-seen', 'test-unseen'], 'final', 'grpo');
@@ -54,7 +94,16 @@ describe('buildTable', () => {
   });
   it('best evaluation: the highest mean over the splits, earlier on ties', () => {
     expect(pickEval(runs[3], 'best', ['test-seen', 'test-unseen']).step).toBe(5);
-    expect(pickEval(run('x', 1, [[0, 0.5, 0.5], [5, 0.6, 0.4]]), 'best', ['test-seen', 'test-unseen']).step).toBe(0);
+    expect(
+      pickEval(
+        run('x', 1, [
+          [0, 0.5, 0.5],
+          [5, 0.6, 0.4],
+        ]),
+        'best',
+        ['test-seen', 'test-unseen'],
+      ).step,
+    ).toBe(0);
     const [, o] = buildTable(runs, ['grpo', 'opid'], ['test-seen', 'test-unseen'], 'best', 'grpo');
     expect(o.cells['test-unseen'].mean).toBeCloseTo(0.75, 12); // seed 1 step 10 (0.6), seed 2 step 5 (0.9)
   });
@@ -66,7 +115,12 @@ describe('buildTable', () => {
 });
 
 describe('buildTable per task type (three seeds, test/helpers/table-runs.ts)', () => {
-  const close = (x: { mean: number; se: number; n: number } | null | undefined, mean: number, se: number, n: number) => {
+  const close = (
+    x: { mean: number; se: number; n: number } | null | undefined,
+    mean: number,
+    se: number,
+    n: number,
+  ) => {
     expect(x).toBeTruthy();
     expect(x!.mean).toBeCloseTo(mean, 12);
     expect(x!.se).toBeCloseTo(se, 12);
@@ -74,34 +128,47 @@ describe('buildTable per task type (three seeds, test/helpers/table-runs.ts)', (
   };
   it('final: mean ± s.e. of each task type, and its difference to GRPO paired by seed', () => {
     const [g, o] = buildTable(TYPED_RUNS, ['grpo', 'opid'], TYPED_SPLITS, 'final', 'grpo');
-    // test-seen/pick: GRPO 0.6, 0.7, 0.7 → 0.6667, deviations −0.0667, +0.0333, +0.0333, variance 0.00667/2, s.e. √(0.00333/3) = 0.0333
+    // test-seen/pick: GRPO 0.6, 0.7, 0.7 → 0.6667, deviations −0.0667, +0.0333, +0.0333, variance 0.00667/2, s.e.
+    // √(0.00333/3) = 0.0333
     close(g.cells['test-seen/pick'], 2 / 3, 1 / 30, 3);
     close(o.cells['test-seen/pick'], 2.3 / 3, 1 / 30, 3); // 0.7, 0.8, 0.8
     // paired: 0.1 on every seed → +0.1 ± 0 (unpaired, the two s.e. would add to 0.047)
     close(o.diff['test-seen/pick'], 0.1, 0, 3);
-    // test-seen/cool: GRPO seed 3 has none → GRPO 0.4, 0.5 → 0.45 ± 0.05 (n 2); OPID 0.5, 0.8, 0.6 → 0.6333 ± √(0.02333/3) = 0.0882
+    // test-seen/cool: GRPO seed 3 has none → GRPO 0.4, 0.5 → 0.45 ± 0.05 (n 2); OPID 0.5, 0.8, 0.6 → 0.6333 ±
+    // √(0.02333/3) = 0.0882
     close(g.cells['test-seen/cool'], 0.45, 0.05, 2);
     close(o.cells['test-seen/cool'], 1.9 / 3, Math.sqrt(0.07 / 3 / 3), 3);
     // paired over seeds 1, 2 only: 0.1, 0.3 → 0.2 ± (sd 0.1414)/√2 = 0.1
     close(o.diff['test-seen/cool'], 0.2, 0.1, 2);
     // test-unseen/pick: 0.3 − 0.4, 0.4 − 0.4, 0.4 − 0.4 = −0.1, 0, 0 → −0.0333 ± 0.0333
     close(o.diff['test-unseen/pick'], -0.1 / 3, 1 / 30, 3);
-    // test-unseen/heat: GRPO 0.2, 0.4, 0.3 → 0.3 ± √(0.01/3); OPID 0.5, 0.4, 0.6 → 0.5 ± √(0.01/3); Δ 0.3, 0, 0.3 → 0.2 ± √(0.03/3) = 0.1
+    // test-unseen/heat: GRPO 0.2, 0.4, 0.3 → 0.3 ± √(0.01/3); OPID 0.5, 0.4, 0.6 → 0.5 ± √(0.01/3); Δ 0.3,
+    // 0, 0.3 → 0.2 ± √(0.03/3) = 0.1
     close(g.cells['test-unseen/heat'], 0.3, Math.sqrt(0.01 / 3), 3);
     close(o.cells['test-unseen/heat'], 0.5, Math.sqrt(0.01 / 3), 3);
     close(o.diff['test-unseen/heat'], 0.2, 0.1, 3);
-    // the whole splits: seen Δ 0.1, 0.2, 0 → 0.1 ± √(0.01/3); unseen Δ 0.1, 0, 0.15 → 0.0833 ± √(0.011667/2/3) = 0.0441
+    // the whole splits: seen Δ 0.1, 0.2, 0 → 0.1 ± √(0.01/3); unseen Δ 0.1, 0, 0.15 → 0.0833 ±
+    // √(0.011667/2/3) = 0.0441
     close(o.diff['test-seen'], 0.1, Math.sqrt(0.01 / 3), 3);
     close(o.diff['test-unseen'], 0.25 / 3, Math.sqrt(0.035 / 18), 3);
     // the baseline's own differences are null, for every task type
     expect(Object.entries(g.diff).filter(([, d]) => d !== null)).toEqual([]);
-    expect(Object.keys(o.diff).sort()).toEqual(['test-seen', 'test-seen/cool', 'test-seen/pick', 'test-unseen', 'test-unseen/heat', 'test-unseen/pick']);
+    expect(Object.keys(o.diff).sort()).toEqual([
+      'test-seen',
+      'test-seen/cool',
+      'test-seen/pick',
+      'test-unseen',
+      'test-unseen/heat',
+      'test-unseen/pick',
+    ]);
   });
   it('best: OPID seed 3 reads step 5, and the per-type differences follow it', () => {
     const [, o] = buildTable(TYPED_RUNS, ['grpo', 'opid'], TYPED_SPLITS, 'best', 'grpo');
-    // seen/pick Δ 0.1, 0.1, 0.9 − 0.7 = 0.2 → 0.1333 ± 0.0333; unseen/heat Δ 0.3, 0, 0.4 → 0.2333 ± √(0.043333/3) = 0.1202
+    // seen/pick Δ 0.1, 0.1, 0.9 − 0.7 = 0.2 → 0.1333 ± 0.0333; unseen/heat Δ 0.3, 0, 0.4 → 0.2333 ±
+    // √(0.043333/3) = 0.1202
     close(o.diff['test-seen/pick'], 0.4 / 3, 1 / 30, 3);
-    close(o.diff['test-unseen/heat'], 0.7 / 3, Math.sqrt(0.26 / 3 / 2 / 3), 3); // squares 0.26/3, variance /2, s.e. √(var/3)
+    // squares 0.26/3, variance /2, s.e. √(var/3)
+    close(o.diff['test-unseen/heat'], 0.7 / 3, Math.sqrt(0.26 / 3 / 2 / 3), 3);
     close(o.diff['test-seen/cool'], 0.2, 0.1, 2); // seed 3 has no GRPO cool at its best (= final) either
   });
   it('prints a difference with the seeds it pairs when they are fewer than the row has', () => {
@@ -123,18 +190,34 @@ describe('buildTable per task type (three seeds, test/helpers/table-runs.ts)', (
 describe('buildCurves', () => {
   it('mean ± s.e. over the seeds evaluated at each step, per method and split; null where none was', () => {
     const runs = [
-      run('grpo', 1, [[0, 0.5, 0.4], [10, 0.6, 0.5]]),
-      run('grpo', 2, [[0, 0.5, 0.4], [10, 0.7, 0.6]]),
-      run('opid', 1, [[0, 0.5, 0.4], [5, 0.9, 0.9]]),
+      run('grpo', 1, [
+        [0, 0.5, 0.4],
+        [10, 0.6, 0.5],
+      ]),
+      run('grpo', 2, [
+        [0, 0.5, 0.4],
+        [10, 0.7, 0.6],
+      ]),
+      run('opid', 1, [
+        [0, 0.5, 0.4],
+        [5, 0.9, 0.9],
+      ]),
       { method: 'opid', seed: 2, evals: [{ step: 10, splits: { 'test-seen': split(0.3, {}) } }] },
     ];
     const c = buildCurves(runs, ['grpo', 'skill-grpo', 'opid'], ['test-seen', 'test-unseen']);
-    expect(c.map((r) => [r.method, r.steps])).toEqual([['grpo', [0, 10]], ['opid', [0, 5, 10]]]);
+    expect(c.map((r) => [r.method, r.steps])).toEqual([
+      ['grpo', [0, 10]],
+      ['opid', [0, 5, 10]],
+    ]);
     expect(c[0].splits['test-seen'][0]).toEqual({ mean: 0.5, se: 0, n: 2 });
     // 0.6, 0.7 → 0.65 ± sd 0.0707/√2 = 0.05
     expect(c[0].splits['test-seen'][1]!.mean).toBeCloseTo(0.65, 12);
     expect(c[0].splits['test-seen'][1]!.se).toBeCloseTo(0.05, 12);
-    expect(c[1].splits['test-seen']).toEqual([{ mean: 0.5, se: 0, n: 1 }, { mean: 0.9, se: 0, n: 1 }, { mean: 0.3, se: 0, n: 1 }]);
+    expect(c[1].splits['test-seen']).toEqual([
+      { mean: 0.5, se: 0, n: 1 },
+      { mean: 0.9, se: 0, n: 1 },
+      { mean: 0.3, se: 0, n: 1 },
+    ]);
     expect(c[1].splits['test-unseen'][2]).toBeNull(); // seed 2 evaluated no test-unseen at step 10
   });
 });

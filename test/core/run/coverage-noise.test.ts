@@ -1,6 +1,12 @@
 /** The coverage report's noise baseline (src/core/run/coverage-noise.ts): exact binomial and Poisson-binomial sums. */
 import { describe, expect, it } from 'vitest';
-import { binomialTail, gapNoiseNote, noiseBaseline, poissonBinomial, pooledPassRates } from '../../../src/core/run/coverage-noise';
+import {
+  binomialTail,
+  gapNoiseNote,
+  noiseBaseline,
+  poissonBinomial,
+  pooledPassRates,
+} from '../../../src/core/run/coverage-noise';
 import { coverage, type ValRecord } from '../../../src/core/run/record';
 
 describe('binomial tail and Poisson-binomial distribution', () => {
@@ -31,9 +37,9 @@ describe('binomial tail and Poisson-binomial distribution', () => {
 
 describe('noise baseline: every checkpoint the same policy', () => {
   it('two tasks, r 4, K 2 — hand-computed union, best and gap', () => {
-    // s_0 = P(Bin(4, 0.5) ≥ 2) = 0.6875; s_1 = P(Bin(4, 0.25) ≥ 2) = 1 − 0.75⁴ − 4·0.25·0.75³ = 0.26171875.
-    // E[union] = (1 − 0.3125²) + (1 − 0.73828125²) = 0.90234375 + 0.4549407958984375.
-    // X ~ {0: 0.3125·0.73828125, 1: 0.6875·0.73828125 + 0.3125·0.26171875, 2: 0.6875·0.26171875}
+    // s_0 = P(Bin(4, 0.5) ≥ 2) = 0.6875; s_1 = P(Bin(4, 0.25) ≥ 2) = 1 − 0.75⁴ − 4·0.25·0.75³ =
+    // 0.26171875. E[union] = (1 − 0.3125²) + (1 − 0.73828125²) = 0.90234375 + 0.4549407958984375. X ~ {0:
+    // 0.3125·0.73828125, 1: 0.6875·0.73828125 + 0.3125·0.26171875, 2: 0.6875·0.26171875}
     //   = {0.230712890625, 0.58935546875, 0.179931640625}; E[max of 2] = (1 − 0.230712890625²) + (1 − 0.820068359375²).
     const b = noiseBaseline([0.5, 0.25], 4, 2, 0.5);
     const best = 1 - 0.230712890625 ** 2 + 1 - 0.820068359375 ** 2;
@@ -61,8 +67,16 @@ describe('noise baseline: every checkpoint the same policy', () => {
 describe('coverage report carries the noise baseline', () => {
   it('pools each task over the checkpoints and uses the record r and K, plus r = 16', () => {
     const v: ValRecord = {
-      format: 'opd-playground-val', version: 1, preset: 'default', tasks: 2, samples: 4, taskTypes: ['pick', 'heat'],
-      checkpoints: [{ step: 10, passRates: [0.75, 0.5] }, { step: 20, passRates: [0.25, 0] }],
+      format: 'opd-playground-val',
+      version: 1,
+      preset: 'default',
+      tasks: 2,
+      samples: 4,
+      taskTypes: ['pick', 'heat'],
+      checkpoints: [
+        { step: 10, passRates: [0.75, 0.5] },
+        { step: 20, passRates: [0.25, 0] },
+      ],
     };
     expect(pooledPassRates(v.checkpoints.map((c) => c.passRates))).toEqual([0.5, 0.25]);
     const r = coverage(v);
@@ -71,14 +85,24 @@ describe('coverage report carries the noise baseline', () => {
   });
 });
 
-describe('the distillation stage\'s gap line', () => {
+describe("the distillation stage's gap line", () => {
   const noise = { samples: 4, checkpoints: 15, expectedBest: 17.2, expectedUnion: 29.1, expectedGap: 11.9 };
   it('warns when the observed gap is at most 1.5× the noise gap', () => {
-    expect(gapNoiseNote(11, noise)).toBe('union − best: 11 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, 15 checkpoints) — most of the gap may be luck, so expect little to distil; validating the source with more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR --samples 16 --out FILE) tells luck from real differences');
+    expect(gapNoiseNote(11, noise)).toBe(
+      'union − best: 11 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, ' +
+        '15 checkpoints) — most of the gap may be luck, so expect little to distil; validating the source ' +
+        'with more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts ' +
+        '--run DIR --samples 16 --out FILE) tells luck from real differences',
+    );
     expect(gapNoiseNote(17, noise)).toMatch(/most of the gap may be luck/); // 17 ≤ 17.85
   });
   it('states both numbers only when the gap is well above the noise', () => {
-    expect(gapNoiseNote(18, noise)).toBe('union − best: 18 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, 15 checkpoints)');
-    expect(gapNoiseNote(1, { ...noise, expectedGap: 0 })).toBe('union − best: 1 val task; validation noise alone gives 0.0 (one policy, 4 episodes per task, 15 checkpoints)');
+    expect(gapNoiseNote(18, noise)).toBe(
+      'union − best: 18 val tasks; validation noise alone gives 11.9 (one policy, 4 episodes per task, ' +
+        '15 checkpoints)',
+    );
+    expect(gapNoiseNote(1, { ...noise, expectedGap: 0 })).toBe(
+      'union − best: 1 val task; validation noise alone gives 0.0 (one policy, 4 episodes per task, 15 checkpoints)',
+    );
   });
 });

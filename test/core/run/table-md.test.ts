@@ -7,45 +7,78 @@ import { makeResultsTable } from '../../../src/core/run/table-schema';
 import { resultsTableMarkdown } from '../../../src/core/run/table-md';
 import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
 
-const table = (methods: string[]) => makeResultsTable({
-  header: ['command: npm run experiment -- opid-table --seeds 3', 'household/easy'], command: 'npm run experiment -- opid-table --seeds 3',
-  baseline: 'grpo', splits: TYPED_SPLITS, methods, runs: TYPED_RUNS,
-});
+const table = (methods: string[]) =>
+  makeResultsTable({
+    header: ['command: npm run experiment -- opid-table --seeds 3', 'household/easy'],
+    command: 'npm run experiment -- opid-table --seeds 3',
+    baseline: 'grpo',
+    splits: TYPED_SPLITS,
+    methods,
+    runs: TYPED_RUNS,
+  });
 
 describe('resultsTableMarkdown', () => {
   it('writes success and the paired Δ vs GRPO per task type, final and best (hand-computed)', () => {
     const md = resultsTableMarkdown(table(['grpo', 'opid', 'skill-grpo']), 'OPID household table');
-    const cols = '| method | seeds | test-seen | test-unseen | test-seen/cool | test-seen/pick | test-unseen/heat | test-unseen/pick | Δ vs grpo test-seen | Δ vs grpo test-unseen |';
-    const dcols = '| method | seeds | test-seen | test-seen/cool | test-seen/pick | test-unseen | test-unseen/heat | test-unseen/pick |';
-    expect(md).toBe([
-      '# OPID household table', '',
-      '- command: npm run experiment -- opid-table --seeds 3', '- household/easy', '',
-      'Success in %, mean ± standard error over seeds; Δ: paired difference to grpo in percent points, mean ± standard error of the per-seed differences over the seeds both have (the number of seeds is given where it is fewer than the row\'s).', '',
-      '## Final evaluation', '',
-      cols, '|---|---|---|---|---|---|---|---|---|---|',
-      // GRPO seen 0.5, 0.6, 0.7 → 60.0 ± 5.8 (√(0.01/3)); cool only seeds 1, 2: 0.4, 0.5 → 45.0 ± 5.0; unseen/pick 0.4 × 3 → 40.0 ± 0.0
-      '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 45.0 ± 5.0 | 66.7 ± 3.3 | 30.0 ± 5.8 | 40.0 ± 0.0 | — | — |',
-      // OPID seen 0.6, 0.8, 0.7 → 70.0 ± 5.8; Δ seen 0.1, 0.2, 0 → +10.0 ± 5.8; Δ unseen 0.1, 0, 0.15 → +8.3 ± 4.4
-      '| opid | 3 | 70.0 ± 5.8 | 43.3 ± 3.3 | 63.3 ± 8.8 | 76.7 ± 3.3 | 50.0 ± 5.8 | 36.7 ± 3.3 | +10.0 ± 5.8 | +8.3 ± 4.4 |',
-      '',
-      '### Δ vs grpo per task type, paired over seeds (final evaluation)', '',
-      dcols, '|---|---|---|---|---|---|---|---|',
-      // cool: seeds 1, 2 only: 0.1, 0.3 → +20.0 ± 10.0; pick 0.1 × 3 → +10.0 ± 0.0; heat 0.3, 0, 0.3 → +20.0 ± 10.0; unseen/pick −0.1, 0, 0 → −3.3 ± 3.3
-      '| opid | 3 | +10.0 ± 5.8 | +20.0 ± 10.0 (2 seeds) | +10.0 ± 0.0 | +8.3 ± 4.4 | +20.0 ± 10.0 | -3.3 ± 3.3 |',
-      '',
-      '## Best evaluation (the same episodes chose it: optimistic)', '',
-      cols, '|---|---|---|---|---|---|---|---|---|---|',
-      '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 45.0 ± 5.0 | 66.7 ± 3.3 | 30.0 ± 5.8 | 40.0 ± 0.0 | — | — |',
-      // OPID seed 3 reads step 5 (0.9 / 0.7): seen 0.6, 0.8, 0.9 → 76.7 ± 8.8; unseen 0.4, 0.4, 0.7 → 50.0 ± 10.0
-      '| opid | 3 | 76.7 ± 8.8 | 50.0 ± 10.0 | 73.3 ± 12.0 | 80.0 ± 5.8 | 53.3 ± 8.8 | 46.7 ± 12.0 | +16.7 ± 3.3 | +15.0 ± 10.4 |',
-      '',
-      '### Δ vs grpo per task type, paired over seeds (best evaluation)', '',
-      dcols, '|---|---|---|---|---|---|---|---|',
-      // seen 0.1, 0.2, 0.2 → +16.7 ± 3.3; pick 0.1, 0.1, 0.2 → +13.3 ± 3.3; unseen 0.1, 0, 0.35 → +15.0 ± 10.4 (√(0.0325/3));
-      // heat 0.3, 0, 0.4 → +23.3 ± 12.0; unseen/pick −0.1, 0, 0.3 → +6.7 ± 12.0
-      '| opid | 3 | +16.7 ± 3.3 | +20.0 ± 10.0 (2 seeds) | +13.3 ± 3.3 | +15.0 ± 10.4 | +23.3 ± 12.0 | +6.7 ± 12.0 |',
-      '',
-    ].join('\n'));
+    const cols =
+      '| method | seeds | test-seen | test-unseen | test-seen/cool | test-seen/pick | test-unseen/heat | ' +
+      'test-unseen/pick | Δ vs grpo test-seen | Δ vs grpo test-unseen |';
+    const dcols =
+      '| method | seeds | test-seen | test-seen/cool | test-seen/pick | test-unseen | test-unseen/heat | ' +
+      'test-unseen/pick |';
+    expect(md).toBe(
+      [
+        '# OPID household table',
+        '',
+        '- command: npm run experiment -- opid-table --seeds 3',
+        '- household/easy',
+        '',
+        'Success in %, mean ± standard error over seeds; Δ: paired difference to grpo in percent ' +
+          'points, mean ± standard error of the per-seed differences over the seeds both have (the number ' +
+          "of seeds is given where it is fewer than the row's).",
+        '',
+        '## Final evaluation',
+        '',
+        cols,
+        '|---|---|---|---|---|---|---|---|---|---|',
+        // GRPO seen 0.5, 0.6, 0.7 → 60.0 ± 5.8 (√(0.01/3)); cool only seeds 1, 2: 0.4, 0.5 → 45.0 ± 5.0;
+        // unseen/pick 0.4 × 3 → 40.0 ± 0.0
+        '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 45.0 ± 5.0 | 66.7 ± 3.3 | 30.0 ± 5.8 | 40.0 ± 0.0 | — | — |',
+        // OPID seen 0.6, 0.8, 0.7 → 70.0 ± 5.8; Δ seen 0.1, 0.2, 0 → +10.0 ± 5.8; Δ unseen 0.1, 0, 0.15 →
+        // +8.3 ± 4.4
+        '| opid | 3 | 70.0 ± 5.8 | 43.3 ± 3.3 | 63.3 ± 8.8 | 76.7 ± 3.3 | 50.0 ± 5.8 | 36.7 ± 3.3 | ' +
+          '+10.0 ± 5.8 | +8.3 ± 4.4 |',
+        '',
+        '### Δ vs grpo per task type, paired over seeds (final evaluation)',
+        '',
+        dcols,
+        '|---|---|---|---|---|---|---|---|',
+        // cool: seeds 1, 2 only: 0.1, 0.3 → +20.0 ± 10.0; pick 0.1 × 3 → +10.0 ± 0.0; heat 0.3, 0, 0.3 → +20.0
+        // ± 10.0; unseen/pick −0.1, 0, 0 → −3.3 ± 3.3
+        '| opid | 3 | +10.0 ± 5.8 | +20.0 ± 10.0 (2 seeds) | +10.0 ± 0.0 | +8.3 ± 4.4 | +20.0 ± 10.0 ' +
+          '| -3.3 ± 3.3 |',
+        '',
+        '## Best evaluation (the same episodes chose it: optimistic)',
+        '',
+        cols,
+        '|---|---|---|---|---|---|---|---|---|---|',
+        '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 45.0 ± 5.0 | 66.7 ± 3.3 | 30.0 ± 5.8 | 40.0 ± 0.0 | — | — |',
+        // OPID seed 3 reads step 5 (0.9 / 0.7): seen 0.6, 0.8, 0.9 → 76.7 ± 8.8; unseen 0.4, 0.4, 0.7 → 50.0 ±
+        // 10.0
+        '| opid | 3 | 76.7 ± 8.8 | 50.0 ± 10.0 | 73.3 ± 12.0 | 80.0 ± 5.8 | 53.3 ± 8.8 | 46.7 ± ' +
+          '12.0 | +16.7 ± 3.3 | +15.0 ± 10.4 |',
+        '',
+        '### Δ vs grpo per task type, paired over seeds (best evaluation)',
+        '',
+        dcols,
+        '|---|---|---|---|---|---|---|---|',
+        // seen 0.1, 0.2, 0.2 → +16.7 ± 3.3; pick 0.1, 0.1, 0.2 → +13.3 ± 3.3; unseen 0.1, 0, 0.35 → +15.0 ±
+        // 10.4 (√(0.0325/3)); heat 0.3, 0, 0.4 → +23.3 ± 12.0; unseen/pick −0.1, 0, 0.3 → +6.7 ± 12.0
+        '| opid | 3 | +16.7 ± 3.3 | +20.0 ± 10.0 (2 seeds) | +13.3 ± 3.3 | +15.0 ± 10.4 | +23.3 ± ' +
+          '12.0 | +6.7 ± 12.0 |',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('says so when only the baseline has runs', () => {

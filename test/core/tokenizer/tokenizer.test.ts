@@ -17,7 +17,25 @@ describe('tokenizer', () => {
   });
   it('round-trips arbitrary text exactly (byte fallback)', () => {
     const rng = new Rng(5);
-    const alphabet = ['a', 'Z', ' ', '  ', '\n', '\t', '1', '99', '.', ',', '<eos>', 'é', '漢字', '🙂', '\u0000', 'fridge', ' apple'];
+    const alphabet = [
+      'a',
+      'Z',
+      ' ',
+      '  ',
+      '\n',
+      '\t',
+      '1',
+      '99',
+      '.',
+      ',',
+      '<eos>',
+      'é',
+      '漢字',
+      '🙂',
+      '\u0000',
+      'fridge',
+      ' apple',
+    ];
     for (let n = 0; n < 200; n++) {
       let s = '';
       const len = rng.int(30);
@@ -46,7 +64,8 @@ describe('tokenizer', () => {
   });
   it('the household vocabulary is deterministic and covers env text without byte fallback', () => {
     const spec = getEnvSpec('household');
-    const a = buildTokenizer(spec), b = buildTokenizer(spec);
+    const a = buildTokenizer(spec),
+      b = buildTokenizer(spec);
     expect(a.tokens).toEqual(b.tokens);
     for (const line of spec.vocabularyCorpus().slice(0, 500)) {
       // one token per piece: words are vocabulary tokens, single ASCII characters their byte token

@@ -3,7 +3,10 @@ import { BestEval, evalScore } from '../../../src/core/train/best';
 
 const ev = (step: number, seen: number, unseen: number) => ({
   step,
-  splits: { 'test-seen': { successRate: seen, episodes: 100, byTaskType: {} }, 'test-unseen': { successRate: unseen, episodes: 100, byTaskType: {} } },
+  splits: {
+    'test-seen': { successRate: seen, episodes: 100, byTaskType: {} },
+    'test-unseen': { successRate: unseen, episodes: 100, byTaskType: {} },
+  },
 });
 
 describe('best-checkpoint selection (mean success over the evaluated splits)', () => {

@@ -1,6 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
-import { blendWeights, copyWeights, disposeSnapshot, disposeWeights, guardStep, meanApproxKl, restoreSnapshot, takeSnapshot } from '../../../src/core/train/rollback';
+import {
+  blendWeights,
+  copyWeights,
+  disposeSnapshot,
+  disposeWeights,
+  guardStep,
+  meanApproxKl,
+  restoreSnapshot,
+  takeSnapshot,
+} from '../../../src/core/train/rollback';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('cpu'));
@@ -17,17 +26,23 @@ describe('rollback of an update', () => {
 
   it('restores weights and Adam state exactly, so the next update is the one it would have been', async () => {
     // Adam finds variables by name: each parameter set gets its own names.
-    const make = (tag: string) => ({ a: tf.variable(tf.tensor1d([1, -2, 3]), true, `rb.${tag}.a`), b: tf.variable(tf.tensor2d([[0.5, 0.25]]), true, `rb.${tag}.b`) });
+    const make = (tag: string) => ({
+      a: tf.variable(tf.tensor1d([1, -2, 3]), true, `rb.${tag}.a`),
+      b: tf.variable(tf.tensor2d([[0.5, 0.25]]), true, `rb.${tag}.b`),
+    });
     const apply = (opt: tf.Optimizer, tag: string, s: number) => {
       const g = { [`rb.${tag}.a`]: tf.tensor1d([0.1 * s, -0.2, 0.3]), [`rb.${tag}.b`]: tf.tensor2d([[s, -s]]) };
       opt.applyGradients(g);
       tf.dispose(Object.values(g));
     };
     // Reference: updates with gradients 1 then 3.
-    const ref = make('ref'), optR = tf.train.adam(0.1);
-    apply(optR, 'ref', 1); apply(optR, 'ref', 3);
+    const ref = make('ref'),
+      optR = tf.train.adam(0.1);
+    apply(optR, 'ref', 1);
+    apply(optR, 'ref', 3);
     // Same, with a rejected update (gradient 50) in between that is undone.
-    const p = make('p'), opt = tf.train.adam(0.1);
+    const p = make('p'),
+      opt = tf.train.adam(0.1);
     apply(opt, 'p', 1);
     const n0 = tf.memory().numTensors;
     const snap = takeSnapshot(p, opt);
@@ -43,8 +58,10 @@ describe('rollback of an update', () => {
   });
 
   it('undoing the very first update zeroes the moments Adam created in it', () => {
-    const p = { a: tf.variable(tf.tensor1d([1, 2]), true, 'rb.first.p') }, q = { a: tf.variable(tf.tensor1d([1, 2]), true, 'rb.first.q') };
-    const opt = tf.train.adam(0.1), optQ = tf.train.adam(0.1);
+    const p = { a: tf.variable(tf.tensor1d([1, 2]), true, 'rb.first.p') },
+      q = { a: tf.variable(tf.tensor1d([1, 2]), true, 'rb.first.q') };
+    const opt = tf.train.adam(0.1),
+      optQ = tf.train.adam(0.1);
     const snap = takeSnapshot(p, opt);
     opt.applyGradients({ 'rb.first.p': tf.tensor1d([9, 9]) } as never);
     restoreSnapshot(snap, p, opt);
@@ -67,7 +84,9 @@ describe('rollback of an update', () => {
     const n0 = tf.memory().numTensors;
     blendWeights(p, snap, full, 0.5);
     // midpoints of θ_old (Adam's first step from [1, −2, 4]: each weight −0.1) and θ_new = [3, 2, 0], in float32
-    expect(Array.from(p.a.dataSync())).toEqual(oldA.map((o, i) => Math.fround(o + Math.fround(Math.fround([3, 2, 0][i] - o) * 0.5))));
+    expect(Array.from(p.a.dataSync())).toEqual(
+      oldA.map((o, i) => Math.fround(o + Math.fround(Math.fround([3, 2, 0][i] - o) * 0.5))),
+    );
     blendWeights(p, snap, full, 1);
     expect(Array.from(p.a.dataSync())).toEqual([3, 2, 0]);
     blendWeights(p, snap, full, 0);
@@ -80,35 +99,58 @@ describe('rollback of an update', () => {
     disposeSnapshot(snap);
   });
 
-  it('guardStep: keeps a step under the bound, shrinks one over it by halves, undoes it when none fits or the KL is NaN', async () => {
-    // One weight a; the "policy" scores one token with log-prob a, so KL(old ‖ new) = e^(a−a₀) − 1 − (a−a₀), a₀ = 0.
-    const run = async (tag: string, full: number, bound: number, backtracks: number, nan = false) => {
-      const p = { a: tf.variable(tf.scalar(0), true, `rb.guard.${tag}`) };
-      const opt = tf.train.adam(0.1);
-      opt.applyGradients({ [`rb.guard.${tag}`]: tf.scalar(1) } as never); // Adam state to restore
-      p.a.assign(tf.scalar(0));
-      const snap = takeSnapshot(p, opt);
-      p.a.assign(tf.scalar(full)); // the step's update
-      const score = async () => ({ logp: Float32Array.of(nan ? NaN : p.a.dataSync()[0]), tokens: 1 });
-      const g = await guardStep(p, opt, snap, score, Float32Array.of(0), bound, backtracks);
-      disposeSnapshot(snap);
-      return { g, a: p.a.dataSync()[0] };
-    };
-    const kl = (d: number) => Math.exp(d) - 1 - d;
-    const kept = await run('kept', 0.5, 0.2, 2);
-    expect(kept.g).toEqual({ stepKl: expect.closeTo(kl(0.5), 6), keptStepKl: expect.closeTo(kl(0.5), 6), stepScale: 1, rolledBack: false, tokens: 1 });
-    expect(kept.a).toBe(0.5);
-    // Full step a = 1: KL 0.718 > 0.2; half step a = 0.5: KL 0.149 ≤ 0.2 → kept at ×0.5.
-    const shrunk = await run('shrunk', 1, 0.2, 3);
-    expect(shrunk.g).toEqual({ stepKl: expect.closeTo(kl(1), 6), keptStepKl: expect.closeTo(kl(0.5), 6), stepScale: 0.5, rolledBack: false, tokens: 2 });
-    expect(shrunk.a).toBe(0.5);
-    // Bound 0.01: a = 0.5 (0.149) and 0.25 (0.034) break it, a = 0.125 (0.0080) fits at the third halving.
-    expect((await run('third', 1, 0.01, 3)).g.stepScale).toBe(0.125);
-    const undone = await run('undone', 1, 0.01, 2);
-    expect([undone.g.stepScale, undone.g.keptStepKl, undone.g.rolledBack, undone.g.tokens, undone.a]).toEqual([0, 0, true, 3, 0]);
-    const nan = await run('nan', 1, 0.2, 0, true);
-    expect([nan.g.rolledBack, nan.a]).toEqual([true, 0]);
-  });
+  it(
+    'guardStep: keeps a step under the bound, shrinks one over it by halves, undoes it when none fits or ' +
+      'the KL is NaN',
+    async () => {
+      // One weight a; the "policy" scores one token with log-prob a, so KL(old ‖ new) = e^(a−a₀) − 1 −
+      // (a−a₀), a₀ = 0.
+      const run = async (tag: string, full: number, bound: number, backtracks: number, nan = false) => {
+        const p = { a: tf.variable(tf.scalar(0), true, `rb.guard.${tag}`) };
+        const opt = tf.train.adam(0.1);
+        opt.applyGradients({ [`rb.guard.${tag}`]: tf.scalar(1) } as never); // Adam state to restore
+        p.a.assign(tf.scalar(0));
+        const snap = takeSnapshot(p, opt);
+        p.a.assign(tf.scalar(full)); // the step's update
+        const score = async () => ({ logp: Float32Array.of(nan ? NaN : p.a.dataSync()[0]), tokens: 1 });
+        const g = await guardStep(p, opt, snap, score, Float32Array.of(0), bound, backtracks);
+        disposeSnapshot(snap);
+        return { g, a: p.a.dataSync()[0] };
+      };
+      const kl = (d: number) => Math.exp(d) - 1 - d;
+      const kept = await run('kept', 0.5, 0.2, 2);
+      expect(kept.g).toEqual({
+        stepKl: expect.closeTo(kl(0.5), 6),
+        keptStepKl: expect.closeTo(kl(0.5), 6),
+        stepScale: 1,
+        rolledBack: false,
+        tokens: 1,
+      });
+      expect(kept.a).toBe(0.5);
+      // Full step a = 1: KL 0.718 > 0.2; half step a = 0.5: KL 0.149 ≤ 0.2 → kept at ×0.5.
+      const shrunk = await run('shrunk', 1, 0.2, 3);
+      expect(shrunk.g).toEqual({
+        stepKl: expect.closeTo(kl(1), 6),
+        keptStepKl: expect.closeTo(kl(0.5), 6),
+        stepScale: 0.5,
+        rolledBack: false,
+        tokens: 2,
+      });
+      expect(shrunk.a).toBe(0.5);
+      // Bound 0.01: a = 0.5 (0.149) and 0.25 (0.034) break it, a = 0.125 (0.0080) fits at the third halving.
+      expect((await run('third', 1, 0.01, 3)).g.stepScale).toBe(0.125);
+      const undone = await run('undone', 1, 0.01, 2);
+      expect([undone.g.stepScale, undone.g.keptStepKl, undone.g.rolledBack, undone.g.tokens, undone.a]).toEqual([
+        0,
+        0,
+        true,
+        3,
+        0,
+      ]);
+      const nan = await run('nan', 1, 0.2, 0, true);
+      expect([nan.g.rolledBack, nan.a]).toEqual([true, 0]);
+    },
+  );
 
   it('refuses an optimizer that is not Adam', () => {
     expect(() => takeSnapshot({}, tf.train.sgd(0.1))).toThrow(/not tfjs Adam/);

@@ -36,7 +36,14 @@ describe('ppoUpdate', () => {
     let counts: number[] = [];
     for (let it = 0; it < 4; it++) {
       const old = await scoreSamples(p, cfg, samples, free);
-      const m = await ppoUpdate(p, cfg, opt, { samples, adv, oldLogp: old.logp, refLogp: old0.logp, freeRow: free }, opts, new Rng(10 + it));
+      const m = await ppoUpdate(
+        p,
+        cfg,
+        opt,
+        { samples, adv, oldLogp: old.logp, refLogp: old0.logp, freeRow: free },
+        opts,
+        new Rng(10 + it),
+      );
       expect(Number.isFinite(m.policyLoss) && Number.isFinite(m.kl) && m.gradNorm > 0).toBe(true);
       counts.push(tf.memory().numTensors);
     }
@@ -56,8 +63,16 @@ describe('ppoUpdate', () => {
     const { samples, adv } = toyInputs(new Rng(4));
     const old = await scoreSamples(p, cfg, samples, free);
     const ref = Float32Array.from(old.logp, (x) => x - 0.5);
-    const m = await ppoUpdate(p, cfg, tf.train.adam(1e-3), { samples, adv, oldLogp: old.logp, refLogp: ref, freeRow: free }, { ...opts, klBeta: 0 }, new Rng(1));
-    // first mini-batch has ρ = 1, ℓ_ref − ℓ = −0.5 → k3 = e^−0.5 + 0.5 − 1 = 0.1065; later ones move slightly
+    const m = await ppoUpdate(
+      p,
+      cfg,
+      tf.train.adam(1e-3),
+      { samples, adv, oldLogp: old.logp, refLogp: ref, freeRow: free },
+      { ...opts, klBeta: 0 },
+      new Rng(1),
+    );
+    // first mini-batch has ρ = 1, ℓ_ref − ℓ = −0.5 → k3 = e^−0.5 + 0.5 − 1 = 0.1065; later ones move
+    // slightly
     expect(m.kl).toBeGreaterThan(0.09);
     expect(m.kl).toBeLessThan(0.13);
   });
@@ -69,7 +84,14 @@ describe('ppoUpdate', () => {
       const old = await scoreSamples(p, cfg, samples, free);
       const n0 = tf.memory().numTensors;
       const opt = tf.train.adam(0.05);
-      const m = await ppoUpdate(p, cfg, opt, { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free }, { ...opts, miniBatches: 3, ppoEpochs: 2, targetKl }, new Rng(1));
+      const m = await ppoUpdate(
+        p,
+        cfg,
+        opt,
+        { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free },
+        { ...opts, miniBatches: 3, ppoEpochs: 2, targetKl },
+        new Rng(1),
+      );
       opt.dispose();
       const leaked = tf.memory().numTensors - n0;
       tf.dispose(Object.values(p));
@@ -93,10 +115,18 @@ describe('ppoUpdate', () => {
       const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
       const { samples, adv } = toyInputs(new Rng(4)); // every response is 3 tokens
       const old = await scoreSamples(p, cfg, samples, free);
-      const m = await ppoUpdate(p, cfg, tf.train.sgd(0.1), { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free }, { ...opts, maxGradNorm: 0, lossAgg }, new Rng(1));
+      const m = await ppoUpdate(
+        p,
+        cfg,
+        tf.train.sgd(0.1),
+        { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free },
+        { ...opts, maxGradNorm: 0, lossAgg },
+        new Rng(1),
+      );
       return { loss: m.policyLoss, w: Array.from(p['h0.mlp.wfc'].dataSync()) };
     };
-    const a = await run('token-mean'), b = await run('seq-mean-token-mean');
+    const a = await run('token-mean'),
+      b = await run('seq-mean-token-mean');
     expect(b.loss).toBeCloseTo(a.loss, 6);
     a.w.forEach((v, i) => expect(b.w[i]).toBeCloseTo(v, 6));
   });
@@ -105,7 +135,8 @@ describe('ppoUpdate', () => {
     const samples = [5, 9, 3, 7, 2].map((L) => ({ prompt: Array(L).fill(1), response: [2], allowed: [null] }));
     const mb = microBatches([0, 1, 2, 3, 4], samples, 16);
     expect(mb.flat().sort()).toEqual([0, 1, 2, 3, 4]);
-    for (const b of mb) expect(b.length * Math.max(...b.map((i) => samples[i].prompt.length + 1))).toBeLessThanOrEqual(Math.max(16, 10));
+    for (const b of mb)
+      expect(b.length * Math.max(...b.map((i) => samples[i].prompt.length + 1))).toBeLessThanOrEqual(Math.max(16, 10));
   });
 
   it('the gradient of a mini-batch equals the sum over its micro-batches', async () => {
@@ -114,10 +145,18 @@ describe('ppoUpdate', () => {
       const { samples, adv } = toyInputs(new Rng(4));
       const old = await scoreSamples(p, cfg, samples, free);
       const opt = tf.train.sgd(0.1);
-      await ppoUpdate(p, cfg, opt, { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free }, { ...opts, miniBatches: 1, maxGradNorm: 0, microBatchTokens: micro }, new Rng(1));
+      await ppoUpdate(
+        p,
+        cfg,
+        opt,
+        { samples, adv, oldLogp: old.logp, refLogp: old.logp, freeRow: free },
+        { ...opts, miniBatches: 1, maxGradNorm: 0, microBatchTokens: micro },
+        new Rng(1),
+      );
       return Array.from(p['h0.attn.wqkv'].dataSync());
     };
-    const whole = await run(100000), split = await run(8);
+    const whole = await run(100000),
+      split = await run(8);
     whole.forEach((v, i) => expect(split[i]).toBeCloseTo(v, 5));
   });
 });

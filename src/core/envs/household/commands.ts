@@ -14,14 +14,19 @@ const NAME = '(\\S+(?: \\S+)*)';
 /** A form from its words: `…` stands for a name. `form('take … from …')` matches `take apple 1 from desk 1`. */
 function form(text: string): CommandForm {
   const verb = text.split(' …')[0];
-  const pattern = `^${text.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(NAME)}$`;
+  const pattern = `^${text
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join(NAME)}$`;
   return { verb, form: text, pattern: new RegExp(pattern) };
 }
 
 /**
- * Every command a household preset can offer, in the order `rules.ts` lists admissible actions: `go to …`, `open …` /
- * `close …` (only with receptacles that start closed), `take … from …`, `move … to …`, `clean|heat|cool … with …`
- * (when a room of the preset has that appliance), `use …` (when a desklamp can appear), `examine …`, `inventory`,
+ * Every command a household preset can offer, in the order `rules.ts` lists admissible actions: `go to …`, `open …`
+ * /
+ * `close …` (only with receptacles that start closed), `take … from …`, `move … to …`, `clean|heat|cool …
+ * with …` (when a room of the preset has that appliance), `use …` (when a desklamp can appear), `examine …`,
+ * `inventory`,
  * `look` (presets with information-only commands).
  * @throws Error naming the accepted presets on an unknown one.
  */

@@ -67,7 +67,13 @@ export class HouseholdEnv implements Env {
     this.taken++;
     this.solved = r.success;
     this.finished = r.success || this.taken >= this.maxSteps;
-    return { observation: r.observation, reward: r.success ? 1 : 0, done: this.finished, valid: r.valid, success: r.success };
+    return {
+      observation: r.observation,
+      reward: r.success ? 1 : 0,
+      done: this.finished,
+      valid: r.valid,
+      success: r.success,
+    };
   }
 
   /** Admissible actions now (normalised, stable order); empty once done. @throws Error before `reset`. */

@@ -43,8 +43,7 @@ function needsTreatment(g: Goal, t: Thing): boolean {
 export function expertAction(w: World): string {
   const g = w.goal;
   const h = held(w);
-  const order = (name: string | null): number =>
-    name === w.at ? -1 : w.receptacles.findIndex((r) => r.name === name);
+  const order = (name: string | null): number => (name === w.at ? -1 : w.receptacles.findIndex((r) => r.name === name));
 
   if (h !== null && h.kind !== g.object) {
     // Put down what the task does not need: here if standing at a receptacle, else at the first one without a door.
@@ -119,4 +118,3 @@ export function subgoals(g: Goal): string[] {
       return [take, `go to the ${DESKLAMP} on the ${g.target}`, `use the ${DESKLAMP}`];
   }
 }
-

@@ -6,18 +6,24 @@
  * task type → (layout template, combination) → receptacle counts → lamp (look) → task objects → lamp (other
  * tasks, by chance) → distractor objects. `test-unseen` draws only held-out templates and held-out
  * combinations; `train` and `test-seen` only the others. `val` task i is train task TRAIN_TASK_INDICES + i (the train
- * distribution at addresses training never draws), labelled split `val`, index i. The initial state never satisfies the goal: task
- * objects never start in a receptacle of the target kind, and distractors are never of the task's object kind.
+ * distribution at addresses training never draws), labelled split `val`, index i. The initial state never satisfies the
+ * goal: task objects never start in a receptacle of the target kind, and distractors are never of the task's object
+ * kind.
  */
 import { Rng, hash32 } from '../../rng';
 import { SPLITS, TRAIN_TASK_INDICES, type TaskRef } from '../types';
 import {
-  APPLIANCE, CLOSABLE_KINDS, DESKLAMP, LAMP_HOLDERS, OBJECT_KINDS, combosFor, spawnKinds,
-  type Combo, type TaskType,
+  APPLIANCE,
+  CLOSABLE_KINDS,
+  DESKLAMP,
+  LAMP_HOLDERS,
+  OBJECT_KINDS,
+  combosFor,
+  spawnKinds,
+  type Combo,
+  type TaskType,
 } from './catalog';
-import {
-  HOUSEHOLD_VERSION, isHeldOutCombo, presetConfig, type LayoutTemplate, type PresetConfig,
-} from './presets';
+import { HOUSEHOLD_VERSION, isHeldOutCombo, presetConfig, type LayoutTemplate, type PresetConfig } from './presets';
 import { byKindNum, type Receptacle, type Thing, type World } from './world';
 
 /** A layout template together with the combinations a task of one type can use in it. */
@@ -82,9 +88,14 @@ export function checkTaskRef(ref: TaskRef): void {
 export function generateWorld(preset: string, ref: TaskRef): World {
   checkTaskRef(ref);
   if (ref.split === 'val') {
-    if (!Number.isSafeInteger(TRAIN_TASK_INDICES + ref.index)) throw new Error(`household: val task index ${ref.index} is too large`);
+    if (!Number.isSafeInteger(TRAIN_TASK_INDICES + ref.index))
+      throw new Error(`household: val task index ${ref.index} is too large`);
     // The train distribution at indices training never draws (taskRng.int(TRAIN_TASK_INDICES) in the trainer).
-    return { ...generateWorld(preset, { split: 'train', index: TRAIN_TASK_INDICES + ref.index }), split: 'val', index: ref.index };
+    return {
+      ...generateWorld(preset, { split: 'train', index: TRAIN_TASK_INDICES + ref.index }),
+      split: 'val',
+      index: ref.index,
+    };
   }
   const cfg = presetConfig(preset);
   const rng = new Rng(taskSeed(preset, ref));
@@ -100,7 +111,8 @@ export function generateWorld(preset: string, ref: TaskRef): World {
     const [lo, hi] = layout.receptacles[kind];
     const n = lo + rng.int(hi - lo + 1);
     const closable = cfg.closedReceptacles && CLOSABLE_KINDS.includes(kind);
-    for (let num = 1; num <= n; num++) receptacles.push({ name: `${kind} ${num}`, kind, num, closable, open: !closable });
+    for (let num = 1; num <= n; num++)
+      receptacles.push({ name: `${kind} ${num}`, kind, num, closable, open: !closable });
   }
   const kinds = new Set(receptacles.map((r) => r.kind));
 
@@ -110,7 +122,16 @@ export function generateWorld(preset: string, ref: TaskRef): World {
     const num = (perKind.get(kind) ?? 0) + 1;
     perKind.set(kind, num);
     const takeable = kind !== DESKLAMP;
-    things.push({ name: `${kind} ${num}`, kind, num, location: rec.name, takeable, clean: false, hot: false, cold: false });
+    things.push({
+      name: `${kind} ${num}`,
+      kind,
+      num,
+      location: rec.name,
+      takeable,
+      clean: false,
+      hot: false,
+      cold: false,
+    });
   };
   const recsOf = (pred: (k: string) => boolean): Receptacle[] => receptacles.filter((r) => pred(r.kind));
 

@@ -20,7 +20,9 @@ export { householdSearchSteps } from './search';
 export { TASK_TYPES, type TaskType } from './catalog';
 export type { Goal, World } from './world';
 
-/** The household env family, registered as `household`. Presets: `default` (first, all six types), `easy` (pick only). */
+/**
+ * The household env family, registered as `household`. Presets: `default` (first, all six types), `easy` (pick only).
+ */
 export const household: EnvSpec = {
   name: 'household',
   version: HOUSEHOLD_VERSION,

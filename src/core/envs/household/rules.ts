@@ -16,8 +16,19 @@
  */
 import { presetConfig } from './presets';
 import {
-  NOTHING_HAPPENS, arriveText, closeText, examineThingText, facingText, inventoryText, moveText, openText,
-  receptacleText, roomText, takeText, treatText, useLampText,
+  NOTHING_HAPPENS,
+  arriveText,
+  closeText,
+  examineThingText,
+  facingText,
+  inventoryText,
+  moveText,
+  openText,
+  receptacleText,
+  roomText,
+  takeText,
+  treatText,
+  useLampText,
 } from './text';
 import { contentsOf, held, placementGoalMet, receptacle, thing, type World } from './world';
 

@@ -11,7 +11,10 @@ import { lookObject, taskObjectKind } from './task-text';
  * Indices of the search steps (see the module doc). Steps are in order; `observation` is the one the step's action
  * was chosen on (the room overview at step 0). Tasks whose object kind the task line does not name → [].
  */
-export function householdSearchSteps(task: string, steps: readonly { action: string; observation: string }[]): number[] {
+export function householdSearchSteps(
+  task: string,
+  steps: readonly { action: string; observation: string }[],
+): number[] {
   const kind = lookObject(task) ?? taskObjectKind(task);
   if (!kind) return [];
   const seen = new RegExp(`\\b${kind} \\d+`);

@@ -57,7 +57,13 @@ describe('household env invariants', () => {
   });
 
   it('an action outside the admissible list leaves the state unchanged', () => {
-    const probes = ['take apple 1 from fridge 1', 'open countertop 1', 'go to nowhere', 'heat egg 1 with microwave 1', 'use desklamp 1'];
+    const probes = [
+      'take apple 1 from fridge 1',
+      'open countertop 1',
+      'go to nowhere',
+      'heat egg 1 with microwave 1',
+      'use desklamp 1',
+    ];
     const bad: string[] = [];
     walk((env) => {
       for (const a of probes) {

@@ -79,16 +79,26 @@ describe('household expert', () => {
 
   it('names the subgoals of each task type', () => {
     expect(subgoals({ type: 'clean', object: 'apple', target: 'fridge' })).toEqual([
-      'take a apple', 'clean it with sinkbasin', 'put it in fridge',
+      'take a apple',
+      'clean it with sinkbasin',
+      'put it in fridge',
     ]);
     expect(subgoals({ type: 'look', object: 'book', target: 'desk' })).toEqual([
-      'take a book', 'go to the desklamp on the desk', 'use the desklamp',
+      'take a book',
+      'go to the desklamp on the desk',
+      'use the desklamp',
     ]);
     expect(subgoals({ type: 'pick2', object: 'cd', target: 'safe' })).toHaveLength(4);
   });
 
   it('refuses an env it did not create', () => {
-    const fake = { reset: () => ({}), step: () => ({}), admissibleActions: () => [], steps: 0, maxSteps: 1 } as unknown as Env;
+    const fake = {
+      reset: () => ({}),
+      step: () => ({}),
+      admissibleActions: () => [],
+      steps: 0,
+      maxSteps: 1,
+    } as unknown as Env;
     expect(() => household.expert(fake)).toThrow(/household.create/);
   });
 

@@ -19,13 +19,18 @@ describe('household generation', () => {
     expect(env.reset({ split: 'train', index: 7 })).toEqual({
       task: 'put a box in garbagecan.',
       taskType: 'pick',
-      observation: 'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a diningtable 1, and a garbagecan 1.',
+      observation:
+        'You are in the middle of a room. Looking quickly around you, you see a countertop 1, a ' +
+        'diningtable 1, and a garbagecan 1.',
     });
     const w = generateWorld('default', { split: 'train', index: 7 });
     expect(w.layout).toBe('livingroom-a');
     expect(w.goal).toEqual({ type: 'pick', object: 'keychain', target: 'shelf' });
     expect(w.things.map((t) => `${t.name} @ ${t.location}`)).toEqual([
-      'creditcard 1 @ sidetable 1', 'keychain 1 @ sofa 1', 'pan 1 @ cabinet 2', 'pencil 1 @ drawer 1',
+      'creditcard 1 @ sidetable 1',
+      'keychain 1 @ sofa 1',
+      'pan 1 @ cabinet 2',
+      'pencil 1 @ drawer 1',
     ]);
   });
 
@@ -54,7 +59,8 @@ describe('household generation', () => {
   it('rejects bad task refs and presets with messages naming the accepted values', () => {
     const env = household.create('default');
     expect(() => env.reset({ split: 'valid' as Split, index: 0 })).toThrow(/accepted: train, test-seen, test-unseen/);
-    for (const index of [-1, 1.5, Number.NaN, Infinity]) expect(() => env.reset({ split: 'train', index })).toThrow(/non-negative integer/);
+    for (const index of [-1, 1.5, Number.NaN, Infinity])
+      expect(() => env.reset({ split: 'train', index })).toThrow(/non-negative integer/);
     expect(() => household.create('hard')).toThrow(/unknown preset "hard"; accepted: default, easy/);
     expect(() => household.taskTypes('hard')).toThrow(/accepted: default, easy/);
   });

@@ -14,8 +14,12 @@ export function buildWorld(
   goal: Goal,
   recs: string[] = ['cabinet 1', 'countertop 1', 'desk 1', 'fridge 1', 'microwave 1', 'sinkbasin 1'],
   things: Array<[string, string]> = [
-    ['mug 1', 'cabinet 1'], ['apple 1', 'countertop 1'], ['knife 1', 'countertop 1'],
-    ['book 1', 'desk 1'], ['desklamp 1', 'desk 1'], ['egg 1', 'fridge 1'],
+    ['mug 1', 'cabinet 1'],
+    ['apple 1', 'countertop 1'],
+    ['knife 1', 'countertop 1'],
+    ['book 1', 'desk 1'],
+    ['desklamp 1', 'desk 1'],
+    ['egg 1', 'fridge 1'],
   ],
 ): World {
   const receptacles = recs.map((name) => {
@@ -28,8 +32,15 @@ export function buildWorld(
     return { name, kind, num: Number(n), location, takeable: kind !== DESKLAMP, clean: false, hot: false, cold: false };
   });
   return {
-    receptacles: receptacles.sort(byKindNum), things: objs.sort(byKindNum), at: null, holding: null, goal,
-    layout: 'hand-built', split: 'train', index: 0, preset: 'default',
+    receptacles: receptacles.sort(byKindNum),
+    things: objs.sort(byKindNum),
+    at: null,
+    holding: null,
+    goal,
+    layout: 'hand-built',
+    split: 'train',
+    index: 0,
+    preset: 'default',
   };
 }
 

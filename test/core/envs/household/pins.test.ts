@@ -7,8 +7,8 @@
  * A change to generation must bump the environment version (EnvSpec.version, HOUSEHOLD_VERSION in presets.ts)
  * and these pins together: weights, run configs and manifests record the version, so tasks must never change
  * under the same version. The `val` split (added later, no version bump: the other splits did not change) is train
- * tasks at indices 1_000_000 + i, labelled val. To recompute the pins after a deliberate change, run this file: a failing
- * pin prints the new digest as `Received`.
+ * tasks at indices 1_000_000 + i, labelled val. To recompute the pins after a deliberate change, run this file: a
+ * failing pin prints the new digest as `Received`.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -42,20 +42,27 @@ function taskLine(preset: string, split: Split, index: number): string {
   const env = spec.create(preset);
   const r = env.reset({ split, index });
   const w = (env as HouseholdEnv).world;
-  return JSON.stringify({
-    index,
-    task: r.task,
-    taskType: r.taskType,
-    observation: r.observation,
-    admissible: env.admissibleActions(),
-    maxSteps: env.maxSteps,
-    world: {
-      layout: w.layout, split: w.split, index: w.index, preset: w.preset, at: w.at, holding: w.holding,
-      goal: { type: w.goal.type, object: w.goal.object, target: w.goal.target },
-      receptacles: w.receptacles.map((x) => [x.name, x.kind, x.num, x.closable, x.open]),
-      things: w.things.map((t) => [t.name, t.kind, t.num, t.location, t.takeable, t.clean, t.hot, t.cold]),
-    },
-  }) + '\n';
+  return (
+    JSON.stringify({
+      index,
+      task: r.task,
+      taskType: r.taskType,
+      observation: r.observation,
+      admissible: env.admissibleActions(),
+      maxSteps: env.maxSteps,
+      world: {
+        layout: w.layout,
+        split: w.split,
+        index: w.index,
+        preset: w.preset,
+        at: w.at,
+        holding: w.holding,
+        goal: { type: w.goal.type, object: w.goal.object, target: w.goal.target },
+        receptacles: w.receptacles.map((x) => [x.name, x.kind, x.num, x.closable, x.open]),
+        things: w.things.map((t) => [t.name, t.kind, t.num, t.location, t.takeable, t.clean, t.hot, t.cold]),
+      },
+    }) + '\n'
+  );
 }
 
 /** sha256 (hex) of tasks 0..TASKS−1 of a preset and split. */
@@ -73,6 +80,9 @@ describe(`household generation pins (${TASKS} tasks per preset and split)`, () =
   for (const preset of Object.keys(PINS))
     for (const split of SPLITS)
       it(`${preset} / ${split}`, () => {
-        expect(digest(preset, split), `household ${preset}/${split} tasks changed: bump EnvSpec.version and these pins together`).toBe(PINS[preset][split]);
+        expect(
+          digest(preset, split),
+          `household ${preset}/${split} tasks changed: bump EnvSpec.version and these pins together`,
+        ).toBe(PINS[preset][split]);
       });
 });

@@ -14,17 +14,33 @@ describe('household rules', () => {
     const r = env.resetWorld(buildWorld(pickApple));
     expect(r).toEqual({ task: 'put a apple in fridge.', taskType: 'pick', observation: ROOM });
     expect(env.admissibleActions()).toEqual([
-      'go to cabinet 1', 'go to countertop 1', 'go to desk 1', 'go to fridge 1', 'go to microwave 1',
-      'go to sinkbasin 1', 'inventory', 'look',
+      'go to cabinet 1',
+      'go to countertop 1',
+      'go to desk 1',
+      'go to fridge 1',
+      'go to microwave 1',
+      'go to sinkbasin 1',
+      'inventory',
+      'look',
     ]);
   });
 
   it('go to shows an open surface, and the admissible list at a receptacle', () => {
     const env = envOn(buildWorld(pickApple));
-    play(env, [['go to countertop 1', 'You arrive at countertop 1. On the countertop 1, you see a apple 1, and a knife 1.']]);
+    play(env, [
+      ['go to countertop 1', 'You arrive at countertop 1. On the countertop 1, you see a apple 1, and a knife 1.'],
+    ]);
     expect(env.admissibleActions()).toEqual([
-      'go to cabinet 1', 'go to desk 1', 'go to fridge 1', 'go to microwave 1', 'go to sinkbasin 1',
-      'take apple 1 from countertop 1', 'take knife 1 from countertop 1', 'examine countertop 1', 'inventory', 'look',
+      'go to cabinet 1',
+      'go to desk 1',
+      'go to fridge 1',
+      'go to microwave 1',
+      'go to sinkbasin 1',
+      'take apple 1 from countertop 1',
+      'take knife 1 from countertop 1',
+      'examine countertop 1',
+      'inventory',
+      'look',
     ]);
     play(env, [
       ['go to countertop 1', NOTHING], // already there
@@ -145,7 +161,8 @@ describe('household rules', () => {
       ['examine countertop 1', 'On the countertop 1, you see a apple 1.'],
     ]);
     const before = JSON.stringify(env.world);
-    for (const a of ['inventory', 'look', 'examine countertop 1', 'examine knife 1']) expect(env.step(a).valid).toBe(true);
+    for (const a of ['inventory', 'look', 'examine countertop 1', 'examine knife 1'])
+      expect(env.step(a).valid).toBe(true);
     expect(JSON.stringify(env.world)).toBe(before);
   });
 
@@ -158,8 +175,16 @@ describe('household rules', () => {
       ['use desklamp 1', 'You turn on the desklamp 1.'],
     ]);
     expect(env.admissibleActions()).toEqual([
-      'go to cabinet 1', 'go to countertop 1', 'go to fridge 1', 'go to microwave 1', 'go to sinkbasin 1',
-      'take book 1 from desk 1', 'use desklamp 1', 'examine desk 1', 'inventory', 'look',
+      'go to cabinet 1',
+      'go to countertop 1',
+      'go to fridge 1',
+      'go to microwave 1',
+      'go to sinkbasin 1',
+      'take book 1 from desk 1',
+      'use desklamp 1',
+      'examine desk 1',
+      'inventory',
+      'look',
     ]);
   });
 

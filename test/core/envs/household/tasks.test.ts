@@ -102,7 +102,10 @@ describe('household task types', () => {
 
   it('pick2: put two apple in cabinet (both in the same cabinet)', () => {
     const recs = ['cabinet 1', 'cabinet 2', 'countertop 1', 'fridge 1'];
-    const things: Array<[string, string]> = [['apple 1', 'countertop 1'], ['apple 2', 'fridge 1']];
+    const things: Array<[string, string]> = [
+      ['apple 1', 'countertop 1'],
+      ['apple 2', 'fridge 1'],
+    ];
     const env = envOn(buildWorld({ type: 'pick2', object: 'apple', target: 'cabinet' }, recs, things));
     expect(env.resetWorld(buildWorld({ type: 'pick2', object: 'apple', target: 'cabinet' }, recs, things)).task).toBe(
       'put two apple in cabinet.',
@@ -161,7 +164,13 @@ describe('household task types', () => {
 
   it('success on the last allowed step still counts', () => {
     const env = new HouseholdEnv('easy');
-    env.resetWorld(buildWorld({ type: 'pick', object: 'apple', target: 'countertop' }, ['countertop 1', 'shelf 1'], [['apple 1', 'shelf 1']]));
+    env.resetWorld(
+      buildWorld(
+        { type: 'pick', object: 'apple', target: 'countertop' },
+        ['countertop 1', 'shelf 1'],
+        [['apple 1', 'shelf 1']],
+      ),
+    );
     for (let i = 0; i < env.maxSteps - 4; i++) env.step('look');
     const rs = play(env, [
       ['go to shelf 1', 'You arrive at shelf 1. On the shelf 1, you see a apple 1.'],
