@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import * as tf from '../src/core/tf';
 import { registerFastCpuKernels } from '../src/core/backend/cpu-fast';
-import { registerWasmKernels } from '../src/core/backend/wasm-kernels';
+import { registerWasmKernels } from '../src/core/backend/wasm/kernels';
 import { boundFreePool } from '../src/core/backend/buffer-pool';
 
 /** Backends the CLI accepts. */
@@ -26,7 +26,7 @@ export async function setupBackend(name: NodeBackend): Promise<string> {
     const require = createRequire(import.meta.url);
     const dist = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dist + path.sep);
-    registerWasmKernels(); // SIMD BatchMatMul for the batched and transposed cases (src/core/backend/wasm-kernels.ts)
+    registerWasmKernels(); // SIMD BatchMatMul for the batched and transposed cases (src/core/backend/wasm/kernels.ts)
   } else if (name === 'webgpu') {
     // One Dawn instance per process: creating a second one (e.g. switching back to webgpu) crashes Dawn.
     if (!(globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu) {

@@ -31,7 +31,7 @@ import { train } from '../src/core/train/trainer';
 import { CLI_BENCH_SIZE, runBench, type BenchSize } from '../src/core/bench/workloads';
 import { installGpuStats } from '../src/core/backend/gpu-stats';
 import { boundFreePool } from '../src/core/backend/buffer-pool';
-import { setWasmMatMulEnabled } from '../src/core/backend/wasm-kernels';
+import { setWasmMatMulEnabled } from '../src/core/backend/wasm/kernels';
 import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
 import { agenticOpdBench } from '../src/core/bench/agentic';
 
@@ -96,7 +96,7 @@ const SPEC = {
     type: 'string',
     help:
       'wasm: batched and transposed matMuls on the SIMD kernel (simd, ' +
-      "src/core/backend/wasm-kernels.ts) or tfjs' own scalar loop (stock), to compare the two",
+      "src/core/backend/wasm/kernels.ts) or tfjs' own scalar loop (stock), to compare the two",
     choices: ['simd', 'stock'],
     default: 'simd',
   },

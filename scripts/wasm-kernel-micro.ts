@@ -3,18 +3,18 @@
  * process: `npx tsx scripts/wasm-kernel-micro.ts [--reps 5]`. Prints the median process CPU time per call (ms) of each
  * (stock or composed → project's): Tanh and Exp, the bias gradient's column sums, a LayerNorm forward and
  * forward + backward, the attention softmax forward + backward, a clone (Identity), and the Adam update of the
- * `small` model's 52 parameter tensors (tfjs' applyGradients → src/core/backend/wasm-adam.ts). Seconds of CPU in all;
+ * `small` model's 52 parameter tensors (tfjs' applyGradients → src/core/backend/wasm/adam.ts). Seconds of CPU in all;
  * a rough isolation figure — the training step's own change is measured by scripts/wasm-train-ab.ts.
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
-import { setWasmTanhEnabled } from '../src/core/backend/wasm-tanh';
-import { setWasmExpEnabled } from '../src/core/backend/wasm-exp';
-import { setWasmColSumEnabled } from '../src/core/backend/wasm-colsum';
-import { setWasmLayerNormEnabled } from '../src/core/backend/wasm-layernorm';
-import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm-softmax';
-import { setWasmAliasKernelsEnabled } from '../src/core/backend/wasm-alias-kernels';
-import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
+import { setWasmTanhEnabled } from '../src/core/backend/wasm/tanh';
+import { setWasmExpEnabled } from '../src/core/backend/wasm/exp';
+import { setWasmColSumEnabled } from '../src/core/backend/wasm/colsum';
+import { setWasmLayerNormEnabled } from '../src/core/backend/wasm/layernorm';
+import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm/softmax';
+import { setWasmAliasKernelsEnabled } from '../src/core/backend/wasm/alias-kernels';
+import { setWasmAdamEnabled } from '../src/core/backend/wasm/adam';
 import { applyAdam } from '../src/core/optim/adam';
 import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel } from '../src/core/bench/workloads';
 import { attentionSoftmax, layerNorm, linear } from '../src/core/model/ops';

@@ -7,14 +7,14 @@
  * attention layer's forward and backward (q·kᵀ and p·v forward; dC·k, dCᵀ·q, dy·vᵀ and pᵀ·dy backward, as
  * model/ops.ts' bmm and bmmNT call them). Candidates: tfjs' stock kernel (scalar C++ loop), a JavaScript kernel over
  * the wasm heap (i-k-j order, the stock loop's sums), 2-D XNNPACK products per batch entry (unstack, matMul, stack;
- * timed on 8 entries and scaled), and the SIMD kernel of src/core/backend/wasm-batch-matmul.ts with several output
+ * timed on 8 entries and scaled), and the SIMD kernel of src/core/backend/wasm/batch-matmul.ts with several output
  * tiles. Each result is checked bit for bit against the stock kernel. Prints one line per product and candidate: ms per
  * call (fastest of the interleaved repetitions) and GFLOP/s.
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
-import { K_BLOCK, type TileShape } from '../src/core/backend/wasm-batch-matmul';
-import { setWasmMatMulEnabled, setWasmMatMulTile, wasmMatMulActive } from '../src/core/backend/wasm-kernels';
+import { K_BLOCK, type TileShape } from '../src/core/backend/wasm/batch-matmul';
+import { setWasmMatMulEnabled, setWasmMatMulTile, wasmMatMulActive } from '../src/core/backend/wasm/kernels';
 import { Rng } from '../src/core/rng';
 
 const repsArg = process.argv.indexOf('--reps');

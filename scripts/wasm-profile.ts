@@ -14,7 +14,7 @@
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
 import { checkScriptArgs } from './script-args';
-import { setWasmMatMulEnabled } from '../src/core/backend/wasm-kernels';
+import { setWasmMatMulEnabled } from '../src/core/backend/wasm/kernels';
 import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
 import {
   CLI_BENCH_SIZE,

@@ -2,7 +2,7 @@
  * How a `small` training step's process CPU time splits between forward + backward and the Adam update on tfjs' wasm
  * backend, and how much of the Adam update is kernel time versus op dispatch:
  * `npx tsx scripts/wasm-step-split.ts [--steps 4] [--model small] [--stock-adam]` (`--stock-adam`: tfjs'
- * applyGradients instead of the wasm Adam kernel of src/core/backend/wasm-adam.ts).
+ * applyGradients instead of the wasm Adam kernel of src/core/backend/wasm/adam.ts).
  *
  * Runs the bench's training step (B 32 × T 128, as src/core/bench/workloads.ts `trainStep`) in two timed parts: the
  * loss and its gradients (`tf.variableGrads` and the loss read-back), then `applyAdam`. After one untimed step it times
@@ -13,7 +13,7 @@
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
 import { applyAdam } from '../src/core/optim/adam';
-import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
+import { setWasmAdamEnabled } from '../src/core/backend/wasm/adam';
 import {
   CLI_BENCH_SIZE,
   disposeBenchModel,

@@ -5,22 +5,22 @@
  * copy,gelu,alias,colsum,layernorm,softmax,tanh,exp,adam,transpose,dworder,sumgrad,tn,nn] [--rounds 3] [--steps 2]
  * [--model small]`.
  *
- * `copy`: Transpose and GatherV2 as word copies (src/core/backend/wasm-copy-kernels.ts); `gelu`: GELU's element-wise
- * chains as single kernels (src/core/backend/wasm-gelu.ts); `alias`: Identity and same-dtype Cast as references
- * (src/core/backend/wasm-alias-kernels.ts); `colsum`: bias and LayerNorm gradients' column sums as one kernel
- * (src/core/backend/wasm-colsum.ts); `layernorm`: LayerNorm's forward and backward chains as one kernel each
- * (src/core/backend/wasm-layernorm.ts); `softmax`: the attention softmax's scale, bias and gradient chains
- * (src/core/backend/wasm-softmax.ts); `tanh`: Tanh as SIMD (src/core/backend/wasm-tanh.ts); `exp`:
- * Exp in JavaScript (src/core/backend/wasm-exp.ts); `adam`: Adam's update as one kernel per parameter tensor
- * (src/core/backend/wasm-adam.ts); `transpose`: 2-D transposes as 4×4 SIMD blocks
- * (src/core/backend/wasm-transpose.ts);
+ * `copy`: Transpose and GatherV2 as word copies (src/core/backend/wasm/copy-kernels.ts); `gelu`: GELU's element-wise
+ * chains as single kernels (src/core/backend/wasm/gelu.ts); `alias`: Identity and same-dtype Cast as references
+ * (src/core/backend/wasm/alias-kernels.ts); `colsum`: bias and LayerNorm gradients' column sums as one kernel
+ * (src/core/backend/wasm/colsum.ts); `layernorm`: LayerNorm's forward and backward chains as one kernel each
+ * (src/core/backend/wasm/layernorm.ts); `softmax`: the attention softmax's scale, bias and gradient chains
+ * (src/core/backend/wasm/softmax.ts); `tanh`: Tanh as SIMD (src/core/backend/wasm/tanh.ts); `exp`:
+ * Exp in JavaScript (src/core/backend/wasm/exp.ts); `adam`: Adam's update as one kernel per parameter tensor
+ * (src/core/backend/wasm/adam.ts); `transpose`: 2-D transposes as 4×4 SIMD blocks
+ * (src/core/backend/wasm/transpose.ts);
  * `dworder`: weight gradients ordered for XNNPACK's packing (src/core/model/ops.ts `tMatmul`); `sumgrad`: Sum's
  * gradient as a broadcast, not a product with ones (src/core/model/sum-grad.ts); `tn`: weight gradients aᵀ·b and
- * `nn`: the linear layers' other products in the project's GEMM (src/core/backend/wasm-gemm.ts; `dworder` matters only
+ * `nn`: the linear layers' other products in the project's GEMM (src/core/backend/wasm/gemm.ts; `dworder` matters only
  * with `tn` off). After one untimed step in each setting, each round times
  * `--steps` steps per setting (the order alternates from round to round) and prints wall and process CPU time per
  * step (ms): on cores shared with other jobs the CPU time varies less than the wall time. Both settings give the same
- * bits (test/core/backend/wasm-copy-kernels.test.ts, wasm-gelu.test.ts, wasm-alias-kernels.test.ts,
+ * bits (test/core/backend/wasm/copy-kernels.test.ts, wasm-gelu.test.ts, wasm-alias-kernels.test.ts,
  * wasm-colsum.test.ts, wasm-layernorm.test.ts, wasm-softmax.test.ts, wasm-tanh.test.ts, wasm-exp.test.ts,
  * wasm-adam.test.ts); speed is
  * measured here, never in tests.
@@ -28,18 +28,18 @@
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
 import { checkScriptArgs } from './script-args';
-import { setWasmCopyKernelsEnabled, setWasmSimdTransposeEnabled } from '../src/core/backend/wasm-copy-kernels';
+import { setWasmCopyKernelsEnabled, setWasmSimdTransposeEnabled } from '../src/core/backend/wasm/copy-kernels';
 import { setPackAwareWeightGrads } from '../src/core/model/ops';
 import { setBroadcastSumGrad } from '../src/core/model/sum-grad';
-import { setWasmGeluEnabled } from '../src/core/backend/wasm-gelu';
-import { setWasmAliasKernelsEnabled } from '../src/core/backend/wasm-alias-kernels';
-import { setWasmColSumEnabled } from '../src/core/backend/wasm-colsum';
-import { setWasmLayerNormEnabled } from '../src/core/backend/wasm-layernorm';
-import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm-softmax';
-import { setWasmTanhEnabled } from '../src/core/backend/wasm-tanh';
-import { setWasmExpEnabled } from '../src/core/backend/wasm-exp';
-import { setWasmAdamEnabled } from '../src/core/backend/wasm-adam';
-import { setWasmGemmEnabled } from '../src/core/backend/wasm-gemm';
+import { setWasmGeluEnabled } from '../src/core/backend/wasm/gelu';
+import { setWasmAliasKernelsEnabled } from '../src/core/backend/wasm/alias-kernels';
+import { setWasmColSumEnabled } from '../src/core/backend/wasm/colsum';
+import { setWasmLayerNormEnabled } from '../src/core/backend/wasm/layernorm';
+import { setWasmSoftmaxEnabled } from '../src/core/backend/wasm/softmax';
+import { setWasmTanhEnabled } from '../src/core/backend/wasm/tanh';
+import { setWasmExpEnabled } from '../src/core/backend/wasm/exp';
+import { setWasmAdamEnabled } from '../src/core/backend/wasm/adam';
+import { setWasmGemmEnabled } from '../src/core/backend/wasm/gemm';
 import { CLI_BENCH_SIZE, disposeBenchModel, makeBenchModel, trainStep } from '../src/core/bench/workloads';
 import type { ModelSize } from '../src/core/model/config';
 

@@ -3,14 +3,14 @@
  * tanhf and expf), compared word for word: `npx tsx scripts/wasm-unary-exhaustive.ts [--only tanh|exp]`.
  *
  * Runs the 2^32 bit patterns in blocks of 2^24 (a few minutes of CPU) and prints, per function, how many results
- * differ and the first ten (NaN results compare equal whatever their payload). src/core/backend/wasm-tanh.ts and
- * wasm-exp.ts claim the same bits for every input; the unit tests check 2^20 random patterns and the branch edges,
+ * differ and the first ten (NaN results compare equal whatever their payload). src/core/backend/wasm/tanh.ts and
+ * wasm/exp.ts claim the same bits for every input; the unit tests check 2^20 random patterns and the branch edges,
  * this checks them all.
  */
 import * as tf from '../src/core/tf';
 import { setupBackend } from '../cli/backend';
-import { setWasmTanhEnabled } from '../src/core/backend/wasm-tanh';
-import { setWasmExpEnabled } from '../src/core/backend/wasm-exp';
+import { setWasmTanhEnabled } from '../src/core/backend/wasm/tanh';
+import { setWasmExpEnabled } from '../src/core/backend/wasm/exp';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 if (only !== null && only !== 'tanh' && only !== 'exp') throw new Error(`--only must be tanh or exp, got ${only}`);

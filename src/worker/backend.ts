@@ -28,7 +28,7 @@ import wasmSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.
 import wasmThreadedSimd from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import type { BackendInfo, BackendPref } from './api';
 import { registerFastCpuKernels } from '../core/backend/cpu-fast';
-import { registerWasmKernels } from '../core/backend/wasm-kernels';
+import { registerWasmKernels } from '../core/backend/wasm/kernels';
 import { boundFreePool } from '../core/backend/buffer-pool';
 import {
   chooseFastest,
@@ -181,7 +181,7 @@ async function activateWasm(): Promise<string | null> {
   const nav = (globalThis as { navigator?: object }).navigator;
   const shadow = nav && logicalCores() < 2 * WASM_THREADS && !Object.hasOwn(nav, 'hardwareConcurrency');
   if (shadow) Object.defineProperty(nav, 'hardwareConcurrency', { value: 2 * WASM_THREADS, configurable: true });
-  registerWasmKernels(); // SIMD BatchMatMul for the batched and transposed cases (core/backend/wasm-kernels.ts)
+  registerWasmKernels(); // SIMD BatchMatMul for the batched and transposed cases (core/backend/wasm/kernels.ts)
   try {
     return await activate('wasm');
   } finally {

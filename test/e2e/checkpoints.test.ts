@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useE2E } from './harness';
 import { SOLVED_AT, coverage, parseValRecord } from '../../src/core/run/record';
-import { hcnSelect } from '../../src/core/algos/agentic';
+import { hcnSelect } from '../../src/core/math/agentic';
 
 /**
  * 3 steps of B 1 × G 2 from the base policy, a checkpoint and a validation on 6 val tasks × 1 episode at every step.

@@ -2,7 +2,7 @@
  * Agentic-OPD (2026), HCN / LAD: on-policy distillation from a GRPO run's discarded checkpoints. The student is the
  * run's best-validation checkpoint (the policy being trained); the teachers are the run's other checkpoints, frozen,
  * reached through a `TeacherPool` (one teacher resident at a time). Each round a teacher is chosen (HCN by default,
- * algos/agentic.ts `hcnSelect`; or the fixed / random / union ablations); each step the student's failed rollouts on
+ * math/agentic.ts `hcnSelect`; or the fixed / random / union ablations); each step the student's failed rollouts on
  * tasks where the teacher does better are kept (LAD, `ladGate`), their sampled action tokens are scored by the
  * teacher, and A = opdCoef·(ℓ_teacher − ℓ_old) + taskCoef·A_ep per action token (`distillAdvantage`,
  * `combineDistill`); PPO-clip does the rest. ℓ_old is the student's (pre-update, sampling) log-prob, so A_opd is the
@@ -46,7 +46,7 @@ import {
   DEFAULT_TASK_COEF,
   type HcnState,
   type LadEvidence,
-} from '../algos/agentic';
+} from '../math/agentic';
 import { topKDistill } from './agentic-topk';
 import {
   NO_SKILL_METRICS,

@@ -2,7 +2,7 @@
  * Agentic-OPD's top-k variant (Agentic-OPD (2026); RunConfig.opdTopK = K > 0): instead of the sampled-token
  * advantage A_opd = sg(ℓ_teacher − ℓ_student), the update adds c_opd × the token mean, over the action tokens of
  * LAD-gated rollouts, of the reverse KL over the student's K most likely tokens, both distributions renormalised over
- * those K (algos/agentic.ts `topKReverseKl`, its tensor form algos/losses.ts `topKReverseKlLoss`). This file makes the
+ * those K (math/agentic.ts `topKReverseKl`, its tensor form math/losses.ts `topKReverseKlLoss`). This file makes the
  * update's targets: per distilled token, the student's top-K ids under the pre-update policy at the rollout
  * temperature, and the frozen teacher's log-probs at them (model/topk.ts), K values per position.
  *
@@ -12,7 +12,7 @@
  */
 import type { PolicyHandle } from '../model/policy';
 import { idsWithSampled, scoreTopK, type TopKTargets } from '../model/topk';
-import { distillAdvantage, topKReverseKl } from '../algos/agentic';
+import { distillAdvantage, topKReverseKl } from '../math/agentic';
 import type { ScoreSample } from '../model/scoring';
 import type { PackedSamples } from './outcome';
 
@@ -52,7 +52,7 @@ export interface TopKDistill {
  * Build the top-k targets of a step (module comment).
  * @param scoreAt the pool's `scoreAt`; undefined when the pool has none.
  * @param groups the distilled samples per teacher (teachers scored one at a time, in this order).
- * @param gate [M]: 1 on the action tokens of distilled samples (algos/agentic.ts `trajectoryTokenGate`).
+ * @param gate [M]: 1 on the action tokens of distilled samples (math/agentic.ts `trajectoryTokenGate`).
  * @param oldLogp [M]: the student's pre-update log-probs of the sampled tokens (nats).
  * @throws Error when the pool cannot score at given ids (`scoreAt`), returns the wrong number of values, or a
  *   distilled log-prob is not finite.

@@ -4,7 +4,7 @@
  * analyzer's counters turned into the step's metrics.
  */
 import type { Analyzer, AnalyzerGroup, AnalysisResult, TrajectorySkills } from '../analyzer/types';
-import { discountedReturns } from '../algos/returns';
+import { discountedReturns } from '../math/returns';
 import type { Trajectory } from '../rollout/types';
 import type { AlgorithmMetrics } from './types';
 

@@ -1,6 +1,6 @@
 /**
- * GRPO (Shao et al. 2024, DeepSeekMath §4.1): the group-relative outcome advantage A_ep (algos/advantages.ts, with
- * GiGPO's step term when ω > 0) is the advantage of every action token; PPO-clip does the rest (algos/losses.ts).
+ * GRPO (Shao et al. 2024, DeepSeekMath §4.1): the group-relative outcome advantage A_ep (math/advantages.ts, with
+ * GiGPO's step term when ω > 0) is the advantage of every action token; PPO-clip does the rest (math/losses.ts).
  */
 import { NO_SKILL_METRICS, type Algorithm } from './types';
 

@@ -13,7 +13,7 @@
  */
 import type { PolicyHandle } from '../model/policy';
 import { idsWithSampled, scoreTopK, type TopKTargets } from '../model/topk';
-import { topKReverseKl } from '../algos/agentic';
+import { topKReverseKl } from '../math/agentic';
 import type { PackedSamples } from './outcome';
 import type { SkillJobs } from './skill-prompts';
 

@@ -2,8 +2,8 @@
  * OPID, on-policy skill distillation (OPID paper, 2026, §3): after each step's rollouts an analyzer writes hindsight
  * skills per trajectory (an episode skill and step skills at up to K critical steps, the set C_τ); the pre-update
  * (old) policy re-scores the same sampled action tokens with the routed skill in its prompt (critical-first routing,
- * algos/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep + λ_skill·A_skill
- * (algos/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight in its prompt.
+ * math/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep + λ_skill·A_skill
+ * (math/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight in its prompt.
  */
 import { makeAnalyzer } from '../analyzer';
 import type { Trajectory } from '../rollout/types';
@@ -11,7 +11,7 @@ import type { PolicyHandle } from '../model/policy';
 import { scoreSamples } from '../model/scoring';
 import { skillJobs, type SkillJobs } from './skill-prompts';
 import { skillTopKRescore } from './opid-topk';
-import { combineAdvantages, skillMetrics, skillMetricsByType } from '../algos/skill';
+import { combineAdvantages, skillMetrics, skillMetricsByType } from '../math/skill';
 import type { PackedSamples } from './outcome';
 import { analyzeStep } from './analysis';
 import { getEnvSpec } from '../envs/registry';

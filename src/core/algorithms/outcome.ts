@@ -5,7 +5,7 @@
  */
 import type { Trajectory } from '../rollout/types';
 import type { ScoreSample } from '../model/scoring';
-import { getOutcomeEstimator, stepGroupAdvantages, type AdvNorm, type OutcomeOptions } from '../algos/advantages';
+import { getOutcomeEstimator, stepGroupAdvantages, type AdvNorm, type OutcomeOptions } from '../math/advantages';
 
 /** Samples of a batch of trajectories, packed (see model/scoring), with their bookkeeping. */
 export interface PackedSamples {
@@ -75,7 +75,7 @@ export function trajectoryScore(t: Trajectory, invalidPenalty: number): number {
 
 /**
  * Per-trajectory outcome advantages for trajectories grouped by `groupOf` (e.g. the task slot), using the
- * estimator registered under `estimator` (algos/advantages.ts OUTCOME_ESTIMATORS).
+ * estimator registered under `estimator` (math/advantages.ts OUTCOME_ESTIMATORS).
  * @throws Error naming the known estimators for an unknown name.
  */
 export function outcomeAdvantages(

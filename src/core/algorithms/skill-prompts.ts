@@ -1,6 +1,6 @@
 /**
  * The skill prompts OPID scores (OPID paper, 2026, §3): each step's prompt rebuilt with the skill(s) critical-first
- * routing gives it (algos/skill.ts `routeSkills`), paired with the action the rollout sampled there. Shared by the
+ * routing gives it (math/skill.ts `routeSkills`), paired with the action the rollout sampled there. Shared by the
  * sampled-token skill advantage (./opid.ts `skillRescore`) and its top-k form (./opid-topk.ts).
  */
 import type { TrajectorySkills } from '../analyzer/types';
@@ -8,7 +8,7 @@ import type { Trajectory } from '../rollout/types';
 import type { PolicyHandle } from '../model/policy';
 import { buildPrompt, type Turn } from '../rollout/prompt';
 import type { ScoreSample } from '../model/scoring';
-import { routeSkills, type SkillAblation } from '../algos/skill';
+import { routeSkills, type SkillAblation } from '../math/skill';
 
 /** The history turns before step t of a trajectory, as the runner built them. */
 function historyBefore(t: Trajectory, step: number): Turn[] {
@@ -62,7 +62,7 @@ export interface SkillJobs {
 }
 
 /**
- * Route every trajectory's skills to its steps (algos/skill.ts `routeSkills`) and build the prompts to score.
+ * Route every trajectory's skills to its steps (math/skill.ts `routeSkills`) and build the prompts to score.
  * `skills[i]` belongs to `trajs[i]` (null = none); `o.searchSteps`: a trajectory's search steps, which get no episode
  * skill; absent = none. Step-samples are numbered as algorithms/outcome.ts packs them (trajectory-major, step order).
  */

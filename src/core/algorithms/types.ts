@@ -8,7 +8,7 @@
  * See docs/architecture.md "How to add an algorithm".
  */
 import type { Analyzer } from '../analyzer/types';
-import type { TaskTypeSkillMetrics } from '../algos/skill';
+import type { TaskTypeSkillMetrics } from '../math/skill';
 import type { PolicyHandle } from '../model/policy';
 import type { RunConfig } from '../run/config';
 import type { Trajectory } from '../rollout/types';
@@ -66,7 +66,7 @@ export interface AlgorithmMetrics {
   /** True when the algorithm wanted a skill signal this step but every analysis failed (OPID ran as GRPO). */
   ranAsGrpo: boolean;
   /**
-   * OPID: teacher share, skill-active tokens and sign agreement per task type (algos/skill.ts `skillMetricsByType`).
+   * OPID: teacher share, skill-active tokens and sign agreement per task type (math/skill.ts `skillMetricsByType`).
    */
   skillByTaskType?: Record<string, TaskTypeSkillMetrics>;
 }
@@ -134,7 +134,7 @@ export interface Algorithm {
   readonly source: string;
   /** True when it runs an analyzer (OPID, Skill-GRPO): the analyzer settings are then checked and shown. */
   readonly usesAnalyzer: boolean;
-  /** The outcome-advantage estimator A_ep it builds on (algos/advantages.ts OUTCOME_ESTIMATORS), e.g. `grpo`. */
+  /** The outcome-advantage estimator A_ep it builds on (math/advantages.ts OUTCOME_ESTIMATORS), e.g. `grpo`. */
   readonly outcomeEstimator: string;
   /** Build the per-run instance. @throws Error when the config cannot run it (e.g. an http analyzer without a URL). */
   create(init: AlgorithmInit): AlgorithmRun;

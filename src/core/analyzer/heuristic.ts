@@ -107,7 +107,7 @@ export class HeuristicAnalyzer implements Analyzer {
     const idx = [...core, ...searchSteps(t).filter((i) => !coreActions.has(t.steps[i].action))].sort((a, b) => a - b);
     const w = idx.map((i) => t.steps[i].action);
     const stepSkills: Record<number, string> = {};
-    // No valid step, so no workflow to write: an empty episode skill (routed as none, algos/skill.ts) and no step
+    // No valid step, so no workflow to write: an empty episode skill (routed as none, math/skill.ts) and no step
     // skills.
     if (!w.length) return { episodeSkill: '', stepSkills };
     const K = this.o.maxStepSkills;

@@ -75,4 +75,4 @@ export interface Analyzer {
 /** γ of the discounted return shown to the analyzer (OPID: G_t with γ = 0.95). */
 export const ANALYZER_GAMMA = 0.95;
 
-export { discountedReturns } from '../algos/returns';
+export { discountedReturns } from '../math/returns';

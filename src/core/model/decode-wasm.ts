@@ -1,5 +1,5 @@
 /**
- * The KV-cached decoding step on tfjs' wasm backend with the kernels of backend/wasm-decode.ts: the same numbers as
+ * The KV-cached decoding step on tfjs' wasm backend with the kernels of backend/wasm/decode.ts: the same numbers as
  * model/transformer.ts `decodeStep` to the bit, in 50 kernel calls per step for the `small` model (the head product
  * included) instead of 412.
  *
@@ -10,7 +10,7 @@
  * values are written in place into a preallocated cache instead of concatenated at every token.
  */
 import * as tf from '../tf';
-import { DECODE_KERNELS, registerDecodeKernels, wasmDecodeAvailable, WasmKvCache } from '../backend/wasm-decode';
+import { DECODE_KERNELS, registerDecodeKernels, wasmDecodeAvailable, WasmKvCache } from '../backend/wasm/decode';
 import type { ModelConfig } from './config';
 import type { Params } from './params';
 import type { LayerCache } from './transformer';

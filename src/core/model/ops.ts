@@ -15,26 +15,26 @@
  *   scatters with scatterND (duplicates summed), which every backend has.
  * - `gelu`: tfjs core has no GELU; the tanh approximation (as GPT-2 and peer_torch.py) with x·x·x, not pow.
  * - On the webgpu backend, `layerNorm` and `attentionSoftmax` run fused kernels with hand-written gradients instead
- *   (src/core/backend/webgpu-layernorm.ts, webgpu-softmax.ts: one dispatch for a LayerNorm forward, one for the
+ *   (src/core/backend/webgpu/layernorm.ts, webgpu/softmax.ts: one dispatch for a LayerNorm forward, one for the
  *   attention softmax forward and one for its backward); every other backend runs the composed ops below, wasm with
  *   their element-wise chains, LayerNorm's and the attention softmax's, and the bias gradients' column sums as single
- *   kernels that compute the same float32 operations in the same order (backend/wasm-layernorm.ts, wasm-softmax.ts,
- *   wasm-colsum.ts: same bits).
+ *   kernels that compute the same float32 operations in the same order (backend/wasm/layernorm.ts, wasm/softmax.ts,
+ *   wasm/colsum.ts: same bits).
  *
  * Every forward pass computes exactly what the plain formula computes (same ops, same order) on every backend but
  * webgpu: sampling and scoring are unchanged to the bit there. The hand-written backward passes sum in another order
  * than autograd's, so gradients differ from autograd's in the last float32 bits (test/core/model/ops-grad.test.ts
- * bounds the difference; test/core/backend/webgpu-*.test.ts bound the fused kernels against the cpu backend).
+ * bounds the difference; test/core/backend/webgpu/*.test.ts bound the fused kernels against the cpu backend).
  */
 import * as tf from '../tf';
-import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu-layernorm';
-import { rowsGrad, rowsGradUsable } from '../backend/webgpu-rows-grad';
-import { fusedAttentionSoftmax, fusedAttentionSoftmaxUsable } from '../backend/webgpu-softmax';
-import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm-gelu';
-import { wasmColSum, wasmColSumUsable } from '../backend/wasm-colsum';
-import { wasmLayerNormBackward, wasmLayerNormForward, wasmLayerNormUsable } from '../backend/wasm-layernorm';
-import { wasmScaleBias, wasmScaledSoftmaxGrad, wasmSoftmaxUsable } from '../backend/wasm-softmax';
-import { wasmGemm, wasmGemmUsable } from '../backend/wasm-gemm';
+import { fusedLayerNorm, fusedLayerNormUsable } from '../backend/webgpu/layernorm';
+import { rowsGrad, rowsGradUsable } from '../backend/webgpu/rows-grad';
+import { fusedAttentionSoftmax, fusedAttentionSoftmaxUsable } from '../backend/webgpu/softmax';
+import { GELU_KERNELS, runGeluKernel, wasmGeluUsable } from '../backend/wasm/gelu';
+import { wasmColSum, wasmColSumUsable } from '../backend/wasm/colsum';
+import { wasmLayerNormBackward, wasmLayerNormForward, wasmLayerNormUsable } from '../backend/wasm/layernorm';
+import { wasmScaleBias, wasmScaledSoftmaxGrad, wasmSoftmaxUsable } from '../backend/wasm/softmax';
+import { wasmGemm, wasmGemmUsable } from '../backend/wasm/gemm';
 import './sum-grad'; // Sum's gradient without a tensor of ones on wasm (same values)
 
 // tfjs' CustomGradientFunc type is not exported from the package root; this is its shape.
@@ -45,7 +45,7 @@ type CGF = (...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
 
 /**
  * a [M, K] · b [K, N] float32 → [M, N]: tfjs' matMul, or on wasm the project's kernel in XNNPACK's order (same bits,
- * no repacking of b; backend/wasm-gemm.ts). Not differentiable: the custom gradients below call it.
+ * no repacking of b; backend/wasm/gemm.ts). Not differentiable: the custom gradients below call it.
  */
 function mm(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
   return wasmGemmUsable('nn') ? wasmGemm(a, b, false) : tf.matMul(a, b);
@@ -105,7 +105,7 @@ export const bmmNT = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSa
 /**
  * Rows of `table` at `indices`: table [R, C] float32, indices [n] int32 → [n, C].
  * Gradient w.r.t. table: dy [n, C] summed into [R, C] (rows hit twice are summed) — scatterND, except on webgpu,
- * whose scatterND adds with atomics in a scheduling-dependent order; there backend/webgpu-rows-grad.ts sums in index
+ * whose scatterND adds with atomics in a scheduling-dependent order; there backend/webgpu/rows-grad.ts sums in index
  * order, so a run and its resume give the same bits. No gradient to indices.
  */
 export function gatherRows(table: tf.Tensor2D, indices: tf.Tensor1D): tf.Tensor2D {
@@ -130,7 +130,7 @@ const GELU_C = Math.sqrt(2 / Math.PI);
  * GELU, tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Hendrycks and Gimpel 2016, as GPT-2). Same shape
  * as x. Backward in closed form from the saved x and t = tanh(u): dx = dy·(0.5·(1 + t) + 0.5·x·(1 −
  * t²)·√(2/π)·(1 + 3·0.044715·x²)). On wasm the element-wise chains around tfjs' Tanh and the backward run as
- * one kernel each (backend/wasm-gelu.ts, the same float32 operations in the same order: same bits).
+ * one kernel each (backend/wasm/gelu.ts, the same float32 operations in the same order: same bits).
  */
 export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   const fused = wasmGeluUsable() && x.dtype === 'float32';
@@ -156,7 +156,7 @@ export const gelu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
 
 /**
  * Column sums of a 2-D tensor [M, N] → [N], as ones[1,M]·x (an XNNPACK matMul on wasm, not a transpose and a Sum);
- * on wasm the column-sum kernel of backend/wasm-colsum.ts, which adds in the product's order (same bits).
+ * on wasm the column-sum kernel of backend/wasm/colsum.ts, which adds in the product's order (same bits).
  */
 function colSum(x: tf.Tensor2D): tf.Tensor1D {
   if (wasmColSumUsable() && x.dtype === 'float32') return wasmColSum(x);
@@ -178,7 +178,7 @@ export function setPackAwareWeightGrads(on: boolean): boolean {
 
 /**
  * aᵀ·b for a [M, K], b [M, N] → [K, N] (a weight gradient: M rows of a batch, K inputs, N outputs). On wasm with
- * SIMD, the project's GEMM reads a in place (backend/wasm-gemm.ts: no transpose, no repacking, the same sums). Else on
+ * SIMD, the project's GEMM reads a in place (backend/wasm/gemm.ts: no transpose, no repacking, the same sums). Else on
  * wasm as aᵀ·b when K > N, else as (bᵀ·a)ᵀ: the product's right operand is the one of fewer columns, because
  * XNNPACK (tfjs' wasm matMul) repacks the right operand on every call with a new tensor: with M = 4096 and a 128-column
  * left result, repacking costs about as much as the product (measured in docs/experiments/speed.md). On a tie a is the
@@ -187,7 +187,7 @@ export function setPackAwareWeightGrads(on: boolean): boolean {
  * smaller of a and b.
  */
 function tMatmul(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
-  if (wasmGemmUsable('tn')) return wasmGemm(a, b, true); // aᵀ·b in place, same bits (backend/wasm-gemm.ts)
+  if (wasmGemmUsable('tn')) return wasmGemm(a, b, true); // aᵀ·b in place, same bits (backend/wasm/gemm.ts)
   // else: the smaller transpose
   const leftA = packAware && tf.getBackend() === 'wasm' ? a.shape[1] > b.shape[1] : a.shape[1] <= b.shape[1];
   return leftA
@@ -229,7 +229,7 @@ export const composedLayerNorm = tf.customGrad(((
 }) as unknown as CGF) as unknown as (x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor) => tf.Tensor;
 
 /**
- * `composedLayerNorm` with its forward and backward chains as one wasm kernel each (backend/wasm-layernorm.ts: the
+ * `composedLayerNorm` with its forward and backward chains as one wasm kernel each (backend/wasm/layernorm.ts: the
  * same float32 operations in the same order, so the same bits); dγ and dβ are the same column sums.
  */
 const wasmLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save: tf.GradSaveFunc) => {
@@ -249,8 +249,8 @@ const wasmLayerNorm = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.T
 
 /**
  * LayerNorm over the last axis: x [..., d] float32, gamma/beta [d] → [..., d] float32, differentiable w.r.t. all
- * three. On webgpu the fused kernels (backend/webgpu-layernorm.ts, the same closed-form gradient); on wasm (d a
- * multiple of 4) the kernels of backend/wasm-layernorm.ts; elsewhere, or when the rows do not fit one dispatch,
+ * three. On webgpu the fused kernels (backend/webgpu/layernorm.ts, the same closed-form gradient); on wasm (d a
+ * multiple of 4) the kernels of backend/wasm/layernorm.ts; elsewhere, or when the rows do not fit one dispatch,
  * `composedLayerNorm` (bit-identical to both).
  */
 export function layerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
@@ -283,7 +283,7 @@ export function attentionMask(rows: number, makeBias: () => tf.Tensor, keyBias?:
  * Attention weights: raw scores q·kᵀ [B·h, T, Tk] float32 → softmax(raw·scale + bias) over the keys [B·h, T,
  * Tk]. With a composed `mask.bias`: Multiply, Add and Softmax (autograd's gradients), or on wasm the same arithmetic
  * with the element-wise chains as single kernels (`wasmAttentionSoftmax`); with `bias` null: the fused webgpu kernel
- * (one dispatch forward, one backward; backend/webgpu-softmax.ts).
+ * (one dispatch forward, one backward; backend/webgpu/softmax.ts).
  */
 export function attentionSoftmax(
   raw: tf.Tensor3D,
@@ -305,7 +305,7 @@ export function attentionSoftmax(
 
 /**
  * `attentionSoftmax`'s composed chain with the scale and bias as one wasm kernel before tfjs' Softmax, and the
- * Softmax's and the scale's gradients as one (backend/wasm-softmax.ts: the same float32 operations in the same order,
+ * Softmax's and the scale's gradients as one (backend/wasm/softmax.ts: the same float32 operations in the same order,
  * so the same bits). raw [B·h, T, Tk], bias [1 or B, 1, T, Tk] → [B·h, T, Tk].
  */
 function wasmAttentionSoftmax(raw: tf.Tensor3D, scale: number, h: number, bias: tf.Tensor): tf.Tensor3D {

@@ -18,7 +18,7 @@ import { activationScale, type ModelConfig } from './config';
 import type { Params } from './params';
 import { forward, logits, NEG } from './transformer';
 import { gatherRows } from './ops';
-import { fusedTokenLogProbs, fusedTokenLogProbsUsable } from '../backend/webgpu-logprob';
+import { fusedTokenLogProbs, fusedTokenLogProbsUsable } from '../backend/webgpu/logprob';
 
 /**
  * Where a step's old-policy log-probs come from (RunConfig.oldLogProbs): `sampler` = the sampler's own log-probs of
@@ -128,7 +128,7 @@ export function tokenLogProbs(
   const [n, T, d] = hidden.shape;
   const h = gatherRows(tf.reshape(hidden, [n * T, d]) as tf.Tensor2D, b.predIdx); // [M,d]
   const lg = logits(p, h);
-  // webgpu: one dispatch forward and one backward (backend/webgpu-logprob.ts); elsewhere the composed ops below.
+  // webgpu: one dispatch forward and one backward (backend/webgpu/logprob.ts); elsewhere the composed ops below.
   if (fusedTokenLogProbsUsable(lg.shape[0])) return fusedTokenLogProbs(lg, b.maskAdd, b.targets, temperature);
   const lsm = tf.logSoftmax(tf.add(temperature === 1 ? lg : tf.div(lg, temperature), b.maskAdd)); // [M,V]
   const oh = tf.oneHot(b.targets, cfg.vocabSize); // [M,V]

@@ -4,11 +4,11 @@
  * JavaScript, uploads it and multiplies — for the loss's sum over the vocabulary of a `small` training step
  * ([4096, 1024]) ≈ 20–30 ms per step (docs/experiments/speed.md). On wasm, for float32 sums over x's trailing axes
  * (the losses' sums over the vocabulary), each value of dy is written across its row instead
- * (backend/wasm-broadcast.ts): the same values, since y·1 = y exactly in IEEE 754 binary32. Other cases, and other
+ * (backend/wasm/broadcast.ts): the same values, since y·1 = y exactly in IEEE 754 binary32. Other cases, and other
  * backends, run tfjs' gradient.
  */
 import * as tf from '../tf';
-import { wasmBroadcastRows, wasmBroadcastRowsUsable } from '../backend/wasm-broadcast';
+import { wasmBroadcastRows, wasmBroadcastRowsUsable } from '../backend/wasm/broadcast';
 
 const stock = tf.getGradient('Sum');
 

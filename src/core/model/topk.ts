@@ -1,6 +1,6 @@
 /**
  * Log-probs at a few token ids per action token, for Agentic-OPD's top-k reverse KL (Agentic-OPD (2026);
- * algos/losses.ts `topKReverseKlLoss`): the student's K most likely tokens at each action position and their
+ * math/losses.ts `topKReverseKlLoss`): the student's K most likely tokens at each action position and their
  * log-probs, the teacher's log-probs at those same ids, and, inside the update, the student's differentiable
  * log-probs at them. Every log-prob is of the sampling distribution softmax(logits / T + allowed-mask) in nats, as in
  * ./scoring.ts; only K values per position are kept (never the [M, V] distribution).
@@ -16,7 +16,7 @@ import { forward, logits } from './transformer';
 import { gatherRows } from './ops';
 
 /**
- * Agentic-OPD's top-k reverse-KL targets (Agentic-OPD (2026); algos/losses.ts `topKReverseKlLoss`): at each distilled
+ * Agentic-OPD's top-k reverse-KL targets (Agentic-OPD (2026); math/losses.ts `topKReverseKlLoss`): at each distilled
  * action token, the student's top-K ids (from the pre-update policy) and the frozen teacher's log-probs at them. The
  * update (train/update.ts) adds coef · Σ_{distilled m} KL_m / (distilled tokens of the step / mini-batches) to each
  * mini-batch's loss: the token mean over distilled positions, one divisor for every mini-batch (as aggPlan's

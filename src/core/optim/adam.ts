@@ -1,7 +1,7 @@
 /**
  * The Adam step of every trainer (the RL update, behaviour cloning, pre-training and the bench). On the webgpu
- * backend it runs the fused kernels of src/core/backend/webgpu-adam.ts — one dispatch per parameter tensor plus one
- * per step — and on the wasm backend the kernel of src/core/backend/wasm-adam.ts — one call per parameter tensor,
+ * backend it runs the fused kernels of src/core/backend/webgpu/adam.ts — one dispatch per parameter tensor plus one
+ * per step — and on the wasm backend the kernel of src/core/backend/wasm/adam.ts — one call per parameter tensor,
  * the same float32 bits as tfjs' applyGradients — on tfjs' own AdamOptimizer state (its
  * `accumulatedFirstMoment`/`accumulatedSecondMoment` variables,
  * `accBeta1`/`accBeta2` and iteration counter, read and written as tfjs 4.22 `applyGradients` does), so checkpoints
@@ -10,8 +10,8 @@
  * (when it is not 1), then `optimizer.applyGradients`.
  */
 import * as tf from '../tf';
-import { adamPowers, adamUpdate, fusedAdamUsable } from '../backend/webgpu-adam';
-import { adamCorrections, wasmAdamUpdate, wasmAdamUsable } from '../backend/wasm-adam';
+import { adamPowers, adamUpdate, fusedAdamUsable } from '../backend/webgpu/adam';
+import { adamCorrections, wasmAdamUpdate, wasmAdamUsable } from '../backend/wasm/adam';
 
 /** tfjs 4.22 AdamOptimizer's fields read and written here (protected in its typings). */
 interface AdamFields {
@@ -44,7 +44,7 @@ export function fusedAdamActive(optimizer: tf.Optimizer): boolean {
 
 /**
  * True when `applyAdam` runs the wasm Adam kernel for `optimizer`: a tfjs AdamOptimizer on the wasm backend with the
- * kernel registered and switched on (src/core/backend/wasm-adam.ts `wasmAdamUsable`, `setWasmAdamEnabled`).
+ * kernel registered and switched on (src/core/backend/wasm/adam.ts `wasmAdamUsable`, `setWasmAdamEnabled`).
  */
 export function wasmAdamActive(optimizer: tf.Optimizer): boolean {
   return isTfAdam(optimizer) && wasmAdamUsable();
@@ -76,7 +76,7 @@ function slots(s: AdamFields, names: string[]): { value: tf.Variable; m: tf.Vari
 
 /**
  * The wasm path of `applyAdam`: the bias corrections and advanced β powers as tfjs computes them (float32 Sub and
- * Mul, here in JavaScript: wasm-adam.ts `adamCorrections`), then one kernel call per tensor.
+ * Mul, here in JavaScript: wasm/adam.ts `adamCorrections`), then one kernel call per tensor.
  */
 function applyAdamWasm(s: AdamFields, grads: Record<string, tf.Tensor>, gradScale: number): void {
   const names = Object.keys(grads);

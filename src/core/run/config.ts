@@ -10,9 +10,9 @@
 import { z } from 'zod';
 import { LR_SCHEDULES } from '../optim/schedule';
 import { ALGORITHM_NAMES, getAlgorithm, type AlgorithmName } from '../algorithms/registry';
-import { AGG_MODES } from '../algos/losses';
-import { ADV_GROUP_BYS, ADV_NORMS } from '../algos/advantages';
-import { SKILL_ABLATIONS } from '../algos/skill';
+import { AGG_MODES } from '../math/losses';
+import { ADV_GROUP_BYS, ADV_NORMS } from '../math/advantages';
+import { SKILL_ABLATIONS } from '../math/skill';
 import { ANALYZER_KINDS } from '../analyzer/types';
 import { MODEL_SIZES } from '../model/config';
 import { DECODINGS } from '../rollout/runner';
@@ -405,7 +405,7 @@ export const RunConfigSchema = z.object({
       flag: 'loss-agg',
       group: 'advanced',
       help:
-        'How per-token losses become one number (core/algos/losses.ts aggPlan, verl loss_agg_mode): ' +
+        'How per-token losses become one number (core/math/losses.ts aggPlan, verl loss_agg_mode): ' +
         'token-mean (every token weighs the same), seq-mean-token-mean (every step-sample weighs the ' +
         "same; GRPO's length bias), seq-mean-token-sum, seq-mean-token-sum-norm (Dr. GRPO). One " +
         'divisor for every mini-batch of a step.',

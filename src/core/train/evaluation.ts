@@ -11,7 +11,7 @@ import { runEpisodes } from '../rollout/runner';
 import { evaluatePolicy } from '../rollout/evaluate';
 import { episodeSkillTable, type EvalJob, type Evaluator } from '../rollout/eval-job';
 import type { EvalEvent, ValidationEvent } from './events';
-import { mean, now, type SkillState, type StepHooks } from './step';
+import { mean, now, type AlgorithmState, type StepHooks } from './step';
 
 /**
  * Validation at a checkpoint: val tasks 0..valTasks−1, each played valSamples times (episodes task-major) in one
@@ -23,7 +23,7 @@ export async function validationEvent(
   cfg: RunConfig,
   root: Rng,
   step: number,
-  skill: SkillState,
+  skill: AlgorithmState,
 ): Promise<ValidationEvent> {
   const t = now();
   const r = cfg.valSamples;
@@ -69,7 +69,7 @@ export async function evalEvent(
   cfg: RunConfig,
   root: Rng,
   step: number,
-  skill: SkillState,
+  skill: AlgorithmState,
   hooks: StepHooks,
 ): Promise<EvalEvent> {
   const t = now();
@@ -108,7 +108,7 @@ export async function evalJobs(
   spec: EnvSpec,
   cfg: RunConfig,
   step: number,
-  skill: SkillState,
+  skill: AlgorithmState,
   envVersions: Record<string, string>,
 ): Promise<EvalJobs> {
   const episodeSkills = skill.algo.episodeSkill

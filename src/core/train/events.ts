@@ -105,7 +105,7 @@ export interface StepEvent extends AlgorithmMetrics {
   reverseKl?: number;
   /**
    * Agentic-OPD with opdTopK = K > 0: token mean over the distilled tokens of the reverse KL over the student's top K
-   * tokens, both distributions renormalised over them (nats; pre-update student; algos/agentic.ts topKReverseKl).
+   * tokens, both distributions renormalised over them (nats; pre-update student; math/agentic.ts topKReverseKl).
    */
   topkReverseKl?: number;
   /**

@@ -157,7 +157,7 @@ export async function guardStep(
 
 /**
  * Token-mean approximate KL(π_old ‖ π_new) in nats over packed action tokens (float32 [M] log-probs, nats): mean of
- * (r − 1) − log r with r = exp(ℓ_new − ℓ_old), the log-ratio clamped to [−20, 20] (as core/algos/losses
+ * (r − 1) − log r with r = exp(ℓ_new − ℓ_old), the log-ratio clamped to [−20, 20] (as core/math/losses
  * `approxKlOld`). Returns 0 for M = 0. @throws Error if the lengths differ.
  */
 export function meanApproxKl(newLogp: Float32Array, oldLogp: Float32Array): number {

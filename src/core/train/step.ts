@@ -3,7 +3,7 @@
  * tasks → G rollouts each → scores and group advantages → old and reference log-probs → the algorithm's
  * per-token advantages → PPO-clip + KL update over mini-batches (with the max-step-KL guard) → the step event, the
  * first group's trajectory views and, when asked, every group's detail for the explorer. Also what the trainer and its
- * evaluations share: `StepHooks`, `SkillState`, `now` and `mean`.
+ * evaluations share: `StepHooks`, `AlgorithmState`, `now` and `mean`.
  */
 import * as tf from '../tf';
 import type { Rng } from '../rng';
@@ -32,7 +32,7 @@ export interface StepHooks {
 }
 
 /** The run's algorithm instance and the outcome estimator it builds on. */
-export interface SkillState {
+export interface AlgorithmState {
   algo: AlgorithmRun;
   estimator: string;
 }
@@ -59,7 +59,7 @@ export async function trainStep(
   cfg: RunConfig,
   root: Rng,
   step: number,
-  skill: SkillState,
+  skill: AlgorithmState,
   profile: boolean,
   hooks: StepHooks,
 ): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number; detail?: StepDetail }> {

@@ -26,7 +26,7 @@ import { buildTokenizer, createPolicy, loadPolicy, savePolicy, type PolicyHandle
 import { getAlgorithm } from '../algorithms/registry';
 import type { CheckpointEvent, EvalEvent, InterruptedEvent, TrainEvent } from './events';
 import { isCancelled } from '../cancel';
-import { now, trainStep, type SkillState, type StepHooks } from './step';
+import { now, trainStep, type AlgorithmState, type StepHooks } from './step';
 import { evalEvent, evalJobs, threadedEvalEvent, validationEvent } from './evaluation';
 import type { TrainOptions } from './options';
 
@@ -188,7 +188,7 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     // Evaluation in other threads: the evaluation started after a step, yielded before the next step's events.
     const evaluator = opts.cancel ? undefined : opts.evaluator;
     let pendingEval: Promise<EvalEvent> | null = null;
-    const startEval = async (p: PolicyHandle, step: number, s: SkillState): Promise<{ ev: Promise<EvalEvent> }> => {
+    const startEval = async (p: PolicyHandle, step: number, s: AlgorithmState): Promise<{ ev: Promise<EvalEvent> }> => {
       const job = await evalJobs(p, spec, cfg, step, s, envVersions); // weights and skills read before training goes on
       const ev = threadedEvalEvent(job, evaluator!);
       // a failure surfaces where it is awaited; none is left unhandled if the run stops first

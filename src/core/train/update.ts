@@ -28,7 +28,7 @@ import {
   topKReverseKlLoss,
   type AggMode,
   type AggPlan,
-} from '../algos/losses';
+} from '../math/losses';
 import { tokenLogProbsAt, topKIndex, type TopKTargets } from '../model/topk';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
@@ -60,7 +60,7 @@ export interface UpdateOptions {
   maxGradNorm: number;
   /** Rollout temperature T (default 1): current log-probs are of softmax(logits / T + mask), as sampled. */
   temperature?: number;
-  /** Aggregation mode (default token-mean; algos/losses.ts aggPlan). */
+  /** Aggregation mode (default token-mean; math/losses.ts aggPlan). */
   lossAgg?: AggMode;
   /** L_max (tokens) for `seq-mean-token-sum-norm` (default 12, RunConfig.maxActionTokens). */
   maxActionTokens?: number;

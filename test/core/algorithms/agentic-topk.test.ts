@@ -16,7 +16,7 @@ import { modelConfig } from '../../../src/core/model/config';
 import { initValues, makeVariables } from '../../../src/core/model/params';
 import { freeMaskRow } from '../../../src/core/model/scoring';
 import { scoreTopK } from '../../../src/core/model/topk';
-import { topKReverseKl } from '../../../src/core/algos/agentic';
+import { topKReverseKl } from '../../../src/core/math/agentic';
 import { DEFAULT_CONFIG } from '../../../src/core/run/config';
 import { Rng } from '../../../src/core/rng';
 import { useBackend } from '../../helpers/backend';

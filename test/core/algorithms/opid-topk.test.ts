@@ -26,7 +26,7 @@ import { skillJobs } from '../../../src/core/algorithms/skill-prompts';
 import { skillTopKRescore } from '../../../src/core/algorithms/opid-topk';
 import { scoreSamples } from '../../../src/core/model/scoring';
 import { idsWithSampled, scoreTopK } from '../../../src/core/model/topk';
-import { topKReverseKl } from '../../../src/core/algos/agentic';
+import { topKReverseKl } from '../../../src/core/math/agentic';
 import type { TrajectorySkills } from '../../../src/core/analyzer/types';
 import type { Trajectory } from '../../../src/core/rollout/types';
 import { parseRunConfig, type RunConfig } from '../../../src/core/run/config';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stepGroupAdvantages } from '../../../src/core/algos/advantages';
+import { stepGroupAdvantages } from '../../../src/core/math/advantages';
 import { broadcastToTokens, packSamples, tokenAdvantages } from '../../../src/core/algorithms/outcome';
 import type { StepRecord, Trajectory } from '../../../src/core/rollout/types';
 

@@ -9,7 +9,7 @@ import { Rng } from '../../../src/core/rng';
 import { modelConfig } from '../../../src/core/model/config';
 import { initValues, makeVariables } from '../../../src/core/model/params';
 import { buildScoreBatch, disposeBatch, freeMaskRow, tokenLogProbs } from '../../../src/core/model/scoring';
-import { aggLoss, klK3, ppoClipLoss } from '../../../src/core/algos/losses';
+import { aggLoss, klK3, ppoClipLoss } from '../../../src/core/math/losses';
 import { useBackend } from '../../helpers/backend';
 import { ppoUpdate } from '../../../src/core/train/update';
 import { scoreSamples } from '../../../src/core/model/scoring';

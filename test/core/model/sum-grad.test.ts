@@ -1,5 +1,5 @@
 /**
- * Sum's gradient on wasm (src/core/model/sum-grad.ts with backend/wasm-broadcast.ts) against tfjs' own (dy × ones):
+ * Sum's gradient on wasm (src/core/model/sum-grad.ts with backend/wasm/broadcast.ts) against tfjs' own (dy × ones):
  * the same words for sums over the trailing axis of a loss-shaped tensor, over the last two axes, with keepDims, and
  * for a sum over a leading axis (tfjs' gradient runs there); hand-computed values; no tensor left behind.
  */

@@ -1,5 +1,5 @@
 /**
- * The fused Adam update on webgpu (src/core/backend/webgpu-adam.ts through optim/adam.ts `applyAdam`; Node, Dawn on
+ * The fused Adam update on webgpu (src/core/backend/webgpu/adam.ts through optim/adam.ts `applyAdam`; Node, Dawn on
  * SwiftShader's Vulkan without a GPU) against tfjs' composed AdamOptimizer on the cpu backend over five steps with a
  * changing learning rate and two clipped steps (gradient scale ≠ 1): weights and both moments within 1e-6 relative
  * (|got − want| ≤ 1e-6·|want| + 1e-12, per element), β powers and iteration counts equal; one dispatch per
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
 import { Rng } from '../../../src/core/rng';
 import { applyAdam, fusedAdamActive } from '../../../src/core/optim/adam';
-import { adamUpdate } from '../../../src/core/backend/webgpu-adam';
+import { adamUpdate } from '../../../src/core/backend/webgpu/adam';
 import { installGpuStats } from '../../../src/core/backend/gpu-stats';
 import { useBackend } from '../../helpers/backend';
 

@@ -17,7 +17,7 @@ import {
   tokenLogProbs,
 } from '../../../src/core/model/scoring';
 import { scoreTopK, tokenLogProbsAt, topKIndex } from '../../../src/core/model/topk';
-import { topKReverseKl } from '../../../src/core/algos/agentic';
+import { topKReverseKl } from '../../../src/core/math/agentic';
 import { ppoUpdate } from '../../../src/core/train/update';
 import { useBackend } from '../../helpers/backend';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { householdSearchSteps } from '../../../../src/core/envs/household/search';
-import { routeSkills } from '../../../../src/core/algos/skill';
+import { routeSkills } from '../../../../src/core/math/skill';
 import { HouseholdEnv } from '../../../../src/core/envs/household';
 
 const room = 'You are in the middle of a room. Looking quickly around you, you see a drawer 1, a desk 1, and a safe 1.';
