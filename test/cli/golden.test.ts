@@ -22,11 +22,20 @@
  * put: steps 1–3 unchanged, at steps 4–5 a step skill of a failed trajectory changed (the update's numbers and the
  * skill-prompt tokens); rollouts and success rates of all 5 steps unchanged.
  *
+ * agentic-opd-steps.jsonl and agentic-opd-topk-steps.jsonl: Agentic-OPD's distillation stage (5 steps, same settings,
+ * a checkpoint and validation every 2 steps, the sampled A_opd and the `--opd-topk 4` form) from a 3-step GRPO run
+ * directory of the same settings (a checkpoint and a validation over 6 val tasks × 2 every step) whose solved matrix is
+ * replaced by a hand-made one (SOLVED below), so the student (step 2) and HCN's teachers do not hang on the source's
+ * validation numbers: teacher 3 at round 1, teacher 1 after the validation of step 2, teacher 3 after step 4; LAD
+ * distils at step 5.
+ *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const COMMON = [
   '--env',
@@ -80,29 +89,63 @@ const RUNS: [string, string[]][] = [
 /** Wall-clock fields: they differ between identical runs. */
 const TIMING = ['tokensPerSecond', 'stepMs', 'elapsedMs', 'analyzerLatencyMs', 'phaseMs'];
 
+/** Run the CLI's train with `args`. */
+const trainCli = (args: string[]) =>
+  spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...args], { encoding: 'utf8', timeout: 300_000 });
+
+/** The step events of a run's stdout equal the recorded ones of test/golden/<name>-steps.jsonl (timing excluded). */
+function expectGolden(name: string, r: ReturnType<typeof trainCli>): void {
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const got = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.event === 'step');
+  const want = fs
+    .readFileSync(`test/golden/${name}-steps.jsonl`, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(got.length).toBe(want.length);
+  got.forEach((e, i) => {
+    const picked: Record<string, unknown> = {};
+    for (const k of Object.keys(want[i])) if (!TIMING.includes(k)) picked[k] = e[k];
+    expect(picked).toEqual(want[i]);
+  });
+}
+
 describe('golden step events (same seed, same backend ⇒ the recorded events)', () => {
   it.each(RUNS)('%s', (name, extra) => {
-    const r = spawnSync('node_modules/.bin/tsx', ['cli/train.ts', ...COMMON, ...extra], {
-      encoding: 'utf8',
-      timeout: 300_000,
-    });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    const got = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((e) => e.event === 'step');
-    const want = fs
-      .readFileSync(`test/golden/${name}-steps.jsonl`, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(got.length).toBe(want.length);
-    got.forEach((e, i) => {
-      const picked: Record<string, unknown> = {};
-      for (const k of Object.keys(want[i])) if (!TIMING.includes(k)) picked[k] = e[k];
-      expect(picked).toEqual(want[i]);
-    });
+    expectGolden(name, trainCli([...COMMON, ...extra]));
+  });
+});
+
+/** The source run's solved matrix (pass rates over 2 episodes of 6 val tasks; solved = ≥ 0.5). */
+const SOLVED = [
+  { step: 1, passRates: [1, 0.5, 0, 0, 1, 0] },
+  { step: 2, passRates: [1, 1, 0.5, 1, 0, 0] },
+  { step: 3, passRates: [0, 0, 0, 0, 0.5, 1] },
+];
+
+describe('golden step events of Agentic-OPD (--from-run a GRPO run directory)', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-golden-'));
+  const SRC = path.join(tmp, 'src');
+  const base = COMMON.filter((_, i) => COMMON[i] !== '--steps' && COMMON[i - 1] !== '--steps');
+  beforeAll(() => {
+    const val = ['--checkpoint-every', '1', '--val-tasks', '6', '--val-samples', '2', '--run-dir', SRC];
+    const r = trainCli([...base, '--algo', 'grpo', '--steps', '3', ...val]);
+    expect(r.status, r.stderr).toBe(0);
+    const p = path.join(SRC, 'val.json');
+    fs.writeFileSync(p, JSON.stringify({ ...JSON.parse(fs.readFileSync(p, 'utf8')), checkpoints: SOLVED }) + '\n');
+  }, 300_000);
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  it.each([
+    ['agentic-opd', []],
+    ['agentic-opd-topk', ['--opd-topk', '4']],
+  ])('%s', (name, extra) => {
+    const dir = path.join(tmp, name);
+    const args = ['--algo', 'agentic-opd', '--from-run', SRC, '--checkpoint-every', '2', '--run-dir', dir];
+    expectGolden(name, trainCli([...COMMON, ...args, ...extra]));
   });
 });
