@@ -34,6 +34,7 @@ export async function loadBaseFiles(
     throw new Error(
       `base manifest ${mPath} is not valid JSON (${(e as Error).message}); regenerate it with npm run ` +
         `pretrain -- --env ${spec.name} --preset ${preset}`,
+      { cause: e },
     );
   }
   const manifest = checkBaseManifest(raw, spec, tok);

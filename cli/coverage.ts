@@ -41,12 +41,19 @@ function noiseLines(r: CoverageReport): string[] {
     m = r.noise.atMoreSamples;
   const f = (x: number) => x.toFixed(1);
   const observed = r.union.solved - r.best.solved;
+  const were = n.checkpoints === 1 ? ' were' : 's were one and';
+  const luck =
+    observed > 0
+      ? gapWithinNoise(observed, n)
+        ? ' — within what luck gives: most of it may not be real'
+        : ' — more than luck gives'
+      : '';
   const lines = [
-    `noise baseline — val tasks solved if all ${n.checkpoints} checkpoint${n.checkpoints === 1 ? ' were' : 's were one and'} ` +
+    `noise baseline — val tasks solved if all ${n.checkpoints} checkpoint${were} ` +
       `the same policy (each task's pass rate averaged over them), ${n.samples} episode${n.samples === 1 ? '' : 's'} ` +
       `per task:`,
     `  best ${f(n.expectedBest)}, union ${f(n.expectedUnion)}, union − best ${f(n.expectedGap)}; ` +
-      `observed union − best ${observed}${observed > 0 ? (gapWithinNoise(observed, n) ? ' — within what luck gives: most of it may not be real' : ' — more than luck gives') : ''}`,
+      `observed union − best ${observed}${luck}`,
   ];
   if (observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap)
     lines.push(
@@ -66,22 +73,24 @@ function table(r: CoverageReport): string {
     '',
   ];
   lines.push('checkpoint  solved      mean pass rate');
-  for (const c of r.checkpoints)
-    lines.push(
-      `${String(c.step).padStart(10)}  ${`${c.solved}/${r.tasks}`.padEnd(10)}  ${pct(c.meanPassRate)}${c.step === r.best.step ? '  (best)' : ''}`,
-    );
+  for (const c of r.checkpoints) {
+    const solved = `${c.solved}/${r.tasks}`.padEnd(10);
+    const best = c.step === r.best.step ? '  (best)' : '';
+    lines.push(`${String(c.step).padStart(10)}  ${solved}  ${pct(c.meanPassRate)}${best}`);
+  }
   lines.push('', `best single checkpoint: step ${r.best.step}, ${r.best.solved}/${r.tasks} solved`);
   lines.push(`union (solved by any checkpoint): ${r.union.solved}/${r.tasks}`);
   lines.push(`oracle best-per-task mean pass rate: ${pct(r.oracleMeanPassRate)}`);
-  lines.push(
-    `forgotten (solved earlier, failed by the best): ${r.forgotten.count}${r.forgotten.count ? ` (val task${r.forgotten.count === 1 ? '' : 's'} ${r.forgotten.tasks.join(', ')})` : ''}`,
-  );
+  const forgottenTasks = r.forgotten.count
+    ? ` (val task${r.forgotten.count === 1 ? '' : 's'} ${r.forgotten.tasks.join(', ')})`
+    : '';
+  lines.push(`forgotten (solved earlier, failed by the best): ${r.forgotten.count}${forgottenTasks}`);
   lines.push('', ...noiseLines(r));
   lines.push('', 'task type   tasks  best  union  oracle   forgotten');
   for (const [t, n] of Object.entries(r.byTaskType))
     lines.push(
-      `${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ${String(n.union).padStart(5)} ` +
-        ` ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`,
+      `${t.padEnd(10)}  ${String(n.tasks).padStart(5)}  ${String(n.best).padStart(4)}  ` +
+        `${String(n.union).padStart(5)}  ${pct(n.oracleMeanPassRate).padStart(6)}   ${n.forgotten}`,
     );
   return lines.join('\n');
 }

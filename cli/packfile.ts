@@ -40,8 +40,8 @@ export function readPackFile(file: string, fix?: (dir: string) => string): Unpac
   if (size > MAX_PACK_BYTES)
     throw new RunDirError(
       member() ??
-        `${file}: the file is ${(size / 1048576).toFixed(1)} MB; the most a run file may be is ${MAX_PACK_BYTES / 1048576} ` +
-          `MB`,
+        `${file}: the file is ${(size / 1048576).toFixed(1)} MB; ` +
+          `the most a run file may be is ${MAX_PACK_BYTES / 1048576} MB`,
     );
   try {
     return unpackRun(new Uint8Array(fs.readFileSync(file)), { envVersions: envVersions() });

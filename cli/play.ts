@@ -110,9 +110,8 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
   let actions = first.admissible;
   const max = first.summary.maxSteps;
   if (json) {
-    io.write(
-      `${JSON.stringify({ event: 'reset', task: first.task, taskType: first.taskType, observation: first.observation, admissibleActions: actions })}\n`,
-    );
+    const { task, taskType, observation } = first;
+    io.write(`${JSON.stringify({ event: 'reset', task, taskType, observation, admissibleActions: actions })}\n`);
   } else {
     const from =
       args.seed === undefined ? '' : ` (task ${first.index} of ${first.split}, drawn from seed ${args.seed})`;
@@ -140,9 +139,8 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     actions = episode.admissible();
     if (json) {
       const { observation, reward, done, valid, hint } = t;
-      io.write(
-        `${JSON.stringify({ event: 'step', action, observation, reward, done, valid, admissibleActions: actions, ...(hint ? { hint } : {}) })}\n`,
-      );
+      const step = { event: 'step', action, observation, reward, done, valid, admissibleActions: actions };
+      io.write(`${JSON.stringify({ ...step, ...(hint ? { hint } : {}) })}\n`);
     } else {
       io.write(`${action === line ? '' : `Action: ${action}\n`}${t.observation}\n${t.hint ? `(${t.hint})\n` : ''}`);
       if (!t.done) io.write(`\n${numbered(actions)}\n(step ${episode.summary().steps}/${max})\n> `);

@@ -34,15 +34,18 @@ export class RunDirError extends Error {
 }
 
 /**
- * @throws RunDirError when `dir` does not exist or is not a folder: one of a run directory's own files (run.json …)
- *   is named as such with its folder to pass (runDirFileMessage), a run file (.opdrun) with the command that unpacks it.
+ * @throws RunDirError when `dir` does not exist or is not a folder: one of a run directory's own files
+ *   (run.json …) is named as such with its folder to pass (runDirFileMessage), a run file (.opdrun) with the
+ *   command that unpacks it.
  */
 export function checkRunDir(dir: string): void {
   if (!fs.existsSync(dir)) throw new RunDirError(`no run directory at "${dir}"`);
   if (fs.statSync(dir).isDirectory()) return;
+  const unpack =
+    `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), ` + `then give DIR`;
   throw new RunDirError(
     runDirFileMessage(dir, 'the run directory') ??
-      `"${dir}" is a file, not a run directory${isRunFile(dir) ? `; it is a run file (.opdrun): unpack it first (npx tsx cli/pack.ts --unpack ${dir} DIR), then give DIR` : ''}`,
+      `"${dir}" is a file, not a run directory${isRunFile(dir) ? unpack : ''}`,
   );
 }
 

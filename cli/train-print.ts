@@ -14,24 +14,44 @@ export function progress(e: StepEvent, total: number, plannedUpdates: number): s
   const w = 20,
     filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}]`;
+  const lr = e.learningRate.toExponential(2);
+  const stepKl = e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${stepOutcome(e)}` : '';
+  const updates = plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : '';
   return (
-    `[${'#'.repeat(filled)}${'.'.repeat(w - filled)}] step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}% ` +
+    `${bar} step ${e.step}/${total}  success ${(100 * e.successRate).toFixed(0)}% ` +
     ` reward ${e.rewardMean.toFixed(2)}  loss ${e.policyLoss.toFixed(4)}  KL ${e.kl.toFixed(4)} nats  ` +
-    `clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${e.learningRate.toExponential(2)}${e.stepKl !== null ? `  step KL ${e.stepKl.toFixed(4)}${e.rolledBack ? ' UNDONE' : e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : ''}` : ''}${plannedUpdates ? `  updates ${e.updates}/${plannedUpdates}` : ''} ` +
+    `clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${lr}${stepKl}${updates} ` +
     ` ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} ` +
     `s` +
-    (e.analyzerCalls || e.analyzerFailures
-      ? `  | ${e.topkReverseKl !== undefined ? `top-k KL ${e.topkReverseKl.toFixed(4)} nats` : `teacher share ${(100 * e.teacherShare).toFixed(1)}%`}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${
-          Object.keys(e.analyzerFailureReasons).length
-            ? ' (' +
-              Object.entries(e.analyzerFailureReasons)
-                .map(([k, v]) => `${k} ×${v}`)
-                .join(', ') +
-              ')'
-            : ''
-        }`
-      : '') +
+    (e.analyzerCalls || e.analyzerFailures ? analyzerPart(e) : '') +
     typeLine(e.skillByTaskType)
+  );
+}
+
+/** After the step KL: whether the step was undone or shrunk (by how much, and the step KL kept). */
+function stepOutcome(e: StepEvent): string {
+  if (e.rolledBack) return ' UNDONE';
+  return e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : '';
+}
+
+/** OPID's part of the progress line: teacher share (or top-k KL), skill activity, the analyzer's calls. */
+function analyzerPart(e: StepEvent): string {
+  const signal =
+    e.topkReverseKl !== undefined
+      ? `top-k KL ${e.topkReverseKl.toFixed(4)} nats`
+      : `teacher share ${(100 * e.teacherShare).toFixed(1)}%`;
+  const reasons = Object.keys(e.analyzerFailureReasons).length
+    ? ' (' +
+      Object.entries(e.analyzerFailureReasons)
+        .map(([k, v]) => `${k} ×${v}`)
+        .join(', ') +
+      ')'
+    : '';
+  return (
+    `  | ${signal}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  ` +
+    `sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  ` +
+    `analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${reasons}`
   );
 }
 

@@ -40,9 +40,10 @@ export function notAWeightsFile(file: string, flag: string, opts: WeightsFlagOpt
     return `${flag}: no weights file at "${file}" (${accepts(others)})${didYouMean(file, others)}`;
   if (fs.statSync(file).isFile()) return null;
   const dir = file.replace(/\/+$/, '');
+  const resume = opts.resume ? ` (to continue that run, use --resume ${file})` : '';
   return (
     `${flag}: "${file}" is a directory, not a weights file; give the path of a .safetensors file, ` +
-    `e.g. one written by train --save, or a run directory's checkpoint ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${file})` : ''}`
+    `e.g. one written by train --save, or a run directory's checkpoint ${flag} ${dir}/ckpt-<k>.safetensors${resume}`
   );
 }
 
@@ -70,7 +71,8 @@ export function notSafetensors(
     file,
     'a weights file',
     (dir) =>
-      `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors${opts.resume ? ` (to continue that run, use --resume ${dir})` : ''}`,
+      `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors` +
+      (opts.resume ? ` (to continue that run, use --resume ${dir})` : ''),
   );
   if (member) return `${flag}: ${member}`;
   let detail = '';
