@@ -24,10 +24,10 @@
  *
  * agentic-opd-steps.jsonl and agentic-opd-topk-steps.jsonl: Agentic-OPD's distillation stage (5 steps, same settings,
  * a checkpoint and validation every 2 steps, the sampled A_opd and the `--opd-topk 4` form) from a 3-step GRPO run
- * directory of the same settings (a checkpoint and a validation over 6 val tasks × 2 every step) whose solved matrix is
- * replaced by a hand-made one (SOLVED below), so the student (step 2) and HCN's teachers do not hang on the source's
- * validation numbers: teacher 3 at round 1, teacher 1 after the validation of step 2, teacher 3 after step 4; LAD
- * distils at step 5.
+ * directory of the same settings (a checkpoint and a validation over 6 val tasks, 2 episodes each, every step) whose
+ * solved matrix is replaced by a hand-made one (SOLVED below), so the student (step 2) and HCN's teachers do not
+ * hang on the source's validation numbers: teacher 3 at round 1, teacher 1 after the validation of step 2, teacher 3
+ * after step 4; LAD distils at step 5.
  *
  * Fields added to the step event after the recording are allowed; every recorded field must be equal.
  */
