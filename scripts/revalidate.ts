@@ -105,9 +105,11 @@ const bestAgain = fresh.checkpoints
   .passRates.filter((r) => r >= SOLVED_AT).length;
 process.stdout.write(
   [
-    `record: best step ${before.best.step} ${before.best.solved}, union ${before.union.solved} (gap ${before.union.solved - before.best.solved}); ` +
+    `record: best step ${before.best.step} ${before.best.solved}, union ${before.union.solved} ` +
+      `(gap ${before.union.solved - before.best.solved}); ` +
       `noise gap expected ${before.noise.atRecorded.expectedGap.toFixed(1)}`,
-    `now (${samples} episodes, seed ${seed}): best step ${after.best.step} ${after.best.solved}, union ${after.union.solved} ` +
+    `now (${samples} episodes, seed ${seed}): best step ${after.best.step} ${after.best.solved}, ` +
+      `union ${after.union.solved} ` +
       `(gap ${after.union.solved - after.best.solved}); the record's best step ${before.best.step} solves ${bestAgain}`,
     `the record's ${gapTasks.length} union-minus-best tasks: ${again.length} solved again by a checkpoint ` +
       `that solved them in the record`,

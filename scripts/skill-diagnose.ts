@@ -59,7 +59,8 @@ for await (const ev of train(cfg as never, {
 })) {
   if (ev.event === 'step')
     process.stderr.write(
-      `step ${ev.step}: success ${(ev.successRate * 100).toFixed(1)}%  teacher share ${(ev.teacherShare * 100).toFixed(1)}%\n`,
+      `step ${ev.step}: success ${(ev.successRate * 100).toFixed(1)}%  ` +
+        `teacher share ${(ev.teacherShare * 100).toFixed(1)}%\n`,
     );
 }
 

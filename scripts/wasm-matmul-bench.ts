@@ -114,7 +114,11 @@ function once(f: () => tf.Tensor): number {
  */
 function timeAll(cands: [string, () => tf.Tensor, () => void][]): [string, number][] {
   const best = cands.map(() => Infinity);
-  for (const [, f, pre] of cands) (pre(), tf.dispose(f())); // warm-up
+  // warm-up
+  for (const [, f, pre] of cands) {
+    pre();
+    tf.dispose(f());
+  }
   for (let r = 0; r < REPS; r++)
     cands.forEach(([, f, pre], i) => {
       pre();
@@ -175,8 +179,8 @@ for (const [model, bh, T, hs] of [
     setWasmMatMulTile();
     for (const [name, ms] of rows) {
       console.log(
-        `  ${p.name}  ${name.padEnd(22)} ${ms.toFixed(2).padStart(8)} ms  ${(flops / ms / 1e6).toFixed(2).padStart(6)} ` +
-          `GFLOP/s`,
+        `  ${p.name}  ${name.padEnd(22)} ${ms.toFixed(2).padStart(8)} ms  ` +
+          `${(flops / ms / 1e6).toFixed(2).padStart(6)} GFLOP/s`,
       );
       totals.set(`${model} ${name}`, (totals.get(`${model} ${name}`) ?? 0) + ms);
     }

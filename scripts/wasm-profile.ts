@@ -65,8 +65,8 @@ for (const k of info.kernels) {
   total += ms;
 }
 console.log(
-  `${workload}: wall ${wall.toFixed(0)} ms (under the profiler), kernels ${total.toFixed(0)} ms in ${info.kernels.length} ` +
-    `calls, outside kernels ${(wall - total).toFixed(0)} ms`,
+  `${workload}: wall ${wall.toFixed(0)} ms (under the profiler), ` +
+    `kernels ${total.toFixed(0)} ms in ${info.kernels.length} calls, outside kernels ${(wall - total).toFixed(0)} ms`,
 );
 for (const [name, e] of [...by].sort((a, b) => b[1].ms - a[1].ms))
   console.log(
@@ -130,8 +130,9 @@ async function cpuProfile(run: () => Promise<unknown>, top: number): Promise<voi
   await run();
   const total = cpu() - c0;
   const inK = [...byName.values()].reduce((s, e) => s + e.ms, 0);
+  const calls = [...byName.values()].reduce((s, e) => s + e.n, 0);
   console.log(
-    `${workload}: CPU ${total.toFixed(0)} ms, inside kernels ${inK.toFixed(0)} ms in ${[...byName.values()].reduce((s, e) => s + e.n, 0)} ` +
+    `${workload}: CPU ${total.toFixed(0)} ms, inside kernels ${inK.toFixed(0)} ms in ${calls} ` +
       `calls, outside ${(total - inK).toFixed(0)} ms`,
   );
   const print = (map: Map<string, { ms: number; n: number }>, n: number) => {

@@ -62,8 +62,9 @@ console.log(
   `parameter tensors: ${Object.keys(m.p).length}, elements: ${Object.values(m.p).reduce((s, t) => s + t.size, 0)}`,
 );
 console.log(`loss + gradients CPU ms/step: ${fb.map((x) => x.toFixed(0)).join(' ')} (mean ${mean(fb).toFixed(0)})`);
+const adamShare = ((100 * mean(ad)) / (mean(ad) + mean(fb))).toFixed(1);
 console.log(
-  `Adam CPU ms/step: ${ad.map((x) => x.toFixed(1)).join(' ')} (mean ${mean(ad).toFixed(1)}, ${((100 * mean(ad)) / (mean(ad) + mean(fb))).toFixed(1)}% ` +
+  `Adam CPU ms/step: ${ad.map((x) => x.toFixed(1)).join(' ')} (mean ${mean(ad).toFixed(1)}, ${adamShare}% ` +
     `of the step)`,
 );
 

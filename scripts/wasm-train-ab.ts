@@ -103,8 +103,8 @@ set(true);
 for (const k of ['off', 'on'] as const) {
   const e = res[k];
   console.log(
-    `${kernels.join('+')} ${k}: wall ms/step ${e.wall.map((x) => x.toFixed(0)).join(' ')}; CPU ms/step ${e.cpu.map((x) => x.toFixed(0)).join(' ')} ` +
-      `(min ${Math.min(...e.cpu).toFixed(0)})`,
+    `${kernels.join('+')} ${k}: wall ms/step ${e.wall.map((x) => x.toFixed(0)).join(' ')}; ` +
+      `CPU ms/step ${e.cpu.map((x) => x.toFixed(0)).join(' ')} (min ${Math.min(...e.cpu).toFixed(0)})`,
   );
 }
 disposeBenchModel(m);
