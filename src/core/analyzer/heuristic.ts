@@ -17,8 +17,8 @@
  *   mistake; the fix is W's next unfinished action. A step that advances the task by another route than W's (another
  *   object of the task's kind, a search that found one, the task's treatment, the move into the target after it) or
  *   that puts down an object the task does not need is no mistake (progress.ts `stepProgress`); where it stands for
- *   W's next decisive action, the walk goes on after that action. Episode skill = failure skill(mistake, warning sign, fix).
- *   Step skills at every divergent step (≤ K, first ones first), each naming the fix at that point — made
+ *   W's next decisive action, the walk goes on after that action. Episode skill = failure skill(mistake, warning sign,
+ *   fix). Step skills at every divergent step (≤ K, first ones first), each naming the fix at that point — made
  *   executable there (`executableFix`): the base policy was taught step skills that name an action it can take now,
  *   so `take X from R` while elsewhere becomes `go to R`, a move into a closed receptacle first opens it, a move
  *   while holding another object first puts that one down, a fix already done there (`go to R` at R) gives way to

@@ -24,10 +24,17 @@ const NOT_COMPLETION = 'reply was not a chat completion (check the base URL)';
 
 // Server error bodies are only matched against these, never echoed (they may quote the key).
 export const JSON_MODE_REJECTED = /response_format|json_object|json_schema|json mode/i;
-const MODEL_MISSING =
-  /model_not_found|no endpoints found|try pulling|\bmodel\b[^\n]{0,60}?(not found|does not exist|doesn't exist|no such|unknown|not a valid|invalid)|(unknown|invalid|not a valid) model/i;
-const CONTEXT_EXCEEDED =
-  /context[ _](length|size|window)|maximum context|exceeds? the (available )?context|n_ctx|too many tokens|prompt is too long/i;
+/** One case-insensitive pattern matching any of `alternatives` (each a regex of its own, joined with `|`). */
+const anyOf = (...alternatives: RegExp[]) => new RegExp(alternatives.map((r) => r.source).join('|'), 'i');
+const MODEL_MISSING = anyOf(
+  /model_not_found|no endpoints found|try pulling/,
+  /\bmodel\b[^\n]{0,60}?(not found|does not exist|doesn't exist|no such|unknown|not a valid|invalid)/,
+  /(unknown|invalid|not a valid) model/,
+);
+const CONTEXT_EXCEEDED = anyOf(
+  /context[ _](length|size|window)|maximum context|exceeds? the (available )?context/,
+  /n_ctx|too many tokens|prompt is too long/,
+);
 const QUOTA = /insufficient_quota|exceeded your current quota|quota exceeded|out of credits|insufficient credits/i;
 
 /**

@@ -29,15 +29,7 @@ import type {
 } from './types';
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
-import {
-  errorInReply,
-  finishFailure,
-  httpFailure,
-  readEnvelope,
-  type Ctx,
-  type Failure,
-  type Retry,
-} from './http-reply';
+import { finishFailure, httpFailure, readEnvelope, type Ctx, type Failure } from './http-reply';
 import { exchange, networkFailure, redirectNote, sleep, unreadableFailure } from './http-exchange';
 
 /** Options of the `http` analyzer. */

@@ -25,14 +25,17 @@ export const OBS_MAX_CHARS = 300;
 const example = (skill: string, steps: Record<number, string>) =>
   JSON.stringify({ episodeSkill: skill, stepSkills: steps });
 
+const SUCCESS_FORM = episodeSkill(['<action>', '<action>', '<action>']);
+const FAILURE_FORM = failureSkill('<action>', '<short phrase>', '<action>');
+
 /** The default template. Examples are built from the grammar module so they never drift from it. */
 export const DEFAULT_HTTP_PROMPT: PromptTemplate = {
   system: [
     'You review one finished episode of a text-game agent and write hindsight skills: short hints that a ' +
       'tiny policy will read in its prompt. The policy only understands these exact phrasings:',
     `- step skill (one decision): "${stepSkill('<action>')}"`,
-    `- episode skill of a success (the workflow that worked, in order): "${episodeSkill(['<action>', '<action>', '<action>'])}"`,
-    `- episode skill of a failure (the mistake, its warning sign, the fix): "${failureSkill('<action>', '<short phrase>', '<action>')}"`,
+    `- episode skill of a success (the workflow that worked, in order): "${SUCCESS_FORM}"`,
+    `- episode skill of a failure (the mistake, its warning sign, the fix): "${FAILURE_FORM}"`,
     "Rules: write every <action> exactly as the agent's commands are written in the episode; lower case; " +
       'no other wording. Give step skills only at the critical steps, where the decision mattered most, at ' +
       'most {K} of them, keyed by step number (0 to {lastStep}). Each skill at most {maxChars} characters.',
@@ -89,7 +92,8 @@ export function renderSteps(t: AnalyzerTrajectory): string {
   return t.steps
     .map(
       (s, i) =>
-        `step ${i}: obs=${quote(s.observation)} action=${JSON.stringify(s.action)} return=${s.return.toFixed(2)}${s.valid ? '' : ' invalid'}`,
+        `step ${i}: obs=${quote(s.observation)} action=${JSON.stringify(s.action)} ` +
+        `return=${s.return.toFixed(2)}${s.valid ? '' : ' invalid'}`,
     )
     .join('\n');
 }

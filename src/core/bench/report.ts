@@ -70,8 +70,8 @@ export function benchLine(r: BenchReport): string {
           `dispatches/token`
         : '';
     return (
-      `${x.backend} [${x.adapter}] train ${num(b.trainTokensPerSecond)} tok/s, sample ${num(b.sampleTokensPerSecond)} ` +
-      `tok/s, matmul ${num(b.matmulGflops)} GFLOP/s${gpu}`
+      `${x.backend} [${x.adapter}] train ${num(b.trainTokensPerSecond)} tok/s, ` +
+      `sample ${num(b.sampleTokensPerSecond)} tok/s, matmul ${num(b.matmulGflops)} GFLOP/s${gpu}`
     );
   });
   return `OPD bench ${r.size}${shape}: ${parts.join('; ')}`;

@@ -383,7 +383,8 @@ function logSumExp(xs: readonly number[]): number {
 export function topKReverseKl(studentLogp: readonly number[], teacherLogp: readonly number[]): number {
   if (studentLogp.length === 0 || studentLogp.length !== teacherLogp.length)
     throw new Error(
-      `topKReverseKl: need two non-empty arrays of the same length (got ${studentLogp.length} and ${teacherLogp.length})`,
+      `topKReverseKl: need two non-empty arrays of the same length ` +
+        `(got ${studentLogp.length} and ${teacherLogp.length})`,
     );
   const zs = logSumExp(studentLogp),
     zt = logSumExp(teacherLogp);

@@ -173,8 +173,9 @@ function checkMeta(raw: unknown): WeightsMeta {
   if (!r.success) {
     // Name the first non-string value (own keys only, in file order).
     const bad = Object.keys(raw).find((k) => typeof raw[k] !== 'string');
+    const key = JSON.stringify(bad ?? String(r.error.issues[0].path[0]));
     throw new Error(
-      `weights file: __metadata__ ${JSON.stringify(bad ?? String(r.error.issues[0].path[0]))} is ${show(bad === undefined ? undefined : raw[bad])}; ` +
+      `weights file: __metadata__ ${key} is ${show(bad === undefined ? undefined : raw[bad])}; ` +
         `metadata values must be strings; ${CORRUPT}`,
     );
   }
@@ -234,7 +235,8 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
   const n64 = dv.getBigUint64(0, true);
   if (n64 < 2n || n64 > BigInt(bytes.length - 8) || n64 > BigInt(MAX_HEADER_BYTES))
     throw new Error(
-      `weights file: header length ${n64} (the first 8 bytes, little-endian) must be 2..${Math.min(bytes.length - 8, MAX_HEADER_BYTES)} ` +
+      `weights file: header length ${n64} (the first 8 bytes, little-endian) ` +
+        `must be 2..${Math.min(bytes.length - 8, MAX_HEADER_BYTES)} ` +
         `to fit in the file's ${bytes.length} bytes; ${NOT_SAFETENSORS}`,
     );
   const n = Number(n64);

@@ -98,7 +98,9 @@ export async function scoreActions(
   o: ActionScoreOptions,
 ): Promise<ActionProb[]> {
   if (!(o.temperature > 0)) throw new Error(`scoreActions: temperature must be > 0, got ${o.temperature}`);
-  if (!(o.maxActionTokens >= 1)) throw new Error(`scoreActions: maxActionTokens must be ≥ 1, got ${o.maxActionTokens}`);
+  if (!(o.maxActionTokens >= 1)) {
+    throw new Error(`scoreActions: maxActionTokens must be ≥ 1, got ${o.maxActionTokens}`);
+  }
   const { samples, index } = actionSamples(policy, prompt, admissible, o);
   if (!samples.length)
     throw new Error(

@@ -30,6 +30,7 @@ export function resultsTableMarkdown(t: ResultsTable, title: string): string {
   );
   const base = t.baseline;
   const cell = (r: TableRow, k: string) => pctDiff(Object.hasOwn(r.diff, k) ? r.diff[k] : null, r.seeds.length);
+  const values = (r: TableRow) => keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ');
   const tables = (rows: TableRow[], title: string) => {
     const dk = diffKeys(t, rows);
     const others = rows.filter((r) => r.method !== base);
@@ -39,9 +40,7 @@ export function resultsTableMarkdown(t: ResultsTable, title: string): string {
       `| method | seeds | ${keys.join(' | ')} | ${t.splits.map((s) => `Δ vs ${base} ${s}`).join(' | ')} |`,
       `|---|---|${keys.map(() => '---|').join('')}${t.splits.map(() => '---|').join('')}`,
       ...rows.map(
-        (r) =>
-          `| ${r.method} | ${r.seeds.length} | ${keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ')} ` +
-          `| ${t.splits.map((s) => cell(r, s)).join(' | ')} |`,
+        (r) => `| ${r.method} | ${r.seeds.length} | ${values(r)} | ${t.splits.map((s) => cell(r, s)).join(' | ')} |`,
       ),
       '',
       `### Δ vs ${base} per task type, paired over seeds (${title.split(' (')[0].toLowerCase()})`,

@@ -94,7 +94,8 @@ function describe(i: z.core.$ZodIssue): string {
       `(remove ${i.keys.length > 1 ? 'them' : 'it'}; this page reads ${TABLE_FORMAT} versions 1 and ${TABLE_VERSION})`
     );
   const missing = / received undefined$/.test(i.message);
-  return `${where}: ${missing ? `missing (${i.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})` : i.message}`;
+  const field = i.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '');
+  return `${where}: ${missing ? `missing (${field})` : i.message}`;
 }
 
 /**

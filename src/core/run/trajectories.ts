@@ -285,10 +285,12 @@ export function forEachTrajectoryLine(text: string, fn: (r: TrajectoryRecord) =>
       throw new RecordError(`${TRAJECTORIES_FILE} line ${i + 1}: not valid JSON (a cut or corrupt line)`);
     }
     const r = LineSchema.safeParse(o);
-    if (!r.success)
+    if (!r.success) {
+      const issue = r.error.issues[0];
       throw new RecordError(
-        `${TRAJECTORIES_FILE} line ${i + 1}: ${r.error.issues[0].path.join('.') || '(top level)'}: ${r.error.issues[0].message}`,
+        `${TRAJECTORIES_FILE} line ${i + 1}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`,
       );
+    }
     fn(r.data);
   });
 }

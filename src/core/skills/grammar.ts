@@ -11,7 +11,8 @@
  * Forms:
  * - step skill: one imperative decision, e.g. `next, take apple 1 from countertop 2.`
  * - success episode skill: the workflow that worked, in order, e.g.
- *   `plan: go to countertop 2, then take apple 1 from countertop 2, then go to fridge 1, then move apple 1 to fridge 1.`
+ *   `plan: go to countertop 2, then take apple 1 from countertop 2, then go to fridge 1, then move apple 1 to
+ *   fridge 1.`
  * - failure episode skill: the mistake, its warning sign and the fix, e.g.
  *   `avoid: take mug 2 from countertop 1. warning sign: the task names apple. instead: take apple 1 from countertop 1.`
  */

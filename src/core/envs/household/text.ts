@@ -21,7 +21,8 @@ export function listItems(names: readonly string[]): string {
 
 /** The room overview shown at reset and by `look` in the middle of the room. */
 export function roomText(receptacles: readonly Receptacle[]): string {
-  return `You are in the middle of a room. Looking quickly around you, you see ${listItems(receptacles.map((r) => r.name))}.`;
+  const items = listItems(receptacles.map((r) => r.name));
+  return `You are in the middle of a room. Looking quickly around you, you see ${items}.`;
 }
 
 /**
