@@ -1,6 +1,7 @@
 /**
  * `npm run experiment -- opid-table [--preset default] [--seeds 3] [--steps 100] [--tasks 4] [--parallel 2] [--episodes
- * 210] [--out DIR]`: the OPID paper's household table (OPID paper (2026), Table 1 and its ablations) as one command.
+ * 210] [--out DIR]`: the OPID paper's household table (OPID, Yang et al. 2026, Table 1 and its ablations;
+ * docs/references.md#opid) as one command.
  *
  * Runs GRPO, OPID, OPID without episode skills, without step skills, with additive routing (no critical-first
  * routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset (from scratch, said in the
@@ -42,7 +43,7 @@ exitOnClosedStdout();
  */
 export const OPID_SETTINGS: readonly string[] = ['--lambda-skill', '0.1', '--episode-skill-on-search=false'];
 
-/** The table's methods: name → the train flags that make it (OPID paper (2026), Table 1 rows). */
+/** The table's methods: name → its train flags (OPID, Yang et al. 2026, Table 1 rows; docs/references.md#opid). */
 export const METHODS: Readonly<Record<string, readonly string[]>> = {
   grpo: ['--algo', 'grpo'],
   opid: ['--algo', 'opid', ...OPID_SETTINGS],

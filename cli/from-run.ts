@@ -1,10 +1,11 @@
 /**
- * `train --algo agentic-opd --from-run DIR`: the distillation stage of Agentic-OPD (2026) from a GRPO run directory
- * (src/core/run/record.ts). The student is the run's best-validation checkpoint (coverage's best: most val tasks
- * solved, ties by mean pass rate, then the earlier step); every other validated checkpoint is a frozen teacher, its
- * solved set a row of the run's solved matrix (val.json); src/core/run/distill.ts makes the plan and its checks. The
- * run directory is only read. The stage's own run.json records DIR and the sha256 of the files it read
- * (`FromRunRecord`), and `train --resume` refuses to continue once one of them changed (`checkFromRunUnchanged`).
+ * `train --algo agentic-opd --from-run DIR`: the distillation stage of Agentic-OPD (2026;
+ * docs/references.md#agentic-opd) from a GRPO run directory (src/core/run/record.ts). The student is the run's
+ * best-validation checkpoint (coverage's best: most val tasks solved, ties by mean pass rate, then the earlier step);
+ * every other validated checkpoint is a frozen teacher, its solved set a row of the run's solved matrix (val.json);
+ * src/core/run/distill.ts makes the plan and its checks. The run directory is only read. The stage's own run.json
+ * records DIR and the sha256 of the files it read (`FromRunRecord`), and `train --resume` refuses to continue once one
+ * of them changed (`checkFromRunUnchanged`).
  *
  * Refusals (exit 2 in train, nothing written): no such directory or run.json; fewer than two checkpoint files; no
  * val.json or an empty validation panel; fewer than two validated checkpoints; a checkpoint in val.json whose file is

@@ -2,8 +2,8 @@
  * The page's checkpoints of the current run, kept in the worker's memory (worker layer): the weights of each
  * checkpoint the trainer yields (config.checkpointEvery, with valTasks > 0), the solved matrix of their validations
  * (the run record's val.json format, core/run/record.ts), and — once a distillation stage runs from them
- * (Agentic-OPD (2026)) — its teacher rounds and the student's validations. Behind this module so that a persistent
- * store can back it later; it holds only plain bytes and numbers, no tensors.
+ * (Agentic-OPD 2026; docs/references.md#agentic-opd) — its teacher rounds and the student's validations. Behind this
+ * module so that a persistent store can back it later; it holds only plain bytes and numbers, no tensors.
  *
  * Memory is bounded: weights are kept up to `budgetBytes` (default 64 MiB; a nano checkpoint is about 0.4 MB, a small
  * one about 3 MB). Past the budget the oldest checkpoint that is not the best-validation one is dropped (its row of

@@ -1,6 +1,6 @@
 /**
- * The page's distillation stage (Agentic-OPD (2026)) from the checkpoints the worker keeps in memory
- * (./checkpoints.ts): the best-validation checkpoint is the student, the other kept ones the teachers
+ * The page's distillation stage (Agentic-OPD 2026; docs/references.md#agentic-opd) from the checkpoints the worker
+ * keeps in memory (./checkpoints.ts): the best-validation checkpoint is the student, the other kept ones the teachers
  * (core/run/distill.ts `planDistillation`), one teacher resident at a time (core/algorithms/teacher-pool.ts). Worker
  * layer; the trainer gets the pool through `TrainOptions.algorithmInit`.
  */

@@ -1,12 +1,12 @@
 /**
- * Agentic-OPD (2026), HCN / LAD: on-policy distillation from a GRPO run's discarded checkpoints. The student is the
- * run's best-validation checkpoint (the policy being trained); the teachers are the run's other checkpoints, frozen,
- * reached through a `TeacherPool` (one teacher resident at a time). Each round a teacher is chosen (HCN by default,
- * math/agentic.ts `hcnSelect`; or the fixed / random / union ablations); each step the student's failed rollouts on
- * tasks where the teacher does better are kept (LAD, `ladGate`), their sampled action tokens are scored by the
- * teacher, and A = opdCoef·(ℓ_teacher − ℓ_old) + taskCoef·A_ep per action token (`distillAdvantage`,
- * `combineDistill`); PPO-clip does the rest. ℓ_old is the student's (pre-update, sampling) log-prob, so A_opd is the
- * per-token negative reverse-KL sample; `reverseKl` reports its gated token mean.
+ * Agentic-OPD (2026; docs/references.md#agentic-opd), HCN / LAD: on-policy distillation from a GRPO run's discarded
+ * checkpoints. The student is the run's best-validation checkpoint (the policy being trained); the teachers are the
+ * run's other checkpoints, frozen, reached through a `TeacherPool` (one teacher resident at a time). Each round a
+ * teacher is chosen (HCN by default, math/agentic.ts `hcnSelect`; or the fixed / random / union ablations); each step
+ * the student's failed rollouts on tasks where the teacher does better are kept (LAD, `ladGate`), their sampled action
+ * tokens are scored by the teacher, and A = opdCoef·(ℓ_teacher − ℓ_old) + taskCoef·A_ep per action token
+ * (`distillAdvantage`, `combineDistill`); PPO-clip does the rest. ℓ_old is the student's (pre-update, sampling)
+ * log-prob, so A_opd is the per-token negative reverse-KL sample; `reverseKl` reports its gated token mean.
  * With opdTopK = K > 0 (./agentic-topk.ts) the distillation leaves A (A = taskCoef·A_ep) and enters the update as
  * opdCoef × the token-mean reverse KL over the student's top K tokens (`AlgorithmStep.topK`; `topkReverseKl` reports
  * it).
@@ -16,14 +16,14 @@
  * failed rollout, memoised for the run (a frozen teacher's pass rate on a task does not change): G teacher episodes
  * each when the pool rolls out G times. Val-panel tasks cost no rollouts (the solved matrix answers).
  *
- * Union ablation (Agentic-OPD (2026): "per task, the teacher that solves it, an upper reference"): a val-panel task's
- * teacher is the earliest that solves it on the panel (`unionTeachers`); a training task off the panel (every
- * training task in practice: the panel's addresses are never drawn for training) has no row in the solved matrix, so
- * its teacher is the first in `unionTeacherOrder` (most val tasks of the task's type solved, then the earlier
- * checkpoint) whose own memoised pass rate on the task is above 0, and none when no teacher's is. The search uses the
- * same memoised `teacherPassRate` calls as LAD (the LAD gate then finds the chosen teacher's rate in the memo), so it
- * costs, per (task, step) of a group with a failed rollout (every group with LAD off), one call per teacher tried
- * until the first success: between 1 and the pool size calls, G teacher episodes each, memo hits free.
+ * Union ablation (Agentic-OPD 2026, docs/references.md#agentic-opd: "per task, the teacher that solves it, an upper
+ * reference"): a val-panel task's teacher is the earliest that solves it on the panel (`unionTeachers`); a training
+ * task off the panel (every training task in practice: the panel's addresses are never drawn for training) has no row
+ * in the solved matrix, so its teacher is the first in `unionTeacherOrder` (most val tasks of the task's type solved,
+ * then the earlier checkpoint) whose own memoised pass rate on the task is above 0, and none when no teacher's is. The
+ * search uses the same memoised `teacherPassRate` calls as LAD (the LAD gate then finds the chosen teacher's rate in
+ * the memo), so it costs, per (task, step) of a group with a failed rollout (every group with LAD off), one call per
+ * teacher tried until the first success: between 1 and the pool size calls, G teacher episodes each, memo hits free.
  */
 import { z } from 'zod';
 import type { TaskRef } from '../envs/types';

@@ -1,10 +1,11 @@
 /**
- * Agentic-OPD's top-k variant (Agentic-OPD (2026); RunConfig.opdTopK = K > 0): instead of the sampled-token
- * advantage A_opd = sg(ℓ_teacher − ℓ_student), the update adds c_opd × the token mean, over the action tokens of
- * LAD-gated rollouts, of the reverse KL over the student's K most likely tokens, both distributions renormalised over
- * those K (math/agentic.ts `topKReverseKl`, its tensor form math/losses.ts `topKReverseKlLoss`). This file makes the
- * update's targets: per distilled token, the student's top-K ids under the pre-update policy at the rollout
- * temperature, and the frozen teacher's log-probs at them (model/topk.ts), K values per position.
+ * Agentic-OPD's top-k variant (Agentic-OPD 2026, docs/references.md#agentic-opd; RunConfig.opdTopK = K > 0): instead of
+ * the sampled-token advantage A_opd = sg(ℓ_teacher − ℓ_student), the update adds c_opd × the token mean, over
+ * the action tokens of LAD-gated rollouts, of the reverse KL over the student's K most likely tokens, both
+ * distributions renormalised over those K (math/agentic.ts `topKReverseKl`, its tensor form math/losses.ts
+ * `topKReverseKlLoss`). This file makes the update's targets: per distilled token, the student's top-K ids under the
+ * pre-update policy at the rollout temperature, and the frozen teacher's log-probs at them (model/topk.ts), K values
+ * per position.
  *
  * Cost per step: one student pass and one teacher pass over the distilled samples (no gradient). The teacher pass
  * also reads the sampled token's log-prob (K + 1 ids per position), so the sampled reverse-KL estimate `reverseKl`

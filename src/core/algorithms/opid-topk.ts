@@ -2,10 +2,11 @@
  * OPID's skill signal in top-k form (RunConfig.skillTopK = K > 0; not in the OPID paper): instead of the sampled-token
  * advantage A_skill = ℓ_skill − ℓ_old, the update adds λ_skill × the token mean, over skill-routed action
  * tokens, of the reverse KL from the student to the skill-conditioned teacher over the student's K most likely tokens,
- * both renormalised over those K — the top-k on-policy distillation of Agentic-OPD (2026) (Agentic-OPD's opdTopK,
- * ./agentic-topk.ts) with OPID's teacher, the pre-update policy reading its hindsight skill (OPID paper, 2026, §3).
- * The sampled form pushes the sampled token down wherever the skill prefers another one, and the freed mass goes to
- * every other token; the top-k form moves it to the tokens the skill prefers (docs/experiments/opid-household.md).
+ * both renormalised over those K — the top-k on-policy distillation of Agentic-OPD (2026;
+ * docs/references.md#agentic-opd) (Agentic-OPD's opdTopK, ./agentic-topk.ts) with OPID's teacher, the pre-update policy
+ * reading its hindsight skill (OPID, Yang et al. 2026, §3; docs/references.md#opid). The sampled form pushes the
+ * sampled token down wherever the skill prefers another one, and the freed mass goes to every other token; the top-k
+ * form moves it to the tokens the skill prefers (docs/experiments/opid-household.md).
  *
  * Cost per step: one student top-k pass over the routed steps' rollout prompts and one teacher pass over their skill
  * prompts (the sampled form needs the teacher pass only). The teacher pass reads the sampled token too (K + 1 ids per

@@ -1,9 +1,10 @@
 /**
- * OPID, on-policy skill distillation (OPID paper, 2026, §3): after each step's rollouts an analyzer writes hindsight
- * skills per trajectory (an episode skill and step skills at up to K critical steps, the set C_τ); the pre-update
- * (old) policy re-scores the same sampled action tokens with the routed skill in its prompt (critical-first routing,
- * math/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep + λ_skill·A_skill
- * (math/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight in its prompt.
+ * OPID, on-policy skill distillation (OPID, Yang et al. 2026, §3; docs/references.md#opid): after each step's rollouts
+ * an analyzer writes hindsight skills per trajectory (an episode skill and step skills at up to K critical steps, the
+ * set C_τ); the pre-update (old) policy re-scores the same sampled action tokens with the routed skill in its prompt
+ * (critical-first routing, math/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep
+ * + λ_skill·A_skill (math/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight
+ * in its prompt.
  */
 import { makeAnalyzer } from '../analyzer';
 import type { Trajectory } from '../rollout/types';

@@ -1,7 +1,7 @@
 /**
- * Skill-GRPO, the OPID paper's baseline (OPID paper, 2026, §4 baselines): GRPO with a memory of skills. The episode
- * skills the analyzer writes for successful trajectories are remembered by task type; the most recent top-k are
- * injected into rollout and evaluation prompts. No distillation: the advantage is GRPO's.
+ * Skill-GRPO, the OPID paper's baseline (OPID, Yang et al. 2026, §4 baselines; docs/references.md#opid): GRPO with a
+ * memory of skills. The episode skills the analyzer writes for successful trajectories are remembered by task type; the
+ * most recent top-k are injected into rollout and evaluation prompts. No distillation: the advantage is GRPO's.
  */
 import { makeAnalyzer } from '../analyzer';
 import { analyzeStep } from './analysis';

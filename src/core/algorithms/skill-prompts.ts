@@ -1,7 +1,8 @@
 /**
- * The skill prompts OPID scores (OPID paper, 2026, §3): each step's prompt rebuilt with the skill(s) critical-first
- * routing gives it (math/skill.ts `routeSkills`), paired with the action the rollout sampled there. Shared by the
- * sampled-token skill advantage (./opid.ts `skillRescore`) and its top-k form (./opid-topk.ts).
+ * The skill prompts OPID scores (OPID, Yang et al. 2026, §3; docs/references.md#opid): each step's prompt rebuilt with
+ * the skill(s) critical-first routing gives it (math/skill.ts `routeSkills`), paired with the action the rollout
+ * sampled there. Shared by the sampled-token skill advantage (./opid.ts `skillRescore`) and its top-k form
+ * (./opid-topk.ts).
  */
 import type { TrajectorySkills } from '../analyzer/types';
 import type { Trajectory } from '../rollout/types';

@@ -1,7 +1,8 @@
 /**
- * Agentic-OPD's teacher pool over a GRPO run's checkpoints (Agentic-OPD (2026)): every checkpoint except the student
- * is a frozen teacher; the validation solved matrix (run record `val.json`) gives each teacher's solved set Q_i. One
- * teacher is resident at a time: asking for another disposes the current one's tensors first.
+ * Agentic-OPD's teacher pool over a GRPO run's checkpoints (Agentic-OPD 2026; docs/references.md#agentic-opd): every
+ * checkpoint except the student is a frozen teacher; the validation solved matrix (run record `val.json`) gives each
+ * teacher's solved set Q_i. One teacher is resident at a time: asking for another disposes the current one's tensors
+ * first.
  */
 import * as tf from '../tf';
 import type { EnvSpec, TaskRef } from '../envs/types';

@@ -9,9 +9,10 @@
  *   trajectory saw one);
  * - `look at X under the desklamp.`: take the X, go to where the trajectory saw a desklamp (unless the X lay there),
  *   use it (ends at the take when it saw none).
- * The OPID paper's analyzer (2026, §3) is a language model that reads a failed trajectory with knowledge of the
- * environment; this is that reading for the household rules. It never uses the hidden state or the expert: where an
- * object was is what the trajectory saw, and the steps before the first sighting (search) are not judged.
+ * The analyzer of OPID (Yang et al. 2026, §3; docs/references.md#opid) is a language model that reads a failed
+ * trajectory with knowledge of the environment; this is that reading for the household rules. It never uses the hidden
+ * state or the expert: where an object was is what the trajectory saw, and the steps before the first sighting (search)
+ * are not judged.
  */
 import { APPLIANCE, CLOSABLE_KINDS, DESKLAMP } from '../envs/household/catalog';
 import { kindOf, type TrackedState } from './tracked-state';

@@ -1,10 +1,11 @@
 /**
- * The `http` analyzer (OPID paper §3): any OpenAI-compatible `POST {baseUrl}/v1/chat/completions`
- * endpoint (Ollama, llama.cpp server, vLLM, hosted APIs). One request per trajectory (JSON output requested,
- * temperature 0), at most `concurrency` requests in flight per analyzer, each bounded by `timeoutMs`. The reply is
- * repaired and validated (repair.ts). A bad reply is retried with a stricter prompt; 408/429/5xx, timeouts and
- * dropped connections are retried with the same prompt after a backoff; other failures are not retried. A trajectory
- * whose analysis still fails gets `null` (no skill signal), the failure is counted by reason, and the run goes on.
+ * The `http` analyzer (OPID, Yang et al. 2026, §3; docs/references.md#opid): any OpenAI-compatible `POST
+ * {baseUrl}/v1/chat/completions` endpoint (Ollama, llama.cpp server, vLLM, hosted APIs). One request per trajectory
+ * (JSON output requested, temperature 0), at most `concurrency` requests in flight per analyzer, each bounded by
+ * `timeoutMs`. The reply is repaired and validated (repair.ts). A bad reply is retried with a stricter prompt;
+ * 408/429/5xx, timeouts and dropped connections are retried with the same prompt after a backoff; other failures are
+ * not retried. A trajectory whose analysis still fails gets `null` (no skill signal), the failure is counted by reason,
+ * and the run goes on.
  *
  * Real servers differ from the OpenAI reference; each known difference gets the skills or a reason naming the cause
  * and the fix, never a vague "not JSON": a `<think>…</think>` block before the answer (stripped; a block cut off

@@ -1,7 +1,7 @@
 /**
- * The analyzer interface (OPID paper §3): reads the finished trajectories of one group and writes
- * hindsight skills — one episode skill per trajectory and step skills at up to K critical steps (the set C_τ).
- * Implementations: `heuristic` (embedded, deterministic, no network) and `http` (an OpenAI-compatible
+ * The analyzer interface (OPID, Yang et al. 2026, §3; docs/references.md#opid): reads the finished trajectories of one
+ * group and writes hindsight skills — one episode skill per trajectory and step skills at up to K critical steps (the
+ * set C_τ). Implementations: `heuristic` (embedded, deterministic, no network) and `http` (an OpenAI-compatible
  * chat-completions endpoint). An analyzer never sees the environment's hidden state or its expert.
  */
 

@@ -1,7 +1,7 @@
 /**
- * Agentic-OPD (2026), HCN / LAD: on-policy distillation from a GRPO run's own discarded checkpoints. The student is
- * the best-validation checkpoint; every other checkpoint is a frozen teacher. This file holds the math as pure
- * functions over plain arrays (no tensors, no model):
+ * Agentic-OPD (2026; docs/references.md#agentic-opd), HCN / LAD: on-policy distillation from a GRPO run's own discarded
+ * checkpoints. The student is the best-validation checkpoint; every other checkpoint is a frozen teacher. This file
+ * holds the math as pure functions over plain arrays (no tensors, no model):
  *
  * - HCN, Highest Coverage Next (`hcnSelect`): which teacher to distil from next, by the weighted count of validation
  *   tasks it solves that the student does not, with weights that grow while a teacher is passed over.
@@ -22,9 +22,9 @@ import type { Rng } from '../rng';
 // ───────────────────────────── HCN
 // ─────────────────────────────
 
-/** HCN weights start at 1 (Agentic-OPD (2026), HCN). */
+/** HCN weights start at 1 (Agentic-OPD 2026, HCN; docs/references.md#agentic-opd). */
 export const HCN_INITIAL_WEIGHT = 1;
-/** HCN weights are capped at 5 (Agentic-OPD (2026), HCN). */
+/** HCN weights are capped at 5 (Agentic-OPD 2026, HCN; docs/references.md#agentic-opd). */
 export const HCN_MAX_WEIGHT = 5;
 
 /**
@@ -120,7 +120,7 @@ function checkIds(teachers: readonly CheckpointSolved[], fn: string): void {
 }
 
 /**
- * One round of HCN, Highest Coverage Next (Agentic-OPD (2026), HCN).
+ * One round of HCN, Highest Coverage Next (Agentic-OPD 2026, HCN; docs/references.md#agentic-opd).
  *
  * With P = `studentSolved` (validation tasks the student solved at its latest validation) and Q_i =
  * `teachers[k].solved`: score_i = Σ_{q ∈ Q_i ∖ P} w_i(q). The teacher with the highest score is chosen; ties are
@@ -202,7 +202,8 @@ export function hcnSelect(
 // ─────────────────────────────
 
 /**
- * Per-trajectory evidence whether the teacher does better on the trajectory's task (Agentic-OPD (2026), LAD):
+ * Per-trajectory evidence whether the teacher does better on the trajectory's task (Agentic-OPD 2026, LAD;
+ * docs/references.md#agentic-opd):
  * - `train`: a training task; `teacherPassRate` ∈ [0, 1] is the teacher's pass rate over its own G rollouts of the
  *   same task. The student's pass rate is its group's (computed by `ladGate`).
  * - `val`: a validation-panel task; whether the teacher and the student solve it (the solved matrix).
@@ -241,7 +242,8 @@ export function groupPassRates(success: readonly boolean[], groupOf: readonly nu
 }
 
 /**
- * LAD gate, Locality-Aware Distillation (Agentic-OPD (2026), LAD): trajectory i is distilled iff it failed AND
+ * LAD gate, Locality-Aware Distillation (Agentic-OPD 2026, LAD; docs/references.md#agentic-opd): trajectory i is
+ * distilled iff it failed AND
  * - `train` evidence: teacherPassRate > the pass rate of i's group (strictly better), or
  * - `val` evidence: the teacher solves the task and the student does not.
  * Arrays are per trajectory, same order.
@@ -311,9 +313,9 @@ export interface DistillAdvantage {
 }
 
 /**
- * The distillation advantage (Agentic-OPD (2026)): A_t = sg(ℓ_teacher(a_t|s) − ℓ_student(a_t|s)) on every action
- * token with gate[t] ≠ 0, 0 elsewhere. Inputs are packed per-token vectors [M] in nats; the teacher's entries outside
- * the gate are ignored (may be 0 or NaN).
+ * The distillation advantage (Agentic-OPD 2026; docs/references.md#agentic-opd): A_t = sg(ℓ_teacher(a_t|s) −
+ * ℓ_student(a_t|s)) on every action token with gate[t] ≠ 0, 0 elsewhere. Inputs are packed per-token vectors [M] in
+ * nats; the teacher's entries outside the gate are ignored (may be 0 or NaN).
  * @throws Error when the lengths differ or a gated log-prob is not finite.
  */
 export function distillAdvantage(
@@ -373,9 +375,9 @@ function logSumExp(xs: readonly number[]): number {
 }
 
 /**
- * Top-k reverse KL at one position (Agentic-OPD (2026)): with the student's top-k token ids v, its log-probs
- * `studentLogp[k]` and the teacher's log-probs of the same ids `teacherLogp[k]` (nats, any normalisation),
- * renormalise both over the k ids, p̃(v) = exp(ℓ(v)) / Σ_{u∈topk} exp(ℓ(u)), and return
+ * Top-k reverse KL at one position (Agentic-OPD 2026; docs/references.md#agentic-opd): with the student's top-k token
+ * ids v, its log-probs `studentLogp[k]` and the teacher's log-probs of the same ids `teacherLogp[k]` (nats, any
+ * normalisation), renormalise both over the k ids, p̃(v) = exp(ℓ(v)) / Σ_{u∈topk} exp(ℓ(u)), and return
  * Σ_{v∈topk} p̃_s(v)·(log p̃_s(v) − log p̃_t(v)) ≥ 0 (nats). Terms with p̃_s(v) = 0 contribute 0; a token
  * the student gives mass but the teacher −∞ makes the result +∞.
  * @throws Error when the arrays are empty or differ in length, or either side is −∞ on every id.
@@ -403,8 +405,8 @@ export function topKReverseKl(studentLogp: readonly number[], teacherLogp: reado
 // ─────────────────────────────
 
 /**
- * Fixed-teacher ablation (Agentic-OPD (2026)): the checkpoint that solves the most validation tasks, the earliest
- * (smallest id) on ties. Chosen once for the run.
+ * Fixed-teacher ablation (Agentic-OPD 2026; docs/references.md#agentic-opd): the checkpoint that solves the most
+ * validation tasks, the earliest (smallest id) on ties. Chosen once for the run.
  * @throws Error when there are no teachers or an id is duplicated.
  */
 export function fixedTeacher(teachers: readonly CheckpointSolved[]): number {
@@ -422,8 +424,8 @@ export function fixedTeacher(teachers: readonly CheckpointSolved[]): number {
 }
 
 /**
- * Random-teacher ablation (Agentic-OPD (2026)): a uniform draw from the teacher ids (sorted ascending first, so the
- * choice depends on the set and the Rng only). Uses the injected seeded generator only.
+ * Random-teacher ablation (Agentic-OPD 2026; docs/references.md#agentic-opd): a uniform draw from the teacher ids
+ * (sorted ascending first, so the choice depends on the set and the Rng only). Uses the injected seeded generator only.
  * @throws Error when `ids` is empty or holds duplicates.
  */
 export function randomTeacher(ids: readonly number[], rng: Rng): number {
@@ -435,10 +437,10 @@ export function randomTeacher(ids: readonly number[], rng: Rng): number {
 }
 
 /**
- * Union-teacher ablation (Agentic-OPD (2026): "per task, the teacher that solves it, an upper reference"), the rule
- * for validation-panel tasks: per validation task, the teacher that solves it, the earliest (smallest id) when
- * several do. Returns task → teacher id for every task in ∪ Q_i (tasks no teacher solves are absent), keys in
- * ascending order. Training tasks off the panel follow `unionTeacherOrder`.
+ * Union-teacher ablation (Agentic-OPD 2026, docs/references.md#agentic-opd: "per task, the teacher that solves it, an
+ * upper reference"), the rule for validation-panel tasks: per validation task, the teacher that solves it, the earliest
+ * (smallest id) when several do. Returns task → teacher id for every task in ∪ Q_i (tasks no teacher solves are
+ * absent), keys in ascending order. Training tasks off the panel follow `unionTeacherOrder`.
  * @throws Error when there are no teachers or an id is duplicated.
  */
 export function unionTeachers(teachers: readonly CheckpointSolved[]): Map<number, number> {
@@ -457,12 +459,12 @@ export interface UnionCandidate {
 }
 
 /**
- * Union-teacher ablation, the project's rule for a training task off the validation panel (Agentic-OPD (2026) gives
- * the union per task; a training task has no row in the solved matrix, so the evidence is the teacher's own
- * rollouts of it): the order in which the teachers are tried on a task of type `type` — every teacher, those that
- * solve the most validation tasks of that type first (the type-level evidence), ties by the earlier checkpoint
- * (smaller id). The caller takes the first teacher whose own rollouts of the task include a success, and none when no
- * teacher's do. Teachers that solve no validation task of the type come last, by id.
+ * Union-teacher ablation, the project's rule for a training task off the validation panel (Agentic-OPD 2026,
+ * docs/references.md#agentic-opd, gives the union per task; a training task has no row in the solved matrix, so the
+ * evidence is the teacher's own rollouts of it): the order in which the teachers are tried on a task of type `type` —
+ * every teacher, those that solve the most validation tasks of that type first (the type-level evidence), ties by the
+ * earlier checkpoint (smaller id). The caller takes the first teacher whose own rollouts of the task include a success,
+ * and none when no teacher's do. Teachers that solve no validation task of the type come last, by id.
  * @param taskType the task type of a validation task (undefined: unknown, counted for no type).
  * @throws Error when there are no teachers or an id is duplicated or not finite.
  */

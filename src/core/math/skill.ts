@@ -1,5 +1,5 @@
 /**
- * OPID's skill advantage (OPID paper §3): routing of hindsight skills to steps,
+ * OPID's skill advantage (OPID, Yang et al. 2026, §3; docs/references.md#opid): routing of hindsight skills to steps,
  * A_skill = (ℓ_skill − ℓ_old)·m per action token (stop-gradient: plain numbers here), the combined advantage
  * A = A_ep + λ_skill·A_skill with optional batch z-score and clip of A_skill, and the OPID metrics.
  * Pure functions over plain arrays; no tensors.
@@ -7,8 +7,8 @@
 import type { TrajectorySkills } from '../analyzer/types';
 
 /**
- * Accepted OPID ablations (OPID paper §4.3): none (critical-first routing), no episode skills, no step skills,
- * additive routing.
+ * Accepted OPID ablations (OPID, Yang et al. 2026, §4.3; docs/references.md#opid): none (critical-first routing), no
+ * episode skills, no step skills, additive routing.
  */
 export const SKILL_ABLATIONS = ['none', 'no-episode', 'no-step', 'additive'] as const;
 /** One of SKILL_ABLATIONS. */

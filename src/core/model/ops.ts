@@ -3,10 +3,11 @@
  *
  * - `matmul`/`bmm`/`bmmNT`: the backward pass never calls a transposing 2-D matMul. On wasm (tfjs 4.22) a 2-D matMul
  *   without transposes and with batch 1 runs in XNNPACK; with transposeA/transposeB — what autograd's default MatMul
- *   gradient uses — it falls back to a scalar loop that runs 10–30× slower (DEVELOPERS.md "speed traps"). A
- *   batched matMul (attention) always takes that scalar loop, whose inner loop runs along the shared dimension: it is
- *   fastest when both operands are contiguous there (`bmmNT`, a·bᵀ), and the loop sums in the same order whatever
- *   the flags, so passing flags instead of materialising 3-D transposes changes no bit.
+ *   gradient uses — it falls back to a scalar loop that runs 10–30× slower (docs/experiments/speed.md, "wasm: a
+ *   SIMD kernel for the batched and transposed matMuls"). A batched matMul (attention) always takes that scalar loop,
+ *   whose inner loop runs along the shared dimension: it is fastest when both operands are contiguous there (`bmmNT`,
+ *   a·bᵀ), and the loop sums in the same order whatever the flags, so passing flags instead of materialising 3-D
+ *   transposes changes no bit.
  * - `linear`: x·W + b with the bias gradient as ones[1,M]·dy (an XNNPACK matMul) instead of autograd's
  *   transpose-then-Sum over the rows, and W's gradient transposing whichever of x and dy is smaller.
  * - `layerNorm`, `gelu`: closed-form backward passes (a few fused-shape ops) instead of autograd through ~10 ops,

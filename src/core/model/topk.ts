@@ -16,11 +16,11 @@ import { forward, logits } from './transformer';
 import { gatherRows } from './ops';
 
 /**
- * Agentic-OPD's top-k reverse-KL targets (Agentic-OPD (2026); math/losses.ts `topKReverseKlLoss`): at each distilled
- * action token, the student's top-K ids (from the pre-update policy) and the frozen teacher's log-probs at them. The
- * update (train/update.ts) adds coef · Σ_{distilled m} KL_m / (distilled tokens of the step / mini-batches) to each
- * mini-batch's loss: the token mean over distilled positions, one divisor for every mini-batch (as aggPlan's
- * token-mean).
+ * Agentic-OPD's top-k reverse-KL targets (Agentic-OPD 2026, docs/references.md#agentic-opd; math/losses.ts
+ * `topKReverseKlLoss`): at each distilled action token, the student's top-K ids (from the pre-update policy) and the
+ * frozen teacher's log-probs at them. The update (train/update.ts) adds coef · Σ_{distilled m} KL_m / (distilled
+ * tokens of the step / mini-batches) to each mini-batch's loss: the token mean over distilled positions, one divisor
+ * for every mini-batch (as aggPlan's token-mean).
  */
 export interface TopKTargets {
   /** K ≥ 1: ids per action token. */

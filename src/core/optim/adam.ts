@@ -5,9 +5,9 @@
  * the same float32 bits as tfjs' applyGradients — on tfjs' own AdamOptimizer state (its
  * `accumulatedFirstMoment`/`accumulatedSecondMoment` variables,
  * `accBeta1`/`accBeta2` and iteration counter, read and written as tfjs 4.22 `applyGradients` does), so checkpoints
- * (src/core/train/checkpoint.ts) and rollback snapshots (rollback.ts) see the same state either way. On every other
- * backend, and for any other optimizer, it is exactly the composed path: the gradients multiplied by the clip scale
- * (when it is not 1), then `optimizer.applyGradients`.
+ * (src/core/train/checkpoint.ts) and rollback snapshots (train/rollback.ts) see the same state either way. On every
+ * other backend, and for any other optimizer, it is exactly the composed path: the gradients multiplied by the clip
+ * scale (when it is not 1), then `optimizer.applyGradients`.
  */
 import * as tf from '../tf';
 import { adamPowers, adamUpdate, fusedAdamUsable } from '../backend/webgpu/adam';

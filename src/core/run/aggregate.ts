@@ -1,7 +1,8 @@
 /**
- * Aggregating runs into a results table (the OPID household table, OPID paper (2026) Table 1 layout): per method,
- * success per split and per task type as mean ± standard error over seeds, at the final and at the best evaluation,
- * and the paired difference to a baseline method over the seeds both have. Pure functions over plain numbers.
+ * Aggregating runs into a results table (the OPID household table, Table 1's layout in OPID, Yang et al. 2026,
+ * docs/references.md#opid): per method, success per split and per task type as mean ± standard error over seeds, at
+ * the final and at the best evaluation, and the paired difference to a baseline method over the seeds both have. Pure
+ * functions over plain numbers.
  */
 
 /**

@@ -23,7 +23,7 @@ import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
 import { nearestName } from '../near';
 
-/** Bumped whenever a field is renamed or its meaning changes; stored in links and exports (links.ts migrates). */
+/** Bumped when a field is renamed or changes meaning; stored in links and exports (src/ui/state/link.ts migrates). */
 export const SCHEMA_VERSION = 2;
 
 export { ALGORITHM_NAMES as ALGO_NAMES, SKILL_ABLATIONS as ABLATIONS, BACKENDS, ENV_NAMES, MODEL_SIZES };

@@ -4,8 +4,9 @@
  * A val task counts as solved at a checkpoint when at least half of its r episodes succeed (SOLVED_AT). With small
  * r, a task that every checkpoint solves with probability 0.4 is "solved" by some checkpoints and not by others by
  * chance, so the union over K checkpoints exceeds the best single checkpoint even when no checkpoint knows anything
- * another does not. Agentic-OPD (2026) reads that gap as knowledge the best checkpoint lost; this module gives the
- * gap expected if every checkpoint were the same policy, so a user sees how much of the observed gap is real.
+ * another does not. Agentic-OPD (2026; docs/references.md#agentic-opd) reads that gap as knowledge the best checkpoint
+ * lost; this module gives the gap expected if every checkpoint were the same policy, so a user sees how much of the
+ * observed gap is real.
  *
  * Null model ("one policy"): every checkpoint plays task q with the same success probability p_q, the task's pass
  * rate pooled over all checkpoints (mean of the matrix column), and its r episodes are independent Bernoulli(p_q)

@@ -1,9 +1,9 @@
 /**
- * The distillation stage's source (Agentic-OPD (2026)): from a run's validated checkpoints and its solved matrix
- * (val.json, ./record.ts), pick the student — coverage's best checkpoint (most val tasks solved; ties by mean pass
- * rate, then the earlier step) — and make every other validated checkpoint a frozen teacher with its row of the
- * solved matrix. Shared by the CLI (`train --algo agentic-opd --from-run DIR`, checkpoints read from files) and the
- * page's worker (checkpoints kept in memory). Pure: bytes in, plan out; no tensors are made.
+ * The distillation stage's source (Agentic-OPD 2026; docs/references.md#agentic-opd): from a run's validated
+ * checkpoints and its solved matrix (val.json, ./record.ts), pick the student — coverage's best checkpoint (most val
+ * tasks solved; ties by mean pass rate, then the earlier step) — and make every other validated checkpoint a frozen
+ * teacher with its row of the solved matrix. Shared by the CLI (`train --algo agentic-opd --from-run DIR`, checkpoints
+ * read from files) and the page's worker (checkpoints kept in memory). Pure: bytes in, plan out; no tensors are made.
  *
  * Every refusal is a `DistillSourceError` whose `code` says what is missing and whose message says what is needed;
  * callers append how to get it in their own terms (`how`).

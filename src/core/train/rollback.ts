@@ -1,8 +1,8 @@
 /**
  * Undoing a step's update when it moved the policy too far (the sudden from-scratch collapses in the
- * README's "Collapse" paragraph). As TRPO rejects a step that breaks its KL constraint (Schulman et al. 2015,
- * line search), the trainer measures the approximate KL(π_old ‖ π_new) on the step's own samples after the update
- * and, above `maxStepKl`, restores the weights and the Adam state from before the update — or, with
+ * docs/experiments/from-scratch-history.md#collapse). As TRPO rejects a step that breaks its KL constraint (Schulman et
+ * al. 2015, line search), the trainer measures the approximate KL(π_old ‖ π_new) on the step's own samples after
+ * the update and, above `maxStepKl`, restores the weights and the Adam state from before the update — or, with
  * `klBacktracks` > 0, first tries the shrunk steps θ_old + 0.5ᵏ·(θ_new − θ_old) as TRPO's line search does
  * (`blendWeights`), keeping the Adam state the update left.
  *

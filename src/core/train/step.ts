@@ -103,7 +103,7 @@ export async function trainStep(
     eps: cfg.advEps,
   });
   const packed = packSamples(trajs);
-  // Every log-prob is of the distribution that sampled: the rollout temperature T (scoring.ts).
+  // Every log-prob is of the distribution that sampled: the rollout temperature T (model/scoring.ts).
   const T = { temperature: cfg.temperature };
   // Old log-probs: the sampler's own (the rollout policy is the pre-update policy), or one more pass (oldLogProbs).
   const old =
@@ -124,7 +124,7 @@ export async function trainStep(
   const refMs = lap();
   await checkCancelled(cancel, 'after scoring');
   const aEpTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
-  // The algorithm's per-token advantage (GRPO: A_ep; OPID: A_ep + λ·A_skill; registry.ts).
+  // The algorithm's per-token advantage (GRPO: A_ep; OPID: A_ep + λ·A_skill; algorithms/registry.ts).
   const a = await skill.algo.advantages({ policy, trajs, groupOf, packed, aEpTraj: adv, aEpTok, oldLogp: old.logp });
   const advTok = a.adv;
   const algorithmMs = lap();

@@ -2,7 +2,8 @@
  * Data shaping of the page's Checkpoints view (pure functions, no Svelte): the solved matrix of a run's checkpoints
  * (the run record's val.json, core/run/record.ts) as a heatmap grouped by task type, the coverage bars (best single
  * checkpoint vs the union vs the oracle that picks a checkpoint per task, core `coverage()`), the tasks forgotten by
- * the best checkpoint, and a distillation stage's teacher rounds and LAD share (Agentic-OPD (2026)).
+ * the best checkpoint, and a distillation stage's teacher rounds and LAD share (Agentic-OPD 2026;
+ * docs/references.md#agentic-opd).
  */
 import { SOLVED_AT, coverage, type ValRecord } from '../../core/run/record';
 import type { NoiseBaseline } from '../../core/run/coverage-noise';

@@ -8,7 +8,7 @@
  * σ² = mean((x − μ)²). One workgroup of 64 invocations per row; each sums a strided slice of the row, then a tree
  * reduction in workgroup memory.
  *
- * Backward, four dispatches, the closed form of ops.ts `layerNorm` with x̂ = (x − μ)·r and g = dy·γ:
+ * Backward, four dispatches, the closed form of model/ops.ts `layerNorm` with x̂ = (x − μ)·r and g = dy·γ:
  * (1) the rows' μ and r again ([rows, 2], the forward's own code), (2) dx = r·(g − mean(g) − x̂·mean(g·x̂)),
  *     one workgroup per row, (3) dγ = Σ_rows dy·x̂ and (4) dβ = Σ_rows dy, one workgroup per column.
  *
@@ -35,7 +35,7 @@ export const FUSED_LAYER_NORM = 'OpdFusedLayerNorm';
 const LN_STATS = 'OpdLayerNormStats',
   LN_DX = 'OpdLayerNormDx',
   LN_DPARAM = 'OpdLayerNormDParam';
-/** ε of the fused LayerNorm (as ops.ts `layerNorm`). */
+/** ε of the fused LayerNorm (as model/ops.ts `layerNorm`). */
 export const LAYER_NORM_EPS = 1e-5;
 
 /** WGSL: the row's mean and rstd into the workgroup variables meanShared and rstdShared (every invocation calls it). */
@@ -263,7 +263,7 @@ const op = tf.customGrad(((x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor, save
  * LayerNorm over the last axis with the fused kernels, differentiable: x [..., d] float32, gamma/beta [d] → [..., d]
  * float32. Gradients for x, gamma and beta (the closed form in the module docstring).
  * @throws Error when the kernels cannot run (not webgpu, more rows or columns than one dispatch dimension holds:
- *   check `fusedLayerNormUsable`; ops.ts `layerNorm` falls back to the composed ops itself).
+ *   check `fusedLayerNormUsable`; model/ops.ts `layerNorm` falls back to the composed ops itself).
  */
 export function fusedLayerNorm(x: tf.Tensor, gamma: tf.Tensor, beta: tf.Tensor): tf.Tensor {
   const d = x.shape[x.shape.length - 1];

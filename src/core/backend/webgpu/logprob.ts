@@ -1,8 +1,8 @@
 /**
  * Fused per-token log-prob and entropy for tfjs' webgpu backend (tfjs-backend-webgpu 4.22), forward and backward, as
  * one differentiable kernel that model/scoring.ts `tokenLogProbs` uses on webgpu. For row r (one scored token) with
- * logits lg [V], additive mask [V] (0 for an allowed token, the NEG of scoring.ts for a forbidden one), target t and
- * sampling temperature τ:
+ * logits lg [V], additive mask [V] (0 for an allowed token, the NEG of model/scoring.ts for a forbidden one), target t
+ * and sampling temperature τ:
  *   z_j = lg_j / τ + mask_j,   l_j = (z_j − max z) − log Σ_k exp(z_k − max z)   (tfjs' logSoftmax, same order),
  *   logp = l_t,   H = −Σ_j exp(l_j)·l_j   (nats),
  * one workgroup of 64 invocations per row, sums and maxima by a fixed tree (deterministic). The composed path it

@@ -3,7 +3,7 @@
  * buffer and binds its inputs read-only, so an update that produces three tensors (Adam's weight, first and second
  * moment) would take three dispatches. A raw program here carries its own WGSL and pipeline and is recorded through
  * the backend's own `recordAndSubmit`, so it joins tfjs' command encoder, compute pass and submit batching in order
- * and is counted by gpu-stats.ts like any tfjs dispatch (under its class name).
+ * and is counted by backend/gpu-stats.ts like any tfjs dispatch (under its class name).
  *
  * Binding layout (what `recordAndSubmit` binds, in order): 0 = the first output, 1…k = the inputs, k+1…k+j = the
  * other outputs (bound as extra "inputs", declared `read_write` in the WGSL), then the uniform buffer. Every tensor is

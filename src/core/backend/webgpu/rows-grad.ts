@@ -77,7 +77,7 @@ export function rowsGradUsable(rows: number, cols: number): boolean {
 /**
  * The gradient of gathering rows of an [rows, C] table: dy [n, C] float32, indices [n] int32 (each in 0..rows−1) →
  * [rows, C] float32, rows hit several times summed in increasing order of their position in `indices`.
- * @throws Error when the kernel cannot run (check `rowsGradUsable`; ops.ts `gatherRows` falls back to scatterND).
+ * @throws Error when the kernel cannot run (check `rowsGradUsable`; model/ops.ts `gatherRows` falls back to scatterND).
  */
 export function rowsGrad(dy: tf.Tensor2D, indices: tf.Tensor1D, rows: number): tf.Tensor2D {
   if (!rowsGradUsable(rows, dy.shape[1]))

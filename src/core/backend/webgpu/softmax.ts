@@ -8,8 +8,8 @@
  * decoding one token):
  *   z_j = s_j·scale + (c_j + kb[b, j]),  c_j = MASK_NEG if j > t + o (a future key) else 0,
  *   y_j = exp(z_j − max z) / Σ exp(z − max z),
- * the same additive mask and the same order of additions as transformer.ts (scores·scale + (causal + key bias)), so a
- * row whose every key is masked gets the same (uniform) weights as there. kb is the key bias [B, Tk] (0 for real
+ * the same additive mask and the same order of additions as model/transformer.ts (scores·scale + (causal + key bias)),
+ * so a row whose every key is masked gets the same (uniform) weights as there. kb is the key bias [B, Tk] (0 for real
  * tokens, MASK_NEG for padding), or absent.
  *
  * Backward, one dispatch: ds_j = scale·(y_j·dy_j − y_j·Σ_k y_k·dy_k) (the softmax Jacobian-vector product times
@@ -29,7 +29,7 @@ import {
   type WebGpuProgram,
 } from './program';
 
-/** Additive bias of a masked key (equals transformer.ts NEG: finite, so no NaN appears). */
+/** Additive bias of a masked key (equals model/transformer.ts NEG: finite, so no NaN appears). */
 export const MASK_NEG = -1e9;
 /** tfjs kernel names of the forward and backward. */
 const SOFTMAX_FWD = 'OpdAttnSoftmax',
