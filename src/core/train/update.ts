@@ -234,14 +234,92 @@ export async function ppoUpdate(
   rng: Rng,
   hooks: UpdateHooks = {},
 ): Promise<UpdateMetrics> {
-  const n = x.samples.length;
+  const u = planUpdate(params, cfg, x, o, !!hooks.ratio);
+  const n = x.samples.length,
+    nMb = u.nMb;
+  const sums: UpdateSums = {
+    loss: 0,
+    kl: 0,
+    clip: 0,
+    clipLower: 0,
+    ent: 0,
+    norm: 0,
+    oldKl: 0,
+    tokens: 0,
+    updates: 0,
+    seenTok: 0,
+    seenSamples: 0,
+  };
+  let stop = false;
+  for (let epoch = 0; epoch < o.ppoEpochs && !stop; epoch++) {
+    const order = rng.shuffle([...Array(n).keys()]);
+    for (let b = 0; b < nMb; b++) {
+      await checkCancelled(hooks.cancel, 'mini-batch');
+      const idx = order.slice(Math.floor((b * n) / nMb), Math.floor(((b + 1) * n) / nMb));
+      const mb = await miniBatchGrads(u, idx, sums);
+      if (o.targetKl && sums.updates > 0 && mb.oldKl / Math.max(mb.tokens, 1) > 1.5 * o.targetKl) {
+        tf.dispose(Object.values(mb.grads!));
+        stop = true;
+        break;
+      }
+      if (hooks.ratio) writeRatios(u, mb.ratios, hooks.ratio);
+      const norm = await applyClipped(optimizer, mb.grads!, o.maxGradNorm);
+      sums.norm += norm;
+      sums.updates++;
+      hooks.onMiniBatch?.(epoch * nMb + b + 1, nMb * o.ppoEpochs);
+    }
+  }
+  return updateMetrics(sums, u.plan);
+}
+
+/** What every mini-batch of one update shares: its inputs, the packed offsets and the aggregation plan. */
+interface UpdatePlan {
+  params: Params;
+  cfg: ModelConfig;
+  vars: tf.Variable[];
+  x: UpdateInputs;
+  o: UpdateOptions;
+  /** Offset of each sample's first action token in the packed vectors of `x`. */
+  offsets: number[];
+  /** Mini-batches per epoch: `miniBatches`, at most one per sample. */
+  nMb: number;
+  plan: AggPlan;
+  /** The top-k term's divisor: distilled tokens of the step per mini-batch (0 = no term). */
+  topDiv: number;
+  /** Max padded tokens per micro-batch. */
+  microTokens: number;
+  /** Read each token's PPO ratio back (UpdateHooks.ratio). */
+  keepRatio: boolean;
+}
+
+/**
+ * Running sums of an update's metrics (token sums, or per-sample sums for seq-mean losses), added in the order the
+ * micro-batches run so the float results do not depend on how the loop is arranged.
+ */
+interface UpdateSums {
+  loss: number;
+  kl: number;
+  clip: number;
+  clipLower: number;
+  ent: number;
+  norm: number;
+  oldKl: number;
+  tokens: number;
+  updates: number;
+  /** Action tokens and samples of the mini-batches run (metrics are averaged over what was measured). */
+  seenTok: number;
+  seenSamples: number;
+}
+
+/** The update's plan: packed offsets of the M action tokens, the aggregation plan and the micro-batch size. */
+function planUpdate(params: Params, cfg: ModelConfig, x: UpdateInputs, o: UpdateOptions, keepRatio: boolean) {
   const offsets: number[] = [];
   let M = 0;
   for (const s of x.samples) {
     offsets.push(M);
     M += s.response.length;
   }
-  const nMb = Math.min(o.miniBatches, n);
+  const nMb = Math.min(o.miniBatches, x.samples.length);
   const plan = aggPlan(
     o.lossAgg ?? 'token-mean',
     x.samples.map((s) => s.response.length),
@@ -249,91 +327,76 @@ export async function ppoUpdate(
     o.maxActionTokens ?? 12,
   );
   const vars = Object.values(params) as tf.Variable[];
-  // The top-k term's divisor: distilled tokens of the step per mini-batch (0 = no term).
   const topDiv = x.topK ? checkTopK(x.topK, M) / nMb : 0;
-  let sumLoss = 0,
-    sumKl = 0,
-    sumClip = 0,
-    sumClipLower = 0,
-    sumEnt = 0,
-    sumNorm = 0,
-    sumOldKl = 0,
-    tokens = 0,
-    updates = 0;
-  // Metrics are averaged over what was measured: action tokens (token-mean) or samples (seq-mean) of the mini-batches
-  // run.
-  let seenTok = 0,
-    seenSamples = 0,
-    stop = false;
-  for (let epoch = 0; epoch < o.ppoEpochs && !stop; epoch++) {
-    const order = rng.shuffle([...Array(n).keys()]);
-    for (let b = 0; b < nMb; b++) {
-      await checkCancelled(hooks.cancel, 'mini-batch');
-      const idx = order.slice(Math.floor((b * n) / nMb), Math.floor(((b + 1) * n) / nMb));
-      // Gradient accumulation over micro-batches of bounded padded size; each uses the same constant divisor,
-      // so the summed gradient equals the whole mini-batch's gradient.
-      let grads: Record<string, tf.Tensor> | null = null;
-      let mbOldKl = 0,
-        mbTok = 0;
-      const ratios: { micro: number[]; r: Float32Array }[] = [];
-      for (const micro of microBatches(
-        idx,
-        x.samples,
-        o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg))),
-      )) {
-        const r = microGrads(params, cfg, vars, x, offsets, micro, plan, o, !!hooks.ratio, topDiv);
-        grads = accumulate(grads, r.grads);
-        const [pgL, klS, clipS, entS, oldKlS, clipLowS, ratio] = await Promise.all(
-          [...r.metrics, ...(r.ratio ? [r.ratio] : [])].map((t) => t.data()),
-        );
-        if (r.ratio) {
-          ratios.push({ micro, r: ratio as Float32Array });
-          r.ratio.dispose();
-        }
-        sumLoss += pgL[0];
-        sumKl += klS[0];
-        sumClip += clipS[0];
-        sumClipLower += clipLowS[0];
-        sumEnt += entS[0];
-        mbOldKl += oldKlS[0];
-        for (const i of micro) mbTok += x.samples[i].response.length;
-        tokens += r.tokens;
-        tf.dispose(r.metrics);
-      }
-      seenTok += mbTok;
-      seenSamples += idx.length;
-      sumOldKl += mbOldKl;
-      if (o.targetKl && updates > 0 && mbOldKl / Math.max(mbTok, 1) > 1.5 * o.targetKl) {
-        tf.dispose(Object.values(grads!));
-        stop = true;
-        break;
-      }
-      // The applied mini-batch's ratios, in the packed order of x.adv (each micro-batch's tokens come in `micro`
-      // order).
-      for (const { micro, r } of ratios) {
-        let k = 0;
-        for (const i of micro) {
-          const L = x.samples[i].response.length;
-          hooks.ratio!.set(r.subarray(k, k + L), offsets[i]);
-          k += L;
-        }
-      }
-      const norm = await applyClipped(optimizer, grads!, o.maxGradNorm);
-      sumNorm += norm;
-      updates++;
-      hooks.onMiniBatch?.(epoch * nMb + b + 1, nMb * o.ppoEpochs);
+  const microTokens = o.microBatchTokens ?? Math.max(1024, Math.floor(DEFAULT_MICRO_TOKENS / activationScale(cfg)));
+  const u: UpdatePlan = { params, cfg, vars, x, o, offsets, nMb, plan, topDiv, microTokens, keepRatio };
+  return u;
+}
+
+/**
+ * One mini-batch's gradient (the caller applies or disposes it), accumulated over micro-batches of bounded padded
+ * size; each uses the same constant divisor, so the summed gradient equals the whole mini-batch's gradient. Adds its
+ * metrics to `sums`; returns its approximate-KL sum, its action tokens and the ratios read back per micro-batch.
+ */
+async function miniBatchGrads(u: UpdatePlan, idx: number[], sums: UpdateSums) {
+  const { x } = u;
+  let grads: Record<string, tf.Tensor> | null = null;
+  let mbOldKl = 0,
+    mbTok = 0;
+  const ratios: { micro: number[]; r: Float32Array }[] = [];
+  for (const micro of microBatches(idx, x.samples, u.microTokens)) {
+    const r = microGrads(u.params, u.cfg, u.vars, x, u.offsets, micro, u.plan, u.o, u.keepRatio, u.topDiv);
+    grads = accumulate(grads, r.grads);
+    const [pgL, klS, clipS, entS, oldKlS, clipLowS, ratio] = await Promise.all(
+      [...r.metrics, ...(r.ratio ? [r.ratio] : [])].map((t) => t.data()),
+    );
+    if (r.ratio) {
+      ratios.push({ micro, r: ratio as Float32Array });
+      r.ratio.dispose();
+    }
+    sums.loss += pgL[0];
+    sums.kl += klS[0];
+    sums.clip += clipS[0];
+    sums.clipLower += clipLowS[0];
+    sums.ent += entS[0];
+    mbOldKl += oldKlS[0];
+    for (const i of micro) mbTok += x.samples[i].response.length;
+    sums.tokens += r.tokens;
+    tf.dispose(r.metrics);
+  }
+  sums.seenTok += mbTok;
+  sums.seenSamples += idx.length;
+  sums.oldKl += mbOldKl;
+  return { grads, oldKl: mbOldKl, tokens: mbTok, ratios };
+}
+
+/**
+ * Writes an applied mini-batch's ratios into `out`, in the packed order of x.adv (each micro-batch's tokens come in
+ * `micro` order).
+ */
+function writeRatios(u: UpdatePlan, ratios: readonly { micro: number[]; r: Float32Array }[], out: Float32Array) {
+  for (const { micro, r } of ratios) {
+    let k = 0;
+    for (const i of micro) {
+      const L = u.x.samples[i].response.length;
+      out.set(r.subarray(k, k + L), u.offsets[i]);
+      k += L;
     }
   }
+}
+
+/** The update's metrics from its sums: means over the tokens (or samples) measured and the updates applied. */
+function updateMetrics(s: UpdateSums, plan: AggPlan): UpdateMetrics {
   return {
-    policyLoss: (sumLoss * plan.divisor) / (plan.per === 'token' ? seenTok : seenSamples),
-    kl: sumKl / seenTok,
-    clipFraction: sumClip / seenTok,
-    clipFractionLower: sumClipLower / seenTok,
-    entropy: sumEnt / seenTok,
-    gradNorm: sumNorm / updates,
-    approxKl: sumOldKl / seenTok,
-    updates,
-    tokens,
+    policyLoss: (s.loss * plan.divisor) / (plan.per === 'token' ? s.seenTok : s.seenSamples),
+    kl: s.kl / s.seenTok,
+    clipFraction: s.clip / s.seenTok,
+    clipFractionLower: s.clipLower / s.seenTok,
+    entropy: s.ent / s.seenTok,
+    gradNorm: s.norm / s.updates,
+    approxKl: s.oldKl / s.seenTok,
+    updates: s.updates,
+    tokens: s.tokens,
   };
 }
 
