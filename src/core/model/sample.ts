@@ -67,20 +67,7 @@ export async function sampleResponses(
     throw new Error(
       `sampleResponses: prompt length ${Lmax} + ${o.maxTokens} response tokens exceeds maxSeq ${cfg.maxSeq}`,
     );
-  const V = cfg.vocabSize;
-  const ids = new Int32Array(B * Lmax),
-    pos = new Int32Array(B * Lmax);
-  const keyBias: number[][] = [];
-  prompts.forEach((pr, i) => {
-    const pad = Lmax - pr.length;
-    const kb: number[] = [];
-    for (let t = 0; t < Lmax; t++) {
-      ids[i * Lmax + t] = t < pad ? 0 : pr[t - pad];
-      pos[i * Lmax + t] = Math.max(0, t - pad);
-      kb.push(t < pad ? NEG : 0);
-    }
-    keyBias.push(kb);
-  });
+  const { ids, pos, keyBias } = leftPad(prompts, Lmax);
   const out: SampledResponse[] = prompts.map(() => ({ tokens: [], allowed: [], sampleLogp: [], sampleEntropy: [] }));
   const active = prompts.map(() => true);
   // The tied head's wteᵀ [d, V], transposed once per call rather than at every token (`logits` transposes per call;
@@ -100,8 +87,8 @@ export async function sampleResponses(
     const last = tf.reshape(tf.slice(f.hidden, [0, Lmax - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D;
     return { lastLogits: head(last), cache: f.cache };
   });
-  const row = new Float64Array(V),
-    e = new Float64Array(V);
+  const row = new Float64Array(cfg.vocabSize),
+    e = new Float64Array(cfg.vocabSize);
   // On wasm, the fused decoding step (./decode-wasm.ts, the same bits as decodeStep) over a preallocated cache.
   let fast: WasmDecoder | null = null;
   try {
@@ -114,28 +101,7 @@ export async function sampleResponses(
     for (let step = 0; step < o.maxTokens; step++) {
       const lg = (await lastLogits.data()) as Float32Array;
       lastLogits.dispose();
-      const next = new Int32Array(B);
-      for (let i = 0; i < B; i++) {
-        if (!active[i]) continue;
-        const allowed = o.allowed(i, out[i].tokens);
-        if (allowed && allowed.length === 0) {
-          active[i] = false;
-          continue;
-        }
-        for (let v = 0; v < V; v++)
-          row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
-        if (allowed) for (const a of allowed) row[a] = lg[i * V + a] / o.temperature;
-        const { tok, m, z } = drawCategorical(row, e, o.rng);
-        out[i].tokens.push(tok);
-        out[i].allowed.push(allowed);
-        const lz = m + Math.log(z);
-        let ent = 0;
-        for (let v = 0; v < V; v++) if (row[v] !== -Infinity) ent -= Math.exp(row[v] - lz) * (row[v] - lz);
-        out[i].sampleLogp.push(row[tok] - lz);
-        out[i].sampleEntropy.push(ent);
-        next[i] = tok;
-        if (tok === o.eos) active[i] = false;
-      }
+      const next = drawNext(lg, out, active, o, row, e);
       if (!active.some(Boolean) || step === o.maxTokens - 1) break;
       // One cached decoding step for every row (finished rows compute a throwaway token).
       const t = Lmax + step;
@@ -168,6 +134,72 @@ export async function sampleResponses(
     wteT.dispose();
   }
   return out;
+}
+
+/**
+ * The prompts left-padded into [B, Lmax] (row-major): token ids (0 in the padding), position ids restarting at 0
+ * after the padding, and each row's additive key bias (NEG on the padding, 0 on its prompt), one array per row.
+ */
+function leftPad(
+  prompts: readonly (readonly number[])[],
+  Lmax: number,
+): { ids: Int32Array; pos: Int32Array; keyBias: number[][] } {
+  const B = prompts.length;
+  const ids = new Int32Array(B * Lmax),
+    pos = new Int32Array(B * Lmax);
+  const keyBias: number[][] = [];
+  prompts.forEach((pr, i) => {
+    const pad = Lmax - pr.length;
+    const kb: number[] = [];
+    for (let t = 0; t < Lmax; t++) {
+      ids[i * Lmax + t] = t < pad ? 0 : pr[t - pad];
+      pos[i * Lmax + t] = Math.max(0, t - pad);
+      kb.push(t < pad ? NEG : 0);
+    }
+    keyBias.push(kb);
+  });
+  return { ids, pos, keyBias };
+}
+
+/**
+ * One token for every active row, drawn from softmax((logits + allowed mask)/T) of its row of `lg` [B·V], rows in
+ * order (one `rng` draw each); appends it with its allowed set, log-prob and entropy to `out`, and marks a row done
+ * at <eos> or when nothing is allowed. `row` and `e` are [V] scratch. Returns the drawn ids [B] (0 for rows not
+ * drawn).
+ */
+function drawNext(
+  lg: Float32Array,
+  out: SampledResponse[],
+  active: boolean[],
+  o: SampleOptions,
+  row: Float64Array,
+  e: Float64Array,
+): Int32Array {
+  const B = out.length,
+    V = row.length;
+  const next = new Int32Array(B);
+  for (let i = 0; i < B; i++) {
+    if (!active[i]) continue;
+    const allowed = o.allowed(i, out[i].tokens);
+    if (allowed && allowed.length === 0) {
+      active[i] = false;
+      continue;
+    }
+    for (let v = 0; v < V; v++)
+      row[v] = allowed ? -Infinity : o.freeRow[v] < 0 ? -Infinity : lg[i * V + v] / o.temperature;
+    if (allowed) for (const a of allowed) row[a] = lg[i * V + a] / o.temperature;
+    const { tok, m, z } = drawCategorical(row, e, o.rng);
+    out[i].tokens.push(tok);
+    out[i].allowed.push(allowed);
+    const lz = m + Math.log(z);
+    let ent = 0;
+    for (let v = 0; v < V; v++) if (row[v] !== -Infinity) ent -= Math.exp(row[v] - lz) * (row[v] - lz);
+    out[i].sampleLogp.push(row[tok] - lz);
+    out[i].sampleEntropy.push(ent);
+    next[i] = tok;
+    if (tok === o.eos) active[i] = false;
+  }
+  return next;
 }
 
 /**
