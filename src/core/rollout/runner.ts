@@ -7,7 +7,7 @@ import type { Env, EnvSpec, TaskRef } from '../envs/types';
 import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { PolicyHandle } from '../model/policy';
-import { sampleResponses } from '../model/sample';
+import { sampleResponses, type SampledResponse } from '../model/sample';
 import { actionTokens, buildPrompt, type Turn } from './prompt';
 import { ActionTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
@@ -73,49 +73,18 @@ export async function runEpisodes(
   const { tok, cfg } = policy;
   const eos = tok.special('<eos>');
   const maxPrompt = cfg.maxSeq - o.maxActionTokens;
-  const envs: Env[] = refs.map(() => spec.create(preset));
-  const trajs: Trajectory[] = refs.map((ref, i) => {
-    const r = envs[i].reset(ref);
-    return {
-      ref,
-      task: r.task,
-      taskType: r.taskType,
-      initialObservation: r.observation,
-      steps: [],
-      reward: 0,
-      success: false,
-      invalidCount: 0,
-      finalObservation: r.observation,
-    };
-  });
-  const obs = trajs.map((t) => t.initialObservation);
-  const hist: Turn[][] = refs.map(() => []);
-  const done = refs.map(() => false);
+  const ep = resetEpisodes(spec, preset, refs);
   let tokens = 0,
     sampleMs = 0;
   const t0 = now();
   const maxBatch = o.maxBatch ?? 128;
-  while (done.some((d) => !d)) {
-    const active = done.flatMap((d, i) => (d ? [] : [i]));
+  while (ep.done.some((d) => !d)) {
+    const active = ep.done.flatMap((d, i) => (d ? [] : [i]));
     for (let c = 0; c < active.length; c += maxBatch) {
       await checkCancelled(o.cancel, 'rollout turn');
       const rows = active.slice(c, c + maxBatch);
-      const adm = rows.map((i) => envs[i].admissibleActions());
-      const prompts = rows.map((i, k) =>
-        buildPrompt(
-          tok,
-          {
-            task: trajs[i].task,
-            history: hist[i],
-            observation: obs[i],
-            admissible: adm[k],
-            historyTurns: o.historyTurns,
-            episodeSkill: o.episodeSkill?.(i, trajs[i].taskType),
-            stepSkill: o.stepSkill?.(i, envs[i]),
-          },
-          maxPrompt,
-        ),
-      );
+      const adm = rows.map((i) => ep.envs[i].admissibleActions());
+      const prompts = turnPrompts(tok, maxPrompt, ep, rows, adm, o);
       const tries =
         o.decoding === 'admissible'
           ? adm.map(
@@ -136,46 +105,134 @@ export async function runEpisodes(
         allowed: (row, prefix) => (tries ? tries[row].allowed(prefix) : null),
       });
       sampleMs += now() - ts;
-      rows.forEach((i, k) => {
-        const r = res[k];
-        tokens += prompts[k].length + r.tokens.length;
-        const body = r.tokens[r.tokens.length - 1] === eos ? r.tokens.slice(0, -1) : r.tokens;
-        // A response cut before <eos> is not a complete action: send it as is (it will be inadmissible).
-        const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
-        const st = envs[i].step(action);
-        const rec: StepRecord = {
-          observation: obs[i],
-          admissible: adm[k],
-          prompt: prompts[k],
-          response: r.tokens,
-          allowed: r.allowed,
-          sampleLogp: r.sampleLogp,
-          sampleEntropy: r.sampleEntropy,
-          action,
-          valid: st.valid,
-          reward: st.reward,
-        };
-        const t = trajs[i];
-        t.steps.push(rec);
-        t.reward += st.reward;
-        if (!st.valid) t.invalidCount++;
-        if (st.success) t.success = true;
-        hist[i].push({ action, observation: st.observation });
-        obs[i] = st.observation;
-        t.finalObservation = st.observation;
-        if (st.done) done[i] = true;
-      });
+      tokens += takeActions(tok, eos, ep, rows, adm, prompts, res);
     }
-    if (o.onTurn) {
-      let fin = 0,
-        work = 0;
-      envs.forEach((e, i) => {
-        if (done[i]) fin++;
-        work += done[i] ? 1 : Math.min(1, trajs[i].steps.length / Math.max(1, e.maxSteps));
-      });
-      o.onTurn(fin, envs.length, envs.length ? work / envs.length : 1);
-    }
+    if (o.onTurn) reportTurn(ep, o);
   }
-  for (const t of trajs) t.success = t.success || t.reward >= 1;
-  return { trajectories: trajs, tokens, sampleMs, envMs: now() - t0 - sampleMs };
+  for (const t of ep.trajs) t.success = t.success || t.reward >= 1;
+  return { trajectories: ep.trajs, tokens, sampleMs, envMs: now() - t0 - sampleMs };
+}
+
+/** The lockstep episodes of one `runEpisodes` call, by episode index. */
+interface Episodes {
+  envs: Env[];
+  trajs: Trajectory[];
+  /** The observation each episode's next prompt shows. */
+  obs: string[];
+  /** The turns taken so far (the prompt shows the last `historyTurns`). */
+  hist: Turn[][];
+  done: boolean[];
+}
+
+/** One env per task ref, reset to its task, with its empty trajectory. @throws Error from the env on a bad ref. */
+function resetEpisodes(spec: EnvSpec, preset: string, refs: readonly TaskRef[]): Episodes {
+  const envs: Env[] = refs.map(() => spec.create(preset));
+  const trajs: Trajectory[] = refs.map((ref, i) => {
+    const r = envs[i].reset(ref);
+    return {
+      ref,
+      task: r.task,
+      taskType: r.taskType,
+      initialObservation: r.observation,
+      steps: [],
+      reward: 0,
+      success: false,
+      invalidCount: 0,
+      finalObservation: r.observation,
+    };
+  });
+  const obs = trajs.map((t) => t.initialObservation);
+  const hist: Turn[][] = refs.map(() => []);
+  const done = refs.map(() => false);
+  return { envs, trajs, obs, hist, done };
+}
+
+/**
+ * The prompt (token ids, at most `maxPrompt`) of each episode of `rows`, with `adm[k]` the admissible actions of
+ * episode rows[k] and the skills `o` injects (asked row by row, episode skill then step skill).
+ */
+function turnPrompts(
+  tok: Tokenizer,
+  maxPrompt: number,
+  ep: Episodes,
+  rows: readonly number[],
+  adm: readonly string[][],
+  o: RolloutOptions,
+): number[][] {
+  return rows.map((i, k) =>
+    buildPrompt(
+      tok,
+      {
+        task: ep.trajs[i].task,
+        history: ep.hist[i],
+        observation: ep.obs[i],
+        admissible: adm[k],
+        historyTurns: o.historyTurns,
+        episodeSkill: o.episodeSkill?.(i, ep.trajs[i].taskType),
+        stepSkill: o.stepSkill?.(i, ep.envs[i]),
+      },
+      maxPrompt,
+    ),
+  );
+}
+
+/**
+ * Steps each episode of `rows` with the action its sampled response `res[k]` spells, recording the step in its
+ * trajectory and history. Returns the tokens that went through the model for these rows (prompt + response).
+ */
+function takeActions(
+  tok: Tokenizer,
+  eos: number,
+  ep: Episodes,
+  rows: readonly number[],
+  adm: readonly string[][],
+  prompts: readonly number[][],
+  res: readonly SampledResponse[],
+): number {
+  let tokens = 0;
+  rows.forEach((i, k) => {
+    const r = res[k];
+    tokens += prompts[k].length + r.tokens.length;
+    const body = r.tokens[r.tokens.length - 1] === eos ? r.tokens.slice(0, -1) : r.tokens;
+    // A response cut before <eos> is not a complete action: send it as is (it will be inadmissible).
+    const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
+    const st = ep.envs[i].step(action);
+    const rec: StepRecord = {
+      observation: ep.obs[i],
+      admissible: adm[k],
+      prompt: prompts[k],
+      response: r.tokens,
+      allowed: r.allowed,
+      sampleLogp: r.sampleLogp,
+      sampleEntropy: r.sampleEntropy,
+      action,
+      valid: st.valid,
+      reward: st.reward,
+    };
+    const t = ep.trajs[i];
+    t.steps.push(rec);
+    t.reward += st.reward;
+    if (!st.valid) t.invalidCount++;
+    if (st.success) t.success = true;
+    ep.hist[i].push({ action, observation: st.observation });
+    ep.obs[i] = st.observation;
+    t.finalObservation = st.observation;
+    if (st.done) ep.done[i] = true;
+  });
+  return tokens;
+}
+
+/**
+ * Reports a lockstep turn's progress to `o.onTurn`: episodes finished, the episode count and the fraction of the work
+ * done.
+ */
+function reportTurn(ep: Episodes, o: RolloutOptions): void {
+  const { envs, trajs, done } = ep;
+  let fin = 0,
+    work = 0;
+  envs.forEach((e, i) => {
+    if (done[i]) fin++;
+    work += done[i] ? 1 : Math.min(1, trajs[i].steps.length / Math.max(1, e.maxSteps));
+  });
+  o.onTurn?.(fin, envs.length, envs.length ? work / envs.length : 1);
 }
