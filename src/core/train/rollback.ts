@@ -1,5 +1,5 @@
 /**
- * Undoing a step's update when it moved the policy too far (the sudden from-scratch collapses in the
+ * Undoing a step's update when it moved the policy too far (the sudden from-scratch collapses of
  * docs/experiments/from-scratch-history.md#collapse). As TRPO rejects a step that breaks its KL constraint (Schulman et
  * al. 2015, line search), the trainer measures the approximate KL(π_old ‖ π_new) on the step's own samples after
  * the update and, above `maxStepKl`, restores the weights and the Adam state from before the update — or, with
