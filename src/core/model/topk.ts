@@ -2,8 +2,9 @@
  * Log-probs at a few token ids per action token, for Agentic-OPD's top-k reverse KL (Agentic-OPD 2026,
  * docs/references.md#agentic-opd; math/losses.ts `topKReverseKlLoss`): the student's K most likely tokens at each
  * action position and their log-probs, the teacher's log-probs at those same ids, and, inside the update, the
- * student's differentiable log-probs at them. Every log-prob is of the sampling distribution softmax(logits / T + allowed-mask) in nats, as in
- * ./scoring.ts; only K values per position are kept (never the [M, V] distribution).
+ * student's differentiable log-probs at them. Every log-prob is of the sampling distribution
+ * softmax(logits / T + allowed-mask) in nats, as in ./scoring.ts; only K values per position are kept (never the
+ * [M, V] distribution).
  *
  * Layout: per-position arrays are packed sample-major like ./scoring.ts, K entries per action token: entry m·K + j
  * is the j-th id (by descending student log-prob) of packed action token m.
