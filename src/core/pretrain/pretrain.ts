@@ -104,36 +104,13 @@ export async function* pretrain(
   const pick = root.fork('batches');
   const microTokens = Math.max(1024, Math.floor(16384 / activationScale(policy.cfg)));
   let loss = NaN;
-  let it = 0;
+  let it = 1;
   try {
-    for (it = 1; it <= c.iters && !signal?.aborted; it++) {
+    for (; it <= c.iters && !signal?.aborted; it++) {
       const ts = performance.now();
       const idx = Array.from({ length: c.batch }, () => pick.int(demos.samples.length));
       const samples: ScoreSample[] = idx.map((i) => demos.samples[i]);
-      const M = samples.reduce((s, x) => s + x.response.length, 0);
-      let grads: Record<string, tf.Tensor> | null = null;
-      let sum = 0,
-        tokens = 0;
-      for (const micro of microBatches(
-        samples.map((_, i) => i),
-        samples,
-        microTokens,
-      )) {
-        const b = buildScoreBatch(
-          micro.map((i) => samples[i]),
-          policy.cfg,
-          policy.freeRow,
-        );
-        const { value, grads: g } = tf.variableGrads(
-          () => tf.div(tf.neg(tf.sum(tokenLogProbs(policy.params, policy.cfg, b).logp)), M) as tf.Scalar,
-          vars,
-        );
-        sum += (await value.data())[0];
-        tokens += b.tokens;
-        value.dispose();
-        disposeBatch(b);
-        grads = accumulate(grads, g);
-      }
+      const { grads, sum, tokens } = await batchGrads(policy, vars, samples, microTokens);
       await applyClipped(opt, grads!, 1.0);
       loss = sum;
       const now = performance.now();
@@ -153,4 +130,42 @@ export async function* pretrain(
     opt.dispose();
   }
   yield { event: 'done', iters: it - 1, loss, elapsedMs: performance.now() - t0 };
+}
+
+/**
+ * One iteration's gradient of the token-mean NLL over `samples` (the caller applies it), accumulated over
+ * micro-batches of at most `microTokens` padded tokens, each divided by the batch's M action tokens; with the loss
+ * (nats per action token) and the tokens pushed through forward+backward.
+ */
+async function batchGrads(
+  policy: PolicyHandle,
+  vars: tf.Variable[],
+  samples: ScoreSample[],
+  microTokens: number,
+): Promise<{ grads: Record<string, tf.Tensor> | null; sum: number; tokens: number }> {
+  const M = samples.reduce((s, x) => s + x.response.length, 0);
+  let grads: Record<string, tf.Tensor> | null = null;
+  let sum = 0,
+    tokens = 0;
+  for (const micro of microBatches(
+    samples.map((_, i) => i),
+    samples,
+    microTokens,
+  )) {
+    const b = buildScoreBatch(
+      micro.map((i) => samples[i]),
+      policy.cfg,
+      policy.freeRow,
+    );
+    const { value, grads: g } = tf.variableGrads(
+      () => tf.div(tf.neg(tf.sum(tokenLogProbs(policy.params, policy.cfg, b).logp)), M) as tf.Scalar,
+      vars,
+    );
+    sum += (await value.data())[0];
+    tokens += b.tokens;
+    value.dispose();
+    disposeBatch(b);
+    grads = accumulate(grads, g);
+  }
+  return { grads, sum, tokens };
 }

@@ -147,6 +147,7 @@ export function buildStepDetail(
   v: StepTokenVectors,
   views: AlgorithmViews | undefined,
 ): StepDetail {
+  const d: DetailInputs = { scores, adv, packed, v, views };
   const groups: GroupDetail[] = [];
   let sample = 0;
   for (let g0 = 0; g0 < trajs.length; g0 += groupSize) {
@@ -154,58 +155,11 @@ export function buildStepDetail(
     const firstSample = sample;
     const start = packed.offsets[sample] ?? packed.tokens;
     const trajectories: TrajectoryDetail[] = members.map((t, k) => {
-      const ti = g0 + k;
-      const turns: TurnDetail[] = t.steps.map((s, j) => {
-        const i = sample++;
-        const extra = views?.sample(i);
-        return {
-          prompt: Int32Array.from(s.prompt),
-          observation: s.observation,
-          reply: j + 1 < t.steps.length ? t.steps[j + 1].observation : t.finalObservation,
-          action: s.action,
-          valid: s.valid,
-          reward: s.reward,
-          done: j === t.steps.length - 1,
-          tokenStart: packed.offsets[i] - start,
-          tokenCount: s.response.length,
-          ...(extra?.critical !== undefined ? { critical: extra.critical } : {}),
-          ...(extra?.stepSkill !== undefined ? { stepSkill: extra.stepSkill } : {}),
-        };
-      });
-      const tv = views?.trajectory(ti);
-      return {
-        success: t.success,
-        reward: t.reward,
-        score: scores[ti],
-        advantage: adv[ti],
-        invalidCount: t.invalidCount,
-        initialObservation: t.initialObservation,
-        ...(tv?.episodeSkill !== undefined
-          ? { episodeSkill: tv.episodeSkill }
-          : t.episodeSkill !== undefined
-            ? { episodeSkill: t.episodeSkill }
-            : {}),
-        ...(tv?.analyzerError !== undefined ? { analyzerError: tv.analyzerError } : {}),
-        turns,
-      };
+      const detail = trajectoryDetail(d, t, g0 + k, sample, start);
+      sample += t.steps.length;
+      return detail;
     });
     const end = packed.offsets[sample] ?? packed.tokens;
-    const ids = new Int32Array(end - start);
-    for (let i = firstSample, o = 0; i < sample; i++) {
-      ids.set(packed.samples[i].response, o);
-      o += packed.samples[i].response.length;
-    }
-    const perToken = (pick: (m: number) => number | undefined): Float32Array | null => {
-      if (!views) return null;
-      const out = new Float32Array(end - start);
-      let any = false;
-      for (let m = start; m < end; m++) {
-        const x = pick(m);
-        if (x !== undefined) any = true;
-        out[m - start] = x ?? NaN;
-      }
-      return any ? out : null;
-    };
     groups.push({
       step,
       group: groups.length,
@@ -213,18 +167,93 @@ export function buildStepDetail(
       taskType: members[0].taskType,
       taskIndex: members[0].ref.index,
       trajectories,
-      tokens: {
-        ids,
-        adv: v.adv.slice(start, end),
-        aEp: v.aEp.slice(start, end),
-        aSkill: perToken((m) => views?.token(m)?.advSkill),
-        logpSkill: perToken((m) => views?.token(m)?.logpSkill),
-        logpOld: v.oldLogp.slice(start, end),
-        logpRef: end <= v.refLogp.length ? v.refLogp.slice(start, end) : null,
-        entropy: v.entropy.slice(start, end),
-        ratio: v.ratio ? v.ratio.slice(start, end) : null,
-      },
+      tokens: groupTokens(d, firstSample, sample, start, end),
     });
   }
   return { step, groups };
+}
+
+/** What `buildStepDetail` reads for every group: the per-trajectory and per-token numbers and the algorithm's views. */
+interface DetailInputs {
+  scores: readonly number[];
+  adv: readonly number[];
+  packed: PackedSamples;
+  v: StepTokenVectors;
+  views: AlgorithmViews | undefined;
+}
+
+/**
+ * Trajectory `ti` of the step, whose first turn is packed sample `first`; token positions are counted from `start`,
+ * its group's first token.
+ */
+function trajectoryDetail(d: DetailInputs, t: Trajectory, ti: number, first: number, start: number): TrajectoryDetail {
+  const { packed, views } = d;
+  const turns: TurnDetail[] = t.steps.map((s, j) => {
+    const i = first + j;
+    const extra = views?.sample(i);
+    return {
+      prompt: Int32Array.from(s.prompt),
+      observation: s.observation,
+      reply: j + 1 < t.steps.length ? t.steps[j + 1].observation : t.finalObservation,
+      action: s.action,
+      valid: s.valid,
+      reward: s.reward,
+      done: j === t.steps.length - 1,
+      tokenStart: packed.offsets[i] - start,
+      tokenCount: s.response.length,
+      ...(extra?.critical !== undefined ? { critical: extra.critical } : {}),
+      ...(extra?.stepSkill !== undefined ? { stepSkill: extra.stepSkill } : {}),
+    };
+  });
+  const tv = views?.trajectory(ti);
+  return {
+    success: t.success,
+    reward: t.reward,
+    score: d.scores[ti],
+    advantage: d.adv[ti],
+    invalidCount: t.invalidCount,
+    initialObservation: t.initialObservation,
+    ...(tv?.episodeSkill !== undefined
+      ? { episodeSkill: tv.episodeSkill }
+      : t.episodeSkill !== undefined
+        ? { episodeSkill: t.episodeSkill }
+        : {}),
+    ...(tv?.analyzerError !== undefined ? { analyzerError: tv.analyzerError } : {}),
+    turns,
+  };
+}
+
+/**
+ * A group's token arrays: the action token ids of packed samples [firstSample, endSample) and copies of the step's
+ * per-token vectors over its packed tokens [start, end); the skill vectors are null where the views give none.
+ */
+function groupTokens(d: DetailInputs, firstSample: number, endSample: number, start: number, end: number): TokenArrays {
+  const { packed, v, views } = d;
+  const ids = new Int32Array(end - start);
+  for (let i = firstSample, o = 0; i < endSample; i++) {
+    ids.set(packed.samples[i].response, o);
+    o += packed.samples[i].response.length;
+  }
+  const perToken = (pick: (m: number) => number | undefined): Float32Array | null => {
+    if (!views) return null;
+    const out = new Float32Array(end - start);
+    let any = false;
+    for (let m = start; m < end; m++) {
+      const x = pick(m);
+      if (x !== undefined) any = true;
+      out[m - start] = x ?? NaN;
+    }
+    return any ? out : null;
+  };
+  return {
+    ids,
+    adv: v.adv.slice(start, end),
+    aEp: v.aEp.slice(start, end),
+    aSkill: perToken((m) => views?.token(m)?.advSkill),
+    logpSkill: perToken((m) => views?.token(m)?.logpSkill),
+    logpOld: v.oldLogp.slice(start, end),
+    logpRef: end <= v.refLogp.length ? v.refLogp.slice(start, end) : null,
+    entropy: v.entropy.slice(start, end),
+    ratio: v.ratio ? v.ratio.slice(start, end) : null,
+  };
 }

@@ -112,7 +112,25 @@ function tanhFunc(): FuncBuilder {
   const i = fb.local(I32),
     xin = fb.local(V128);
   const v = new Vec(fb);
-  // Constants (hoisted out of the loop).
+  const c = lanesConstants(v); // hoisted out of the loop
+  fb.op(Op.block, 0x40, Op.loop, 0x40);
+  fb.get(i).get(n4).op(Op.i32GeU, Op.brIf, 1);
+  fb.get(px).simd(S.load, 0).set(xin);
+  fb.get(po)
+    .get(tanhLanes(v, c, xin))
+    .simd(S.store, 0);
+  fb.get(px).i32(16).op(Op.i32Add).set(px);
+  fb.get(po).i32(16).op(Op.i32Add).set(po);
+  fb.get(i).i32(1).op(Op.i32Add).set(i);
+  fb.op(Op.br, 0, Op.end, Op.end);
+  return fb;
+}
+
+/** The v128 locals holding the constants of tanhf and expm1f, splat before the loop. */
+type LaneConstants = ReturnType<typeof lanesConstants>;
+
+/** Emits the constants of `tanhLanes` and `expm1Lanes` (in this order, so the locals and bytes are fixed). */
+function lanesConstants(v: Vec) {
   const absMask = v.ic(0x7fffffff),
     signMask = v.ic(0x80000000 | 0);
   const one = v.fc(1),
@@ -141,71 +159,75 @@ function tanhFunc(): FuncBuilder {
   const hBig = v.ic(0x3eb17218),
     hMid = v.ic(0x3f851592),
     hTiny = v.ic(0x33000000);
-  fb.op(Op.block, 0x40, Op.loop, 0x40);
-  fb.get(i).get(n4).op(Op.i32GeU, Op.brIf, 1);
-  fb.get(px).simd(S.load, 0).set(xin);
+  return {
+    ...{ absMask, signMask, one, two, mtwo, half, mhalf, zero, three, six },
+    ...{ quarterNeg, ln2hi, ln2lo, invln2, q1, q2, iOne, iMinusOne, iZero, i127, i23 },
+    ...{ wSub, wD, wC, wB, hBig, hMid, hTiny },
+  };
+}
+
+/** Emits tanhf of the 4 lanes of local `xin`; returns the local holding the result. */
+function tanhLanes(v: Vec, c: LaneConstants, xin: number): number {
   // tanhf: sign, w = |x| bits, x = |x|
-  const sign = v.op(S.and, xin, signMask),
-    w = v.op(S.and, xin, absMask),
+  const sign = v.op(S.and, xin, c.signMask),
+    w = v.op(S.and, xin, c.absMask),
     x = w;
   // expm1f's argument: −2|x| in case D (w ≤ 0x3e82c578), 2|x| otherwise
-  const mD = v.op(S.i32leU, w, wD);
-  const y = v.sel(v.op(S.mul, mtwo, x), v.op(S.mul, two, x), mD);
-  // expm1f(y)
-  const hy = v.op(S.and, y, absMask),
+  const mD = v.op(S.i32leU, w, c.wD);
+  const y = v.sel(v.op(S.mul, c.mtwo, x), v.op(S.mul, c.two, x), mD);
+  const em = expm1Lanes(v, c, y);
+  // tanhf's cases
+  const ep2 = v.op(S.add, em, c.two);
+  const tA = v.op(S.add, c.one, v.op(S.div, c.zero, x));
+  const tB = v.op(S.sub, c.one, v.op(S.div, c.two, ep2));
+  const tC = v.op(S.div, em, ep2);
+  const tD = v.op(S.div, v.op(S.xor, em, c.signMask), ep2);
+  let tt = v.sel(tA, tB, v.op(S.i32gtU, w, c.wB));
+  tt = v.sel(tt, tC, v.op(S.i32gtU, w, c.wC));
+  tt = v.sel(tt, tD, v.op(S.i32gtU, w, c.wD));
+  tt = v.sel(tt, x, v.op(S.i32geU, w, c.wSub));
+  return v.op(S.xor, tt, sign);
+}
+
+/** Emits expm1f of the 4 lanes of local `y` (the reduction, approximation and reconstruction as lane selects). */
+function expm1Lanes(v: Vec, c: LaneConstants, y: number): number {
+  const { one, two, mtwo, half, zero, iOne, iMinusOne, iZero, i127 } = c;
+  const hy = v.op(S.and, y, c.absMask),
     ysign = v.shift(S.shrS, y, 31); // all ones where y < 0
-  const mBig = v.op(S.i32gtU, hy, hBig),
-    mMid = v.op(S.i32ltU, hy, hMid),
-    mTiny = v.op(S.i32ltU, hy, hTiny);
-  const kForm = v.op(S.truncS, v.op(S.add, v.op(S.mul, invln2, y), v.sel(mhalf, half, ysign)));
+  const mBig = v.op(S.i32gtU, hy, c.hBig),
+    mMid = v.op(S.i32ltU, hy, c.hMid),
+    mTiny = v.op(S.i32ltU, hy, c.hTiny);
+  const kForm = v.op(S.truncS, v.op(S.add, v.op(S.mul, c.invln2, y), v.sel(c.mhalf, half, ysign)));
   const kBig = v.sel(v.sel(iMinusOne, iOne, ysign), kForm, mMid);
   const k = v.sel(kBig, iZero, mBig);
   const kf = v.op(S.convertS, k);
-  const hi = v.op(S.sub, y, v.op(S.mul, kf, ln2hi)),
-    lo = v.op(S.mul, kf, ln2lo);
+  const hi = v.op(S.sub, y, v.op(S.mul, kf, c.ln2hi)),
+    lo = v.op(S.mul, kf, c.ln2lo);
   const yrBig = v.op(S.sub, hi, lo);
   const yr = v.sel(yrBig, y, mBig);
-  const c = v.sel(v.op(S.sub, v.op(S.sub, hi, yrBig), lo), zero, mBig);
+  const cc = v.sel(v.op(S.sub, v.op(S.sub, hi, yrBig), lo), zero, mBig);
   const hfx = v.op(S.mul, half, yr),
     hxs = v.op(S.mul, yr, hfx);
-  const r1 = v.op(S.add, one, v.op(S.mul, hxs, v.op(S.add, q1, v.op(S.mul, hxs, q2))));
-  const t = v.op(S.sub, three, v.op(S.mul, r1, hfx));
-  const e = v.op(S.mul, hxs, v.op(S.div, v.op(S.sub, r1, t), v.op(S.sub, six, v.op(S.mul, yr, t))));
+  const r1 = v.op(S.add, one, v.op(S.mul, hxs, v.op(S.add, c.q1, v.op(S.mul, hxs, c.q2))));
+  const t = v.op(S.sub, c.three, v.op(S.mul, r1, hfx));
+  const e = v.op(S.mul, hxs, v.op(S.div, v.op(S.sub, r1, t), v.op(S.sub, c.six, v.op(S.mul, yr, t))));
   const resK0 = v.op(S.sub, yr, v.op(S.sub, v.op(S.mul, yr, e), hxs));
-  const e2 = v.op(S.sub, v.op(S.sub, v.op(S.mul, yr, v.op(S.sub, e, c)), c), hxs);
+  const e2 = v.op(S.sub, v.op(S.sub, v.op(S.mul, yr, v.op(S.sub, e, cc)), cc), hxs);
   const resKm1 = v.op(S.sub, v.op(S.mul, half, v.op(S.sub, yr, e2)), half);
   const resK1 = v.sel(
     v.op(S.mul, mtwo, v.op(S.sub, e2, v.op(S.add, yr, half))),
     v.op(S.add, one, v.op(S.mul, two, v.op(S.sub, yr, e2))),
-    v.op(S.f32lt, yr, quarterNeg),
+    v.op(S.f32lt, yr, c.quarterNeg),
   );
   const twopk = v.shift(S.shl, v.op(S.i32add, i127, k), 23),
     twomk = v.shift(S.shl, v.op(S.i32sub, i127, k), 23);
   const resLt23 = v.op(S.mul, v.op(S.add, v.op(S.sub, yr, e2), v.op(S.sub, one, twomk)), twopk);
   const resGe23 = v.op(S.mul, v.op(S.add, v.op(S.sub, yr, v.op(S.add, e2, twomk)), one), twopk);
-  let em = v.sel(resGe23, resLt23, v.op(S.i32geU, k, i23)); // k ≥ 2 here (k < 0 is −1 only)
+  let em = v.sel(resGe23, resLt23, v.op(S.i32geU, k, c.i23)); // k ≥ 2 here (k < 0 is −1 only)
   em = v.sel(resK1, em, v.op(S.i32eq, k, iOne));
   em = v.sel(resKm1, em, v.op(S.i32eq, k, iMinusOne));
   em = v.sel(resK0, em, v.op(S.i32eq, k, iZero));
-  em = v.sel(y, em, mTiny);
-  // tanhf's cases
-  const ep2 = v.op(S.add, em, two);
-  const tA = v.op(S.add, one, v.op(S.div, zero, x));
-  const tB = v.op(S.sub, one, v.op(S.div, two, ep2));
-  const tC = v.op(S.div, em, ep2);
-  const tD = v.op(S.div, v.op(S.xor, em, signMask), ep2);
-  let tt = v.sel(tA, tB, v.op(S.i32gtU, w, wB));
-  tt = v.sel(tt, tC, v.op(S.i32gtU, w, wC));
-  tt = v.sel(tt, tD, v.op(S.i32gtU, w, wD));
-  tt = v.sel(tt, x, v.op(S.i32geU, w, wSub));
-  fb.get(po)
-    .get(v.op(S.xor, tt, sign))
-    .simd(S.store, 0);
-  fb.get(px).i32(16).op(Op.i32Add).set(px);
-  fb.get(po).i32(16).op(Op.i32Add).set(po);
-  fb.get(i).i32(1).op(Op.i32Add).set(i);
-  fb.op(Op.br, 0, Op.end, Op.end);
-  return fb;
+  return v.sel(y, em, mTiny);
 }
 
 const buf = new Float32Array(1),

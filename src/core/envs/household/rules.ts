@@ -30,7 +30,16 @@ import {
   treatText,
   useLampText,
 } from './text';
-import { contentsOf, held, placementGoalMet, receptacle, thing, type World } from './world';
+import {
+  contentsOf,
+  held,
+  placementGoalMet,
+  receptacle,
+  thing,
+  type Receptacle,
+  type Thing,
+  type World,
+} from './world';
 
 /** One admissible action and its effect (mutates the world, returns the observation). */
 export interface Transition {
@@ -64,75 +73,7 @@ export function transitions(w: World): Transition[] {
     });
   }
   const h = held(w);
-  if (w.at !== null) {
-    const r = receptacle(w, w.at);
-    if (r.closable && !r.open) {
-      out.push({
-        action: `open ${r.name}`,
-        apply: () => {
-          r.open = true;
-          return openText(r, contentsOf(w, r.name));
-        },
-      });
-    }
-    if (r.closable && r.open) {
-      out.push({
-        action: `close ${r.name}`,
-        apply: () => {
-          r.open = false;
-          return closeText(r.name);
-        },
-      });
-    }
-    const inside = r.open ? contentsOf(w, r.name) : [];
-    if (h === null) {
-      for (const t of inside) {
-        if (!t.takeable) continue;
-        out.push({
-          action: `take ${t.name} from ${r.name}`,
-          apply: () => {
-            t.location = null;
-            w.holding = t.name;
-            return takeText(t.name, r.name);
-          },
-        });
-      }
-    } else {
-      if (r.open) {
-        out.push({
-          action: `move ${h.name} to ${r.name}`,
-          apply: () => {
-            h.location = r.name;
-            w.holding = null;
-            return moveText(h.name, r.name);
-          },
-        });
-      }
-      for (const { verb, appliance } of TREATMENTS) {
-        if (r.kind !== appliance) continue;
-        out.push({
-          action: `${verb} ${h.name} with ${r.name}`,
-          apply: () => {
-            if (verb === 'clean') h.clean = true;
-            if (verb === 'heat') {
-              h.hot = true;
-              h.cold = false;
-            }
-            if (verb === 'cool') {
-              h.cold = true;
-              h.hot = false;
-            }
-            return treatText(verb, h.name, r.name);
-          },
-        });
-      }
-    }
-    for (const t of inside) {
-      if (t.takeable) continue; // the desklamp
-      out.push({ action: `use ${t.name}`, apply: () => useLampText(t.name) });
-    }
-    if (info) out.push({ action: `examine ${r.name}`, apply: () => receptacleText(r, contentsOf(w, r.name)) });
-  }
+  if (w.at !== null) out.push(...receptacleActions(w, receptacle(w, w.at), h, info));
   if (!info) return out;
   if (h !== null) out.push({ action: `examine ${h.name}`, apply: () => examineThingText(h) });
   out.push({ action: 'inventory', apply: () => inventoryText(w.holding) });
@@ -140,6 +81,86 @@ export function transitions(w: World): Transition[] {
     action: 'look',
     apply: () => (w.at === null ? roomText(w.receptacles) : facingText(w.at)),
   });
+  return out;
+}
+
+/**
+ * The actions at receptacle `r` (the current one), in order: open/close, take (empty hand) or move and
+ * clean/heat/cool (holding `h`), use a lamp, and `examine r` when `info`.
+ */
+function receptacleActions(w: World, r: Receptacle, h: Thing | null, info: boolean): Transition[] {
+  const out: Transition[] = [];
+  if (r.closable && !r.open) {
+    out.push({
+      action: `open ${r.name}`,
+      apply: () => {
+        r.open = true;
+        return openText(r, contentsOf(w, r.name));
+      },
+    });
+  }
+  if (r.closable && r.open) {
+    out.push({
+      action: `close ${r.name}`,
+      apply: () => {
+        r.open = false;
+        return closeText(r.name);
+      },
+    });
+  }
+  const inside = r.open ? contentsOf(w, r.name) : [];
+  if (h === null) {
+    for (const t of inside) {
+      if (!t.takeable) continue;
+      out.push({
+        action: `take ${t.name} from ${r.name}`,
+        apply: () => {
+          t.location = null;
+          w.holding = t.name;
+          return takeText(t.name, r.name);
+        },
+      });
+    }
+  } else out.push(...heldActions(w, r, h));
+  for (const t of inside) {
+    if (t.takeable) continue; // the desklamp
+    out.push({ action: `use ${t.name}`, apply: () => useLampText(t.name) });
+  }
+  if (info) out.push({ action: `examine ${r.name}`, apply: () => receptacleText(r, contentsOf(w, r.name)) });
+  return out;
+}
+
+/** The actions with held object `h` at receptacle `r`: move it there (when open), then treat it with an appliance. */
+function heldActions(w: World, r: Receptacle, h: Thing): Transition[] {
+  const out: Transition[] = [];
+  if (r.open) {
+    out.push({
+      action: `move ${h.name} to ${r.name}`,
+      apply: () => {
+        h.location = r.name;
+        w.holding = null;
+        return moveText(h.name, r.name);
+      },
+    });
+  }
+  for (const { verb, appliance } of TREATMENTS) {
+    if (r.kind !== appliance) continue;
+    out.push({
+      action: `${verb} ${h.name} with ${r.name}`,
+      apply: () => {
+        if (verb === 'clean') h.clean = true;
+        if (verb === 'heat') {
+          h.hot = true;
+          h.cold = false;
+        }
+        if (verb === 'cool') {
+          h.cold = true;
+          h.hot = false;
+        }
+        return treatText(verb, h.name, r.name);
+      },
+    });
+  }
   return out;
 }
 
