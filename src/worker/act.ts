@@ -19,72 +19,15 @@ import type { PolicyHandle } from '../core/model/policy';
 import { sampleResponses } from '../core/model/sample';
 import { actionTokens, buildPrompt, type Turn } from '../core/rollout/prompt';
 import { ActionTrie } from '../core/rollout/trie';
-import { rankActions, scoreActions, type ActDecoding, type ActionProb } from '../core/rollout/act-topk';
+import { rankActions, scoreActions } from '../core/rollout/act-topk';
 import type { RunConfig } from '../core/run/config';
 import type { GroupDetail } from '../core/train/step-detail';
 import type { LivePolicy } from './session';
 import { promptView } from './explorer-view';
+import type { ActChoice, ActEpisodeView, ActTurn } from './api';
 
 /** Rows of the next-action list shown per turn (top-k). */
 export const ACT_TOP_K = 5;
-
-/** The action taken at a turn. */
-export interface ActChoice {
-  action: string;
-  /** `sampled` (the rollout sampler, seeded) or `greedy` (the most probable admissible action). */
-  how: 'sampled' | 'greedy';
-  /** Its probability: the list's p(a) when admissible; else the sampler's exp(Σ token log-probs) (free decoding). */
-  prob: number;
-  /** Its full-sequence log-prob ℓ (nats). */
-  logp: number;
-  /** 1-based rank in the turn's list (most probable first), or null when it is not an admissible action. */
-  rank: number | null;
-  /** False when the environment refused it (`Nothing happens.`). */
-  valid: boolean;
-}
-
-/** One turn played. */
-export interface ActTurn {
-  /** 1-based turn number. */
-  turn: number;
-  /** The observation the action answered. */
-  observation: string;
-  /** Admissible actions listed in the prompt's state. */
-  admissibleCount: number;
-  /** The ACT_TOP_K most probable admissible actions, most probable first. */
-  top: ActionProb[];
-  /** 1 − Σ p over `top`: the other admissible actions' mass (and, under free decoding, inadmissible responses'). */
-  rest: number;
-  chosen: ActChoice;
-  reward: number;
-  done: boolean;
-  /** The environment's reply (the next observation). */
-  reply: string;
-  /** Updates applied to the weights that acted (0 = the initial weights). */
-  weightsStep: number;
-}
-
-/** An episode being played, as the page shows it. Plain data. */
-export interface ActEpisodeView {
-  /** The stored trajectory whose task is played: step, group, trajectory index. */
-  from: { step: number; group: number; trajectory: number };
-  task: string;
-  taskType: string;
-  /** Train-split task index. */
-  taskIndex: number;
-  initialObservation: string;
-  /** The episode skill the rollout's prompt held (Skill-GRPO), put in every prompt here too. */
-  episodeSkill?: string;
-  decoding: ActDecoding;
-  temperature: number;
-  historyTurns: number;
-  k: number;
-  /** The environment's step limit. */
-  maxSteps: number;
-  turns: ActTurn[];
-  done: boolean;
-  success: boolean;
-}
 
 /** One episode of the act panel: its environment, history and generator. */
 export class ActEpisode {

@@ -2,6 +2,9 @@
  * The one interface the training worker exposes through Comlink (a narrow worker boundary; worker protocol:
  * docs/architecture.md). The page only ever talks to the worker through this type; snapshots cross it, never proxies
  * of reactive state. Shared by src/worker/trainer.worker.ts (implementation) and src/ui (caller).
+ *
+ * A leaf of the worker: every type the API exposes is declared here (or in core, or in run-meta.ts's schema), and the
+ * modules that implement it import their types from here, never the reverse.
  */
 import type { RunConfig } from '../core/run/config';
 import type { TrainEvent } from '../core/train/events';
@@ -10,17 +13,12 @@ import type { ConnectionResult } from '../core/analyzer/http';
 import type { ProbeTiming } from '../core/bench/probe';
 import type { BenchProgress, BenchReport, BenchRequest } from '../core/bench/report';
 import type { PhaseProgress } from '../core/cancel';
-import type { StoreIndex } from './trajectory-store';
-import type { ExplorerGroup } from './explorer-view';
-import type { ActEpisodeView } from './act';
-import type { CheckpointsSnapshot } from './checkpoints';
-import type { RecordEvent, RunRecord } from '../core/run/record';
-import type { RunInfo, RunsList, StoredExplorerRun } from './runs-library';
-import type { RecordStatus } from './runs';
+import type { RecordEvent, RunRecord, ValRecord } from '../core/run/record';
 import type { PlayView } from '../core/envs/play';
-import type { PlayRequest } from './play';
-
-export type { RunInfo, RunsList, RecordStatus };
+import type { Split } from '../core/envs/types';
+import type { ActDecoding, ActionProb } from '../core/rollout/act-topk';
+import type { GroupDetail, TokenArrays, TrajectoryDetail, TurnDetail } from '../core/train/step-detail';
+import type { StoredRunMeta } from './run-meta';
 
 /** A backend the user may force, or `auto` (webgpu → webgl → wasm → cpu). */
 export type BackendPref = 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'cpu';
@@ -213,6 +211,249 @@ export interface ConnectionRequest {
   apiKey: string;
   /** Limit of the one request (ms). */
   timeoutMs: number;
+}
+
+// ---- The views the worker sends: the rollout explorer (trajectory-store.ts, explorer-view.ts, act.ts) ----
+
+/** One stored group as listed (no trajectories). */
+export interface StoredGroupInfo {
+  group: number;
+  task: string;
+  taskType: string;
+  /** Trajectories of the group that succeeded, and how many it has. */
+  solved: number;
+  size: number;
+  /** Estimated bytes (`groupBytes`). */
+  bytes: number;
+}
+
+/** The store's contents as listed for the page: steps ascending, each with its kept groups ascending. */
+export interface StoreIndex {
+  steps: { step: number; groups: StoredGroupInfo[] }[];
+  /** Estimated bytes held, and the bound. */
+  bytes: number;
+  maxBytes: number;
+  recentSteps: number;
+  sampleEvery: number;
+}
+
+/** A prompt split at its section markers. Texts are decoded without the leading space each section starts with. */
+export interface PromptView {
+  /** The task line (after `<task>`); '' when the prompt was cut before it. */
+  task: string;
+  /** Text after `<skill>` (an episode skill in the prompt: Skill-GRPO at rollout), if any. */
+  episodeSkill?: string;
+  /** The history window (after `<hist>`), oldest first: each past action and the reply to it. */
+  history: { action: string; observation: string }[];
+  /** The current observation (after `<obs>`). */
+  observation: string;
+  /**
+   * The admissible actions listed (after `<actions>`), in prompt order (the end of the list is dropped when too long).
+   */
+  admissible: string[];
+  /** Text after `<step_skill>`, if any. */
+  stepSkill?: string;
+  /** The whole prompt decoded with its special tokens shown, e.g. `<bos><task> put …<act>`. */
+  raw: string;
+  /** Prompt length in tokens. */
+  length: number;
+}
+
+/** One turn as the explorer shows it. */
+export interface ExplorerTurn extends Omit<TurnDetail, 'prompt'> {
+  /**
+   * The decoded prompt; null for a group read back from a stored run (prompts are not kept: `ExplorerGroup.stored`).
+   */
+  prompt: PromptView | null;
+  /** Display text of each action token (`tokenCount` of them; `<eos>` as is). */
+  tokenTexts: string[];
+}
+
+/** One trajectory as the explorer shows it. */
+export interface ExplorerTrajectory extends Omit<TrajectoryDetail, 'turns'> {
+  turns: ExplorerTurn[];
+}
+
+/** One stored group as sent to the page (`TrainerApi.explorerGroup`). */
+export interface ExplorerGroup extends Omit<GroupDetail, 'trajectories'> {
+  trajectories: ExplorerTrajectory[];
+  tokens: TokenArrays;
+}
+
+/** The action taken at a turn. */
+export interface ActChoice {
+  action: string;
+  /** `sampled` (the rollout sampler, seeded) or `greedy` (the most probable admissible action). */
+  how: 'sampled' | 'greedy';
+  /** Its probability: the list's p(a) when admissible; else the sampler's exp(Σ token log-probs) (free decoding). */
+  prob: number;
+  /** Its full-sequence log-prob ℓ (nats). */
+  logp: number;
+  /** 1-based rank in the turn's list (most probable first), or null when it is not an admissible action. */
+  rank: number | null;
+  /** False when the environment refused it (`Nothing happens.`). */
+  valid: boolean;
+}
+
+/** One turn played. */
+export interface ActTurn {
+  /** 1-based turn number. */
+  turn: number;
+  /** The observation the action answered. */
+  observation: string;
+  /** Admissible actions listed in the prompt's state. */
+  admissibleCount: number;
+  /** The ACT_TOP_K most probable admissible actions, most probable first. */
+  top: ActionProb[];
+  /** 1 − Σ p over `top`: the other admissible actions' mass (and, under free decoding, inadmissible responses'). */
+  rest: number;
+  chosen: ActChoice;
+  reward: number;
+  done: boolean;
+  /** The environment's reply (the next observation). */
+  reply: string;
+  /** Updates applied to the weights that acted (0 = the initial weights). */
+  weightsStep: number;
+}
+
+/** An episode being played, as the page shows it. Plain data. */
+export interface ActEpisodeView {
+  /** The stored trajectory whose task is played: step, group, trajectory index. */
+  from: { step: number; group: number; trajectory: number };
+  task: string;
+  taskType: string;
+  /** Train-split task index. */
+  taskIndex: number;
+  initialObservation: string;
+  /** The episode skill the rollout's prompt held (Skill-GRPO), put in every prompt here too. */
+  episodeSkill?: string;
+  decoding: ActDecoding;
+  temperature: number;
+  historyTurns: number;
+  k: number;
+  /** The environment's step limit. */
+  maxSteps: number;
+  turns: ActTurn[];
+  done: boolean;
+  success: boolean;
+}
+
+// ---- The Checkpoints view (checkpoints.ts) ----
+
+/** One HCN (or ablation) teacher choice of a distillation stage, as the page shows it. */
+export interface TeacherRoundView {
+  /** Round number (1 = at the start; +1 after each validation of the student). */
+  round: number;
+  /** The last step before the choice (0 for the first round). */
+  afterStep: number;
+  /** The chosen teacher (checkpoint step); null under the union ablation. */
+  teacherId: number | null;
+  /**
+   * Every teacher's numbers in the round, ascending id: HCN score Σ w(q) over Q ∖ P, gain |Q ∖ P|, type coverage.
+   */
+  scores: { id: number; score: number; gain: number; typeCoverage: number }[];
+  /** |P|: val tasks the student solved when the round began. */
+  studentSolved: number;
+  /** True when no teacher solves a val task the student does not. */
+  nothingToLearn: boolean;
+}
+
+/** What the page's Checkpoints view reads (a plain snapshot; no bytes). */
+export interface CheckpointsSnapshot {
+  /** The run's solved matrix (null before its first validation). */
+  val: ValRecord | null;
+  /** Steps whose weights are kept, with their size in bytes, ascending. */
+  kept: { step: number; bytes: number }[];
+  /** Bytes of weights kept, and the most that will be. */
+  usedBytes: number;
+  budgetBytes: number;
+  /** Validated steps whose weights were dropped for the budget. */
+  dropped: number[];
+  /** The distillation stage from these checkpoints, once one was configured; null before. */
+  distill: {
+    studentStep: number;
+    teachers: number[];
+    rounds: TeacherRoundView[];
+    /** The student's validations during the stage (pass rate per val task). */
+    validations: { step: number; passRates: number[] }[];
+  } | null;
+}
+
+// ---- The Runs view (runs.ts, runs-library.ts) ----
+
+/** What the page hears after each write of the run being recorded. */
+export interface RecordStatus {
+  id: string;
+  name: string;
+  /** Last step whose events are stored. */
+  savedStep: number;
+  /** The latest stored checkpoint, or null. */
+  lastCheckpoint: number | null;
+  /** Why the last write failed, and what was kept; null when it succeeded. */
+  error: string | null;
+}
+
+/** A stored run as the Runs view lists it. Sizes in bytes; times in ms since the epoch. */
+export interface RunInfo extends Omit<StoredRunMeta, 'files'> {
+  /** Sum of the run's stored file sizes. */
+  bytes: number;
+  /** Stored checkpoints (both files present), ascending. */
+  checkpoints: number[];
+  algo: string;
+  env: string;
+  preset: string;
+  model: string;
+  seed: number;
+  backend: string;
+  /**
+   * The run's checkpoint interval in steps (0: off), so the Runs view can say why a run has no checkpoint to resume
+   * from.
+   */
+  checkpointEvery: number;
+  /** Environment versions the run was made with. */
+  envVersions: Record<string, string>;
+}
+
+/** A stored run that could not be read, and why. */
+export interface CorruptRun {
+  id: string;
+  reason: string;
+}
+
+/** The Runs view's list. */
+export interface RunsList {
+  /** Readable runs, newest first. */
+  runs: RunInfo[];
+  corrupt: CorruptRun[];
+  /** Sum of the readable runs' bytes. */
+  totalBytes: number;
+}
+
+/** A stored run as the rollout explorer shows it (TrainerApi.explorerOpenRun). */
+export interface StoredExplorerRun {
+  id: string;
+  name: string;
+  /** The run's environment (its tokenizer decodes the stored action tokens), algorithm and λ_skill. */
+  env: string;
+  algo: RunConfig['algo'];
+  lambdaSkill: number;
+  /** Lines (steps) read from trajectories.jsonl, and how many of them kept the per-token numbers (`detail`). */
+  steps: number;
+  withDetail: number;
+}
+
+// ---- The Play view (play.ts) ----
+
+/**
+ * What the page asks to play (`playStart`): env, preset, split and either a task `index` (an integer ≥ 0) or a `seed`
+ * (an integer) that draws the index (core `randomTaskIndex`: the same seed, the same task). play.ts validates it.
+ */
+export interface PlayRequest {
+  env: string;
+  preset: string;
+  split: Split;
+  index?: number;
+  seed?: number;
 }
 
 /** The Comlink-exposed API. Every method resolves after the worker has acted; errors reject with a message. */

@@ -13,48 +13,10 @@ import { addValidation, coverage, emptyValRecord, type ValRecord } from '../core
 import type { SourceCheckpoint } from '../core/run/distill';
 import type { RunConfig } from '../core/run/config';
 import type { ValidationEvent } from '../core/train/events';
+import type { CheckpointsSnapshot, TeacherRoundView } from './api';
 
 /** Default most bytes of checkpoint weights kept (64 MiB). */
 export const DEFAULT_CHECKPOINT_BUDGET_BYTES = 64 * 1024 * 1024;
-
-/** One HCN (or ablation) teacher choice of a distillation stage, as the page shows it. */
-export interface TeacherRoundView {
-  /** Round number (1 = at the start; +1 after each validation of the student). */
-  round: number;
-  /** The last step before the choice (0 for the first round). */
-  afterStep: number;
-  /** The chosen teacher (checkpoint step); null under the union ablation. */
-  teacherId: number | null;
-  /**
-   * Every teacher's numbers in the round, ascending id: HCN score Σ w(q) over Q ∖ P, gain |Q ∖ P|, type coverage.
-   */
-  scores: { id: number; score: number; gain: number; typeCoverage: number }[];
-  /** |P|: val tasks the student solved when the round began. */
-  studentSolved: number;
-  /** True when no teacher solves a val task the student does not. */
-  nothingToLearn: boolean;
-}
-
-/** What the page's Checkpoints view reads (a plain snapshot; no bytes). */
-export interface CheckpointsSnapshot {
-  /** The run's solved matrix (null before its first validation). */
-  val: ValRecord | null;
-  /** Steps whose weights are kept, with their size in bytes, ascending. */
-  kept: { step: number; bytes: number }[];
-  /** Bytes of weights kept, and the most that will be. */
-  usedBytes: number;
-  budgetBytes: number;
-  /** Validated steps whose weights were dropped for the budget. */
-  dropped: number[];
-  /** The distillation stage from these checkpoints, once one was configured; null before. */
-  distill: {
-    studentStep: number;
-    teachers: number[];
-    rounds: TeacherRoundView[];
-    /** The student's validations during the stage (pass rate per val task). */
-    validations: { step: number; passRates: number[] }[];
-  } | null;
-}
 
 /** The checkpoints of one run, bounded in bytes (module comment). */
 export class CheckpointStore {

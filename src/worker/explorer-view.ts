@@ -5,50 +5,8 @@
  * and each action split into its token texts. The per-token numbers travel as the float32 vectors the trainer used.
  */
 import type { Tokenizer } from '../core/tokenizer/tokenizer';
-import type { GroupDetail, TokenArrays, TrajectoryDetail, TurnDetail } from '../core/train/step-detail';
-
-/** A prompt split at its section markers. Texts are decoded without the leading space each section starts with. */
-export interface PromptView {
-  /** The task line (after `<task>`); '' when the prompt was cut before it. */
-  task: string;
-  /** Text after `<skill>` (an episode skill in the prompt: Skill-GRPO at rollout), if any. */
-  episodeSkill?: string;
-  /** The history window (after `<hist>`), oldest first: each past action and the reply to it. */
-  history: { action: string; observation: string }[];
-  /** The current observation (after `<obs>`). */
-  observation: string;
-  /**
-   * The admissible actions listed (after `<actions>`), in prompt order (the end of the list is dropped when too long).
-   */
-  admissible: string[];
-  /** Text after `<step_skill>`, if any. */
-  stepSkill?: string;
-  /** The whole prompt decoded with its special tokens shown, e.g. `<bos><task> put …<act>`. */
-  raw: string;
-  /** Prompt length in tokens. */
-  length: number;
-}
-
-/** One turn as the explorer shows it. */
-export interface ExplorerTurn extends Omit<TurnDetail, 'prompt'> {
-  /**
-   * The decoded prompt; null for a group read back from a stored run (prompts are not kept: `ExplorerGroup.stored`).
-   */
-  prompt: PromptView | null;
-  /** Display text of each action token (`tokenCount` of them; `<eos>` as is). */
-  tokenTexts: string[];
-}
-
-/** One trajectory as the explorer shows it. */
-export interface ExplorerTrajectory extends Omit<TrajectoryDetail, 'turns'> {
-  turns: ExplorerTurn[];
-}
-
-/** One stored group as sent to the page (`TrainerApi.explorerGroup`). */
-export interface ExplorerGroup extends Omit<GroupDetail, 'trajectories'> {
-  trajectories: ExplorerTrajectory[];
-  tokens: TokenArrays;
-}
+import type { GroupDetail } from '../core/train/step-detail';
+import type { ExplorerGroup, PromptView } from './api';
 
 /** Splits prompt ids at the section markers of core/rollout/prompt.ts and decodes each section. */
 export function promptView(ids: ArrayLike<number>, tok: Tokenizer): PromptView {

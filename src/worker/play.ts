@@ -7,15 +7,13 @@
 import { z } from 'zod';
 import { PlayEpisode, randomTaskIndex, type PlayView } from '../core/envs/play';
 import { SPLITS, type Split } from '../core/envs/types';
+import type { PlayRequest } from './api';
 
 /** Longest action the page may send (characters): far above any household action, so nothing typed is cut. */
 export const PLAY_ACTION_MAX = 10_000;
 
-/**
- * What the page asks to play: env, preset, split and either a task `index` (an integer ≥ 0) or a `seed` (an integer)
- * that draws the index (core `randomTaskIndex`: the same seed, the same task).
- */
-export const playRequestSchema = z
+/** The check of a `PlayRequest` (api.ts) the page sends: its fields' ranges, and exactly one of index and seed. */
+export const playRequestSchema: z.ZodType<PlayRequest, PlayRequest> = z
   .object({
     env: z.string().min(1).max(40),
     preset: z.string().min(1).max(40),
@@ -33,9 +31,6 @@ export const playRequestSchema = z
     message: 'give either index (a task index) or seed (a random task), not both or neither',
     path: ['index'],
   });
-
-/** A request of `playStart` as the page sends it. */
-export type PlayRequest = z.input<typeof playRequestSchema>;
 
 /** `field: message` of a zod error's first issue, e.g. `index: Too small: expected number to be >=0`. */
 function firstIssue(e: z.ZodError): string {
@@ -60,7 +55,7 @@ export class PlayTable {
     try {
       this.episode = new PlayEpisode({ env: r.env, preset: r.preset, split: r.split, index });
     } catch (e) {
-      throw new Error(`play: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`play: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     return this.episode.view();
   }

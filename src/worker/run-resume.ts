@@ -24,7 +24,8 @@ import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
 import type { SourceCheckpoint } from '../core/run/distill';
 import { stageValSha256, type PageFromRun } from './distill';
 import { sha256Hex } from './sha256';
-import { storedCheckpoints, type RecordTexts, type RunStore, type StoredRunMeta } from './runs';
+import { storedCheckpoints, type RecordTexts, type RunStore } from './runs';
+import type { StoredRunMeta } from './run-meta';
 import { readMeta, readRecord, storedText } from './runs-library';
 
 /** What resuming a stored run needs. */
@@ -66,7 +67,8 @@ async function readDistillSource(
   const raw = await store.getMeta(fromRun.dir);
   if (raw === undefined)
     throw new Error(
-      `${cannot}: its source run (stored run id ${fromRun.dir}, whose checkpoints of steps ${steps.map((c) => c.step).join(', ')} ` +
+      `${cannot}: its source run (stored run id ${fromRun.dir}, ` +
+        `whose checkpoints of steps ${steps.map((c) => c.step).join(', ')} ` +
         `are the student and the teachers) was deleted; ${fresh}`,
     );
   const src = await readMeta(store, fromRun.dir);
@@ -79,6 +81,7 @@ async function readDistillSource(
   } catch (e) {
     throw new Error(
       `${cannot}: ${srcName} has no readable solved matrix (${e instanceof Error ? e.message : String(e)}); ${fresh}`,
+      { cause: e },
     );
   }
   if (
@@ -133,7 +136,8 @@ export async function planResume(
   const k = storedCheckpoints(meta).at(-1);
   if (k === undefined)
     throw new Error(
-      `run "${meta.name}" has no checkpoint yet (the first comes at step ${run.config.checkpointEvery || '— checkpoints are off'}); ` +
+      `run "${meta.name}" has no checkpoint yet ` +
+        `(the first comes at step ${run.config.checkpointEvery || '— checkpoints are off'}); ` +
         `start it again instead`,
     );
   if (k >= run.config.steps)
@@ -160,7 +164,8 @@ export async function planResume(
     const bad = checkpointMismatch(events, k, { weights: await sha256Hex(weights), state: await sha256Hex(state) });
     if (bad)
       throw new Error(
-        `stored run "${meta.name}": ${bad.file} differs from the checkpoint the run stored (sha256 ${bad.actual.slice(0, 12)}…, ` +
+        `stored run "${meta.name}": ${bad.file} differs from the checkpoint the run stored ` +
+          `(sha256 ${bad.actual.slice(0, 12)}…, ` +
           `${EVENTS_FILE} records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); the run cannot ` +
           `resume from it: import the run again from an intact copy (or without this checkpoint's two ` +
           `files, to resume from the one before)`,
@@ -176,7 +181,7 @@ export async function planResume(
       ...(distill ? { distill } : {}),
     };
   } catch (e) {
-    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`, { cause: e });
     throw e;
   }
 }

@@ -30,57 +30,16 @@ import type { TrajectoryStore } from './trajectory-store';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
 import type { PageFromRun } from './distill';
+import { RunRecorder, isQuotaError, runBytes, storedCheckpoints, type RecordTexts, type RunStore } from './runs';
+import { InitRecordSchema, StoredRunMetaSchema, type InitRecord, type StoredRunMeta } from './run-meta';
 import {
-  InitRecordSchema,
-  RunRecorder,
-  StoredRunMetaSchema,
-  isQuotaError,
-  runBytes,
-  storedCheckpoints,
-  type InitRecord,
+  MAX_RUN_NAME,
+  type CorruptRun,
   type RecordStatus,
-  type RecordTexts,
-  type RunStore,
-  type StoredRunMeta,
-} from './runs';
-
-import { MAX_RUN_NAME } from './api';
-
-/** A stored run as the Runs view lists it. Sizes in bytes; times in ms since the epoch. */
-export interface RunInfo extends Omit<StoredRunMeta, 'files'> {
-  /** Sum of the run's stored file sizes. */
-  bytes: number;
-  /** Stored checkpoints (both files present), ascending. */
-  checkpoints: number[];
-  algo: string;
-  env: string;
-  preset: string;
-  model: string;
-  seed: number;
-  backend: string;
-  /**
-   * The run's checkpoint interval in steps (0: off), so the Runs view can say why a run has no checkpoint to resume
-   * from.
-   */
-  checkpointEvery: number;
-  /** Environment versions the run was made with. */
-  envVersions: Record<string, string>;
-}
-
-/** A stored run that could not be read, and why. */
-export interface CorruptRun {
-  id: string;
-  reason: string;
-}
-
-/** The Runs view's list. */
-export interface RunsList {
-  /** Readable runs, newest first. */
-  runs: RunInfo[];
-  corrupt: CorruptRun[];
-  /** Sum of the readable runs' bytes. */
-  totalBytes: number;
-}
+  type RunInfo,
+  type RunsList,
+  type StoredExplorerRun,
+} from './api';
 
 const dec = new TextDecoder();
 
@@ -131,7 +90,7 @@ export async function readRecord(
       throw new RecordError(`${RUN_FILE} was never written (the run stopped before its first update)`);
     return { run: parseRunRecord(runText), events: parseEvents((await storedText(store, meta, EVENTS_FILE)) ?? '') };
   } catch (e) {
-    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`, { cause: e });
     throw e;
   }
 }
@@ -212,22 +171,9 @@ export async function exportTrajectories(store: RunStore, id: string): Promise<s
   try {
     return toChatJsonl(parseTrajectoryLines((await storedText(store, meta, TRAJECTORIES_FILE)) ?? ''));
   } catch (e) {
-    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`, { cause: e });
     throw e;
   }
-}
-
-/** A stored run as the rollout explorer shows it (TrainerApi.explorerOpenRun). */
-export interface StoredExplorerRun {
-  id: string;
-  name: string;
-  /** The run's environment (its tokenizer decodes the stored action tokens), algorithm and λ_skill. */
-  env: string;
-  algo: RunConfig['algo'];
-  lambdaSkill: number;
-  /** Lines (steps) read from trajectories.jsonl, and how many of them kept the per-token numbers (`detail`). */
-  steps: number;
-  withDetail: number;
 }
 
 /**
@@ -274,7 +220,7 @@ export async function loadStoredTrajectories(
     };
   } catch (e) {
     into.clear();
-    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`);
+    if (e instanceof RecordError) throw new Error(`stored run "${meta.name}" is corrupt: ${e.message}`, { cause: e });
     throw e;
   }
 }
@@ -301,7 +247,7 @@ export async function importRun(
   try {
     u = unpackRun(bytes, { envVersions });
   } catch (e) {
-    if (e instanceof PackError) throw new Error(`${fileName}: ${e.message}`);
+    if (e instanceof PackError) throw new Error(`${fileName}: ${e.message}`, { cause: e });
     throw e;
   }
   let init: InitRecord = {
@@ -340,6 +286,7 @@ export async function importRun(
       throw new Error(
         `${fileName}: storage is full (QuotaExceededError); the run was not imported and the stored runs ` +
           `are unchanged; delete runs or weights to free space`,
+        { cause: e },
       );
     throw e;
   }
@@ -367,7 +314,8 @@ export function defaultRunName(config: Pick<RunConfig, 'algo' | 'env' | 'preset'
   const d = new Date(now);
   const two = (n: number) => String(n).padStart(2, '0');
   return (
-    `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ` +
+    `${config.algo} ${config.env}/${config.preset} seed ${config.seed} · ` +
+    `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ` +
     `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`
   );
 }

@@ -7,7 +7,6 @@
  *
  * The store is passed in (IndexedDB in the worker: persist.ts; a Map in tests), so this runs in Node too.
  */
-import { z } from 'zod';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
 import {
@@ -26,6 +25,8 @@ import {
   type ValRecord,
 } from '../core/run/record';
 import { sha256Hex } from './sha256';
+import type { StoredRunMeta } from './run-meta';
+import type { RecordStatus } from './api';
 import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run/trajectories';
 
 /** Where run records live; persist.ts implements it on IndexedDB (module comment there). */
@@ -43,59 +44,6 @@ export interface RunStore {
   getFile(id: string, name: string): Promise<Uint8Array | undefined>;
   /** Delete a run and its files (no error if absent). */
   delete(id: string): Promise<void>;
-}
-
-/** Where a stored run's initial weights came from (the page's InitSource, with the bytes' sha256). */
-export const InitRecordSchema = z.object({
-  kind: z.enum(['base', 'checkpoint', 'scratch']),
-  /** The stored checkpoint's name (kind `checkpoint`). */
-  name: z.string().optional(),
-  /** sha256 of the initial weights (hex), when they came from bytes (base or checkpoint). */
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional(),
-});
-/** InitRecordSchema's type. */
-export type InitRecord = z.infer<typeof InitRecordSchema>;
-
-const Nat = z.number().int().nonnegative();
-/** The summary of a stored run (store `runs`), checked on every read. */
-export const StoredRunMetaSchema = z.object({
-  id: z.string().min(1),
-  name: z.string(),
-  /** ms since the epoch. */
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  /** File name → size in bytes, of every file stored for the run. */
-  files: z.record(z.string(), Nat),
-  stepsDone: Nat,
-  stepsPlanned: Nat,
-  /**
-   * The run ended: it reached its `done` event, or Stop ended it (`stopped`). An ended run is not offered for resuming.
-   */
-  done: z.boolean(),
-  /** Stop ended the run at `stepsDone`, before its planned steps; absent in records written before Stop existed. */
-  stopped: z.boolean().optional(),
-  /** Step of the latest checkpoint stored with both files, or null. */
-  lastCheckpoint: Nat.nullable(),
-  init: InitRecordSchema,
-  /** Set when the run came from an imported file (its name). */
-  importedFrom: z.string().optional(),
-});
-/** StoredRunMetaSchema's type. */
-export type StoredRunMeta = z.infer<typeof StoredRunMetaSchema>;
-
-/** What the page hears after each write of the run being recorded. */
-export interface RecordStatus {
-  id: string;
-  name: string;
-  /** Last step whose events are stored. */
-  savedStep: number;
-  /** The latest stored checkpoint, or null. */
-  lastCheckpoint: number | null;
-  /** Why the last write failed, and what was kept; null when it succeeded. */
-  error: string | null;
 }
 
 /** The run record text a recorder starts from (empty for a new run; the kept part for a resumed one). */
@@ -339,7 +287,8 @@ export class RunRecorder {
         : `storage failed (${e instanceof Error ? e.message : String(e)})`;
       const kept =
         this.savedStep > 0
-          ? `the run is kept up to step ${this.savedStep}${this.meta.lastCheckpoint !== null ? ` with its checkpoint of step ${this.meta.lastCheckpoint}` : ''}`
+          ? `the run is kept up to step ${this.savedStep}` +
+            (this.meta.lastCheckpoint !== null ? ` with its checkpoint of step ${this.meta.lastCheckpoint}` : '')
           : 'nothing of this run could be kept';
       // Every checkpoint lost so far, not only this write's: the pause's write right after a failed checkpoint write
       // carries no checkpoint, and its message replaces the one before it on the page.

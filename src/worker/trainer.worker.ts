@@ -21,13 +21,13 @@ import {
   putWeights,
   writeRun,
 } from './persist';
-import { PageRuns, loadStoredTrajectories, type StoredExplorerRun } from './runs-library';
+import { PageRuns, loadStoredTrajectories } from './runs-library';
 import type { RunStore } from './runs';
 import { runsApi, sha256Hex } from './runs-api';
 import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStore } from './weights';
 import { fetchBasePolicy } from './base';
 import { testConnection } from '../core/analyzer/http';
-import type { TrainerApi } from './api';
+import type { StoredExplorerRun, TrainerApi } from './api';
 import { benchRunning, runPageBench } from './bench';
 import { DEFAULT_STORE_BYTES, SAMPLE_EVERY, TrajectoryStore } from './trajectory-store';
 import { explorerGroup } from './explorer-view';
@@ -283,7 +283,8 @@ const api: TrainerApi = {
     const env = viewed?.run.env ?? session.currentConfig?.env;
     if (!g || !env)
       throw new Error(
-        `the explorer holds no group ${group} of step ${step} (not stored, or evicted: it keeps the last ${src.bounds.recentSteps} ` +
+        `the explorer holds no group ${group} of step ${step} ` +
+          `(not stored, or evicted: it keeps the last ${src.bounds.recentSteps} ` +
           `steps and group 0 of every ${SAMPLE_EVERY}th older step)`,
       );
     return explorerGroup(g, explorerTokenizer(env));
@@ -307,7 +308,8 @@ const api: TrainerApi = {
     group: (step, group) => {
       if (viewed)
         throw new Error(
-          `Act plays the current run's tasks with its weights; the explorer shows the stored run "${viewed.run.name}": ` +
+          "Act plays the current run's tasks with its weights; " +
+            `the explorer shows the stored run "${viewed.run.name}": ` +
             `press "Show the current run" first`,
         );
       return session.trajectories.group(step, group);

@@ -13,6 +13,7 @@
  * per array. The page asks for one group at a time (`group`); the store is never sent whole.
  */
 import type { GroupDetail, StepDetail } from '../core/train/step-detail';
+import type { StoreIndex } from './api';
 
 /** Default byte bound of the store: 64 MiB. */
 export const DEFAULT_STORE_BYTES = 64 * 1024 * 1024;
@@ -29,28 +30,6 @@ export interface StoreLimits {
   sampleEvery: number;
   /** Byte bound of the estimate (> 0). */
   maxBytes: number;
-}
-
-/** One stored group as listed (no trajectories). */
-export interface StoredGroupInfo {
-  group: number;
-  task: string;
-  taskType: string;
-  /** Trajectories of the group that succeeded, and how many it has. */
-  solved: number;
-  size: number;
-  /** Estimated bytes (`groupBytes`). */
-  bytes: number;
-}
-
-/** The store's contents as listed for the page: steps ascending, each with its kept groups ascending. */
-export interface StoreIndex {
-  steps: { step: number; groups: StoredGroupInfo[] }[];
-  /** Estimated bytes held, and the bound. */
-  bytes: number;
-  maxBytes: number;
-  recentSteps: number;
-  sampleEvery: number;
 }
 
 /**

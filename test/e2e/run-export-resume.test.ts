@@ -112,7 +112,7 @@ describe('a run exported from the page, continued by the CLI', () => {
     expect(await row.getByTestId('run-resume').count()).toBe(1);
     await row.getByTestId('run-explore').click();
     await expect.poll(async () => page.getByTestId('explorer-step').textContent(), { timeout: 60_000 }).toBe('2');
-    expect(await page.getByTestId('explorer-stored-run').textContent()).toContain(
+    expect((await page.getByTestId('explorer-stored-run').textContent())?.replace(/\s+/g, ' ')).toContain(
       '2 of 2 steps with their per-token numbers',
     );
     expect(await page.getByTestId('explorer-not-kept').textContent()).toContain('prompts');

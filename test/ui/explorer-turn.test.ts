@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type ViteDevServer } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { fileURLToPath } from 'node:url';
-import type { ExplorerGroup, ExplorerTrajectory, ExplorerTurn } from '../../src/worker/explorer-view';
+import type { ExplorerGroup, ExplorerTrajectory, ExplorerTurn } from '../../src/worker/api';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let vite: ViteDevServer;
@@ -198,6 +198,6 @@ describe('ExplorerTurn (a group read back from a stored run)', () => {
     expect(html).not.toContain('aria-label="Colour legend"');
     expect(html).toMatch(/<label class="colour[^"]*" hidden/);
     expect(html).toMatch(/data-testid="explorer-reward"[^>]*>not kept</);
-    expect(html).toMatch(/<dt[^>]*>reply<\/dt><dd[^>]*>not kept<\/dd>/);
+    expect(html).toMatch(/<dt[^>]*>reply<\/dt>\s*<dd[^>]*>not kept<\/dd>/);
   });
 });

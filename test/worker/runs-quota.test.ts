@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
 import type { TrainEvent } from '../../src/core/train/events';
 import { encodeTensors } from '../../src/core/model/io';
-import type { RecordStatus, RunStore, StoredRunMeta } from '../../src/worker/runs';
+import type { RunStore } from '../../src/worker/runs';
+import type { StoredRunMeta } from '../../src/worker/run-meta';
+import type { RecordStatus } from '../../src/worker/api';
 import { PageRuns } from '../../src/worker/runs-library';
 import { parseEvents, parseRunRecord, summarizeRun } from '../../src/core/run/record';
 

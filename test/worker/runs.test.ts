@@ -8,7 +8,9 @@ import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
 import type { TrainEvent } from '../../src/core/train/events';
 import { encodeTensors } from '../../src/core/model/io';
 import { unpackRun } from '../../src/core/run/pack';
-import type { RecordStatus, RunStore, StoredRunMeta } from '../../src/worker/runs';
+import type { RunStore } from '../../src/worker/runs';
+import type { StoredRunMeta } from '../../src/worker/run-meta';
+import type { RecordStatus } from '../../src/worker/api';
 import { PageRuns, exportRun, exportTrajectories, importRun, listRuns, renameRun } from '../../src/worker/runs-library';
 import { planResume } from '../../src/worker/run-resume';
 
@@ -135,7 +137,8 @@ describe('recording a run', () => {
         [1, 2, 3, 4]
           .map(
             (s) =>
-              `{"messages":[{"role":"user","content":"t\\no"},{"role":"assistant","content":"a${s}"}],"reward":1,"success":true,"task":"t","step":${s}}\n`,
+              `{"messages":[{"role":"user","content":"t\\no"},{"role":"assistant","content":"a${s}"}],` +
+              `"reward":1,"success":true,"task":"t","step":${s}}\n`,
           )
           .join(''),
       );
@@ -326,7 +329,10 @@ describe('the stored runs', () => {
       run.config.learningRate = 0.5;
       r.files.set(`${r.id}/run.json`, new TextEncoder().encode(JSON.stringify(run)));
       await expect(planResume(r.store, r.id, here)).rejects.toThrow(
-        /: its run.json config differs from the config the run started with \(the start line of events.jsonl\): learningRate 0.0001 → 0.5; a resumed run keeps its config/,
+        new RegExp(
+          ': its run.json config differs from the config the run started with \\(the start line of events.jsonl\\): ' +
+            'learningRate 0.0001 → 0.5; a resumed run keeps its config',
+        ),
       );
     },
   );

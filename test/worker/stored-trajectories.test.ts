@@ -3,12 +3,12 @@
  * worker/runs-library.ts loadStoredTrajectories), and Resume of a run ended by Stop (worker/runs-api.ts resumeRun),
  * with real tiny runs (household/easy from the shipped base policy, B 2 × G 4, wasm):
  * - an OPID run recorded as the page records it, read back from the store: group 0 of every step equals the group
- *   the live explorer held — every per-token vector (ids, A, A_ep, A_skill, ℓ_skill, ℓ_old, ℓ_ref, entropy, ρ) the
- *   same float32 values, every trajectory's S and A_ep, every turn's text, reward, reply, token slice and skill
+ *   the live explorer held — every per-token vector (ids, A, A_ep, A_skill, ℓ_skill, ℓ_old, ℓ_ref, entropy, ρ)
+ *   the same float32 values, every trajectory's S and A_ep, every turn's text, reward, reply, token slice and skill
  *   routing — except the prompts, which are not kept and are named so;
- * - a GRPO run stepped three times (checkpoint at step 2), ended by Stop: the Runs view offers Resume, Resume puts the
- *   stored steps 1–2 back in the explorer with the live numbers, and the continued step events 3–4 equal those of an
- *   uninterrupted run; the record ends done and no longer stopped.
+ * - a GRPO run stepped three times (checkpoint at step 2), ended by Stop: the Runs view offers Resume, Resume puts
+ *   the stored steps 1–2 back in the explorer with the live numbers, and the continued step events 3–4 equal those
+ *   of an uninterrupted run; the record ends done and no longer stopped.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { train } from '../../src/core/train/trainer';
@@ -20,7 +20,8 @@ import { getEnvSpec } from '../../src/core/envs/registry';
 import { buildTokenizer } from '../../src/core/model/policy';
 import { PageRuns, listRuns, loadStoredTrajectories } from '../../src/worker/runs-library';
 import { TrajectoryStore } from '../../src/worker/trajectory-store';
-import { explorerGroup, type ExplorerGroup } from '../../src/worker/explorer-view';
+import { explorerGroup } from '../../src/worker/explorer-view';
+import type { ExplorerGroup } from '../../src/worker/api';
 import { TrainingSession } from '../../src/worker/session';
 import { runsApi } from '../../src/worker/runs-api';
 import { resumability } from '../../src/ui/state/runs-view';

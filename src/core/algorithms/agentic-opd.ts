@@ -47,10 +47,13 @@ import {
   type HcnState,
   type LadEvidence,
 } from '../math/agentic';
-import { topKDistill } from './agentic-topk';
+import { topKDistill, type TeacherSamples } from './agentic-topk';
+import { ALGORITHM_CATALOG, TEACHER_SELECTORS, type TeacherSelector } from './catalog';
+import type { PackedSamples } from './outcome';
 import {
   NO_SKILL_METRICS,
   type Algorithm,
+  type AlgorithmExtras,
   type AlgorithmInit,
   type AlgorithmRun,
   type AlgorithmStep,
@@ -106,10 +109,7 @@ export interface TeacherPool {
   preload?(id: number): void;
 }
 
-/** Teacher selection rules: HCN (the paper's) and the ablations. */
-export const TEACHER_SELECTORS = ['hcn', 'fixed', 'random', 'union'] as const;
-/** One of TEACHER_SELECTORS. */
-export type TeacherSelector = (typeof TEACHER_SELECTORS)[number];
+export { TEACHER_SELECTORS, type TeacherSelector } from './catalog';
 
 /** Agentic-OPD's settings (RunConfig fields of the same names once the schema has them). */
 export interface AgenticOpdOptions {
@@ -175,7 +175,7 @@ const SavedStateSchema = z.object({
   passMemo: z.array(z.tuple([z.string(), z.number().min(0).max(1)])).optional(),
 });
 
-/** What `create` needs besides AlgorithmInit. */
+/** What `create` needs besides the base (AlgorithmInit). */
 export interface AgenticOpdExtras {
   teacherPool: TeacherPool;
   /** P at the start (the student's latest validation). */
@@ -211,7 +211,7 @@ export interface AgenticOpdRound {
 }
 
 /** Init of agentic-opd. */
-export type AgenticOpdInit = AlgorithmInit & AgenticOpdExtras;
+export type AgenticOpdInit = AlgorithmInit<AgenticOpdExtras>;
 
 /** Per-step numbers for events (the lead wires them into StepEvent). */
 export interface AgenticOpdExtra {
@@ -235,7 +235,8 @@ export interface AgenticOpdExtra {
    * teacherPassRate calls made this step, LAD's and the union's search (each G teacher episodes; memo hits excluded).
    */
   teacherRolloutCalls: number;
-  round: number;
+  /** The teacher-selection round (AgenticOpdState.round). */
+  teacherRound: number;
   nothingToLearn: boolean;
 }
 
@@ -303,309 +304,458 @@ export function unionStartWarning(pool: Pick<TeacherPool, 'ids' | 'solved' | 'ta
   );
 }
 
+/** One run of agentic-opd as its steps share it: the pool, the settings and the state kept across steps. */
+interface AgenticRun {
+  pool: TeacherPool;
+  opts: AgenticOpdOptions;
+  /** The rollout temperature (every teacher log-prob is of the distribution that sampled). */
+  temperature: number;
+  /** Generator of the random ablation. */
+  rng: Rng;
+  onRound?: (r: AgenticOpdRound) => void;
+  /** Union: a val-panel task's earliest solving teacher. */
+  union?: Map<number, number>;
+  st: AgenticOpdState;
+  /** Teacher pass rates on training tasks, "id|split/index" → rate, memoised for the run. */
+  passMemo: Map<string, number>;
+  /** Union, training tasks off the panel: the teachers in the order they are tried, per task type. */
+  unionOrder: Map<string, number[]>;
+}
+
+/** The pool's rows of the solved matrix: each teacher's solved val tasks Q_i. */
+const rowsOf = (pool: TeacherPool) => pool.ids.map((id) => ({ id, solved: pool.solved(id) }));
+
+/** Task type of every val task some teacher solves (HCN's type-coverage tie-break). */
+function solvedTaskTypes(pool: TeacherPool): Map<number, string> {
+  const m = new Map<number, string>();
+  for (const id of pool.ids)
+    for (const q of pool.solved(id)) {
+      const ty = pool.taskType(q);
+      if (ty !== undefined) m.set(q, ty);
+    }
+  return m;
+}
+
+/** Round `round`'s teacher for the student's solved set P under the run's rule (HCN or an ablation). */
+function selectTeacher(r: AgenticRun, P: Set<number>, round: number, hcn: HcnState): AgenticOpdState {
+  const { pool } = r;
+  const gainOf = (id: number) => [...pool.solved(id)].filter((q) => !P.has(q)).length;
+  const nothingToLearn = pool.ids.every((id) => gainOf(id) === 0);
+  const base = { round, studentSolved: [...P].sort((a, b) => a - b), nothingToLearn };
+  switch (r.opts.teacherSelect) {
+    case 'hcn': {
+      const h = hcnSelect(rowsOf(pool), P, solvedTaskTypes(pool), hcn);
+      const teacherScore = h.scores.find((x) => x.id === h.teacherId)!.score;
+      return { ...base, teacherId: h.teacherId, hcn: h.state, teacherScore };
+    }
+    case 'fixed': {
+      const id = fixedTeacher(rowsOf(pool));
+      return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
+    }
+    case 'random': {
+      const id = randomTeacher(pool.ids, r.rng.fork(`round/${round}`));
+      return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
+    }
+    case 'union':
+      if (pool.ids.length === 0)
+        throw new Error('unionTeachers: no teachers (the pool needs at least one checkpoint besides the student)');
+      return { ...base, teacherId: null, hcn, teacherScore: 0 };
+  }
+}
+
+/** Report a choice to `onRound` with every teacher's numbers (HCN's own scores when it chose). */
+function reportRound(r: AgenticRun, next: AgenticOpdState, hcnScores?: AgenticOpdRound['scores']): AgenticOpdState {
+  if (!r.onRound) return next;
+  const { pool } = r;
+  const P = new Set(next.studentSolved);
+  const scores =
+    hcnScores ??
+    pool.ids.map((id) => {
+      const gain = [...pool.solved(id)].filter((q) => !P.has(q));
+      return { id, score: gain.length, gain: gain.length, typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size };
+    });
+  r.onRound({
+    round: next.round,
+    teacherId: next.teacherId,
+    scores: structuredClone(scores),
+    studentSolved: P.size,
+    nothingToLearn: next.nothingToLearn,
+  });
+  return next;
+}
+
+/** Choose round `round`'s teacher and report it. */
+function chooseTeacher(r: AgenticRun, P: Set<number>, round: number, hcn: HcnState): AgenticOpdState {
+  if (r.opts.teacherSelect !== 'hcn' || !r.onRound) return reportRound(r, selectTeacher(r, P, round, hcn));
+  const h = hcnSelect(rowsOf(r.pool), P, solvedTaskTypes(r.pool), hcn);
+  return reportRound(r, selectTeacher(r, P, round, hcn), h.scores);
+}
+
+/**
+ * The run's state as `saveState` writes it. Besides the round's state: the resident teacher (so a resumed run holds
+ * the same tensors) and the memo of teacher pass rates, LAD's and the union's search (so a resumed run makes the same
+ * teacher-rollout calls and the same union choices as an uninterrupted one: the search order is fixed and each
+ * teacher's rollouts of a task draw from their own stream, keyed by teacher and task).
+ */
+function saveAgenticState(r: AgenticRun): string {
+  return JSON.stringify({
+    ...r.st,
+    resident: r.pool.resident?.() ?? null,
+    passMemo: [...r.passMemo],
+  } satisfies SavedAgenticOpdState);
+}
+
+/** Put back a state written by `saveAgenticState`. @throws Error naming the problem on a malformed one. */
+function loadAgenticState(r: AgenticRun, s: string): void {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(s);
+  } catch {
+    throw new Error("agentic-opd: the checkpoint's algorithm state is not JSON; resume from an intact checkpoint");
+  }
+  const p = SavedStateSchema.safeParse(raw);
+  if (!p.success)
+    throw new Error(
+      "agentic-opd: the checkpoint's algorithm state is malformed " +
+        `(${p.error.issues[0].path.join('.') || 'top level'}: ${p.error.issues[0].message}); ` +
+        'resume from an intact checkpoint',
+    );
+  const { resident, passMemo: memo, ...v } = p.data;
+  checkHcnState(v.hcn);
+  for (const id of [v.teacherId, resident ?? null])
+    if (id !== null && !r.pool.ids.includes(id))
+      throw new Error(
+        `agentic-opd: the checkpoint's teacher ${id} is not in the pool (teachers: ${r.pool.ids.join(', ')}); ` +
+          `resume with the run's own teachers`,
+      );
+  r.st = v;
+  r.passMemo.clear();
+  for (const [k, rate] of memo ?? []) r.passMemo.set(k, rate);
+  if (resident != null) r.pool.preload?.(resident);
+}
+
+/** A pool's `teacherPassRate`. */
+type PassRate = (id: number, ref: TaskRef) => Promise<number>;
+
+/** Teacher `tid`'s pass rate on training task `ref`, memoised for the run; `calls.n` counts the calls made. */
+async function memoPassRate(
+  r: AgenticRun,
+  tid: number,
+  ref: TaskRef,
+  rate: PassRate,
+  calls: { n: number },
+): Promise<number> {
+  const key = `${tid}|${refKey(ref)}`;
+  if (!r.passMemo.has(key)) {
+    const v = await rate(tid, ref);
+    if (!(v >= 0 && v <= 1))
+      throw new Error(`agentic-opd: teacher ${tid}'s pass rate on ${refKey(ref)} is ${v}, outside [0, 1]`);
+    r.passMemo.set(key, v);
+    calls.n++;
+  }
+  return r.passMemo.get(key)!;
+}
+
+/**
+ * Teacher per trajectory. Union: a panel task's earliest solving teacher; a training task's first teacher in
+ * `unionTeacherOrder` whose own rollouts of it succeed (none if no teacher's do). With LAD on, only failed
+ * trajectories are looked up (a successful one is never distilled). Otherwise the round's teacher.
+ */
+async function teachersOf(r: AgenticRun, ctx: StepContext, calls: { n: number }): Promise<(number | null)[]> {
+  const { pool, union } = r;
+  const rate = pool.teacherPassRate?.bind(pool);
+  const out: (number | null)[] = [];
+  for (const t of ctx.trajs) {
+    if (!union) {
+      out.push(r.st.teacherId);
+      continue;
+    }
+    const q = pool.panelTask?.(t.ref);
+    if (q !== undefined) {
+      out.push(union.get(q) ?? null);
+      continue;
+    }
+    let tid: number | null = null;
+    if (rate && !(r.opts.ladGate && t.success))
+      for (const id of unionOrderOf(r, t.taskType))
+        if ((await memoPassRate(r, id, t.ref, rate, calls)) > 0) {
+          tid = id;
+          break;
+        }
+    out.push(tid);
+  }
+  return out;
+}
+
+/** The union's teachers for training tasks of `type`, in the order they are tried (the pool is frozen: memoised). */
+function unionOrderOf(r: AgenticRun, type: string): number[] {
+  let o = r.unionOrder.get(type);
+  if (!o) {
+    o = unionTeacherOrder(rowsOf(r.pool), (q) => r.pool.taskType(q), type).map((c) => c.id);
+    r.unionOrder.set(type, o);
+  }
+  return o;
+}
+
+/**
+ * Which trajectories are distilled: with LAD on, the failed ones on tasks where their teacher does better
+ * (math/agentic.ts `ladGate`: the solved matrix on panel tasks, the teacher's pass rate on training tasks); with LAD
+ * off, every one that has a teacher.
+ */
+async function distilledMask(
+  r: AgenticRun,
+  ctx: StepContext,
+  teacherOf: readonly (number | null)[],
+  calls: { n: number },
+): Promise<{ mask: boolean[]; ladShare: number }> {
+  const { trajs } = ctx;
+  const success = trajs.map((t) => t.success);
+  if (!r.opts.ladGate) {
+    const mask = teacherOf.map((t) => t !== null);
+    return { mask, ladShare: trajs.length ? mask.filter(Boolean).length / trajs.length : 0 };
+  }
+  const { pool } = r;
+  const rate = pool.teacherPassRate?.bind(pool);
+  const P = new Set(r.st.studentSolved);
+  const evidence: LadEvidence[] = [];
+  for (let i = 0; i < trajs.length; i++) {
+    const tid = teacherOf[i],
+      ref = trajs[i].ref;
+    if (success[i] || tid === null) {
+      evidence.push({ kind: 'none' });
+      continue;
+    }
+    const q = pool.panelTask?.(ref);
+    if (q !== undefined)
+      evidence.push({ kind: 'val', teacherSolves: pool.solved(tid).has(q), studentSolves: P.has(q) });
+    else if (rate) evidence.push({ kind: 'train', teacherPassRate: await memoPassRate(r, tid, ref, rate, calls) });
+    else evidence.push({ kind: 'none' });
+  }
+  return ladGate(success, ctx.groupOf, evidence);
+}
+
+/** The distilled samples per teacher, teachers in ascending id (each scores its own, one at a time). */
+function teacherGroups(packed: PackedSamples, teacherOf: readonly (number | null)[], mask: boolean[]): TeacherSamples[] {
+  const used = [...new Set(teacherOf.filter((t, i): t is number => t !== null && mask[i]))].sort((a, b) => a - b);
+  return used.map((tid) => ({
+    id: tid,
+    samples: packed.samples
+      .map((_, s) => s)
+      .filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid),
+  }));
+}
+
+/** What both forms of a step share: the gate, the teachers and the numbers for the step event. */
+interface DistillPlan {
+  groups: TeacherSamples[];
+  /** [M]: 1 on the action tokens of distilled trajectories. */
+  gate: Uint8Array;
+  lengths: number[];
+  extra: Omit<AgenticOpdExtra, 'reverseKl' | 'topkReverseKl' | 'gatedTokens'>;
+}
+
+/** The top-k form (./agentic-topk.ts): the distillation is in the update's top-k term; A = taskCoef·A_ep. */
+async function topKStep(r: AgenticRun, ctx: StepContext, plan: DistillPlan): Promise<AgenticOpdStep> {
+  const { opts, pool } = r;
+  const M = ctx.packed.tokens;
+  const t = await topKDistill(ctx.policy, pool.scoreAt?.bind(pool), ctx.packed, plan.groups, plan.gate, ctx.oldLogp, {
+    k: opts.opdTopK,
+    temperature: r.temperature,
+    coef: opts.opdCoef,
+  });
+  // Teacher share 0: the distillation is not in A.
+  const adv = combineDistill(new Float32Array(M), ctx.aEpTok, opts);
+  return {
+    adv,
+    topK: t.targets,
+    cost: t.cost,
+    metrics: {
+      ...NO_SKILL_METRICS,
+      analyzerFailureReasons: {},
+      teacherShare: 0,
+      skillActiveTokenRatio: M ? t.gatedTokens / M : 0,
+    },
+    extra: { ...plan.extra, reverseKl: t.reverseKl, topkReverseKl: t.topkReverseKl, gatedTokens: t.gatedTokens },
+  };
+}
+
+/**
+ * ℓ_teacher of every distilled action token (0 elsewhere), packed [M], scoring each teacher's samples in turn.
+ * @throws Error when a teacher returns another number of log-probs than its samples' action tokens.
+ */
+async function teacherLogProbs(
+  r: AgenticRun,
+  packed: PackedSamples,
+  plan: DistillPlan,
+): Promise<{ logp: Float32Array; tokens: number; sequences: number }> {
+  const { lengths } = plan;
+  const logp = new Float32Array(packed.tokens);
+  let tokens = 0,
+    sequences = 0;
+  for (const { id: tid, samples: idx } of plan.groups) {
+    const samples = idx.map((s) => packed.samples[s]);
+    const lp = await r.pool.score(tid, samples, r.temperature);
+    const want = idx.reduce((n, s) => n + lengths[s], 0);
+    if (lp.length !== want)
+      throw new Error(`agentic-opd: teacher ${tid} returned ${lp.length} log-probs for ${want} action tokens`);
+    let off = 0;
+    for (const s of idx) {
+      logp.set(lp.subarray(off, off + lengths[s]), packed.offsets[s]);
+      off += lengths[s];
+    }
+    tokens += samples.reduce((n, s) => n + s.prompt.length + s.response.length, 0);
+    sequences += samples.length;
+  }
+  return { logp, tokens, sequences };
+}
+
+/** The sampled form: A = opdCoef·(ℓ_teacher − ℓ_old) + taskCoef·A_ep on the gated tokens (math/agentic.ts). */
+async function sampledStep(r: AgenticRun, ctx: StepContext, plan: DistillPlan): Promise<AgenticOpdStep> {
+  const { opts } = r;
+  const M = ctx.packed.tokens;
+  const teacher = await teacherLogProbs(r, ctx.packed, plan);
+  const d = distillAdvantage(teacher.logp, ctx.oldLogp, plan.gate);
+  const adv = combineDistill(d.aOpd, ctx.aEpTok, opts);
+  let sumOpd = 0,
+    sumA = 0;
+  for (let t = 0; t < M; t++) {
+    sumOpd += Math.abs(opts.opdCoef * d.aOpd[t]);
+    sumA += Math.abs(adv[t]);
+  }
+  return {
+    adv,
+    metrics: {
+      ...NO_SKILL_METRICS,
+      analyzerFailureReasons: {},
+      teacherShare: sumA > 0 ? sumOpd / sumA : 0,
+      skillActiveTokenRatio: M ? d.gatedTokens / M : 0,
+    },
+    cost: { tokens: teacher.tokens, sequences: teacher.sequences },
+    extra: { ...plan.extra, reverseKl: d.reverseKl, gatedTokens: d.gatedTokens },
+  };
+}
+
+/** One step: the teachers, the LAD gate, then the top-k or the sampled form. */
+async function agenticStep(r: AgenticRun, ctx: StepContext): Promise<AgenticOpdStep> {
+  const { packed } = ctx;
+  const calls = { n: 0 };
+  const teacherOf = await teachersOf(r, ctx, calls);
+  const { mask, ladShare } = await distilledMask(r, ctx, teacherOf, calls);
+  const lengths = packed.samples.map((s) => s.response.length);
+  const groups = teacherGroups(packed, teacherOf, mask);
+  const { st } = r;
+  const plan: DistillPlan = {
+    groups,
+    lengths,
+    gate: trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, packed.tokens),
+    extra: {
+      teacherId: st.teacherId,
+      teachersUsed: groups.map((g) => g.id),
+      teacherScore: st.teacherScore,
+      ladShare,
+      teacherRolloutCalls: calls.n,
+      teacherRound: st.round,
+      nothingToLearn: st.nothingToLearn,
+    },
+  };
+  return r.opts.opdTopK > 0 ? topKStep(r, ctx, plan) : sampledStep(r, ctx, plan);
+}
+
+/** True when `x` has a TeacherPool's members (ids, solved, taskType, score). */
+function isTeacherPool(x: unknown): x is TeacherPool {
+  if (typeof x !== 'object' || x === null) return false;
+  const o: { ids?: unknown; solved?: unknown; taskType?: unknown; score?: unknown } = x;
+  return (
+    Array.isArray(o.ids) &&
+    typeof o.solved === 'function' &&
+    typeof o.taskType === 'function' &&
+    typeof o.score === 'function'
+  );
+}
+
+/** True when `x` is an iterable of numbers (a set or array of val task ids). */
+function isTaskSet(x: unknown): x is Iterable<number> {
+  return (
+    (x instanceof Set || Array.isArray(x)) && [...(x as Iterable<unknown>)].every((v) => Number.isInteger(v))
+  );
+}
+
+/** True when `x` is a function (the round callback). */
+function isRoundCallback(x: unknown): x is (r: AgenticOpdRound) => void {
+  return typeof x === 'function';
+}
+
+/** The inputs the CLI and the worker pass (TrainOptions.algorithmInit). */
+const INIT_KEYS = ['teacherPool', 'studentSolved', 'onRound'];
+
+/**
+ * Agentic-OPD's inputs from the plain values beside the config: `teacherPool` (the source run's other checkpoints),
+ * `studentSolved` (the student's solved val tasks) and optionally `onRound`.
+ * @throws Error saying what is missing, malformed or unknown.
+ */
+export function readAgenticInit(extra: AlgorithmExtras | undefined): AgenticOpdExtras {
+  const x = extra ?? {};
+  const unknown = Object.keys(x).filter((k) => !INIT_KEYS.includes(k));
+  if (unknown.length)
+    throw new Error(`agentic-opd: unknown input ${unknown.join(', ')}; it takes ${INIT_KEYS.join(', ')}`);
+  const { teacherPool, studentSolved, onRound } = x;
+  if (!isTeacherPool(teacherPool))
+    throw new Error(
+      "agentic-opd needs a teacher pool (init.teacherPool: the run's other checkpoints) and the " +
+        "student's solved validation tasks (init.studentSolved)",
+    );
+  if (!isTaskSet(studentSolved))
+    throw new Error("agentic-opd needs init.studentSolved (the student's solved validation tasks) or init.resume");
+  if (onRound !== undefined && !isRoundCallback(onRound))
+    throw new Error('agentic-opd: init.onRound must be a function of the round');
+  return { teacherPool, studentSolved, ...(onRound ? { onRound } : {}) };
+}
+
+/** The run's shared state at its start: the first round chosen, or the resumed state checked and copied. */
+function startRun(init: AgenticOpdInit): AgenticRun {
+  const pool = init.teacherPool;
+  if (!init.studentSolved && !init.resume)
+    throw new Error("agentic-opd needs init.studentSolved (the student's solved validation tasks) or init.resume");
+  const opts = resolveAgenticOptions(init.cfg, init.options);
+  const r: AgenticRun = {
+    pool,
+    opts,
+    temperature: init.cfg.temperature,
+    rng: init.rng ?? new Rng(init.cfg.seed).fork('agentic-opd/teacher'),
+    onRound: init.onRound,
+    union: opts.teacherSelect === 'union' ? unionTeachers(rowsOf(pool)) : undefined,
+    st: undefined as never,
+    passMemo: new Map(),
+    unionOrder: new Map(),
+  };
+  if (init.resume) {
+    checkHcnState(init.resume.hcn);
+    if (init.resume.teacherId !== null && !pool.ids.includes(init.resume.teacherId))
+      throw new Error(`agentic-opd: resumed teacher ${init.resume.teacherId} is not in the pool`);
+    r.st = structuredClone(init.resume);
+  } else r.st = chooseTeacher(r, new Set(init.studentSolved), 1, hcnInitialState());
+  return r;
+}
+
 /** Agentic-OPD as a registered algorithm. `create` needs AgenticOpdExtras (teacherPool, studentSolved). */
 export const agenticOpd = {
-  name: 'agentic-opd',
-  summary:
-    "on-policy distillation from the run's own discarded checkpoints: HCN teacher choice, LAD gate, A = " +
-    'ℓ_teacher − ℓ_student',
-  usesAnalyzer: false,
-  outcomeEstimator: 'grpo',
-  source:
-    'Agentic-OPD (2026), HCN / LAD: A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep ' + 'on LAD-gated rollouts',
-  create(init: AlgorithmInit): AgenticOpdRun {
-    const x = init as Partial<AgenticOpdInit>;
-    const pool = x.teacherPool;
-    if (!pool)
-      throw new Error(
-        "agentic-opd needs a teacher pool (init.teacherPool: the run's other checkpoints) and the " +
-          "student's solved validation tasks (init.studentSolved)",
-      );
-    if (!x.studentSolved && !x.resume)
-      throw new Error("agentic-opd needs init.studentSolved (the student's solved validation tasks) or init.resume");
-    const opts = resolveAgenticOptions(init.cfg, x.options);
-    const baseRng = x.rng ?? new Rng(init.cfg.seed).fork('agentic-opd/teacher');
-    const rows = () => pool.ids.map((id) => ({ id, solved: pool.solved(id) }));
-    const taskTypes = (): Map<number, string> => {
-      const m = new Map<number, string>();
-      for (const id of pool.ids)
-        for (const q of pool.solved(id)) {
-          const ty = pool.taskType(q);
-          if (ty !== undefined) m.set(q, ty);
-        }
-      return m;
-    };
-    const union = opts.teacherSelect === 'union' ? unionTeachers(rows()) : undefined;
-
-    let st: AgenticOpdState;
-    const select = (P: Set<number>, round: number, hcn: HcnState): AgenticOpdState => {
-      const gainOf = (id: number) => [...pool.solved(id)].filter((q) => !P.has(q)).length;
-      const nothingToLearn = pool.ids.every((id) => gainOf(id) === 0);
-      const base = { round, studentSolved: [...P].sort((a, b) => a - b), nothingToLearn };
-      switch (opts.teacherSelect) {
-        case 'hcn': {
-          const r = hcnSelect(rows(), P, taskTypes(), hcn);
-          return {
-            ...base,
-            teacherId: r.teacherId,
-            hcn: r.state,
-            teacherScore: r.scores.find((s) => s.id === r.teacherId)!.score,
-          };
-        }
-        case 'fixed': {
-          const id = fixedTeacher(rows());
-          return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
-        }
-        case 'random': {
-          const id = randomTeacher(pool.ids, baseRng.fork(`round/${round}`));
-          return { ...base, teacherId: id, hcn, teacherScore: gainOf(id) };
-        }
-        case 'union':
-          if (pool.ids.length === 0)
-            throw new Error('unionTeachers: no teachers (the pool needs at least one checkpoint besides the student)');
-          return { ...base, teacherId: null, hcn, teacherScore: 0 };
-      }
-    };
-    /** Report a choice to `onRound` with every teacher's numbers (HCN's own scores when it chose). */
-    const report = (next: AgenticOpdState, hcnScores?: AgenticOpdRound['scores']): AgenticOpdState => {
-      if (!x.onRound) return next;
-      const P = new Set(next.studentSolved);
-      const scores =
-        hcnScores ??
-        pool.ids.map((id) => {
-          const gain = [...pool.solved(id)].filter((q) => !P.has(q));
-          return {
-            id,
-            score: gain.length,
-            gain: gain.length,
-            typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size,
-          };
-        });
-      x.onRound({
-        round: next.round,
-        teacherId: next.teacherId,
-        scores: structuredClone(scores),
-        studentSolved: P.size,
-        nothingToLearn: next.nothingToLearn,
-      });
-      return next;
-    };
-    const choose = (P: Set<number>, round: number, hcn: HcnState): AgenticOpdState => {
-      if (opts.teacherSelect !== 'hcn' || !x.onRound) return report(select(P, round, hcn));
-      const r = hcnSelect(rows(), P, taskTypes(), hcn);
-      return report(select(P, round, hcn), r.scores);
-    };
-    if (x.resume) {
-      checkHcnState(x.resume.hcn);
-      if (x.resume.teacherId !== null && !pool.ids.includes(x.resume.teacherId))
-        throw new Error(`agentic-opd: resumed teacher ${x.resume.teacherId} is not in the pool`);
-      st = structuredClone(x.resume);
-    } else st = choose(new Set(x.studentSolved), 1, hcnInitialState());
-
-    const passMemo = new Map<string, number>();
-    // Union, training tasks off the panel: the teachers in the order they are tried, per task type (the pool is
-    // frozen).
-    const unionOrder = new Map<string, number[]>();
-    const unionOrderOf = (type: string): number[] => {
-      let o = unionOrder.get(type);
-      if (!o) unionOrder.set(type, (o = unionTeacherOrder(rows(), (q) => pool.taskType(q), type).map((c) => c.id)));
-      return o;
-    };
-
+  ...ALGORITHM_CATALOG['agentic-opd'],
+  options: (cfg) => resolveAgenticOptions(cfg),
+  readInit: readAgenticInit,
+  create(init: AgenticOpdInit): AgenticOpdRun {
+    const r = startRun(init);
     return {
       newRound(studentSolved) {
-        st = choose(new Set(studentSolved), st.round + 1, st.hcn);
-        return structuredClone(st);
+        r.st = chooseTeacher(r, new Set(studentSolved), r.st.round + 1, r.st.hcn);
+        return structuredClone(r.st);
       },
-      state: () => structuredClone(st),
+      state: () => structuredClone(r.st),
       onValidation(solved) {
-        st = choose(new Set(solved), st.round + 1, st.hcn);
+        r.st = chooseTeacher(r, new Set(solved), r.st.round + 1, r.st.hcn);
       },
-      // Besides the round's state: the resident teacher (so a resumed run holds the same tensors) and the memo of
-      // teacher pass rates, LAD's and the union's search (so a resumed run makes the same teacher-rollout calls and the
-      // same union choices as an uninterrupted one: the search order is fixed and each teacher's rollouts of a task
-      // draw from their own stream, keyed by teacher and task).
-      saveState: () =>
-        JSON.stringify({
-          ...st,
-          resident: pool.resident?.() ?? null,
-          passMemo: [...passMemo],
-        } satisfies SavedAgenticOpdState),
-      loadState(s) {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(s);
-        } catch {
-          throw new Error(
-            "agentic-opd: the checkpoint's algorithm state is not JSON; resume from an intact checkpoint",
-          );
-        }
-        const r = SavedStateSchema.safeParse(raw);
-        if (!r.success)
-          throw new Error(
-            `agentic-opd: the checkpoint's algorithm state is malformed (${r.error.issues[0].path.join('.') || 'top level'}: ` +
-              `${r.error.issues[0].message}); resume from an intact checkpoint`,
-          );
-        const { resident, passMemo: memo, ...v } = r.data;
-        checkHcnState(v.hcn);
-        for (const id of [v.teacherId, resident ?? null])
-          if (id !== null && !pool.ids.includes(id))
-            throw new Error(
-              `agentic-opd: the checkpoint's teacher ${id} is not in the pool (teachers: ${pool.ids.join(', ')}); ` +
-                `resume with the run's own teachers`,
-            );
-        st = v;
-        passMemo.clear();
-        for (const [k, rate] of memo ?? []) passMemo.set(k, rate);
-        if (resident != null) pool.preload?.(resident);
-      },
-      async advantages(ctx) {
-        const { trajs, packed } = ctx;
-        const P = new Set(st.studentSolved);
-        const success = trajs.map((t) => t.success);
-        let mask: boolean[],
-          ladShare: number,
-          calls = 0;
-        const rate = pool.teacherPassRate?.bind(pool);
-        /** Teacher `tid`'s pass rate on training task `ref`, memoised for the run (a call = G teacher episodes). */
-        const passRate = async (
-          tid: number,
-          ref: TaskRef,
-          rate: (id: number, r: TaskRef) => Promise<number>,
-        ): Promise<number> => {
-          const key = `${tid}|${refKey(ref)}`;
-          if (!passMemo.has(key)) {
-            const r = await rate(tid, ref);
-            if (!(r >= 0 && r <= 1))
-              throw new Error(`agentic-opd: teacher ${tid}'s pass rate on ${refKey(ref)} is ${r}, outside [0, 1]`);
-            passMemo.set(key, r);
-            calls++;
-          }
-          return passMemo.get(key)!;
-        };
-        // Teacher per trajectory. Union: a panel task's earliest solving teacher; a training task's first teacher in
-        // `unionTeacherOrder` whose own rollouts of it succeed (none if no teacher's do). With LAD on, only failed
-        // trajectories are looked up (a successful one is never distilled).
-        const teacherOf: (number | null)[] = [];
-        for (let i = 0; i < trajs.length; i++) {
-          if (!union) {
-            teacherOf.push(st.teacherId);
-            continue;
-          }
-          const t = trajs[i],
-            q = pool.panelTask?.(t.ref);
-          if (q !== undefined) {
-            teacherOf.push(union.get(q) ?? null);
-            continue;
-          }
-          let tid: number | null = null;
-          if (rate && !(opts.ladGate && success[i]))
-            for (const id of unionOrderOf(t.taskType))
-              if ((await passRate(id, t.ref, rate)) > 0) {
-                tid = id;
-                break;
-              }
-          teacherOf.push(tid);
-        }
-        if (opts.ladGate) {
-          const evidence: LadEvidence[] = [];
-          for (let i = 0; i < trajs.length; i++) {
-            const tid = teacherOf[i],
-              ref = trajs[i].ref;
-            if (success[i] || tid === null) {
-              evidence.push({ kind: 'none' });
-              continue;
-            }
-            const q = pool.panelTask?.(ref);
-            if (q !== undefined)
-              evidence.push({ kind: 'val', teacherSolves: pool.solved(tid).has(q), studentSolves: P.has(q) });
-            else if (rate) evidence.push({ kind: 'train', teacherPassRate: await passRate(tid, ref, rate) });
-            else evidence.push({ kind: 'none' });
-          }
-          ({ mask, ladShare } = ladGate(success, ctx.groupOf, evidence));
-        } else {
-          mask = teacherOf.map((t) => t !== null);
-          ladShare = trajs.length ? mask.filter(Boolean).length / trajs.length : 0;
-        }
-        // Score gated samples, one teacher at a time (ascending id).
-        const M = packed.tokens;
-        const lengths = packed.samples.map((s) => s.response.length);
-        const used = [...new Set(teacherOf.filter((t, i): t is number => t !== null && mask[i]))].sort((a, b) => a - b);
-        const groups = used.map((tid) => ({
-          id: tid,
-          samples: packed.samples
-            .map((_, s) => s)
-            .filter((s) => mask[packed.sampleTraj[s]] && teacherOf[packed.sampleTraj[s]] === tid),
-        }));
-        const extra = {
-          teacherId: st.teacherId,
-          teachersUsed: used,
-          teacherScore: st.teacherScore,
-          ladShare,
-          teacherRolloutCalls: calls,
-          round: st.round,
-          nothingToLearn: st.nothingToLearn,
-        };
-        if (opts.opdTopK > 0) {
-          const gate = trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, M);
-          const r = await topKDistill(ctx.policy, pool.scoreAt?.bind(pool), packed, groups, gate, ctx.oldLogp, {
-            k: opts.opdTopK,
-            temperature: init.cfg.temperature,
-            coef: opts.opdCoef,
-          });
-          // The distillation is in the update's top-k term, not in A: A = taskCoef·A_ep (teacherShare 0).
-          const adv = combineDistill(new Float32Array(M), ctx.aEpTok, opts);
-          return {
-            adv,
-            topK: r.targets,
-            cost: r.cost,
-            metrics: {
-              ...NO_SKILL_METRICS,
-              analyzerFailureReasons: {},
-              teacherShare: 0,
-              skillActiveTokenRatio: M ? r.gatedTokens / M : 0,
-            },
-            extra: { ...extra, reverseKl: r.reverseKl, topkReverseKl: r.topkReverseKl, gatedTokens: r.gatedTokens },
-          };
-        }
-        const teacherLogp = new Float32Array(M);
-        let tokens = 0,
-          sequences = 0;
-        for (const { id: tid, samples: idx } of groups) {
-          const samples = idx.map((s) => packed.samples[s]);
-          const lp = await pool.score(tid, samples, init.cfg.temperature);
-          const want = idx.reduce((n, s) => n + lengths[s], 0);
-          if (lp.length !== want)
-            throw new Error(`agentic-opd: teacher ${tid} returned ${lp.length} log-probs for ${want} action tokens`);
-          let off = 0;
-          for (const s of idx) {
-            teacherLogp.set(lp.subarray(off, off + lengths[s]), packed.offsets[s]);
-            off += lengths[s];
-          }
-          tokens += samples.reduce((n, s) => n + s.prompt.length + s.response.length, 0);
-          sequences += samples.length;
-        }
-        const gate = trajectoryTokenGate(mask, packed.sampleTraj, packed.offsets, lengths, M);
-        const d = distillAdvantage(teacherLogp, ctx.oldLogp, gate);
-        const adv = combineDistill(d.aOpd, ctx.aEpTok, opts);
-        let sumOpd = 0,
-          sumA = 0;
-        for (let t = 0; t < M; t++) {
-          sumOpd += Math.abs(opts.opdCoef * d.aOpd[t]);
-          sumA += Math.abs(adv[t]);
-        }
-        return {
-          adv,
-          metrics: {
-            ...NO_SKILL_METRICS,
-            analyzerFailureReasons: {},
-            teacherShare: sumA > 0 ? sumOpd / sumA : 0,
-            skillActiveTokenRatio: M ? d.gatedTokens / M : 0,
-          },
-          cost: { tokens, sequences },
-          extra: { ...extra, reverseKl: d.reverseKl, gatedTokens: d.gatedTokens },
-        };
-      },
+      saveState: () => saveAgenticState(r),
+      loadState: (s) => loadAgenticState(r, s),
+      advantages: (ctx) => agenticStep(r, ctx),
     };
   },
-} satisfies Algorithm;
+} satisfies Algorithm<AgenticOpdExtras, AgenticOpdOptions>;

@@ -2,15 +2,14 @@
  * GRPO (Shao et al. 2024, DeepSeekMath §4.1): the group-relative outcome advantage A_ep (math/advantages.ts, with
  * GiGPO's step term when ω > 0) is the advantage of every action token; PPO-clip does the rest (math/losses.ts).
  */
-import { NO_SKILL_METRICS, type Algorithm } from './types';
+import { ALGORITHM_CATALOG } from './catalog';
+import { NO_INIT, NO_SKILL_METRICS, type Algorithm } from './types';
 
-/** GRPO as a registered algorithm. */
+/** GRPO as a registered algorithm: no settings of its own, no inputs besides the config. */
 export const grpo: Algorithm = {
-  name: 'grpo',
-  summary: 'group-normalised outcome advantage + PPO-clip',
-  usesAnalyzer: false,
-  outcomeEstimator: 'grpo',
-  source: 'Shao et al. 2024 (DeepSeekMath), §4.1 outcome supervision',
+  ...ALGORITHM_CATALOG.grpo,
+  options: () => ({}),
+  readInit: NO_INIT,
   create() {
     return {
       async advantages(ctx) {

@@ -15,6 +15,7 @@
 import type { PolicyHandle } from '../model/policy';
 import { idsWithSampled, scoreTopK, type TopKTargets } from '../model/topk';
 import { topKReverseKl } from '../math/agentic';
+import { skillAdvantage } from '../math/skill';
 import type { PackedSamples } from './outcome';
 import type { SkillJobs } from './skill-prompts';
 
@@ -93,7 +94,7 @@ export async function skillTopKRescore(
       const at = off + r;
       ids.set(student.ids.subarray(m * K, (m + 1) * K), at * K);
       teacherLogp.set(teacher.logp.subarray(m * (K + 1), m * (K + 1) + K), at * K);
-      aSkill[at] = teacher.logp[m * (K + 1) + K] - oldLogp[at];
+      aSkill[at] = skillAdvantage(teacher.logp[m * (K + 1) + K], oldLogp[at]);
       active[at] = 1;
       const v = topKReverseKl(
         Array.from(student.logp.subarray(m * K, (m + 1) * K)),

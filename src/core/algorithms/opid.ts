@@ -11,12 +11,15 @@ import type { Trajectory } from '../rollout/types';
 import type { PolicyHandle } from '../model/policy';
 import { scoreSamples } from '../model/scoring';
 import { skillJobs, type SkillJobs } from './skill-prompts';
-import { skillTopKRescore } from './opid-topk';
-import { combineAdvantages, skillMetrics, skillMetricsByType } from '../math/skill';
+import { skillTopKRescore, type SkillTopK } from './opid-topk';
+import { combineAdvantages, skillAdvantage, skillMetrics, skillMetricsByType } from '../math/skill';
 import type { PackedSamples } from './outcome';
-import { analyzeStep } from './analysis';
+import { analyzeStep, type BatchAnalysis } from './analysis';
 import { getEnvSpec } from '../envs/registry';
-import type { Algorithm } from './types';
+import { ALGORITHM_CATALOG } from './catalog';
+import type { Analyzer } from '../analyzer/types';
+import type { RunConfig } from '../run/config';
+import { NO_INIT, type Algorithm, type AlgorithmStep, type AlgorithmViews, type StepContext } from './types';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -60,7 +63,7 @@ export async function skillRescore(
   jobs.forEach((j, k) => {
     const base = packed.offsets[jobSample[k]];
     for (let i = 0; i < j.response.length; i++) {
-      aSkill[base + i] += scored.logp[off + i] - oldLogp[base + i];
+      aSkill[base + i] += skillAdvantage(scored.logp[off + i], oldLogp[base + i]);
       active[base + i] = 1;
     }
     off += j.response.length;
@@ -69,106 +72,146 @@ export async function skillRescore(
   return { aSkill, active, tokens, prompts: jobs.length };
 }
 
+/** OPID's settings: the RunConfig fields it declares (catalog.ts), as the run reads them. */
+export type OpidOptions = Pick<RunConfig, (typeof ALGORITHM_CATALOG)['opid']['configFields'][number]>;
+
+/** What one OPID run keeps: its analyzer, settings and the shared settings the skill prompts need. */
+interface OpidRun {
+  analyzer: Analyzer;
+  env: string;
+  o: OpidOptions;
+  shared: Pick<RunConfig, 'historyTurns' | 'maxActionTokens' | 'temperature'>;
+  /** The search steps of a trajectory (no episode skill there), unless episodeSkillOnSearch. */
+  searchSteps?: (t: Trajectory) => number[];
+}
+
+/** The step's skill signal: the re-scoring (sampled or top-k form) and A combined from it. */
+interface OpidSignal {
+  rescore: SkillRescore;
+  top: SkillTopK | null;
+  /** λ_skill applied to A (0 in the top-k form, where the skill is in the update's own term). */
+  lambda: number;
+  c: { adv: Float32Array; aSkillUsed: Float32Array };
+}
+
+/**
+ * Re-score the routed skill prompts (top-k form when skillTopK > 0, ./opid-topk.ts: the skill enters the update as a
+ * reverse-KL term, so A = A_ep and teacher share 0) and combine A = A_ep + λ_skill·A_skill (math/skill.ts).
+ */
+async function skillSignal(run: OpidRun, ctx: StepContext, routed: SkillJobs): Promise<OpidSignal> {
+  const { o, shared } = run;
+  const top =
+    o.skillTopK > 0
+      ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, {
+          k: o.skillTopK,
+          temperature: shared.temperature,
+          coef: o.lambdaSkill,
+        })
+      : null;
+  const rescore =
+    top ?? (await skillRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { temperature: shared.temperature }));
+  const lambda = top ? 0 : o.lambdaSkill;
+  const c = top
+    ? { adv: Float32Array.from(ctx.aEpTok), aSkillUsed: top.aSkill }
+    : combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, {
+        lambda,
+        zscore: o.skillZscore,
+        clip: o.skillClip,
+        silentScale: o.silentSkillScale,
+      });
+  return { rescore, top, lambda, c };
+}
+
+/** The skill metrics of the step, over all tokens and per task type (math/skill.ts). */
+function signalMetrics(o: OpidOptions, ctx: StepContext, x: OpidSignal) {
+  const { packed } = ctx;
+  const tokenTraj = new Int32Array(packed.tokens);
+  packed.samples.forEach((s, i) =>
+    tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + s.response.length),
+  );
+  const { c, rescore, lambda } = x;
+  const sm = skillMetrics(
+    ctx.aEpTok,
+    c.aSkillUsed,
+    c.adv,
+    rescore.active,
+    tokenTraj,
+    lambda,
+    rescore.aSkill,
+    o.silentSkillScale,
+  );
+  const byType = skillMetricsByType(
+    ctx.aEpTok,
+    c.aSkillUsed,
+    c.adv,
+    rescore.active,
+    tokenTraj,
+    ctx.trajs.map((t) => t.taskType),
+    lambda,
+    rescore.aSkill,
+    o.silentSkillScale,
+  );
+  return { sm, byType };
+}
+
+/** The viewer's fields: episode skills and analysis errors, critical steps, ℓ_skill and A_skill per token. */
+function signalViews(ctx: StepContext, analysis: BatchAnalysis, routed: SkillJobs, x: OpidSignal): AlgorithmViews {
+  return {
+    trajectory: (ti) => ({ episodeSkill: analysis.skills[ti]?.episodeSkill, analyzerError: analysis.errors[ti] }),
+    sample: (i) => ({ critical: routed.critical[i], stepSkill: routed.stepSkill[i] }),
+    token: (m) => ({
+      logpSkill: ctx.oldLogp[m] + x.rescore.aSkill[m],
+      advSkill: x.c.aSkillUsed[m],
+      advEp: ctx.aEpTok[m],
+    }),
+  };
+}
+
+/** One OPID step: analyse, route, re-score, combine; the metrics and views. */
+async function opidStep(run: OpidRun, ctx: StepContext): Promise<AlgorithmStep> {
+  const { o, shared } = run;
+  const { analysis, metrics, analysed } = await analyzeStep(
+    run.analyzer,
+    run.env,
+    ctx.trajs,
+    ctx.groupOf,
+    o.failedOnly,
+    now,
+  );
+  const routed = skillJobs(ctx.policy, ctx.trajs, analysis.skills, {
+    ablation: o.ablation,
+    historyTurns: shared.historyTurns,
+    maxActionTokens: shared.maxActionTokens,
+    searchSteps: run.searchSteps,
+  });
+  const x = await skillSignal(run, ctx, routed);
+  const { sm, byType } = signalMetrics(o, ctx, x);
+  return {
+    adv: x.c.adv,
+    metrics: {
+      ...sm,
+      ...metrics,
+      ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed,
+      skillByTaskType: byType,
+    },
+    cost: { tokens: x.rescore.tokens, sequences: x.rescore.prompts },
+    ...(x.top ? { topK: x.top.targets, extra: { topkReverseKl: x.top.topkReverseKl } } : {}),
+    views: signalViews(ctx, analysis, routed, x),
+  };
+}
+
 /** OPID as a registered algorithm. */
-export const opid: Algorithm = {
-  name: 'opid',
-  summary: 'GRPO plus the skill advantage: hindsight skills re-scored by the old policy (on-policy skill distillation)',
-  usesAnalyzer: true,
-  outcomeEstimator: 'grpo',
-  source: 'OPID paper (2026), §3: A = A_ep + λ_skill·(ℓ_skill − ℓ_old), critical-first routing',
+export const opid: Algorithm<object, OpidOptions> = {
+  ...ALGORITHM_CATALOG.opid,
+  options: (cfg) => cfg,
+  readInit: NO_INIT,
   create({ cfg, env, analyzer: injected, analyzerApiKey }) {
-    const analyzer = injected ?? makeAnalyzer(cfg, analyzerApiKey);
+    const o = opid.options(cfg);
     const spec = getEnvSpec(env);
     // Search steps get no episode skill unless the config says so (RunConfig.episodeSkillOnSearch).
     const searchSteps =
-      !cfg.episodeSkillOnSearch && spec.searchSteps ? (t: Trajectory) => spec.searchSteps!(t.task, t.steps) : undefined;
-    return {
-      async advantages(ctx) {
-        const { analysis, metrics, analysed } = await analyzeStep(
-          analyzer,
-          env,
-          ctx.trajs,
-          ctx.groupOf,
-          cfg.failedOnly,
-          now,
-        );
-        const routed = skillJobs(ctx.policy, ctx.trajs, analysis.skills, {
-          ablation: cfg.ablation,
-          historyTurns: cfg.historyTurns,
-          maxActionTokens: cfg.maxActionTokens,
-          searchSteps,
-        });
-        // Top-k form (./opid-topk.ts): the skill enters the update as a reverse-KL term, so A = A_ep and teacher share
-        // 0.
-        const top =
-          cfg.skillTopK > 0
-            ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, {
-                k: cfg.skillTopK,
-                temperature: cfg.temperature,
-                coef: cfg.lambdaSkill,
-              })
-            : null;
-        const rescore =
-          top ?? (await skillRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { temperature: cfg.temperature }));
-        const lambda = top ? 0 : cfg.lambdaSkill;
-        const c = top
-          ? { adv: Float32Array.from(ctx.aEpTok), aSkillUsed: top.aSkill }
-          : combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, {
-              lambda,
-              zscore: cfg.skillZscore,
-              clip: cfg.skillClip,
-              silentScale: cfg.silentSkillScale,
-            });
-        const { packed } = ctx;
-        const tokenTraj = new Int32Array(packed.tokens);
-        packed.samples.forEach((x, i) =>
-          tokenTraj.fill(packed.sampleTraj[i], packed.offsets[i], packed.offsets[i] + x.response.length),
-        );
-        const sm = skillMetrics(
-          ctx.aEpTok,
-          c.aSkillUsed,
-          c.adv,
-          rescore.active,
-          tokenTraj,
-          lambda,
-          rescore.aSkill,
-          cfg.silentSkillScale,
-        );
-        const skillByTaskType = skillMetricsByType(
-          ctx.aEpTok,
-          c.aSkillUsed,
-          c.adv,
-          rescore.active,
-          tokenTraj,
-          ctx.trajs.map((t) => t.taskType),
-          lambda,
-          rescore.aSkill,
-          cfg.silentSkillScale,
-        );
-        return {
-          adv: c.adv,
-          metrics: {
-            ...sm,
-            ...metrics,
-            ranAsGrpo: analysed > 0 && metrics.analyzerFailures === analysed,
-            skillByTaskType,
-          },
-          cost: { tokens: rescore.tokens, sequences: rescore.prompts },
-          ...(top ? { topK: top.targets, extra: { topkReverseKl: top.topkReverseKl } } : {}),
-          views: {
-            trajectory: (ti) => ({
-              episodeSkill: analysis.skills[ti]?.episodeSkill,
-              analyzerError: analysis.errors[ti],
-            }),
-            sample: (i) => ({ critical: routed.critical[i], stepSkill: routed.stepSkill[i] }),
-            token: (m) => ({
-              logpSkill: ctx.oldLogp[m] + rescore.aSkill[m],
-              advSkill: c.aSkillUsed[m],
-              advEp: ctx.aEpTok[m],
-            }),
-          },
-        };
-      },
-    };
+      !o.episodeSkillOnSearch && spec.searchSteps ? (t: Trajectory) => spec.searchSteps!(t.task, t.steps) : undefined;
+    const run: OpidRun = { analyzer: injected ?? makeAnalyzer(cfg, analyzerApiKey), env, o, shared: cfg, searchSteps };
+    return { advantages: (ctx) => opidStep(run, ctx) };
   },
 };

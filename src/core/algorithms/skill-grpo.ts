@@ -5,7 +5,9 @@
  */
 import { makeAnalyzer } from '../analyzer';
 import { analyzeStep } from './analysis';
-import type { Algorithm } from './types';
+import { ALGORITHM_CATALOG } from './catalog';
+import type { RunConfig } from '../run/config';
+import { NO_INIT, type Algorithm } from './types';
 
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -77,17 +79,19 @@ export class SkillMemory {
   }
 }
 
+/** Skill-GRPO's settings: the RunConfig fields it declares (catalog.ts). */
+export type SkillGrpoOptions = Pick<RunConfig, (typeof ALGORITHM_CATALOG)['skill-grpo']['configFields'][number]>;
+
 /** Skill-GRPO as a registered algorithm. */
-export const skillGrpo: Algorithm = {
-  name: 'skill-grpo',
-  summary: 'GRPO with a memory of extracted skills injected into rollout and evaluation prompts (no distillation)',
-  usesAnalyzer: true,
-  outcomeEstimator: 'grpo',
-  source: 'OPID paper (2026), §4 (Skill-GRPO baseline)',
+export const skillGrpo: Algorithm<object, SkillGrpoOptions> = {
+  ...ALGORITHM_CATALOG['skill-grpo'],
+  options: (cfg) => cfg,
+  readInit: NO_INIT,
   create({ cfg, env, analyzer: injected, analyzerApiKey }) {
     const analyzer = injected ?? makeAnalyzer(cfg, analyzerApiKey);
+    const o = skillGrpo.options(cfg);
     const memory = new SkillMemory();
-    const skillFor = (type: string) => memory.get(type, cfg.skillMemoryTopK);
+    const skillFor = (type: string) => memory.get(type, o.skillMemoryTopK);
     return {
       episodeSkill: skillFor,
       saveState: () => memory.toJSON(),
@@ -95,7 +99,7 @@ export const skillGrpo: Algorithm = {
       async advantages(ctx) {
         // The skill each episode acted with (the memory does not change during a step's rollouts).
         for (const t of ctx.trajs) t.episodeSkill = skillFor(t.taskType);
-        const { analysis, metrics } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, cfg.failedOnly, now);
+        const { analysis, metrics } = await analyzeStep(analyzer, env, ctx.trajs, ctx.groupOf, o.failedOnly, now);
         ctx.trajs.forEach(
           (t, i) =>
             t.success && analysis.skills[i]?.episodeSkill && memory.add(t.taskType, analysis.skills[i]!.episodeSkill),

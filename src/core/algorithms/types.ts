@@ -1,5 +1,6 @@
 /**
- * The interface every training algorithm implements (GRPO, OPID, Skill-GRPO; registry.ts looks them up by name).
+ * The interface every training algorithm implements (GRPO, OPID, Skill-GRPO, Agentic-OPD; registry.ts looks them up
+ * by name, catalog.ts holds their traits as plain data).
  *
  * The trainer (core/train/trainer.ts) owns everything algorithms share: sampling B tasks × G rollouts, the
  * outcome advantage A_ep with the optional GiGPO step term (outcome.ts), old/reference re-scoring, the PPO-clip update
@@ -14,9 +15,10 @@ import type { RunConfig } from '../run/config';
 import type { Trajectory } from '../rollout/types';
 import type { PackedSamples } from './outcome';
 import type { TopKTargets } from '../model/topk';
+import type { AlgorithmTraits } from './catalog';
 
-/** What an algorithm is built from at the start of a run. */
-export interface AlgorithmInit {
+/** What every algorithm is built from at the start of a run (the trainer's part). */
+export interface AlgorithmBase {
   /** The validated run config. */
   cfg: RunConfig;
   /** Environment name (analyzer groups carry it). */
@@ -25,11 +27,19 @@ export interface AlgorithmInit {
   analyzer?: Analyzer;
   /** API key of the http analyzer; never stored. */
   analyzerApiKey?: string;
-  /**
-   * What a particular algorithm needs besides the config (Agentic-OPD: its teacher pool and the student's solved set).
-   */
-  [extra: string]: unknown;
 }
+
+/**
+ * What an algorithm's `create` gets: the base and its own inputs `Init` besides the config (Agentic-OPD: its teacher
+ * pool and the student's solved set; `{}` for the others).
+ */
+export type AlgorithmInit<Init extends object = object> = AlgorithmBase & Init;
+
+/**
+ * What reaches an algorithm besides the config from the CLI or the worker (TrainOptions.algorithmInit): plain
+ * named values that the algorithm's `readInit` checks and types.
+ */
+export type AlgorithmExtras = Readonly<Record<string, unknown>>;
 
 /** Everything one step's advantage computation may read. Vectors are float32 [M], packed sample-major (outcome.ts). */
 export interface StepContext {
@@ -89,7 +99,10 @@ export interface AlgorithmStep {
   /** Extra forward passes the algorithm ran (OPID's skill re-scoring): tokens and sequences. */
   cost: { tokens: number; sequences: number };
   views?: AlgorithmViews;
-  /** Algorithm-specific numbers for the step event (Agentic-OPD: teacherId, teacherScore, ladShare, reverseKl …). */
+  /**
+   * Algorithm-specific numbers for the step event (Agentic-OPD: teacherId, teacherScore, ladShare, reverseKl …): the
+   * step event takes the fields named in the algorithm's `metricKeys` whose value is a number or null.
+   */
   extra?: object;
   /**
    * A loss term the update adds besides PPO-clip on A: Agentic-OPD's top-k reverse KL (train/update.ts
@@ -124,21 +137,30 @@ export interface AlgorithmRun {
   onValidation?(solved: ReadonlySet<number>): void;
 }
 
-/** A registered algorithm. */
-export interface Algorithm {
-  /** Name used in configs, links and `--algo`. */
-  readonly name: string;
-  /** One line for help texts. */
-  readonly summary: string;
-  /** Paper and equation the algorithm implements. */
-  readonly source: string;
-  /** True when it runs an analyzer (OPID, Skill-GRPO): the analyzer settings are then checked and shown. */
-  readonly usesAnalyzer: boolean;
-  /** The outcome-advantage estimator A_ep it builds on (math/advantages.ts OUTCOME_ESTIMATORS), e.g. `grpo`. */
-  readonly outcomeEstimator: string;
+/**
+ * An algorithm: its traits (catalog.ts: name, summary, source, analyzer, skills, teacher pool, config fields, metric
+ * keys, charts) and how a run of it is made. Generic over its own inputs `Init` (what `create` needs besides the
+ * base) and its settings `Options` (the run-config fields it declares, `configFields`, read by `options`), so each
+ * reads a narrow typed view. registry.ts erases the generics into a `RegisteredAlgorithm`.
+ */
+export interface Algorithm<Init extends object = object, Options extends object = object> extends AlgorithmTraits {
+  /**
+   * Its settings from the validated config (a view of its `configFields`, defaults and checks applied).
+   * @throws Error naming the setting when a value cannot run it.
+   */
+  options(cfg: RunConfig): Options;
+  /**
+   * Its inputs besides the config, checked and typed, from the plain values the CLI or the worker passes
+   * (AlgorithmExtras; undefined = none were passed).
+   * @throws Error saying what is missing or malformed and where it comes from (e.g. `--from-run`).
+   */
+  readInit(extra: AlgorithmExtras | undefined): Init;
   /** Build the per-run instance. @throws Error when the config cannot run it (e.g. an http analyzer without a URL). */
-  create(init: AlgorithmInit): AlgorithmRun;
+  create(init: AlgorithmInit<Init>): AlgorithmRun;
 }
+
+/** `readInit` of an algorithm that needs nothing besides the config. */
+export const NO_INIT = (): Record<never, never> => ({});
 
 /** Metrics of an algorithm without skills. */
 export const NO_SKILL_METRICS: Readonly<AlgorithmMetrics> = Object.freeze({

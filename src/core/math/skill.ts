@@ -58,6 +58,17 @@ export function routeSkills(
   return { routes, critical };
 }
 
+/**
+ * OPID's skill advantage of one action token (OPID, Yang et al. 2026, §3, A_skill = ℓ_skill − ℓ_old; stop-gradient:
+ * plain numbers): how much more likely the pre-update policy makes the sampled token when the routed hindsight skill
+ * is in its prompt. `logpSkill` and `logpOld` are the token's log-probs (nats) with and without the skill, both of
+ * the distribution that sampled (the rollout temperature and mask); the result is in nats, > 0 where the skill
+ * favours the token. Additive routing sums it over a step's two skill prompts.
+ */
+export function skillAdvantage(logpSkill: number, logpOld: number): number {
+  return logpSkill - logpOld;
+}
+
 /** Options of `combineAdvantages`. */
 export interface CombineOptions {
   /** λ_skill. */

@@ -17,6 +17,7 @@ import type { Trajectory } from '../rollout/types';
 import { learningRateAt } from '../optim/schedule';
 import { outcomeAdvantages, packSamples, tokenAdvantages, type PackedSamples } from '../algorithms/outcome';
 import type { AlgorithmRun, AlgorithmViews } from '../algorithms/types';
+import { algorithmTraits } from '../algorithms/catalog';
 import { ppoUpdate } from './update';
 import type { StepEvent, TrajectoryView } from './events';
 import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGuard } from './rollback';
@@ -223,7 +224,7 @@ export async function trainStep(
         }
       : {}),
     ...a.metrics,
-    ...stepExtra(a.extra),
+    ...stepExtra(algorithmTraits(cfg.algo).metricKeys, a.extra),
     forwardTokens: { rollout: roll.tokens, old: old.tokens, ref: refS.tokens, skill: a.cost.tokens, update: m.tokens },
     forwardSequences: {
       rollout: nSteps,
@@ -296,21 +297,20 @@ function sampledKl(oldLogp: Float32Array, refLogp: Float32Array): number {
   return refLogp.length ? s / refLogp.length : 0;
 }
 
-/** The step-event fields an algorithm's `extra` may set (Agentic-OPD's teacher numbers); others are ignored. */
-function stepExtra(x: object | undefined): Partial<StepEvent> {
+/**
+ * The step-event fields an algorithm's `extra` sets: those of its `metricKeys` (algorithms/catalog.ts) that `extra`
+ * holds as its own property with a number or null value, in `metricKeys` order; anything else is ignored.
+ */
+function stepExtra(metricKeys: readonly string[], x: object | undefined): Partial<StepEvent> {
   if (!x) return {};
   const e = x as Record<string, unknown>;
-  const num = (k: string) => (typeof e[k] === 'number' ? { [k]: e[k] } : {});
-  return {
-    ...(Object.hasOwn(e, 'teacherId') ? { teacherId: typeof e.teacherId === 'number' ? e.teacherId : null } : {}),
-    ...num('teacherScore'),
-    ...num('ladShare'),
-    ...num('reverseKl'),
-    ...num('topkReverseKl'),
-    ...num('teacherRolloutCalls'),
-    ...num('gatedTokens'),
-    ...(typeof e.round === 'number' ? { teacherRound: e.round } : {}),
-  };
+  const out: Record<string, number | null> = {};
+  for (const k of metricKeys) {
+    if (!Object.hasOwn(e, k)) continue;
+    const v = e[k];
+    if (typeof v === 'number' || v === null) out[k] = v;
+  }
+  return out as Partial<StepEvent>;
 }
 
 /** Display records of the first group (trajectories 0..G−1), with per-token numbers and the algorithm's fields. */

@@ -23,8 +23,8 @@ import { cloneFrozen, countParams, type Params } from '../model/params';
 import { decodeTrainState, captureAdam, restoreAdam, encodeTrainState, type TrainState } from './checkpoint';
 import { BestEval } from './best';
 import { buildTokenizer, createPolicy, loadPolicy, savePolicy, type PolicyHandle } from '../model/policy';
-import { getAlgorithm } from '../algorithms/registry';
-import type { Algorithm, AlgorithmRun } from '../algorithms/types';
+import { getAlgorithm, type RegisteredAlgorithm } from '../algorithms/registry';
+import type { AlgorithmRun } from '../algorithms/types';
 import type { EnvSpec } from '../envs/types';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { Evaluator } from '../rollout/eval-job';
@@ -116,7 +116,7 @@ interface RunBase {
 
 /** One run of `train` across its phases: what `RunBase` holds, the algorithm, the best evaluation and counters. */
 interface TrainRun extends RunBase {
-  algo: Algorithm;
+  algo: RegisteredAlgorithm;
   method: AlgorithmRun;
   /** The algorithm as the steps and evaluations see it. */
   skill: AlgorithmState;
@@ -207,7 +207,7 @@ function referencePolicy(policy: PolicyHandle, resume: TrainState | null): Param
 }
 
 /** The run's instance of `algo` for `cfg`, with the analyzer and the algorithm's extra inputs of `opts`. */
-function createMethod(algo: Algorithm, cfg: RunConfig, spec: EnvSpec, opts: TrainOptions): AlgorithmRun {
+function createMethod(algo: RegisteredAlgorithm, cfg: RunConfig, spec: EnvSpec, opts: TrainOptions): AlgorithmRun {
   return algo.create({
     ...opts.algorithmInit,
     cfg,

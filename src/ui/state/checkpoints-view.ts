@@ -8,7 +8,7 @@
 import { SOLVED_AT, coverage, type ValRecord } from '../../core/run/record';
 import type { NoiseBaseline } from '../../core/run/coverage-noise';
 import type { StepEvent } from '../../core/train/events';
-import type { TeacherRoundView } from '../../worker/checkpoints';
+import type { TeacherRoundView } from '../../worker/api';
 
 /** The val tasks of one task type, in task order: a column group of the heatmap. */
 export interface HeatmapGroup {
@@ -69,8 +69,8 @@ export function heatmap(val: ValRecord, kept: Iterable<number> = []): Heatmap {
         rate,
         solved,
         label:
-          `step ${c.step}, val task ${task} (${val.taskTypes[task]}): pass rate ${pct(rate)} (${Math.round(rate * val.samples)} ` +
-          `of ${val.samples})${solved ? ', solved' : ''}`,
+          `step ${c.step}, val task ${task} (${val.taskTypes[task]}): pass rate ${pct(rate)} ` +
+          `(${Math.round(rate * val.samples)} of ${val.samples})${solved ? ', solved' : ''}`,
       };
     }),
   }));
@@ -196,7 +196,8 @@ export function roundRows(rounds: readonly TeacherRoundView[]): RoundRow[] {
       teacher: r.teacherId === null ? 'one per task (union)' : `step ${r.teacherId}`,
       scores: sorted.map(
         (s) =>
-          `step ${s.id}: score ${+s.score.toFixed(3)} (gain ${s.gain}, ${s.typeCoverage} type${s.typeCoverage === 1 ? '' : 's'})`,
+          `step ${s.id}: score ${+s.score.toFixed(3)} ` +
+          `(gain ${s.gain}, ${s.typeCoverage} type${s.typeCoverage === 1 ? '' : 's'})`,
       ),
     };
   });

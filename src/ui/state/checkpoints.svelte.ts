@@ -4,7 +4,7 @@
  * "Distil" (Agentic-OPD's distillation stage from those checkpoints, in the worker) and "Download val.json" (the
  * solved matrix in the run record's format, core/run/record.ts). Talks to the worker only through `TrainerApi`.
  */
-import type { CheckpointsSnapshot } from '../../worker/checkpoints';
+import type { CheckpointsSnapshot } from '../../worker/api';
 import type { RunState } from './run.svelte';
 
 /** Message text of an unknown error (Comlink re-creates worker errors as Error with the same message). */

@@ -4,7 +4,7 @@
  * worker's seeded generator or greedy. Only snapshots cross the worker boundary.
  */
 import type { TrainerApi } from '../../worker/api';
-import type { ActEpisodeView } from '../../worker/act';
+import type { ActEpisodeView } from '../../worker/api';
 
 /** Act panel state for one page; `api` returns the worker's API or null while none is up. */
 export class ActPanelState {

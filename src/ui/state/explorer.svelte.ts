@@ -4,8 +4,7 @@
  * Groups are fetched one at a time through `TrainerApi.explorerGroup` (the store is never sent whole); the index is
  * refreshed when the view opens and after each step the run reports.
  */
-import type { ExplorerGroup } from '../../worker/explorer-view';
-import type { ExplorerIndex, TrainerApi } from '../../worker/api';
+import type { ExplorerGroup, ExplorerIndex, TrainerApi } from '../../worker/api';
 import type { ExplorerQuantity } from './explorer-values';
 import { ActPanelState } from './explorer-act.svelte';
 

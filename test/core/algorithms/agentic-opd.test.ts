@@ -7,6 +7,7 @@ import {
   type AgenticOpdState,
   type TeacherPool,
 } from '../../../src/core/algorithms/agentic-opd';
+import { getAlgorithm } from '../../../src/core/algorithms/registry';
 import { packSamples } from '../../../src/core/algorithms/outcome';
 import type { StepContext } from '../../../src/core/algorithms/types';
 import type { TaskRef } from '../../../src/core/envs/types';
@@ -171,7 +172,7 @@ describe('agentic-opd with a fake teacher pool', () => {
       teacherScore: 3,
       gatedTokens: 5,
       teacherRolloutCalls: 2,
-      round: 1,
+      teacherRound: 1,
     });
     // One scoring pass for the gated samples only, at the rollout temperature; pass rates once per task (τ3 hits the
     // memo).
@@ -532,7 +533,7 @@ describe('agentic-opd with a fake teacher pool', () => {
       b.newRound([]).teacherId,
       b.newRound([]).teacherId,
     ]);
-    expect(() => agenticOpd.create({ cfg, env: 'household' })).toThrow(/needs a teacher pool/);
+    expect(() => getAlgorithm('agentic-opd').create({ cfg, env: 'household' })).toThrow(/needs a teacher pool/);
     expect(() =>
       agenticOpd.create({
         cfg,

@@ -19,7 +19,7 @@ describe('heap offsets over 2 GiB', () => {
   it('no wasm kernel source shifts a byte offset with the signed >> 2', () => {
     const files = DIRS.flatMap((d) =>
       fs
-        .readdirSync(d)
+        .readdirSync(d, { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.ts'))
         .map((f) => path.join(d, f)),
     );
