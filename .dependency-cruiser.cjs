@@ -1,6 +1,6 @@
 /**
  * Layering of the project (docs/architecture.md "Layers"): ui → worker → core and cli → core, never back; no
- * import cycles between modules. Type-only imports are erased by TypeScript and do not count. Checked by `npm test`
+ * import cycles between modules, type-only imports included (a cycle of types is still a cycle to untangle). Checked by `npm test`
  * (test/layering.test.ts, which also forbids cycles between the folders of src/core).
  */
 module.exports = {
@@ -38,7 +38,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^node_modules|\\.d\\.ts$)' },
-    tsPreCompilationDeps: false,
+    tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.svelte', '.mjs'] },
   },

@@ -1,11 +1,11 @@
 /**
  * `npm run compare -- DIR1 DIR2 [...] [--json]`: runs side by side from their run directories (written by
- * `train --run-dir`; format in src/core/run/record.ts) or `.opdrun` files (one packed run record, src/core/run/pack.ts:
- * the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name, algorithm, seed, steps done (of
- * planned), success per evaluation split at the last evaluation and the best over all evaluations (each split's
- * maximum), the last step's training success, checkpoints and the last validation's mean pass rate. Two runs of
- * the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path given:
- * `grpo-3 (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object
+ * `train --run-dir`; format in src/core/run/record.ts) or `.opdrun` files (one packed run record,
+ * src/core/run-files/pack.ts: the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name,
+ * algorithm, seed, steps done (of planned), success per evaluation split at the last evaluation and the best over all
+ * evaluations (each split's maximum), the last step's training success, checkpoints and the last validation's mean pass
+ * rate. Two runs of the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path
+ * given: `grpo-3 (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object
  * `{runs: RunSummary[]}`. `--markdown` / `--csv`: the page's Compare table (src/core/run/compare.ts), exactly as its
  * Markdown and CSV exports write it: final and best success per split (and per task type in CSV) with the settings
  * that differ between the runs. Bad input (no folder given, no such folder, a missing or corrupt run.json or

@@ -1,8 +1,8 @@
 /**
  * `npx tsx cli/pack.ts DIR FILE.opdrun` packs a run directory (written by `train --run-dir`) into one file, the
- * format the page's Runs view imports and exports (src/core/run/pack.ts); `npx tsx cli/pack.ts --unpack FILE.opdrun
- * DIR` unpacks one into a new or empty run directory (for `train --resume`, `coverage`, `compare`). Bad input: a
- * message naming the file and what is wrong on stderr, exit 2.
+ * format the page's Runs view imports and exports (src/core/run-files/pack.ts); `npx tsx cli/pack.ts --unpack
+ * FILE.opdrun DIR` unpacks one into a new or empty run directory (for `train --resume`, `coverage`, `compare`). Bad
+ * input: a message naming the file and what is wrong on stderr, exit 2.
  */
 import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } from './args';
 import { RunDirError } from './rundir';

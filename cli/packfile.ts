@@ -1,6 +1,6 @@
 /**
- * Run packs on disk (Node): a `.opdrun` file (core/run/pack.ts: the run directory's files behind a JSON header, what
- * the page's Runs view exports) read with its size checked before it is read whole, a run directory packed, and a
+ * Run packs on disk (Node): a `.opdrun` file (core/run-files/pack.ts: the run directory's files behind a JSON header,
+ * what the page's Runs view exports) read with its size checked before it is read whole, a run directory packed, and a
  * pack unpacked into a new or empty directory. Problems are RunDirErrors naming the file (the CLIs exit 2).
  */
 import fs from 'node:fs';
@@ -14,7 +14,7 @@ import {
   packRun,
   unpackRun,
   type UnpackedRun,
-} from '../src/core/run/pack';
+} from '../src/core/run-files/pack';
 import { RunDirError, checkRunDir, isRunFile, runDirFileMessage } from './rundir';
 import { writeAtomic } from './files';
 

@@ -22,8 +22,8 @@ import {
   type ValRecord,
 } from '../src/core/run/record';
 import { writeAtomic } from './files';
-import { cutEventsText } from '../src/core/run/cut';
-import { isRunPack } from '../src/core/run/pack';
+import { cutEventsText } from '../src/core/run-files/cut';
+import { isRunPack } from '../src/core/run-files/pack';
 
 /** A run directory problem the user can fix; CLIs exit 2 with its message. */
 export class RunDirError extends Error {

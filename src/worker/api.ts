@@ -509,11 +509,11 @@ export interface TrainerApi {
   explorerGroup(step: number, group: number): Promise<ExplorerGroup>;
   /**
    * Shows stored run `id` in the explorer: its trajectories.jsonl read back, validated line by line, group 0 of each
-   * stored step (core/run/trajectories.ts `storedGroup`), in a store of its own with the run's explorerSteps window
-   * and what the current run's store leaves of the 64 MiB bound (so both together stay within it). `null` shows the
-   * current run again. The current run's next step also shows it again (the stored one is dropped first). Resolves with
-   * the new index. Rejects, saying why, when the run is missing or corrupt, or the current run's trajectories fill the
-   * bound (Reset, then open it).
+   * stored step (core/run-files/trajectories.ts `storedGroup`), in a store of its own with the run's explorerSteps
+   * window and what the current run's store leaves of the 64 MiB bound (so both together stay within it). `null` shows
+   * the current run again. The current run's next step also shows it again (the stored one is dropped first). Resolves
+   * with the new index. Rejects, saying why, when the run is missing or corrupt, or the current run's trajectories fill
+   * the bound (Reset, then open it).
    */
   explorerOpenRun(id: string | null): Promise<ExplorerIndex>;
   /**
@@ -606,9 +606,11 @@ export interface TrainerApi {
    * saying why, when it has no checkpoint, is finished, was made with another environment version, or is corrupt.
    */
   resumeRun(id: string): Promise<ResumeResult>;
-  /** A stored run as one `.opdrun` file (core/run/pack.ts; transferred). Rejects when it is corrupt or incomplete. */
+  /**
+   * A stored run as one `.opdrun` file (core/run-files/pack.ts; transferred). Rejects when it is corrupt or incomplete.
+   */
   exportRun(id: string): Promise<Uint8Array>;
-  /** A stored run's sampled trajectories as chat-messages JSONL (core/run/trajectories.ts). */
+  /** A stored run's sampled trajectories as chat-messages JSONL (core/run-files/trajectories.ts). */
   exportTrajectories(id: string): Promise<string>;
   /**
    * Store a `.opdrun` file as a new run after validating all of it (format, versions, environment versions, model

@@ -19,8 +19,8 @@ import {
   stateFile,
   type RecordEvent,
 } from '../core/run/record';
-import { TRAJECTORIES_FILE } from '../core/run/trajectories';
-import { cutEventsText, cutTrajectoriesText } from '../core/run/cut';
+import { TRAJECTORIES_FILE } from '../core/run-files/trajectories';
+import { cutEventsText, cutTrajectoriesText } from '../core/run-files/cut';
 import type { SourceCheckpoint } from '../core/run/distill';
 import { stageValSha256, type PageFromRun } from './distill';
 import { sha256Hex } from './sha256';

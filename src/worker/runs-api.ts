@@ -8,7 +8,7 @@ import { buildTokenizer } from '../core/model/policy';
 import { vocabHash } from '../core/tokenizer/tokenizer';
 import { checkWeights, decodeSafetensors } from '../core/model/io';
 import { DEFAULT_CONFIG } from '../core/run/config';
-import { PACK_EXTENSION, isRunPack } from '../core/run/pack';
+import { PACK_EXTENSION, isRunPack } from '../core/run-files/pack';
 import type { TrainerApi, InitSource, StorageUsage } from './api';
 import type { TrainingSession } from './session';
 import { checkName, type BaseLoader, type WeightsStore } from './weights';

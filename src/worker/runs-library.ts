@@ -1,9 +1,9 @@
 /**
  * The stored runs as the Runs and Compare views use them (worker layer): listing (every summary and run.json
  * validated; a corrupt one is listed as corrupt, never thrown), rename, delete, export as one `.opdrun` file
- * (core/run/pack.ts), import of such a file (validated whole before anything is written; stored runs are untouched
- * on any error), trajectories as chat-messages JSONL, records for comparing, and records for resuming (run-resume.ts).
- * Also
+ * (core/run-files/pack.ts), import of such a file (validated whole before anything is written; stored runs are
+ * untouched on any error), trajectories as chat-messages JSONL, records for comparing, and records for resuming
+ * (run-resume.ts). Also
  * `PageRuns`, which starts a recorder for each run the page trains. The store is passed in (persist.ts in the
  * worker, a Map in tests).
  */
@@ -18,14 +18,14 @@ import {
   type RecordEvent,
   type RunRecord,
 } from '../core/run/record';
-import { PackError, packRun, unpackRun } from '../core/run/pack';
+import { PackError, packRun, unpackRun } from '../core/run-files/pack';
 import {
   TRAJECTORIES_FILE,
   forEachTrajectoryLine,
   parseTrajectoryLines,
   storedGroup,
   toChatJsonl,
-} from '../core/run/trajectories';
+} from '../core/run-files/trajectories';
 import type { TrajectoryStore } from './trajectory-store';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
@@ -154,7 +154,7 @@ async function allFiles(store: RunStore, meta: StoredRunMeta): Promise<Map<strin
 }
 
 /**
- * A stored run as one `.opdrun` file (core/run/pack.ts), its record validated first.
+ * A stored run as one `.opdrun` file (core/run-files/pack.ts), its record validated first.
  * @throws Error naming the run and what is wrong (corrupt, incomplete, over the size limit).
  */
 export async function exportRun(store: RunStore, id: string): Promise<Uint8Array> {
@@ -164,7 +164,8 @@ export async function exportRun(store: RunStore, id: string): Promise<Uint8Array
 }
 
 /**
- * The run's sampled trajectories as chat-messages JSONL (core/run/trajectories.ts). @throws Error on a corrupt file.
+ * The run's sampled trajectories as chat-messages JSONL (core/run-files/trajectories.ts). @throws Error on a corrupt
+ * file.
  */
 export async function exportTrajectories(store: RunStore, id: string): Promise<string> {
   const meta = await readMeta(store, id);
@@ -177,7 +178,7 @@ export async function exportTrajectories(store: RunStore, id: string): Promise<s
 }
 
 /**
- * Adds every line of a trajectories.jsonl text to `into` as its step's group 0 (core/run/trajectories.ts
+ * Adds every line of a trajectories.jsonl text to `into` as its step's group 0 (core/run-files/trajectories.ts
  * `storedGroup`), line by line, so the store's limits and byte bound apply as it fills (the parsed lines are never
  * all held). Untrusted text: each line is validated first.
  * @returns lines read and how many had `detail`.
@@ -232,7 +233,7 @@ export function newRunId(now: number): string {
 }
 
 /**
- * Store a `.opdrun` file as a new run, after validating all of it (core/run/pack.ts unpackRun: format, versions,
+ * Store a `.opdrun` file as a new run, after validating all of it (core/run-files/pack.ts unpackRun: format, versions,
  * environment versions, model size of every checkpoint, every record file). Nothing is written on any error.
  * @throws Error (`PackError` message prefixed with the file name) naming the problem.
  */

@@ -27,7 +27,7 @@ import {
 import { sha256Hex } from './sha256';
 import type { StoredRunMeta } from './run-meta';
 import type { RecordStatus } from './api';
-import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run/trajectories';
+import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run-files/trajectories';
 
 /** Where run records live; persist.ts implements it on IndexedDB (module comment there). */
 export interface RunStore {
@@ -136,7 +136,8 @@ export class RunRecorder {
   /**
    * Takes one trainer event into the record; a checkpoint or done event starts a write.
    * @param detail for a `trajectories` event: the same step's group 0 as the trainer handed it to the explorer
-   *   (core/train/step-detail.ts), whose numbers the line keeps beside the text (core/run/trajectories.ts `detail`);
+   *   (core/train/step-detail.ts), whose numbers the line keeps beside the text (core/run-files/trajectories.ts
+   *   `detail`);
    *   null or absent: the text alone.
    */
   take(e: TrainEvent, detail?: GroupDetail | null): void {

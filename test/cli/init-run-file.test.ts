@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
-import { isRunPack, packRun } from '../../src/core/run/pack';
+import { isRunPack, packRun } from '../../src/core/run-files/pack';
 import { encodeTensors } from '../../src/core/model/io';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-init-pack-'));

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, useE2E } from './harness';
 import { fileBytes, fileText, stepEvents, stepTo, storedRuns, waitPhase } from './run-store-page';
-import { unpackRun } from '../../src/core/run/pack';
+import { unpackRun } from '../../src/core/run-files/pack';
 import { parseRunRecord } from '../../src/core/run/record';
 import { DEFAULT_CONFIG, RUN_CONFIG_KEYS, fieldMeta, type RunConfig } from '../../src/core/run/config';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ROOT, useE2E } from './harness';
-import { unpackRun } from '../../src/core/run/pack';
+import { unpackRun } from '../../src/core/run-files/pack';
 
 const BASE_MODEL = (
   JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }

@@ -2,7 +2,7 @@
  * The Runs view's "Trajectories .jsonl" download in Chromium (wasm, tiny settings): two steps trained with Step, the
  * file downloaded from the page holds one chat-messages line per trajectory the run record kept (the first group
  * of each step, trajectories.jsonl in IndexedDB), every line parses, its messages alternate user / assistant from
- * the task and first observation as core/run/trajectories.ts documents, and one trajectory's reward, success,
+ * the task and first observation as core/run-files/trajectories.ts documents, and one trajectory's reward, success,
  * task, first observation and turn count are the Explorer's.
  */
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, useE2E } from './harness';
 import { fileText, stepTo, storedRuns, waitPhase } from './run-store-page';
-import { parseTrajectoryLines } from '../../src/core/run/trajectories';
+import { parseTrajectoryLines } from '../../src/core/run-files/trajectories';
 import { num } from '../../src/ui/state/format';
 
 const BASE_MODEL = (
@@ -21,7 +21,7 @@ const LINK = `backend=wasm&model=${BASE_MODEL}&steps=4&tasksPerStep=2&groupSize=
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 
-/** One line of the download, as documented in core/run/trajectories.ts. */
+/** One line of the download, as documented in core/run-files/trajectories.ts. */
 interface ChatLine {
   messages: { role: string; content: string }[];
   reward: number;

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useE2E } from './harness';
-import { unpackRun } from '../../src/core/run/pack';
+import { unpackRun } from '../../src/core/run-files/pack';
 
 /**
  * 2 steps from the nano base policy (the default Start from), B 1 × G 2, a checkpoint every step. Seed 3: step 2's

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
 import type { TrainEvent } from '../../src/core/train/events';
 import { encodeTensors } from '../../src/core/model/io';
-import { unpackRun } from '../../src/core/run/pack';
+import { unpackRun } from '../../src/core/run-files/pack';
 import type { RunStore } from '../../src/worker/runs';
 import type { StoredRunMeta } from '../../src/worker/run-meta';
 import type { RecordStatus } from '../../src/worker/api';

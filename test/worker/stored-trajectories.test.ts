@@ -1,5 +1,5 @@
 /**
- * A stored run's trajectories in the rollout explorer (core/run/trajectories.ts `detail` and `storedGroup`,
+ * A stored run's trajectories in the rollout explorer (core/run-files/trajectories.ts `detail` and `storedGroup`,
  * worker/runs-library.ts loadStoredTrajectories), and Resume of a run ended by Stop (worker/runs-api.ts resumeRun),
  * with real tiny runs (household/easy from the shipped base policy, B 2 × G 4, wasm):
  * - an OPID run recorded as the page records it, read back from the store: group 0 of every step equals the group
@@ -15,7 +15,7 @@ import { train } from '../../src/core/train/trainer';
 import type { TrainEvent } from '../../src/core/train/events';
 import type { GroupDetail } from '../../src/core/train/step-detail';
 import { parseRunConfig } from '../../src/core/run/config';
-import { NOT_KEPT_PROMPTS } from '../../src/core/run/trajectories';
+import { NOT_KEPT_PROMPTS } from '../../src/core/run-files/trajectories';
 import { getEnvSpec } from '../../src/core/envs/registry';
 import { buildTokenizer } from '../../src/core/model/policy';
 import { PageRuns, listRuns, loadStoredTrajectories } from '../../src/worker/runs-library';

@@ -48,7 +48,7 @@ import {
   type LadEvidence,
 } from '../math/agentic';
 import { topKDistill, type TeacherSamples } from './agentic-topk';
-import { ALGORITHM_CATALOG, TEACHER_SELECTORS, type TeacherSelector } from './catalog';
+import { ALGORITHM_CATALOG, TEACHER_SELECTORS, type TeacherSelector } from '../algorithm-catalog';
 import type { PackedSamples } from './outcome';
 import {
   NO_SKILL_METRICS,
@@ -109,7 +109,7 @@ export interface TeacherPool {
   preload?(id: number): void;
 }
 
-export { TEACHER_SELECTORS, type TeacherSelector } from './catalog';
+export { TEACHER_SELECTORS, type TeacherSelector } from '../algorithm-catalog';
 
 /** Agentic-OPD's settings (RunConfig fields of the same names once the schema has them). */
 export interface AgenticOpdOptions {
@@ -372,7 +372,12 @@ function reportRound(r: AgenticRun, next: AgenticOpdState, hcnScores?: AgenticOp
     hcnScores ??
     pool.ids.map((id) => {
       const gain = [...pool.solved(id)].filter((q) => !P.has(q));
-      return { id, score: gain.length, gain: gain.length, typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size };
+      return {
+        id,
+        score: gain.length,
+        gain: gain.length,
+        typeCoverage: new Set(gain.map((q) => pool.taskType(q))).size,
+      };
     });
   r.onRound({
     round: next.round,
@@ -535,7 +540,11 @@ async function distilledMask(
 }
 
 /** The distilled samples per teacher, teachers in ascending id (each scores its own, one at a time). */
-function teacherGroups(packed: PackedSamples, teacherOf: readonly (number | null)[], mask: boolean[]): TeacherSamples[] {
+function teacherGroups(
+  packed: PackedSamples,
+  teacherOf: readonly (number | null)[],
+  mask: boolean[],
+): TeacherSamples[] {
   const used = [...new Set(teacherOf.filter((t, i): t is number => t !== null && mask[i]))].sort((a, b) => a - b);
   return used.map((tid) => ({
     id: tid,
@@ -675,9 +684,7 @@ function isTeacherPool(x: unknown): x is TeacherPool {
 
 /** True when `x` is an iterable of numbers (a set or array of val task ids). */
 function isTaskSet(x: unknown): x is Iterable<number> {
-  return (
-    (x instanceof Set || Array.isArray(x)) && [...(x as Iterable<unknown>)].every((v) => Number.isInteger(v))
-  );
+  return (x instanceof Set || Array.isArray(x)) && [...(x as Iterable<unknown>)].every((v) => Number.isInteger(v));
 }
 
 /** True when `x` is a function (the round callback). */

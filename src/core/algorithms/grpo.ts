@@ -2,7 +2,7 @@
  * GRPO (Shao et al. 2024, DeepSeekMath §4.1): the group-relative outcome advantage A_ep (math/advantages.ts, with
  * GiGPO's step term when ω > 0) is the advantage of every action token; PPO-clip does the rest (math/losses.ts).
  */
-import { ALGORITHM_CATALOG } from './catalog';
+import { ALGORITHM_CATALOG } from '../algorithm-catalog';
 import { NO_INIT, NO_SKILL_METRICS, type Algorithm } from './types';
 
 /** GRPO as a registered algorithm: no settings of its own, no inputs besides the config. */

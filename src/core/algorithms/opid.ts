@@ -16,7 +16,7 @@ import { combineAdvantages, skillAdvantage, skillMetrics, skillMetricsByType } f
 import type { PackedSamples } from './outcome';
 import { analyzeStep, type BatchAnalysis } from './analysis';
 import { getEnvSpec } from '../envs/registry';
-import { ALGORITHM_CATALOG } from './catalog';
+import { ALGORITHM_CATALOG } from '../algorithm-catalog';
 import type { Analyzer } from '../analyzer/types';
 import type { RunConfig } from '../run/config';
 import { NO_INIT, type Algorithm, type AlgorithmStep, type AlgorithmViews, type StepContext } from './types';
@@ -72,7 +72,7 @@ export async function skillRescore(
   return { aSkill, active, tokens, prompts: jobs.length };
 }
 
-/** OPID's settings: the RunConfig fields it declares (catalog.ts), as the run reads them. */
+/** OPID's settings: the RunConfig fields it declares (core/algorithm-catalog.ts), as the run reads them. */
 export type OpidOptions = Pick<RunConfig, (typeof ALGORITHM_CATALOG)['opid']['configFields'][number]>;
 
 /** What one OPID run keeps: its analyzer, settings and the shared settings the skill prompts need. */

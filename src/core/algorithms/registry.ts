@@ -1,16 +1,17 @@
 /**
  * The algorithm registry: every training algorithm's implementation by name (as verl registers its advantage
- * estimators). Adding an algorithm = one new file implementing `Algorithm` (types.ts) with its traits in catalog.ts,
- * plus one line here; the run-config schema takes its accepted names from catalog.ts ALGORITHM_NAMES.
+ * estimators). Adding an algorithm = one new file implementing `Algorithm` (types.ts) with its traits in
+ * core/algorithm-catalog.ts, plus one line here; the run-config schema takes its accepted names from
+ * core/algorithm-catalog.ts ALGORITHM_NAMES.
  */
 import { grpo } from './grpo';
 import { opid } from './opid';
 import { skillGrpo } from './skill-grpo';
 import { agenticOpd } from './agentic-opd';
-import { ALGORITHM_NAMES, isAlgorithmName, type AlgorithmName, type AlgorithmTraits } from './catalog';
+import { ALGORITHM_NAMES, isAlgorithmName, type AlgorithmName, type AlgorithmTraits } from '../algorithm-catalog';
 import type { Algorithm, AlgorithmBase, AlgorithmExtras, AlgorithmRun } from './types';
 
-export { ALGORITHM_NAMES, type AlgorithmName } from './catalog';
+export { ALGORITHM_NAMES, type AlgorithmName } from '../algorithm-catalog';
 
 /**
  * An algorithm as the trainer holds it: its traits and a `create` that takes the base and the plain extras

@@ -5,7 +5,7 @@
  */
 import { makeAnalyzer } from '../analyzer';
 import { analyzeStep } from './analysis';
-import { ALGORITHM_CATALOG } from './catalog';
+import { ALGORITHM_CATALOG } from '../algorithm-catalog';
 import type { RunConfig } from '../run/config';
 import { NO_INIT, type Algorithm } from './types';
 
@@ -79,7 +79,7 @@ export class SkillMemory {
   }
 }
 
-/** Skill-GRPO's settings: the RunConfig fields it declares (catalog.ts). */
+/** Skill-GRPO's settings: the RunConfig fields it declares (core/algorithm-catalog.ts). */
 export type SkillGrpoOptions = Pick<RunConfig, (typeof ALGORITHM_CATALOG)['skill-grpo']['configFields'][number]>;
 
 /** Skill-GRPO as a registered algorithm. */

@@ -13,14 +13,9 @@ import type { Tokenizer } from '../tokenizer/tokenizer';
 import { runEpisodes } from '../rollout/runner';
 import { Rng } from '../rng';
 import type { TeacherPool } from './agentic-opd';
+import type { TeacherCheckpoint } from '../run/distill';
 
-/** One teacher checkpoint: its id (the checkpoint's step), weights (safetensors bytes) and solved validation tasks. */
-export interface TeacherCheckpoint {
-  id: number;
-  bytes: Uint8Array;
-  /** Validation tasks it solved (pass rate ≥ the run record's SOLVED_AT). */
-  solved: ReadonlySet<number>;
-}
+export type { TeacherCheckpoint } from '../run/distill';
 
 /** Settings the pool's own teacher rollouts use (the run's: preset, rollout temperature, H, decoding, G). */
 export interface TeacherRolloutSettings {

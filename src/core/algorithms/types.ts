@@ -1,6 +1,6 @@
 /**
  * The interface every training algorithm implements (GRPO, OPID, Skill-GRPO, Agentic-OPD; registry.ts looks them up
- * by name, catalog.ts holds their traits as plain data).
+ * by name, core/algorithm-catalog.ts holds their traits as plain data).
  *
  * The trainer (core/train/trainer.ts) owns everything algorithms share: sampling B tasks × G rollouts, the
  * outcome advantage A_ep with the optional GiGPO step term (outcome.ts), old/reference re-scoring, the PPO-clip update
@@ -15,7 +15,7 @@ import type { RunConfig } from '../run/config';
 import type { Trajectory } from '../rollout/types';
 import type { PackedSamples } from './outcome';
 import type { TopKTargets } from '../model/topk';
-import type { AlgorithmTraits } from './catalog';
+import type { AlgorithmTraits } from '../algorithm-catalog';
 
 /** What every algorithm is built from at the start of a run (the trainer's part). */
 export interface AlgorithmBase {
@@ -138,10 +138,10 @@ export interface AlgorithmRun {
 }
 
 /**
- * An algorithm: its traits (catalog.ts: name, summary, source, analyzer, skills, teacher pool, config fields, metric
- * keys, charts) and how a run of it is made. Generic over its own inputs `Init` (what `create` needs besides the
- * base) and its settings `Options` (the run-config fields it declares, `configFields`, read by `options`), so each
- * reads a narrow typed view. registry.ts erases the generics into a `RegisteredAlgorithm`.
+ * An algorithm: its traits (core/algorithm-catalog.ts: name, summary, source, analyzer, skills, teacher pool, config
+ * fields, metric keys, charts) and how a run of it is made. Generic over its own inputs `Init` (what `create` needs
+ * besides the base) and its settings `Options` (the run-config fields it declares, `configFields`, read by `options`),
+ * so each reads a narrow typed view. registry.ts erases the generics into a `RegisteredAlgorithm`.
  */
 export interface Algorithm<Init extends object = object, Options extends object = object> extends AlgorithmTraits {
   /**

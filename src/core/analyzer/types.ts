@@ -4,9 +4,14 @@
  * set C_τ). Implementations: `heuristic` (embedded, deterministic, no network) and `http` (an OpenAI-compatible
  * chat-completions endpoint). An analyzer never sees the environment's hidden state or its expert.
  */
+import type { TrajectorySkills } from '../math/skill';
+
+export type { TrajectorySkills } from '../math/skill';
 
 /** Analyzer kinds (RunConfig.analyzer): embedded `heuristic`, or `http` (an OpenAI-compatible endpoint). */
 export const ANALYZER_KINDS = ['heuristic', 'http'] as const;
+/** One of ANALYZER_KINDS. */
+export type AnalyzerKind = (typeof ANALYZER_KINDS)[number];
 
 /** One step of a trajectory as the analyzer sees it. */
 export interface AnalyzerStep {
@@ -33,12 +38,6 @@ export interface AnalyzerTrajectory {
 export interface AnalyzerGroup {
   env: string;
   trajectories: AnalyzerTrajectory[];
-}
-
-/** Skills for one trajectory. `stepSkills` keys are 0-based step indices within the trajectory. */
-export interface TrajectorySkills {
-  episodeSkill: string;
-  stepSkills: Record<number, string>;
 }
 
 /** Per trajectory: its skills, or `null` when its analysis failed (it then gets no skill signal). */
@@ -74,5 +73,3 @@ export interface Analyzer {
 
 /** γ of the discounted return shown to the analyzer (OPID: G_t with γ = 0.95). */
 export const ANALYZER_GAMMA = 0.95;
-
-export { discountedReturns } from '../math/returns';

@@ -4,7 +4,15 @@
  * A = A_ep + λ_skill·A_skill with optional batch z-score and clip of A_skill, and the OPID metrics.
  * Pure functions over plain arrays; no tensors.
  */
-import type { TrajectorySkills } from '../analyzer/types';
+
+/**
+ * A trajectory's hindsight skills, as an analyzer writes them (analyzer/types.ts). `stepSkills` keys are 0-based step
+ * indices within the trajectory.
+ */
+export interface TrajectorySkills {
+  episodeSkill: string;
+  stepSkills: Record<number, string>;
+}
 
 /**
  * Accepted OPID ablations (OPID, Yang et al. 2026, §4.3; docs/references.md#opid): none (critical-first routing), no
@@ -59,11 +67,11 @@ export function routeSkills(
 }
 
 /**
- * OPID's skill advantage of one action token (OPID, Yang et al. 2026, §3, A_skill = ℓ_skill − ℓ_old; stop-gradient:
- * plain numbers): how much more likely the pre-update policy makes the sampled token when the routed hindsight skill
- * is in its prompt. `logpSkill` and `logpOld` are the token's log-probs (nats) with and without the skill, both of
- * the distribution that sampled (the rollout temperature and mask); the result is in nats, > 0 where the skill
- * favours the token. Additive routing sums it over a step's two skill prompts.
+ * OPID's skill advantage of one action token (OPID, Yang et al. 2026, §3, A_skill = ℓ_skill − ℓ_old;
+ * stop-gradient: plain numbers): how much more likely the pre-update policy makes the sampled token when the routed
+ * hindsight skill is in its prompt. `logpSkill` and `logpOld` are the token's log-probs (nats) with and without the
+ * skill, both of the distribution that sampled (the rollout temperature and mask); the result is in nats, > 0 where the
+ * skill favours the token. Additive routing sums it over a step's two skill prompts.
  */
 export function skillAdvantage(logpSkill: number, logpOld: number): number {
   return logpSkill - logpOld;

@@ -9,7 +9,13 @@
  */
 import { z } from 'zod';
 import { LR_SCHEDULES } from '../optim/schedule';
-import { ALGORITHM_NAMES, getAlgorithm, type AlgorithmName } from '../algorithms/registry';
+import {
+  ALGORITHM_CATALOG,
+  ALGORITHM_NAMES,
+  TEACHER_SELECTORS,
+  algorithmTraits,
+  type AlgorithmName,
+} from '../algorithm-catalog';
 import { AGG_MODES } from '../math/losses';
 import { ADV_GROUP_BYS, ADV_NORMS } from '../math/advantages';
 import { SKILL_ABLATIONS } from '../math/skill';
@@ -17,7 +23,6 @@ import { ANALYZER_KINDS } from '../analyzer/types';
 import { MODEL_SIZES } from '../model/config';
 import { DECODINGS } from '../rollout/runner';
 import { OLD_LOGPROB_SOURCES } from '../model/scoring';
-import { TEACHER_SELECTORS } from '../algorithms/agentic-opd';
 import { ENV_NAMES, getEnvSpec } from '../envs/registry';
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
@@ -63,8 +68,6 @@ export interface FieldMeta {
   recommended?: string;
   /** Text shown for enum options in the page (links store the option itself). */
   optionLabels?: Record<string, string>;
-  /** Algorithms that read the field, where more than the one its group is named after (see `algorithmsUsing`). */
-  usedBy?: readonly AlgorithmName[];
 }
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -625,7 +628,6 @@ export const RunConfigSchema = z.object({
       flag: 'silent-skill-scale',
       unit: '× λ_skill',
       group: 'opid',
-      usedBy: ['opid'],
       help:
         'λ on tokens whose A_ep is 0 (every rollout of their group got the same reward, so the ' +
         "outcome gives them no signal) is this × λ_skill. 1 = the OPID paper's one λ everywhere; " +
@@ -640,7 +642,6 @@ export const RunConfigSchema = z.object({
       flag: 'max-step-skills',
       unit: 'per rollout',
       group: 'opid',
-      usedBy: ['opid', 'skill-grpo'],
       symbol: 'K',
       help: 'Most step skills (critical steps C_τ) per trajectory.',
       recommended: '5 (household)',
@@ -653,7 +654,6 @@ export const RunConfigSchema = z.object({
       flag: 'failed-only',
       unit: 'analyse only failed rollouts',
       group: 'opid',
-      usedBy: ['opid', 'skill-grpo'],
       help: 'Analyse only failed trajectories.',
     } satisfies FieldMeta),
   episodeSkillOnSearch: z
@@ -899,17 +899,13 @@ export function fieldsOfGroup(group: FieldGroup): RunConfigKey[] {
 }
 
 /**
- * The algorithms that read a field, or undefined when every algorithm does. A field of a group named after an
- * algorithm (opid, skill-grpo, agentic-opd) is read by that algorithm, or by the ones its metadata's `usedBy` names
- * (the analyzer's K and failed-only are read by OPID and Skill-GRPO); a field of the analyzer group by the algorithms
- * whose `usesAnalyzer` is true (core/algorithms/registry.ts).
+ * The algorithms that read a field, or undefined when every algorithm does: those whose `configFields`
+ * (core/algorithm-catalog.ts) name it, and for a field of the analyzer group those whose `usesAnalyzer` is true.
  */
 export function algorithmsUsing(key: RunConfigKey): readonly AlgorithmName[] | undefined {
-  const m = fieldMeta(key);
-  if (m.usedBy) return m.usedBy;
-  if ((ALGORITHM_NAMES as readonly string[]).includes(m.group)) return [m.group as AlgorithmName];
-  if (m.group === 'analyzer') return ALGORITHM_NAMES.filter((a) => getAlgorithm(a).usesAnalyzer);
-  return undefined;
+  if (fieldMeta(key).group === 'analyzer') return ALGORITHM_NAMES.filter((a) => ALGORITHM_CATALOG[a].usesAnalyzer);
+  const users = ALGORITHM_NAMES.filter((a) => (ALGORITHM_CATALOG[a].configFields as readonly string[]).includes(key));
+  return users.length ? users : undefined;
 }
 
 /** Field of a CLI flag (without `--`), or undefined. */
@@ -973,7 +969,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
         'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl ' +
         '(e.g. 0.03) or set klBacktracks to 0',
     });
-  const needsUrl = c.analyzer === 'http' && getAlgorithm(c.algo).usesAnalyzer;
+  const needsUrl = c.analyzer === 'http' && algorithmTraits(c.algo).usesAnalyzer;
   // The URL is not echoed: a user may have pasted a key into it. Checked whenever it is set, so a URL with
   // credentials never travels in a link even while the analyzer is unused.
   if ((needsUrl || c.analyzerUrl !== '') && !/^https?:\/\/[^\s@?#]+$/i.test(c.analyzerUrl))
@@ -1006,7 +1002,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
         'a top-1 reverse KL is always 0 (over one token both renormalised distributions are 1), so ' +
         'nothing would be distilled; set opdTopK to 16 (or any K ≥ 2), or to 0 for the sampled A_opd',
     });
-  if (c.skillTopK > 0 && c.ablation === 'additive' && c.algo === 'opid')
+  if (c.skillTopK > 0 && c.ablation === 'additive' && algorithmsUsing('skillTopK')?.includes(c.algo))
     out.push({
       field: 'skillTopK',
       message:

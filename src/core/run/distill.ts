@@ -12,8 +12,15 @@ import { decodeSafetensors, checkWeights } from '../model/io';
 import { envVersionMismatch } from '../model/policy';
 import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
-import type { TeacherCheckpoint } from '../algorithms/teacher-pool';
 import { SOLVED_AT, coverage, type CoverageReport, type ValRecord } from './record';
+
+/** One teacher checkpoint: its id (the checkpoint's step), weights (safetensors bytes) and solved validation tasks. */
+export interface TeacherCheckpoint {
+  id: number;
+  bytes: Uint8Array;
+  /** Validation tasks it solved (pass rate ≥ the run record's SOLVED_AT). */
+  solved: ReadonlySet<number>;
+}
 
 /** Why a run cannot be distilled. */
 export type DistillProblem = 'empty-panel' | 'too-few-checkpoints' | 'bad-checkpoint' | 'nothing-to-distil';

@@ -13,7 +13,8 @@
  *   sha256}]}`. `dir` is where the source run is: from the CLI (`train --from-run SRC`), SRC resolved to an absolute
  *   path when the stage began (cli/from-run.ts; `--resume` reads the source from it again); from the page, the
  *   source's stored-run id (`StoredRunMeta.id`, its key in the browser's run store, worker/runs.ts; set by
- *   worker/distill.ts `pageFromRun`), neither a path nor the run's display name. `valSha256` is the hex sha256 of SRC's val.json bytes (CLI) or of the solved-matrix
+ *   worker/distill.ts `pageFromRun`), neither a path nor the run's display name. `valSha256` is the hex sha256 of SRC's
+ *   val.json bytes (CLI) or of the solved-matrix
  *   rows the stage read (page, `stageValSha256`); `file` is the checkpoint's file name `ckpt-<k>.safetensors` and
  *   `sha256` the hex sha256 of its policy bytes.
  * - `events.jsonl` — one JSON object per line, appended and flushed as the trainer yields them: `start`, `step`,
@@ -29,7 +30,8 @@
  *   glob of checkpoints finds policies only.
  * - `val.json` (with valTasks > 0) — `{format: "opd-playground-val", version: 1, preset, tasks: n, samples: r,
  *   taskTypes: string[n], checkpoints: [{step, passRates: number[n]}]}` ordered by step (strictly increasing, each
- *   ≥ 1): the solved matrix (checkpoint × val task → pass rate). A pass rate is successes / r, so k/r for a whole k in
+ *   ≥ 1): the solved matrix (checkpoint × val task → pass rate). A pass rate is successes / r, so k/r for a whole
+ *   k in
  *   0..r. Rewritten atomically at each validation.
  *
  * Every read validates with zod (own properties only); errors are `RecordError`s naming the file, the line (for

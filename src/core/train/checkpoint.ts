@@ -6,7 +6,8 @@
  *   `eval --policy` and `train --init` read it; extra metadata `kind: "checkpoint"`, `step`, `seed`, `historyTurns`.
  * - **state** (`ckpt-<k>.state`, safetensors bytes too, F32 tensors): what resuming needs besides the weights.
  *   Tensors: `optimizer/m/<param>` and `optimizer/v/<param>` (Adam's first and second moments, each of its
- *   parameter's shape), `optimizer/accBeta1` and `optimizer/accBeta2` (shape [], β₁ᵗ and β₂ᵗ as Adam accumulated
+ *   parameter's shape), `optimizer/accBeta1` and `optimizer/accBeta2` (shape [], β₁ᵗ and β₂ᵗ as Adam
+ *   accumulated
  *   them; tfjs' `setWeights` would recompute them as pow(β, t+1), which can differ in the last bit), and
  *   `reference/<param>` (the frozen reference policy, the initial weights). Metadata (strings): `format:
  *   "opd-playground-train-state"`, `stateVersion: "1"`, `step`, `seed`, `envVersions` (JSON), `adamIterations`

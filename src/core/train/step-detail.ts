@@ -16,7 +16,8 @@ import type { AlgorithmViews } from '../algorithms/types';
 export interface TurnDetail {
   /**
    * The prompt token ids exactly as the policy was given them (task, history window, observation, admissible actions,
-   * cue); null in a group read back from a stored run (core/run/trajectories.ts `storedGroup`: prompts are not kept).
+   * cue); null in a group read back from a stored run (core/run-files/trajectories.ts `storedGroup`: prompts are not
+   * kept).
    */
   prompt: Int32Array | null;
   /** The observation the action answered. */
@@ -105,7 +106,7 @@ export interface GroupDetail {
   trajectories: TrajectoryDetail[];
   tokens: TokenArrays;
   /**
-   * Set on a group read back from a stored run's trajectories.jsonl (core/run/trajectories.ts `storedGroup`):
+   * Set on a group read back from a stored run's trajectories.jsonl (core/run-files/trajectories.ts `storedGroup`):
    * `notKept` names, in words, what the stored line lacks (shown as not kept, never as values: those fields are NaN
    * or empty); `tokens` is false when it has no action tokens or per-token numbers at all. Absent on a live group.
    */

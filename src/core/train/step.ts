@@ -17,7 +17,7 @@ import type { Trajectory } from '../rollout/types';
 import { learningRateAt } from '../optim/schedule';
 import { outcomeAdvantages, packSamples, tokenAdvantages, type PackedSamples } from '../algorithms/outcome';
 import type { AlgorithmRun, AlgorithmViews } from '../algorithms/types';
-import { algorithmTraits } from '../algorithms/catalog';
+import { algorithmTraits } from '../algorithm-catalog';
 import { ppoUpdate } from './update';
 import type { StepEvent, TrajectoryView } from './events';
 import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGuard } from './rollback';
@@ -298,7 +298,7 @@ function sampledKl(oldLogp: Float32Array, refLogp: Float32Array): number {
 }
 
 /**
- * The step-event fields an algorithm's `extra` sets: those of its `metricKeys` (algorithms/catalog.ts) that `extra`
+ * The step-event fields an algorithm's `extra` sets: those of its `metricKeys` (core/algorithm-catalog.ts) that `extra`
  * holds as its own property with a number or null value, in `metricKeys` order; anything else is ignored.
  */
 function stepExtra(metricKeys: readonly string[], x: object | undefined): Partial<StepEvent> {

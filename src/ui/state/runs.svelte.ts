@@ -5,7 +5,7 @@
  * worker's IndexedDB; only an export brings a file's bytes to the page.
  */
 import * as Comlink from 'comlink';
-import { MAX_PACK_BYTES, PACK_EXTENSION } from '../../core/run/pack';
+import { MAX_PACK_BYTES, PACK_EXTENSION } from '../../core/run-files/pack';
 import type { RecordStatus, RunInfo, StorageUsage } from '../../worker/api';
 import type { RunState } from './run.svelte';
 import { bytesText } from './compare';

@@ -13,7 +13,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HeuristicAnalyzer } from '../../../src/core/analyzer/heuristic';
-import { discountedReturns, type AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../src/core/math/returns';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { STEP_TEMPLATES } from '../../../src/core/skills/grammar';
 import { Rng } from '../../../src/core/rng';

@@ -7,7 +7,8 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAnalyzer, type HttpAnalyzerOptions } from '../../../src/core/analyzer/http';
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt } from '../../../src/core/analyzer/prompt';
-import { discountedReturns, type AnalyzerGroup, type AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import type { AnalyzerGroup, AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../src/core/math/returns';
 import { episodeSkill, failureSkill, stepSkill } from '../../../src/core/skills/grammar';
 
 /** What the scripted server answers: a chat completion with `content`, a raw `body`, a status, or nothing (`hang`). */

@@ -12,7 +12,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HeuristicAnalyzer } from '../../../src/core/analyzer/heuristic';
-import { discountedReturns, type AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../src/core/math/returns';
 import { HouseholdEnv, expertPlan } from '../../../src/core/envs/household';
 import { Rng } from '../../../src/core/rng';
 import { kindOf } from '../../../src/core/analyzer/tracked-state';

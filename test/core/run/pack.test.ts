@@ -1,7 +1,14 @@
-/** The one-file run pack (src/core/run/pack.ts): round trip, and clear refusals of damaged or foreign files. */
+/** The one-file run pack (src/core/run-files/pack.ts): round trip, and clear refusals of damaged or foreign files. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../../src/core/run/config';
-import { MAX_PACK_BYTES, PackError, packRun, readPackHeader, textFile, unpackRun } from '../../../src/core/run/pack';
+import {
+  MAX_PACK_BYTES,
+  PackError,
+  packRun,
+  readPackHeader,
+  textFile,
+  unpackRun,
+} from '../../../src/core/run-files/pack';
 import { encodeTensors } from '../../../src/core/model/io';
 
 const runJson = (over: Record<string, unknown> = {}) =>

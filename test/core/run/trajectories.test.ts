@@ -1,4 +1,4 @@
-/** Sampled trajectories (src/core/run/trajectories.ts): the stored line, and the chat-messages JSONL export. */
+/** Sampled trajectories (src/core/run-files/trajectories.ts): the stored line, and the chat-messages JSONL export. */
 import { describe, expect, it } from 'vitest';
 import {
   NOT_KEPT_NUMBERS,
@@ -9,9 +9,9 @@ import {
   storedGroup,
   toChatJsonl,
   trajectoryLine,
-} from '../../../src/core/run/trajectories';
+} from '../../../src/core/run-files/trajectories';
 import type { GroupDetail } from '../../../src/core/train/step-detail';
-import { cutEventsText, cutTrajectoriesText } from '../../../src/core/run/cut';
+import { cutEventsText, cutTrajectoriesText } from '../../../src/core/run-files/cut';
 import type { TrajectoryView } from '../../../src/core/train/events';
 
 const view: TrajectoryView = {

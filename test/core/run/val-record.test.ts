@@ -2,7 +2,7 @@
  * val.json validation (src/core/run/record.ts `parseValRecord`): hand-written bad files get the exact message naming
  * the file, the checkpoint's step, the val task, the value and the fix; every record the writers make (emptyValRecord
  * + addValidation, with pass rates successes / samples as core/train/evaluation.ts computes them) parses; an imported
- * pack (src/core/run/pack.ts) holding a bad val.json is refused with the same message.
+ * pack (src/core/run-files/pack.ts) holding a bad val.json is refused with the same message.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,7 +13,7 @@ import {
   parseValRecord,
 } from '../../../src/core/run/record';
 import { DEFAULT_CONFIG } from '../../../src/core/run/config';
-import { PackError, packRun, textFile, unpackRun } from '../../../src/core/run/pack';
+import { PackError, packRun, textFile, unpackRun } from '../../../src/core/run-files/pack';
 import { encodeTensors } from '../../../src/core/model/io';
 
 /** A val.json text: samples 2, three val tasks, checkpoints 10 and 20 as given, and `extra` keys put on top. */

@@ -6,7 +6,8 @@
  * 128] floats per layer in the backward and 2 in the forward (docs/experiments/speed.md).
  *
  * Same bits as the composed ops: float32 operations in the same order, one rounding each —
- *   forward z = (raw·s) + bias, backward dx = ((t − (Σ t)·y)·s) with t = dy·y and Σ added along the row in order
+ *   forward z = (raw·s) + bias, backward dx = ((t − (Σ t)·y)·s) with t = dy·y and Σ added along the row in
+ *   order
  *   from 0 (as tfjs' Sum kernel adds), s the float32 scale;
  * the row sums as scalar float32 additions in order, the rest as f32x4 SIMD (IEEE 754 lanes, no fused multiply-add)
  * in a module generated at start-up (`wasm/emit.ts`). test/core/backend/wasm/softmax.test.ts compares the values

@@ -11,7 +11,8 @@
  * docs/experiments/speed.md).
  * With t the result before the sign:
  *   |x| > 10 (or NaN): t = 1 + 0/|x|;  |x| > 0.5493: t = 1 − 2/(e + 2), e = expm1f(2|x|);
- *   |x| > 0.2554: t = e/(e + 2), e = expm1f(2|x|);  |x| ≥ 2⁻¹²⁶: t = −e/(e + 2), e = expm1f(−2|x|);  else t = |x|;
+ *   |x| > 0.2554: t = e/(e + 2), e = expm1f(2|x|); |x| ≥ 2⁻¹²⁶: t = −e/(e + 2), e = expm1f(−2|x|); else t =
+ *   |x|;
  * and expm1f's reduction y = k·ln2 + r (k = ±1 near 0.5 ln2 … 1.5 ln2, k = trunc(y/ln2 ± ½) beyond, k = 0 below
  * 0.5 ln2), its rational approximation and its reconstruction for k = 0, −1, 1, 2…22 and ≥ 23 (the arguments here
  * lie in [−1.1, 20], so k ≤ 29 and its other branches never apply). The last n mod 4 elements, and all of them

@@ -21,7 +21,13 @@ export type TeacherSelector = (typeof TEACHER_SELECTORS)[number];
  * (teacherShare), `skill-active` (skillActiveTokenRatio), `sign-agreement` (skillSignAgreement), `analyzer`
  * (analyzerCalls, analyzerFailures) and `analyzer-time` (analyzerLatencyMs).
  */
-export const ALGORITHM_CHARTS = ['teacher-share', 'skill-active', 'sign-agreement', 'analyzer', 'analyzer-time'] as const;
+export const ALGORITHM_CHARTS = [
+  'teacher-share',
+  'skill-active',
+  'sign-agreement',
+  'analyzer',
+  'analyzer-time',
+] as const;
 /** One of ALGORITHM_CHARTS. */
 export type AlgorithmChart = (typeof ALGORITHM_CHARTS)[number];
 
@@ -93,7 +99,8 @@ export const ALGORITHM_CATALOG = Object.freeze({
   },
   opid: {
     name: 'opid',
-    summary: 'GRPO plus the skill advantage: hindsight skills re-scored by the old policy (on-policy skill distillation)',
+    summary:
+      'GRPO plus the skill advantage: hindsight skills re-scored by the old policy (on-policy skill distillation)',
     source: 'OPID paper (2026), §3: A = A_ep + λ_skill·(ℓ_skill − ℓ_old), critical-first routing',
     outcomeEstimator: 'grpo',
     usesAnalyzer: true,

@@ -29,7 +29,7 @@ import {
   type RecordEvent,
   type RunRecord,
   type ValRecord,
-} from './record';
+} from '../run/record';
 import { TRAJECTORIES_FILE, parseTrajectoryLines, type TrajectoryRecord } from './trajectories';
 
 /** `format` of a pack header. */

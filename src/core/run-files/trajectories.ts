@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import type { TrajectoriesEvent } from '../train/events';
 import type { GroupDetail, TokenArrays, TurnDetail } from '../train/step-detail';
-import { RecordError } from './record';
+import { RecordError } from '../run/record';
 
 /** File name of the sampled trajectories in a run record. */
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';

@@ -3,7 +3,7 @@
  * on files): a continuation from the checkpoint after step k replaces whatever an interrupted run wrote after it.
  * Pure, on the files' text.
  */
-import { checkpointFile, parseEvents, stateFile } from './record';
+import { checkpointFile, parseEvents, stateFile } from '../run/record';
 import { parseTrajectoryLines } from './trajectories';
 
 const LATER_KINDS = ['step', 'eval', 'validation', 'checkpoint', 'trajectories'];
