@@ -27,6 +27,7 @@ import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { evalLine, phaseLine, progress } from './train-print';
 import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
 import { unionStartWarning } from '../src/core/algorithms/agentic-opd';
+import { algorithmTraits, distillationAlgorithm } from '../src/core/algorithm-catalog';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -162,15 +163,18 @@ async function main(): Promise<void> {
   if (ignored.length) fail(ignored.join('\n'));
   const fromRunDir = args['from-run'] as string | undefined;
   let fromRun: FromRun | null = null;
-  if (fromRunDir !== undefined && config.algo !== 'agentic-opd')
-    fail('--from-run is the distillation stage of --algo agentic-opd; add --algo agentic-opd or drop --from-run');
-  if (config.algo === 'agentic-opd' && !resume) {
+  // The algorithm that distils a run's checkpoints (its teacherPool trait) reads them with --from-run.
+  const distil = distillationAlgorithm();
+  const pooled = algorithmTraits(config.algo).teacherPool;
+  if (fromRunDir !== undefined && !pooled)
+    fail(`--from-run is the distillation stage of --algo ${distil}; add --algo ${distil} or drop --from-run`);
+  if (pooled && !resume) {
     if (fromRunDir === undefined)
       fail(
-        '--algo agentic-opd distils from a GRPO run directory: pass --from-run DIR (a run trained with ' +
+        `--algo ${config.algo} distils from a GRPO run directory: pass --from-run DIR (a run trained with ` +
           '--run-dir DIR --checkpoint-every k --val-tasks n)',
       );
-    if (init !== undefined) fail("--algo agentic-opd starts from the run's best-validation checkpoint; drop --init");
+    if (init !== undefined) fail(`--algo ${config.algo} starts from the run's best-validation checkpoint; drop --init`);
     // The student and its teachers share the run's environment, model and prompt format: take them from the run.
     let run;
     try {
@@ -201,7 +205,7 @@ async function main(): Promise<void> {
       config = { ...config, valTasks: fromRun.valTasks, valSamples: fromRun.valSamples };
     init = path.join(fromRunDir, `ckpt-${fromRun.studentStep}.safetensors`);
   }
-  if (resume && config.algo === 'agentic-opd') fromRun = resumeFromRun(resume, config, fromRunDir);
+  if (resume && pooled) fromRun = resumeFromRun(resume, config, fromRunDir);
   if (save !== undefined) checkSavePath(save, '--save');
   if (saveBest !== undefined) {
     checkSavePath(saveBest, '--save-best');

@@ -180,3 +180,13 @@ export function algorithmTraits(name: string): AlgorithmTraits {
   if (!isAlgorithmName(name)) throw new Error(`unknown algorithm "${name}"; known: ${ALGORITHM_NAMES.join(', ')}`);
   return ALGORITHM_CATALOG[name];
 }
+
+/**
+ * The algorithm that distils from a source run's checkpoints (its `teacherPool` trait): what the page's Distil button
+ * and a resume of such a run start. @throws Error when no registered algorithm has a teacher pool.
+ */
+export function distillationAlgorithm(): AlgorithmName {
+  const a = ALGORITHM_NAMES.find((n) => ALGORITHM_CATALOG[n].teacherPool);
+  if (a === undefined) throw new Error('no registered algorithm distils from a teacher pool');
+  return a;
+}

@@ -25,6 +25,7 @@ import type { GroupDetail } from '../core/train/step-detail';
 import type { LivePolicy } from './session';
 import { promptView } from './explorer-view';
 import type { ActChoice, ActEpisodeView, ActTurn } from './api';
+import { algorithmTraits } from '../core/algorithm-catalog';
 
 /** Rows of the next-action list shown per turn (top-k). */
 export const ACT_TOP_K = 5;
@@ -63,11 +64,11 @@ export class ActEpisode {
     const r = this.env.reset({ split: 'train', index: g.taskIndex });
     this.obs = r.observation;
     const first = t.turns[0];
-    // A stored group keeps no prompt: Skill-GRPO's rollout prompt held the trajectory's episode skill (its algorithm
-    // view is that skill); no other algorithm puts one in rollout prompts.
+    // A stored group keeps no prompt: an algorithm that puts skills in the prompt (Skill-GRPO) held the trajectory's
+    // episode skill there (its algorithm view is that skill); no other algorithm puts one in rollout prompts.
     const episodeSkill = first?.prompt
       ? promptView(first.prompt, tokenizer).episodeSkill
-      : g.stored && config.algo === 'skill-grpo'
+      : g.stored && algorithmTraits(config.algo).skills === 'prompt'
         ? t.episodeSkill
         : undefined;
     this.rng = new Rng(config.seed).fork(`act/${g.step}/${g.group}/${trajectory}`);

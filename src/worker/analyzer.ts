@@ -8,15 +8,16 @@ import type { RunConfig } from '../core/run/config';
 import type { Analyzer } from '../core/analyzer/types';
 import { HttpAnalyzer } from '../core/analyzer/http';
 import type { AnalyzerExtras } from './api';
+import { algorithmTraits } from '../core/algorithm-catalog';
 
 /**
- * The analyzer to pass in the trainer's options, or undefined when the trainer's default is right (`grpo` has none;
- * `heuristic` needs neither key nor template).
+ * The analyzer to pass in the trainer's options, or undefined when the trainer's default is right (an algorithm without
+ * one, such as `grpo`; `heuristic` needs neither key nor template).
  * @throws Error from HttpAnalyzer naming the field and the fix (a base URL that is not http(s), an empty model, a key
  *   with characters a header cannot carry); its messages never contain the key.
  */
 export function runAnalyzer(config: RunConfig, extras: AnalyzerExtras): Analyzer | undefined {
-  if (config.algo === 'grpo' || config.analyzer !== 'http') return undefined;
+  if (!algorithmTraits(config.algo).usesAnalyzer || config.analyzer !== 'http') return undefined;
   return new HttpAnalyzer({
     baseUrl: config.analyzerUrl,
     model: config.analyzerModel,

@@ -14,6 +14,7 @@ import { unionStartWarning, type AgenticOpdRound } from '../core/algorithms/agen
 import type { InitSource } from './api';
 import type { CheckpointStore } from './checkpoints';
 import { sha256Hex } from './sha256';
+import { distillationAlgorithm } from '../core/algorithm-catalog';
 
 /** run.json's `fromRun` of a page distillation: `dir` is the source stored run's id (the CLI's is a directory). */
 export type PageFromRun = NonNullable<RunRecord['fromRun']>;
@@ -100,7 +101,7 @@ function distillationFrom(
     seed: config.seed,
   });
   return {
-    config: { ...config, algo: 'agentic-opd' },
+    config: { ...config, algo: distillationAlgorithm() },
     initWeights: plan.studentBytes,
     studentStep: plan.studentStep,
     pool,

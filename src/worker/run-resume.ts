@@ -27,6 +27,7 @@ import { sha256Hex } from './sha256';
 import { storedCheckpoints, type RecordTexts, type RunStore } from './runs';
 import type { StoredRunMeta } from './run-meta';
 import { readMeta, readRecord, storedText } from './runs-library';
+import { algorithmTraits } from '../core/algorithm-catalog';
 
 /** What resuming a stored run needs. */
 export interface ResumePlan {
@@ -145,8 +146,9 @@ export async function planResume(
   const [weights, state] = await Promise.all([store.getFile(id, checkpointFile(k)), store.getFile(id, stateFile(k))]);
   if (!weights || !state)
     throw new Error(`run "${meta.name}": the checkpoint of step ${k} is missing from storage; the run cannot resume`);
-  const distill =
-    run.config.algo === 'agentic-opd' ? await readDistillSource(store, meta.name, run.fromRun) : undefined;
+  const distill = algorithmTraits(run.config.algo).teacherPool
+    ? await readDistillSource(store, meta.name, run.fromRun)
+    : undefined;
   try {
     const ev = cutEventsText((await storedText(store, meta, EVENTS_FILE)) ?? '', k).text;
     const trajectories = cutTrajectoriesText((await storedText(store, meta, TRAJECTORIES_FILE)) ?? '', k);

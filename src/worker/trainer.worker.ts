@@ -50,6 +50,7 @@ import type { CheckpointTeacherPool } from '../core/algorithms/teacher-pool';
 import { CheckpointStore } from './checkpoints';
 import { distillationInit, pageFromRun, planPageDistillation } from './distill';
 import { PlayTable } from './play';
+import { algorithmTraits, distillationAlgorithm } from '../core/algorithm-catalog';
 
 /**
  * A stored run the explorer shows instead of the current run's trajectories (explorerOpenRun), in a store of its own
@@ -116,7 +117,7 @@ function replacePool(next: CheckpointTeacherPool | null): void {
 function keeping(onEvent: (e: TrainEvent) => void): (e: TrainEvent) => void {
   return (e) => {
     if (e.event === 'start') {
-      current.distilling = e.config.algo === 'agentic-opd';
+      current.distilling = algorithmTraits(e.config.algo).teacherPool;
       current.config = e.config;
       current.step = e.resumedFrom ?? 0;
       if (!current.distilling && e.resumedFrom === undefined) checkpoints.clear();
@@ -174,7 +175,7 @@ const api: TrainerApi = {
     // Validate first, so a bad field is reported before a missing checkpoint or base policy.
     const asked = parseRunConfig(config);
     const seq = ++configureSeq;
-    if (asked.algo === 'agentic-opd') return configureDistillation(asked);
+    if (algorithmTraits(asked.algo).teacherPool) return configureDistillation(asked);
     const start = await resolveStart(asked, store, loadBase, opts?.initWeights);
     const init = start.bytes ? { ...start.init, sha256: await sha256Hex(start.bytes) } : start.init;
     if (seq === configureSeq) {
@@ -258,7 +259,11 @@ const api: TrainerApi = {
   }),
   checkpoints: async () => checkpoints.snapshot(),
   async checkDistillation(config) {
-    const d = planPageDistillation(checkpoints, parseRunConfig({ ...config, algo: 'agentic-opd' }), () => undefined);
+    const d = planPageDistillation(
+      checkpoints,
+      parseRunConfig({ ...config, algo: distillationAlgorithm() }),
+      () => undefined,
+    );
     d.pool.dispose();
     return { studentStep: d.studentStep, teachers: [...d.pool.ids] };
   },

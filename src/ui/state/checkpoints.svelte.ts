@@ -6,6 +6,7 @@
  */
 import type { CheckpointsSnapshot } from '../../worker/api';
 import type { RunState } from './run.svelte';
+import { distillationAlgorithm } from '../../core/algorithm-catalog';
 
 /** Message text of an unknown error (Comlink re-creates worker errors as Error with the same message). */
 function message(e: unknown): string {
@@ -48,8 +49,9 @@ export class CheckpointsState {
       const plan = await api.checkDistillation($state.snapshot(this.run.config));
       // The button says the current run ends, so its updates need no second confirmation.
       this.run.savedStep = this.run.stepsDone;
-      if (this.run.config.algo === 'agentic-opd') await this.run.reset();
-      else await this.run.setField('algo', 'agentic-opd');
+      const distil = distillationAlgorithm();
+      if (this.run.config.algo === distil) await this.run.reset();
+      else await this.run.setField('algo', distil);
       if (this.run.phase === 'error') {
         this.message = this.run.error ?? 'the distillation stage could not be configured';
         return;
