@@ -12,13 +12,13 @@ import { TRAIN_TASK_INDICES, type EnvSpec, type TaskRef } from '../envs/types';
 import type { Params } from '../model/params';
 import { scoreSamples } from '../model/scoring';
 import type { PolicyHandle } from '../model/policy';
-import { runEpisodes } from '../rollout/runner';
+import { runEpisodes, type RolloutResult } from '../rollout/runner';
 import type { Trajectory } from '../rollout/types';
 import { learningRateAt } from '../optim/schedule';
 import { outcomeAdvantages, packSamples, tokenAdvantages, type PackedSamples } from '../algorithms/outcome';
-import type { AlgorithmRun, AlgorithmViews } from '../algorithms/types';
+import type { AlgorithmRun, AlgorithmStep, AlgorithmViews } from '../algorithms/types';
 import { algorithmTraits } from '../algorithm-catalog';
-import { ppoUpdate } from './update';
+import { ppoUpdate, type UpdateMetrics } from './update';
 import type { StepEvent, TrajectoryView } from './events';
 import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGuard } from './rollback';
 import { checkCancelled, isCancelled, type CancelSignal, type ProgressSink } from '../cancel';
@@ -46,6 +46,45 @@ export function mean(xs: readonly number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
 
+/** Log-probs and entropies (nats) of a step's packed action tokens (float32 [M]), and the tokens the pass cost. */
+interface TokenScores {
+  logp: Float32Array;
+  entropy: Float32Array;
+  tokens: number;
+}
+
+/** A step's rollouts and everything computed from them before the update. */
+interface ScoredStep {
+  roll: RolloutResult;
+  trajs: Trajectory[];
+  /** Score and outcome advantage A_ep of each trajectory, [B·G]. */
+  scores: number[];
+  adv: number[];
+  packed: PackedSamples;
+  /** Old log-probs (the sampler's or a re-scoring pass), float32 [M]. */
+  old: TokenScores;
+  /** Reference log-probs: of every token when β > 0, else of the first group's only. */
+  refS: TokenScores;
+  /** Samples (turns) of the first group: how many the reference scored when β = 0. */
+  viewCount: number;
+  /** A_ep of every action token, float32 [M]. */
+  aEpTok: Float32Array;
+  /** The algorithm's per-token advantages, metrics, cost and views. */
+  a: AlgorithmStep;
+  /** Wall time of the old, ref and algorithm phases, ms. */
+  ms: { old: number; ref: number; algorithm: number };
+}
+
+/** The update of a step: its metrics, the max-step-KL guard's outcome, the explorer's ratios and timings. */
+interface UpdatedStep {
+  m: UpdateMetrics;
+  guard: StepGuard | null;
+  /** Per-token PPO ratio, float32 [M] (NaN where no applied mini-batch used the token); only with `hooks.detail`. */
+  ratio: Float32Array | undefined;
+  /** Wall time of the update and of the guard, ms. */
+  ms: { update: number; guard: number };
+}
+
 /**
  * One training step; returns its event (timing fields filled by the caller), the tokens it processed and, when
  * `hooks.detail`, every group of the step.
@@ -64,9 +103,54 @@ export async function trainStep(
   profile: boolean,
   hooks: StepHooks,
 ): Promise<{ event: StepEvent; group: TrajectoryView[]; tokens: number; detail?: StepDetail }> {
-  const { cancel, onProgress } = hooks;
   const lr = learningRateAt(cfg.learningRate, cfg.lrSchedule, cfg.minLrRatio, step, cfg.steps);
   (optimizer as unknown as { learningRate: number }).learningRate = lr; // tfjs Adam reads it at every applyGradients
+  const { refs, groupOf } = sampleTasks(root, cfg, step);
+  const roll = await rollOut(policy, spec, cfg, root, step, skill, refs, hooks);
+  await checkCancelled(hooks.cancel, 'after the rollouts');
+  const lap = stopwatch();
+  const s = await scoreStep(policy, ref, cfg, skill, roll, groupOf, hooks.cancel, lap);
+  await checkCancelled(hooks.cancel, 'after the advantages');
+  const u = await updateStep(policy, optimizer, cfg, root, step, s, hooks, lap);
+  const event = stepEvent(cfg, step, lr, profile, s, u);
+  const { trajs, scores, adv, packed, old, refS, a } = s;
+  const group = trajectoryViews(
+    trajs.slice(0, cfg.groupSize),
+    scores,
+    adv,
+    packed,
+    old.logp,
+    refS.logp,
+    old.entropy,
+    a.adv,
+    policy,
+    a.views,
+  );
+  const detail = hooks.detail
+    ? buildStepDetail(
+        step,
+        trajs,
+        cfg.groupSize,
+        scores,
+        adv,
+        packed,
+        { adv: a.adv, aEp: s.aEpTok, oldLogp: old.logp, refLogp: refS.logp, entropy: old.entropy, ratio: u.ratio },
+        a.views,
+      )
+    : undefined;
+  return {
+    event,
+    group,
+    tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + u.m.tokens + (u.guard?.tokens ?? 0),
+    detail,
+  };
+}
+
+/**
+ * The step's train tasks: B = cfg.tasksPerStep indices drawn from the `tasks/<step>` stream, each repeated
+ * G = cfg.groupSize times; `groupOf` [B·G] is each episode's task (group) index.
+ */
+function sampleTasks(root: Rng, cfg: RunConfig, step: number): { refs: TaskRef[]; groupOf: number[] } {
   const taskRng = root.fork(`tasks/${step}`);
   const refs: TaskRef[] = [],
     groupOf: number[] = [];
@@ -77,7 +161,22 @@ export async function trainStep(
       groupOf.push(b);
     }
   }
-  const roll = await runEpisodes(policy, spec, cfg.preset, refs, {
+  return { refs, groupOf };
+}
+
+/** The step's episodes, one per task ref, drawn from the `rollout/<step>` stream (progress in episodes). */
+function rollOut(
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  cfg: RunConfig,
+  root: Rng,
+  step: number,
+  skill: AlgorithmState,
+  refs: TaskRef[],
+  hooks: StepHooks,
+): Promise<RolloutResult> {
+  const { cancel, onProgress } = hooks;
+  return runEpisodes(policy, spec, cfg.preset, refs, {
     decoding: cfg.decoding,
     temperature: cfg.temperature,
     historyTurns: cfg.historyTurns,
@@ -89,15 +188,35 @@ export async function trainStep(
       onProgress &&
       ((done, total, fraction) => onProgress({ phase: 'rollout', step, done, total, unit: 'episodes', fraction })),
   });
-  await checkCancelled(cancel, 'after the rollouts');
-  const trajs = roll.trajectories;
+}
+
+/** A lap timer started now: each call returns the wall time (ms) since the previous call (or the start). */
+function stopwatch(): () => number {
   let tp = now();
-  const lap = () => {
+  return () => {
     const t = now(),
       d = t - tp;
     tp = t;
     return d;
   };
+}
+
+/**
+ * Scores and A_ep of the step's trajectories, their packed samples, the old and reference log-probs (nats) and the
+ * algorithm's per-token advantages; `lap` times the old, ref and algorithm phases (ms).
+ * @throws RunCancelled when `cancel` is set after scoring.
+ */
+async function scoreStep(
+  policy: PolicyHandle,
+  ref: Params,
+  cfg: RunConfig,
+  skill: AlgorithmState,
+  roll: RolloutResult,
+  groupOf: number[],
+  cancel: CancelSignal | undefined,
+  lap: () => number,
+): Promise<ScoredStep> {
+  const trajs = roll.trajectories;
   const { scores, adv } = outcomeAdvantages(trajs, groupOf, cfg.invalidPenalty, skill.estimator, {
     norm: cfg.advNorm,
     groupBy: cfg.advGroupBy,
@@ -127,12 +246,31 @@ export async function trainStep(
   const aEpTok = tokenAdvantages(packed, trajs, groupOf, adv, cfg);
   // The algorithm's per-token advantage (GRPO: A_ep; OPID: A_ep + λ·A_skill; algorithms/registry.ts).
   const a = await skill.algo.advantages({ policy, trajs, groupOf, packed, aEpTraj: adv, aEpTok, oldLogp: old.logp });
-  const advTok = a.adv;
   const algorithmMs = lap();
-  await checkCancelled(cancel, 'after the advantages');
+  const ms = { old: oldMs, ref: refMs, algorithm: algorithmMs };
+  return { roll, trajs, scores, adv, packed, old, refS, viewCount, aEpTok, a, ms };
+}
+
+/**
+ * The PPO update of a scored step (mini-batches from the `minibatch/<step>` stream), then the max-step-KL guard when
+ * cfg.maxStepKl > 0; `lap` times the update and the guard (ms).
+ * @throws RunCancelled when `hooks.cancel` is set before a mini-batch; the weights and Adam state are put back first.
+ */
+async function updateStep(
+  policy: PolicyHandle,
+  optimizer: tf.Optimizer,
+  cfg: RunConfig,
+  root: Rng,
+  step: number,
+  s: ScoredStep,
+  hooks: StepHooks,
+  lap: () => number,
+): Promise<UpdatedStep> {
+  const { cancel, onProgress } = hooks;
+  const { packed, old, refS, a } = s;
   // The weights and Adam state before the update: for the max-step-KL guard, and to put back a cut update.
   const snap = cfg.maxStepKl > 0 || cancel ? takeSnapshot(policy.params, optimizer) : null;
-  let m: Awaited<ReturnType<typeof ppoUpdate>>;
+  let m: UpdateMetrics;
   // The explorer's per-token PPO ratio as the update computed it (NaN where no applied mini-batch used the token).
   const ratio = hooks.detail ? new Float32Array(packed.tokens).fill(NaN) : undefined;
   try {
@@ -142,7 +280,7 @@ export async function trainStep(
       optimizer,
       {
         samples: packed.samples,
-        adv: advTok,
+        adv: a.adv,
         oldLogp: old.logp,
         refLogp: cfg.klBeta > 0 ? refS.logp : null,
         freeRow: policy.freeRow,
@@ -173,7 +311,7 @@ export async function trainStep(
       policy.params,
       optimizer,
       snap,
-      () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, T),
+      () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, { temperature: cfg.temperature }),
       old.logp,
       cfg.maxStepKl,
       cfg.klBacktracks,
@@ -181,8 +319,26 @@ export async function trainStep(
   }
   if (snap) disposeSnapshot(snap);
   const guardMs = lap();
+  return { m, guard, ratio, ms: { update: updateMs, guard: guardMs } };
+}
+
+/**
+ * The step event of a scored and updated step (timing fields 0, filled by the caller; `phaseMs` when `profile`):
+ * rates over the B·G trajectories, means over them and over the action tokens, the update's and the guard's
+ * numbers, the algorithm's metrics and extras, and the forward passes' tokens and sequences.
+ */
+function stepEvent(
+  cfg: RunConfig,
+  step: number,
+  lr: number,
+  profile: boolean,
+  s: ScoredStep,
+  u: UpdatedStep,
+): StepEvent {
+  const { roll, trajs, scores, packed, old, refS, a } = s;
+  const { m, guard } = u;
   const nSteps = packed.samples.length;
-  const event: StepEvent = {
+  return {
     event: 'step',
     step,
     successRate: trajs.filter((t) => t.success).length / trajs.length,
@@ -200,8 +356,8 @@ export async function trainStep(
     keptStepKl: guard?.keptStepKl ?? null,
     rolledBack: guard?.rolledBack ?? false,
     stepScale: guard?.stepScale ?? 1,
-    advantageAbsMean: mean(Array.from(advTok, Math.abs)),
-    invalidRate: trajs.reduce((s, t) => s + t.invalidCount, 0) / Math.max(nSteps, 1),
+    advantageAbsMean: mean(Array.from(a.adv, Math.abs)),
+    invalidRate: trajs.reduce((n, t) => n + t.invalidCount, 0) / Math.max(nSteps, 1),
     episodeLength: nSteps / trajs.length,
     samples: nSteps,
     actionTokens: packed.tokens,
@@ -215,11 +371,11 @@ export async function trainStep(
           phaseMs: {
             sample: roll.sampleMs,
             env: roll.envMs,
-            old: oldMs,
-            ref: refMs,
-            algorithm: algorithmMs,
-            update: updateMs,
-            guard: guardMs,
+            old: s.ms.old,
+            ref: s.ms.ref,
+            algorithm: s.ms.algorithm,
+            update: u.ms.update,
+            guard: u.ms.guard,
           },
         }
       : {}),
@@ -229,40 +385,10 @@ export async function trainStep(
     forwardSequences: {
       rollout: nSteps,
       old: old.tokens ? nSteps : 0,
-      ref: cfg.klBeta > 0 ? nSteps : viewCount,
+      ref: cfg.klBeta > 0 ? nSteps : s.viewCount,
       skill: a.cost.sequences,
       update: nSteps * cfg.ppoEpochs,
     },
-  };
-  const group = trajectoryViews(
-    trajs.slice(0, cfg.groupSize),
-    scores,
-    adv,
-    packed,
-    old.logp,
-    refS.logp,
-    old.entropy,
-    advTok,
-    policy,
-    a.views,
-  );
-  const detail = hooks.detail
-    ? buildStepDetail(
-        step,
-        trajs,
-        cfg.groupSize,
-        scores,
-        adv,
-        packed,
-        { adv: advTok, aEp: aEpTok, oldLogp: old.logp, refLogp: refS.logp, entropy: old.entropy, ratio },
-        a.views,
-      )
-    : undefined;
-  return {
-    event,
-    group,
-    tokens: roll.tokens + old.tokens + refS.tokens + a.cost.tokens + m.tokens + (guard?.tokens ?? 0),
-    detail,
   };
 }
 
