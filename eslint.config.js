@@ -1,9 +1,9 @@
 /**
  * ESLint flat config: the JavaScript, typescript-eslint and eslint-plugin-svelte recommended rules, plus the
  * project's own limits — lines of at most 120 characters (Prettier's printWidth; comments and strings included)
- * and of at most 120 bytes in UTF-8 (local/max-line-bytes, what `awk 'length > 120'` counts),
- * functions of at most 80 lines in src/ and cli/ (docs/architecture.md "Reading the code"), and no Math.random
- * (every random draw goes through the seeded generator of src/core/rng.ts). Run by `npm run lint` and `.ci/run`.
+ * and of at most 120 bytes in UTF-8 (local/max-line-bytes, what `awk 'length > 120'` counts), functions of at most
+ * 80 lines in src/ and cli/ (docs/architecture.md "Reading and changing the code"), and no Math.random (every
+ * random draw goes through the seeded generator of src/core/rng.ts). Run by `npm run lint` and `.ci/run`.
  */
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
