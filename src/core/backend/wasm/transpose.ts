@@ -23,17 +23,35 @@ const LO = words(0, 4, 1, 5),
   LOLO = words(0, 1, 4, 5),
   HIHI = words(2, 3, 6, 7);
 
-/**
- * transpose4(src, dst, batch, R, C): byte addresses src, dst; R, C multiples of 4 (words). For each of `batch` planes
- * of R×C words, dst plane [C, R] = src plane [R, C] transposed.
- */
-function transposeFunc(): FuncBuilder {
-  const f = new FuncBuilder([I32, I32, I32, I32, I32]);
-  const src = 0,
-    dst = 1,
-    batch = 2,
-    R = 3,
-    C = 4;
+/** Local indices of transpose4: its five parameters, loop counters, byte strides and addresses, v128 rows. */
+interface TransposeLocals {
+  /** Parameters: byte addresses src, dst; plane count; R, C (words). */
+  src: number;
+  dst: number;
+  batch: number;
+  R: number;
+  C: number;
+  /** Plane, column-tile start and end, source row and column (words). */
+  b: number;
+  c0: number;
+  cEnd: number;
+  r: number;
+  c: number;
+  /** rs = 4·C (bytes per source row), ds = 4·R (bytes per output row). */
+  rs: number;
+  ds: number;
+  /** Byte addresses of the current 4×4 block's first source row and first output row. */
+  s: number;
+  d: number;
+  /** plane = 4·R·C, the bytes of one plane. */
+  plane: number;
+  /** The block's four source rows and the four unpacked pairs (v128). */
+  v: number[];
+  t: number[];
+}
+
+/** Declare transpose4's locals on `f`, in the order the function's code entry lists them. */
+function transposeLocals(f: FuncBuilder): TransposeLocals {
   const b = f.local(I32),
     c0 = f.local(I32),
     cEnd = f.local(I32),
@@ -46,119 +64,132 @@ function transposeFunc(): FuncBuilder {
     plane = f.local(I32);
   const v = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
   const t = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
+  return { src: 0, dst: 1, batch: 2, R: 3, C: 4, b, c0, cEnd, r, c, rs, ds, s, d, plane, v, t };
+}
+
+/** Emit `while (local[i] < end()) { body(); local[i] += step }` (unsigned compare; `i` is not reset). */
+function stepLoop(f: FuncBuilder, i: number, end: () => void, step: number, body: () => void): void {
+  f.op(Op.block, 0x40, Op.loop, 0x40);
+  f.get(i);
+  end();
+  f.op(Op.i32GeU, Op.brIf, 1);
+  body();
+  f.get(i).i32(step).op(Op.i32Add).set(i);
+  f.op(Op.br, 0, Op.end, Op.end);
+}
+
+/**
+ * transpose4(src, dst, batch, R, C): byte addresses src, dst; R, C multiples of 4 (words). For each of `batch` planes
+ * of R×C words, dst plane [C, R] = src plane [R, C] transposed.
+ */
+function transposeFunc(): FuncBuilder {
+  const f = new FuncBuilder([I32, I32, I32, I32, I32]);
+  const L = transposeLocals(f);
   // rs = 4·C (bytes per source row), ds = 4·R (bytes per output row), plane = 4·R·C
-  f.get(C).i32(4).op(Op.i32Mul).set(rs);
-  f.get(R).i32(4).op(Op.i32Mul).set(ds);
-  f.get(rs).get(R).op(Op.i32Mul).set(plane);
-  const loop = (i: number, end: () => void, step: number, body: () => void) => {
-    f.op(Op.block, 0x40, Op.loop, 0x40);
-    f.get(i);
-    end();
-    f.op(Op.i32GeU, Op.brIf, 1);
-    body();
-    f.get(i).i32(step).op(Op.i32Add).set(i);
-    f.op(Op.br, 0, Op.end, Op.end);
-  };
-  f.i32(0).set(b);
-  loop(
-    b,
-    () => f.get(batch),
+  f.get(L.C).i32(4).op(Op.i32Mul).set(L.rs);
+  f.get(L.R).i32(4).op(Op.i32Mul).set(L.ds);
+  f.get(L.rs).get(L.R).op(Op.i32Mul).set(L.plane);
+  f.i32(0).set(L.b);
+  stepLoop(
+    f,
+    L.b,
+    () => f.get(L.batch),
     1,
     () => {
-      f.i32(0).set(c0);
-      loop(
-        c0,
-        () => f.get(C),
+      f.i32(0).set(L.c0);
+      stepLoop(
+        f,
+        L.c0,
+        () => f.get(L.C),
         TILE,
-        () => {
-          // cEnd = min(C, c0 + TILE)
-          f.get(c0).i32(TILE).op(Op.i32Add).set(cEnd);
-          f.get(cEnd).get(C).get(cEnd).get(C).op(Op.i32LtU, Op.select).set(cEnd);
-          f.i32(0).set(r);
-          loop(
-            r,
-            () => f.get(R),
-            4,
-            () => {
-              f.get(c0).set(c);
-              loop(
-                c,
-                () => f.get(cEnd),
-                4,
-                () => {
-                  // s = src + 4·(r·C + c); d = dst + 4·(c·R + r)
-                  f.get(src)
-                    .get(r)
-                    .get(rs)
-                    .op(Op.i32Mul)
-                    .op(Op.i32Add)
-                    .get(c)
-                    .i32(4)
-                    .op(Op.i32Mul)
-                    .op(Op.i32Add)
-                    .set(s);
-                  f.get(dst)
-                    .get(c)
-                    .get(ds)
-                    .op(Op.i32Mul)
-                    .op(Op.i32Add)
-                    .get(r)
-                    .i32(4)
-                    .op(Op.i32Mul)
-                    .op(Op.i32Add)
-                    .set(d);
-                  for (let k = 0; k < 4; k++) {
-                    f.get(s).simd(V.load, 0).set(v[k]);
-                    if (k < 3) f.get(s).get(rs).op(Op.i32Add).set(s);
-                  }
-                  // t0 = a0 b0 a1 b1, t1 = a2 b2 a3 b3, t2 = c0 d0 c1 d1, t3 = c2 d2 c3 d3
-                  f.get(v[0])
-                    .get(v[1])
-                    .simd(V.shuffle)
-                    .op(...LO)
-                    .set(t[0]);
-                  f.get(v[0])
-                    .get(v[1])
-                    .simd(V.shuffle)
-                    .op(...HI)
-                    .set(t[1]);
-                  f.get(v[2])
-                    .get(v[3])
-                    .simd(V.shuffle)
-                    .op(...LO)
-                    .set(t[2]);
-                  f.get(v[2])
-                    .get(v[3])
-                    .simd(V.shuffle)
-                    .op(...HI)
-                    .set(t[3]);
-                  // output rows c..c+3: a_i b_i c_i d_i
-                  const rows: [number, number[]][] = [
-                    [t[0], LOLO],
-                    [t[0], HIHI],
-                    [t[1], LOLO],
-                    [t[1], HIHI],
-                  ];
-                  rows.forEach(([lo, sel], k) => {
-                    f.get(d)
-                      .get(lo)
-                      .get(lo === t[0] ? t[2] : t[3])
-                      .simd(V.shuffle)
-                      .op(...sel)
-                      .simd(V.store, 0);
-                    if (k < 3) f.get(d).get(ds).op(Op.i32Add).set(d);
-                  });
-                },
-              );
-            },
-          );
-        },
+        () => emitColumnTile(f, L),
       );
-      f.get(src).get(plane).op(Op.i32Add).set(src);
-      f.get(dst).get(plane).op(Op.i32Add).set(dst);
+      f.get(L.src).get(L.plane).op(Op.i32Add).set(L.src);
+      f.get(L.dst).get(L.plane).op(Op.i32Add).set(L.dst);
     },
   );
   return f;
+}
+
+/** Emit one column tile of a plane (columns c0 .. min(C, c0 + TILE) − 1): its 4×4 blocks, row quad by row quad. */
+function emitColumnTile(f: FuncBuilder, L: TransposeLocals): void {
+  // cEnd = min(C, c0 + TILE)
+  f.get(L.c0).i32(TILE).op(Op.i32Add).set(L.cEnd);
+  f.get(L.cEnd).get(L.C).get(L.cEnd).get(L.C).op(Op.i32LtU, Op.select).set(L.cEnd);
+  f.i32(0).set(L.r);
+  stepLoop(
+    f,
+    L.r,
+    () => f.get(L.R),
+    4,
+    () => {
+      f.get(L.c0).set(L.c);
+      stepLoop(
+        f,
+        L.c,
+        () => f.get(L.cEnd),
+        4,
+        () => emitBlock(f, L),
+      );
+    },
+  );
+}
+
+/** Emit the 4×4 block at source row r, column c: its byte addresses s and d, then the transposed copy. */
+function emitBlock(f: FuncBuilder, L: TransposeLocals): void {
+  // s = src + 4·(r·C + c); d = dst + 4·(c·R + r)
+  f.get(L.src).get(L.r).get(L.rs).op(Op.i32Mul).op(Op.i32Add).get(L.c).i32(4).op(Op.i32Mul).op(Op.i32Add).set(L.s);
+  f.get(L.dst).get(L.c).get(L.ds).op(Op.i32Mul).op(Op.i32Add).get(L.r).i32(4).op(Op.i32Mul).op(Op.i32Add).set(L.d);
+  emitTranspose4x4(f, L);
+}
+
+/**
+ * Emit the copy of one 4×4 block of words: four v128 source rows a, b, c, d loaded from s (stride rs), unpacked in
+ * pairs, then quads, and stored as four output rows from d (stride ds).
+ */
+function emitTranspose4x4(f: FuncBuilder, L: TransposeLocals): void {
+  const { v, t } = L;
+  for (let k = 0; k < 4; k++) {
+    f.get(L.s).simd(V.load, 0).set(v[k]);
+    if (k < 3) f.get(L.s).get(L.rs).op(Op.i32Add).set(L.s);
+  }
+  // t0 = a0 b0 a1 b1, t1 = a2 b2 a3 b3, t2 = c0 d0 c1 d1, t3 = c2 d2 c3 d3
+  f.get(v[0])
+    .get(v[1])
+    .simd(V.shuffle)
+    .op(...LO)
+    .set(t[0]);
+  f.get(v[0])
+    .get(v[1])
+    .simd(V.shuffle)
+    .op(...HI)
+    .set(t[1]);
+  f.get(v[2])
+    .get(v[3])
+    .simd(V.shuffle)
+    .op(...LO)
+    .set(t[2]);
+  f.get(v[2])
+    .get(v[3])
+    .simd(V.shuffle)
+    .op(...HI)
+    .set(t[3]);
+  // output rows c..c+3: a_i b_i c_i d_i
+  const rows: [number, number[]][] = [
+    [t[0], LOLO],
+    [t[0], HIHI],
+    [t[1], LOLO],
+    [t[1], HIHI],
+  ];
+  rows.forEach(([lo, sel], k) => {
+    f.get(L.d)
+      .get(lo)
+      .get(lo === t[0] ? t[2] : t[3])
+      .simd(V.shuffle)
+      .op(...sel)
+      .simd(V.store, 0);
+    if (k < 3) f.get(L.d).get(L.ds).op(Op.i32Add).set(L.d);
+  });
 }
 
 type TransposeModule = { transpose4(src: number, dst: number, batch: number, R: number, C: number): void };
