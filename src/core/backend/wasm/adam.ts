@@ -11,7 +11,7 @@
  *   ĝ  = g·s                                   (s the global-norm clip scale; the composed path multiplies first too)
  *   m' = m·β₁ + ĝ·f32(1 − β₁)
  *   v' = v·β₂ + (ĝ·ĝ)·f32(1 − β₂)
- *   w' = ((m' / c₁) / (√(v' / c₂) + ε))·f32(−lr) + w,   c₁ = f32(1 − β₁ᵗ), c₂ = f32(1 − β₂ᵗ).
+ *   w' = ((m' / c₁) / (√(v' / c₂) + ε))·f32(−lr) + w, c₁ = f32(1 − β₁ᵗ), c₂ = f32(1 − β₂ᵗ).
  * Groups of four run as f32x4 SIMD lanes and the last n mod 4 elements as scalar f32 instructions, in a module
  * generated at start-up (`wasm/emit.ts`): WebAssembly's f32 add, mul, div and sqrt are IEEE 754 correctly rounded,
  * as tfjs' own wasm kernels are, and there is no fused multiply-add, so the same order gives the same words (only a

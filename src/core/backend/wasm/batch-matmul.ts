@@ -19,7 +19,6 @@
  * Batch broadcasting is supported when one operand has batch 1. Without SIMD in the engine, or without access to the
  * backend's memory, the stock kernel runs.
  */
-import * as tf from '../../tf';
 import { encodeModule, F32, FuncBuilder, I32, Op, SimdOp, V128 } from './emit';
 import { emitTileWalk, tileKinds, type TileShape } from './tiles';
 
@@ -72,6 +71,52 @@ export interface MatMulModule {
   ): void;
 }
 
+/** Emitters of a tile's lane type: f32x4 (v128 loads and stores, 16 bytes) when `vec`, else scalar f32. */
+function laneOps(f: FuncBuilder, vec: boolean) {
+  return {
+    /** Push +0 (splat over the four lanes when `vec`). */
+    zero: () => (vec ? f.op(Op.f32Const, 0, 0, 0, 0).simd(SimdOp.f32x4Splat) : f.op(Op.f32Const, 0, 0, 0, 0)),
+    add: () => (vec ? f.simd(SimdOp.f32x4Add) : f.op(Op.f32Add)),
+    mul: () => (vec ? f.simd(SimdOp.f32x4Mul) : f.op(Op.f32Mul)),
+    /** Load from the address on the stack plus `off` bytes. */
+    load: (off: number) => (vec ? f.simd(SimdOp.v128Load, off) : f.mem(Op.f32Load, off)),
+    /** Store to the address under the value plus `off` bytes. */
+    store: (off: number) => (vec ? f.simd(SimdOp.v128Store, off) : f.mem(Op.f32Store, off)),
+  };
+}
+
+/**
+ * Emit the end of one k block of a tile: out[r][c] = (first block, k0 = 0 ? +0 : out[r][c]) + s[r][c] for the tile's
+ * rows × vecs sums `s` (locals), row r of the output at byte pout + r·outRow, vector c at 16·c bytes.
+ */
+function emitAddBlockSums(f: FuncBuilder, vec: boolean, s: number[][], k0: number, pout: number, outRow: number): void {
+  const { zero, add, load, store } = laneOps(f, vec);
+  const rowAddr = (r: number) => {
+    f.get(pout);
+    if (r > 0) f.get(outRow).i32(r).op(Op.i32Mul, Op.i32Add);
+  };
+  f.get(k0).op(Op.i32Eqz, Op.if, 0x40);
+  for (let r = 0; r < s.length; r++)
+    for (let c = 0; c < s[r].length; c++) {
+      rowAddr(r);
+      zero();
+      f.get(s[r][c]);
+      add();
+      store(16 * c);
+    }
+  f.op(Op.else);
+  for (let r = 0; r < s.length; r++)
+    for (let c = 0; c < s[r].length; c++) {
+      rowAddr(r);
+      rowAddr(r);
+      load(16 * c);
+      f.get(s[r][c]);
+      add();
+      store(16 * c);
+    }
+  f.op(Op.end);
+}
+
 /** Tile function: params pa, aRow, aK, pb, nb, pout, outRow, K (i32). Computes rows × (vec ? 4·vecs : 1) outputs. */
 function tileFunc(rows: number, vecs: number, vec: boolean): FuncBuilder {
   const f = new FuncBuilder([I32, I32, I32, I32, I32, I32, I32, I32]);
@@ -85,15 +130,7 @@ function tileFunc(rows: number, vecs: number, vec: boolean): FuncBuilder {
   const s = Array.from({ length: rows }, () => Array.from({ length: vecs }, () => f.local(T)));
   const bv = Array.from({ length: vecs }, () => f.local(T));
   const av = f.local(T);
-  const zero = () => (vec ? f.op(Op.f32Const, 0, 0, 0, 0).simd(SimdOp.f32x4Splat) : f.op(Op.f32Const, 0, 0, 0, 0));
-  const add = () => (vec ? f.simd(SimdOp.f32x4Add) : f.op(Op.f32Add));
-  const mul = () => (vec ? f.simd(SimdOp.f32x4Mul) : f.op(Op.f32Mul));
-  const load = (off: number) => (vec ? f.simd(SimdOp.v128Load, off) : f.mem(Op.f32Load, off));
-  const store = (off: number) => (vec ? f.simd(SimdOp.v128Store, off) : f.mem(Op.f32Store, off));
-  const rowAddr = (r: number) => {
-    f.get(pout);
-    if (r > 0) f.get(outRow).i32(r).op(Op.i32Mul, Op.i32Add);
-  };
+  const { zero, add, mul, load } = laneOps(f, vec);
   f.op(Op.block, 0x40, Op.loop, 0x40);
   f.get(k0).get(K).op(Op.i32GeU, Op.brIf, 1);
   // kEnd = min(k0 + 48, K)
@@ -117,26 +154,28 @@ function tileFunc(rows: number, vecs: number, vec: boolean): FuncBuilder {
   for (const row of s) for (const x of row) zero().set(x);
   f.get(k0).set(k);
   f.op(Op.loop, 0x40);
-  for (let c = 0; c < vecs; c++) (f.get(pbk), load(16 * c), f.set(bv[c]));
+  for (let c = 0; c < vecs; c++) {
+    f.get(pbk);
+    load(16 * c);
+    f.set(bv[c]);
+  }
   for (let r = 0; r < rows; r++) {
     f.get(pr[r]);
     if (vec) f.simd(SimdOp.load32Splat, 0);
     else f.mem(Op.f32Load, 0);
     f.set(av);
     // sum += a·b, as the C++ loop: the product rounds to float32, then the sum does.
-    for (let c = 0; c < vecs; c++) (f.get(s[r][c]).get(av).get(bv[c]), mul(), add(), f.set(s[r][c]));
+    for (let c = 0; c < vecs; c++) {
+      f.get(s[r][c]).get(av).get(bv[c]);
+      mul();
+      add();
+      f.set(s[r][c]);
+    }
   }
   for (let r = 0; r < rows; r++) f.addTo(pr[r], aK);
   f.addTo(pbk, nb);
   f.get(k).i32(1).op(Op.i32Add, Op.localTee, k).get(kEnd).op(Op.i32LtU, Op.brIf, 0, Op.end);
-  // out = (first block ? +0 : out) + sum
-  f.get(k0).op(Op.i32Eqz, Op.if, 0x40);
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < vecs; c++) (rowAddr(r), zero(), f.get(s[r][c]), add(), store(16 * c));
-  f.op(Op.else);
-  for (let r = 0; r < rows; r++)
-    for (let c = 0; c < vecs; c++) (rowAddr(r), rowAddr(r), load(16 * c), f.get(s[r][c]), add(), store(16 * c));
-  f.op(Op.end);
+  emitAddBlockSums(f, vec, s, k0, pout, outRow);
   f.get(kEnd).set(k0);
   f.op(Op.br, 0, Op.end, Op.end);
   return f;

@@ -74,10 +74,18 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
   // sums ← +0 on the first chunk, else the stored running sums
   f.get(first).op(Op.if, 0x40);
   for (const row of s)
-    for (const x of row)
-      (vec ? f.op(Op.f32Const, 0, 0, 0, 0).simd(SimdOp.f32x4Splat) : f.op(Op.f32Const, 0, 0, 0, 0), f.set(x));
+    for (const x of row) {
+      f.op(Op.f32Const, 0, 0, 0, 0);
+      if (vec) f.simd(SimdOp.f32x4Splat);
+      f.set(x);
+    }
   f.op(Op.else);
-  for (let i = 0; i < rows; i++) for (let c = 0; c < vecs; c++) (outAddr(i), load(width * c), f.set(s[i][c]));
+  for (let i = 0; i < rows; i++)
+    for (let c = 0; c < vecs; c++) {
+      outAddr(i);
+      load(width * c);
+      f.set(s[i][c]);
+    }
   f.op(Op.end);
   if (mode === 'nn') {
     f.get(pa).set(pr[0]);
@@ -89,7 +97,11 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
   }
   f.op(Op.block, 0x40, Op.loop, 0x40);
   f.get(r).get(count).op(Op.i32GeU, Op.brIf, 1);
-  for (let c = 0; c < vecs; c++) (f.get(pb), load(width * c), f.set(bv[c]));
+  for (let c = 0; c < vecs; c++) {
+    f.get(pb);
+    load(width * c);
+    f.set(bv[c]);
+  }
   for (let i = 0; i < rows; i++) {
     f.get(mode === 'nn' ? pr[i] : pa);
     const off = mode === 'nn' ? 0 : 4 * i;
@@ -97,14 +109,24 @@ function tileFunc(rows: number, vecs: number, vec: boolean, mode: Mode): FuncBui
     else f.mem(Op.f32Load, off);
     f.set(av);
     // sum += a·b: the product rounds to float32, then the sum does (as XNNPACK's multiply-then-add).
-    for (let c = 0; c < vecs; c++) (f.get(s[i][c]).get(av).get(bv[c]), mul(), add(), f.set(s[i][c]));
+    for (let c = 0; c < vecs; c++) {
+      f.get(s[i][c]).get(av).get(bv[c]);
+      mul();
+      add();
+      f.set(s[i][c]);
+    }
   }
   if (mode === 'nn') for (let i = 0; i < rows; i++) emitBump(f, pr[i], 4);
   else f.addTo(pa, aK);
   f.addTo(pb, bRow);
   f.get(r).i32(1).op(Op.i32Add).set(r);
   f.op(Op.br, 0, Op.end, Op.end);
-  for (let i = 0; i < rows; i++) for (let c = 0; c < vecs; c++) (outAddr(i), f.get(s[i][c]), store(width * c));
+  for (let i = 0; i < rows; i++)
+    for (let c = 0; c < vecs; c++) {
+      outAddr(i);
+      f.get(s[i][c]);
+      store(width * c);
+    }
   return f;
 }
 

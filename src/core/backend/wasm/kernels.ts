@@ -102,7 +102,7 @@ export function registerWasmKernels(): void {
         stock.setupFunc?.(backend as tf.KernelBackend);
         if (modules.has(backend)) return;
         const heap = heapOf(backend as WasmBackend);
-        let mod: MatMulModule | null = null;
+        let mod: MatMulModule | null;
         try {
           mod = heap ? instantiateMatMul(heap) : null;
         } catch {
