@@ -27,6 +27,14 @@ const BLOCK = 64;
 const UPDATE_BUFFERS = 8;
 
 /**
+ * The update's own uniforms, after the tensors' shapes: −lr, β₁, 1 − β₁, β₂, 1 − β₂, ε,
+ * the gradient scale and the element count n.
+ */
+const UPDATE_UNIFORMS =
+  'negLr : f32, beta1 : f32, oneMinusBeta1 : f32, beta2 : f32, oneMinusBeta2 : f32, ' +
+  'eps : f32, gradScale : f32, n : i32,';
+
+/**
  * One dispatch: w', m', v' from w, m, v, g and c = [1 − β₁ᵗ, 1 − β₂ᵗ]. Class name = the gpu-stats program
  * name.
  */
@@ -39,7 +47,7 @@ class AdamUpdateProgram implements RawProgram {
       backend,
       'opdAdamUpdate',
       () => `
-      ${uniformStruct(UPDATE_BUFFERS, 'negLr : f32, beta1 : f32, oneMinusBeta1 : f32, beta2 : f32, oneMinusBeta2 : f32, eps : f32, gradScale : f32, n : i32,')}
+      ${uniformStruct(UPDATE_BUFFERS, UPDATE_UNIFORMS)}
       @group(0) @binding(0) var<storage, read_write> wOut : array<f32>;
       @group(0) @binding(1) var<storage, read> w : array<f32>;
       @group(0) @binding(2) var<storage, read> m : array<f32>;

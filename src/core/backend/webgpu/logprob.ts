@@ -24,6 +24,11 @@ import { dispatchFor, flatIndex, rawPipeline, runRaw, uniformStruct, type RawPro
 const LOGP_FWD = 'OpdTokenLogProb',
   LOGP_BWD = 'OpdTokenLogProbGrad';
 
+/** The forward's entry-point parameters: invocation index in the workgroup, workgroup index and workgroup count. */
+const ROW_BUILTINS =
+  '@builtin(local_invocation_id) lid : vec3<u32>, @builtin(workgroup_id) wid : vec3<u32>, ' +
+  '@builtin(num_workgroups) nwg : vec3<u32>';
+
 /** Forward: lg [M, V], mask [M, V], targets [M] int32 → logp [M], then (extra outputs) H [M], lse [M]. */
 class TokenLogProbProgram implements RawProgram {
   pipeline: unknown;
@@ -45,7 +50,7 @@ class TokenLogProbProgram implements RawProgram {
       var<workgroup> buf : array<f32, ${BLOCK}>;
       fn z(k : i32) -> f32 { return lg[k] / u.temperature + mask[k]; }
       @compute @workgroup_size(${BLOCK})
-      fn main(@builtin(local_invocation_id) lid : vec3<u32>, @builtin(workgroup_id) wid : vec3<u32>, @builtin(num_workgroups) nwg : vec3<u32>) {
+      fn main(${ROW_BUILTINS}) {
         let row = i32(wid.y * nwg.x + wid.x);
         if (row >= u.M) { return; }
         let tid = i32(lid.x);
