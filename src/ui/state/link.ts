@@ -201,6 +201,12 @@ function doublyEncoded(key: string, value: string): ConfigIssue | null {
   };
 }
 
+/** A repeated link key: how many times it was given and the value used (the last one). */
+interface Repeat {
+  times: number;
+  value: string;
+}
+
 /**
  * Decodes a hash (with or without `#`) into a config.
  * @returns the config (defaults for missing or bad fields) and one issue per ignored, repeated or migrated field, the
@@ -209,9 +215,26 @@ function doublyEncoded(key: string, value: string): ConfigIssue | null {
  *   issue for the latter). Never throws.
  */
 export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIssue[]; checkpoint?: LinkCheckpoint } {
-  const raw = new Map<string, string>();
   const issues: ConfigIssue[] = [];
-  const dupes = new Map<string, { times: number; value: string }>();
+  const body = linkBody(hash, issues);
+  const { raw, dupes } = readParts(body, issues);
+  const { vText, linkEnvVersion } = takeVersions(raw);
+  const checkpoint = takeCheckpoint(raw, issues);
+  migrate(vText, raw, issues);
+  const { partial, notNumbers } = settingsOf(raw);
+  const r = parseRunConfigLenient(partial);
+  const envIssue = envVersionIssue(linkEnvVersion, r.config);
+  if (envIssue) issues.push(envIssue);
+  const twice = [...dupes].map(([field, d]) => ({
+    field,
+    message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
+  }));
+  const capped = listIssues([...issues, ...twice, ...notNumbers, ...r.issues], raw);
+  return { config: r.config, issues: capped, ...(checkpoint ? { checkpoint } : {}) };
+}
+
+/** The hash's settings text: `#` and a `?` right after it dropped, a link encoded as a whole decoded once (named). */
+function linkBody(hash: string, issues: ConfigIssue[]): string {
   // One `#` starts the settings; a second one (two links pasted together, or `##`) is read as `&` and named.
   // `#?steps=5` (a query string pasted after `#`): the `?` is no part of a key, so it is dropped.
   let body = hash.replace(/^#/, '').replace(/^\?/, '');
@@ -236,6 +259,13 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
         `each extra "#" was read as "&". To fix the link, replace the extra "#" with "&" (or ` +
         `remove it)`,
     });
+  return body;
+}
+
+/** The link's `key=value` parts, decoded (the last of a repeated key wins, the repeats counted); bad parts named. */
+function readParts(body: string, issues: ConfigIssue[]): { raw: Map<string, string>; dupes: Map<string, Repeat> } {
+  const raw = new Map<string, string>();
+  const dupes = new Map<string, Repeat>();
   for (const part of body.split(/[&#]/)) {
     const eq = part.indexOf('=');
     if (!part || eq === 0) continue; // `&&` or `=x`: no key
@@ -257,12 +287,21 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     if (raw.has(key)) dupes.set(key, { times: (dupes.get(key)?.times ?? 1) + 1, value });
     raw.set(key, value);
   }
-  // Versions: `v` (absent = 1) and the env version; neither is a setting.
+  return { raw, dupes };
+}
+
+/** Takes the version keys out of `raw`: `v` (absent = 1) and the env version; neither is a setting. */
+function takeVersions(raw: Map<string, string>): { vText: string | undefined; linkEnvVersion: string | undefined } {
   const vText = raw.get(VERSION_KEY) ?? raw.get('schemaVersion');
   raw.delete(VERSION_KEY);
   raw.delete('schemaVersion');
   const linkEnvVersion = raw.get(ENV_VERSION_KEY) || undefined;
   raw.delete(ENV_VERSION_KEY);
+  return { vText, linkEnvVersion };
+}
+
+/** Takes the start checkpoint's keys out of `raw`: the checkpoint, or null (named when only part of it is given). */
+function takeCheckpoint(raw: Map<string, string>, issues: ConfigIssue[]): LinkCheckpoint | null {
   const ckptName = raw.get(CHECKPOINT_KEY),
     ckptSha = raw.get(CHECKPOINT_SHA_KEY);
   raw.delete(CHECKPOINT_KEY);
@@ -279,6 +318,11 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
           `(64 hex digits); ignored, so the run starts as Start from says`,
       });
   }
+  return checkpoint;
+}
+
+/** Checks the link's schema version `vText` and migrates `raw` from an older one, naming what it did. */
+function migrate(vText: string | undefined, raw: Map<string, string>, issues: ConfigIssue[]): void {
   const v = vText === undefined ? 1 : Number(vText);
   if (!Number.isInteger(v) || v < 1)
     issues.push({
@@ -295,7 +339,10 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
   else
     for (let from = v; from < SCHEMA_VERSION; from++)
       issues.push(...(Object.hasOwn(MIGRATIONS, from) ? MIGRATIONS[from](raw) : []));
+}
 
+/** The link's values as the schema's types, for the lenient parse, and the issues of number settings not numbers. */
+function settingsOf(raw: Map<string, string>): { partial: Record<string, unknown>; notNumbers: ConfigIssue[] } {
   const partial: Record<string, unknown> = Object.create(null);
   const notNumbers: ConfigIssue[] = [];
   for (const [key, value] of raw) {
@@ -303,20 +350,23 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     if (bad) notNumbers.push(bad);
     else partial[key] = isRunConfigKey(key) ? typed(key, value) : value;
   }
-  const r = parseRunConfigLenient(partial);
-  const current = getEnvSpec(r.config.env).version;
-  if (linkEnvVersion !== undefined && linkEnvVersion !== current)
-    issues.push({
-      field: ENV_VERSION_KEY,
-      message:
-        `made with environment version ${short(linkEnvVersion)}; this is ${current}: the tasks may ` +
-        `differ, so its results are not comparable with this run's`,
-    });
-  const twice = [...dupes].map(([field, d]) => ({
-    field,
-    message: `given ${d.times === 2 ? 'twice' : `${d.times} times`}; using ${short(d.value)}`,
-  }));
-  const all = [...issues, ...twice, ...notNumbers, ...r.issues];
+  return { partial, notNumbers };
+}
+
+/** The issue for a link made with another version of `config`'s environment; null when the same or not given. */
+function envVersionIssue(linkEnvVersion: string | undefined, config: RunConfig): ConfigIssue | null {
+  const current = getEnvSpec(config.env).version;
+  if (linkEnvVersion === undefined || linkEnvVersion === current) return null;
+  return {
+    field: ENV_VERSION_KEY,
+    message:
+      `made with environment version ${short(linkEnvVersion)}; this is ${current}: the tasks may ` +
+      `differ, so its results are not comparable with this run's`,
+  };
+}
+
+/** The first MAX_ISSUES issues, with suggestions where a key or choice was likely mistyped, and the rest counted. */
+function listIssues(all: ConfigIssue[], raw: Map<string, string>): ConfigIssue[] {
   // An unknown key listed: suggest the setting it most likely meant (`lr` → learningRate).
   const listed = all.slice(0, MAX_ISSUES).map((i) => {
     if (isRunConfigKey(i.field)) return withNearChoice(i, raw.get(i.field));
@@ -324,11 +374,9 @@ export function decodeHash(hash: string): { config: RunConfig; issues: ConfigIss
     const near = nearestKey(i.field);
     return near === null ? i : { ...i, message: `unknown setting, ignored; did you mean ${near}?` };
   });
-  const capped =
-    all.length > MAX_ISSUES
-      ? [...listed, { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }]
-      : listed;
-  return { config: r.config, issues: capped, ...(checkpoint ? { checkpoint } : {}) };
+  return all.length > MAX_ISSUES
+    ? [...listed, { field: '(link)', message: `${all.length - MAX_ISSUES} more problems, ignored` }]
+    : listed;
 }
 
 /**
