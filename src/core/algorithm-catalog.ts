@@ -80,6 +80,9 @@ const ANALYZER_METRICS = [
   'ranAsGrpo',
 ] as const;
 
+/** Agentic-OPD's per-token advantage as its `source` line writes it (sg: stop-gradient; log-probs in nats). */
+const AGENTIC_OPD_ADVANTAGE = 'A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep';
+
 /**
  * Every algorithm's traits by name; the literal field lists are kept (`as const`), so an implementation's `Options`
  * can be the RunConfig fields it declares.
@@ -144,8 +147,7 @@ export const ALGORITHM_CATALOG = Object.freeze({
     summary:
       "on-policy distillation from the run's own discarded checkpoints: HCN teacher choice, LAD gate, A = " +
       'ℓ_teacher − ℓ_student',
-    source:
-      'Agentic-OPD (2026), HCN / LAD: A = opdCoef·sg(ℓ_teacher − ℓ_student) + taskCoef·A_ep on LAD-gated rollouts',
+    source: `Agentic-OPD (2026), HCN / LAD: ${AGENTIC_OPD_ADVANTAGE} on LAD-gated rollouts`,
     outcomeEstimator: 'grpo',
     usesAnalyzer: false,
     skills: 'none',

@@ -953,7 +953,9 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
     const near = nearestName(c.preset, presets);
     out.push({
       field: 'preset',
-      message: `${c.env} has no preset "${visibleText(c.preset.slice(0, 40))}"; one of ${presets.join(', ')}${near === null ? '' : `; did you mean ${near}?`}`,
+      message:
+        `${c.env} has no preset "${visibleText(c.preset.slice(0, 40))}"; one of ${presets.join(', ')}` +
+        (near === null ? '' : `; did you mean ${near}?`),
     });
   }
   const samplesLowerBound = c.tasksPerStep * c.groupSize;

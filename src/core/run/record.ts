@@ -170,7 +170,9 @@ function issue(e: z.ZodError, allowed: (path: readonly PropertyKey[]) => readonl
   const where = i.path.length ? i.path.join('.') : '(top level)';
   if (i.code === 'unrecognized_keys') {
     const keys = allowed(i.path);
-    return `${where}: unknown key${i.keys.length === 1 ? '' : 's'} ${i.keys.map((k) => JSON.stringify(k)).join(', ')}${keys.length ? ` (only ${keys.join(', ')} belong there)` : ''}`;
+    const named = i.keys.map((k) => JSON.stringify(k)).join(', ');
+    const only = keys.length ? ` (only ${keys.join(', ')} belong there)` : '';
+    return `${where}: unknown key${i.keys.length === 1 ? '' : 's'} ${named}${only}`;
   }
   return `${where}: ${i.message}`;
 }
@@ -393,8 +395,8 @@ export function coverage(v: ValRecord): CoverageReport {
   const pooled = pooledPassRates(C.map((c) => c.passRates));
   return {
     rule:
-      `a val task is solved at a checkpoint when its pass rate over ${v.samples} episode${v.samples === 1 ? '' : 's'} ` +
-      `is ≥ ${SOLVED_AT}`,
+      `a val task is solved at a checkpoint when its pass rate over ` +
+      `${v.samples} episode${v.samples === 1 ? '' : 's'} is ≥ ${SOLVED_AT}`,
     tasks: v.tasks,
     samples: v.samples,
     checkpoints: rows,

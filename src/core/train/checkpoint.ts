@@ -226,8 +226,8 @@ export function decodeTrainState(bytes: Uint8Array): TrainState {
   if (!r.success) {
     const i = r.error.issues[0];
     throw new Error(
-      `state file: metadata ${String(i.path[0])}: ${i.message} (format ${TRAIN_STATE_FORMAT} version ${TRAIN_STATE_VERSION} ` +
-        `expected)`,
+      `state file: metadata ${String(i.path[0])}: ${i.message} ` +
+        `(format ${TRAIN_STATE_FORMAT} version ${TRAIN_STATE_VERSION} expected)`,
     );
   }
   const m = r.data;
