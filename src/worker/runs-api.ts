@@ -9,7 +9,7 @@ import { vocabHash } from '../core/tokenizer/tokenizer';
 import { checkWeights, decodeSafetensors } from '../core/model/io';
 import { DEFAULT_CONFIG } from '../core/run/config';
 import { PACK_EXTENSION, isRunPack } from '../core/run-files/pack';
-import type { TrainerApi, InitSource, StorageUsage } from './api';
+import type { TrainerApi, InitSource, ResumeResult, StorageUsage, WeightsInfo } from './api';
 import type { TrainingSession } from './session';
 import { checkName, type BaseLoader, type WeightsStore } from './weights';
 import {
@@ -21,7 +21,7 @@ import {
   listRuns,
   runRecords,
 } from './runs-library';
-import { planResume } from './run-resume';
+import { planResume, type ResumePlan } from './run-resume';
 import type { RunStore } from './runs';
 import { resumePageDistillation, type PageDistillation } from './distill';
 import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
@@ -97,59 +97,7 @@ export function runsApi(
       await d.runs.delete(id);
       d.onDeleted?.(id);
     },
-    async resumeRun(id) {
-      d.notPretraining();
-      if (d.session.status === 'running') throw new Error('training is running; pause it first');
-      const plan = await planResume(d.runStore, id, currentEnvVersions());
-      // A distillation's teachers: its source run's stored checkpoints, checked before anything changes.
-      const x = plan.distill;
-      const distill = x
-        ? resumePageDistillation(x.fromRun, x.val, x.sources, plan.config, (r) => d.distillRound?.(r))
-        : null;
-      d.onReconfigure();
-      await d.session.configure(plan.config, undefined, { weights: plan.weights, state: plan.state });
-      // The explorer starts with the stored steps up to the checkpoint (group 0 of each, as kept in trajectories.jsonl;
-      // the cut text was validated by planResume).
-      addStoredTrajectories(plan.texts.trajectories, d.session.trajectories);
-      if (distill) {
-        d.session.setAlgorithmInit(distill.algorithmInit);
-        d.onDistill?.(distill);
-      }
-      d.runs.resume(plan);
-      const i = plan.meta.init;
-      const init: InitSource = {
-        kind: i.kind,
-        ...(i.sha256 ? { sha256: i.sha256 } : {}),
-        label: `run "${plan.meta.name}" from its checkpoint of step ${plan.fromStep}`,
-      };
-      let baseChanged: string | undefined;
-      if (i.kind === 'base' && i.sha256) {
-        const spec = getEnvSpec(plan.config.env);
-        const was = `This run started from the shipped base policy with sha256 ${i.sha256.slice(0, 12)}…`;
-        const still =
-          'it continues from its own checkpoint (weights, Adam state and reference policy are stored in ' +
-          'it), but a new run from the base policy would not start where this one did';
-        try {
-          const now = (await d.loadBase(spec, plan.config.preset, buildTokenizer(spec), plan.config.model)).manifest
-            .sha256;
-          if (now !== i.sha256)
-            baseChanged = `${was}; the shipped base policy is now ${now.slice(0, 12)}…: ` + `${still}.`;
-        } catch (e) {
-          baseChanged =
-            `${was}; the shipped base policy cannot be loaded now (${e instanceof Error ? e.message.replace(/\.$/, '') : String(e)}): ` +
-            `${still}.`;
-        }
-      }
-      return {
-        id,
-        name: plan.meta.name,
-        config: plan.config,
-        fromStep: plan.fromStep,
-        events: plan.events,
-        init,
-        ...(baseChanged ? { baseChanged } : {}),
-      };
-    },
+    resumeRun: (id) => resumeStoredRun(d, id),
     async exportRun(id) {
       const bytes = await exportRun(d.runStore, id);
       return Comlink.transfer(bytes, [bytes.buffer]);
@@ -164,27 +112,89 @@ export function runsApi(
       const w = await d.weights.get(name);
       return w ? sha256Hex(w.bytes) : null;
     },
-    async importWeights(name, bytes) {
-      const n = checkName(name);
-      let modelSize: string;
-      // A run file picked where weights are asked for: name it and where it belongs (not "not safetensors").
-      if (isRunPack(bytes))
-        throw new Error(
-          `"${n}" cannot be imported: this is a run file (${PACK_EXTENSION}, a packed run record), not ` +
-            `weights; import it with the Runs view's Import ${PACK_EXTENSION}, where Resume continues it`,
-        );
-      try {
-        const w = decodeSafetensors(bytes);
-        const env = Object.hasOwn(w.meta, 'env') && ENV_NAMES.includes(w.meta.env) ? w.meta.env : DEFAULT_CONFIG.env;
-        const tok = buildTokenizer(getEnvSpec(env));
-        checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
-        modelSize = w.meta.modelSize; // checkWeights refused a missing or unknown one
-      } catch (e) {
-        throw new Error(`"${n}" cannot be imported: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      const savedAt = Date.now();
-      await d.weights.put({ name: n, bytes: bytes.slice(), modelSize, savedAt });
-      return { name: n, modelSize, savedAt, sha256: await sha256Hex(bytes) };
-    },
+    importWeights: (name, bytes) => importWeights(d, name, bytes),
   };
+}
+
+/** Resumes stored run `id` from its last checkpoint: the session reconfigured, its record and explorer continued. */
+async function resumeStoredRun(d: RunsApiDeps, id: string): Promise<ResumeResult> {
+  d.notPretraining();
+  if (d.session.status === 'running') throw new Error('training is running; pause it first');
+  const plan = await planResume(d.runStore, id, currentEnvVersions());
+  // A distillation's teachers: its source run's stored checkpoints, checked before anything changes.
+  const x = plan.distill;
+  const distill = x
+    ? resumePageDistillation(x.fromRun, x.val, x.sources, plan.config, (r) => d.distillRound?.(r))
+    : null;
+  d.onReconfigure();
+  await d.session.configure(plan.config, undefined, { weights: plan.weights, state: plan.state });
+  // The explorer starts with the stored steps up to the checkpoint (group 0 of each, as kept in trajectories.jsonl;
+  // the cut text was validated by planResume).
+  addStoredTrajectories(plan.texts.trajectories, d.session.trajectories);
+  if (distill) {
+    d.session.setAlgorithmInit(distill.algorithmInit);
+    d.onDistill?.(distill);
+  }
+  d.runs.resume(plan);
+  const i = plan.meta.init;
+  const init: InitSource = {
+    kind: i.kind,
+    ...(i.sha256 ? { sha256: i.sha256 } : {}),
+    label: `run "${plan.meta.name}" from its checkpoint of step ${plan.fromStep}`,
+  };
+  const baseChanged = i.kind === 'base' && i.sha256 ? await baseChangedNote(d, plan, i.sha256) : undefined;
+  return {
+    id,
+    name: plan.meta.name,
+    config: plan.config,
+    fromStep: plan.fromStep,
+    events: plan.events,
+    init,
+    ...(baseChanged ? { baseChanged } : {}),
+  };
+}
+
+/** For a run started from the shipped base policy `sha256`: a note when that file changed or cannot be loaded now. */
+async function baseChangedNote(d: RunsApiDeps, plan: ResumePlan, sha256: string): Promise<string | undefined> {
+  const spec = getEnvSpec(plan.config.env);
+  const was = `This run started from the shipped base policy with sha256 ${sha256.slice(0, 12)}…`;
+  const still =
+    'it continues from its own checkpoint (weights, Adam state and reference policy are stored in ' +
+    'it), but a new run from the base policy would not start where this one did';
+  try {
+    const now = (await d.loadBase(spec, plan.config.preset, buildTokenizer(spec), plan.config.model)).manifest.sha256;
+    if (now !== sha256) return `${was}; the shipped base policy is now ${now.slice(0, 12)}…: ` + `${still}.`;
+  } catch (e) {
+    const why = e instanceof Error ? e.message.replace(/\.$/, '') : String(e);
+    return `${was}; the shipped base policy cannot be loaded now (${why}): ` + `${still}.`;
+  }
+  return undefined;
+}
+
+/** Stores `bytes` as weights `name` when they are safetensors this code can load; refuses a run file by name. */
+async function importWeights(
+  d: RunsApiDeps,
+  name: string,
+  bytes: Uint8Array,
+): Promise<WeightsInfo & { sha256: string }> {
+  const n = checkName(name);
+  let modelSize: string;
+  // A run file picked where weights are asked for: name it and where it belongs (not "not safetensors").
+  if (isRunPack(bytes))
+    throw new Error(
+      `"${n}" cannot be imported: this is a run file (${PACK_EXTENSION}, a packed run record), not ` +
+        `weights; import it with the Runs view's Import ${PACK_EXTENSION}, where Resume continues it`,
+    );
+  try {
+    const w = decodeSafetensors(bytes);
+    const env = Object.hasOwn(w.meta, 'env') && ENV_NAMES.includes(w.meta.env) ? w.meta.env : DEFAULT_CONFIG.env;
+    const tok = buildTokenizer(getEnvSpec(env));
+    checkWeights(w, { vocabSize: tok.size, vocabHash: vocabHash(tok) });
+    modelSize = w.meta.modelSize; // checkWeights refused a missing or unknown one
+  } catch (e) {
+    throw new Error(`"${n}" cannot be imported: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  const savedAt = Date.now();
+  await d.weights.put({ name: n, bytes: bytes.slice(), modelSize, savedAt });
+  return { name: n, modelSize, savedAt, sha256: await sha256Hex(bytes) };
 }
