@@ -43,7 +43,7 @@ async function get(src: BaseSource, url: string, what: string): Promise<Awaited<
   try {
     r = await src.fetch(url);
   } catch (e) {
-    throw new Error(`could not fetch ${what} ${url} (${e instanceof Error ? e.message : String(e)})`);
+    throw new Error(`could not fetch ${what} ${url} (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
   if (!r.ok) throw new Error(`${what} ${url} answered HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`);
   return r;
@@ -73,7 +73,9 @@ export async function fetchBasePolicy(
   } catch (e) {
     if (/HTTP 404/.test((e as Error).message))
       throw new Error(
-        `no base policy for ${spec.name}/${preset} (${rel} is not on the server); make one with ${pretrainCommand(spec.name, preset)}`,
+        `no base policy for ${spec.name}/${preset} (${rel} is not on the server); ` +
+          `make one with ${pretrainCommand(spec.name, preset)}`,
+        { cause: e },
       );
     throw e;
   }
@@ -88,13 +90,16 @@ export async function fetchBasePolicy(
       html
         ? `no base policy for ${spec.name}/${preset} (${rel} is not on the server; it answered with a web ` +
             `page); make one with ${pretrainCommand(spec.name, preset)}`
-        : `base manifest ${rel} is not valid JSON (${(e as Error).message}); regenerate it with ${pretrainCommand(spec.name, preset)}`,
+        : `base manifest ${rel} is not valid JSON (${(e as Error).message}); ` +
+            `regenerate it with ${pretrainCommand(spec.name, preset)}`,
+      { cause: e },
     );
   }
   const manifest = checkBaseManifest(raw, spec, tok);
   if (manifest.preset !== preset)
     throw new Error(
-      `base manifest ${rel} is for preset "${manifest.preset}", not "${preset}"; regenerate it with ${pretrainCommand(spec.name, preset)}`,
+      `base manifest ${rel} is for preset "${manifest.preset}", not "${preset}"; ` +
+        `regenerate it with ${pretrainCommand(spec.name, preset)}`,
     );
   if (manifest.model !== model)
     throw new Error(

@@ -21,6 +21,12 @@ export function benchRunning(): boolean {
   return running;
 }
 
+/** Switches tf back to `previous` when the benchmark left another backend on; throws when it cannot. */
+async function restoreBackend(previous: string): Promise<void> {
+  if (previous && tf.getBackend() !== previous && !(await tf.setBackend(previous)))
+    throw new Error(`could not switch back to the ${previous} backend`);
+}
+
 /**
  * Runs the benchmark.
  * @param request `{size: 'quick' | 'standard', backends: [...]}` (validated here).
@@ -64,9 +70,9 @@ export async function runPageBench(
       }
     }
   } finally {
+    // A backend that cannot be restored is the error reported, even over one the benchmark threw.
     try {
-      if (previous && tf.getBackend() !== previous && !(await tf.setBackend(previous)))
-        throw new Error(`could not switch back to the ${previous} backend`);
+      await restoreBackend(previous);
     } finally {
       running = false;
     }

@@ -67,8 +67,8 @@ export function planPageDistillation(
   const val = store.valRecord();
   if (!val || val.checkpoints.length === 0)
     throw new Error(
-      `Agentic-OPD distils a run's own checkpoints, and this page holds none with a validation yet: ${PAGE_HOW['too-few-checkpoints']}, ` +
-        `then press Distil in the Checkpoints view`,
+      `Agentic-OPD distils a run's own checkpoints, and this page holds none with a validation yet: ` +
+        `${PAGE_HOW['too-few-checkpoints']}, then press Distil in the Checkpoints view`,
     );
   const source = store.config();
   for (const k of SHARED_WITH_SOURCE)
