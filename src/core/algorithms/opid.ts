@@ -20,8 +20,7 @@ import { ALGORITHM_CATALOG } from '../algorithm-catalog';
 import type { Analyzer } from '../analyzer/types';
 import type { RunConfig } from '../run/config';
 import { NO_INIT, type Algorithm, type AlgorithmStep, type AlgorithmViews, type StepContext } from './types';
-
-const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+import { now } from '../clock';
 
 export { rebuildPrompt } from './skill-prompts';
 

@@ -8,8 +8,7 @@ import { analyzeStep } from './analysis';
 import { ALGORITHM_CATALOG } from '../algorithm-catalog';
 import type { RunConfig } from '../run/config';
 import { NO_INIT, type Algorithm } from './types';
-
-const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+import { now } from '../clock';
 
 /**
  * Skill-GRPO's memory (OPID paper's baseline): episode skills of successful trajectories by task type, most recent

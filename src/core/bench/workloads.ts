@@ -16,6 +16,7 @@ import { freeMaskRow } from '../model/scoring';
 import { activeWebGpuBackend, gpuMemory, installGpuStats, type GpuStats } from '../backend/gpu-stats';
 import { applyAdam } from '../optim/adam';
 import { summarizeRates, type RateRepeats } from './repeats';
+import { now } from '../clock';
 
 /** The size of one benchmark: model, batch and sequence of the training step, and the work of each phase. */
 export interface BenchSize {
@@ -154,8 +155,6 @@ export interface BenchModel {
   /** The generator every draw of the bench goes through (seeded 0). */
   rng: Rng;
 }
-
-const now = () => performance.now();
 
 /**
  * Checks a size's fields (positive integers, a known model, newTokens fitting the context).

@@ -12,6 +12,7 @@ import { actionTokens, buildPrompt, type Turn } from './prompt';
 import { ActionTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
 import { checkCancelled, type CancelSignal } from '../cancel';
+import { now } from '../clock';
 
 /**
  * Decoding modes (RunConfig.decoding): `admissible` masks sampling token by token to prefixes of the admissible
@@ -59,8 +60,6 @@ export interface RolloutResult {
   /** Wall time in the environments and prompt building (everything else of the rollout), ms. */
   envMs: number;
 }
-
-const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 /** Run one episode per task ref with the policy. @throws Error from the env on a bad ref. */
 export async function runEpisodes(

@@ -11,7 +11,8 @@ import { runEpisodes } from '../rollout/runner';
 import { evaluatePolicy } from '../rollout/evaluate';
 import { episodeSkillTable, type EvalJob, type Evaluator } from '../rollout/eval-job';
 import type { EvalEvent, ValidationEvent } from './events';
-import { mean, now, type AlgorithmState, type StepHooks } from './step';
+import { mean, type AlgorithmState, type StepHooks } from './step';
+import { now } from '../clock';
 
 /**
  * Validation at a checkpoint: val tasks 0..valTasks−1, each played valSamples times (episodes task-major) in one

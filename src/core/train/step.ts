@@ -3,7 +3,7 @@
  * tasks → G rollouts each → scores and group advantages → old and reference log-probs → the algorithm's
  * per-token advantages → PPO-clip + KL update over mini-batches (with the max-step-KL guard) → the step event, the
  * first group's trajectory views and, when asked, every group's detail for the explorer. Also what the trainer and its
- * evaluations share: `StepHooks`, `AlgorithmState`, `now` and `mean`.
+ * evaluations share: `StepHooks`, `AlgorithmState` and `mean`.
  */
 import * as tf from '../tf';
 import type { Rng } from '../rng';
@@ -23,6 +23,7 @@ import type { StepEvent, TrajectoryView } from './events';
 import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGuard } from './rollback';
 import { checkCancelled, isCancelled, type CancelSignal, type ProgressSink } from '../cancel';
 import { buildStepDetail, type StepDetail } from './step-detail';
+import { now } from '../clock';
 
 /** What one step's work may be told besides its inputs (TrainOptions). */
 export interface StepHooks {
@@ -37,9 +38,6 @@ export interface AlgorithmState {
   algo: AlgorithmRun;
   estimator: string;
 }
-
-/** Wall-clock time in ms: `performance.now()` where there is one, else `Date.now()`. */
-export const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 /** Arithmetic mean of `xs`; 0 for an empty list. */
 export function mean(xs: readonly number[]): number {

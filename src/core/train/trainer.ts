@@ -30,7 +30,8 @@ import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { Evaluator } from '../rollout/eval-job';
 import type { CheckpointEvent, EvalEvent, InterruptedEvent, TrainEvent } from './events';
 import { isCancelled } from '../cancel';
-import { now, trainStep, type AlgorithmState, type StepHooks } from './step';
+import { trainStep, type AlgorithmState, type StepHooks } from './step';
+import { now } from '../clock';
 import { evalEvent, evalJobs, threadedEvalEvent, validationEvent } from './evaluation';
 import type { TrainOptions } from './options';
 
