@@ -43,10 +43,7 @@ export class BenchState {
 
   /** Adds or removes a backend, keeping BENCH_BACKENDS order. */
   toggle(b: BenchBackend, on: boolean): void {
-    const set = new Set(this.backends);
-    if (on) set.add(b);
-    else set.delete(b);
-    this.backends = BENCH_BACKENDS.filter((x) => set.has(x));
+    this.backends = BENCH_BACKENDS.filter((x) => (x === b ? on : this.backends.includes(x)));
   }
 
   /** Runs the benchmark in the worker; a refusal (training running, no backend chosen) is shown in `error`. */

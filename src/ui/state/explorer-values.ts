@@ -23,6 +23,11 @@ export interface QuantityInfo {
   help: string;
 }
 
+/** A_skill before z-score and clip, as the help texts write it. */
+const SKILL_GAP = 'ℓ_skill − ℓ_old';
+/** The k3 estimator, as the help texts write it. */
+const K3_FORMULA = 'exp(δ) − δ − 1 with δ = ℓ_ref − ℓ_old';
+
 /** Every quantity, in menu order. */
 export const QUANTITIES: readonly QuantityInfo[] = [
   {
@@ -44,7 +49,7 @@ export const QUANTITIES: readonly QuantityInfo[] = [
     label: 'A_skill (skill advantage)',
     unit: '',
     scheme: 'diverging',
-    help: 'OPID: ℓ_skill − ℓ_old, z-scored over the step when the Z-score setting is on, then ' + 'clipped; before λ.',
+    help: `OPID: ${SKILL_GAP}, z-scored over the step when the Z-score setting is on, then clipped; before λ.`,
   },
   {
     id: 'logpOld',
@@ -72,7 +77,7 @@ export const QUANTITIES: readonly QuantityInfo[] = [
     label: 'KL k3 (old ‖ ref)',
     unit: 'nats',
     scheme: 'sequential',
-    help: 'exp(δ) − δ − 1 with δ = ℓ_ref − ℓ_old, clamped to [−10, 10] (Schulman 2020), as ' + 'the kl metric.',
+    help: `${K3_FORMULA}, clamped to [−10, 10] (Schulman 2020), as the kl metric.`,
   },
   {
     id: 'entropy',

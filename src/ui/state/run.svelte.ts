@@ -68,7 +68,8 @@ export class RunState extends RunControl {
       const info = await this.api.importWeights(c.name, new Uint8Array(await file.arrayBuffer()));
       if (info.sha256 !== c.sha256)
         throw new Error(
-          `${file.name} has sha256 ${info.sha256.slice(0, 12)}…, the link's checkpoint "${c.name}" has ${c.sha256.slice(0, 12)}…; ` +
+          `${file.name} has sha256 ${info.sha256.slice(0, 12)}…, ` +
+            `the link's checkpoint "${c.name}" has ${c.sha256.slice(0, 12)}…; ` +
             `it is stored, but this is not the link's run`,
         );
       this.missingCheckpoint = null;
@@ -147,7 +148,8 @@ export class RunState extends RunControl {
    */
   async copyLink(): Promise<void> {
     if (!this.valid) {
-      const fields = [...new Set(this.fieldIssues.map((i) => labelOf(i.field.split('.')[0])))];
+      const labels = this.fieldIssues.map((i) => labelOf(i.field.split('.')[0]));
+      const fields = labels.filter((l, n) => labels.indexOf(l) === n);
       this.notice = `Not copied: fix ${fields.join(', ')} first (the link holds the settings the run uses).`;
       return;
     }
