@@ -1,5 +1,47 @@
-/** The readable lines `npm run train` prints without --json: progress per step, its time split, evaluations. */
-import type { EvalEvent, StepEvent } from '../src/core/train/events';
+/**
+ * The readable lines `npm run train` prints without --json: the start, progress per step, its time split,
+ * evaluations, validations, the end, and a distillation stage's teachers.
+ */
+import type { DoneEvent, EvalEvent, StartEvent, StepEvent, ValidationEvent } from '../src/core/train/events';
+import type { RunConfig } from '../src/core/run/config';
+import type { FromRun } from './from-run';
+
+/** The start: algorithm, env, model, backend and seed, and the step a resumed run continues from. */
+export function startLine(ev: StartEvent, config: RunConfig, backend: string): string {
+  const resumed = ev.resumedFrom !== undefined ? `; resumed from the checkpoint of step ${ev.resumedFrom}` : '';
+  return (
+    `training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} ` +
+    `params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}${resumed}`
+  );
+}
+
+/** A validation: the mean pass rate over the val tasks and how many of them are solved (pass rate ≥ 0.5). */
+export function validationLine(ev: ValidationEvent): string {
+  return (
+    `validation @ step ${ev.step}: ${(100 * ev.successRate).toFixed(1)}% mean pass rate over ${ev.passRates.length} ` +
+    `val tasks × ${ev.samples}, ${ev.passRates.filter((r) => r >= 0.5).length} solved`
+  );
+}
+
+/** The end: steps and time, with --max-step-kl the updates undone (and, with --kl-backtracks, shrunk). */
+export function doneLine(ev: DoneEvent, config: RunConfig): string {
+  const shrunk = config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : '';
+  const undone =
+    config.maxStepKl > 0
+      ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${shrunk}`
+      : '';
+  return `done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${undone}`;
+}
+
+/** A distillation stage's start: the student checkpoint, its solved val tasks and the teacher checkpoints. */
+export function teachersLine(fromRun: FromRun): string {
+  const ids = fromRun.pool.ids;
+  return (
+    `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} ` +
+    `val tasks solved) from ${ids.length} teacher checkpoint${ids.length === 1 ? '' : 's'} ` +
+    `(steps ${ids.join(', ')})`
+  );
+}
 
 /** `--profile`: one line of where a step's wall time went, in seconds and shares — every phase, so steps line up. */
 export function phaseLine(p: NonNullable<StepEvent['phaseMs']>, stepMs: number): string {

@@ -79,22 +79,42 @@ export function prepareResume(
   runDir: string | undefined,
 ): Resume {
   if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
-  let run: RunRecord, val: ValRecord | null, events: ReturnType<typeof readEvents>;
+  const { run, events, val } = readResumeRecord(dir);
+  checkRecordedConfig(dir, run, events);
+  const given = givenFlags();
+  checkResumeFlags(run, partial, init, given);
+  // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
+  const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
+  const { step, skipped } = latestCheckpoint(dir, events, steps);
+  const { weights, state, best } = readCheckpoint(dir, events, step);
+  return { dir, run, config: { ...run.config, steps }, step, weights, state, best, val, skipped };
+}
+
+/** The run directory's run.json, events.jsonl and val.json, validated; a RunDirError exits 2. */
+function readResumeRecord(dir: string): {
+  run: RunRecord;
+  events: ReturnType<typeof readEvents>;
+  val: ValRecord | null;
+} {
   try {
-    run = readRun(dir);
-    events = readEvents(dir);
-    val = readVal(dir);
+    return { run: readRun(dir), events: readEvents(dir), val: readVal(dir) };
   } catch (e) {
     if (e instanceof RunDirError) fail(`--resume: ${e.message}`);
     throw e;
   }
+}
+
+/** run.json's config equal to the one the run started with, and made with this environment version. */
+function checkRecordedConfig(dir: string, run: RunRecord, events: ReturnType<typeof readEvents>): void {
   const changed = configChanges(events, run.config);
   if (changed.length) {
     const ck = listCheckpoints(dir).at(-1);
+    const fromCheckpoint =
+      ck !== undefined ? ` from the checkpoint with --init ${path.join(dir, checkpointFile(ck))}` : '';
     fail(
       `--resume: ${path.join(dir, 'run.json')}'s config differs from the config the run started with (the ` +
         `start line of ${path.join(dir, 'events.jsonl')}): ${formatConfigChanges(changed)}; a resumed run ` +
-        `keeps its config: restore run.json, or, to change settings, start a new run${ck !== undefined ? ` from the checkpoint with --init ${path.join(dir, checkpointFile(ck))}` : ''} ` +
+        `keeps its config: restore run.json, or, to change settings, start a new run${fromCheckpoint} ` +
         `and the new flags`,
     );
   }
@@ -104,7 +124,15 @@ export function prepareResume(
       `--resume: the run was made with environment version ${run.envVersions[spec.name]}; this is ${spec.version}, ` +
         `whose tasks differ; start a new run`,
     );
-  const given = givenFlags();
+}
+
+/** Run-setting flags given with --resume equal to the recorded config (--steps may differ; --init as recorded). */
+function checkResumeFlags(
+  run: RunRecord,
+  partial: Record<string, unknown>,
+  init: string | undefined,
+  given: Set<string>,
+): void {
   for (const [flag, field] of Object.entries(FIELD)) {
     if (!given.has(flag) || field === 'steps') continue;
     if (field === 'init') {
@@ -121,8 +149,17 @@ export function prepareResume(
           `a resumed run keeps its config (only --steps may change)`,
       );
   }
-  // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
-  const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
+}
+
+/**
+ * The latest checkpoint's step (with its step event in events.jsonl, before `steps`) and the checkpoint files after
+ * it without their pair, skipped.
+ */
+function latestCheckpoint(
+  dir: string,
+  events: ReturnType<typeof readEvents>,
+  steps: number,
+): { step: number; skipped: string[] } {
   const ckpts = listCheckpoints(dir);
   if (!ckpts.length)
     fail(
@@ -150,14 +187,23 @@ export function prepareResume(
       `--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do ` +
         `(pass --steps N > ${step} to extend it)`,
     );
+  return { step, skipped };
+}
+
+/** The checkpoint's two files, equal to the sha256 events.jsonl records, and the best evaluation its state holds. */
+function readCheckpoint(
+  dir: string,
+  events: ReturnType<typeof readEvents>,
+  step: number,
+): Pick<Resume, 'weights' | 'state' | 'best'> {
   const weights = new Uint8Array(fs.readFileSync(path.join(dir, checkpointFile(step))));
   const state = new Uint8Array(fs.readFileSync(path.join(dir, stateFile(step))));
   const bad = checkpointMismatch(events, step, { weights: sha256(weights), state: sha256(state) });
   if (bad)
     fail(
-      `--resume: ${path.join(dir, bad.file)} differs from the checkpoint the run wrote (sha256 ${bad.actual.slice(0, 12)}…, ` +
-        `events.jsonl records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); remove this ` +
-        `checkpoint's two files to resume from the one before`,
+      `--resume: ${path.join(dir, bad.file)} differs from the checkpoint the run wrote (sha256 ` +
+        `${bad.actual.slice(0, 12)}…, events.jsonl records ${bad.recorded.slice(0, 12)}…: corrupt or replaced); ` +
+        `remove this checkpoint's two files to resume from the one before`,
     );
   let decoded;
   try {
@@ -169,7 +215,21 @@ export function prepareResume(
         `checkpoint's two files to resume from the one before`,
     );
   }
-  return { dir, run, config: { ...run.config, steps }, step, weights, state, best: decoded.best, val, skipped };
+  return { weights, state, best: decoded.best };
+}
+
+/**
+ * The warning for checkpoint files after the resumed step without their pair (`Resume.skipped`); null when none.
+ */
+export function skippedWarning(resume: Resume): string | null {
+  if (!resume.skipped.length) return null;
+  const pairOf = (f: string) =>
+    f.endsWith('.state') ? f.replace(/\.state$/, '.safetensors') : f.replace(/\.safetensors$/, '.state');
+  const lone = resume.skipped.map((f) => `${f} without ${pairOf(f)}`);
+  return (
+    `--resume: ${lone.join(', ')} (an interrupted checkpoint write?) ${lone.length === 1 ? 'is' : 'are'} ` +
+    `skipped; the run continues from the checkpoint of step ${resume.step}`
+  );
 }
 
 /**
@@ -199,9 +259,9 @@ export function resumeFromRun(resume: Resume, config: RunConfig, given: string |
   }
   if (fr.studentStep !== rec.student.step || fr.pool.ids.join() !== rec.teachers.map((t) => t.step).join())
     fail(
-      `--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ${fr.pool.ids.join(', ')}, ` +
-        `the run began with student ${rec.student.step} and teachers ${rec.teachers.map((t) => t.step).join(', ')}; ` +
-        `start a new distillation`,
+      `--resume: the source run ${rec.dir} now gives student ${fr.studentStep} and teachers ` +
+        `${fr.pool.ids.join(', ')}, the run began with student ${rec.student.step} and teachers ` +
+        `${rec.teachers.map((t) => t.step).join(', ')}; start a new distillation`,
     );
   return fr;
 }
@@ -216,7 +276,10 @@ export function prepareRunDir(dir: string): void {
     if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
     if (fs.readdirSync(dir).length)
       fail(
-        `--run-dir: "${dir}" is not empty; give a new folder${fs.existsSync(path.join(dir, 'run.json')) ? `, or continue that run with --resume ${dir}` : ' (it holds no run.json, so it is not a run to resume)'}`,
+        `--run-dir: "${dir}" is not empty; give a new folder` +
+          (fs.existsSync(path.join(dir, 'run.json'))
+            ? `, or continue that run with --resume ${dir}`
+            : ' (it holds no run.json, so it is not a run to resume)'),
       );
   }
 }

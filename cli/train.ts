@@ -23,33 +23,26 @@
  * some checkpoint solves included: nothing to distil). With `--run-dir` its run.json records SRC and the sha256 of
  * the files read from it; `--resume` rebuilds the same teacher pool and refuses a SRC that changed since.
  */
-import { envVersionWarning, type EnvVersionWarning } from './env-version';
-import { evalLine, phaseLine, progress } from './train-print';
-import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
+import type { EnvVersionWarning } from './env-version';
+import { doneLine, evalLine, phaseLine, progress, startLine, teachersLine, validationLine } from './train-print';
+import type { FromRun } from './from-run';
 import { unionStartWarning } from '../src/core/algorithms/agentic-opd';
-import { algorithmTraits, distillationAlgorithm } from '../src/core/algorithm-catalog';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, UsageError } from './args';
-import { buildTokenizer, disposePolicy, loadPolicy, savePolicy } from '../src/core/model/policy';
+import { savePolicy } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { PolicyHandle } from '../src/core/model/policy';
 import { setupBackend, type NodeBackend } from './backend';
-import { loadBaseFiles } from './base';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { EvalPool } from './eval-pool';
 import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
+import type { EvalEvent, TrainEvent } from '../src/core/train/events';
 import { train } from '../src/core/train/trainer';
 import { checkpointFile } from '../src/core/run/record';
 import { gapNoiseNote } from '../src/core/run/coverage-noise';
-import { readRun } from './rundir';
-import { runFileAsWeights } from './packfile';
-import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
-
-/** train --init's words besides a weights path; a folder given to it is more likely a run to --resume. */
-const INIT_FLAG: WeightsFlagOptions = { others: ['base', 'scratch'], resume: true };
 import {
   FIELD,
   SPEC,
@@ -61,7 +54,8 @@ import {
   ignoredFlagIssues,
   rangeIssue,
 } from './train-flags';
-import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, resumeFromRun, type Resume } from './train-rundir';
+import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, skippedWarning, type Resume } from './train-rundir';
+import { loadStart, resolveFromRun, resolveStart, type Start } from './train-start';
 
 exitOnClosedStdout();
 
@@ -102,10 +96,33 @@ function saveOrRescue(p: string, flag: string, bytes: Uint8Array): void {
   }
 }
 
-async function main(): Promise<void> {
-  let args: Record<string, unknown>;
+/** One JSON line on stdout. */
+function out(o: object): void {
+  process.stdout.write(JSON.stringify(o) + '\n');
+}
+
+/** The parsed command line: the flags, the run-config fields they set and the config those make. */
+interface Parsed {
+  args: Record<string, unknown>;
+  partial: Record<string, unknown>;
+  config: RunConfig;
+}
+
+/** Parse: the flags and the run config they make (exit 2 naming what is wrong); null once --help is printed. */
+function parseTrainArgs(argv: string[]): Parsed | null {
+  const args = parseFlags(argv);
+  if (args.help) {
+    process.stdout.write(helpText() + '\n');
+    return null;
+  }
+  const partial = configFieldsOf(args);
+  return { args, partial, config: parseConfig(partial, argv) };
+}
+
+/** The flags; a bad one exits 2 with the schema's accepted values where the flag sets a run-config field. */
+function parseFlags(argv: string[]): Record<string, unknown> {
   try {
-    args = parseArgs(process.argv.slice(2), SPEC);
+    return parseArgs(argv, SPEC);
   } catch (e) {
     if (e instanceof UsageError) {
       const key = e.flag !== undefined && e.flag !== 'backend' ? FIELD[e.flag] : undefined;
@@ -123,20 +140,17 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  if (args.help) {
-    process.stdout.write(helpText() + '\n');
-    return;
-  }
-  const partial = configFieldsOf(args);
-  let config: RunConfig;
+}
+
+/** The run config of the flags' fields; a refused one exits 2 naming the flags that set the fields. */
+function parseConfig(partial: Record<string, unknown>, argv: string[]): RunConfig {
   try {
-    config = parseRunConfig(partial);
+    return parseRunConfig(partial);
   } catch (e) {
     if (e instanceof ConfigError) {
       // Config names in a message become the flags that set them (as the page shows its labels).
       const flagged = (m: string) => m.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => flagOf(w));
       // A number outside its range: the flag, the range, the value given and the fix, as for every other flag.
-      const argv = process.argv.slice(2);
       const lines = e.issues.map(
         (i) => rangeIssue(i.field, partial[i.field], argv) ?? `${flagOf(i.field)}: ${flagged(i.message)}`,
       );
@@ -144,10 +158,32 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+}
+
+/** A run once every check has passed: its config, where it starts and where its results go. */
+interface Plan {
+  args: Record<string, unknown>;
+  config: RunConfig;
+  /** --init as given, the resumed run's, or the source run's student checkpoint. */
+  init: string | undefined;
+  json: boolean;
+  runDir: string | undefined;
+  resume: Resume | null;
+  fromRunDir: string | undefined;
+  fromRun: FromRun | null;
+  save: string | undefined;
+  saveBest: string | undefined;
+  start: Start;
+}
+
+/**
+ * Resolve: --resume or --run-dir, settings of another algorithm, --from-run, the save paths and where training
+ * starts, in that order; the first refusal exits 2 before anything is written.
+ */
+function resolveRun({ args, partial, config }: Parsed, argv: string[]): Plan {
   const save = args.save as string | undefined;
   const saveBest = args['save-best'] as string | undefined;
   let init = args.init as string | undefined;
-  const json = args.json === true;
   const runDir = args['run-dir'] as string | undefined;
   const resumeDir = args.resume as string | undefined;
   let resume: Resume | null = null;
@@ -159,53 +195,19 @@ async function main(): Promise<void> {
   else if (config.valTasks > 0)
     fail('--val-tasks needs --run-dir DIR (validation results go to DIR/val.json at each checkpoint)');
   // A setting of another algorithm (e.g. --opd-topk with --algo grpo) would be ignored without a word: refuse it.
-  const ignored = ignoredFlagIssues(process.argv.slice(2), config.algo);
+  const ignored = ignoredFlagIssues(argv, config.algo);
   if (ignored.length) fail(ignored.join('\n'));
   const fromRunDir = args['from-run'] as string | undefined;
-  let fromRun: FromRun | null = null;
-  // The algorithm that distils a run's checkpoints (its teacherPool trait) reads them with --from-run.
-  const distil = distillationAlgorithm();
-  const pooled = algorithmTraits(config.algo).teacherPool;
-  if (fromRunDir !== undefined && !pooled)
-    fail(`--from-run is the distillation stage of --algo ${distil}; add --algo ${distil} or drop --from-run`);
-  if (pooled && !resume) {
-    if (fromRunDir === undefined)
-      fail(
-        `--algo ${config.algo} distils from a GRPO run directory: pass --from-run DIR (a run trained with ` +
-          '--run-dir DIR --checkpoint-every k --val-tasks n)',
-      );
-    if (init !== undefined) fail(`--algo ${config.algo} starts from the run's best-validation checkpoint; drop --init`);
-    // The student and its teachers share the run's environment, model and prompt format: take them from the run.
-    let run;
-    try {
-      run = readRun(fromRunDir);
-    } catch (e) {
-      fail(`--from-run: ${(e as Error).message}`);
-    }
-    for (const k of SHARED_WITH_RUN) {
-      if (Object.hasOwn(partial, k) && partial[k] !== run.config[k])
-        fail(
-          `--${flagOf(k).replace(/^--/, '')} ${String(partial[k])} differs from the run's ${String(run.config[k])} ` +
-            `(${fromRunDir}/run.json); the student and its teachers keep the run's, so drop the flag`,
-        );
-      partial[k] = run.config[k];
-    }
-    try {
-      config = parseRunConfig(partial);
-    } catch (e) {
-      fail((e as Error).message);
-    }
-    const spec = getEnvSpec(config.env);
-    try {
-      fromRun = readFromRun(fromRunDir, config, spec, buildTokenizer(spec));
-    } catch (e) {
-      fail(`--from-run: ${(e as Error).message}`);
-    }
-    if (runDir !== undefined && !Object.hasOwn(partial, 'valTasks'))
-      config = { ...config, valTasks: fromRun.valTasks, valSamples: fromRun.valSamples };
-    init = path.join(fromRunDir, `ckpt-${fromRun.studentStep}.safetensors`);
-  }
-  if (resume && pooled) fromRun = resumeFromRun(resume, config, fromRunDir);
+  const source = resolveFromRun({ fromRunDir, partial, config, init, resume, runDir });
+  checkSaveFlags(save, saveBest, source.config);
+  const { fromRun } = source;
+  const decided = resolveStart(source.config, source.init, resume, { fromRun, fromRunDir });
+  const json = args.json === true;
+  return { args, ...decided, init: source.init, json, runDir, resume, fromRunDir, fromRun, save, saveBest };
+}
+
+/** --save and --save-best: writable file paths, two different ones; --save-best needs evaluations. */
+function checkSaveFlags(save: string | undefined, saveBest: string | undefined, config: RunConfig): void {
   if (save !== undefined) checkSavePath(save, '--save');
   if (saveBest !== undefined) {
     checkSavePath(saveBest, '--save-best');
@@ -213,98 +215,49 @@ async function main(): Promise<void> {
     if (save !== undefined && path.resolve(save) === path.resolve(saveBest))
       fail('--save and --save-best name the same file; give them different paths');
   }
-  let initWeights: Uint8Array | undefined;
-  if (resume) {
-    // weights, reference and optimizer come from the checkpoint
-  } else if (fromRun) {
-    initWeights = fromRun.studentBytes;
-  } else if (init === 'base' || init === 'scratch') {
-    config = { ...config, init };
-  } else if (init !== undefined) {
-    const missing = notAWeightsFile(init, '--init', INIT_FLAG);
-    if (missing) fail(missing);
-    initWeights = new Uint8Array(fs.readFileSync(init));
-    const packed =
-      runFileAsWeights(init, initWeights, '--init') ?? notSafetensors(init, initWeights, '--init', INIT_FLAG);
-    if (packed) fail(packed);
-  }
-  const backend = await setupBackend(config.backend as NodeBackend);
-  let versionWarning: EnvVersionWarning | null = null;
-  if (resume?.skipped.length) {
-    const lone = resume.skipped.map(
-      (f) =>
-        `${f} without ${f.endsWith('.state') ? f.replace(/\.state$/, '.safetensors') : f.replace(/\.safetensors$/, '.state')}`,
-    );
-    process.stderr.write(
-      `train: warning: --resume: ${lone.join(', ')} (an interrupted checkpoint write?) ${lone.length === 1 ? 'is' : 'are'} ` +
-        `skipped; the run continues from the checkpoint of step ${resume.step}\n`,
-    );
-  }
-  if (initWeights) {
-    // Validate before training so a bad file is a usage error (exit 2) naming what is wrong (a vocabulary
-    // mismatch included); an older environment version only warns.
-    let p;
-    try {
-      p = loadPolicy(initWeights, buildTokenizer(getEnvSpec(config.env)));
-      disposePolicy(p);
-    } catch (e) {
-      fail(`--init ${init}: ${(e as Error).message}`);
-    }
-    if (p.size !== config.model) fail(`--init ${init} holds a ${p.size} model; pass --model ${p.size}`);
-    versionWarning = envVersionWarning(
-      fromRun ? `${fromRunDir}/ckpt-${fromRun.studentStep}.safetensors` : init!,
-      p.meta,
-      config.env,
-    );
-  }
-  if (!resume && !initWeights && config.init === 'base') {
-    const spec = getEnvSpec(config.env);
-    try {
-      const base = await loadBaseFiles(spec, config.preset, buildTokenizer(spec));
-      if (base.manifest.model !== config.model)
-        fail(
-          `--init base: the shipped base policy for ${config.env}/${config.preset} is a ${base.manifest.model} ` +
-            `model; pass --model ${base.manifest.model}, or --init scratch`,
-        );
-      initWeights = base.bytes;
-    } catch (e) {
-      fail(`--init base: ${(e as Error).message}`);
-    }
-  }
-  const out = (o: object) => process.stdout.write(JSON.stringify(o) + '\n');
-  let policy: PolicyHandle | undefined;
+}
+
+/** What the event loop keeps besides the plan: the live policy, the best evaluation, the saved weights' metadata. */
+interface Session {
+  plan: Plan;
+  backend: string;
+  /** The run directory written (--run-dir, or the resumed one), and its recorder. */
+  dir: string | undefined;
+  record: RunRecorder | null;
+  policy: PolicyHandle | undefined;
+  best: BestEval;
+  meta: Record<string, string>;
+  envVersions: Record<string, string>;
+}
+
+/**
+ * Run: the run directory made (or continued), the trainer started from `initWeights`, and each event recorded,
+ * printed and, at the end and at each better evaluation, the weights saved.
+ */
+async function runTraining(
+  plan: Plan,
+  backend: string,
+  initWeights: Uint8Array | undefined,
+  versionWarning: EnvVersionWarning | null,
+  command: string,
+): Promise<void> {
+  const { config, resume, fromRun, args } = plan;
   const analyzerApiKey = process.env.OPD_ANALYZER_API_KEY || undefined;
   const best = new BestEval();
   if (resume?.best) Object.assign(best, resume.best);
   // historyTurns lets `eval --policy PATH` prompt the policy as it was trained.
-  const command = 'npm run train -- ' + process.argv.slice(2).join(' ');
   const meta = { seed: String(config.seed), command, historyTurns: String(config.historyTurns) };
   const envVersions = { [config.env]: getEnvSpec(config.env).version };
-  if (versionWarning) {
-    process.stderr.write(`train: warning: ${versionWarning.message}\n`);
-    if (json)
-      out({
-        event: 'warning',
-        kind: 'env-version',
-        weights: versionWarning.weights,
-        made: versionWarning.made,
-        current: versionWarning.current,
-      });
-  }
-  const dir = resume?.dir ?? runDir;
-  if (!resume && runDir !== undefined) makeRunDir(runDir);
-  const record =
-    dir !== undefined
-      ? new RunRecorder(
-          dir,
-          config,
-          command,
-          backend,
-          init !== 'base' && init !== 'scratch' ? (init ?? null) : null,
-          resume,
-          fromRun?.record ?? null,
-        )
-      : null;
+  if (versionWarning) printVersionWarning(versionWarning, plan.json);
+  const s: Session = {
+    plan,
+    backend,
+    ...openRecord(plan, backend, command),
+    policy: undefined,
+    best,
+    meta,
+    envVersions,
+  };
   const evalThreads = args['eval-threads'] as number;
   const pool = evalThreads > 0 && config.evalEvery > 0 ? new EvalPool(evalThreads, backend as NodeBackend) : null;
   const stream = train(config, {
@@ -312,93 +265,138 @@ async function main(): Promise<void> {
     initWeights,
     analyzerApiKey,
     profile: args.profile === true,
-    onPolicy: (p) => (policy = p),
+    onPolicy: (p) => (s.policy = p),
     evaluator: pool?.evaluate,
-    evalOverlap: saveBest === undefined, // --save-best saves the live weights at an eval event: no step may run ahead of it
-    checkpoints: record !== null,
+    // --save-best saves the live weights at an eval event: no step may run ahead of it
+    evalOverlap: plan.saveBest === undefined,
+    checkpoints: s.record !== null,
     resume: resume ? { weights: resume.weights, state: resume.state } : undefined,
     algorithmInit: fromRun ? { teacherPool: fromRun.pool, studentSolved: fromRun.studentSolved } : undefined,
   });
-  if (fromRun) {
-    const msg =
-      `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} ` +
-      `val tasks solved) from ${fromRun.pool.ids.length} teacher checkpoint${fromRun.pool.ids.length === 1 ? '' : 's'} ` +
-      `(steps ${fromRun.pool.ids.join(', ')})`;
-    if (json)
-      out({
-        event: 'teachers',
-        student: fromRun.studentStep,
-        studentSolved: fromRun.studentSolved.size,
-        teachers: fromRun.pool.ids,
-        from: fromRunDir ?? fromRun.record.dir,
-        unionGap: fromRun.gap.observed,
-        noiseGap: fromRun.gap.noise.expectedGap,
-      });
-    else process.stdout.write(`${msg}\n${gapNoiseNote(fromRun.gap.observed, fromRun.gap.noise)}\n`);
-    const unionWarning = config.teacherSelect === 'union' ? unionStartWarning(fromRun.pool) : null;
-    if (unionWarning) {
-      process.stderr.write(`train: warning: ${unionWarning}\n`);
-      if (json) out({ event: 'warning', kind: 'union-no-teacher', message: unionWarning });
-    }
-  }
-  for await (const raw of stream) {
-    const ev = record ? record.take(raw) : raw;
-    if (ev.event === 'done' && save && policy)
-      saveOrRescue(save, '--save', await savePolicy(policy, config.model, envVersions, meta));
-    if (json) {
-      if (
-        ev.event === 'step' ||
-        ev.event === 'eval' ||
-        ev.event === 'start' ||
-        ev.event === 'done' ||
-        ev.event === 'validation'
-      )
-        out(ev);
-      else if (ev.event === 'checkpoint') out(record?.lineOf(ev) ?? { event: 'checkpoint', step: ev.step });
-    } else if (ev.event === 'start')
-      process.stdout.write(
-        `training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} ` +
-          `params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}${ev.resumedFrom !== undefined ? `; resumed from the checkpoint of step ${ev.resumedFrom}` : ''}\n`,
-      );
-    else if (ev.event === 'step') {
-      process.stdout.write(
-        progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n',
-      );
-      if (ev.phaseMs) process.stdout.write(phaseLine(ev.phaseMs, ev.stepMs) + '\n');
-    } else if (ev.event === 'eval')
-      process.stdout.write(evalLine(ev) + (args.profile ? `  (${(ev.evalMs / 1000).toFixed(1)} s)` : '') + '\n');
-    else if (ev.event === 'validation')
-      process.stdout.write(
-        `validation @ step ${ev.step}: ${(100 * ev.successRate).toFixed(1)}% mean pass rate over ${ev.passRates.length} ` +
-          `val tasks × ${ev.samples}, ${ev.passRates.filter((r) => r >= 0.5).length} solved\n`,
-      );
-    else if (ev.event === 'checkpoint')
-      process.stdout.write(`checkpoint @ step ${ev.step}: ${dir}/${checkpointFile(ev.step)}\n`);
-    else if (ev.event === 'done')
-      process.stdout.write(
-        `done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${config.maxStepKl > 0 ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : ''}` : ''}\n`,
-      );
-    if (ev.event === 'eval' && saveBest && policy && best.offer(ev)) {
-      const splits = JSON.stringify(best.splits);
-      saveOrRescue(
-        saveBest,
-        '--save-best',
-        await savePolicy(policy, config.model, envVersions, {
-          ...meta,
-          bestStep: String(ev.step),
-          bestScore: String(best.score),
-          bestSplits: splits,
-        }),
-      );
-      if (json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: saveBest });
-      else
-        process.stdout.write(
-          `best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${saveBest}\n`,
-        );
-    }
-  }
+  if (fromRun) printTeachers(fromRun, plan);
+  for await (const raw of stream) await takeEvent(s.record ? s.record.take(raw) : raw, s);
   fromRun?.pool.dispose();
   await pool?.close();
+}
+
+/** The run directory to write (made now for a new --run-dir) and its recorder; none without one. */
+function openRecord(plan: Plan, backend: string, command: string): Pick<Session, 'dir' | 'record'> {
+  const { resume, runDir, init } = plan;
+  const dir = resume?.dir ?? runDir;
+  if (!resume && runDir !== undefined) makeRunDir(runDir);
+  const record =
+    dir !== undefined
+      ? new RunRecorder(
+          dir,
+          plan.config,
+          command,
+          backend,
+          init !== 'base' && init !== 'scratch' ? (init ?? null) : null,
+          resume,
+          plan.fromRun?.record ?? null,
+        )
+      : null;
+  return { dir, record };
+}
+
+/** One event: the weights saved at `done` (--save), the event printed, the weights saved at a better eval. */
+async function takeEvent(ev: TrainEvent, s: Session): Promise<void> {
+  const { save, saveBest, config } = s.plan;
+  if (ev.event === 'done' && save && s.policy)
+    saveOrRescue(save, '--save', await savePolicy(s.policy, config.model, s.envVersions, s.meta));
+  if (s.plan.json) printJsonEvent(ev, s.record);
+  else printEvent(ev, s);
+  if (ev.event === 'eval' && saveBest && s.policy && s.best.offer(ev)) await saveBestEval(ev, saveBest, s);
+}
+
+/** --save-best: the live weights of a better evaluation saved, with its step and score, and said. */
+async function saveBestEval(ev: EvalEvent, saveBest: string, s: Session): Promise<void> {
+  const { best } = s;
+  const splits = JSON.stringify(best.splits);
+  saveOrRescue(
+    saveBest,
+    '--save-best',
+    await savePolicy(s.policy!, s.plan.config.model, s.envVersions, {
+      ...s.meta,
+      bestStep: String(ev.step),
+      bestScore: String(best.score),
+      bestSplits: splits,
+    }),
+  );
+  if (s.plan.json) out({ event: 'best', step: ev.step, score: best.score, splits: best.splits, path: saveBest });
+  else
+    process.stdout.write(
+      `best so far @ step ${ev.step}: mean test success ${(100 * best.score).toFixed(1)}%, saved to ${saveBest}\n`,
+    );
+}
+
+/** Print: an --init file made for another environment version, on stderr (and as a JSON line with --json). */
+function printVersionWarning(w: EnvVersionWarning, json: boolean): void {
+  process.stderr.write(`train: warning: ${w.message}\n`);
+  if (json) out({ event: 'warning', kind: 'env-version', weights: w.weights, made: w.made, current: w.current });
+}
+
+/** Print: the distillation stage's student and teachers, and a union teacher choice that starts without a teacher. */
+function printTeachers(fromRun: FromRun, plan: Plan): void {
+  const { json, config, fromRunDir } = plan;
+  if (json)
+    out({
+      event: 'teachers',
+      student: fromRun.studentStep,
+      studentSolved: fromRun.studentSolved.size,
+      teachers: fromRun.pool.ids,
+      from: fromRunDir ?? fromRun.record.dir,
+      unionGap: fromRun.gap.observed,
+      noiseGap: fromRun.gap.noise.expectedGap,
+    });
+  else process.stdout.write(`${teachersLine(fromRun)}\n${gapNoiseNote(fromRun.gap.observed, fromRun.gap.noise)}\n`);
+  const unionWarning = config.teacherSelect === 'union' ? unionStartWarning(fromRun.pool) : null;
+  if (unionWarning) {
+    process.stderr.write(`train: warning: ${unionWarning}\n`);
+    if (json) out({ event: 'warning', kind: 'union-no-teacher', message: unionWarning });
+  }
+}
+
+/** Print with --json: step, eval, start, done and validation events, and a checkpoint as its events.jsonl line. */
+function printJsonEvent(ev: TrainEvent, record: RunRecorder | null): void {
+  if (
+    ev.event === 'step' ||
+    ev.event === 'eval' ||
+    ev.event === 'start' ||
+    ev.event === 'done' ||
+    ev.event === 'validation'
+  )
+    out(ev);
+  else if (ev.event === 'checkpoint') out(record?.lineOf(ev) ?? { event: 'checkpoint', step: ev.step });
+}
+
+/** Print without --json: the line of a start, step (and its time split), eval, validation, checkpoint or done. */
+function printEvent(ev: TrainEvent, s: Session): void {
+  const { config, args } = s.plan;
+  if (ev.event === 'start') process.stdout.write(startLine(ev, config, s.backend) + '\n');
+  else if (ev.event === 'step') {
+    process.stdout.write(
+      progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n',
+    );
+    if (ev.phaseMs) process.stdout.write(phaseLine(ev.phaseMs, ev.stepMs) + '\n');
+  } else if (ev.event === 'eval')
+    process.stdout.write(evalLine(ev) + (args.profile ? `  (${(ev.evalMs / 1000).toFixed(1)} s)` : '') + '\n');
+  else if (ev.event === 'validation') process.stdout.write(validationLine(ev) + '\n');
+  else if (ev.event === 'checkpoint')
+    process.stdout.write(`checkpoint @ step ${ev.step}: ${s.dir}/${checkpointFile(ev.step)}\n`);
+  else if (ev.event === 'done') process.stdout.write(doneLine(ev, config) + '\n');
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const parsed = parseTrainArgs(argv);
+  if (!parsed) return;
+  const plan = resolveRun(parsed, argv);
+  const backend = await setupBackend(plan.config.backend as NodeBackend);
+  const skipped = plan.resume ? skippedWarning(plan.resume) : null;
+  if (skipped) process.stderr.write(`train: warning: ${skipped}\n`);
+  const { initWeights, versionWarning } = await loadStart(plan.start, plan.config, plan.init);
+  await runTraining(plan, backend, initWeights, versionWarning, 'npm run train -- ' + argv.join(' '));
 }
 main().catch((e) => {
   process.stderr.write(`train: ${e instanceof Error ? (process.env.OPD_DEBUG ? e.stack : e.message) : String(e)}\n`);
