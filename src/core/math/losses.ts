@@ -49,6 +49,15 @@ export function ppoClipLoss(
   };
 }
 
+/**
+ * The k3 KL estimate of one token (Schulman 2020, "Approximating KL Divergence"): with δ = ℓ_ref − ℓ (nats)
+ * at a token sampled from π, exp(δ) − δ − 1 ≥ 0, an unbiased estimate of KL(π ‖ π_ref), clamped to
+ * [−10, 10] as `klK3` clamps each token. In nats; float64 arithmetic.
+ */
+export function k3(delta: number): number {
+  return Math.min(10, Math.max(-10, Math.exp(delta) - delta - 1));
+}
+
 /** k3 KL estimate per token (nats), clamped to [−10, 10]: logp, refLogp float32 [M]. */
 export function klK3(logp: tf.Tensor1D, refLogp: tf.Tensor1D): tf.Tensor1D {
   const d = tf.sub(refLogp, logp);

@@ -24,6 +24,7 @@ import { disposeSnapshot, guardStep, restoreSnapshot, takeSnapshot, type StepGua
 import { checkCancelled, isCancelled, type CancelSignal, type ProgressSink } from '../cancel';
 import { buildStepDetail, type StepDetail } from './step-detail';
 import { now } from '../clock';
+import { k3 } from '../math/losses';
 
 /** What one step's work may be told besides its inputs (TrainOptions). */
 export interface StepHooks {
@@ -408,16 +409,13 @@ function samplerScores(
 }
 
 /**
- * k3 estimate of KL(π_old ‖ π_ref) (Schulman 2020; δ = ℓ_ref − ℓ_old, exp(δ) − δ − 1, clamped to
- * [−10, 10] per token), token mean over the first `ref.length` tokens (the first group's), in nats. The β = 0 kl
- * metric.
+ * k3 estimate of KL(π_old ‖ π_ref) (`k3` of math/losses.ts at δ = ℓ_ref − ℓ_old, clamped to
+ * [−10, 10] per token), token mean over the first `ref.length` tokens (the first group's), in nats. The
+ * β = 0 kl metric.
  */
 function sampledKl(oldLogp: Float32Array, refLogp: Float32Array): number {
   let s = 0;
-  for (let i = 0; i < refLogp.length; i++) {
-    const d = refLogp[i] - oldLogp[i];
-    s += Math.min(10, Math.max(-10, Math.exp(d) - d - 1));
-  }
+  for (let i = 0; i < refLogp.length; i++) s += k3(refLogp[i] - oldLogp[i]);
   return refLogp.length ? s / refLogp.length : 0;
 }
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
-import { aggLoss, aggPlan, aggWeights, approxKlOld, klK3, ppoClipLoss } from '../../../src/core/math/losses';
+import { aggLoss, aggPlan, aggWeights, approxKlOld, k3, klK3, ppoClipLoss } from '../../../src/core/math/losses';
 import { useBackend } from '../../helpers/backend';
 
 beforeAll(() => useBackend('cpu'));
@@ -40,6 +40,12 @@ describe('k3 KL', () => {
     expect(k[1]).toBeCloseTo(2 - Math.log(2) - 1, 6); // 0.306853
     expect(k[2]).toBeCloseTo(0.5 + Math.log(2) - 1, 6); // 0.193147
     expect(k[3]).toBe(10); // δ = 20 → e^20 − 21 clamped
+  });
+  it('the scalar k3(δ): 0 at δ = 0, 1 − ln 2 at δ = ln 2, 10 (clamped) at δ = 20', () => {
+    expect(k3(0)).toBe(0); // e^0 − 0 − 1
+    expect(k3(Math.log(2))).toBeCloseTo(1 - Math.log(2), 12); // 2 − ln 2 − 1 = 0.306853
+    expect(k3(-Math.log(2))).toBeCloseTo(Math.log(2) - 0.5, 12); // 1/2 + ln 2 − 1 = 0.193147
+    expect(k3(20)).toBe(10); // e^20 − 21 ≈ 4.85e8, clamped
   });
 });
 
