@@ -20,7 +20,7 @@
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
 import { exitOnClosedStdout } from './files';
-import { choiceError, didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { choiceError, didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
@@ -179,129 +179,199 @@ function playScripted(
   return out;
 }
 
-async function main(): Promise<void> {
+/** The parsed flags. */
+type EvalArgs = ParsedArgs<typeof SPEC>;
+
+/** One split's evaluation: its summary and its episodes. */
+interface SplitResult {
+  split: Split;
+  eval: SplitEval;
+  episodes: EpisodeSummary[];
+}
+
+/** What the evaluation of every split gives: the results, the H a model policy was prompted with, a warning. */
+interface Results {
+  results: SplitResult[];
+  historyUsed: number | null;
+  versionWarning: EnvVersionWarning | null;
+}
+
+/** Parse: the flags (a usage error exits 2 with the usage); null once --help is printed. */
+function parseEvalArgs(argv: string[]): EvalArgs | null {
   let a;
   try {
-    a = parseArgs(process.argv.slice(2), SPEC);
+    a = parseArgs(argv, SPEC);
   } catch (e) {
     if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run eval --', SPEC)}`);
     throw e;
   }
-  if (a.help) return void process.stdout.write(usage('npm run eval --', SPEC) + '\n');
+  if (a.help) {
+    process.stdout.write(usage('npm run eval --', SPEC) + '\n');
+    return null;
+  }
+  return a;
+}
+
+/** Resolve: the environment, its preset and the splits (each known, none given twice); exits 2 otherwise. */
+function resolveSplits(a: EvalArgs): { spec: EnvSpec; splits: Split[] } {
   const spec = getEnvSpec(a.env);
   if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
   const splits = a.split.split(',').map((x) => x.trim());
   for (const x of splits)
     if (!(SPLITS as readonly string[]).includes(x))
       fail(
-        `--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)${didYouMean(x, SPLITS)}`,
+        `--split: unknown split "${x}" (accepted: ${SPLITS.join(', ')}, or several separated by commas)` +
+          didYouMean(x, SPLITS),
       );
   if (new Set(splits).size !== splits.length) fail(`--split names a split twice ("${a.split}"); give each once`);
-  let results: { split: Split; eval: SplitEval; episodes: EpisodeSummary[] }[];
-  let historyUsed: number | null = null;
-  let versionWarning: EnvVersionWarning | null = null;
-  if (a.policy === 'expert' || a.policy === 'random') {
-    results = (splits as Split[]).map((split) => {
-      const trajs = playScripted(
-        spec,
-        a.preset,
-        split,
-        a['first-task'],
-        a.episodes,
-        a.policy as 'expert' | 'random',
-        new Rng(a.seed),
-      );
-      return {
-        split,
-        eval: summarize(trajs),
-        episodes: trajs.map((t) => ({
-          index: t.ref.index,
-          taskType: t.taskType,
-          success: t.success,
-          reward: t.reward,
-          steps: t.steps.length,
-        })),
-      };
-    });
-  } else {
-    await setupBackend(a.backend);
-    const tok = buildTokenizer(spec);
-    let bytes: Uint8Array;
-    let history = a.history ?? 3;
-    if (a.policy === 'base') {
-      try {
-        const base = await loadBaseFiles(spec, a.preset, tok);
-        bytes = base.bytes;
-        history = a.history ?? Number(base.manifest.pretrain.historyTurns ?? 3);
-      } catch (e) {
-        fail(`--policy base: ${(e as Error).message}`);
-      }
-    } else {
-      const missing = notAWeightsFile(a.policy, '--policy', POLICY_FLAG);
-      if (missing) fail(missing);
-      bytes = new Uint8Array(fs.readFileSync(a.policy));
-      const packed =
-        runFileAsWeights(a.policy, bytes, '--policy') ?? notSafetensors(a.policy, bytes, '--policy', POLICY_FLAG);
-      if (packed) fail(packed);
-    }
-    let policy;
-    try {
-      policy = loadPolicy(bytes, tok);
-    } catch (e) {
-      fail(`--policy ${a.policy}: ${(e as Error).message}`);
-    }
-    if (a.policy !== 'base') {
-      versionWarning = envVersionWarning(a.policy, policy.meta, spec.name);
-      if (versionWarning) process.stderr.write(`eval: warning: ${versionWarning.message}\n`);
-    }
-    // Weights written by `train --save/--save-best` record the H they were trained with.
-    if (a.history === undefined && a.policy !== 'base' && Object.hasOwn(policy.meta, 'historyTurns')) {
-      // Untrusted metadata: the H the weights were trained with must be a setting the schema accepts.
-      const h = policy.meta.historyTurns,
-        r = fieldSchema('historyTurns');
-      if (!/^\d+$/.test(h) || Number(h) < (r.minimum ?? 0) || Number(h) > (r.maximum ?? 30))
-        fail(
-          `--policy ${a.policy}: its metadata historyTurns "${h.slice(0, 20)}" is not ${describeField('historyTurns')}; ` +
-            `the file is corrupt — pass --history to choose H, or re-save the weights with train --save`,
-        );
-      history = Number(h);
-    }
-    historyUsed = history;
-    // One job per split, each with the root stream Rng(seed) (as a run with that split alone).
-    const jobs = (splits as Split[]).map((split): EvalJob => ({
-      env: a.env,
-      preset: a.preset,
+  return { spec, splits: splits as Split[] };
+}
+
+/** Run: the expert or the random policy on each split (no model, no backend). */
+function runScripted(a: EvalArgs, spec: EnvSpec, splits: Split[]): Results {
+  const results = splits.map((split) => {
+    const trajs = playScripted(
+      spec,
+      a.preset,
       split,
-      firstTask: a['first-task'],
-      episodes: a.episodes,
-      temperature: a.temperature,
-      decoding: a.decoding as EvalJob['decoding'],
-      historyTurns: history,
-      maxActionTokens: 12,
-      seed: a.seed,
-      streams: [],
-      hints: parseHintMode(a.hints) as HintMode,
-      episodeSkills: null,
-    }));
-    const threads = Math.min(
-      a['eval-threads'] ?? evalThreadsFor(jobs.length, a.episodes, spec.create(a.preset).maxSteps),
-      jobs.length,
+      a['first-task'],
+      a.episodes,
+      a.policy as 'expert' | 'random',
+      new Rng(a.seed),
     );
-    if (threads > 1) {
-      const pool = new EvalPool(threads, a.backend);
-      try {
-        results = (await Promise.all(jobs.map((j) => pool.evaluate(j, bytes)))).map((r, i) => ({
-          split: jobs[i].split,
-          ...r,
-        }));
-      } finally {
-        await pool.close();
-      }
-    } else {
-      results = [];
-      for (const j of jobs) results.push({ split: j.split, ...(await runEvalJob(policy, spec, j)) });
+    return {
+      split,
+      eval: summarize(trajs),
+      episodes: trajs.map((t) => ({
+        index: t.ref.index,
+        taskType: t.taskType,
+        success: t.success,
+        reward: t.reward,
+        steps: t.steps.length,
+      })),
+    };
+  });
+  return { results, historyUsed: null, versionWarning: null };
+}
+
+/**
+ * Run: a model policy (the shipped base, or a weights file checked and loaded; another environment version warns)
+ * on each split, one job per split, in worker threads when more than one is worth it.
+ */
+async function runModel(a: EvalArgs, spec: EnvSpec, splits: Split[]): Promise<Results> {
+  await setupBackend(a.backend);
+  const tok = buildTokenizer(spec);
+  const { bytes, history: defaultHistory } = await policyBytes(a, spec, tok);
+  let policy;
+  try {
+    policy = loadPolicy(bytes, tok);
+  } catch (e) {
+    fail(`--policy ${a.policy}: ${(e as Error).message}`);
+  }
+  let versionWarning: EnvVersionWarning | null = null;
+  if (a.policy !== 'base') {
+    versionWarning = envVersionWarning(a.policy, policy.meta, spec.name);
+    if (versionWarning) process.stderr.write(`eval: warning: ${versionWarning.message}\n`);
+  }
+  const history = historyOf(a, policy.meta, defaultHistory);
+  // One job per split, each with the root stream Rng(seed) (as a run with that split alone).
+  const jobs = splits.map((split): EvalJob => ({
+    env: a.env,
+    preset: a.preset,
+    split,
+    firstTask: a['first-task'],
+    episodes: a.episodes,
+    temperature: a.temperature,
+    decoding: a.decoding as EvalJob['decoding'],
+    historyTurns: history,
+    maxActionTokens: 12,
+    seed: a.seed,
+    streams: [],
+    hints: parseHintMode(a.hints) as HintMode,
+    episodeSkills: null,
+  }));
+  const threads = Math.min(
+    a['eval-threads'] ?? evalThreadsFor(jobs.length, a.episodes, spec.create(a.preset).maxSteps),
+    jobs.length,
+  );
+  return { results: await runJobs(jobs, threads, a, policy, spec, bytes), historyUsed: history, versionWarning };
+}
+
+/**
+ * The policy's weights: the shipped base policy (with its manifest's H) or a weights file (its format checked);
+ * the H to prompt with unless the weights record one. Exits 2 naming what is wrong.
+ */
+async function policyBytes(
+  a: EvalArgs,
+  spec: EnvSpec,
+  tok: ReturnType<typeof buildTokenizer>,
+): Promise<{ bytes: Uint8Array; history: number }> {
+  let bytes: Uint8Array;
+  let history = a.history ?? 3;
+  if (a.policy === 'base') {
+    try {
+      const base = await loadBaseFiles(spec, a.preset, tok);
+      bytes = base.bytes;
+      history = a.history ?? Number(base.manifest.pretrain.historyTurns ?? 3);
+    } catch (e) {
+      fail(`--policy base: ${(e as Error).message}`);
+    }
+  } else {
+    const missing = notAWeightsFile(a.policy, '--policy', POLICY_FLAG);
+    if (missing) fail(missing);
+    bytes = new Uint8Array(fs.readFileSync(a.policy));
+    const packed =
+      runFileAsWeights(a.policy, bytes, '--policy') ?? notSafetensors(a.policy, bytes, '--policy', POLICY_FLAG);
+    if (packed) fail(packed);
+  }
+  return { bytes, history };
+}
+
+/** H: --history, else the H recorded by `train --save/--save-best` in a weights file (checked), else `history`. */
+function historyOf(a: EvalArgs, meta: Record<string, string>, history: number): number {
+  // Weights written by `train --save/--save-best` record the H they were trained with.
+  if (a.history === undefined && a.policy !== 'base' && Object.hasOwn(meta, 'historyTurns')) {
+    // Untrusted metadata: the H the weights were trained with must be a setting the schema accepts.
+    const h = meta.historyTurns,
+      r = fieldSchema('historyTurns');
+    if (!/^\d+$/.test(h) || Number(h) < (r.minimum ?? 0) || Number(h) > (r.maximum ?? 30))
+      fail(
+        `--policy ${a.policy}: its metadata historyTurns "${h.slice(0, 20)}" is not ` +
+          `${describeField('historyTurns')}; the file is corrupt — pass --history to choose H, or re-save the ` +
+          `weights with train --save`,
+      );
+    return Number(h);
+  }
+  return history;
+}
+
+/** The jobs' results in their order: in `threads` worker threads when more than one, else one after another here. */
+async function runJobs(
+  jobs: EvalJob[],
+  threads: number,
+  a: EvalArgs,
+  policy: ReturnType<typeof loadPolicy>,
+  spec: EnvSpec,
+  bytes: Uint8Array,
+): Promise<SplitResult[]> {
+  if (threads > 1) {
+    const pool = new EvalPool(threads, a.backend);
+    try {
+      return (await Promise.all(jobs.map((j) => pool.evaluate(j, bytes)))).map((r, i) => ({
+        split: jobs[i].split,
+        ...r,
+      }));
+    } finally {
+      await pool.close();
     }
   }
+  const results: SplitResult[] = [];
+  for (const j of jobs) results.push({ split: j.split, ...(await runEvalJob(policy, spec, j)) });
+  return results;
+}
+
+/** Print: per split, with --json its episodes then its summary line, else the success line and one per task type. */
+function printResults(a: EvalArgs, spec: EnvSpec, { results, historyUsed, versionWarning }: Results): void {
   for (const { split, eval: s, episodes } of results) {
     if (a.json) {
       for (const t of episodes) process.stdout.write(JSON.stringify({ event: 'episode', split, ...t }) + '\n');
@@ -327,17 +397,32 @@ async function main(): Promise<void> {
           },
         }) + '\n',
       );
-    } else {
-      process.stdout.write(
-        `${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: ` +
-          `success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes (tasks ${a['first-task']}..${a['first-task'] + s.episodes - 1})\n`,
-      );
-      for (const [k, v] of Object.entries(s.byTaskType))
-        process.stdout.write(
-          `  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% (${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`,
-        );
-    }
+    } else printText(a, split, s);
   }
+}
+
+/** Print without --json: a split's success over its episodes (the task range), then per task type. */
+function printText(a: EvalArgs, split: Split, s: SplitEval): void {
+  const first = a['first-task'];
+  process.stdout.write(
+    `${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: ` +
+      `success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes ` +
+      `(tasks ${first}..${first + s.episodes - 1})\n`,
+  );
+  for (const [k, v] of Object.entries(s.byTaskType))
+    process.stdout.write(
+      `  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% ` +
+        `(${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`,
+    );
+}
+
+async function main(): Promise<void> {
+  const a = parseEvalArgs(process.argv.slice(2));
+  if (!a) return;
+  const { spec, splits } = resolveSplits(a);
+  const results =
+    a.policy === 'expert' || a.policy === 'random' ? runScripted(a, spec, splits) : await runModel(a, spec, splits);
+  printResults(a, spec, results);
 }
 
 main().catch((e) => fail(e instanceof Error ? e.message : String(e), 1));
