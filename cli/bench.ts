@@ -24,16 +24,16 @@ import { loadBaseFiles } from './base';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { buildTokenizer } from '../src/core/model/policy';
 import { exitOnClosedStdout } from './files';
-import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { modelConfig, MODEL_SIZES } from '../src/core/model/config';
 import { train } from '../src/core/train/trainer';
-import { CLI_BENCH_SIZE, runBench, type BenchSize } from '../src/core/bench/workloads';
+import { CLI_BENCH_SIZE, runBench, type BenchResult, type BenchSize } from '../src/core/bench/workloads';
 import { installGpuStats } from '../src/core/backend/gpu-stats';
 import { boundFreePool } from '../src/core/backend/buffer-pool';
 import { setWasmMatMulEnabled } from '../src/core/backend/wasm/kernels';
 import { setWasmDecodeEnabled } from '../src/core/model/decode-wasm';
-import { agenticOpdBench } from '../src/core/bench/agentic';
+import { agenticOpdBench, type AgenticOpdBench } from '../src/core/bench/agentic';
 
 exitOnClosedStdout();
 
@@ -262,10 +262,23 @@ function torchPeer(
   }
 }
 
-async function main(): Promise<void> {
+/** The parsed flags. */
+type BenchArgs = ParsedArgs<typeof SPEC>;
+
+/** What one call measured: the core bench and the optional ones (null when skipped). */
+interface Measured {
+  core: BenchResult;
+  ratio: { grpo: number; opid: number } | null;
+  household: Awaited<ReturnType<typeof householdSteps>> | null;
+  peer: ReturnType<typeof torchPeer> | null;
+  agentic: AgenticOpdBench | null;
+}
+
+/** Parse: the flags (a usage error exits 2 with the usage); null once --help is printed. */
+function parseBenchArgs(argv: string[]): BenchArgs | null {
   let a;
   try {
-    a = parseArgs(process.argv.slice(2), SPEC);
+    a = parseArgs(argv, SPEC);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`bench: ${e.message}\n${usage('npm run bench --', SPEC)}\n`);
@@ -273,11 +286,24 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  if (a.help) return void process.stdout.write(usage('npm run bench --', SPEC) + '\n');
+  if (a.help) {
+    process.stdout.write(usage('npm run bench --', SPEC) + '\n');
+    return null;
+  }
+  return a;
+}
+
+/** Resolve: the backend set up, with webgpu's buffer-pool bound and wasm's kernels as the flags choose. */
+async function setupBenchBackend(a: BenchArgs): Promise<string> {
   const backend = await setupBackend(a.backend);
   if (backend === 'webgpu') boundFreePool(a['gpu-pool'] < 0 ? null : a['gpu-pool'] * 1024 * 1024);
   if (a['wasm-matmul'] === 'stock') setWasmMatMulEnabled(false);
   if (a['wasm-decode'] === 'ops') setWasmDecodeEnabled(false);
+  return backend;
+}
+
+/** Run: the core bench, then the OPID/GRPO ratio, the household steps, the PyTorch peer and Agentic-OPD's step. */
+async function runBenches(a: BenchArgs, backend: string): Promise<Measured> {
   const size: BenchSize = {
     ...CLI_BENCH_SIZE,
     model: a.model,
@@ -291,35 +317,138 @@ async function main(): Promise<void> {
   };
   const core = await runBench(size);
   const cfg = modelConfig(a.model, a.vocab);
-  const B = a.batch,
-    T = a.seq,
-    trainMs = core.trainStepMs,
-    gflops = core.matmulGflops,
-    trainGflops = core.trainGflops,
-    kv = core.kvCacheSpeedup ?? NaN;
   const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
   const household = a['household-steps'] > 0 ? await householdSteps(a['household-steps'], backend) : null;
   const peer = a.peer === 'torch' ? torchPeer(cfg, a) : null;
   const agentic = a['agentic-steps'] > 0 ? await agenticBench(a['agentic-steps'], backend) : null;
-  const r = {
+  return { core, ratio, household, peer, agentic };
+}
+
+/** Training tokens/s of this backend over the PyTorch peer's. */
+function peerRatio(a: BenchArgs, core: BenchResult, peerTokensPerSecond: number): number {
+  return (a.batch * a.seq) / (core.trainStepMs / 1000) / peerTokensPerSecond;
+}
+
+/** The JSON line's object: the core bench, the backend, and each optional bench that ran. */
+function benchRecord(a: BenchArgs, backend: string, m: Measured) {
+  const { core, ratio, household, peer, agentic } = m;
+  return {
     event: 'bench',
     ...core,
     backend,
-    kvCacheSpeedup: kv,
+    kvCacheSpeedup: core.kvCacheSpeedup ?? NaN,
     ...(household ? { household } : {}),
     ...(peer
       ? {
           peer:
-            'error' in peer
-              ? { error: peer.error }
-              : { ...peer, ratio: (B * T) / (trainMs / 1000) / peer.trainTokensPerSecond },
+            'error' in peer ? { error: peer.error } : { ...peer, ratio: peerRatio(a, core, peer.trainTokensPerSecond) },
         }
       : {}),
     ...(ratio ? { grpoStepMs: ratio.grpo, opidStepMs: ratio.opid, opidOverGrpo: ratio.opid / ratio.grpo } : {}),
     ...(agentic ? { agenticOpd: agentic } : {}),
   };
-  if (a.json) return void process.stdout.write(JSON.stringify(r) + '\n');
-  const line = (label: string, text: string) => `  ${label.padEnd(10)} ${text}\n`;
+}
+
+/** One labelled line of the readable summary. */
+const line = (label: string, text: string) => `  ${label.padEnd(10)} ${text}\n`;
+
+/** Print without --json: the readable summary, one labelled line per bench that ran, then those skipped. */
+function printSummary(a: BenchArgs, backend: string, m: Measured): void {
+  const { core, ratio, household, peer, agentic } = m;
+  const opid = ratio
+    ? line(
+        'OPID/GRPO',
+        `OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms ` +
+          `(×${(ratio.opid / ratio.grpo).toFixed(2)})`,
+      )
+    : '';
+  process.stdout.write(
+    coreLines(a, backend, core) +
+      opid +
+      (household ? householdLine(household) : '') +
+      webgpuLine(core) +
+      (agentic ? agenticLine(agentic) : '') +
+      (peer
+        ? line(
+            'PyTorch',
+            'error' in peer
+              ? peer.error
+              : `${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch ` +
+                  `= ${peerRatio(a, core, peer.trainTokensPerSecond).toFixed(2)}`,
+          )
+        : '') +
+      skippedLine(a, peer),
+  );
+}
+
+/** The model, backend and shape, then the training, matmul and sampling lines. */
+function coreLines(a: BenchArgs, backend: string, core: BenchResult): string {
+  const trainMs = core.trainStepMs,
+    gflops = core.matmulGflops,
+    trainGflops = core.trainGflops,
+    kv = core.kvCacheSpeedup ?? NaN;
+  return (
+    `${a.model} on ${backend}, B ${a.batch} × T ${a.seq}\n` +
+    line(
+      'training',
+      `${core.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step), ${trainGflops.toFixed(1)} ` +
+        `GFLOP/s = ${((100 * trainGflops) / gflops).toFixed(0)}% of the matmul`,
+    ) +
+    line(
+      'matmul',
+      `${gflops.toFixed(1)} GFLOP/s (${CLI_BENCH_SIZE.matmulN}², best of ${core.matmulGflopsRuns.length} ` +
+        `repeats; median ${core.matmulGflopsMedian.toFixed(1)})`,
+    ) +
+    line(
+      'sampling',
+      `${core.sampleTokensPerSecond.toFixed(0)} tok/s; KV cache ×${kv.toFixed(1)} over recomputing at 128 ` +
+        `tokens of context`,
+    )
+  );
+}
+
+/** The household GRPO step: its time, where it goes, numTensors, and on webgpu its counters and GPU bytes. */
+function householdLine(household: NonNullable<Measured['household']>): string {
+  const phases = Object.entries(household.phaseMs)
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`)
+    .join(', ');
+  const gpu = household.gpu;
+  return line(
+    'household',
+    `GRPO step with the page's defaults ${(household.stepMs / 1000).toFixed(1)} s — ${phases}; ` +
+      `numTensors ${household.numTensors.join(' → ')}` +
+      (gpu
+        ? `; dispatches ${gpu.dispatches.join(', ')}, read-backs ${gpu.readbacks.join(', ')}, ` +
+          `GPU MB allocated ${gpu.gpuBytesAllocated.map((x) => (x / 1e6).toFixed(1)).join(' → ')}`
+        : ''),
+  );
+}
+
+/** On webgpu: dispatches and read-backs per training step and per sampled token, and the GPU bytes; else ''. */
+function webgpuLine(r: BenchResult): string {
+  if (r.dispatchesPerTrainStep === undefined) return '';
+  return line(
+    'webgpu',
+    `${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} ` +
+      `read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ` +
+      `${r.readbacksPerSampledToken?.toFixed(2)} read-backs per sampled token position; GPU MB ` +
+      `${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated`,
+  );
+}
+
+/** Agentic-OPD's distillation step next to GRPO's, with the stage's size, student, teachers and LAD share. */
+function agenticLine(agentic: AgenticOpdBench): string {
+  return line(
+    'agentic',
+    `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ` +
+      `${agentic.grpoStepMs.toFixed(0)} ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × ` +
+      `G ${agentic.groupSize}, student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, ` +
+      `mean LAD share ${(100 * agentic.ladShareMean).toFixed(1)}%)`,
+  );
+}
+
+/** The benches skipped (a flag at 0, no --peer torch) and how to run them; '' when none. */
+function skippedLine(a: BenchArgs, peer: Measured['peer']): string {
   const skipped = (
     [
       ['opid-steps', 'OPID/GRPO step ratio'],
@@ -330,72 +459,16 @@ async function main(): Promise<void> {
     .filter(([k]) => a[k] === 0)
     .map(([k, what]) => `${what} (--${k} 0)`);
   if (!peer) skipped.push('PyTorch peer (add --peer torch)');
-  process.stdout.write(
-    `${a.model} on ${backend}, B ${B} × T ${T}\n` +
-      line(
-        'training',
-        `${r.trainTokensPerSecond.toFixed(0)} tok/s (${trainMs.toFixed(0)} ms/step), ${trainGflops.toFixed(1)} ` +
-          `GFLOP/s = ${((100 * trainGflops) / gflops).toFixed(0)}% of the matmul`,
-      ) +
-      line(
-        'matmul',
-        `${gflops.toFixed(1)} GFLOP/s (${CLI_BENCH_SIZE.matmulN}², best of ${core.matmulGflopsRuns.length} ` +
-          `repeats; median ${core.matmulGflopsMedian.toFixed(1)})`,
-      ) +
-      line(
-        'sampling',
-        `${r.sampleTokensPerSecond.toFixed(0)} tok/s; KV cache ×${kv.toFixed(1)} over recomputing at 128 ` +
-          `tokens of context`,
-      ) +
-      (ratio
-        ? line(
-            'OPID/GRPO',
-            `OPID step ${ratio.opid.toFixed(0)} ms vs GRPO ${ratio.grpo.toFixed(0)} ms (×${(ratio.opid / ratio.grpo).toFixed(2)})`,
-          )
-        : '') +
-      (household
-        ? line(
-            'household',
-            `GRPO step with the page's defaults ${(household.stepMs / 1000).toFixed(1)} s — ${Object.entries(
-              household.phaseMs,
-            )
-              .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`)
-              .join(', ')}; numTensors ${household.numTensors.join(' → ')}` +
-              (household.gpu
-                ? `; dispatches ${household.gpu.dispatches.join(', ')}, read-backs ${household.gpu.readbacks.join(', ')}, ` +
-                  `GPU MB allocated ${household.gpu.gpuBytesAllocated.map((x) => (x / 1e6).toFixed(1)).join(' → ')}`
-                : ''),
-          )
-        : '') +
-      (r.dispatchesPerTrainStep !== undefined
-        ? line(
-            'webgpu',
-            `${r.dispatchesPerTrainStep.toFixed(0)} dispatches and ${r.readbacksPerTrainStep?.toFixed(1)} ` +
-              `read-backs per training step, ${r.dispatchesPerSampledToken?.toFixed(1)} dispatches and ${r.readbacksPerSampledToken?.toFixed(2)} ` +
-              `read-backs per sampled token position; GPU MB ${((r.gpuBytes ?? 0) / 1e6).toFixed(1)} in ` +
-              `use, ${((r.gpuBytesAllocated ?? 0) / 1e6).toFixed(1)} allocated`,
-          )
-        : '') +
-      (agentic
-        ? line(
-            'agentic',
-            `Agentic-OPD distillation step ${agentic.agenticOpdStepMs.toFixed(0)} ms vs GRPO ${agentic.grpoStepMs.toFixed(0)} ` +
-              `ms (×${agentic.overGrpo.toFixed(2)}; B ${agentic.tasksPerStep} × G ${agentic.groupSize}, ` +
-              `student step ${agentic.studentStep}, teachers ${agentic.teachers.join(', ')}, mean LAD share ` +
-              `${(100 * agentic.ladShareMean).toFixed(1)}%)`,
-          )
-        : '') +
-      (peer
-        ? line(
-            'PyTorch',
-            'error' in peer
-              ? peer.error
-              : `${peer.torch} CPU: ${peer.trainTokensPerSecond.toFixed(0)} tok/s; this backend / PyTorch ` +
-                  `= ${((B * T) / (trainMs / 1000) / peer.trainTokensPerSecond).toFixed(2)}`,
-          )
-        : '') +
-      (skipped.length ? line('skipped', skipped.join(', ')) : ''),
-  );
+  return skipped.length ? line('skipped', skipped.join(', ')) : '';
+}
+
+async function main(): Promise<void> {
+  const a = parseBenchArgs(process.argv.slice(2));
+  if (!a) return;
+  const backend = await setupBenchBackend(a);
+  const m = await runBenches(a, backend);
+  if (a.json) return void process.stdout.write(JSON.stringify(benchRecord(a, backend, m)) + '\n');
+  printSummary(a, backend, m);
 }
 
 main().catch((e) => {
