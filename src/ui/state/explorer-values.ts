@@ -4,6 +4,7 @@
  * scale and its legend. The values are the trainer's own float32 numbers for that step; nothing is recomputed except
  * the k3 KL, which is derived from the stored ℓ_old and ℓ_ref exactly as the trainer's β = 0 kl metric does.
  */
+import { k3 } from '../../core/math/losses';
 import type { TokenArrays } from '../../core/train/step-detail';
 
 /** A quantity a token can be coloured by. */
@@ -140,10 +141,7 @@ export function hasQuantity(t: TokenArrays, q: ExplorerQuantity): boolean {
 export function tokenQuantity(t: TokenArrays, q: ExplorerQuantity, m: number): number | null {
   const v = vector(t, q);
   if (!v || m < 0 || m >= v.length) return null;
-  if (q === 'kl') {
-    const d = t.logpRef![m] - t.logpOld[m];
-    return Math.min(10, Math.max(-10, Math.exp(d) - d - 1));
-  }
+  if (q === 'kl') return k3(t.logpRef![m] - t.logpOld[m]);
   return Number.isNaN(v[m]) ? null : v[m];
 }
 

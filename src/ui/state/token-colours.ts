@@ -2,6 +2,7 @@
  * Token colouring of the trajectory panel: each action token's applied episode advantage A_ep, its skill
  * advantage A_skill (OPID) or its KL to the reference policy, as a background tint. Pure functions; no DOM.
  */
+import { k3 } from '../../core/math/losses';
 import type { TokenView } from '../../core/train/events';
 
 /** What the token tint shows: nothing, A_ep, A_skill (after z-score/clip, before λ) or the k3 KL (nats). */
@@ -31,10 +32,8 @@ export function tokenValue(tok: TokenView, mode: TokenColouring, lambda: number)
       return tok.advSkill === undefined ? tok.adv : tok.adv - lambda * tok.advSkill;
     case 'aSkill':
       return tok.advSkill ?? null;
-    case 'kl': {
-      const r = tok.logpRef - tok.logpOld;
-      return Math.min(10, Math.max(-10, Math.exp(r) - r - 1));
-    }
+    case 'kl':
+      return k3(tok.logpRef - tok.logpOld);
     default:
       return null;
   }
