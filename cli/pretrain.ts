@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { choiceError, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { choiceError, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors } from './weightsfile';
@@ -31,7 +31,7 @@ import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pre
 import { parseMix } from '../src/core/pretrain/demos';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseManifestPath, sha256Hex, type BaseManifest } from '../src/core/pretrain/base';
-import type { Split } from '../src/core/envs/types';
+import type { EnvSpec, Split } from '../src/core/envs/types';
 
 const D = DEFAULT_PRETRAIN;
 exitOnClosedStdout();
@@ -147,15 +147,41 @@ function fail(msg: string): never {
   process.exit(USAGE_EXIT_CODE);
 }
 
-async function main(): Promise<void> {
+/** The parsed flags. */
+type PretrainArgs = ParsedArgs<typeof SPEC>;
+
+/** Where results go: the weights path and its manifest's, and the demonstration mix. */
+interface Target {
+  spec: EnvSpec;
+  out: string;
+  manifestPath: string;
+  mix: PretrainConfig['mix'];
+}
+
+/** Printing: `emit` a JSON line with --json, `say` readable text without. */
+interface Output {
+  emit: (o: object) => void;
+  say: (s: string) => void;
+}
+
+/** Parse: the flags (a usage error exits 2 with the usage); null once --help is printed. */
+function parsePretrainArgs(argv: string[]): PretrainArgs | null {
   let a;
   try {
-    a = parseArgs(process.argv.slice(2), SPEC);
+    a = parseArgs(argv, SPEC);
   } catch (e) {
     if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run pretrain --', SPEC)}`);
     throw e;
   }
-  if (a.help) return void process.stdout.write(usage('npm run pretrain --', SPEC) + '\n');
+  if (a.help) {
+    process.stdout.write(usage('npm run pretrain --', SPEC) + '\n');
+    return null;
+  }
+  return a;
+}
+
+/** Resolve: the env and preset, --out (a .safetensors path in a folder that exists) and --mix; exits 2 otherwise. */
+function resolveTarget(a: PretrainArgs): Target {
   const spec = getEnvSpec(a.env);
   if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
   const out = a.out ?? path.join('public', baseManifestPath(a.env, a.preset).replace(/\.json$/, '.safetensors'));
@@ -170,16 +196,25 @@ async function main(): Promise<void> {
   } catch (e) {
     fail(`--${(e as Error).message}`);
   }
-  const backend = await setupBackend(a.backend);
-  // The command that reproduces these weights: --out and --json change where and how results are written, not the
-  // weights.
-  const argv = process.argv.slice(2);
-  const command =
+  return { spec, out, manifestPath, mix };
+}
+
+/**
+ * The command that reproduces these weights: --out and --json change where and how results are written, not the
+ * weights.
+ */
+function pretrainCommand(argv: string[]): string {
+  return (
     'npm run pretrain -- ' +
     argv
       .filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out='))
-      .join(' ');
-  const cfg: PretrainConfig = {
+      .join(' ')
+  );
+}
+
+/** The pretraining config: the defaults with the flags' settings. */
+function pretrainConfig(a: PretrainArgs, mix: PretrainConfig['mix']): PretrainConfig {
+  return {
     ...D,
     mix,
     stepHintRate: a['step-hint-rate'],
@@ -194,138 +229,200 @@ async function main(): Promise<void> {
     historyTurns: a.history,
     seed: a.seed,
   };
-  const tok = buildTokenizer(spec);
-  let policy: PolicyHandle & { paramCount?: number };
-  let init: { initFrom: string; initSha256: string } | undefined;
-  if (a.init !== undefined) {
-    const missing = notAWeightsFile(a.init, '--init');
-    if (missing) fail(missing);
-    const bytes = new Uint8Array(fs.readFileSync(a.init));
-    const packed = runFileAsWeights(a.init, bytes, '--init') ?? notSafetensors(a.init, bytes, '--init');
-    if (packed) fail(packed);
-    try {
-      policy = loadPolicy(bytes, tok);
-    } catch (e) {
-      fail(`--init: ${(e as Error).message}`);
-    }
-    const size = (policy as ReturnType<typeof loadPolicy>).size;
-    if (size !== a.model)
-      fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
-    init = { initFrom: a.init, initSha256: await sha256Hex(bytes) };
-  } else policy = createPolicy(a.model, tok, new Rng(a.seed).fork('init'));
-  const emit = (o: object) => a.json && process.stdout.write(JSON.stringify(o) + '\n');
-  const say = (s: string) => !a.json && process.stdout.write(s);
-  say(
-    `pretraining ${a.model} on ${a.env}/${a.preset} (${init ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…` : `${policy.paramCount} params`}), ` +
-      `backend ${backend}, seed ${a.seed}\n`,
-  );
+}
+
+/** The policy to train: --init's weights (checked: a weights file of --model's size), else a fresh seeded init. */
+async function startPolicy(
+  a: PretrainArgs,
+  tok: ReturnType<typeof buildTokenizer>,
+): Promise<{ policy: PolicyHandle & { paramCount?: number }; init?: { initFrom: string; initSha256: string } }> {
+  if (a.init === undefined) return { policy: createPolicy(a.model, tok, new Rng(a.seed).fork('init')) };
+  const missing = notAWeightsFile(a.init, '--init');
+  if (missing) fail(missing);
+  const bytes = new Uint8Array(fs.readFileSync(a.init));
+  const packed = runFileAsWeights(a.init, bytes, '--init') ?? notSafetensors(a.init, bytes, '--init');
+  if (packed) fail(packed);
+  let policy;
+  try {
+    policy = loadPolicy(bytes, tok);
+  } catch (e) {
+    fail(`--init: ${(e as Error).message}`);
+  }
+  const size = policy.size;
+  if (size !== a.model) fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
+  return { policy, init: { initFrom: a.init, initSha256: await sha256Hex(bytes) } };
+}
+
+/** Run: behaviour cloning, its events emitted and its demonstrations and progress said; the seconds it took. */
+async function runPretrain(policy: PolicyHandle, spec: EnvSpec, cfg: PretrainConfig, o: Output): Promise<number> {
   let seconds = 0;
   for await (const ev of pretrain(policy, spec, cfg)) {
-    emit(ev);
+    o.emit(ev);
     if (ev.event === 'demos')
-      say(
+      o.say(
         `demonstrations: ${ev.samples} samples (${ev.hinted} with a hint) from ${JSON.stringify(ev.episodes)} ` +
           `episodes\n`,
       );
     if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters))
-      say(
+      o.say(
         `iter ${ev.iter}/${ev.iters}  loss ${ev.loss.toFixed(4)} nats/token  ${ev.tokensPerSecond.toFixed(0)} ` +
           `tok/s  ${(ev.elapsedMs / 1000).toFixed(0)} s\n`,
       );
     if (ev.event === 'done') seconds = ev.elapsedMs / 1000;
   }
-  const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command });
-  const sha = await sha256Hex(bytes);
-  const manifest: BaseManifest = {
+  return seconds;
+}
+
+/**
+ * Measure: success with hints none|episode|step|both per split, then the step skill's log-prob gain on and off the
+ * expert's path, each said as it comes; the manifest gets them and is written again.
+ */
+async function measure(
+  a: PretrainArgs,
+  policy: PolicyHandle,
+  spec: EnvSpec,
+  cfg: PretrainConfig,
+  manifest: BaseManifest,
+  o: Output,
+): Promise<void> {
+  const splits: Split[] = ['test-seen', 'test-unseen'];
+  const measured = (await measureHinted(policy, spec, {
+    preset: a.preset,
+    splits,
+    modes: ['none', 'episode', 'step', 'both'],
+    episodes: a['measure-episodes'],
+    historyTurns: a.history,
+    rng: new Rng(a.seed).fork('measure'),
+  })) as Measured;
+  manifest.measured = measured;
+  manifest.skillSensitivity = await skillSensitivity(policy, spec, {
+    preset: a.preset,
+    split: 'test-seen',
+    episodes: Math.min(100, a['measure-episodes']),
+    historyTurns: a.history,
+    maxActionTokens: cfg.maxActionTokens,
+  });
+  for (const s of splits)
+    for (const [mode, r] of Object.entries(measured[s] ?? {}))
+      o.say(
+        `${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(
+          r.byTaskType,
+        )
+          .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`)
+          .join(', ')})\n`,
+      );
+  o.say(successTable(measured, splits));
+  manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, {
+    preset: a.preset,
+    split: 'test-seen',
+    episodes: Math.min(100, a['measure-episodes']),
+    historyTurns: a.history,
+    maxActionTokens: cfg.maxActionTokens,
+    noise: 0.5,
+    rng: new Rng(a.seed).fork('off-path'),
+  });
+  printSensitivity(manifest.skillSensitivity, manifest.skillSensitivityOffPath, o);
+}
+
+/** Print: the step skill's log-prob gain off and on the expert's path, then per task type. */
+function printSensitivity(k: Sens, off: Sens, o: Output): void {
+  o.say(
+    `off the expert's path (50% random moves), ${off.steps} steps: log-prob ${off.logpNoSkill.toFixed(3)} ` +
+      `→ ${off.logpWithSkill.toFixed(3)} nats with the step skill (+${off.gainNats.toFixed(3)})\n`,
+  );
+  o.say(
+    `skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ` +
+      `${k.logpWithSkill.toFixed(3)} nats with the step skill (+${k.gainNats.toFixed(3)})\n`,
+  );
+  o.say(sensitivityTable(k, off));
+}
+
+/** The manifest of the saved weights (without measurements). */
+function manifestOf(
+  a: PretrainArgs,
+  t: Target,
+  run: { bytes: Uint8Array; sha: string; tok: ReturnType<typeof buildTokenizer> },
+  how: { command: string; backend: string; cfg: PretrainConfig; init?: object; seconds: number },
+): BaseManifest {
+  const { spec } = t;
+  return {
     format: 1,
     env: spec.name,
     preset: a.preset,
     model: a.model,
-    file: path.basename(out),
-    sha256: sha,
-    bytes: bytes.length,
-    vocabHash: vocabHash(tok),
+    file: path.basename(t.out),
+    sha256: run.sha,
+    bytes: run.bytes.length,
+    vocabHash: vocabHash(run.tok),
     envVersions: { [spec.name]: spec.version },
-    command,
+    command: how.command,
     seed: a.seed,
-    backend,
-    pretrain: { ...cfg, ...init },
-    trainSeconds: Math.round(seconds),
+    backend: how.backend,
+    pretrain: { ...how.cfg, ...how.init },
+    trainSeconds: Math.round(how.seconds),
     machine: `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
   };
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const a = parsePretrainArgs(argv);
+  if (!a) return;
+  const t = resolveTarget(a);
+  const { spec, out, manifestPath } = t;
+  const backend = await setupBackend(a.backend);
+  const command = pretrainCommand(argv);
+  const cfg = pretrainConfig(a, t.mix);
+  const tok = buildTokenizer(spec);
+  const { policy, init } = await startPolicy(a, tok);
+  const o: Output = {
+    emit: (x) => void (a.json && process.stdout.write(JSON.stringify(x) + '\n')),
+    say: (x) => void (!a.json && process.stdout.write(x)),
+  };
+  const from = init ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…` : `${policy.paramCount} params`;
+  o.say(`pretraining ${a.model} on ${a.env}/${a.preset} (${from}), backend ${backend}, seed ${a.seed}\n`);
+  const seconds = await runPretrain(policy, spec, cfg, o);
+  const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command });
+  const sha = await sha256Hex(bytes);
+  const manifest = manifestOf(a, t, { bytes, sha, tok }, { command, backend, cfg, init, seconds });
   // The weights first, with a manifest without measurements: a measurement that fails (or is stopped) loses no
   // training.
   writeAtomic(out, bytes);
   writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
   if (a['measure-episodes'] > 0) {
-    say(`wrote ${out} (${bytes.length} bytes); measuring (the manifest gets the measurements when they are done)\n`);
+    o.say(`wrote ${out} (${bytes.length} bytes); measuring (the manifest gets the measurements when they are done)\n`);
     try {
-      const splits: Split[] = ['test-seen', 'test-unseen'];
-      manifest.measured = (await measureHinted(policy, spec, {
-        preset: a.preset,
-        splits,
-        modes: ['none', 'episode', 'step', 'both'],
-        episodes: a['measure-episodes'],
-        historyTurns: a.history,
-        rng: new Rng(a.seed).fork('measure'),
-      })) as BaseManifest['measured'];
-      manifest.skillSensitivity = await skillSensitivity(policy, spec, {
-        preset: a.preset,
-        split: 'test-seen',
-        episodes: Math.min(100, a['measure-episodes']),
-        historyTurns: a.history,
-        maxActionTokens: cfg.maxActionTokens,
-      });
-      for (const s of splits)
-        for (const [mode, r] of Object.entries(manifest.measured![s] ?? {}))
-          say(
-            `${s} hints ${mode.padEnd(7)} ${(100 * r.successRate).toFixed(1)}% of ${r.episodes}  (${Object.entries(
-              r.byTaskType,
-            )
-              .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`)
-              .join(', ')})\n`,
-          );
-      say(successTable(manifest.measured!, splits));
-      manifest.skillSensitivityOffPath = await skillSensitivity(policy, spec, {
-        preset: a.preset,
-        split: 'test-seen',
-        episodes: Math.min(100, a['measure-episodes']),
-        historyTurns: a.history,
-        maxActionTokens: cfg.maxActionTokens,
-        noise: 0.5,
-        rng: new Rng(a.seed).fork('off-path'),
-      });
-      const o = manifest.skillSensitivityOffPath;
-      say(
-        `off the expert's path (50% random moves), ${o.steps} steps: log-prob ${o.logpNoSkill.toFixed(3)} ` +
-          `→ ${o.logpWithSkill.toFixed(3)} nats with the step skill (+${o.gainNats.toFixed(3)})\n`,
-      );
-      const k = manifest.skillSensitivity;
-      say(
-        `skill sensitivity on ${k.steps} held-out expert steps: log-prob ${k.logpNoSkill.toFixed(3)} → ${k.logpWithSkill.toFixed(3)} ` +
-          `nats with the step skill (+${k.gainNats.toFixed(3)})\n`,
-      );
-      say(sensitivityTable(manifest.skillSensitivity, manifest.skillSensitivityOffPath));
+      await measure(a, policy, spec, cfg, manifest, o);
       writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
     } catch (e) {
       throw new Error(
         `measuring failed: ${e instanceof Error ? e.message : String(e)} — the weights are saved (${out}, ` +
           `sha256 ${sha.slice(0, 12)}…) with a manifest without measurements`,
+        { cause: e },
       );
     }
   }
-  emit({
+  printSaved(o, { out, manifestPath, sha, bytes: bytes.length }, manifest);
+  disposePolicy(policy);
+}
+
+/** Print: where the weights and the manifest went, their sha256 (and, with --json, the measurements). */
+function printSaved(
+  o: Output,
+  w: { out: string; manifestPath: string; sha: string; bytes: number },
+  manifest: BaseManifest,
+): void {
+  o.emit({
     event: 'saved',
-    weights: out,
-    manifest: manifestPath,
-    sha256: sha,
-    bytes: bytes.length,
+    weights: w.out,
+    manifest: w.manifestPath,
+    sha256: w.sha,
+    bytes: w.bytes,
     measured: manifest.measured,
     skillSensitivity: manifest.skillSensitivity,
     skillSensitivityOffPath: manifest.skillSensitivityOffPath,
   });
-  say(`wrote ${out} (${bytes.length} bytes) and ${manifestPath}\nsha256 ${sha}\n`);
-  disposePolicy(policy);
+  o.say(`wrote ${w.out} (${w.bytes} bytes) and ${w.manifestPath}\nsha256 ${w.sha}\n`);
 }
 
 main().catch((e) => {
