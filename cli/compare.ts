@@ -15,7 +15,7 @@ import path from 'node:path';
 import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, readEvents, readRun } from './rundir';
-import { summarizeRun, type RunSummary } from '../src/core/run/record';
+import { summarizeRun, type RunSummary } from '../src/core/run/summary';
 import { compareCsv, compareMarkdown, compareRuns, type CompareInput } from '../src/core/run/compare';
 import { isFile, readPackFile } from './packfile';
 

@@ -13,7 +13,8 @@
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, checkRunDir, readVal } from './rundir';
-import { RecordError, VAL_FILE, coverage, type CoverageReport } from '../src/core/run/record';
+import { RecordError, VAL_FILE } from '../src/core/run/record';
+import { coverage, type CoverageReport } from '../src/core/run/coverage';
 import { gapWithinNoise } from '../src/core/run/coverage-noise';
 
 exitOnClosedStdout();

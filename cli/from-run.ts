@@ -15,7 +15,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHECKPOINT_RE, VAL_FILE, checkpointFile, coverage, type RunRecord } from '../src/core/run/record';
+import { CHECKPOINT_RE, VAL_FILE, checkpointFile, type RunRecord } from '../src/core/run/record';
+import { coverage } from '../src/core/run/coverage';
 import type { NoiseBaseline } from '../src/core/run/coverage-noise';
 import type { RunConfig } from '../src/core/run/config';
 import type { EnvSpec } from '../src/core/envs/types';

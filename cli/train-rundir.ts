@@ -16,16 +16,18 @@ import {
   RUN_FORMAT,
   addValidation,
   checkpointFile,
-  checkpointLine,
-  checkpointMismatch,
-  configChanges,
   emptyValRecord,
-  formatConfigChanges,
   stateFile,
-  type CheckpointLine,
   type RunRecord,
   type ValRecord,
 } from '../src/core/run/record';
+import {
+  checkpointLine,
+  checkpointMismatch,
+  configChanges,
+  formatConfigChanges,
+  type CheckpointLine,
+} from '../src/core/run/resume-checks';
 import {
   EventLog,
   RunDirError,

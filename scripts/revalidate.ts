@@ -18,14 +18,8 @@ import { getEnvSpec } from '../src/core/envs/registry';
 import { buildTokenizer, disposePolicy, loadPolicy } from '../src/core/model/policy';
 import { runEpisodes } from '../src/core/rollout/runner';
 import { Rng } from '../src/core/rng';
-import {
-  SOLVED_AT,
-  checkpointFile,
-  coverage,
-  parseRunRecord,
-  parseValRecord,
-  type ValRecord,
-} from '../src/core/run/record';
+import { SOLVED_AT, checkpointFile, parseRunRecord, parseValRecord, type ValRecord } from '../src/core/run/record';
+import { coverage } from '../src/core/run/coverage';
 
 const { values: a } = parseArgs({
   options: {

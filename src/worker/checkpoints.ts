@@ -9,7 +9,8 @@
  * one about 3 MB). Past the budget the oldest checkpoint that is not the best-validation one is dropped (its row of
  * the solved matrix stays, marked as without weights), so the student and the most recent teachers remain.
  */
-import { addValidation, coverage, emptyValRecord, type ValRecord } from '../core/run/record';
+import { addValidation, emptyValRecord, type ValRecord } from '../core/run/record';
+import { coverage } from '../core/run/coverage';
 import type { SourceCheckpoint } from '../core/run/distill';
 import type { RunConfig } from '../core/run/config';
 import type { ValidationEvent } from '../core/train/events';

@@ -11,14 +11,12 @@ import {
   VAL_FILE,
   type ValRecord,
   checkpointFile,
-  checkpointMismatch,
-  configChanges,
-  formatConfigChanges,
   parseEvents,
   parseValRecord,
   stateFile,
   type RecordEvent,
 } from '../core/run/record';
+import { checkpointMismatch, configChanges, formatConfigChanges } from '../core/run/resume-checks';
 import { TRAJECTORIES_FILE } from '../core/run-files/trajectories';
 import { cutEventsText, cutTrajectoriesText } from '../core/run-files/cut';
 import type { SourceCheckpoint } from '../core/run/distill';

@@ -14,10 +14,10 @@ import {
   RecordError,
   parseEvents,
   parseRunRecord,
-  summarizeRun,
   type RecordEvent,
   type RunRecord,
 } from '../core/run/record';
+import { summarizeRun } from '../core/run/summary';
 import { PackError, packRun, unpackRun } from '../core/run-files/pack';
 import {
   TRAJECTORIES_FILE,

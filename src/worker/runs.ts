@@ -17,13 +17,12 @@ import {
   VAL_FILE,
   addValidation,
   checkpointFile,
-  checkpointLine,
   emptyValRecord,
   stateFile,
-  type CheckpointHashes,
   type RunRecord,
   type ValRecord,
 } from '../core/run/record';
+import { checkpointLine, type CheckpointHashes } from '../core/run/resume-checks';
 import { sha256Hex } from './sha256';
 import type { StoredRunMeta } from './run-meta';
 import type { RecordStatus } from './api';

@@ -9,14 +9,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useE2E } from './harness';
-import { SOLVED_AT, coverage, parseValRecord } from '../../src/core/run/record';
+import { SOLVED_AT, parseValRecord } from '../../src/core/run/record';
+import { coverage } from '../../src/core/run/coverage';
 import { hcnSelect } from '../../src/core/math/agentic';
 
 /**
  * 3 steps of B 1 × G 2 from the base policy, a checkpoint and a validation on 6 val tasks × 1 episode at every step.
  */
 const HASH =
-  'backend=wasm&model=nano&seed=1&steps=3&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=1&valTasks=6&valSamples=1';
+  'backend=wasm&model=nano&seed=1&steps=3&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0' +
+  '&checkpointEvery=1&valTasks=6&valSamples=1';
 
 const { open } = useE2E();
 

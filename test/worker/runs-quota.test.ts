@@ -13,7 +13,8 @@ import type { RunStore } from '../../src/worker/runs';
 import type { StoredRunMeta } from '../../src/worker/run-meta';
 import type { RecordStatus } from '../../src/worker/api';
 import { PageRuns } from '../../src/worker/runs-library';
-import { parseEvents, parseRunRecord, summarizeRun } from '../../src/core/run/record';
+import { parseEvents, parseRunRecord } from '../../src/core/run/record';
+import { summarizeRun } from '../../src/core/run/summary';
 
 const config: RunConfig = { ...DEFAULT_CONFIG, steps: 6, checkpointEvery: 2 };
 const weights = (s: number) =>

@@ -10,7 +10,8 @@
 import { getEnvSpec } from '../envs/registry';
 import { buildTokenizer } from '../model/policy';
 import { train } from '../train/trainer';
-import { addValidation, coverage, emptyValRecord, type ValRecord } from '../run/record';
+import { addValidation, emptyValRecord, type ValRecord } from '../run/record';
+import { coverage } from '../run/coverage';
 import { solvedOf } from '../run/distill';
 import { checkpointTeacherPool } from '../algorithms/teacher-pool';
 import { parseRunConfig, type RunConfig } from '../run/config';

@@ -7,7 +7,8 @@
  */
 import { RUN_CONFIG_KEYS } from './config';
 import { pickEval, type RunEvals, type SplitResult } from './aggregate';
-import { summarizeRun, type RecordEvent, type RunRecord } from './record';
+import { summarizeRun } from './summary';
+import { type RecordEvent, type RunRecord } from './record';
 
 /** One run to compare: a display name (unique among the runs), its run.json and its events. */
 export interface CompareInput {

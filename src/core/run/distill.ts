@@ -12,7 +12,8 @@ import { decodeSafetensors, checkWeights } from '../model/io';
 import { envVersionMismatch } from '../model/policy';
 import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
-import { SOLVED_AT, coverage, type CoverageReport, type ValRecord } from './record';
+import { SOLVED_AT, type ValRecord } from './record';
+import { coverage, type CoverageReport } from './coverage';
 
 /** One teacher checkpoint: its id (the checkpoint's step), weights (safetensors bytes) and solved validation tasks. */
 export interface TeacherCheckpoint {

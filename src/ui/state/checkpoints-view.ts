@@ -5,7 +5,8 @@
  * the best checkpoint, and a distillation stage's teacher rounds and LAD share (Agentic-OPD 2026;
  * docs/references.md#agentic-opd).
  */
-import { SOLVED_AT, coverage, type ValRecord } from '../../core/run/record';
+import { SOLVED_AT, type ValRecord } from '../../core/run/record';
+import { coverage } from '../../core/run/coverage';
 import type { NoiseBaseline } from '../../core/run/coverage-noise';
 import type { StepEvent } from '../../core/train/events';
 import type { TeacherRoundView } from '../../worker/api';

@@ -7,7 +7,8 @@ import {
   poissonBinomial,
   pooledPassRates,
 } from '../../../src/core/run/coverage-noise';
-import { coverage, type ValRecord } from '../../../src/core/run/record';
+import { coverage } from '../../../src/core/run/coverage';
+import { type ValRecord } from '../../../src/core/run/record';
 
 describe('binomial tail and Poisson-binomial distribution', () => {
   it('P(Bin(4, 0.5) ≥ 2) = (6 + 4 + 1) / 16; P(Bin(3, 0.4) ≥ 2) = 3·0.4²·0.6 + 0.4³', () => {

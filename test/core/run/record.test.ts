@@ -3,18 +3,20 @@ import { describe, expect, it } from 'vitest';
 import {
   RecordError,
   addValidation,
-  checkpointLine,
-  checkpointMismatch,
-  configChanges,
-  coverage,
-  formatConfigChanges,
   emptyValRecord,
   parseEvents,
   parseRunRecord,
   parseValRecord,
-  summarizeRun,
   type ValRecord,
 } from '../../../src/core/run/record';
+import {
+  checkpointLine,
+  checkpointMismatch,
+  configChanges,
+  formatConfigChanges,
+} from '../../../src/core/run/resume-checks';
+import { coverage } from '../../../src/core/run/coverage';
+import { summarizeRun } from '../../../src/core/run/summary';
 import { DEFAULT_CONFIG } from '../../../src/core/run/config';
 
 const val = (rows: [number, number[]][], types: string[]): ValRecord => ({
