@@ -20,7 +20,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE } from './args';
+import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { totalEtaMinutes } from './eta';
@@ -211,9 +211,8 @@ function runJob(
               `ETA ${Number.isFinite(eta) ? `${(eta / 60).toFixed(1)} min` : '–'}`,
           );
         } else if (e.event === 'eval') {
-          onProgress(
-            `${j.method}-${j.seed}: eval @ ${e.step}: ${SPLITS.map((s) => `${s} ${(100 * (e.splits?.[s]?.successRate ?? NaN)).toFixed(1)}%`).join(', ')}`,
-          );
+          const rates = SPLITS.map((s) => `${s} ${(100 * (e.splits?.[s]?.successRate ?? NaN)).toFixed(1)}%`);
+          onProgress(`${j.method}-${j.seed}: eval @ ${e.step}: ${rates.join(', ')}`);
         }
       } catch {
         // not an event line
@@ -266,34 +265,67 @@ async function curves(runs: RunEvals[]): Promise<string> {
   return new vega.View(vega.parse(spec), { renderer: 'none' }).toSVG();
 }
 
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv[0] === '--help' || argv[0] === '-h')
-    return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
-  if (argv[0] !== 'opid-table')
+/** The parsed flags. */
+type ExperimentArgs = ParsedArgs<typeof SPEC>;
+
+/** The table being made: the flags, the command line, the output folder, its header lines and its runs. */
+interface Table {
+  a: ExperimentArgs;
+  argv: string[];
+  out: string;
+  header: string[];
+  jobs: Job[];
+}
+
+/** The usage text of the one experiment. */
+const tableUsage = () => usage('npm run experiment -- opid-table', SPEC);
+
+/** --help: the usage on stdout; null, as nothing more is to be done. */
+function printUsage(): null {
+  process.stdout.write(tableUsage() + '\n');
+  return null;
+}
+
+/** Parse: the experiment's name, then its flags (bad input exits 2 with the usage); null once --help is printed. */
+function parseExperimentArgs(argv: string[]): ExperimentArgs | null {
+  if (argv[0] === '--help' || argv[0] === '-h') return printUsage();
+  if (argv[0] !== 'opid-table') {
+    const got = argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`;
     fail(
-      `the first argument names the experiment: opid-table (got ${argv[0] === undefined ? 'nothing' : `"${argv[0].slice(0, 40)}"`})${didYouMean(argv[0] ?? '', ['opid-table'])}\n${usage('npm run experiment -- opid-table', SPEC)}`,
+      `the first argument names the experiment: opid-table (got ${got})` +
+        `${didYouMean(argv[0] ?? '', ['opid-table'])}\n${tableUsage()}`,
     );
+  }
   let a;
   try {
     a = parseArgs(argv.slice(1), SPEC);
   } catch (e) {
-    if (e instanceof UsageError) fail(`${e.message}\n${usage('npm run experiment -- opid-table', SPEC)}`);
+    if (e instanceof UsageError) fail(`${e.message}\n${tableUsage()}`);
     throw e;
   }
-  if (a.help) return void process.stdout.write(usage('npm run experiment -- opid-table', SPEC) + '\n');
+  if (a.help) return printUsage();
+  return a;
+}
+
+/** Resolve: --out, a folder made with its runs/ folder inside; exits 2 when it cannot be. */
+function resolveOut(a: ExperimentArgs): string {
   const out = a.out;
   if (out.trim() === '') fail(`--out needs a folder (got an empty value); give a path, e.g. --out ${SPEC.out.default}`);
   try {
     fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
   } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     fail(
-      `--out ${out}: cannot make the folder ${path.join(out, 'runs')} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); ` +
+      `--out ${out}: cannot make the folder ${path.join(out, 'runs')} (${why}); ` +
         `give a folder (new or holding this table)`,
     );
   }
-  const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
-  const common = [
+  return out;
+}
+
+/** The train flags every run of the table shares (from the shipped base policy when the preset has one). */
+function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
+  return [
     '--env',
     'household',
     '--preset',
@@ -317,16 +349,31 @@ async function main(): Promise<void> {
     '--init',
     hasBase ? 'base' : 'scratch',
   ];
-  const header = [
+}
+
+/** The table's header: the command, the start, the size and evaluations, the train flags and OPID's settings. */
+function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBase: boolean): string[] {
+  const every = a['eval-every'];
+  const evaluation =
+    every >= a.steps
+      ? 'at step 0 and the last step'
+      : `every ${every === 1 ? 'step' : `${every} steps`}${a.steps % every ? ' and at the last step' : ''}`;
+  const start = hasBase
+    ? 'from the shipped base policy'
+    : 'FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --preset ' + a.preset + ' makes one)';
+  return [
     `command: npm run experiment -- ${argv.join(' ')}`,
-    `household/${a.preset}, nano, ${hasBase ? 'from the shipped base policy' : 'FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --preset ' + a.preset + ' makes one)'}`,
+    `household/${a.preset}, nano, ${start}`,
     `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per ` +
-      `method, evaluation ${a['eval-every'] >= a.steps ? 'at step 0 and the last step' : `every ${a['eval-every'] === 1 ? 'step' : `${a['eval-every']} steps`}${a.steps % a['eval-every'] ? ' and at the last step' : ''}`} ` +
+      `method, evaluation ${evaluation} ` +
       `on ${a.episodes} episodes per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
     `OPID rows also: ${OPID_SETTINGS.join(' ')}`,
   ];
-  process.stdout.write(header.map((h) => `${h}\n`).join(''));
+}
+
+/** Every run of the table: each seed of each method, with its run directory and its --save-best file. */
+function makeJobs(a: ExperimentArgs, out: string, common: string[]): Job[] {
   const jobs: Job[] = [];
   for (let seed = 1; seed <= a.seeds; seed++)
     for (const [method, flags] of Object.entries(METHODS))
@@ -343,37 +390,22 @@ async function main(): Promise<void> {
           path.join(out, `${method}-${seed}-best.safetensors`),
         ],
       });
-  // Every run folder already there is checked before anything is trained or written: its events.jsonl line by line
-  // (a finished run is never trained again, so a damaged line would go into the table as it is), and its config —
-  // run.json's, else the start line's — field by field against the one this table makes for it (runs made with other
-  // settings, another seed or another method are refused rather than relabelled).
-  const moveAway = "move the run's folder away (it is trained again from step 0) or use another --out";
+  return jobs;
+}
+
+/** The fix named when a run folder already there cannot be used. */
+const MOVE_AWAY = "move the run's folder away (it is trained again from step 0) or use another --out";
+
+/**
+ * Every run folder already there is checked before anything is trained or written: its events.jsonl line by line
+ * (a finished run is never trained again, so a damaged line would go into the table as it is), and its config —
+ * run.json's, else the start line's — field by field against the one this table makes for it (runs made with other
+ * settings, another seed or another method are refused rather than relabelled).
+ */
+function checkRecordedRuns({ jobs, out }: Table): void {
   const changed: string[] = [];
   for (const j of jobs) {
-    const evFile = path.join(j.dir, 'events.jsonl');
-    if (fs.existsSync(evFile)) {
-      try {
-        parseEvents(fs.readFileSync(evFile, 'utf8'), evFile);
-      } catch (e) {
-        fail(
-          `${(e as Error).message}; repair or delete that line (a run continues from its latest ` +
-            `checkpoint), or ${moveAway}`,
-        );
-      }
-    }
-    const f = path.join(j.dir, 'run.json');
-    let cfg: Record<string, unknown> | undefined;
-    if (fs.existsSync(f)) {
-      try {
-        const r = JSON.parse(fs.readFileSync(f, 'utf8'));
-        if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object')
-          cfg = r.config;
-      } catch {
-        fail(`${f} is not readable JSON; ${moveAway}`);
-      }
-    }
-    cfg ??= readEvents(evFile).find((e) => e.event === 'start' && e.config && typeof e.config === 'object')?.config as
-      Record<string, unknown> | undefined;
+    const cfg = recordedConfig(j);
     if (!cfg) continue;
     const want = configOf(j.args);
     // Fields a run's config does not hold are settings added after it was made: they are not compared.
@@ -383,10 +415,49 @@ async function main(): Promise<void> {
   }
   if (changed.length)
     fail(
-      `${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); ` +
+      `${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}` +
+        `${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); ` +
         `give the settings they were made with to continue that table, or another --out for a new one`,
     );
-  // A run stopped before its first checkpoint has nothing to continue from: it starts again from step 0.
+}
+
+/**
+ * The config a run folder records: run.json's, else its events' start line's; none for a new run. A line of
+ * events.jsonl that is not a valid event, or a run.json that is not JSON, exits 2.
+ */
+function recordedConfig(j: Job): Record<string, unknown> | undefined {
+  const evFile = path.join(j.dir, 'events.jsonl');
+  if (fs.existsSync(evFile)) {
+    try {
+      parseEvents(fs.readFileSync(evFile, 'utf8'), evFile);
+    } catch (e) {
+      fail(
+        `${(e as Error).message}; repair or delete that line (a run continues from its latest ` +
+          `checkpoint), or ${MOVE_AWAY}`,
+      );
+    }
+  }
+  const f = path.join(j.dir, 'run.json');
+  let cfg: Record<string, unknown> | undefined;
+  if (fs.existsSync(f)) {
+    try {
+      const r = JSON.parse(fs.readFileSync(f, 'utf8'));
+      if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object')
+        cfg = r.config;
+    } catch {
+      fail(`${f} is not readable JSON; ${MOVE_AWAY}`);
+    }
+  }
+  cfg ??= readEvents(evFile).find((e) => e.event === 'start' && e.config && typeof e.config === 'object')?.config as
+    Record<string, unknown> | undefined;
+  return cfg;
+}
+
+/**
+ * A run stopped before its first checkpoint has nothing to continue from: it starts again from step 0. A finished
+ * run must hold every evaluation the table reads (a deleted line would move the final row to an earlier one).
+ */
+function prepareRuns({ a, jobs }: Table): void {
   for (const j of jobs)
     if (stateOf(j, a.steps) === 'started' && startStep(j) === 0) {
       process.stdout.write(
@@ -394,7 +465,6 @@ async function main(): Promise<void> {
       );
       fs.rmSync(j.dir, { recursive: true, force: true });
     }
-  // A finished run holds every evaluation the table reads (a deleted line would move the final row to an earlier one).
   const needed = evalSteps(a.steps, a['eval-every']);
   for (const j of jobs) {
     if (stateOf(j, a.steps) !== 'done') continue;
@@ -403,9 +473,17 @@ async function main(): Promise<void> {
     if (lost.length)
       fail(
         `${path.join(j.dir, 'events.jsonl')}: the run finished but holds no evaluation at step ${lost.join(', ')}; ` +
-          `restore the file, or ${moveAway}`,
+          `restore the file, or ${MOVE_AWAY}`,
       );
   }
+}
+
+/**
+ * Run: the unfinished runs, `--parallel` at a time (a failed run is not retried in this call), with the total ETA
+ * after each and the table so far written after each that succeeded; then the whole table. The failed runs' names.
+ */
+async function runTable(t: Table): Promise<string[]> {
+  const { a, jobs } = t;
   const todo = jobs.filter((j) => stateOf(j, a.steps) !== 'done');
   process.stdout.write(
     `${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} ` +
@@ -426,6 +504,7 @@ async function main(): Promise<void> {
     );
     return Number.isFinite(m) ? `${m.toFixed(1)} min` : '–';
   };
+  let tableWrites: Promise<void> = Promise.resolve();
   const worker = async () => {
     while (next < todo.length) {
       const j = todo[next++];
@@ -451,48 +530,54 @@ async function main(): Promise<void> {
       // The table so far, after every finished run, so a call stopped later still leaves it (INCOMPLETE) in DIR.
       if (code === 0)
         tableWrites = tableWrites
-          .then(writeTable)
+          .then(() => writeTable(t))
           .catch(
             (e) => void process.stderr.write(`experiment: the table so far was not written: ${(e as Error).message}\n`),
           );
     }
   };
-  // Writes DIR/<method>-<seed>.jsonl of the finished runs, table.md, table.json and curves.svg; one at a time.
-  const writeTable = async (): Promise<void> => {
-    for (const j of jobs)
-      if (stateOf(j, a.steps) === 'done')
-        fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
-    const runs = jobs
-      .filter((j) => stateOf(j, a.steps) === 'done')
-      .map(evalsOf)
-      .filter((r) => r.evals.length > 0);
-    const missing = jobs.length - runs.length;
-    const head = missing
-      ? [
-          ...header,
-          `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`,
-        ]
-      : header;
-    const table = makeResultsTable({
-      header: head,
-      command: `npm run experiment -- ${argv.join(' ')}`,
-      baseline: 'grpo',
-      splits: SPLITS,
-      methods: Object.keys(METHODS),
-      runs,
-    });
-    writeAtomic(
-      path.join(out, 'table.md'),
-      new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')),
-    );
-    writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
-    if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
-  };
-  let tableWrites: Promise<void> = Promise.resolve();
   await Promise.all(Array.from({ length: Math.min(a.parallel, todo.length) }, worker));
   await tableWrites;
-  await writeTable();
+  await writeTable(t);
+  return failedNames;
+}
+
+/** Writes DIR/<method>-<seed>.jsonl of the finished runs, table.md, table.json and curves.svg; one at a time. */
+async function writeTable({ a, argv, out, header, jobs }: Table): Promise<void> {
+  for (const j of jobs)
+    if (stateOf(j, a.steps) === 'done')
+      fs.copyFileSync(path.join(j.dir, 'events.jsonl'), path.join(out, `${j.method}-${j.seed}.jsonl`));
+  const runs = jobs
+    .filter((j) => stateOf(j, a.steps) === 'done')
+    .map(evalsOf)
+    .filter((r) => r.evals.length > 0);
+  const missing = jobs.length - runs.length;
+  const head = missing
+    ? [
+        ...header,
+        `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`,
+      ]
+    : header;
+  const table = makeResultsTable({
+    header: head,
+    command: `npm run experiment -- ${argv.join(' ')}`,
+    baseline: 'grpo',
+    splits: SPLITS,
+    methods: Object.keys(METHODS),
+    runs,
+  });
+  writeAtomic(
+    path.join(out, 'table.md'),
+    new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')),
+  );
+  writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
+  if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
+}
+
+/** Print: table.md, then the failed runs (exit 1) when any failed. */
+function printTable(out: string, failedNames: string[]): void {
   process.stdout.write(fs.readFileSync(path.join(out, 'table.md'), 'utf8'));
+  const failed = failedNames.length;
   if (failed) {
     process.stderr.write(
       `experiment: ${failed} run${failed === 1 ? '' : 's'} failed and ${failed === 1 ? 'is' : 'are'} not ` +
@@ -501,6 +586,21 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const a = parseExperimentArgs(argv);
+  if (!a) return;
+  const out = resolveOut(a);
+  const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
+  const common = commonFlags(a, hasBase);
+  const header = headerLines(a, argv, common, hasBase);
+  process.stdout.write(header.map((h) => `${h}\n`).join(''));
+  const t: Table = { a, argv, out, header, jobs: makeJobs(a, out, common) };
+  checkRecordedRuns(t);
+  prepareRuns(t);
+  printTable(out, await runTable(t));
 }
 
 main().catch((e) => {
