@@ -21,6 +21,7 @@
 import * as tf from '../../tf';
 import { emitLoop as loop, FuncBuilder, F32, I32, Op, V128, moduleOver } from './emit';
 import { heapOf, type WasmBackend } from './heap';
+import { registerKernels } from '../register';
 
 /** Kernel name registered for the wasm backend. */
 export const WASM_ADAM_KERNEL = 'OpdWasmAdamUpdate';
@@ -178,10 +179,8 @@ let enabled = true;
 export function registerWasmAdamKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({
-    kernelName: WASM_ADAM_KERNEL,
-    backendName: 'wasm',
-    kernelFunc: adamKernel as unknown as tf.KernelFunc,
+  registerKernels('wasm', {
+    [WASM_ADAM_KERNEL]: adamKernel,
   });
 }
 

@@ -12,6 +12,7 @@
  * output is the input's words. A Cast to another dtype and string tensors run the stock kernels.
  */
 import * as tf from '../../tf';
+import { wrapStockKernel } from '../register';
 
 interface AliasArgs {
   inputs: { x: tf.TensorInfo };
@@ -44,19 +45,6 @@ function alias(args: AliasArgs, dtype: tf.DataType): tf.TensorInfo | null {
  * kernel where it does not apply). Called by `registerWasmKernels` before `tf.setBackend('wasm')`; idempotent.
  */
 export function registerWasmAliasKernels(): void {
-  for (const name of ['Identity', 'Cast'] as const) {
-    const stock = tf.getKernel(name, 'wasm');
-    if (!stock || (stock.kernelFunc as { opdAlias?: boolean }).opdAlias) continue;
-    const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
-    const fn = (args: AliasArgs) =>
-      alias(args, name === 'Cast' ? (args.attrs?.dtype as tf.DataType) : args.inputs.x.dtype) ?? stockFunc(args);
-    (fn as { opdAlias?: boolean }).opdAlias = true;
-    tf.unregisterKernel(name, 'wasm'); // replaced on purpose (registering over it would warn)
-    tf.registerKernel({
-      kernelName: name,
-      backendName: 'wasm',
-      setupFunc: stock.setupFunc,
-      kernelFunc: fn as unknown as tf.KernelFunc,
-    });
-  }
+  wrapStockKernel('Identity', 'wasm', (args: AliasArgs) => alias(args, args.inputs.x.dtype));
+  wrapStockKernel('Cast', 'wasm', (args: AliasArgs) => alias(args, args.attrs?.dtype as tf.DataType));
 }

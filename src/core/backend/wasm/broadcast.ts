@@ -6,6 +6,7 @@
  */
 import * as tf from '../../tf';
 import { heapOf, type WasmBackend } from './heap';
+import { registerKernels } from '../register';
 
 /** Kernel name registered for the wasm backend. */
 export const BROADCAST_ROWS_KERNEL = 'OpdBroadcastRows';
@@ -45,10 +46,8 @@ let registered = false;
 export function registerWasmBroadcastRowsKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({
-    kernelName: BROADCAST_ROWS_KERNEL,
-    backendName: 'wasm',
-    kernelFunc: broadcastRowsKernel as unknown as tf.KernelFunc,
+  registerKernels('wasm', {
+    [BROADCAST_ROWS_KERNEL]: broadcastRowsKernel,
   });
 }
 

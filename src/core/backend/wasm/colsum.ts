@@ -14,6 +14,7 @@
 import * as tf from '../../tf';
 import { FuncBuilder, I32, Op, V128, moduleOver } from './emit';
 import { heapOf, type WasmBackend } from './heap';
+import { registerKernels } from '../register';
 
 /** Kernel name registered for the wasm backend. */
 export const COLSUM_KERNEL = 'OpdColSum';
@@ -100,10 +101,8 @@ let enabled = true;
 export function registerWasmColSumKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({
-    kernelName: COLSUM_KERNEL,
-    backendName: 'wasm',
-    kernelFunc: colSumKernel as unknown as tf.KernelFunc,
+  registerKernels('wasm', {
+    [COLSUM_KERNEL]: colSumKernel,
   });
 }
 

@@ -18,6 +18,7 @@
 import * as tf from '../../tf';
 import { heapOf, type WasmBackend } from './heap';
 import { simdSwapCopy } from './transpose';
+import { wrapStockKernel } from '../register';
 
 interface TransposeArgs {
   inputs: { x: tf.TensorInfo };
@@ -191,20 +192,6 @@ export function fastGather(args: GatherArgs): tf.TensorInfo | null {
  * stock kernel where it does not apply). Called by `registerWasmKernels` before `tf.setBackend('wasm')`.
  */
 export function registerWasmCopyKernels(): void {
-  for (const [name, fast] of [
-    ['Transpose', fastTranspose],
-    ['GatherV2', fastGather],
-  ] as const) {
-    const stock = tf.getKernel(name, 'wasm');
-    if (!stock) continue;
-    const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
-    tf.unregisterKernel(name, 'wasm'); // replaced on purpose (registering over it would warn)
-    tf.registerKernel({
-      kernelName: name,
-      backendName: 'wasm',
-      setupFunc: stock.setupFunc,
-      kernelFunc: ((args: TransposeArgs & GatherArgs) =>
-        (fast as (a: unknown) => tf.TensorInfo | null)(args) ?? stockFunc(args)) as unknown as tf.KernelFunc,
-    });
-  }
+  wrapStockKernel('Transpose', 'wasm', fastTranspose);
+  wrapStockKernel('GatherV2', 'wasm', fastGather);
 }

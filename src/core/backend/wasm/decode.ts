@@ -17,6 +17,7 @@
 import * as tf from '../../tf';
 import { heapOf, simdModuleOf, type WasmBackend } from './kernels';
 import type { MatMulModule } from './batch-matmul';
+import { registerKernels } from '../register';
 
 const f = Math.fround;
 
@@ -293,14 +294,14 @@ let registered = false;
 export function registerDecodeKernels(): void {
   if (registered) return;
   registered = true;
-  const reg = (kernelName: string, fn: unknown) =>
-    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: fn as tf.KernelFunc });
-  reg(DECODE_KERNELS.layerNorm, rowLayerNorm);
-  reg(DECODE_KERNELS.residualLayerNorm, residualLayerNorm);
-  reg(DECODE_KERNELS.geluInner, geluInner);
-  reg(DECODE_KERNELS.geluOut, geluOut);
-  reg(DECODE_KERNELS.scores, cachedScores);
-  reg(DECODE_KERNELS.values, cachedValues);
+  registerKernels('wasm', {
+    [DECODE_KERNELS.layerNorm]: rowLayerNorm,
+    [DECODE_KERNELS.residualLayerNorm]: residualLayerNorm,
+    [DECODE_KERNELS.geluInner]: geluInner,
+    [DECODE_KERNELS.geluOut]: geluOut,
+    [DECODE_KERNELS.scores]: cachedScores,
+    [DECODE_KERNELS.values]: cachedValues,
+  });
 }
 
 /** Whether the decode kernels can run: the active backend is wasm and its SIMD module started. */

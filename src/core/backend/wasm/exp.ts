@@ -15,6 +15,7 @@
  */
 import * as tf from '../../tf';
 import { heapOf, type WasmBackend } from './heap';
+import { wrapStockKernel } from '../register';
 
 /** 2^(i/32), i = 0…31, the nearest doubles (musl src/math/exp2f_data.c's table before its index is folded in). */
 const TAB = Float64Array.of(
@@ -129,16 +130,5 @@ function fastExp(args: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }): 
  * `registerWasmKernels` before `tf.setBackend('wasm')`; idempotent.
  */
 export function registerWasmExpKernel(): void {
-  const stock = tf.getKernel('Exp', 'wasm');
-  if (!stock || (stock.kernelFunc as { opdExp?: boolean }).opdExp) return;
-  const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
-  const fn = (args: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }) => fastExp(args) ?? stockFunc(args);
-  (fn as { opdExp?: boolean }).opdExp = true;
-  tf.unregisterKernel('Exp', 'wasm'); // replaced on purpose (registering over it would warn)
-  tf.registerKernel({
-    kernelName: 'Exp',
-    backendName: 'wasm',
-    setupFunc: stock.setupFunc,
-    kernelFunc: fn as unknown as tf.KernelFunc,
-  });
+  wrapStockKernel('Exp', 'wasm', fastExp);
 }

@@ -17,6 +17,7 @@
 import * as tf from '../../tf';
 import { FuncBuilder, I32, Op, V128, moduleOver } from './emit';
 import { heapOf, type WasmBackend } from './heap';
+import { registerKernels } from '../register';
 
 const f = Math.fround;
 /** √(2/π) and the cubic coefficient as float32 (model/ops.ts GELU_C, 0.044715). */
@@ -177,11 +178,11 @@ let enabled = true;
 export function registerWasmGeluKernels(): void {
   if (registered) return;
   registered = true;
-  const reg = (kernelName: string, fn: unknown) =>
-    tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: fn as tf.KernelFunc });
-  reg(GELU_KERNELS.inner, geluPoly);
-  reg(GELU_KERNELS.out, geluValue);
-  reg(GELU_KERNELS.grad, geluGrad);
+  registerKernels('wasm', {
+    [GELU_KERNELS.inner]: geluPoly,
+    [GELU_KERNELS.out]: geluValue,
+    [GELU_KERNELS.grad]: geluGrad,
+  });
 }
 
 /** Whether model/ops.ts `gelu` runs these kernels: registered, switched on, the wasm backend active. */

@@ -27,6 +27,7 @@ import * as tf from '../../tf';
 import { FuncBuilder, I32, F32, Op, SimdOp, V128, emitBump, moduleOver } from './emit';
 import { heapOf, threadsOf, type WasmBackend } from './heap';
 import { emitTileWalk, tileKinds, type TileShape } from './tiles';
+import { registerKernels } from '../register';
 
 /** Kernel name registered for the wasm backend. */
 export const GEMM_KERNEL = 'OpdGemm';
@@ -293,10 +294,8 @@ const enabled: Record<GemmUse, boolean> = { tn: true, nn: true };
 export function registerWasmGemmKernel(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({
-    kernelName: GEMM_KERNEL,
-    backendName: 'wasm',
-    kernelFunc: gemmKernel as unknown as tf.KernelFunc,
+  registerKernels('wasm', {
+    [GEMM_KERNEL]: gemmKernel,
   });
 }
 

@@ -17,6 +17,7 @@
 import * as tf from '../../tf';
 import { emitBump as bump, emitLoop as loop, FuncBuilder, F32, I32, Op, V128, moduleOver } from './emit';
 import { heapOf, type WasmBackend } from './heap';
+import { registerKernels } from '../register';
 
 /** Kernel names registered for the wasm backend. */
 export const LAYERNORM_KERNELS = { forward: 'OpdLayerNorm', backward: 'OpdLayerNormGrad' } as const;
@@ -254,15 +255,9 @@ let enabled = true;
 export function registerWasmLayerNormKernels(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({
-    kernelName: LAYERNORM_KERNELS.forward,
-    backendName: 'wasm',
-    kernelFunc: layerNormForward as unknown as tf.KernelFunc,
-  });
-  tf.registerKernel({
-    kernelName: LAYERNORM_KERNELS.backward,
-    backendName: 'wasm',
-    kernelFunc: layerNormBackward as unknown as tf.KernelFunc,
+  registerKernels('wasm', {
+    [LAYERNORM_KERNELS.forward]: layerNormForward,
+    [LAYERNORM_KERNELS.backward]: layerNormBackward,
   });
 }
 

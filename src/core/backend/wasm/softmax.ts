@@ -16,6 +16,7 @@
 import * as tf from '../../tf';
 import { emitBump as bump, emitLoop as loop, FuncBuilder, F32, I32, Op, V128, moduleOver } from './emit';
 import { heapOf, type WasmBackend } from './heap';
+import { registerKernels } from '../register';
 
 /** Kernel names registered for the wasm backend. */
 export const SOFTMAX_KERNELS = { scaleBias: 'OpdScaleBias', grad: 'OpdScaledSoftmaxGrad' } as const;
@@ -156,15 +157,9 @@ let enabled = true;
 export function registerWasmSoftmaxKernels(): void {
   if (registered) return;
   registered = true;
-  tf.registerKernel({
-    kernelName: SOFTMAX_KERNELS.scaleBias,
-    backendName: 'wasm',
-    kernelFunc: scaleBias as unknown as tf.KernelFunc,
-  });
-  tf.registerKernel({
-    kernelName: SOFTMAX_KERNELS.grad,
-    backendName: 'wasm',
-    kernelFunc: scaledSoftmaxGrad as unknown as tf.KernelFunc,
+  registerKernels('wasm', {
+    [SOFTMAX_KERNELS.scaleBias]: scaleBias,
+    [SOFTMAX_KERNELS.grad]: scaledSoftmaxGrad,
   });
 }
 

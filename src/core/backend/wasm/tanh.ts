@@ -21,6 +21,7 @@
 import * as tf from '../../tf';
 import { FuncBuilder, I32, Op, V128, moduleOver } from './emit';
 import { heapOf, type WasmBackend } from './heap';
+import { wrapStockKernel } from '../register';
 
 const f = Math.fround;
 /** expm1f's constants (musl src/math/expm1f.c), as float32. */
@@ -337,16 +338,5 @@ function fastTanh(args: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }):
  * Called by `registerWasmKernels` before `tf.setBackend('wasm')`; idempotent.
  */
 export function registerWasmTanhKernel(): void {
-  const stock = tf.getKernel('Tanh', 'wasm');
-  if (!stock || (stock.kernelFunc as { opdTanh?: boolean }).opdTanh) return;
-  const stockFunc = stock.kernelFunc as (args: unknown) => tf.TensorInfo;
-  const fn = (args: { inputs: { x: tf.TensorInfo }; backend: WasmBackend }) => fastTanh(args) ?? stockFunc(args);
-  (fn as { opdTanh?: boolean }).opdTanh = true;
-  tf.unregisterKernel('Tanh', 'wasm'); // replaced on purpose (registering over it would warn)
-  tf.registerKernel({
-    kernelName: 'Tanh',
-    backendName: 'wasm',
-    setupFunc: stock.setupFunc,
-    kernelFunc: fn as unknown as tf.KernelFunc,
-  });
+  wrapStockKernel('Tanh', 'wasm', fastTanh);
 }

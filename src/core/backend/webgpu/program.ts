@@ -9,6 +9,7 @@
  * in any size, and every variant that changes the WGSL must change `shaderKey`.
  */
 import * as tf from '../../tf';
+import { registerKernels } from '../register';
 
 /** Invocations per workgroup of the row and column kernels (one workgroup per row or column). */
 export const BLOCK = 64;
@@ -54,8 +55,7 @@ export interface KernelArgs {
 
 /** Register `kernelFunc` as `name` for the webgpu backend unless it is registered already (idempotent). */
 export function registerWebGpuKernel(name: string, kernelFunc: (args: KernelArgs) => tf.TensorInfo): void {
-  if (tf.getKernel(name, 'webgpu')) return;
-  tf.registerKernel({ kernelName: name, backendName: 'webgpu', kernelFunc: kernelFunc as unknown as tf.KernelFunc });
+  registerKernels('webgpu', { [name]: kernelFunc });
 }
 
 /**
