@@ -1,7 +1,7 @@
 /**
  * Layering of the project (docs/architecture.md "Layers"): ui → worker → core and cli → core, never back; no
- * import cycles between modules, type-only imports included (a cycle of types is still a cycle to untangle). Checked by `npm test`
- * (test/layering.test.ts, which also forbids cycles between the folders of src/core).
+ * import cycles between modules, type-only imports included (a cycle of types is still a cycle to untangle).
+ * Checked by `npm test` (test/layering.test.ts, which also forbids cycles between the folders of src/core).
  */
 module.exports = {
   forbidden: [

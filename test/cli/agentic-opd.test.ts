@@ -269,12 +269,18 @@ describe('train --algo agentic-opd --from-run', () => {
       [
         'one-file',
         (d) => ['ckpt-1', 'ckpt-3'].forEach((c) => fs.rmSync(path.join(d, `${c}.safetensors`))),
-        /holds 1 checkpoint; Agentic-OPD needs at least two \(a student and a teacher\): train the GRPO stage with --run-dir, --checkpoint-every k and --val-tasks n/,
+        new RegExp(
+          'holds 1 checkpoint; Agentic-OPD needs at least two \\(a student and a teacher\\): ' +
+            'train the GRPO stage with --run-dir, --checkpoint-every k and --val-tasks n',
+        ),
       ],
       [
         'one-validated',
         (d) => setVal(d, ROWS.slice(1, 2)),
-        /1 checkpoint has both weights and a validation; Agentic-OPD needs at least two \(a student and a teacher\); train the GRPO stage with --run-dir/,
+        new RegExp(
+          '1 checkpoint has both weights and a validation; Agentic-OPD needs at least two ' +
+            '\\(a student and a teacher\\); train the GRPO stage with --run-dir',
+        ),
       ],
       [
         'no-val',
@@ -298,7 +304,10 @@ describe('train --algo agentic-opd --from-run', () => {
             d,
             ROWS.map((x) => ({ step: x.step, passRates: x.step === 2 ? [1, 1, 1, 1, 1, 1] : x.passRates })),
           ),
-        /nothing to distil: the best checkpoint \(step 2\) already solves all 6 of 6 val tasks that any checkpoint solves \(the union\).*; validate on more tasks \(--val-tasks\)/,
+        new RegExp(
+          'nothing to distil: the best checkpoint \\(step 2\\) already solves all 6 of 6 val tasks ' +
+            'that any checkpoint solves \\(the union\\).*; validate on more tasks \\(--val-tasks\\)',
+        ),
       ],
       [
         'missing',
@@ -317,7 +326,10 @@ describe('train --algo agentic-opd --from-run', () => {
       [
         'model',
         (d) => makeSmall(path.join(d, 'ckpt-1.safetensors')),
-        /ckpt-1\.safetensors: holds a small model, the run's model is nano; every checkpoint of the stage must be of the run's model size/,
+        new RegExp(
+          "ckpt-1\\.safetensors: holds a small model, the run's model is nano; " +
+            "every checkpoint of the stage must be of the run's model size",
+        ),
       ],
       [
         'vocab',

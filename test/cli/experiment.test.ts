@@ -97,7 +97,13 @@ describe('experiment opid-table', () => {
         fs.rmSync(path.join(d, 'runs', 'opid-1'), { recursive: true });
         fs.cpSync(path.join(d, 'runs', 'skill-grpo-1'), path.join(d, 'runs', 'opid-1'), { recursive: true });
       }),
-    ).toMatch(/holds runs made with other settings \(opid-1 algo skill-grpo → opid;.* opid-1 lambdaSkill 0\.3 → 0\.1/);
+    ).toMatch(
+      new RegExp(
+        'holds runs made with other settings ' +
+          '\\(opid-1 algo skill-grpo → opid;.* ' +
+          'opid-1 lambdaSkill 0\\.3 → 0\\.1',
+      ),
+    );
     // without run.json the start line's config is compared: another seed
     expect(
       damaged('seed', (d) => {
@@ -125,7 +131,10 @@ describe('experiment opid-table', () => {
         fs.writeFileSync(f, lines.filter((_, i) => i !== last).join('\n'));
       }),
     ).toMatch(
-      /grpo-1\/events\.jsonl: the run finished but holds no evaluation at step 1; restore the file, or move the run's folder away/,
+      new RegExp(
+        'grpo-1\\/events\\.jsonl: the run finished but holds no evaluation at step 1; ' +
+          "restore the file, or move the run's folder away",
+      ),
     );
     // a `done` line cut by a stop mid-write: refused, named; with the line deleted the run counts as finished
     // (its checkpoint is at the last step) and the table is the same
@@ -237,7 +246,10 @@ describe('experiment opid-table', () => {
     const r = run(['opid-table', '--seeds', '1', '--steps', '3', '--episodes', '4', '--eval-every', '1', '--out', out]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /holds runs made with other settings \(grpo-1 steps 2 → 3\); give the settings they were made with to continue that table, or another --out for a new one/,
+      new RegExp(
+        'holds runs made with other settings \\(grpo-1 steps 2 → 3\\); ' +
+          'give the settings they were made with to continue that table, or another --out for a new one',
+      ),
     );
     expect(fs.readdirSync(path.join(out, 'runs'))).toEqual(['grpo-1']);
     expect(fs.existsSync(path.join(out, 'table.md'))).toBe(false);

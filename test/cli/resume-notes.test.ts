@@ -85,7 +85,8 @@ describe('train --resume: where it continues from', () => {
       expect(r.stderr).toBe(
         `train: --resume: ${ev} holds no step event of step 4, the latest checkpoint (it holds ${lines} ` +
           `line${lines === 1 ? '' : 's'}: emptied, cut or replaced?); resuming would lose the run's ` +
-          `history: restore the file, or start a new run from the checkpoint with --init ${path.join(C, 'ckpt-4.safetensors')}\n`,
+          `history: restore the file, or start a new run from the checkpoint with --init ` +
+          `${path.join(C, 'ckpt-4.safetensors')}\n`,
       );
       expect(fs.readFileSync(ev).equals(before)).toBe(true);
       expect(fs.readFileSync(path.join(C, 'run.json')).equals(run)).toBe(true);

@@ -66,7 +66,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     [['extra'], /unexpected argument "extra"/],
     [
       ['--kl-backtracks', '2'],
-      /--kl-backtracks: the KL line search only shrinks steps that break --max-step-kl, which is 0 \(off\); set --max-step-kl \(e.g. 0.03\) or set --kl-backtracks to 0/,
+      new RegExp(
+        '--kl-backtracks: the KL line search only shrinks steps that break --max-step-kl, which is 0 \\(off\\); ' +
+          'set --max-step-kl \\(e.g. 0.03\\) or set --kl-backtracks to 0',
+      ),
     ],
   ])('train %j', (args, msg) => {
     const r = cli('train', args as string[]);
@@ -109,10 +112,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
           .reverse()
           .find((l) => /^\S+:$/.test(l)),
       ).toBe('rollouts:');
-      expect(r.out).toMatch(/^  --backend .*\n\s+accepted: one of cpu, wasm, webgpu; default wasm/m);
-      expect(r.out).toMatch(/^  --init .*\n\s+accepted: base .*scratch .*\.safetensors/m);
+      expect(r.out).toMatch(/^ {2}--backend .*\n\s+accepted: one of cpu, wasm, webgpu; default wasm/m);
+      expect(r.out).toMatch(/^ {2}--init .*\n\s+accepted: base .*scratch .*\.safetensors/m);
       expect(r.out).not.toContain('--schema-version');
-      expect(r.out).toMatch(/^output:\n  --save /m);
+      expect(r.out).toMatch(/^output:\n {2}--save /m);
     },
   );
 
@@ -209,7 +212,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(r.code).toBe(2);
     // Named as no safetensors first (text here), with what to give, then the loader's detail.
     expect(r.err).toMatch(
-      /--init .*bad\.safetensors: not a safetensors weights file \(it looks like text\); give a \.safetensors file written by train --save.* \(weights file: header length \d+/,
+      new RegExp(
+        '--init .*bad\\.safetensors: not a safetensors weights file \\(it looks like text\\); ' +
+          'give a \\.safetensors file written by train --save.* \\(weights file: header length \\d+',
+      ),
     );
     expect(fs.existsSync(save)).toBe(false);
   });
@@ -231,7 +237,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
     const spec = getEnvSpec('household');
     await expect(loadBaseFiles(spec, 'default', buildTokenizer(spec), empty)).rejects.toThrow(
-      /^no base policy for household\/default \(.*base\/household-default\.json is missing\); make one with npm run pretrain -- --env household --preset default, or start from scratch$/,
+      new RegExp(
+        '^no base policy for household\\/default \\(.*base\\/household-default\\.json is missing\\); ' +
+          'make one with npm run pretrain -- --env household --preset default, or start from scratch$',
+      ),
     );
   });
 
@@ -513,7 +522,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
 
   it('eval rejects a bad split, a missing weights file and a corrupt one', () => {
     expect(cli('eval', ['--split', 'validation']).err).toMatch(
-      /--split: unknown split "validation" \(accepted: train, test-seen, test-unseen, val, or several separated by commas\)/,
+      new RegExp(
+        '--split: unknown split "validation" ' +
+          '\\(accepted: train, test-seen, test-unseen, val, or several separated by commas\\)',
+      ),
     );
     const missing = cli('eval', ['--policy', '/nonexistent/w.safetensors']);
     expect(missing.code).toBe(2);

@@ -100,7 +100,8 @@ describe('explorer: ratio colouring and Act with the current policy (wasm)', () 
       for (let n = 1; n <= turns; n++) {
         const { exact, shown, taken } = await rowsOf(page, n);
         console.log(
-          `act e2e: turn ${n} top-k probabilities ${exact.map((p) => p.toFixed(4)).join(', ')} (sum ${exact.reduce((a, b) => a + b, 0).toFixed(6)})`,
+          `act e2e: turn ${n} top-k probabilities ${exact.map((p) => p.toFixed(4)).join(', ')} ` +
+            `(sum ${exact.reduce((a, b) => a + b, 0).toFixed(6)})`,
         );
         expect(exact.length).toBeGreaterThan(0);
         expect(exact.length).toBeLessThanOrEqual(5);

@@ -46,7 +46,10 @@ describe('backend probe and Bench view in Chromium', () => {
         /Chosen: fastest of wasm >?\d+ ms( \(stopped early\))?, cpu >?\d+ ms( \(stopped early\))? per probe step/,
       );
       expect(await details(page)).toMatch(
-        /webgpu: software adapter \(.+\): a CPU emulation, about 60× slower than wasm; choose webgpu in Settings to use it anyway/,
+        new RegExp(
+          'webgpu: software adapter \\(.+\\): a CPU emulation, about 60× slower than wasm; ' +
+            'choose webgpu in Settings to use it anyway',
+        ),
       );
 
       // The next visit uses the remembered choice without probing.

@@ -25,7 +25,9 @@ const BASE_MODEL = (
   JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
 ).model;
 /** 40 steps of B 2 × G 2 (about a second each on wasm), a checkpoint every 2, no evaluation: Stop lands mid-run. */
-const LINK = `backend=wasm&model=${BASE_MODEL}&steps=40&tasksPerStep=2&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=2`;
+const LINK =
+  `backend=wasm&model=${BASE_MODEL}&steps=40&tasksPerStep=2&groupSize=2` +
+  '&miniBatches=2&evalEvery=0&checkpointEvery=2';
 /** The page's defaults but short: B 8 × G 8 with H 3 and an evaluation after step 2 (and step 0), 3 steps. */
 const LONGTASK_LINK = `backend=wasm&model=${BASE_MODEL}&steps=3&evalEvery=2&evalEpisodes=8`;
 /** The most CPU time one main-thread task may use while training with the Explorer open (ms). */
@@ -57,6 +59,7 @@ async function waitForStep(page: Page, n: number, logs: string[], timeout = 240_
         .getByTestId('error-banner')
         .textContent()
         .catch(() => '')}\n${logs.join('\n')}\n${e}`,
+      { cause: e },
     );
   }
 }
@@ -231,7 +234,8 @@ describe('run control and responsiveness (wasm)', () => {
       console.log(
         `control e2e: ${tasks.length} long tasks while training 3 steps with the Explorer open; worst ${worst} ` +
           `ms wall; ` +
-          `${cpu.length} main-thread tasks traced, worst ${worstCpu.toFixed(1)} ms CPU; long tasks: ${JSON.stringify(tasks)}`,
+          `${cpu.length} main-thread tasks traced, worst ${worstCpu.toFixed(1)} ms CPU; ` +
+          `long tasks: ${JSON.stringify(tasks)}`,
       );
       expect(cpu.length).toBeGreaterThan(0);
       expect(worstCpu).toBeLessThanOrEqual(TASK_CPU_BOUND_MS);

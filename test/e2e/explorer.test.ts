@@ -24,7 +24,8 @@ const BASE_MODEL = (
  */
 const TINY = `backend=wasm&seed=4&model=${BASE_MODEL}&steps=6&tasksPerStep=2&groupSize=2&miniBatches=2&evalEvery=0`;
 /** Longer steps (B 4 × G 4) and a step-0 evaluation, so a pause lands inside a step. */
-const LONGER = `backend=wasm&model=${BASE_MODEL}&steps=20&tasksPerStep=4&groupSize=4&miniBatches=2&evalEvery=10&evalEpisodes=8`;
+const LONGER =
+  `backend=wasm&model=${BASE_MODEL}&steps=20&tasksPerStep=4&groupSize=4` + '&miniBatches=2&evalEvery=10&evalEpisodes=8';
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 
@@ -46,6 +47,7 @@ async function waitForStep(page: Page, n: number, logs: string[], timeout = 180_
         .getByTestId('error-banner')
         .textContent()
         .catch(() => '')}\n${logs.join('\n')}\n${e}`,
+      { cause: e },
     );
   }
   expect(await page.getByTestId('error-banner').count()).toBe(0);

@@ -30,7 +30,8 @@ const TINY_GPU = 'model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=2&ev
  * wasm is fast enough (~1 s per update) for evaluation and pause/step checks. Start from (`init`) is left at its
  * default, the base policy, which needs the base policy's model size.
  */
-const TINY_WASM = `backend=wasm&model=${BASE_MODEL}&steps=8&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=2&evalEpisodes=2`;
+const TINY_WASM =
+  `backend=wasm&model=${BASE_MODEL}&steps=8&tasksPerStep=1&groupSize=2` + '&miniBatches=2&evalEvery=2&evalEpisodes=2';
 
 /** Opens the page with a link hash, collecting console errors and warnings for failure messages. */
 const { open } = useE2E({ warnings: true });
@@ -54,7 +55,9 @@ async function waitForStep(page: Page, n: number, timeoutMs: number, logs: strin
       { timeout: timeoutMs, polling: 500 },
     );
   } catch (e) {
-    throw new Error(`step ${n} not reached (shown: ${await stepShown(page)}); console:\n${logs.join('\n')}\n${e}`);
+    throw new Error(`step ${n} not reached (shown: ${await stepShown(page)}); console:\n${logs.join('\n')}\n${e}`, {
+      cause: e,
+    });
   }
   const banner = page.getByTestId('error-banner');
   if (await banner.count())
@@ -70,7 +73,10 @@ describe('page in Chromium', () => {
     expect(
       await page.evaluate(() => document.querySelector('[data-testid="backend-details"]')?.textContent ?? ''),
     ).toMatch(
-      /webgpu: software adapter \(.+\): a CPU emulation, about 60× slower than wasm; choose webgpu in Settings to use it anyway/,
+      new RegExp(
+        'webgpu: software adapter \\(.+\\): a CPU emulation, about 60× slower than wasm; ' +
+          'choose webgpu in Settings to use it anyway',
+      ),
     );
     await page.close();
   }, 120_000);
@@ -435,7 +441,8 @@ describe('page in Chromium', () => {
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
       try {
         const { page, logs } = await open(
-          `backend=wasm&model=${BASE_MODEL}&algo=opid&analyzer=http&analyzerUrl=${encodeURIComponent(url)}&analyzerModel=tiny` +
+          `backend=wasm&model=${BASE_MODEL}&algo=opid&analyzer=http` +
+            `&analyzerUrl=${encodeURIComponent(url)}&analyzerModel=tiny` +
             '&steps=2&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0',
         );
         await expect.poll(async () => page.getByTestId('step-button').isEnabled(), { timeout: 30_000 }).toBe(true);

@@ -220,7 +220,10 @@ describe('Results view in Chromium', () => {
       expect(
         await page
           .getByRole('table', {
-            name: /^test-seen: Δ vs grpo in percent points, at the final evaluation — mean ± standard error of the per-seed differences/,
+            name: new RegExp(
+              '^test-seen: Δ vs grpo in percent points, at the final evaluation — ' +
+                'mean ± standard error of the per-seed differences',
+            ),
           })
           .count(),
       ).toBe(1);

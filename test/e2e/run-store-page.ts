@@ -115,6 +115,7 @@ export async function waitPhase(page: Page, want: string, logs: string[], timeou
     throw new Error(
       `phase "${want}" not reached; banner: ${(await banner.count()) ? await banner.textContent() : '—'}; ` +
         `console:\n${logs.join('\n')}\n${e}`,
+      { cause: e },
     );
   }
 }
@@ -135,6 +136,7 @@ export async function stepTo(page: Page, n: number, logs: string[]): Promise<voi
         .getByTestId('error-banner')
         .textContent()
         .catch(() => '')}\n${logs.join('\n')}\n${e}`,
+      { cause: e },
     );
   }
   await waitPhase(page, 'paused', logs, 60_000);

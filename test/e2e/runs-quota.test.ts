@@ -27,7 +27,9 @@ const BASE_MODEL = (
   JSON.parse(fs.readFileSync(path.join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
 ).model;
 /** 4 steps of one group of two, a checkpoint every 2, no evaluation. */
-const LINK = `backend=wasm&model=${BASE_MODEL}&steps=4&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=0&checkpointEvery=2`;
+const LINK =
+  `backend=wasm&model=${BASE_MODEL}&steps=4&tasksPerStep=1&groupSize=2` +
+  '&miniBatches=2&evalEvery=0&checkpointEvery=2';
 const FULL =
   'storage is full (QuotaExceededError): the run is kept up to step 1; the checkpoint of step 2 was not ' +
   'stored. Training goes on; delete runs or weights in the Runs view to free space.';

@@ -19,7 +19,9 @@ const BASE_MODEL = (
  * 2, 3, 4 and 6, so those steps update the policy (gradNorm > 0) and the Resume check compares runs that learn — with
  * seed 1 only step 6 had a gradient.
  */
-const LINK = `backend=wasm&model=${BASE_MODEL}&seed=2&steps=6&tasksPerStep=1&groupSize=2&miniBatches=2&evalEvery=3&evalEpisodes=2&checkpointEvery=2`;
+const LINK =
+  `backend=wasm&model=${BASE_MODEL}&seed=2&steps=6&tasksPerStep=1&groupSize=2` +
+  '&miniBatches=2&evalEvery=3&evalEpisodes=2&checkpointEvery=2';
 
 const { open } = useE2E();
 
@@ -86,6 +88,7 @@ async function waitPhase(page: Page, re: RegExp, logs: string[], timeout = 240_0
     throw new Error(
       `phase ${re} not reached; banner: ${(await banner.count()) ? await banner.textContent() : '—'}; ` +
         `console:\n${logs.join('\n')}\n${e}`,
+      { cause: e },
     );
   }
 }

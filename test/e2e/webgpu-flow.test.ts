@@ -24,7 +24,8 @@ import { unpackRun } from '../../src/core/run-files/pack';
  * mean |A| 0.7071), so its tokens' A is ±0.7071, not 0.
  */
 const LINK =
-  'backend=webgpu&seed=3&model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0&historyTurns=0&checkpointEvery=1';
+  'backend=webgpu&seed=3&model=nano&steps=2&tasksPerStep=1&groupSize=2&miniBatches=1&evalEvery=0' +
+  '&historyTurns=0&checkpointEvery=1';
 
 const { open } = useE2E({ startTimeoutMs: 600_000 });
 
@@ -115,6 +116,7 @@ async function waitPhase(page: Page, re: RegExp, logs: string[], timeout: number
     throw new Error(
       `phase ${re} not reached; banner: ${(await banner.count()) ? await banner.textContent() : '—'}; ` +
         `console:\n${logs.join('\n')}\n${e}`,
+      { cause: e },
     );
   }
 }
@@ -169,7 +171,8 @@ describe('run flows on webgpu (software adapter here)', () => {
       expect(await tok.textContent()).toBe(fromEvent.text);
       expect(await tok.getAttribute('data-value')).toBe(fromEvent.value); // the same float32 the update used
       await tok.focus();
-      const shown = `token 1 "${fromEvent.text}": A (total advantage) = ${Number(Number(fromEvent.value).toPrecision(6))}`;
+      const shown =
+        `token 1 "${fromEvent.text}": A (total advantage) = ` + `${Number(Number(fromEvent.value).toPrecision(6))}`;
       await expect
         .poll(async () => page.getByTestId('explorer-token-value').textContent(), { timeout: 10_000 })
         .toBe(shown);

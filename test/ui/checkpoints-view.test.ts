@@ -82,7 +82,12 @@ describe('Checkpoints view data', () => {
     // = 2·0.984375 + 0.998628 + 2·0.665102 = 4.2976.
     const t = coverageBars(VAL).noise;
     expect(t).toMatch(
-      /^Union − best: 2 val tasks\. If all 3 checkpoints were one policy \(each task's pass rate pooled over them\), noise alone would give \d\.\d at 2 episodes per task \(best \d\.\d, union 4\.3\)\. With 16 episodes per task it would be \d\.\d\.$/,
+      new RegExp(
+        '^Union − best: 2 val tasks\\. ' +
+          "If all 3 checkpoints were one policy \\(each task's pass rate pooled over them\\), " +
+          'noise alone would give \\d\\.\\d at 2 episodes per task \\(best \\d\\.\\d, union 4\\.3\\)\\. ' +
+          'With 16 episodes per task it would be \\d\\.\\d\\.$',
+      ),
     );
   });
 

@@ -179,7 +179,6 @@ function inProcessWorker(onTurn: (step: number, turn: number) => void = () => un
 
 describe('RunState Stop', () => {
   it('Stop mid-step keeps steps 1–2, marks the stored run stopped; Start then begins a new run', async () => {
-    let run!: RunStateType;
     let stopping: Promise<void> | null = null;
     let seen: unknown[] = [];
     const w = inProcessWorker((step, turn) => {
@@ -188,7 +187,7 @@ describe('RunState Stop', () => {
       stopping = run.stop();
       seen.push(run.stopping);
     });
-    run = new RunState(w.spawn);
+    const run: RunStateType = new RunState(w.spawn);
     await run.boot();
     expect(run.phase).toBe('idle');
     expect(run.canStop).toBe(false);
@@ -282,7 +281,6 @@ describe('RunState notices follow the phase', () => {
     'Paused: step 3 was cut off at a safe point and discarded whole; Resume or Step redoes it with the same numbers.';
 
   it('Resume clears the Paused notice while training; an invalid edit keeps it; Reset clears Stopped', async () => {
-    let run!: RunStateType;
     let paused = false;
     const during: string[] = [];
     const w = inProcessWorker((step, turn) => {
@@ -292,7 +290,7 @@ describe('RunState notices follow the phase', () => {
       }
       if (step === 4 && turn === 1) during.push(run.notice);
     });
-    run = new RunState(w.spawn);
+    const run: RunStateType = new RunState(w.spawn);
     await run.boot();
     await run.start();
     expect(run.phase).toBe('paused');
@@ -320,7 +318,6 @@ describe('RunState notices follow the phase', () => {
   });
 
   it('the Resuming notice shows while the resumed run trains and goes when it ends', async () => {
-    let run!: RunStateType;
     const during: string[] = [];
     const w = inProcessWorker((step, turn) => {
       if (step === 2 && turn === 1) during.push(run.notice);
@@ -338,7 +335,7 @@ describe('RunState notices follow the phase', () => {
         init: { kind: 'scratch', label: 'run "first" from its checkpoint of step 4' },
       } as never;
     };
-    run = new RunState(w.spawn);
+    const run: RunStateType = new RunState(w.spawn);
     await run.boot();
     expect(run.nextInitLabel).toBe('fresh weights from seed 1');
     expect(await run.resumeStored('r1')).toBe(true);

@@ -130,12 +130,20 @@ describe('planResume of a distillation', () => {
     const f3 = files.get(`${srcId}/ckpt-3.safetensors`)!;
     files.set(`${srcId}/ckpt-3.safetensors`, nanoBytes(7));
     await expect(planResume(store, id, VERSIONS)).rejects.toThrow(
-      /cannot resume without its teachers: the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) differs from the one the distillation began with; start a new distillation instead/,
+      new RegExp(
+        'cannot resume without its teachers: the checkpoint of step 3 of the source run ' +
+          '"grpo household\\/easy seed 3 · .*" \\(a teacher\\) differs from the one the distillation began with; ' +
+          'start a new distillation instead',
+      ),
     );
     files.delete(`${srcId}/ckpt-3.safetensors`);
     const s1 = snapshot();
     await expect(planResume(store, id, VERSIONS)).rejects.toThrow(
-      /the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) is missing from storage \(deleted, or never stored because storage was full\); start a new distillation instead \(Distil in the Checkpoints view .*\); the stored runs are unchanged/,
+      new RegExp(
+        'the checkpoint of step 3 of the source run "grpo household\\/easy seed 3 · .*" \\(a teacher\\) ' +
+          'is missing from storage \\(deleted, or never stored because storage was full\\); ' +
+          'start a new distillation instead \\(Distil in the Checkpoints view .*\\); the stored runs are unchanged',
+      ),
     );
     expect(snapshot()).toBe(s1);
     files.set(`${srcId}/ckpt-3.safetensors`, f3);

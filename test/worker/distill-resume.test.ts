@@ -125,7 +125,11 @@ describe('Resume of a stored distillation', () => {
       files.delete(`${srcId}/ckpt-3.safetensors`);
       const noCkpt = snapshot();
       await expect(planResume(store, cut.id, VERSIONS)).rejects.toThrow(
-        /is an Agentic-OPD distillation and cannot resume without its teachers: the checkpoint of step 3 of the source run "grpo household\/easy seed 3 · .*" \(a teacher\) is missing from storage .*; start a new distillation instead .*; the stored runs are unchanged/,
+        new RegExp(
+          'is an Agentic-OPD distillation and cannot resume without its teachers: ' +
+            'the checkpoint of step 3 of the source run "grpo household\\/easy seed 3 · .*" \\(a teacher\\) ' +
+            'is missing from storage .*; start a new distillation instead .*; the stored runs are unchanged',
+        ),
       );
       expect(snapshot()).toBe(noCkpt);
       files.set(`${srcId}/ckpt-3.safetensors`, f3);

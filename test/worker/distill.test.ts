@@ -58,10 +58,16 @@ describe('planPageDistillation', () => {
 
   it('refuses, saying what to set in the page', () => {
     expect(() => planPageDistillation(new CheckpointStore(), CFG, () => undefined)).toThrow(
-      /this page holds none with a validation yet: set Checkpoint every \(Advanced\) .* then press Distil in the Checkpoints view/,
+      new RegExp(
+        'this page holds none with a validation yet: ' +
+          'set Checkpoint every \\(Advanced\\) .* then press Distil in the Checkpoints view',
+      ),
     );
     expect(() => planPageDistillation(storeWith([[1, [1, 0, 0]]]), CFG, () => undefined)).toThrow(
-      /1 checkpoint has both weights and a validation; Agentic-OPD needs at least two \(a student and a teacher\); set Checkpoint every/,
+      new RegExp(
+        '1 checkpoint has both weights and a validation; ' +
+          'Agentic-OPD needs at least two \\(a student and a teacher\\); set Checkpoint every',
+      ),
     );
     expect(() =>
       planPageDistillation(
@@ -73,7 +79,10 @@ describe('planPageDistillation', () => {
         () => undefined,
       ),
     ).toThrow(
-      /nothing to distil: the best checkpoint \(step 2\) already solves all 2 of 3 val tasks .*; validate on more tasks \(Validation tasks\)/,
+      new RegExp(
+        'nothing to distil: the best checkpoint \\(step 2\\) already solves all 2 of 3 val tasks .*; ' +
+          'validate on more tasks \\(Validation tasks\\)',
+      ),
     );
     expect(() =>
       planPageDistillation(

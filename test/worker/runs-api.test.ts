@@ -9,7 +9,8 @@ import { encodeTensors } from '../../src/core/model/io';
 import { TrainingSession, type TrainFn } from '../../src/worker/session';
 import type { RunStore } from '../../src/worker/runs';
 import { PageRuns } from '../../src/worker/runs-library';
-import { runsApi, sha256Hex } from '../../src/worker/runs-api';
+import { runsApi } from '../../src/worker/runs-api';
+import { sha256Hex } from '../../src/core/sha256';
 import type { StoredWeights } from '../../src/worker/persist';
 import type { BaseLoader, WeightsStore } from '../../src/worker/weights';
 

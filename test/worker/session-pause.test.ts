@@ -68,13 +68,12 @@ describe('TrainingSession pausing at safe points', () => {
     'pause mid-step ends start with interrupted; Resume redoes the step; a cut evaluation is pulled ' +
       'first next time',
     async () => {
-      let s!: TrainingSession;
       const pauseAt = new Set(['rollout2.2', 'eval2.1']);
       const { log, trainFn } = fakeTrainer((phase, step, turn) => {
         const key = `${phase}${step}.${turn}`;
         if (pauseAt.delete(key)) s.pause();
       });
-      s = new TrainingSession(trainFn, () => 'cpu');
+      const s = new TrainingSession(trainFn, () => 'cpu');
       await s.configure(small);
       const events: string[] = [];
       const progress: PhaseProgress[] = [];

@@ -227,9 +227,11 @@ describe('testConnection: what real servers send (reasoning models, proxies, JSO
   });
 
   it('an event stream sent although stream: false was asked is OK', async () => {
-    const body =
-      `data: ${JSON.stringify({ model: 'served', choices: [{ delta: { content: '{"ok": true}' }, finish_reason: 'stop' }] })}\n\ndata: ` +
-      `[DONE]\n\n`;
+    const chunk = JSON.stringify({
+      model: 'served',
+      choices: [{ delta: { content: '{"ok": true}' }, finish_reason: 'stop' }],
+    });
+    const body = `data: ${chunk}\n\ndata: ` + `[DONE]\n\n`;
     const s = await serve({ body, headers: { 'content-type': 'text/event-stream' } });
     expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({
       ok: true,

@@ -103,7 +103,10 @@ describe('http analyzer transport failures', () => {
       expect(r.ok).toBe(false);
       const reason = r.ok ? '' : r.reason;
       expect(reason).toMatch(
-        /^reply body unreadable after HTTP 200 \(Z_[A-Z_]+\): a compressed body that does not decompress, or the connection dropped mid-reply; check a proxy's content-encoding$/,
+        new RegExp(
+          '^reply body unreadable after HTTP 200 \\(Z_[A-Z_]+\\): a compressed body that does not decompress, ' +
+            "or the connection dropped mid-reply; check a proxy's content-encoding$",
+        ),
       );
       const a = new HttpAnalyzer({
         baseUrl: s.url,

@@ -462,7 +462,8 @@ describe('http analyzer: reasoning models (DeepSeek-R1, QwQ, Qwen3 via Ollama, v
     ['a think block, then a fenced answer', `<think>{}</think>\n\`\`\`json\n${JSON_GOOD}\n\`\`\``],
     [
       'gpt-oss harmony channels passed through',
-      `<|channel|>analysis<|message|>We need {json}.<|end|><|start|>assistant<|channel|>final<|message|>${JSON_GOOD}<|return|>`,
+      `<|channel|>analysis<|message|>We need {json}.<|end|>` +
+        `<|start|>assistant<|channel|>final<|message|>${JSON_GOOD}<|return|>`,
     ],
     [
       'think block and answer in content parts, thinking parts skipped',
@@ -684,9 +685,10 @@ describe('http analyzer: other server behaviours', () => {
   });
 
   it('an event stream cut at max_tokens names the cut', async () => {
-    const body =
-      `data: ${JSON.stringify({ choices: [{ delta: { content: '{"episodeSkill": "plan' }, finish_reason: 'length' }] })}\n\ndata: ` +
-      `[DONE]\n\n`;
+    const chunk = JSON.stringify({
+      choices: [{ delta: { content: '{"episodeSkill": "plan' }, finish_reason: 'length' }],
+    });
+    const body = `data: ${chunk}\n\ndata: ` + `[DONE]\n\n`;
     const r = await once(() => ({ body, headers: { 'content-type': 'text/event-stream' } }));
     expect(r.failureReasons).toEqual({ [CUT]: 1 });
   });
@@ -756,20 +758,23 @@ describe('http analyzer: other server behaviours', () => {
     },
   );
 
-  it('a 400 that does not name JSON mode is not resent; one that still fails without JSON mode is counted', async () => {
-    let r = await once(() => ({ status: 400, body: '{"error": "bad request"}' }));
-    expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }]);
-    expect(r.failureReasons).toEqual({
-      'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1,
-    });
-    server?.closeAllConnections();
-    await new Promise((res) => server!.close(res));
-    r = await once(() => ({ status: 400, body: '{"error": "response_format is not supported"}' }));
-    expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }, undefined]);
-    expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(
-      stats(2, 1, { 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 }),
-    );
-  });
+  it(
+    'a 400 that does not name JSON mode is not resent; ' + 'one that still fails without JSON mode is counted',
+    async () => {
+      let r = await once(() => ({ status: 400, body: '{"error": "bad request"}' }));
+      expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }]);
+      expect(r.failureReasons).toEqual({
+        'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1,
+      });
+      server?.closeAllConnections();
+      await new Promise((res) => server!.close(res));
+      r = await once(() => ({ status: 400, body: '{"error": "response_format is not supported"}' }));
+      expect(r.seen.map((x) => x.body.response_format)).toEqual([{ type: 'json_object' }, undefined]);
+      expect(stats(r.calls, r.failures, r.failureReasons)).toEqual(
+        stats(2, 1, { 'HTTP 400 (request rejected: the server may not support this model or JSON output)': 1 }),
+      );
+    },
+  );
 
   it.each([
     ['Retry-After in seconds', { 'retry-after': '0.25' }],
@@ -791,7 +796,8 @@ describe('http analyzer: other server behaviours', () => {
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(counts(a)).toEqual(
       stats(1, 1, {
-        'HTTP 503 (server unavailable: overloaded or still loading the model; the server asks to wait 2 s, longer than the 500 ms timeout; retry later)': 1,
+        ['HTTP 503 (server unavailable: overloaded or still loading the model; ' +
+        'the server asks to wait 2 s, longer than the 500 ms timeout; retry later)']: 1,
       }),
     );
   });

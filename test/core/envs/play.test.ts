@@ -22,7 +22,8 @@ const easyForms = householdCommands('easy');
 
 describe('household command forms', () => {
   it("lists each preset's commands in the order of the admissible actions", () => {
-    expect(easyForms.map((f) => f.form)).toEqual(['go to …', 'take … from …', 'move … to …', 'clean … with …']);
+    const easy = easyForms.map((f) => f.form);
+    expect(easy).toEqual(['go to …', 'take … from …', 'move … to …', 'clean … with …']);
     expect(householdCommands('default').map((f) => f.form)).toEqual([
       'go to …',
       'open …',

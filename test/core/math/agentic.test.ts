@@ -253,7 +253,10 @@ describe('LAD gate (Agentic-OPD)', () => {
 
 describe('distillation advantage (Agentic-OPD)', () => {
   it(
-    'A = ℓ_teacher − ℓ_student on gated tokens, 0 elsewhere; reverse KL is the gated token mean of ' + 'ℓ_s − ℓ_t',
+    'A = ℓ_teacher − ℓ_student on gated tokens, ' +
+      '0 elsewhere; ' +
+      'reverse KL is the gated token mean of ' +
+      'ℓ_s − ℓ_t',
     () => {
       const teacher = [-0.5, -1.25, Number.NaN, -2];
       const student = [-1, -0.25, -3, -2];

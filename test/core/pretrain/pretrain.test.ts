@@ -9,7 +9,7 @@ import {
 } from '../../../src/core/pretrain/pretrain';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../../../src/core/model/policy';
-import { sha256Hex } from '../../../src/core/pretrain/base';
+import { sha256Hex } from '../../../src/core/sha256';
 import { Rng } from '../../../src/core/rng';
 import { setupBackend } from '../../../cli/backend';
 

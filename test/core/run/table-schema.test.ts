@@ -60,8 +60,18 @@ const table = (): ResultsTable =>
     methods: ['grpo', 'opid', 'skill-grpo'],
     runs: RUNS,
   });
+/** Parsed JSON: an object whose members a test may read, replace, add or delete. */
+type Obj = Record<string, unknown>;
+/** A row of table.json as parsed: its cells and its differences (null for none) by split. */
+type RawRow = Obj & { cells: Record<string, Obj>; diff: Record<string, Obj | null> };
+/** table.json as parsed JSON, typed down to the members the tests break. */
+type RawTable = Obj & {
+  final: RawRow[];
+  best: RawRow[];
+  curves: (Obj & { splits: Record<string, unknown[]> })[];
+};
 /** The table as untrusted data (a fresh copy to break). */
-const raw = (): Record<string, any> => JSON.parse(resultsTableJson(table()));
+const raw = (): RawTable => JSON.parse(resultsTableJson(table()));
 const FIX = /; write it again with `npm run experiment -- opid-table --out DIR`/;
 
 describe('makeResultsTable / resultsTableJson', () => {
@@ -202,7 +212,7 @@ describe('parseResultsTable', () => {
     const p = raw();
     delete p.best[1].method;
     expect(() => parseResultsTable(p, 'my.json')).toThrow(/^my\.json: best\.1\.method: missing \(expected string\)/);
-    const q = raw();
+    const q: Obj = raw();
     delete q.curves;
     expect(() => parseResultsTable(q)).toThrow(/^table\.json: curves: missing \(expected array\)/);
   });
@@ -285,7 +295,7 @@ describe('parseResultsTable', () => {
     s.curves[1].steps = [0, 10, 5];
     expect(() => parseResultsTable(s)).toThrow(/^table\.json: curves\.1\.steps\.2: steps must increase \(10 then 5\)/);
     const d = raw();
-    d.final[1].diff['test-unseen/heat'].n = 3;
+    d.final[1].diff['test-unseen/heat']!.n = 3;
     expect(() => parseResultsTable(d)).toThrow(
       /^table\.json: final\.1\.diff\.test-unseen\/heat\.n: paired over 3 seeds, but the row has 2/,
     );

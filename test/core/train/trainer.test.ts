@@ -26,11 +26,11 @@ const strip = (evs: TrainEvent[]) =>
   JSON.stringify(
     evs.map((e) => {
       if (e.event === 'step') {
-        const { tokensPerSecond, stepMs, elapsedMs, ...r } = e;
+        const { tokensPerSecond: _tokensPerSecond, stepMs: _stepMs, elapsedMs: _elapsedMs, ...r } = e;
         return r;
       }
       if (e.event === 'eval') {
-        const { evalMs, ...r } = e;
+        const { evalMs: _evalMs, ...r } = e;
         return r;
       }
       if (e.event === 'done') return { event: 'done', steps: e.steps };
@@ -129,13 +129,24 @@ describe('trainer', () => {
       expect(loose.w3).toEqual(off.w3);
       expect(loose.w3).not.toEqual(loose.w0);
       const core = (xs: typeof off.steps) =>
-        xs.map(({ tokensPerSecond, stepMs, elapsedMs, stepKl, keptStepKl, ...r }) => r);
+        xs.map(
+          ({
+            tokensPerSecond: _tokensPerSecond,
+            stepMs: _stepMs,
+            elapsedMs: _elapsedMs,
+            stepKl: _stepKl,
+            keptStepKl: _keptStepKl,
+            ...r
+          }) => r,
+        );
       expect(core(loose.steps)).toEqual(core(off.steps));
     },
   );
 
   it(
-    'klBacktracks: a step over maxStepKl is shrunk by halves to θ_old + 0.5ᵏ(θ_new − θ_old) ' + 'instead of undone',
+    'klBacktracks: a step over maxStepKl is shrunk by halves ' +
+      'to θ_old + 0.5ᵏ(θ_new − θ_old) ' +
+      'instead of undone',
     async () => {
       const run = async (extra: Record<string, unknown>) => {
         let policy: { params: Record<string, { dataSync(): Float32Array }> } | undefined;
@@ -194,7 +205,9 @@ describe('trainer', () => {
   );
 
   it(
-    'passes Adam β₂ to the optimizer: bias-corrected Adam moves the same on the first update, ' + 'differently after',
+    'passes Adam β₂ to the optimizer: ' +
+      'bias-corrected Adam moves the same on the first update, ' +
+      'differently after',
     async () => {
       const steps = (evs: TrainEvent[]) => evs.flatMap((e) => (e.event === 'step' ? [e] : []));
       const b95 = steps(await collect(5, { learningRate: 1e-3, adamBeta2: 0.95, evalEvery: 0 }));

@@ -27,36 +27,39 @@ function toyInputs(rng: Rng) {
 }
 
 describe('ppoUpdate', () => {
-  it('moves every weight, moves each action log-prob with the sign of its advantage, and leaks no tensors', async () => {
-    const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
-    const before = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Array.from(v.dataSync())]));
-    const { samples, adv } = toyInputs(new Rng(4));
-    const opt = tf.train.adam(1e-2);
-    const old0 = await scoreSamples(p, cfg, samples, free);
-    let counts: number[] = [];
-    for (let it = 0; it < 4; it++) {
-      const old = await scoreSamples(p, cfg, samples, free);
-      const m = await ppoUpdate(
-        p,
-        cfg,
-        opt,
-        { samples, adv, oldLogp: old.logp, refLogp: old0.logp, freeRow: free },
-        opts,
-        new Rng(10 + it),
-      );
-      expect(Number.isFinite(m.policyLoss) && Number.isFinite(m.kl) && m.gradNorm > 0).toBe(true);
-      counts.push(tf.memory().numTensors);
-    }
-    // Adam creates its moment variables on the first update; afterwards the count is constant.
-    expect(new Set(counts.slice(1)).size).toBe(1);
-    for (const [k, v] of Object.entries(p)) expect(Array.from(v.dataSync()), k).not.toEqual(before[k]);
-    const after = await scoreSamples(p, cfg, samples, free);
-    // Each sample's first action token is unique to it, so its log-prob must move with the sign of its advantage.
-    for (let i = 0; i < samples.length; i++) {
-      const k = 3 * i;
-      expect(Math.sign(after.logp[k] - old0.logp[k]), `sample ${i}`).toBe(Math.sign(adv[k]));
-    }
-  });
+  it(
+    'moves every weight, moves each action log-prob with the sign of its advantage, ' + 'and leaks no tensors',
+    async () => {
+      const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
+      const before = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Array.from(v.dataSync())]));
+      const { samples, adv } = toyInputs(new Rng(4));
+      const opt = tf.train.adam(1e-2);
+      const old0 = await scoreSamples(p, cfg, samples, free);
+      const counts: number[] = [];
+      for (let it = 0; it < 4; it++) {
+        const old = await scoreSamples(p, cfg, samples, free);
+        const m = await ppoUpdate(
+          p,
+          cfg,
+          opt,
+          { samples, adv, oldLogp: old.logp, refLogp: old0.logp, freeRow: free },
+          opts,
+          new Rng(10 + it),
+        );
+        expect(Number.isFinite(m.policyLoss) && Number.isFinite(m.kl) && m.gradNorm > 0).toBe(true);
+        counts.push(tf.memory().numTensors);
+      }
+      // Adam creates its moment variables on the first update; afterwards the count is constant.
+      expect(new Set(counts.slice(1)).size).toBe(1);
+      for (const [k, v] of Object.entries(p)) expect(Array.from(v.dataSync()), k).not.toEqual(before[k]);
+      const after = await scoreSamples(p, cfg, samples, free);
+      // Each sample's first action token is unique to it, so its log-prob must move with the sign of its advantage.
+      for (let i = 0; i < samples.length; i++) {
+        const k = 3 * i;
+        expect(Math.sign(after.logp[k] - old0.logp[k]), `sample ${i}`).toBe(Math.sign(adv[k]));
+      }
+    },
+  );
 
   it('works with β = 0 (no KL term) and still reports the KL', async () => {
     const p = makeVariables(cfg, initValues(cfg, new Rng(3)));
