@@ -52,7 +52,10 @@ export interface FromRun {
 /** Settings the student and the teachers must share with the run that made them. */
 export const SHARED_WITH_RUN = ['env', 'preset', 'model', 'historyTurns', 'maxActionTokens', 'decoding'] as const;
 
-/** Hex sha256 of bytes. */
+/**
+ * Hex sha256 of bytes, synchronously (node:crypto): the CLI's run directory hashes checkpoints inside synchronous
+ * event handlers; src/core/sha256.ts is the asynchronous Web Crypto one for the core, the worker and the page.
+ */
 export function sha256(bytes: Uint8Array): string {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }

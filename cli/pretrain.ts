@@ -30,7 +30,8 @@ import { vocabHash } from '../src/core/tokenizer/tokenizer';
 import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pretrain/pretrain';
 import { parseMix } from '../src/core/pretrain/demos';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
-import { baseManifestPath, sha256Hex, type BaseManifest } from '../src/core/pretrain/base';
+import { baseManifestPath, type BaseManifest } from '../src/core/pretrain/base';
+import { sha256Hex } from '../src/core/sha256';
 import type { EnvSpec, Split } from '../src/core/envs/types';
 
 const D = DEFAULT_PRETRAIN;

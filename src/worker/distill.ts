@@ -13,7 +13,7 @@ import { checkpointTeacherPool, type CheckpointTeacherPool } from '../core/algor
 import { unionStartWarning, type AgenticOpdRound } from '../core/algorithms/agentic-opd';
 import type { InitSource } from './api';
 import type { CheckpointStore } from './checkpoints';
-import { sha256Hex } from './sha256';
+import { sha256Hex } from '../core/sha256';
 import { distillationAlgorithm } from '../core/algorithm-catalog';
 
 /** run.json's `fromRun` of a page distillation: `dir` is the source stored run's id (the CLI's is a directory). */

@@ -21,7 +21,7 @@ import { TRAJECTORIES_FILE } from '../core/run-files/trajectories';
 import { cutEventsText, cutTrajectoriesText } from '../core/run-files/cut';
 import type { SourceCheckpoint } from '../core/run/distill';
 import { stageValSha256, type PageFromRun } from './distill';
-import { sha256Hex } from './sha256';
+import { sha256Hex } from '../core/sha256';
 import { storedCheckpoints, type RecordTexts, type RunStore } from './runs';
 import type { StoredRunMeta } from './run-meta';
 import { readMeta, readRecord, storedText } from './runs-library';

@@ -26,8 +26,7 @@ import type { RunStore } from './runs';
 import { resumePageDistillation, type PageDistillation } from './distill';
 import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
 
-import { sha256Hex } from './sha256';
-export { sha256Hex };
+import { sha256Hex } from '../core/sha256';
 
 /** Environment name → version of this code, for every registered environment. */
 export function currentEnvVersions(): Record<string, string> {

@@ -23,7 +23,7 @@ import {
   type ValRecord,
 } from '../core/run/record';
 import { checkpointLine, type CheckpointHashes } from '../core/run/resume-checks';
-import { sha256Hex } from './sha256';
+import { sha256Hex } from '../core/sha256';
 import type { StoredRunMeta } from './run-meta';
 import type { RecordStatus } from './api';
 import { TRAJECTORIES_FILE, trajectoryLine } from '../core/run-files/trajectories';

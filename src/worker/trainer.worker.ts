@@ -23,7 +23,8 @@ import {
 } from './persist';
 import { PageRuns, loadStoredTrajectories } from './runs-library';
 import type { RunStore } from './runs';
-import { runsApi, sha256Hex } from './runs-api';
+import { runsApi } from './runs-api';
+import { sha256Hex } from '../core/sha256';
 import { loadBytes, resolveStart, saveCurrent, type BaseLoader, type WeightsStore } from './weights';
 import { fetchBasePolicy } from './base';
 import { testConnection } from '../core/analyzer/http';

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
+import { sha256Hex } from '../sha256';
 
 /** Success of one split: overall and per task type (fractions in [0, 1]). */
 const SplitRate = z.object({
@@ -98,12 +99,6 @@ export function checkBaseManifest(raw: unknown, spec: EnvSpec, tok: Tokenizer): 
         `code's ${spec.version}; regenerate with: ${m.command}`,
     );
   return m;
-}
-
-/** Hex sha256 of bytes (Web Crypto: Node ≥ 19 and browsers). */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const d = await crypto.subtle.digest('SHA-256', bytes as unknown as ArrayBuffer);
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Check weights bytes against the manifest. @throws Error if the size or sha256 differs (corrupt or replaced file). */
