@@ -19,9 +19,10 @@ import type { Split } from '../core/envs/types';
 import type { ActDecoding, ActionProb } from '../core/rollout/act-topk';
 import type { GroupDetail, TokenArrays, TrajectoryDetail, TurnDetail } from '../core/train/step-detail';
 import type { StoredRunMeta } from './run-meta';
+import type { BackendName } from '../core/backend/names';
 
 /** A backend the user may force, or `auto` (webgpu → webgl → wasm → cpu). */
-export type BackendPref = 'auto' | 'webgpu' | 'webgl' | 'wasm' | 'cpu';
+export type BackendPref = BackendName;
 
 /** Which tfjs backend the worker runs on and why. */
 export interface BackendInfo {

@@ -41,11 +41,12 @@ import {
 } from '../core/bench/probe';
 import { disposeBenchModel, makeBenchModel, trainStep, type BenchSize } from '../core/bench/workloads';
 import { loadBackendChoice, saveBackendChoice } from './backend-choice';
+import { CONCRETE_BACKENDS, type ConcreteBackend } from '../core/backend/names';
 
 /** Backends in the order `auto` tries them. */
-export const BACKEND_ORDER = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
+export const BACKEND_ORDER = CONCRETE_BACKENDS;
 /** One concrete tfjs backend name. */
-export type BackendName = (typeof BACKEND_ORDER)[number];
+export type BackendName = ConcreteBackend;
 
 /**
  * Outcome of trying one backend: the adapter text (whether it is a software rasteriser; for wasm its thread count),

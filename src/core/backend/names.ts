@@ -6,3 +6,11 @@
 export const BACKENDS = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** One of BACKENDS. */
 export type BackendName = (typeof BACKENDS)[number];
+
+/**
+ * The concrete tfjs backends (BACKENDS less `auto`), in the order `auto` tries them in the page; the probe and the
+ * Bench view go through them in this order too.
+ */
+export const CONCRETE_BACKENDS = ['webgpu', 'webgl', 'wasm', 'cpu'] as const satisfies readonly BackendName[];
+/** One of CONCRETE_BACKENDS. */
+export type ConcreteBackend = (typeof CONCRETE_BACKENDS)[number];

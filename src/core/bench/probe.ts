@@ -5,9 +5,10 @@
  * (src/worker/backend.ts, src/worker/backend-choice.ts).
  */
 import { z } from 'zod';
+import { CONCRETE_BACKENDS } from '../backend/names';
 
 /** Backends the probe may time, in the order `auto` tries them. */
-export const PROBE_BACKENDS = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
+export const PROBE_BACKENDS = CONCRETE_BACKENDS;
 /** One of PROBE_BACKENDS. */
 export type ProbeBackend = (typeof PROBE_BACKENDS)[number];
 

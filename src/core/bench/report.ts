@@ -5,9 +5,10 @@
  */
 import { z } from 'zod';
 import type { BenchResult, PageBenchSize } from './workloads';
+import { CONCRETE_BACKENDS } from '../backend/names';
 
 /** Backends the Bench view can measure, in the order it runs them. */
-export const BENCH_BACKENDS = ['webgpu', 'webgl', 'wasm', 'cpu'] as const;
+export const BENCH_BACKENDS = CONCRETE_BACKENDS;
 /** One of BENCH_BACKENDS. */
 export type BenchBackend = (typeof BENCH_BACKENDS)[number];
 
