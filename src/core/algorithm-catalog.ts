@@ -70,6 +70,11 @@ export interface AlgorithmTraits {
   readonly metricKeys: readonly string[];
   /** The page's charts of its metrics, in display order. */
   readonly charts: readonly AlgorithmChart[];
+  /**
+   * The heading of its settings in the page's panel: the run-config fields whose group is named after it (shown only
+   * while it is the run's algorithm) and in `--help`. Empty when it has no settings of its own.
+   */
+  readonly settingsTitle: string;
 }
 
 const ANALYZER_METRICS = [
@@ -99,6 +104,7 @@ export const ALGORITHM_CATALOG = Object.freeze({
     configFields: [],
     metricKeys: [],
     charts: [],
+    settingsTitle: '',
   },
   opid: {
     name: 'opid',
@@ -129,6 +135,7 @@ export const ALGORITHM_CATALOG = Object.freeze({
       'topkReverseKl',
     ],
     charts: ['teacher-share', 'skill-active', 'sign-agreement', 'analyzer', 'analyzer-time'],
+    settingsTitle: 'Skills (OPID)',
   },
   'skill-grpo': {
     name: 'skill-grpo',
@@ -141,6 +148,7 @@ export const ALGORITHM_CATALOG = Object.freeze({
     configFields: ['maxStepSkills', 'failedOnly', 'skillMemoryTopK'],
     metricKeys: [...ANALYZER_METRICS],
     charts: ['analyzer', 'analyzer-time'],
+    settingsTitle: 'Skills (Skill-GRPO)',
   },
   'agentic-opd': {
     name: 'agentic-opd',
@@ -166,6 +174,7 @@ export const ALGORITHM_CATALOG = Object.freeze({
       'teacherRound',
     ],
     charts: [],
+    settingsTitle: 'Distillation (Agentic-OPD)',
   },
 } as const satisfies Readonly<Record<AlgorithmName, AlgorithmTraits>>);
 

@@ -33,15 +33,17 @@ export const SCHEMA_VERSION = 2;
 
 export { ALGORITHM_NAMES as ALGO_NAMES, SKILL_ABLATIONS as ABLATIONS, BACKENDS, ENV_NAMES, MODEL_SIZES };
 
-/** Where a setting is shown in the page (and grouped in `--help`), in this order. */
+/**
+ * Where a setting is shown in the page (and grouped in `--help`), in this order. A group named after an algorithm
+ * holds the settings only it reads (its `configFields`, core/algorithm-catalog.ts), shown while it is the run's
+ * algorithm under its `settingsTitle`.
+ */
 export const FIELD_GROUPS = [
   'run',
   'environment',
   'training',
   'advanced',
-  'opid',
-  'skill-grpo',
-  'agentic-opd',
+  ...ALGORITHM_NAMES,
   'rollouts',
   'evaluation',
   'analyzer',

@@ -5,7 +5,6 @@
  * Pure functions, so tests check them without a browser.
  */
 import {
-  ALGO_NAMES,
   fieldMeta,
   fieldSchema,
   fieldsOfGroup,
@@ -17,6 +16,7 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import { getEnvSpec } from '../../core/envs/registry';
+import { ALGORITHM_CATALOG, isAlgorithmName } from '../../core/algorithm-catalog';
 
 /** What a setting is shown as. `unsupported`: the schema type has no control (a test keeps this from happening). */
 export type ControlKind = 'select' | 'checkbox' | 'number' | 'text' | 'unsupported';
@@ -47,8 +47,6 @@ const HEADINGS: Partial<Record<FieldGroup, string>> = {
   environment: 'Environment',
   training: 'Training',
   advanced: 'Advanced',
-  opid: 'Skills (OPID)',
-  'skill-grpo': 'Skills (Skill-GRPO)',
   rollouts: 'Rollouts',
   evaluation: 'Evaluation',
   settings: 'Settings',
@@ -56,14 +54,18 @@ const HEADINGS: Partial<Record<FieldGroup, string>> = {
   analyzer: 'Analyzer',
 };
 
-/** The heading of a group in the page ("Skills (OPID)"); an unnamed group shows its name capitalised. */
+/**
+ * The heading of a group in the page: an algorithm's group its `settingsTitle` ("Skills (OPID)"); an unnamed group
+ * shows its name capitalised.
+ */
 export function groupHeading(group: FieldGroup): string {
+  if (isAlgorithmName(group)) return ALGORITHM_CATALOG[group].settingsTitle;
   return HEADINGS[group] ?? group.charAt(0).toUpperCase() + group.slice(1);
 }
 
-/** True when a group applies to the draft: a group named after an algorithm (opid, skill-grpo) shows only for it. */
+/** True when a group applies to the draft: a group named after an algorithm shows only while it is the run's. */
 export function groupVisible(group: FieldGroup, draft: Pick<RunConfig, 'algo'>): boolean {
-  return !(ALGO_NAMES as readonly string[]).includes(group) || draft.algo === group;
+  return !isAlgorithmName(group) || draft.algo === group;
 }
 
 /** The panel's groups that apply to the draft, each with its heading and fields (empty groups left out). */
