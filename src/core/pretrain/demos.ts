@@ -14,9 +14,7 @@
  * - `step`: off the expert's path as well as on it: at each step, with probability `stepNoise`, a random admissible
  *   action is taken and *not* demonstrated; otherwise the expert's action from the current state (so, after a random
  *   move, a recovery the state alone does not reveal) is demonstrated, with the step skill naming it (probability
- *   `stepHintRate`). Without the off-path states the policy learned to act like the expert whenever a step skill
- *   was present and to ignore what the skill said (a probe after a detour: 0.999 on the same action whatever the
- *   skill named), which gives OPID's re-scoring nothing to read.
+ *   `stepHintRate`). Why the off-path states: docs/experiments/base-policy.md#why-the-off-path-step-demonstrations.
  * - `failure`: a failure episode skill naming a wrong admissible action at one step of the episode (the mistake),
  *   its warning sign and the expert's action there (the fix); expert actions, so the policy learns to avoid the
  *   named mistake and take the fix — never to obey a wrong hint (we teach no misleading hints at all).
