@@ -65,7 +65,7 @@ export function groupHeading(group: FieldGroup): string {
 
 /** True when a group applies to the draft: a group named after an algorithm shows only while it is the run's. */
 export function groupVisible(group: FieldGroup, draft: Pick<RunConfig, 'algo'>): boolean {
-  return !isAlgorithmName(group) || draft.algo === group;
+  return !isAlgorithmName(group) || group === draft.algo;
 }
 
 /** The panel's groups that apply to the draft, each with its heading and fields (empty groups left out). */

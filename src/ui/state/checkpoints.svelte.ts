@@ -50,7 +50,7 @@ export class CheckpointsState {
       // The button says the current run ends, so its updates need no second confirmation.
       this.run.savedStep = this.run.stepsDone;
       const distil = distillationAlgorithm();
-      if (this.run.config.algo === distil) await this.run.reset();
+      if (distil === this.run.config.algo) await this.run.reset();
       else await this.run.setField('algo', distil);
       if (this.run.phase === 'error') {
         this.message = this.run.error ?? 'the distillation stage could not be configured';
