@@ -1,8 +1,9 @@
 /**
- * The analyzer a page run uses (OPID / Skill-GRPO). The run config names the kind (`heuristic` or `http`), URL, model
- * and timeout; the key and the prompt template come from the page separately (`AnalyzerExtras`), so they never travel
- * in the config, a link or an export. For `http` the worker builds the HttpAnalyzer itself (the trainer's default
- * factory knows no template); for `heuristic` and `grpo` it leaves the choice to the trainer.
+ * The analyzer a page run uses (OPID / Skill-GRPO). The run config names the kind (`heuristic`, `http` or the
+ * privileged `oracle`), URL, model and timeout; the key and the prompt template come from the page separately
+ * (`AnalyzerExtras`), so they never travel in the config, a link or an export. For `http` the worker builds the
+ * HttpAnalyzer itself (the trainer's default factory knows no template); for `heuristic`, `oracle` (built from the
+ * config's env and preset by core/analyzer `makeAnalyzer`) and `grpo` it leaves the choice to the trainer.
  */
 import type { RunConfig } from '../core/run/config';
 import type { Analyzer } from '../core/analyzer/types';
@@ -12,7 +13,7 @@ import { algorithmTraits } from '../core/algorithm-catalog';
 
 /**
  * The analyzer to pass in the trainer's options, or undefined when the trainer's default is right (an algorithm without
- * one, such as `grpo`; `heuristic` needs neither key nor template).
+ * one, such as `grpo`; `heuristic` and `oracle` need neither key nor template).
  * @throws Error from HttpAnalyzer naming the field and the fix (a base URL that is not http(s), an empty model, a key
  *   with characters a header cannot carry); its messages never contain the key.
  */

@@ -1,7 +1,7 @@
 /**
  * The worker builds the page run's analyzer: `http` with the page's key and prompt template (sent apart
- * from the config), nothing for `heuristic` and `grpo` (the trainer's default). The key never enters the config the
- * trainer gets; a key set after a run started waits for the next run.
+ * from the config), nothing for `heuristic`, `oracle` and `grpo` (the trainer's default). The key never enters the
+ * config the trainer gets; a key set after a run started waits for the next run.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import { HttpAnalyzer } from '../../src/core/analyzer/http';
 import { DEFAULT_HTTP_PROMPT } from '../../src/core/analyzer/prompt';
 import type { Analyzer } from '../../src/core/analyzer/types';
 import { runAnalyzer } from '../../src/worker/analyzer';
+import { makeAnalyzer } from '../../src/core/analyzer';
+import { OracleAnalyzer } from '../../src/core/analyzer/oracle';
 import { TrainingSession, type TrainFn } from '../../src/worker/session';
 
 const KEY = 'sk-worker-test-key-42';
@@ -42,6 +44,14 @@ describe('runAnalyzer', () => {
       }),
     ).toBeUndefined();
     expect(runAnalyzer(parseRunConfig({ algo: 'opid' }), { apiKey: KEY })).toBeUndefined();
+  });
+
+  it("oracle (privileged): left to the trainer, whose default factory builds it from the run's env and preset", () => {
+    const cfg = parseRunConfig({ algo: 'opid', analyzer: 'oracle', preset: 'default' });
+    expect(runAnalyzer(cfg, { apiKey: KEY, promptTemplate: TEMPLATE })).toBeUndefined();
+    const a = makeAnalyzer(cfg);
+    expect(a).toBeInstanceOf(OracleAnalyzer);
+    expect(a.name).toBe('oracle');
   });
 
   it('http: sends the page template and the key (only in the header)', async () => {

@@ -8,7 +8,10 @@ import { discountedReturns } from '../math/returns';
 import type { Trajectory } from '../rollout/types';
 import type { AlgorithmMetrics } from './types';
 
-/** Analyzer input for one group: the trajectories with per-step discounted returns. */
+/**
+ * Analyzer input for one group: the trajectories with per-step discounted returns, and each one's task `ref`
+ * (privileged: only the `oracle` analyzer reads it).
+ */
 export function toAnalyzerGroup(env: string, trajs: readonly Trajectory[]): AnalyzerGroup {
   return {
     env,
@@ -19,6 +22,7 @@ export function toAnalyzerGroup(env: string, trajs: readonly Trajectory[]): Anal
         success: t.success,
         finalObservation: t.finalObservation,
         steps: t.steps.map((s, i) => ({ observation: s.observation, action: s.action, valid: s.valid, return: G[i] })),
+        ref: t.ref,
       };
     }),
   };

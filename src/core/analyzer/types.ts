@@ -1,15 +1,21 @@
 /**
  * The analyzer interface (OPID, Yang et al. 2026, §3; docs/references.md#opid): reads the finished trajectories of one
  * group and writes hindsight skills — one episode skill per trajectory and step skills at up to K critical steps (the
- * set C_τ). Implementations: `heuristic` (embedded, deterministic, no network) and `http` (an OpenAI-compatible
- * chat-completions endpoint). An analyzer never sees the environment's hidden state or its expert.
+ * set C_τ). Implementations: `heuristic` (embedded, deterministic, no network), `http` (an OpenAI-compatible
+ * chat-completions endpoint) and the privileged `oracle` (the environment's expert, replaying each trajectory's task
+ * from its `ref`: a ceiling of what skills can give, not a fair comparison). Only the oracle reads the environment's
+ * hidden state or its expert; the others see what a trajectory shows and never its `ref`.
  */
+import type { TaskRef } from '../envs/types';
 import type { TrajectorySkills } from '../math/skill';
 
 export type { TrajectorySkills } from '../math/skill';
 
-/** Analyzer kinds (RunConfig.analyzer): embedded `heuristic`, or `http` (an OpenAI-compatible endpoint). */
-export const ANALYZER_KINDS = ['heuristic', 'http'] as const;
+/**
+ * Analyzer kinds (RunConfig.analyzer): embedded `heuristic`, `http` (an OpenAI-compatible endpoint), or the privileged
+ * `oracle` (the environment's expert; oracle.ts).
+ */
+export const ANALYZER_KINDS = ['heuristic', 'http', 'oracle'] as const;
 /** One of ANALYZER_KINDS. */
 export type AnalyzerKind = (typeof ANALYZER_KINDS)[number];
 
@@ -32,6 +38,11 @@ export interface AnalyzerTrajectory {
   /** The observation after the last action (so the analyzer can see how the episode ended). */
   finalObservation: string;
   steps: AnalyzerStep[];
+  /**
+   * Privileged: the address of the trajectory's task, read only by the `oracle` analyzer (it replays the task); the
+   * `http` analyzer never sends it and the `heuristic` one never reads it. Absent: the oracle fails the trajectory.
+   */
+  ref?: TaskRef;
 }
 
 /** The trajectories of one group (same task, G rollouts). */

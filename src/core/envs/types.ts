@@ -66,7 +66,8 @@ export interface Env {
 }
 
 /**
- * A policy that can act in an env from its (hidden) state: used for demonstrations and checks, never by the analyzer.
+ * A policy that can act in an env from its (hidden) state: used for demonstrations, checks and the privileged
+ * `oracle` analyzer (analyzer/oracle.ts), never by the `heuristic` or `http` analyzers.
  */
 export interface Expert {
   /** The next action for the env's current state. */

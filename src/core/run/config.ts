@@ -793,9 +793,15 @@ export const RunConfigSchema = z.object({
       flag: 'analyzer',
       group: 'analyzer',
       help:
-        'Analyzer for OPID and Skill-GRPO: heuristic (embedded, no network) or http (an ' +
-        'OpenAI-compatible endpoint).',
-      optionLabels: { heuristic: 'heuristic (embedded)', http: 'http (OpenAI-compatible)' },
+        'Analyzer for OPID and Skill-GRPO: heuristic (embedded, no network), http (an ' +
+        "OpenAI-compatible endpoint) or oracle. oracle is PRIVILEGED: it reads the environment's hidden " +
+        "state through its expert (the expert's plan; its action where a rollout deviated), so it is the " +
+        'ceiling of what skills can give, not a fair comparison with the other analyzers.',
+      optionLabels: {
+        heuristic: 'heuristic (embedded)',
+        http: 'http (OpenAI-compatible)',
+        oracle: 'oracle (privileged: the expert)',
+      },
     } satisfies FieldMeta),
   analyzerUrl: z
     .string()

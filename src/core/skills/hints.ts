@@ -1,7 +1,8 @@
 /**
  * Correct hints from the expert: used to build hint-conditioned demonstrations and for hinted
  * evaluation (`eval --hints`). These read the environment's hidden state through the expert, so they are an
- * oracle for pretraining and measurement only — the OPID analyzer never uses them.
+ * oracle for pretraining and measurement — the `heuristic` and `http` analyzers never use them; only the privileged
+ * `oracle` analyzer (analyzer/oracle.ts) does, as the ceiling of what skills can give.
  */
 import type { Env, EnvSpec, TaskRef } from '../envs/types';
 import { episodeSkill, stepSkill } from './grammar';

@@ -19,8 +19,8 @@ export interface TrainOptions {
   /** Start from these weights (safetensors bytes) instead of a fresh init; must match the config's model size. */
   initWeights?: Uint8Array;
   /**
-   * The analyzer for `opid` / `skill-grpo`. Default: built from the config (`heuristic`, or `http` with
-   * `analyzerApiKey`). Tests inject their own.
+   * The analyzer for `opid` / `skill-grpo`. Default: built from the config (`heuristic`, `http` with
+   * `analyzerApiKey`, or the privileged `oracle` from the config's env and preset). Tests inject their own.
    */
   analyzer?: Analyzer;
   /** API key for the http analyzer; never stored in the config, a link, an export or a log. */

@@ -343,6 +343,14 @@ describe('http analyzer: options', () => {
     expect(counts(a)).toEqual(stats(1, 0));
   });
 
+  it("never sends a trajectory's privileged task reference (ref: only the oracle reads it)", async () => {
+    const s = await serve(() => ({ content: JSON.stringify(GOOD) }));
+    const withRef = { ...traj(false), ref: { split: 'test-unseen' as const, index: 987654 } };
+    expect(await make(s.url).analyze({ env: 'household', trajectories: [withRef] })).toEqual([GOOD]);
+    const sent = JSON.stringify(s.seen[0].body);
+    for (const x of ['987654', 'test-unseen', '"ref"']) expect(sent).not.toContain(x);
+  });
+
   it('bounds requests in flight by concurrency, across concurrent analyze calls', async () => {
     const s = await serve(() => ({ content: JSON.stringify(GOOD), delayMs: 40 }));
     const a = make(s.url, { concurrency: 3 });
