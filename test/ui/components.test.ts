@@ -448,4 +448,35 @@ describe('settings controls from the schema', () => {
     expect(controlTag(panel, 'analyzerTimeoutMs')).toContain('min="100"');
     expect(controlTag(panel, 'analyzerUrl')).toContain('placeholder="http://localhost:11434"');
   });
+
+  it('the Analyzer panel labels the oracle privileged while it is chosen, and asks for no http field', () => {
+    const panelWith = (analyzer: RunConfig['analyzer']) =>
+      render(Analyzer, {
+        props: {
+          draft: { ...DEFAULT_CONFIG, algo: 'opid', analyzer },
+          issuesFor: () => [],
+          disabled: false,
+          apiKey: '',
+          template: { system: '', user: '' },
+          templateEdited: false,
+          runStarted: false,
+          connection: { state: 'idle', text: '' },
+          onchange() {},
+          onkey() {},
+          ontemplate() {},
+          onresettemplate() {},
+          ontest() {},
+        },
+      }).body.replace(/\s+/g, ' ');
+    const oracle = panelWith('oracle');
+    expect(oracle).toContain('data-testid="analyzer-privileged"');
+    expect(oracle).toMatch(/<strong>Privileged\.<\/strong> The oracle reads the environment’s hidden state/);
+    expect(oracle).toContain(`>${esc(fieldMeta('analyzer').optionLabels!.oracle)}</option>`);
+    expect(fieldMeta('analyzer').optionLabels!.oracle).toMatch(/privileged/);
+    expect(fieldMeta('analyzer').help).toMatch(/oracle is PRIVILEGED: it reads the environment's hidden state/);
+    for (const key of ['analyzerUrl', 'analyzerModel', 'analyzerTimeoutMs'] as const)
+      expect(oracle, key).not.toContain(`>${esc(fieldMeta(key).label)}</label>`);
+    for (const other of ['heuristic', 'http'] as const)
+      expect(panelWith(other), other).not.toContain('analyzer-privileged');
+  });
 });
