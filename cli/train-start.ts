@@ -18,6 +18,7 @@ import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
 import { fail, flagOf } from './train-flags';
 import { resumeFromRun, type Resume } from './train-rundir';
+import { startKind } from '../src/core/pretrain/base';
 
 /** train --init's words besides a weights path; a folder given to it is more likely a run to --resume. */
 const INIT_FLAG: WeightsFlagOptions = { others: ['base', 'scratch'], resume: true };
@@ -128,7 +129,8 @@ export function resolveStart(
     return { config, start: { from: 'run', weights: fromRun.studentBytes, name } };
   }
   if (init === 'base' || init === 'scratch') config = { ...config, init };
-  else if (init !== undefined) {
+  const named = init !== undefined && init !== 'base' && init !== 'scratch';
+  if (startKind(config.init, named) === 'weights' && init !== undefined) {
     const missing = notAWeightsFile(init, '--init', INIT_FLAG);
     if (missing) fail(missing);
     const weights = new Uint8Array(fs.readFileSync(init));
@@ -136,7 +138,7 @@ export function resolveStart(
     if (packed) fail(packed);
     return { config, start: { from: 'file', weights, name: init } };
   }
-  return { config, start: { from: config.init === 'base' ? 'base' : 'scratch' } };
+  return { config, start: { from: startKind(config.init, false) === 'base' ? 'base' : 'scratch' } };
 }
 
 /**

@@ -15,6 +15,7 @@ import type { TrainingSession } from './session';
 import type { InitSource, WeightsInfo } from './api';
 import type { BasePolicy } from './base';
 import { baseLabel, scratchLabel } from './init-labels';
+import { startKind } from '../core/pretrain/base';
 
 /** Where checkpoints live; `src/worker/persist.ts` implements it on IndexedDB. */
 export interface WeightsStore {
@@ -114,7 +115,8 @@ export async function resolveStart(
   loadBase: BaseLoader,
   checkpoint?: string,
 ): Promise<RunStart> {
-  if (checkpoint) {
+  const kind = startKind(config.init, !!checkpoint);
+  if (kind === 'weights' && checkpoint) {
     const bytes = await initWeightsFor(store, checkpoint, config);
     let warning: string | undefined;
     try {
@@ -133,7 +135,7 @@ export async function resolveStart(
     };
   }
   const scratch = { kind: 'scratch' as const, label: scratchLabel(config.seed) };
-  if (config.init === 'scratch') return { config, init: scratch };
+  if (kind === 'scratch') return { config, init: scratch };
   const spec = getEnvSpec(config.env);
   try {
     const base = await loadBase(spec, config.preset, buildTokenizer(spec), config.model);

@@ -65,6 +65,20 @@ export const BaseManifestSchema = z.object({
  */
 export const INIT_SOURCES = ['base', 'scratch'] as const;
 
+/** Where a run's initial weights come from: weights the user named, the shipped base policy, or a fresh init. */
+export type StartKind = 'weights' | 'base' | 'scratch';
+
+/**
+ * The start decision shared by the page (worker/weights.ts `resolveStart`: a stored checkpoint) and the CLI
+ * (cli/train-start.ts `resolveStart`: `--init FILE`): named weights win over the config's `init`; otherwise `base`
+ * starts from the base policy and `scratch` from a fresh seeded init. (What happens when the base policy cannot be
+ * used is each front end's own: the page falls back to scratch with a notice, the CLI stops with the reason.)
+ */
+export function startKind(init: (typeof INIT_SOURCES)[number], namedWeights: boolean): StartKind {
+  if (namedWeights) return 'weights';
+  return init === 'base' ? 'base' : 'scratch';
+}
+
 /** A parsed base-policy manifest. */
 export type BaseManifest = z.infer<typeof BaseManifestSchema>;
 

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useBackend } from '../../helpers/backend';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { buildTokenizer, disposePolicy, loadPolicy } from '../../../src/core/model/policy';
-import { checkBaseManifest, checkBaseWeights, baseManifestPath } from '../../../src/core/pretrain/base';
+import { checkBaseManifest, checkBaseWeights, baseManifestPath, startKind } from '../../../src/core/pretrain/base';
 import { sha256Hex } from '../../../src/core/sha256';
 import { measureHinted } from '../../../src/core/pretrain/measure';
 import { MODEL_PRESETS } from '../../../src/core/model/config';
@@ -85,4 +85,13 @@ describe('shipped base policy', () => {
         ).toBeLessThanOrEqual(0.2);
     },
   );
+});
+
+describe('startKind (the start decision of the page and the CLI)', () => {
+  it('named weights win; otherwise base or scratch as the config says', () => {
+    expect(startKind('base', true)).toBe('weights');
+    expect(startKind('scratch', true)).toBe('weights');
+    expect(startKind('base', false)).toBe('base');
+    expect(startKind('scratch', false)).toBe('scratch');
+  });
 });
