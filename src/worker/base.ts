@@ -10,11 +10,21 @@ import type { EnvSpec } from '../core/envs/types';
 import type { Tokenizer } from '../core/tokenizer/tokenizer';
 import { vocabHash } from '../core/tokenizer/tokenizer';
 import { checkWeights, decodeSafetensors } from '../core/model/io';
+import { KIB, ReadCapError, readCappedBytes, readCappedText } from '../core/read-capped';
 
-/** The part of `fetch` the loader uses (the global one in the worker; a stub in tests). */
-export type FetchLike = (
-  url: string,
-) => Promise<Pick<Response, 'ok' | 'status' | 'statusText' | 'text' | 'arrayBuffer'>>;
+/**
+ * The part of `fetch` the loader uses (the global one in the worker; a stub in tests). Bodies are read only as
+ * streams, with a cap (`MAX_MANIFEST_BYTES`, the manifest's `bytes` + `WEIGHTS_MARGIN_BYTES`).
+ */
+export type FetchLike = (url: string) => Promise<Pick<Response, 'ok' | 'status' | 'statusText' | 'headers' | 'body'>>;
+
+/** The most bytes of a base manifest read (64 KiB; a real one is ~3 kB of JSON). */
+export const MAX_MANIFEST_BYTES = 64 * KIB;
+/**
+ * Bytes allowed past the manifest's `bytes` when reading the weights (64 KiB): a file a little off in size still
+ * reaches `checkBaseWeights`, which names the size mismatch; a server streaming without end stops here.
+ */
+export const WEIGHTS_MARGIN_BYTES = 64 * KIB;
 
 /** A base policy that passed every check. */
 export interface BasePolicy {
@@ -45,18 +55,37 @@ async function get(src: BaseSource, url: string, what: string): Promise<Awaited<
   } catch (e) {
     throw new Error(`could not fetch ${what} ${url} (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
-  if (!r.ok) throw new Error(`${what} ${url} answered HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`);
+  if (!r.ok) {
+    r.body?.cancel().catch(() => {}); // the error page is never read
+    throw new Error(`${what} ${url} answered HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`);
+  }
   return r;
+}
+
+/** `read()`, with a body over its cap said in one sentence with the fix (the ReadCapError as its cause). */
+async function capped<T>(read: () => Promise<T>, spec: EnvSpec, preset: string): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (!(e instanceof ReadCapError)) throw e;
+    throw new Error(
+      `${e.message}; the server sent more than a base policy holds: regenerate it with ` +
+        `${pretrainCommand(spec.name, preset)} and check the site serves public/base`,
+      { cause: e },
+    );
+  }
 }
 
 /**
  * Fetches and checks the base policy of `spec`/`preset` for a run of model size `model`.
  * Sizes: the manifest is ~3 kB of JSON; the weights are 4 bytes per parameter plus a header (nano ≈ 0.4 MB).
+ * Reads are capped: the manifest at `MAX_MANIFEST_BYTES`, the weights at the manifest's `bytes` +
+ * `WEIGHTS_MARGIN_BYTES` (a declared Content-Length over the cap is refused unread).
  * @throws Error, one sentence naming what is wrong and how to fix it, when: the manifest is missing (a 404 says
  *   "no base policy for env/preset" and the `npm run pretrain` command), unreachable or not JSON; it fails
- *   `checkBaseManifest` (schema, vocabulary hash, env version) or is for another preset; the weights are missing,
- *   of another size or sha256 (`checkBaseWeights`); the model size differs from `model`; or the file's metadata or
- *   tensor shapes do not fit this code (`checkWeights`).
+ *   `checkBaseManifest` (schema, vocabulary hash, env version) or is for another preset; a body passes its cap (the
+ *   ReadCapError as cause); the weights are missing, of another size or sha256 (`checkBaseWeights`); the model size
+ *   differs from `model`; or the file's metadata or tensor shapes do not fit this code (`checkWeights`).
  */
 export async function fetchBasePolicy(
   spec: EnvSpec,
@@ -79,7 +108,7 @@ export async function fetchBasePolicy(
       );
     throw e;
   }
-  const text = await res.text();
+  const text = await capped(() => readCappedText(res, MAX_MANIFEST_BYTES, `base manifest ${mUrl}`), spec, preset);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -107,7 +136,9 @@ export async function fetchBasePolicy(
         `set Model to ${manifest.model} to start from it`,
     );
   const wUrl = mUrl.slice(0, mUrl.lastIndexOf('/') + 1) + manifest.file;
-  const bytes = new Uint8Array(await (await get(src, wUrl, 'base weights')).arrayBuffer());
+  const wRes = await get(src, wUrl, 'base weights');
+  const cap = manifest.bytes + WEIGHTS_MARGIN_BYTES;
+  const bytes = await capped(() => readCappedBytes(wRes, cap, `base weights ${wUrl}`), spec, preset);
   await checkBaseWeights(bytes, manifest);
   // The manifest could disagree with the file it describes: check the file's own metadata and shapes too, so a
   // mismatched model is refused here instead of failing on the first training step.

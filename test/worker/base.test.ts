@@ -13,7 +13,7 @@ import { decodeSafetensors } from '../../src/core/model/io';
 import { train } from '../../src/core/train/trainer';
 import { buildTokenizer, policyValues } from '../../src/core/model/policy';
 import type { PolicyHandle } from '../../src/core/model/policy';
-import { fetchBasePolicy, type FetchLike } from '../../src/worker/base';
+import { fetchBasePolicy, MAX_MANIFEST_BYTES, WEIGHTS_MARGIN_BYTES, type FetchLike } from '../../src/worker/base';
 import { resolveStart, type BaseLoader } from '../../src/worker/weights';
 import { useBackend } from '../helpers/backend';
 import { memoryStore } from '../helpers/store';
@@ -23,44 +23,61 @@ beforeAll(() => useBackend('wasm'));
 const PUBLIC = join(import.meta.dirname, '../../public');
 const MANIFEST_REL = baseManifestPath('household', 'easy');
 const manifestText = readFileSync(join(PUBLIC, MANIFEST_REL), 'utf8');
-const manifest = JSON.parse(manifestText) as { model: string; file: string; sha256: string; vocabHash: string };
+const manifest = JSON.parse(manifestText) as {
+  model: string;
+  file: string;
+  sha256: string;
+  vocabHash: string;
+  bytes: number;
+};
 const weightsBytes = new Uint8Array(readFileSync(join(PUBLIC, 'base', manifest.file)));
 /** The shipped base policy's model size, so the tests follow the file when the real one replaces the placeholder. */
 const baseModel = manifest.model as RunConfig['model'];
 const otherModel = MODEL_SIZES.find((m) => m !== baseModel)!;
 
+/** A body the stub serves: text, bytes, or a function making the Response (a stream, a Content-Length). */
+type Served = string | Uint8Array | (() => Response);
+
 /** A fetch that serves `files` (URL → body) and answers 404 for anything else; records the URLs asked for. */
-function stubFetch(files: Record<string, string | Uint8Array>): FetchLike & { asked: string[] } {
+function stubFetch(files: Record<string, Served>): FetchLike & { asked: string[] } {
   const asked: string[] = [];
   const f = async (url: string) => {
     asked.push(url);
     const body = files[url];
-    if (body === undefined)
-      return {
-        ok: false,
-        status: 404,
-        statusText: 'Not Found',
-        text: async () => 'not found',
-        arrayBuffer: async () => new ArrayBuffer(0),
-      };
-    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-    return {
-      ok: true,
-      status: 200,
-      statusText: 'OK',
-      text: async () => new TextDecoder().decode(bytes),
-      arrayBuffer: async () => bytes.slice().buffer as ArrayBuffer,
-    };
+    if (body === undefined) return new Response('not found', { status: 404, statusText: 'Not Found' });
+    if (typeof body === 'function') return body();
+    return new Response(typeof body === 'string' ? body : body.slice(), { status: 200, statusText: 'OK' });
   };
   return Object.assign(f, { asked });
 }
 
+/**
+ * A 200 Response streaming 64 KiB chunks without end (until `limit` bytes), with `headers`; `pulled()` says how many
+ * bytes the reader took.
+ */
+function endless(headers: Record<string, string> = {}, limit = 64 * 1024 * 1024) {
+  let sent = 0;
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  const make = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (sent >= limit) return c.close();
+          sent += chunk.length;
+          c.enqueue(chunk.slice());
+        },
+      }),
+      { status: 200, headers },
+    );
+  return Object.assign(make, { pulled: () => sent });
+}
+
 /** The shipped files as the dev server serves them under `/`, with `patch` replacing some. */
-function site(patch: Record<string, string | Uint8Array> = {}): Record<string, string | Uint8Array> {
+function site(patch: Record<string, Served> = {}): Record<string, Served> {
   return { [`/${MANIFEST_REL}`]: manifestText, [`/base/${manifest.file}`]: weightsBytes, ...patch };
 }
 
-function loader(files: Record<string, string | Uint8Array>): BaseLoader & { asked: string[] } {
+function loader(files: Record<string, Served>): BaseLoader & { asked: string[] } {
   const fetch = stubFetch(files);
   const load: BaseLoader = (spec, preset, tok, model) =>
     fetchBasePolicy(spec, preset, tok, model, { baseUrl: '/', fetch });
@@ -87,6 +104,42 @@ describe('fetchBasePolicy', () => {
     expect(load.asked).toEqual([`/${MANIFEST_REL}`, `/base/${manifest.file}`]);
     expect(b.url).toBe(`/base/${manifest.file}`);
     expect(b.manifest.sha256).toBe(manifest.sha256);
+    expect(b.bytes).toEqual(weightsBytes);
+  });
+
+  it('stops reading a manifest streamed without end at 64 KiB, naming the cap and what was read', async () => {
+    const flood = endless();
+    const load = loader(site({ [`/${MANIFEST_REL}`]: flood }));
+    await expect(load(spec, 'easy', buildTokenizer(spec), baseModel)).rejects.toThrow(
+      new RegExp(
+        `^base manifest /${MANIFEST_REL} passed its 64 KiB cap: stopped after reading [\\d.]+ KiB \\(\\d+ bytes\\); ` +
+          'the server sent more than a base policy holds: regenerate it with npm run pretrain -- --env household ' +
+          '--preset easy and check the site serves public/base$',
+      ),
+    );
+    expect(flood.pulled()).toBeLessThanOrEqual(MAX_MANIFEST_BYTES + 3 * 64 * 1024); // a chunk or two read ahead
+  });
+
+  it('caps the weights at the manifest size + 64 KiB: a declared larger body is not read, a flood stops', async () => {
+    const cap = manifest.bytes + WEIGHTS_MARGIN_BYTES;
+    const declared = endless({ 'content-length': String(cap + 1) });
+    const load = loader(site({ [`/base/${manifest.file}`]: declared }));
+    await expect(load(spec, 'easy', buildTokenizer(spec), baseModel)).rejects.toThrow(
+      `base weights /base/${manifest.file} declares `,
+    );
+    await expect(load(spec, 'easy', buildTokenizer(spec), baseModel)).rejects.toThrow(
+      `(Content-Length ${cap + 1}), over its `,
+    );
+    expect(declared.pulled()).toBeLessThanOrEqual(2 * 64 * 1024); // only what the stream queued on its own
+    const flood = endless();
+    const load2 = loader(site({ [`/base/${manifest.file}`]: flood }));
+    await expect(load2(spec, 'easy', buildTokenizer(spec), baseModel)).rejects.toThrow(
+      /^base weights \/base\/\S+ passed its [\d.]+ (KiB|MiB) cap: stopped after reading/,
+    );
+    expect(flood.pulled()).toBeLessThanOrEqual(cap + 3 * 64 * 1024);
+    // a file exactly the manifest's size still loads (the shipped one, served with its Content-Length)
+    const exact = () => new Response(weightsBytes.slice(), { headers: { 'content-length': String(manifest.bytes) } });
+    const b = await loader(site({ [`/base/${manifest.file}`]: exact }))(spec, 'easy', buildTokenizer(spec), baseModel);
     expect(b.bytes).toEqual(weightsBytes);
   });
 
@@ -153,7 +206,7 @@ describe('resolveStart', () => {
   });
 
   /** Runs resolveStart with `files` served and checks it fell back to scratch with a reason matching `why`. */
-  async function fallsBack(files: Record<string, string | Uint8Array>, why: RegExp, patch: Partial<RunConfig> = {}) {
+  async function fallsBack(files: Record<string, Served>, why: RegExp, patch: Partial<RunConfig> = {}) {
     const start = await resolveStart(config(patch), memoryStore(), loader(files));
     expect(start.bytes).toBeUndefined();
     expect(start.config.init).toBe('scratch');

@@ -1,8 +1,16 @@
 /**
- * One chat-completions POST of the `http` analyzer (http.ts), bounded by a timeout covering the whole reply, with a
- * resend without JSON mode when the server rejects it, and a rejected fetch in words.
+ * One chat-completions POST of the `http` analyzer (http.ts), bounded by a timeout covering the whole reply and by a
+ * byte cap on its body (`MAX_REPLY_BYTES`), with a resend without JSON mode when the server rejects it, and a rejected
+ * fetch in words.
  */
+import { MIB, ReadCapError, readCappedText, sizeWords } from '../read-capped';
 import { JSON_MODE_REJECTED, type Failure } from './http-reply';
+
+/**
+ * The most bytes of one reply body read (4 MiB): a chat completion with a trajectory's skills is a few KiB, so this
+ * only stops a wrong URL (a file server) or a hostile server streaming without end, before it fills memory.
+ */
+export const MAX_REPLY_BYTES = 4 * MIB;
 
 /** One request's outcome; `jsonMode` says whether JSON mode was still on when it ended. */
 export type Exchange =
@@ -15,6 +23,8 @@ export type Exchange =
     // The status and headers came, the body could not be read (a broken compressed body, a connection dropped
     // mid-reply).
     | { kind: 'unreadable'; status: number; error: unknown }
+    // The body passed MAX_REPLY_BYTES (or its Content-Length declared more): stopped, the connection closed.
+    | { kind: 'too-large'; status: number; error: ReadCapError }
   ) & { jsonMode: boolean };
 
 export interface ExchangeRequest {
@@ -68,10 +78,15 @@ async function post(r: ExchangeRequest, jsonMode: boolean, counts: { calls: numb
     const res = await r.fetchFn(r.endpoint, { method: 'POST', headers, body, signal: ctl.signal });
     let text: string;
     try {
-      text = await res.text(); // inside the timer: a server that stalls mid-body also times out
+      // inside the timer: a server that stalls mid-body also times out
+      text = await readCappedText(res, MAX_REPLY_BYTES, `analyzer reply (HTTP ${res.status})`);
     } catch (e) {
       if (r.signal?.aborted) throw r.signal.reason;
       if (timedOut) return { kind: 'timeout' as const };
+      if (e instanceof ReadCapError) {
+        ctl.abort(); // the stream is cancelled already; make sure the request is torn down too
+        return { kind: 'too-large' as const, status: res.status, error: e };
+      }
       return { kind: 'unreadable' as const, status: res.status, error: e };
     }
     const redirectedTo =
@@ -128,6 +143,25 @@ export function unreadableFailure(status: number, e: unknown): Failure {
       `that does not decompress, or the connection dropped mid-reply; check a proxy's ` +
       `content-encoding`,
     retry: 'same',
+  };
+}
+
+/**
+ * A reply body over its cap in words: the status, the cap, whether it was refused from its Content-Length or stopped
+ * mid-read, and what to check. A fixed phrase per cap and case (the bytes read vary by chunk, so they stay out of it,
+ * and failures count under one reason). Not retried: the same server would send the same flood.
+ */
+export function tooLargeFailure(status: number, e: ReadCapError): Failure {
+  const how =
+    e.declared !== undefined && e.read === 0
+      ? `its Content-Length declares ${sizeWords(e.declared)}, so none of it was read`
+      : 'stopped reading there and closed the connection';
+  return {
+    ok: false,
+    reason:
+      `reply body after HTTP ${status} over the ${sizeWords(e.cap)} cap: ${how}; a chat completion is a few ` +
+      `KiB, so check that the base URL is an OpenAI-compatible server`,
+    retry: 'no',
   };
 }
 

@@ -16,6 +16,9 @@
  * missing model (404/400), a prompt over the context window, an exhausted quota, 401 without a key, and a Retry-After
  * longer than the request limit.
  *
+ * Every reply is untrusted: its body is read as a stream and stopped at 4 MiB (`MAX_REPLY_BYTES`, http-exchange.ts;
+ * a declared Content-Length over it is refused unread), a failure whose reason names the cap, not retried.
+ *
  * The API key lives in a private field and is sent only in the Authorization header: no error, reason, stat or
  * thrown message contains it (reasons are fixed phrases; server error bodies are never echoed).
  */
@@ -31,7 +34,7 @@ import type {
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
 import { finishFailure, httpFailure, readEnvelope, type Ctx, type Failure } from './http-reply';
-import { exchange, networkFailure, redirectNote, sleep, unreadableFailure } from './http-exchange';
+import { exchange, networkFailure, redirectNote, sleep, tooLargeFailure, unreadableFailure } from './http-exchange';
 
 /** Options of the `http` analyzer. */
 export interface HttpAnalyzerOptions extends AnalyzerOptions {
@@ -230,6 +233,7 @@ export class HttpAnalyzer implements Analyzer {
     if (x.kind === 'timeout') return { ok: false, reason: `timed out after ${timeoutMs} ms`, retry: 'same' };
     if (x.kind === 'error') return networkFailure(x.error, this.origin);
     if (x.kind === 'unreadable') return unreadableFailure(x.status, x.error);
+    if (x.kind === 'too-large') return tooLargeFailure(x.status, x.error);
     const ctx = { model, timeoutMs, hasKey: !!this.#apiKey };
     if (!x.ok) return withRedirect(httpFailure(x.status, x.headers, x.text, ctx), x.redirectedTo);
     return this.readReply(x.text, t.steps.length, ctx);
@@ -337,6 +341,7 @@ export async function testConnection(t: ConnectionTest): Promise<ConnectionResul
   if (x.kind === 'timeout') return { ok: false, reason: `timed out after ${timeoutMs} ms` };
   if (x.kind === 'error') return { ok: false, reason: networkFailure(x.error, new URL(endpoint).origin).reason };
   if (x.kind === 'unreadable') return { ok: false, reason: unreadableFailure(x.status, x.error).reason };
+  if (x.kind === 'too-large') return { ok: false, reason: tooLargeFailure(x.status, x.error).reason };
   const ctx = { model, timeoutMs, hasKey: !!apiKey };
   if (!x.ok)
     return { ok: false, reason: withRedirect(httpFailure(x.status, x.headers, x.text, ctx), x.redirectedTo).reason };
