@@ -4,7 +4,15 @@
  * while one field is out of range (Steps −4) it does not check the cross-field rules (Mini-batches ≤ B·G), so a
  * cross-field error already shown would vanish. Pure function.
  */
-import { ConfigError, isRunConfigKey, parseRunConfig, type ConfigIssue, type RunConfig } from '../../core/run/config';
+import { algorithmTraits } from '../../core/algorithm-catalog';
+import {
+  ConfigError,
+  crossFieldIssues,
+  isRunConfigKey,
+  parseRunConfig,
+  type ConfigIssue,
+  type RunConfig,
+} from '../../core/run/config';
 
 /** The issues `parseRunConfig` reports for `c` ([] when valid); errors other than ConfigError are thrown on. */
 function issuesOf(c: unknown): ConfigIssue[] {
@@ -35,4 +43,27 @@ export function draftIssues(draft: RunConfig, fallback: RunConfig): ConfigIssue[
   for (const k of bad) if (isRunConfigKey(k)) patched[k] = fallback[k];
   for (const i of issuesOf(patched)) if (!bad.has(keyOf(i))) issues.push(i);
   return issues;
+}
+
+/**
+ * True when `c`'s analyzer base URL is unused (the analyzer is not `http`, or the algorithm has none) and breaks the
+ * URL rule (core crossFieldIssues); false when it cannot be checked.
+ */
+function unusedBadUrl(c: RunConfig): boolean {
+  try {
+    if (c.analyzerUrl === '' || (c.analyzer === 'http' && algorithmTraits(c.algo).usesAnalyzer)) return false;
+    return crossFieldIssues(c).some((i) => i.field === 'analyzerUrl');
+  } catch {
+    return false; // another field (an unknown environment) is broken: its own issue says so
+  }
+}
+
+/**
+ * The settings the page validates, runs and puts in the link: `draft` with an analyzer base URL that nothing uses (the
+ * analyzer is not `http`, or the algorithm has no analyzer) and that breaks the URL rule left out (''). So a bad URL
+ * typed while `http` was chosen neither blocks Start once another analyzer or algorithm is chosen nor travels in a
+ * link (the rule keeps credentials out of links); the field keeps the text, and choosing `http` again shows its issue.
+ */
+export function runnableDraft(draft: RunConfig): RunConfig {
+  return unusedBadUrl(draft) ? { ...draft, analyzerUrl: '' } : draft;
 }

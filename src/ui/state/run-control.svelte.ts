@@ -116,6 +116,14 @@ export abstract class RunControl extends RunEvents {
   private configureSeq = 0;
   /** The configure call in flight, if any (Start/Step wait for it). */
   private pendingConfigure: Promise<boolean> | null = null;
+  /** The start or step call in flight (`drive`), if any. */
+  private driving: Promise<void> | null = null;
+  /** Counts `drive` calls: only the latest one's end clears `pausing` and the phase progress. */
+  private driveSeq = 0;
+  /** True while a Start or Step waits for the worker to be ready (`enter`). */
+  private entering = false;
+  /** Set by a Pause while a Start or Step waits (`enter`): that Start or Step does not run. */
+  private enterCancelled = false;
   /** Receives the worker's events (a Comlink proxy). */
   protected readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
   /** Receives the worker's progress reports (a Comlink proxy). */
@@ -151,18 +159,37 @@ export abstract class RunControl extends RunEvents {
     this.fieldIssues = [];
   }
 
+  /** True while something besides the worker keeps Start and Step waiting (run.svelte.ts: a link checkpoint). */
+  protected startBlocked(): boolean {
+    return false;
+  }
+
   /** Starts (or resumes) training; a finished, stopped or failed run restarts from scratch. */
   async start(): Promise<void> {
     if (this.pendingChange) this.cancelChange();
-    if (this.busy || !this.valid || !(await this.ready(this.phase === 'done'))) return;
-    await this.drive((api) => api.start(this.sink, this.progressSink));
+    if (this.busy || !this.valid || this.startBlocked() || this.entering) return;
+    if (await this.enter(this.phase === 'done')) await this.drive((api) => api.start(this.sink, this.progressSink));
   }
 
   /** Runs exactly one more update. */
   async step(): Promise<void> {
     if (this.pendingChange) this.cancelChange();
-    if (this.busy || !this.valid || this.phase === 'done' || !(await this.ready(false))) return;
-    await this.drive((api) => api.stepOnce(this.sink, this.progressSink));
+    if (this.busy || !this.valid || this.startBlocked() || this.phase === 'done' || this.entering) return;
+    if (await this.enter(false)) await this.drive((api) => api.stepOnce(this.sink, this.progressSink));
+  }
+
+  /**
+   * `ready(restart)` for one Start or Step at a time: a second click while the first waits for a configure (after a
+   * Reset) is ignored, so two start calls never race in the worker ("training is already running").
+   */
+  private async enter(restart: boolean): Promise<boolean> {
+    this.entering = true;
+    this.enterCancelled = false;
+    try {
+      return (await this.ready(restart)) && !this.enterCancelled;
+    } finally {
+      this.entering = false;
+    }
   }
 
   /**
@@ -170,6 +197,7 @@ export abstract class RunControl extends RunEvents {
    * discarded and redone by the next Start/Step.
    */
   async pause(): Promise<void> {
+    if (this.entering) this.enterCancelled = true; // the last click wins: a Start still waiting does not run
     if (this.phase !== 'running' || !this.trainer) return;
     this.clearTransientNotice();
     this.pausing = true;
@@ -212,6 +240,11 @@ export abstract class RunControl extends RunEvents {
     } finally {
       this.discarding = false;
     }
+  }
+
+  /** Resolves once no configure and no start or step call is in flight (a Pause or Reset has taken effect). */
+  protected async settled(): Promise<void> {
+    while (this.pendingConfigure || this.driving) await (this.pendingConfigure ?? this.driving);
   }
 
   /** Shows `text` as the phase notice (it stays until the phase changes). */
@@ -329,6 +362,7 @@ export abstract class RunControl extends RunEvents {
       if (r.init.kind === 'checkpoint') this.writeHash(); // the link names the checkpoint and its sha256
       this.baseNotice = r.init.fallback ?? r.init.warning ?? null;
       this.phase = 'idle';
+      this.pausing = false;
       return true;
     } catch (e) {
       if (seq !== this.configureSeq) return false;
@@ -346,6 +380,20 @@ export abstract class RunControl extends RunEvents {
    * unless the run replaced it meanwhile (a Pause's "Paused: …").
    */
   protected async drive(call: (api: TrainerHandle['api']) => Promise<TrainerStatus>, running = ''): Promise<void> {
+    const p = this.driveNow(call, running, ++this.driveSeq);
+    this.driving = p;
+    try {
+      await p;
+    } finally {
+      if (this.driving === p) this.driving = null;
+    }
+  }
+
+  private async driveNow(
+    call: (api: TrainerHandle['api']) => Promise<TrainerStatus>,
+    running: string,
+    id: number,
+  ): Promise<void> {
     const trainer = this.trainer!;
     // A configure (Reset, a settings change) while this call runs discards the run: its late answer ("paused" after
     // the cut) must not overwrite the new run's phase.
@@ -353,6 +401,7 @@ export abstract class RunControl extends RunEvents {
     this.sayPhase(running);
     this.error = null;
     this.phase = 'running';
+    this.pausing = false;
     this.progress.begin();
     try {
       const status = await call(trainer.api);
@@ -362,8 +411,11 @@ export abstract class RunControl extends RunEvents {
       this.error = `training: ${message(e)}`;
       this.phase = 'error';
     } finally {
-      this.pausing = false;
-      this.progress.ended();
+      // A late answer of a discarded call must not end the newer call's Pausing… or progress.
+      if (id === this.driveSeq) {
+        this.pausing = false;
+        this.progress.ended();
+      }
       if (running && this.notice === running) this.clearNotice();
     }
   }

@@ -14,10 +14,11 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import type { EvalEvent, StepEvent } from '../../core/train/events';
-import { draftIssues } from './draft-issues';
+import { draftIssues, runnableDraft } from './draft-issues';
 import { decodeHash, encodeHash, fieldsHoldingSecret, type LinkCheckpoint } from './link';
 import { labelOf } from './messages';
 import { RunControl, message } from './run-control.svelte';
+import { runButtonsWhy } from './run-buttons';
 
 export { RunControl, type RunPhase, type SpawnTrainer } from './run-control.svelte';
 export { RunEvents } from './run-events.svelte';
@@ -30,6 +31,20 @@ export class RunState extends RunControl {
    * The stored checkpoint an opened link starts from when this browser does not have it (Import offers it); else null.
    */
   missingCheckpoint = $state.raw<LinkCheckpoint | null>(null);
+  /**
+   * A link opened in this tab (its hash, '#…') while the run trains or has steps a reload would lose: it waits here
+   * for `openPendingLink()` or `keepRunOverLink()`, as a settings change waits in `pendingChange`; null when none.
+   */
+  pendingLink = $state<string | null>(null);
+  /** Why Start and Step are disabled, for their titles and the line under the top bar (run-buttons.ts). */
+  buttonsWhy = $derived(
+    runButtonsWhy({
+      phase: this.phase,
+      pretraining: this.pretraining,
+      issues: this.fieldIssues,
+      missingCheckpoint: this.missingCheckpoint?.name ?? null,
+    }),
+  );
 
   /** Reads the link in `location.hash`, starts the worker on the chosen backend and loads the config. */
   async boot(): Promise<void> {
@@ -81,9 +96,51 @@ export class RunState extends RunControl {
     }
   }
 
-  /** Hides the missing-checkpoint notice (runs start as Start from says). */
+  /**
+   * The user's explicit choice to train without the link's missing checkpoint: new runs start as Start from says (the
+   * base policy or scratch), and the link no longer names the checkpoint. Until this or an import, Start and Step wait.
+   */
   dismissMissingCheckpoint(): void {
     this.missingCheckpoint = null;
+    this.writeHash();
+  }
+
+  /** Start and Step wait while the link's start checkpoint is missing and no other start was chosen. */
+  protected override startBlocked(): boolean {
+    return this.missingCheckpoint !== null;
+  }
+
+  /**
+   * The hash changed (a link pasted into this tab). With nothing to lose the page reopens at once (`reload`) so it
+   * loads exactly that run; while the run trains or has steps not saved as weights the link waits in `pendingLink`
+   * (the run goes on) for `openPendingLink` or `keepRunOverLink`.
+   */
+  linkChanged(reload: () => void): void {
+    if (this.phase !== 'running' && !this.unsaved && !this.pendingChange) {
+      reload();
+      return;
+    }
+    this.pendingLink = location.hash;
+  }
+
+  /**
+   * Opens the waiting link, discarding the current run: a running one is paused first (its record flushed at the safe
+   * point, so Runs can resume it from its latest checkpoint), then the page reopens at the link.
+   */
+  async openPendingLink(reload: () => void): Promise<void> {
+    const hash = this.pendingLink;
+    if (hash === null) return;
+    if (this.phase === 'running') await this.pause();
+    await this.settled();
+    this.pendingLink = null;
+    history.replaceState(null, '', hash);
+    reload();
+  }
+
+  /** Keeps the run and drops the waiting link: the address shows the run's own link again. */
+  keepRunOverLink(): void {
+    this.pendingLink = null;
+    this.writeHash();
   }
 
   /**
@@ -96,12 +153,14 @@ export class RunState extends RunControl {
     // the last test was of other settings
     if (key.startsWith('analyzer')) this.analyzer.connection = { state: 'idle', text: '' };
     let next: RunConfig;
+    // Recomputed from the current draft every time; an unused bad analyzer URL is left out, not blocking.
+    const runnable = runnableDraft(this.draft);
     try {
-      next = parseRunConfig(this.draft);
+      next = parseRunConfig(runnable);
     } catch (e) {
       // Each invalid field keeps its own issue (a cross-field one too, while another field is out of range).
       this.fieldIssues =
-        e instanceof ConfigError ? draftIssues(this.draft, this.config) : [{ field: key, message: message(e) }];
+        e instanceof ConfigError ? draftIssues(runnable, this.config) : [{ field: key, message: message(e) }];
       return;
     }
     this.fieldIssues = [];
@@ -121,7 +180,7 @@ export class RunState extends RunControl {
     if (!this.pendingChange) return;
     this.pendingChange = null;
     try {
-      await this.apply(parseRunConfig(this.draft));
+      await this.apply(parseRunConfig(runnableDraft(this.draft)));
     } catch (e) {
       this.fieldIssues = e instanceof ConfigError ? e.issues : [{ field: '(config)', message: message(e) }];
     }
