@@ -90,6 +90,17 @@ describe('Checkpoints view', () => {
         ['union', cov.union.solved / 6],
         ['oracle', cov.oracleMeanPassRate],
       ]);
+      // Each bar's length is its value's share of one track width shared by all three bars.
+      const lengths = await page.$$eval('[data-testid="coverage-bars"] li', (li) =>
+        li.map((x) => [
+          x.querySelector('.fill')!.getBoundingClientRect().width,
+          x.querySelector('.track')!.clientWidth,
+        ]),
+      );
+      for (const [n, [len, track]] of lengths.entries()) {
+        expect(track).toBe(lengths[0][1]);
+        expect(Math.abs(len - track * (bars[n][1] as number))).toBeLessThanOrEqual(1);
+      }
       expect(bars[0][2]).toContain(`Best checkpoint (step ${cov.best.step})`);
       expect(bars[1][2]).toContain(`${cov.union.solved} of 6 val tasks solved by some checkpoint`);
       expect(cov.union.solved).toBeGreaterThan(cov.best.solved); // something to distil (this seed)

@@ -74,3 +74,20 @@ export function analyzerChart(steps: StepEvent[]): ChartData {
     ],
   };
 }
+
+/** One row of a chart's value table: its step and the index of that step in the chart's xs. */
+export interface TableRow {
+  x: number;
+  i: number;
+}
+
+/**
+ * The rows of a chart's value table: the last `n` steps, and before them the first step when the table would leave it
+ * out and some line has a value there (the step-0 evaluation the chart draws, the run's starting point).
+ */
+export function tableRows(data: ChartData, n: number): TableRow[] {
+  const from = Math.max(0, data.xs.length - n);
+  const rows = data.xs.slice(from).map((x, k) => ({ x, i: from + k }));
+  if (from > 0 && data.series.some((s) => s.values[0] != null)) rows.unshift({ x: data.xs[0], i: 0 });
+  return rows;
+}

@@ -87,6 +87,15 @@ export interface CoverageBar {
   text: string;
 }
 
+/**
+ * A coverage bar's length as a CSS width, its value's share of the full track: `0.25 → "25%"`; clamped to [0, 1]
+ * (NaN → 0). The page draws every bar in one shared column (Checkpoints.svelte), so equal values give equal lengths.
+ */
+export function barWidth(value: number): string {
+  const v = Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+  return `${+(100 * v).toFixed(2)}%`;
+}
+
 /** The coverage bars and the per-type numbers behind them. */
 export interface CoverageBars {
   bestStep: number;

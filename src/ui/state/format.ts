@@ -30,9 +30,30 @@ export function num(x: number | null | undefined, digits = 3): string {
   return x.toFixed(a >= 100 ? 0 : digits);
 }
 
-/** A rate axis tick in [0, 1] as a percentage without padding zeros, e.g. `0.6 → "60 %"`, `0.125 → "12.5 %"`. */
-export function pctTick(x: number): string {
-  return `${+(x * 100).toFixed(1)} %`;
+/** The fewest decimals (0–8) that write `step` to a millionth of itself, e.g. 5 → 0, 0.2 → 1, 0.25 → 2. */
+function decimalsFor(step: number): number {
+  for (let d = 0; d < 8; d++) if (Math.abs(+step.toFixed(d) - step) <= step * 1e-6) return d;
+  return 8;
+}
+
+/**
+ * A rate axis tick in [0, 1] as a percentage without padding zeros, e.g. `0.6 → "60 %"`, `0.125 → "12.5 %"`. With
+ * `step`, the spacing of the axis' ticks (a rate), as many decimals as the spacing needs, so neighbouring ticks never
+ * read the same: ticks 0, 0.0002, 0.0004 with step 0.0002 → "0 %", "0.02 %", "0.04 %" (not "0 %" three times).
+ */
+export function pctTick(x: number, step?: number): string {
+  const d = step && step > 0 && Number.isFinite(step) ? decimalsFor(step * 100) : 1;
+  return `${+(x * 100).toFixed(d)} %`;
+}
+
+/** The spacing of an axis' ticks: the smallest gap between neighbouring ticks; undefined for fewer than two. */
+export function tickStep(ticks: readonly number[]): number | undefined {
+  let step = Infinity;
+  for (let i = 1; i < ticks.length; i++) {
+    const gap = Math.abs(ticks[i] - ticks[i - 1]);
+    if (gap > 0) step = Math.min(step, gap);
+  }
+  return Number.isFinite(step) ? step : undefined;
 }
 
 /** Time left: `"ETA 12.3 s"` (duration of `ms`), or `"done"` once the work is finished (never `"ETA 0 ms"`). */
