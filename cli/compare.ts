@@ -2,17 +2,19 @@
  * `npm run compare -- DIR1 DIR2 [...] [--json]`: runs side by side from their run directories (written by
  * `train --run-dir`; format in src/core/run/record.ts) or `.opdrun` files (one packed run record,
  * src/core/run-files/pack.ts: the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name,
- * algorithm, seed, steps done (of planned), success per evaluation split at the last evaluation and the best over all
- * evaluations (each split's maximum), the last step's training success, checkpoints and the last validation's mean pass
- * rate. Two runs of the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path
- * given: `grpo-3 (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object
- * `{runs: RunSummary[]}`. `--markdown` / `--csv`: the page's Compare table (src/core/run/compare.ts), exactly as its
- * Markdown and CSV exports write it: final and best success per split (and per task type in CSV) with the settings
- * that differ between the runs. Bad input (no folder given, no such folder, a missing or corrupt run.json or
- * events.jsonl line): a message naming the folder, file and line on stderr, exit 2.
+ * algorithm, seed, steps done (of planned), success per evaluation split at the last evaluation and at the best
+ * evaluation with its step, the last step's training success, checkpoints and the last validation's mean pass rate.
+ * "Best" has one meaning in all four outputs, the results tables' (src/core/run/aggregate.ts `pickEval`): the one
+ * evaluation with the highest mean success over the splits (ties: the earlier), every split read from it. Two runs of
+ * the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path given: `grpo-3
+ * (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object `{runs: RunSummary[]}`.
+ * `--markdown` / `--csv`: the page's Compare table (src/core/run/compare.ts), exactly as its Markdown and CSV exports
+ * write it: final and best success per split (and per task type in CSV) with the settings that differ between the
+ * runs. `--help`: the usage, what each column means and every flag. Bad input (no folder given, no such folder, a
+ * missing or corrupt run.json or events.jsonl line): a message naming the folder, file and line on stderr, exit 2.
  */
 import path from 'node:path';
-import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } from './args';
+import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, usage, type FlagTable } from './args';
 import { exitOnClosedStdout } from './files';
 import { RunDirError, readEvents, readRun } from './rundir';
 import { summarizeRun, type RunSummary } from '../src/core/run/summary';
@@ -23,9 +25,19 @@ exitOnClosedStdout();
 
 const USAGE = 'usage: npm run compare -- DIR1|FILE1.opdrun DIR2|FILE2.opdrun [...] [--json | --markdown | --csv]';
 
+/** What "best" means in every output of compare: the results tables' definition (aggregate.ts `pickEval`). */
+const BEST =
+  'the evaluation with the highest mean success over the splits (ties: the earlier);\n  every split is read from ' +
+  'that one evaluation, as the results tables (npm run experiment) pick it';
+
 /** compare's flags (its other arguments are run directories or .opdrun files). */
 const FLAGS = {
-  json: { type: 'boolean', help: 'one JSON object {runs: RunSummary[]}' },
+  json: {
+    type: 'boolean',
+    help:
+      'one JSON object {runs: [...]}: per run the columns above, bestEval and bestEvalStep the best ' +
+      'evaluation, rates in 0..1',
+  },
   markdown: {
     type: 'boolean',
     help:
@@ -35,11 +47,34 @@ const FLAGS = {
   csv: {
     type: 'boolean',
     help:
-      "the page's Compare table as CSV (its CSV export): final and best per split and per task type, " +
-      'the settings that differ',
+      "the page's Compare table as CSV (its CSV export): final and best step, final and best per split and " +
+      'per task type, the settings that differ',
   },
-  help: { type: 'boolean', help: 'print the usage' },
+  help: { type: 'boolean', help: 'print this help and exit' },
 } as const satisfies FlagTable;
+
+/** `--help`: the usage, the inputs, what the plain table's columns mean (best defined once) and every flag. */
+function help(): string {
+  const flags = usage('npm run compare --', FLAGS).split('\n').slice(1); // 'flags:' and one line per flag
+  return [
+    USAGE,
+    '',
+    'Runs side by side, one row per input: a run directory (npm run train -- --run-dir DIR) or an .opdrun file',
+    "(the page's Runs export, npx tsx cli/pack.ts DIR FILE). Without a flag, a table with these columns:",
+    '  run, algo, seed              the run (its folder name; with the path given when two inputs share it)',
+    '  steps                        steps done/planned, "(unfinished)" when the run did not end',
+    '  <split> final                success on that evaluation split at the last evaluation',
+    '  <split> best                 success on that split at the best evaluation (below)',
+    '  best eval (top mean)         the step of the best evaluation',
+    "  train final                  the last training step's success",
+    "  ckpts, val final             checkpoints written, the last validation's mean pass rate",
+    `best = ${BEST}.`,
+    'The same best is in --json (bestEval, bestEvalStep), --markdown and --csv (best <split>, best step).',
+    'Exit 2 with a message naming the folder, file and line when an input is missing or corrupt.',
+    '',
+    ...flags,
+  ].join('\n');
+}
 
 function fail(msg: string): never {
   process.stderr.write(`compare: ${msg}\n${USAGE}\n`);
@@ -48,7 +83,10 @@ function fail(msg: string): never {
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(100 * x).toFixed(1)}%`);
 
-/** The runs as a readable table: one row per run, split columns in order of first appearance. */
+/**
+ * The runs as a readable table: one row per run, split columns in order of first appearance, the best evaluation's
+ * step in `best eval (top mean)` (best as `BEST` says).
+ */
 function table(runs: RunSummary[]): string {
   const splits = [...new Set(runs.flatMap((r) => Object.keys(r.finalEval ?? {})))];
   const head = [
@@ -57,6 +95,7 @@ function table(runs: RunSummary[]): string {
     'seed',
     'steps',
     ...splits.flatMap((s) => [`${s} final`, `${s} best`]),
+    'best eval (top mean)',
     'train final',
     'ckpts',
     'val final',
@@ -67,6 +106,7 @@ function table(runs: RunSummary[]): string {
     String(r.seed),
     `${r.stepsDone}/${r.stepsPlanned}${r.done ? '' : ' (unfinished)'}`,
     ...splits.flatMap((s) => [pct(r.finalEval?.[s]), pct(r.bestEval?.[s])]),
+    r.bestEvalStep === null ? '—' : `step ${r.bestEvalStep}`,
     pct(r.finalTrainSuccess),
     String(r.checkpoints),
     pct(r.finalValSuccess),
@@ -102,7 +142,7 @@ function main(): void {
     fail(`${e.message}\nrun npm run compare -- --help for its usage`);
   }
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${help()}\n`);
     return;
   }
   if (!positionals.length) fail('name at least one run directory');

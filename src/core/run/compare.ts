@@ -6,8 +6,8 @@
  * Markdown text. Pure.
  */
 import { RUN_CONFIG_KEYS } from './config';
-import { pickEval, type RunEvals, type SplitResult } from './aggregate';
-import { summarizeRun } from './summary';
+import { pickEval, type RunEvals } from './aggregate';
+import { evalsByStep, summarizeRun } from './summary';
 import { type RecordEvent, type RunRecord } from './record';
 
 /** One run to compare: a display name (unique among the runs), its run.json and its events. */
@@ -47,13 +47,7 @@ export interface CompareTable {
 
 /** The evaluations of a run from its events (the latest line wins per step), as aggregate.ts reads them. */
 export function runEvals(name: string, c: Pick<CompareInput, 'run' | 'events'>): RunEvals {
-  const byStep = new Map<number, Record<string, SplitResult>>();
-  for (const e of c.events) if (e.event === 'eval') byStep.set(e.step, e.splits as Record<string, SplitResult>);
-  return {
-    method: name,
-    seed: c.run.config.seed,
-    evals: [...byStep].sort((a, b) => a[0] - b[0]).map(([step, splits]) => ({ step, splits })),
-  };
+  return { method: name, seed: c.run.config.seed, evals: evalsByStep(c.events) };
 }
 
 /**
