@@ -47,11 +47,14 @@ export function accumulate(
 /**
  * Clip gradients to a global L2 norm and apply them with the optimizer (`applyAdam`: fused on webgpu and wasm, the clip
  * scale folded into the update); disposes `grads`. Returns the norm before clipping. `maxNorm` ≤ 0 disables clipping.
+ * With `skipNonFinite`, a norm that is NaN or ±Infinity applies nothing (the weights and Adam state stay as they are);
+ * the caller reads the returned norm.
  */
 export async function applyClipped(
   optimizer: tf.Optimizer,
   grads: Record<string, tf.Tensor>,
   maxNorm: number,
+  skipNonFinite = false,
 ): Promise<number> {
   const g = grads;
   // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input, and 28+ inputs exceed the
@@ -65,6 +68,10 @@ export async function applyClipped(
   );
   const norm = (await normT.data())[0];
   normT.dispose();
+  if (skipNonFinite && !Number.isFinite(norm)) {
+    tf.dispose(Object.values(g));
+    return norm;
+  }
   const scale = maxNorm > 0 && norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
   // Composed (scale, then applyGradients) on every backend but webgpu and wasm, where Adam is fused (optim/adam.ts).
   applyAdam(optimizer, g, scale);

@@ -7,6 +7,7 @@ import type { RunConfig } from '../run/config';
 import type { Split } from '../envs/types';
 import type { AlgorithmMetrics } from '../algorithms/types';
 import type { SplitEval } from '../rollout/evaluate';
+import type { DivergenceSettings, NonFiniteQuantity } from './finite';
 
 export type { SplitEval };
 
@@ -265,6 +266,27 @@ export interface InterruptedEvent {
   phase: 'step' | 'eval';
 }
 
+/**
+ * The run stopped at `step` because a value turned non-finite (NaN or ±Infinity; core/train/finite.ts): the
+ * update was not kept (the weights and Adam state are as before the step), no later event follows (no `done`), and
+ * the last checkpoint yielded before this event is the last good one.
+ */
+export interface ErrorEvent {
+  event: 'error';
+  /** The step that was stopped (its step event is not yielded). */
+  step: number;
+  /** What was not finite: the loss or the gradient norm of a mini-batch, or the weights after the update. */
+  quantity: NonFiniteQuantity;
+  /** The value read, in words: `NaN`, `Infinity` or `-Infinity` (the weights: `NaN`). */
+  value: string;
+  /** The settings most likely to blame, with their values. */
+  settings: DivergenceSettings;
+  /** The step of the last checkpoint yielded (or resumed from); null when the run has none. */
+  lastCheckpoint: number | null;
+  /** What happened and which settings to change, in words (the CLI prints it, the page shows it). */
+  message: string;
+}
+
 /** Every event the trainer yields. */
 export type TrainEvent =
   | StartEvent
@@ -274,4 +296,5 @@ export type TrainEvent =
   | ValidationEvent
   | CheckpointEvent
   | DoneEvent
-  | InterruptedEvent;
+  | InterruptedEvent
+  | ErrorEvent;

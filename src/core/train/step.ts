@@ -25,6 +25,7 @@ import { checkCancelled, isCancelled, type CancelSignal, type ProgressSink } fro
 import { buildStepDetail, type StepDetail } from './step-detail';
 import { now } from '../clock';
 import { k3 } from '../math/losses';
+import { isNonFinite, NonFiniteError, weightsFinite } from './finite';
 
 /** What one step's work may be told besides its inputs (TrainOptions). */
 export interface StepHooks {
@@ -89,6 +90,8 @@ interface UpdatedStep {
  * `hooks.detail`, every group of the step.
  * @throws RunCancelled when `hooks.cancel` is set at a safe point; the weights and Adam state are then as before the
  *   step (the caller puts back the algorithm's state).
+ * @throws NonFiniteError when the update met a NaN or ±Infinity (loss, gradient norm or weights); the weights and
+ *   Adam state are then as before the step.
  */
 export async function trainStep(
   policy: PolicyHandle,
@@ -252,8 +255,10 @@ async function scoreStep(
 
 /**
  * The PPO update of a scored step (mini-batches from the `minibatch/<step>` stream), then the max-step-KL guard when
- * cfg.maxStepKl > 0; `lap` times the update and the guard (ms).
+ * cfg.maxStepKl > 0, then one check that every weight is finite; `lap` times the update and the guard (ms).
  * @throws RunCancelled when `hooks.cancel` is set before a mini-batch; the weights and Adam state are put back first.
+ * @throws NonFiniteError (core/train/finite.ts) when a mini-batch's loss or gradient norm, or a weight after the
+ *   update, is NaN or ±Infinity; the weights and Adam state are put back first (as before the step).
  */
 async function updateStep(
   policy: PolicyHandle,
@@ -265,60 +270,74 @@ async function updateStep(
   hooks: StepHooks,
   lap: () => number,
 ): Promise<UpdatedStep> {
-  const { cancel, onProgress } = hooks;
-  const { packed, old, refS, a } = s;
-  // The weights and Adam state before the update: for the max-step-KL guard, and to put back a cut update.
-  const snap = cfg.maxStepKl > 0 || cancel ? takeSnapshot(policy.params, optimizer) : null;
-  let m: UpdateMetrics;
+  const { packed, old } = s;
+  // The weights and Adam state before the update: for the max-step-KL guard, to put back a cut update, and to put
+  // back an update that met a non-finite value.
+  const snap = takeSnapshot(policy.params, optimizer);
   // The explorer's per-token PPO ratio as the update computed it (NaN where no applied mini-batch used the token).
   const ratio = hooks.detail ? new Float32Array(packed.tokens).fill(NaN) : undefined;
   try {
-    m = await ppoUpdate(
-      policy.params,
-      policy.cfg,
-      optimizer,
-      {
-        samples: packed.samples,
-        adv: a.adv,
-        oldLogp: old.logp,
-        refLogp: cfg.klBeta > 0 ? refS.logp : null,
-        freeRow: policy.freeRow,
-        ...(a.topK ? { topK: a.topK } : {}),
-      },
-      cfg,
-      root.fork(`minibatch/${step}`),
-      {
-        cancel,
-        ratio,
-        onMiniBatch:
-          onProgress &&
-          ((done, total) =>
-            onProgress({ phase: 'update', step, done, total, unit: 'mini-batches', fraction: done / total })),
-      },
-    );
-  } catch (e) {
-    if (snap) {
-      if (isCancelled(e)) restoreSnapshot(snap, policy.params, optimizer);
-      disposeSnapshot(snap);
+    const m = await runUpdate(policy, optimizer, cfg, root, step, s, hooks, ratio);
+    const updateMs = lap();
+    let guard: StepGuard | null = null;
+    if (cfg.maxStepKl > 0) {
+      guard = await guardStep(
+        policy.params,
+        optimizer,
+        snap,
+        () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, { temperature: cfg.temperature }),
+        old.logp,
+        cfg.maxStepKl,
+        cfg.klBacktracks,
+      );
     }
+    if (!(await weightsFinite(policy.params))) throw new NonFiniteError('weights', NaN);
+    const guardMs = lap();
+    return { m, guard, ratio, ms: { update: updateMs, guard: guardMs } };
+  } catch (e) {
+    if (isCancelled(e) || isNonFinite(e)) restoreSnapshot(snap, policy.params, optimizer);
     throw e;
+  } finally {
+    disposeSnapshot(snap);
   }
-  const updateMs = lap();
-  let guard: StepGuard | null = null;
-  if (snap && cfg.maxStepKl > 0) {
-    guard = await guardStep(
-      policy.params,
-      optimizer,
-      snap,
-      () => scoreSamples(policy.params, policy.cfg, packed.samples, policy.freeRow, { temperature: cfg.temperature }),
-      old.logp,
-      cfg.maxStepKl,
-      cfg.klBacktracks,
-    );
-  }
-  if (snap) disposeSnapshot(snap);
-  const guardMs = lap();
-  return { m, guard, ratio, ms: { update: updateMs, guard: guardMs } };
+}
+
+/** The step's PPO update (`ppoUpdate`) over its packed samples, with the step's safe points and progress. */
+function runUpdate(
+  policy: PolicyHandle,
+  optimizer: tf.Optimizer,
+  cfg: RunConfig,
+  root: Rng,
+  step: number,
+  s: ScoredStep,
+  hooks: StepHooks,
+  ratio: Float32Array | undefined,
+): Promise<UpdateMetrics> {
+  const { cancel, onProgress } = hooks;
+  const { packed, old, refS, a } = s;
+  return ppoUpdate(
+    policy.params,
+    policy.cfg,
+    optimizer,
+    {
+      samples: packed.samples,
+      adv: a.adv,
+      oldLogp: old.logp,
+      refLogp: cfg.klBeta > 0 ? refS.logp : null,
+      freeRow: policy.freeRow,
+      ...(a.topK ? { topK: a.topK } : {}),
+    },
+    cfg,
+    root.fork(`minibatch/${step}`),
+    {
+      cancel,
+      ratio,
+      onMiniBatch:
+        onProgress &&
+        ((done, total) =>
+          onProgress({ phase: 'update', step, done, total, unit: 'mini-batches', fraction: done / total })),
+    },
+  );
 }
 
 /**

@@ -28,7 +28,8 @@ import type { AlgorithmRun } from '../algorithms/types';
 import type { EnvSpec } from '../envs/types';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { Evaluator } from '../rollout/eval-job';
-import type { CheckpointEvent, EvalEvent, InterruptedEvent, TrainEvent } from './events';
+import type { CheckpointEvent, ErrorEvent, EvalEvent, InterruptedEvent, TrainEvent } from './events';
+import { divergenceSettings, isNonFinite, nonFiniteMessage, valueText, type NonFiniteError } from './finite';
 import { isCancelled } from '../cancel';
 import { trainStep, type AlgorithmState, type StepHooks } from './step';
 import { now } from '../clock';
@@ -60,7 +61,8 @@ async function* retryCancelled<T>(
 
 /**
  * Train per `config` (validated here; throws ConfigError naming bad fields). Yields start, eval (step 0), then per
- * step: step, trajectories, and eval every `evalEvery` steps and at the last step; finally done.
+ * step: step, trajectories, and eval every `evalEvery` steps and at the last step; finally done. A step whose update
+ * meets a NaN or ±Infinity (core/train/finite.ts) is not kept: the run ends with an `error` event instead of done.
  * Disposes every tensor it made when the generator finishes or is closed early.
  */
 export async function* train(config: Partial<RunConfig>, opts: TrainOptions): AsyncGenerator<TrainEvent> {
@@ -89,7 +91,8 @@ export async function* train(config: Partial<RunConfig>, opts: TrainOptions): As
     yield* initialEval(run);
     for (let step = run.resumedFrom + 1; step <= cfg.steps; step++) {
       if (opts.signal?.aborted) return yield* flushEval(run);
-      yield* trainingStep(run, step);
+      // A value turned non-finite: the step was not kept and the run ends at its error event (no done).
+      if ((yield* trainingStep(run, step)) === 'stopped') return;
     }
     yield* flushEval(run);
     const { undoneSteps, shrunkSteps, envVersions } = run;
@@ -141,6 +144,8 @@ interface TrainRun extends RunBase {
   /** Steps the max-step-KL guard undid, and steps it shrank (counted from the resumed checkpoint's). */
   undoneSteps: number;
   shrunkSteps: number;
+  /** The step of the last checkpoint yielded, or resumed from; null when none. */
+  lastCheckpoint: number | null;
 }
 
 /**
@@ -249,6 +254,7 @@ async function setupRun(base: RunBase, resume: TrainState | null): Promise<Train
     refValues: resume?.reference ?? null,
     undoneSteps: resume?.undoneSteps ?? 0,
     shrunkSteps: resume?.shrunkSteps ?? 0,
+    lastCheckpoint: resume?.step ?? null,
   };
 }
 
@@ -338,22 +344,34 @@ async function* initialEval(run: TrainRun): AsyncGenerator<TrainEvent, void, und
 /**
  * One step of the loop: the training step (redone whole when cancelled, the algorithm's state put back), its timing
  * fields, the events, then the deferred step-0 evaluation, the step's evaluation, validation and checkpoint as due.
+ * Returns 'stopped' after yielding the `error` event of a step that met a non-finite value (nothing else of the step
+ * is yielded; the algorithm's state is put back when it keeps one), else 'more'.
  */
-async function* trainingStep(run: TrainRun, step: number): AsyncGenerator<TrainEvent, void, undefined> {
+async function* trainingStep(run: TrainRun, step: number): AsyncGenerator<TrainEvent, 'more' | 'stopped', undefined> {
   const { cfg, opts, method } = run;
   // A cut step may have changed the algorithm's state (Skill-GRPO's memory): keep it to put back.
   const algoState = opts.cancel && method.saveState ? method.saveState() : null;
   let ts = now();
-  const { event, group, tokens, detail } = yield* retryCancelled(
-    step,
-    'step',
-    () => {
-      ts = now();
-      const { policy, ref, optimizer, spec, root, skill, hooks } = run;
-      return trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false, hooks);
-    },
-    () => algoState !== null && method.loadState?.(algoState),
-  );
+  let result: Awaited<ReturnType<typeof trainStep>>;
+  try {
+    result = yield* retryCancelled(
+      step,
+      'step',
+      () => {
+        ts = now();
+        const { policy, ref, optimizer, spec, root, skill, hooks } = run;
+        return trainStep(policy, ref, optimizer, spec, cfg, root, step, skill, opts.profile ?? false, hooks);
+      },
+      () => algoState !== null && method.loadState?.(algoState),
+    );
+  } catch (e) {
+    if (!isNonFinite(e)) throw e;
+    if (algoState !== null) method.loadState?.(algoState);
+    yield* flushEval(run);
+    yield errorEvent(run, step, e);
+    return 'stopped';
+  }
+  const { event, group, tokens, detail } = result;
   event.stepMs = now() - ts;
   event.elapsedMs = now() - run.t0;
   event.tokensPerSecond = (tokens * 1000) / Math.max(event.stepMs, 1e-3);
@@ -375,6 +393,21 @@ async function* trainingStep(run: TrainRun, step: number): AsyncGenerator<TrainE
     } else yield* evalHere(run, run.policy, step, run.skill);
   }
   if (checkpointDue) yield* validationAndCheckpoint(run, step);
+  return 'more';
+}
+
+/** The `error` event of `step`, stopped by the non-finite value `e`: the settings to blame and the last checkpoint. */
+function errorEvent(run: TrainRun, step: number, e: NonFiniteError): ErrorEvent {
+  const settings = divergenceSettings(run.cfg);
+  return {
+    event: 'error',
+    step,
+    quantity: e.quantity,
+    value: valueText(e.value),
+    settings,
+    lastCheckpoint: run.lastCheckpoint,
+    message: nonFiniteMessage(step, e, settings),
+  };
 }
 
 /** The deferred step-0 evaluation, yielded after step 1's events. */
@@ -397,6 +430,7 @@ async function* validationAndCheckpoint(run: TrainRun, step: number): AsyncGener
     yield v;
   }
   yield await checkpointEvent(run, step);
+  run.lastCheckpoint = step;
 }
 
 /** The checkpoint at `step`: the weights and everything a continuation needs (core/train/checkpoint.ts). */

@@ -30,6 +30,7 @@ import {
   type AggPlan,
 } from '../math/losses';
 import { tokenLogProbsAt, topKIndex, type TopKTargets } from '../model/topk';
+import { NonFiniteError } from './finite';
 
 /** Packed per-token inputs of an update: every vector is float32 [M], sample-major (see model/scoring). */
 export interface UpdateInputs {
@@ -224,6 +225,8 @@ export interface UpdateHooks {
  * Run the update; mutates `params` through `optimizer`. Leaves no new tensors behind except the optimizer's state.
  * @throws RunCancelled (core/cancel.ts) when `hooks.cancel` is set before a mini-batch; earlier mini-batches stay
  * applied.
+ * @throws NonFiniteError (core/train/finite.ts) when a mini-batch's loss or global gradient norm is NaN or ±Infinity,
+ * before its update is applied; earlier mini-batches stay applied.
  */
 export async function ppoUpdate(
   params: Params,
@@ -262,8 +265,13 @@ export async function ppoUpdate(
         stop = true;
         break;
       }
+      if (!Number.isFinite(mb.loss)) {
+        tf.dispose(Object.values(mb.grads!));
+        throw new NonFiniteError('loss', mb.loss);
+      }
       if (hooks.ratio) writeRatios(u, mb.ratios, hooks.ratio);
-      const norm = await applyClipped(optimizer, mb.grads!, o.maxGradNorm);
+      const norm = await applyClipped(optimizer, mb.grads!, o.maxGradNorm, true);
+      if (!Number.isFinite(norm)) throw new NonFiniteError('gradNorm', norm);
       sums.norm += norm;
       sums.updates++;
       hooks.onMiniBatch?.(epoch * nMb + b + 1, nMb * o.ppoEpochs);
@@ -336,13 +344,15 @@ function planUpdate(params: Params, cfg: ModelConfig, x: UpdateInputs, o: Update
 /**
  * One mini-batch's gradient (the caller applies or disposes it), accumulated over micro-batches of bounded padded
  * size; each uses the same constant divisor, so the summed gradient equals the whole mini-batch's gradient. Adds its
- * metrics to `sums`; returns its approximate-KL sum, its action tokens and the ratios read back per micro-batch.
+ * metrics to `sums`; returns its approximate-KL sum, its action tokens, the ratios read back per micro-batch and the
+ * sum of its loss terms as read back (policy, KL, entropy when in the loss; only its finiteness is used).
  */
 async function miniBatchGrads(u: UpdatePlan, idx: number[], sums: UpdateSums) {
   const { x } = u;
   let grads: Record<string, tf.Tensor> | null = null;
   let mbOldKl = 0,
-    mbTok = 0;
+    mbTok = 0,
+    mbLoss = 0;
   const ratios: { micro: number[]; r: Float32Array }[] = [];
   for (const micro of microBatches(idx, x.samples, u.microTokens)) {
     const r = microGrads(u.params, u.cfg, u.vars, x, u.offsets, micro, u.plan, u.o, u.keepRatio, u.topDiv);
@@ -354,6 +364,8 @@ async function miniBatchGrads(u: UpdatePlan, idx: number[], sums: UpdateSums) {
       ratios.push({ micro, r: ratio as Float32Array });
       r.ratio.dispose();
     }
+    // The read-back loss terms (policy, KL, entropy when it is in the loss): a NaN or ±Infinity shows in the sum.
+    mbLoss += pgL[0] + klS[0] + (u.o.entropyCoef ? entS[0] : 0);
     sums.loss += pgL[0];
     sums.kl += klS[0];
     sums.clip += clipS[0];
@@ -367,7 +379,7 @@ async function miniBatchGrads(u: UpdatePlan, idx: number[], sums: UpdateSums) {
   sums.seenTok += mbTok;
   sums.seenSamples += idx.length;
   sums.oldKl += mbOldKl;
-  return { grads, oldKl: mbOldKl, tokens: mbTok, ratios };
+  return { grads, oldKl: mbOldKl, tokens: mbTok, ratios, loss: mbLoss };
 }
 
 /**
