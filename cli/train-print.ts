@@ -1,9 +1,18 @@
 /**
  * The readable lines `npm run train` prints without --json: the start, progress per step, its time split,
- * evaluations, validations, the end, and a distillation stage's teachers.
+ * evaluations, validations, the end, a distillation stage's teachers, and a run stopped by a non-finite value.
  */
-import type { DoneEvent, EvalEvent, StartEvent, StepEvent, ValidationEvent } from '../src/core/train/events';
+import type {
+  DoneEvent,
+  ErrorEvent,
+  EvalEvent,
+  StartEvent,
+  StepEvent,
+  ValidationEvent,
+} from '../src/core/train/events';
 import type { RunConfig } from '../src/core/run/config';
+import { checkpointFile } from '../src/core/run/record';
+import path from 'node:path';
 import type { FromRun } from './from-run';
 
 /** The start: algorithm, env, model, backend and seed, and the step a resumed run continues from. */
@@ -123,4 +132,46 @@ export function evalLine(e: EvalEvent): string {
       )
       .join('  ')
   );
+}
+
+/** Where a run stopped by a non-finite value kept what it had: its run directory and the --save file, if any. */
+export interface StoppedRunFiles {
+  /** The run directory written (--run-dir, or the resumed one). */
+  dir: string | undefined;
+  /** --save's path, and whether the weights from before the stopped step were written there. */
+  save: string | undefined;
+  saved: boolean;
+}
+
+/**
+ * The lines (stderr) of a run stopped by a non-finite value: the error's message with the settings as flags, the
+ * checkpoint it can continue from and how (`--resume` keeps the run's settings and would meet the same value again:
+ * other settings start a new run from that checkpoint with `--init`), and what --save holds.
+ */
+export function nonFiniteLines(ev: ErrorEvent, f: StoppedRunFiles): string[] {
+  const s = ev.settings;
+  const flags =
+    `--lr ${s.learningRate}, --kl-beta ${s.klBeta}, --max-grad-norm ${s.maxGradNorm}` +
+    `${s.maxGradNorm > 0 ? '' : ' (off)'}, --entropy-coef ${s.entropyCoef}`;
+  const lines = [`train: ${ev.message}`, `train: the settings now: ${flags}`];
+  const k = ev.lastCheckpoint;
+  if (f.dir !== undefined && k !== null) {
+    const ckpt = path.join(f.dir, checkpointFile(k));
+    lines.push(
+      `train: ${f.dir} keeps its last good checkpoint, step ${k} (${ckpt}). --resume ${f.dir} keeps the run's ` +
+        `settings (only --steps may change) and would meet the same value at step ${ev.step} again; to continue ` +
+        `with other settings, start a new run from that checkpoint (Adam's state and the KL reference start ` +
+        `afresh from it): npm run train -- --init ${ckpt} --run-dir NEW_DIR with a lower --lr or --kl-beta, or ` +
+        `--max-grad-norm 1`,
+    );
+  } else if (f.dir !== undefined)
+    lines.push(`train: ${f.dir} holds no checkpoint from before step ${ev.step} (nothing to continue from)`);
+  else lines.push('train: no checkpoint was kept (--run-dir DIR keeps checkpoints a run can continue from)');
+  if (f.save !== undefined)
+    lines.push(
+      f.saved
+        ? `train: --save ${f.save} holds the weights from before step ${ev.step} (the last finite ones)`
+        : `train: --save ${f.save} was not written`,
+    );
+  return lines;
 }

@@ -10,6 +10,10 @@
  * setting with a `flag` adds the flag; nothing in cli/ changes. `--init` also takes a weights path and `--backend`
  * only the Node backends (default wasm).
  *
+ * A run whose loss, gradient norm or weights turn NaN or ±Infinity stops at that step (src/core/train/finite.ts): the
+ * error, the settings to change and the checkpoint to continue from go to stderr (with --json the error event is a
+ * line too), --save gets the last finite weights, and the exit code is 1.
+ *
  * `--init PATH` with weights made for another environment version prints a warning on stderr (and, with --json,
  * a `{"event":"warning","kind":"env-version",…}` line before the start event); another vocabulary is refused.
  *
@@ -24,7 +28,16 @@
  * the files read from it; `--resume` rebuilds the same teacher pool and refuses a SRC that changed since.
  */
 import type { EnvVersionWarning } from './env-version';
-import { doneLine, evalLine, phaseLine, progress, startLine, teachersLine, validationLine } from './train-print';
+import {
+  doneLine,
+  evalLine,
+  nonFiniteLines,
+  phaseLine,
+  progress,
+  startLine,
+  teachersLine,
+  validationLine,
+} from './train-print';
 import type { FromRun } from './from-run';
 import { unionStartWarning } from '../src/core/algorithms/agentic-opd';
 import fs from 'node:fs';
@@ -39,7 +52,8 @@ import { setupBackend, type NodeBackend } from './backend';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { EvalPool } from './eval-pool';
 import { ConfigError, parseRunConfig, type RunConfig } from '../src/core/run/config';
-import type { EvalEvent, TrainEvent } from '../src/core/train/events';
+import type { ErrorEvent, EvalEvent, TrainEvent } from '../src/core/train/events';
+import { weightsFinite } from '../src/core/train/finite';
 import { train } from '../src/core/train/trainer';
 import { checkpointFile } from '../src/core/run/record';
 import { gapNoiseNote } from '../src/core/run/coverage-noise';
@@ -299,7 +313,10 @@ function openRecord(plan: Plan, backend: string, command: string): Pick<Session,
   return { dir, record };
 }
 
-/** One event: the weights saved at `done` (--save), the event printed, the weights saved at a better eval. */
+/**
+ * One event: the weights saved at `done` (--save), the event printed, the weights saved at a better eval; a run
+ * stopped by a non-finite value is said on stderr and exits 1.
+ */
 async function takeEvent(ev: TrainEvent, s: Session): Promise<void> {
   const { save, saveBest, config } = s.plan;
   if (ev.event === 'done' && save && s.policy)
@@ -307,6 +324,20 @@ async function takeEvent(ev: TrainEvent, s: Session): Promise<void> {
   if (s.plan.json) printJsonEvent(ev, s.record);
   else printEvent(ev, s);
   if (ev.event === 'eval' && saveBest && s.policy && s.best.offer(ev)) await saveBestEval(ev, saveBest, s);
+  if (ev.event === 'error') await stopOnNonFinite(ev, s);
+}
+
+/**
+ * A run stopped by a non-finite value (the trainer's `error` event; the live weights are those from before the
+ * stopped step): --save gets them only when every one is finite, the error and how to continue go to stderr, and the
+ * process exits 1.
+ */
+async function stopOnNonFinite(ev: ErrorEvent, s: Session): Promise<void> {
+  const { save, config } = s.plan;
+  const saved = save !== undefined && s.policy !== undefined && (await weightsFinite(s.policy.params));
+  if (saved) saveOrRescue(save, '--save', await savePolicy(s.policy!, config.model, s.envVersions, s.meta));
+  process.stderr.write(nonFiniteLines(ev, { dir: s.dir, save, saved }).join('\n') + '\n');
+  process.exitCode = 1;
 }
 
 /** --save-best: the live weights of a better evaluation saved, with its step and score, and said. */
@@ -357,14 +388,17 @@ function printTeachers(fromRun: FromRun, plan: Plan): void {
   }
 }
 
-/** Print with --json: step, eval, start, done and validation events, and a checkpoint as its events.jsonl line. */
+/**
+ * Print with --json: step, eval, start, done, validation and error events, and a checkpoint as its events.jsonl line.
+ */
 function printJsonEvent(ev: TrainEvent, record: RunRecorder | null): void {
   if (
     ev.event === 'step' ||
     ev.event === 'eval' ||
     ev.event === 'start' ||
     ev.event === 'done' ||
-    ev.event === 'validation'
+    ev.event === 'validation' ||
+    ev.event === 'error'
   )
     out(ev);
   else if (ev.event === 'checkpoint') out(record?.lineOf(ev) ?? { event: 'checkpoint', step: ev.step });
