@@ -1,8 +1,9 @@
 /**
  * Aggregating runs into a results table (the OPID household table, Table 1's layout in OPID, Yang et al. 2026,
  * docs/references.md#opid): per method, success per split and per task type as mean ± standard error over seeds, at
- * the final and at the best evaluation, and the paired difference to a baseline method over the seeds both have. Pure
- * functions over plain numbers.
+ * the final and at the best evaluation, and the paired difference to a baseline method over the seeds both have (every
+ * row's to the table's baseline; for named comparisons, `method − baseline` of any two methods). Pure functions over
+ * plain numbers.
  */
 
 /**
@@ -80,6 +81,37 @@ export interface TableRow {
   diff: Record<string, MeanSe | null>;
 }
 
+/** Per method, per cell key (`split` or `split/taskType`), per seed: the rate of the evaluation `pick` chose. */
+type Values = Map<string, Map<string, Map<number, number>>>;
+
+/** The rates the cells of `pick` read: method → key → seed → rate. @throws Error when a run has no evaluation. */
+function valuesOf(runs: readonly RunEvals[], splits: readonly string[], pick: Pick): Values {
+  const values: Values = new Map();
+  for (const r of runs) {
+    const e = pickEval(r, pick, splits);
+    const m = values.get(r.method) ?? values.set(r.method, new Map()).get(r.method)!;
+    for (const s of splits) {
+      if (!Object.hasOwn(e.splits, s)) continue;
+      const put = (key: string, v: number) => (m.get(key) ?? m.set(key, new Map()).get(key)!).set(r.seed, v);
+      put(s, e.splits[s].successRate);
+      for (const [t, x] of Object.entries(e.splits[s].byTaskType)) put(`${s}/${t}`, x.successRate);
+    }
+  }
+  return values;
+}
+
+/**
+ * Per cell key of `m`: the paired difference to `base` (null where `base` lacks the key or shares no seed with it).
+ */
+function diffsTo(
+  m: Map<string, Map<number, number>>,
+  base: Map<string, Map<number, number>> | undefined,
+): Record<string, MeanSe | null> {
+  const diff: Record<string, MeanSe | null> = {};
+  for (const [key, bySeed] of m) diff[key] = base?.has(key) ? pairedDiff(bySeed, base.get(key)!) : null;
+  return diff;
+}
+
 /**
  * Build the table rows for `pick` (final or best evaluation): methods in the order given, cells for every split and
  * every split × task type present, differences to `baseline` paired by seed.
@@ -92,31 +124,58 @@ export function buildTable(
   pick: Pick,
   baseline: string,
 ): TableRow[] {
-  const values = new Map<string, Map<string, Map<number, number>>>(); // method → key → seed → rate
-  for (const r of runs) {
-    const e = pickEval(r, pick, splits);
-    const m = values.get(r.method) ?? values.set(r.method, new Map()).get(r.method)!;
-    for (const s of splits) {
-      if (!Object.hasOwn(e.splits, s)) continue;
-      const put = (key: string, v: number) => (m.get(key) ?? m.set(key, new Map()).get(key)!).set(r.seed, v);
-      put(s, e.splits[s].successRate);
-      for (const [t, x] of Object.entries(e.splits[s].byTaskType)) put(`${s}/${t}`, x.successRate);
-    }
-  }
+  const values = valuesOf(runs, splits, pick);
   const base = values.get(baseline);
   return methods
     .filter((m) => values.has(m))
     .map((method) => {
       const m = values.get(method)!;
-      const cells: Record<string, MeanSe> = {},
-        diff: Record<string, MeanSe | null> = {};
+      const cells: Record<string, MeanSe> = {};
       const seeds = new Set<number>();
       for (const [key, bySeed] of m) {
         cells[key] = meanSe([...bySeed.values()]);
         for (const s of bySeed.keys()) seeds.add(s);
-        diff[key] = method === baseline || !base?.has(key) ? null : pairedDiff(bySeed, base.get(key)!);
       }
+      const diff = method === baseline ? Object.fromEntries([...m.keys()].map((k) => [k, null])) : diffsTo(m, base);
       return { method, seeds: [...seeds].sort((a, b) => a - b), cells, diff };
+    });
+}
+
+/**
+ * A paired comparison a table names besides its rows' differences to the one baseline: `method − baseline`, and
+ * what that difference measures (`label`, e.g. `normalisation`).
+ */
+export interface Comparison {
+  label: string;
+  method: string;
+  baseline: string;
+}
+
+/** A comparison's paired differences per cell key, as a row's `diff`; `seeds`: those both methods have a run of. */
+export interface ComparisonRow extends Comparison {
+  seeds: number[];
+  diff: Record<string, MeanSe | null>;
+}
+
+/**
+ * The paired differences of `comparisons` for `pick`, in the order given, for every cell key of the method (null
+ * where the baseline lacks it); a comparison of which either method has no run yet is left out.
+ * @throws Error when a run has no evaluation.
+ */
+export function buildComparisons(
+  runs: readonly RunEvals[],
+  comparisons: readonly Comparison[],
+  splits: readonly string[],
+  pick: Pick,
+): ComparisonRow[] {
+  const values = valuesOf(runs, splits, pick);
+  const seedsOf = (m: string) => new Set(runs.filter((r) => r.method === m).map((r) => r.seed));
+  return comparisons
+    .filter((c) => values.has(c.method) && values.has(c.baseline))
+    .map((c) => {
+      const theirs = seedsOf(c.baseline);
+      const seeds = [...seedsOf(c.method)].filter((s) => theirs.has(s)).sort((a, b) => a - b);
+      return { ...c, seeds, diff: diffsTo(values.get(c.method)!, values.get(c.baseline)) };
     });
 }
 

@@ -2,9 +2,10 @@
  * table.md, the Markdown text of a results table (src/core/run/table-schema.ts) that `npm run experiment -- opid-table`
  * writes next to table.json: the settings, then for the final and for the best evaluation a table of success (mean ±
  * standard error over seeds, per split and per split × task type, with the paired difference to the baseline per
- * split) and a table of the paired difference to the baseline per split and per task type. Pure.
+ * split) and a table of the paired difference to the baseline per split and per task type — or, in a table that
+ * names paired comparisons (`comparisons`), a table of those per split and per task type instead. Pure.
  */
-import { pct, pctDiff, type TableRow } from './aggregate';
+import { pct, pctDiff, type MeanSe, type TableRow } from './aggregate';
 import type { ResultsTable } from './table-schema';
 
 /** The Δ columns: each split followed by its task types (`split/type`, sorted), splits in the table's order. */
@@ -16,13 +17,58 @@ function diffKeys(t: ResultsTable, rows: readonly TableRow[]): string[] {
   ]);
 }
 
+/** One row of a difference table: its name, the seeds it has, its paired differences per cell key. */
+interface DiffRow {
+  name: string;
+  seeds: number;
+  diff: Record<string, MeanSe | null>;
+}
+
+/**
+ * The difference table of one evaluation (`pick`): the rows' differences to the baseline (every method but the
+ * baseline), or the table's named comparisons (`label: method − baseline`) when it has them.
+ */
+function diffTable(t: ResultsTable, pick: 'final' | 'best', evaluation: string): string[] {
+  const rows = t[pick];
+  const dk = diffKeys(t, rows);
+  const named = t.comparisons?.[pick];
+  const [heading, first, none, diffRows]: [string, string, string, DiffRow[]] = named
+    ? [
+        `Paired comparisons per task type (${evaluation})`,
+        'comparison',
+        'No comparison has finished runs of both its methods.',
+        named.map((c) => ({ name: `${c.label}: ${c.method} − ${c.baseline}`, seeds: c.seeds.length, diff: c.diff })),
+      ]
+    : [
+        `Δ vs ${t.baseline} per task type, paired over seeds (${evaluation})`,
+        'method',
+        `No method besides ${t.baseline} has finished runs.`,
+        rows
+          .filter((r) => r.method !== t.baseline)
+          .map((r) => ({ name: r.method, seeds: r.seeds.length, diff: r.diff })),
+      ];
+  const cell = (r: DiffRow, k: string) => pctDiff(Object.hasOwn(r.diff, k) ? r.diff[k] : null, r.seeds);
+  return [
+    `### ${heading}`,
+    '',
+    ...(diffRows.length
+      ? [
+          `| ${first} | seeds | ${dk.join(' | ')} |`,
+          `|---|---|${dk.map(() => '---|').join('')}`,
+          ...diffRows.map((r) => `| ${r.name} | ${r.seeds} | ${dk.map((k) => cell(r, k)).join(' | ')} |`),
+        ]
+      : [none]),
+    '',
+  ];
+}
+
 /**
  * The Markdown of `t` under the heading `# <title>`: the header lines as a list, then per evaluation (final, best) the
  * success table (columns: method, seeds, every split, every `split/type`, then `Δ vs <baseline> <split>` per split)
  * and the difference table (`Δ vs <baseline>, paired over seeds`: every method but the baseline; columns: method,
- * seeds, each split followed by its task types). Success and differences in percent points, `mean ± s.e.`; a
- * difference paired over fewer seeds than its row has says how many (`+20.0 ± 10.0 (2 seeds)`); `—` where there is
- * none. Ends with one newline.
+ * seeds, each split followed by its task types; with named comparisons, `Paired comparisons`: one row each, the same
+ * columns). Success and differences in percent points, `mean ± s.e.`; a difference paired over fewer seeds than its
+ * row has says how many (`+20.0 ± 10.0 (2 seeds)`); `—` where there is none. Ends with one newline.
  */
 export function resultsTableMarkdown(t: ResultsTable, title: string): string {
   const keys = [...new Set(t.final.flatMap((r) => Object.keys(r.cells)))].sort(
@@ -31,30 +77,17 @@ export function resultsTableMarkdown(t: ResultsTable, title: string): string {
   const base = t.baseline;
   const cell = (r: TableRow, k: string) => pctDiff(Object.hasOwn(r.diff, k) ? r.diff[k] : null, r.seeds.length);
   const values = (r: TableRow) => keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ');
-  const tables = (rows: TableRow[], title: string) => {
-    const dk = diffKeys(t, rows);
-    const others = rows.filter((r) => r.method !== base);
-    return [
-      `## ${title}`,
-      '',
-      `| method | seeds | ${keys.join(' | ')} | ${t.splits.map((s) => `Δ vs ${base} ${s}`).join(' | ')} |`,
-      `|---|---|${keys.map(() => '---|').join('')}${t.splits.map(() => '---|').join('')}`,
-      ...rows.map(
-        (r) => `| ${r.method} | ${r.seeds.length} | ${values(r)} | ${t.splits.map((s) => cell(r, s)).join(' | ')} |`,
-      ),
-      '',
-      `### Δ vs ${base} per task type, paired over seeds (${title.split(' (')[0].toLowerCase()})`,
-      '',
-      ...(others.length
-        ? [
-            `| method | seeds | ${dk.join(' | ')} |`,
-            `|---|---|${dk.map(() => '---|').join('')}`,
-            ...others.map((r) => `| ${r.method} | ${r.seeds.length} | ${dk.map((k) => cell(r, k)).join(' | ')} |`),
-          ]
-        : [`No method besides ${base} has finished runs.`]),
-      '',
-    ];
-  };
+  const tables = (pick: 'final' | 'best', title: string) => [
+    `## ${title}`,
+    '',
+    `| method | seeds | ${keys.join(' | ')} | ${t.splits.map((s) => `Δ vs ${base} ${s}`).join(' | ')} |`,
+    `|---|---|${keys.map(() => '---|').join('')}${t.splits.map(() => '---|').join('')}`,
+    ...t[pick].map(
+      (r) => `| ${r.method} | ${r.seeds.length} | ${values(r)} | ${t.splits.map((s) => cell(r, s)).join(' | ')} |`,
+    ),
+    '',
+    ...diffTable(t, pick, title.split(' (')[0].toLowerCase()),
+  ];
   return (
     [
       `# ${title}`,
@@ -63,10 +96,11 @@ export function resultsTableMarkdown(t: ResultsTable, title: string): string {
       '',
       `Success in %, mean ± standard error over seeds; Δ: paired difference to ${base} in percent ` +
         `points, mean ± standard error of the per-seed differences over the seeds both have (the number of ` +
-        `seeds is given where it is fewer than the row's).`,
+        `seeds is given where it is fewer than the row's).` +
+        (t.comparisons ? ' Paired comparisons: `method − baseline` of the two methods named, the same way.' : ''),
       '',
-      ...tables(t.final, 'Final evaluation'),
-      ...tables(t.best, 'Best evaluation (the same episodes chose it: optimistic)'),
+      ...tables('final', 'Final evaluation'),
+      ...tables('best', 'Best evaluation (the same episodes chose it: optimistic)'),
     ]
       .join('\n')
       .trimEnd() + '\n'

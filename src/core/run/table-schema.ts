@@ -11,9 +11,23 @@
  * [−1, 1]; MeanSe as in aggregate.ts (mean, standard error, n seeds). Both versions hold in `diff` the paired
  * difference of every cell, the whole split's and each task type's (`split/type`), so the per-type differences of
  * table.md and the Results view read from either.
+ *
+ * Two optional version-2 fields, written only by tables that have them: `protocol` (the experiment's protocol, e.g.
+ * `reference`; absent: `table`, the only protocol before) and `comparisons` (`final` and `best`: named paired
+ * comparisons `method − baseline` besides the rows' differences to `baseline`, each with its `label`, `seeds` and
+ * `diff` keyed as a row's).
  */
 import { z } from 'zod';
-import { buildCurves, buildTable, type CurveRow, type RunEvals, type TableRow } from './aggregate';
+import {
+  buildComparisons,
+  buildCurves,
+  buildTable,
+  type Comparison,
+  type ComparisonRow,
+  type CurveRow,
+  type RunEvals,
+  type TableRow,
+} from './aggregate';
 
 /** The `format` field of table.json. */
 export const TABLE_FORMAT = 'opd-table';
@@ -35,11 +49,19 @@ export class TableError extends Error {
 const Nat1 = z.number().int().min(1);
 const Rate = z.number().min(0).max(1);
 const MeanSeSchema = (mean: z.ZodNumber) => z.strictObject({ mean, se: z.number().min(0), n: Nat1 });
+const DiffSchema = z.record(z.string(), MeanSeSchema(z.number().min(-1).max(1)).nullable());
 const RowSchema = z.strictObject({
   method: z.string().min(1),
   seeds: z.array(Nat1),
   cells: z.record(z.string(), MeanSeSchema(Rate)),
-  diff: z.record(z.string(), MeanSeSchema(z.number().min(-1).max(1)).nullable()),
+  diff: DiffSchema,
+});
+const ComparisonSchema = z.strictObject({
+  label: z.string().min(1),
+  method: z.string().min(1),
+  baseline: z.string().min(1),
+  seeds: z.array(Nat1),
+  diff: DiffSchema,
 });
 const CurveSchema = z.strictObject({
   method: z.string().min(1),
@@ -57,10 +79,12 @@ const V2Schema = z.strictObject({
   version: z.literal(TABLE_VERSION),
   header: z.array(z.string()),
   command: z.string(),
+  protocol: z.string().min(1).optional(),
   baseline: z.string().min(1),
   splits: z.array(z.string().min(1)).min(1),
   final: z.array(RowSchema),
   best: z.array(RowSchema),
+  comparisons: z.strictObject({ final: z.array(ComparisonSchema), best: z.array(ComparisonSchema) }).optional(),
   curves: z.array(CurveSchema),
 });
 
@@ -73,6 +97,8 @@ export interface ResultsTable {
   header: string[];
   /** The command line that made the table ('' when a version-1 file's header does not say). */
   command: string;
+  /** The experiment's protocol; absent in tables of the `table` protocol (and in every file written before). */
+  protocol?: string;
   /** The method the paired differences are to (`grpo` in version 1). */
   baseline: string;
   /** Evaluation splits, e.g. `test-seen`, `test-unseen`. */
@@ -81,6 +107,8 @@ export interface ResultsTable {
   final: TableRow[];
   /** Rows at the best evaluation (the highest mean success over the splits). */
   best: TableRow[];
+  /** Named paired comparisons at the final and at the best evaluation; absent when the table names none. */
+  comparisons?: { final: ComparisonRow[]; best: ComparisonRow[] };
   /** Success curves per method; null in version 1 (its files do not hold them). */
   curves: CurveRow[] | null;
 }
@@ -144,6 +172,16 @@ function checkRows(t: ResultsTable, file: string): void {
       }
     });
   }
+  for (const pick of ['final', 'best'] as const)
+    t.comparisons?.[pick].forEach((c, i) => {
+      for (const [k, d] of Object.entries(c.diff)) {
+        const at = `comparisons.${pick}.${i}.diff.${k}`;
+        if (!t.splits.includes(k.split('/')[0]))
+          bad(`${at}: "${k.split('/')[0]}" is not one of splits (${t.splits.join(', ')})`);
+        if (d && d.n > c.seeds.length)
+          bad(`${at}.n: paired over ${d.n} seeds, but the comparison has ${c.seeds.length}`);
+      }
+    });
   t.curves?.forEach((c, i) => {
     for (const [s, v] of Object.entries(c.splits)) {
       if (!t.splits.includes(s)) bad(`curves.${i}.splits.${s}: not one of splits (${t.splits.join(', ')})`);
@@ -230,6 +268,10 @@ export interface TableInput {
   methods: readonly string[];
   /** The finished runs' evaluations. */
   runs: readonly RunEvals[];
+  /** The experiment's protocol; left out for the `table` protocol (the reader takes its absence for it). */
+  protocol?: string;
+  /** Named paired comparisons besides the rows' differences to `baseline`; none when left out. */
+  comparisons?: readonly Comparison[];
 }
 
 /**
@@ -239,29 +281,44 @@ export interface TableInput {
  *   no evaluation (buildTable).
  */
 export function makeResultsTable(input: TableInput): ResultsTable {
-  const { header, command, baseline, splits, methods, runs } = input;
+  const { header, command, baseline, splits, methods, runs, protocol, comparisons } = input;
+  // A field left undefined is left out of the file (JSON.stringify), so a table without them reads as before.
   const file = {
     format: TABLE_FORMAT,
     version: TABLE_VERSION,
     header,
     command,
+    protocol,
     baseline,
     splits: [...splits],
     final: buildTable(runs, methods, splits, 'final', baseline),
     best: buildTable(runs, methods, splits, 'best', baseline),
+    comparisons: comparisons && {
+      final: buildComparisons(runs, comparisons, splits, 'final'),
+      best: buildComparisons(runs, comparisons, splits, 'best'),
+    },
     curves: buildCurves(runs, methods, splits),
   };
   return parseResultsTable(JSON.parse(JSON.stringify(file)), 'table.json (as written)');
 }
 
-/** table.json's text of a table (version 2; one-space indent as the writer always used), ending in a newline. */
+/**
+ * table.json's text of a table (version 2; one-space indent as the writer always used), ending in a newline;
+ * `protocol` and `comparisons` only when the table has them.
+ */
 export function resultsTableJson(t: ResultsTable): string {
-  const { format, header, command, baseline, splits, final, best, curves } = t;
-  return (
-    JSON.stringify(
-      { format, version: TABLE_VERSION, header, command, baseline, splits, final, best, curves: curves ?? [] },
-      null,
-      1,
-    ) + '\n'
-  );
+  const { format, header, command, protocol, baseline, splits, final, best, comparisons, curves } = t;
+  const file = {
+    format,
+    version: TABLE_VERSION,
+    header,
+    command,
+    protocol,
+    baseline,
+    splits,
+    final,
+    best,
+    comparisons,
+  };
+  return JSON.stringify({ ...file, curves: curves ?? [] }, null, 1) + '\n';
 }

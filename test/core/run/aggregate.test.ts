@@ -1,6 +1,7 @@
 /** The results-table aggregator: hand-computed means, standard errors and paired differences. */
 import { describe, expect, it } from 'vitest';
 import {
+  buildComparisons,
   buildCurves,
   buildTable,
   meanSe,
@@ -184,6 +185,30 @@ describe('buildTable per task type (three seeds, test/helpers/table-runs.ts)', (
     // a difference that rounds to zero has no minus sign: 0.7 − 0.8 + 0.1 in floating point is −2.8e-17
     expect(pct({ mean: 0.7 - 0.8 + 0.1, se: 0, n: 2 }, true)).toBe('+0.0 ± 0.0');
     expect(pct({ mean: -0.0004, se: 0.001, n: 2 })).toBe('0.0 ± 0.1');
+  });
+});
+
+describe('buildComparisons (three seeds, test/helpers/table-runs.ts)', () => {
+  it("a named comparison's differences are the rows' paired differences; the reverse is their negation", () => {
+    const comparisons = [
+      { label: 'gain', method: 'opid', baseline: 'grpo' },
+      { label: 'loss', method: 'grpo', baseline: 'opid' },
+      { label: 'not run', method: 'opid', baseline: 'skill-grpo' },
+    ];
+    for (const pick of ['final', 'best'] as const) {
+      const [, o] = buildTable(TYPED_RUNS, ['grpo', 'opid'], TYPED_SPLITS, pick, 'grpo');
+      const [gain, loss, ...rest] = buildComparisons(TYPED_RUNS, comparisons, TYPED_SPLITS, pick);
+      expect(rest).toEqual([]); // skill-grpo has no run: that comparison is left out
+      expect(gain).toEqual({ label: 'gain', method: 'opid', baseline: 'grpo', seeds: [1, 2, 3], diff: o.diff });
+      expect([loss.label, loss.method, loss.baseline, loss.seeds]).toEqual(['loss', 'grpo', 'opid', [1, 2, 3]]);
+      // GRPO's own keys (seed 3 has no test-seen/cool): −(+0.2 ± 0.1) over seeds 1, 2
+      expect(Object.keys(loss.diff).sort()).toEqual(Object.keys(o.diff).sort());
+      for (const [k, d] of Object.entries(loss.diff)) {
+        expect(d!.mean).toBeCloseTo(-o.diff[k]!.mean, 12);
+        expect(d!.se).toBeCloseTo(o.diff[k]!.se, 12);
+        expect(d!.n).toBe(o.diff[k]!.n);
+      }
+    }
   });
 });
 

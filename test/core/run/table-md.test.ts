@@ -81,6 +81,53 @@ describe('resultsTableMarkdown', () => {
     );
   });
 
+  it('with named comparisons, lists them per task type instead of the Δ to the baseline', () => {
+    const md = resultsTableMarkdown(
+      makeResultsTable({
+        header: [],
+        command: '',
+        baseline: 'grpo',
+        splits: TYPED_SPLITS,
+        methods: ['grpo', 'opid'],
+        runs: TYPED_RUNS,
+        comparisons: [
+          { label: 'skill term', method: 'opid', baseline: 'grpo' },
+          { label: 'not run', method: 'skill-grpo', baseline: 'grpo' },
+        ],
+      }),
+      'T',
+    );
+    expect(md).toContain(' Paired comparisons: `method − baseline` of the two methods named, the same way.');
+    expect(md).not.toContain('per task type, paired over seeds');
+    expect(md).toContain(
+      [
+        '### Paired comparisons per task type (final evaluation)',
+        '',
+        '| comparison | seeds | test-seen | test-seen/cool | test-seen/pick | test-unseen | test-unseen/heat | ' +
+          'test-unseen/pick |',
+        '|---|---|---|---|---|---|---|---|',
+        // the numbers of OPID's row in the first test
+        '| skill term: opid − grpo | 3 | +10.0 ± 5.8 | +20.0 ± 10.0 (2 seeds) | +10.0 ± 0.0 | +8.3 ± 4.4 | ' +
+          '+20.0 ± 10.0 | -3.3 ± 3.3 |',
+        '',
+        '## Best evaluation',
+      ].join('\n'),
+    );
+    expect(md).toContain('### Paired comparisons per task type (best evaluation)');
+    const only = makeResultsTable({
+      header: [],
+      command: '',
+      baseline: 'grpo',
+      splits: TYPED_SPLITS,
+      methods: ['grpo'],
+      runs: TYPED_RUNS.filter((r) => r.method === 'grpo'),
+      comparisons: [{ label: 'skill term', method: 'opid', baseline: 'grpo' }],
+    });
+    expect(
+      resultsTableMarkdown(only, 'T').match(/No comparison has finished runs of both its methods\./g),
+    ).toHaveLength(2);
+  });
+
   it('says so when only the baseline has runs', () => {
     const md = resultsTableMarkdown(table(['grpo']), 'T');
     expect(md.match(/No method besides grpo has finished runs\./g)).toHaveLength(2);

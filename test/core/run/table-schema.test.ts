@@ -111,6 +111,50 @@ describe('makeResultsTable / resultsTableJson', () => {
     ]);
   });
 
+  it('writes the protocol and the named comparisons only when given, and reads them back', () => {
+    const t = makeResultsTable({
+      header: ['protocol: reference'],
+      command: 'npm run experiment -- opid-table --protocol reference',
+      protocol: 'reference',
+      baseline: 'grpo',
+      splits: SPLITS,
+      methods: ['grpo', 'opid'],
+      runs: RUNS,
+      comparisons: [{ label: 'skill term', method: 'opid', baseline: 'grpo' }],
+    });
+    const text = resultsTableJson(t);
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      'format',
+      'version',
+      'header',
+      'command',
+      'protocol',
+      'baseline',
+      'splits',
+      'final',
+      'best',
+      'comparisons',
+      'curves',
+    ]);
+    expect(t.protocol).toBe('reference');
+    // final test-seen: Δ per seed 0.2, 0.1 → 0.15 ± 0.05, as OPID's row
+    const [c] = t.comparisons!.final;
+    expect([c.label, c.method, c.baseline, c.seeds]).toEqual(['skill term', 'opid', 'grpo', [1, 2]]);
+    expect(c.diff).toEqual(t.final[1].diff);
+    expect(t.comparisons!.best[0].diff).toEqual(t.best[1].diff);
+    expect(parseResultsTable(text)).toEqual(t);
+    const bad = JSON.parse(text);
+    bad.comparisons.final[0].diff['test-seen'].n = 3;
+    expect(() => parseResultsTable(bad)).toThrow(
+      /^table\.json: comparisons\.final\.0\.diff\.test-seen\.n: paired over 3 seeds, but the comparison has 2/,
+    );
+    bad.comparisons.final[0].diff = { train: null };
+    expect(() => parseResultsTable(bad)).toThrow(/comparisons\.final\.0\.diff\.train: "train" is not one of splits/);
+    // without them, neither key is written (the table of the default protocol reads as before)
+    const plain = table();
+    expect(Object.hasOwn(plain, 'protocol') || Object.hasOwn(plain, 'comparisons')).toBe(false);
+  });
+
   it('refuses runs that make an invalid table (a success rate above 1)', () => {
     expect(() =>
       makeResultsTable({
