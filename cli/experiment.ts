@@ -1,19 +1,24 @@
 /**
- * `npm run experiment -- opid-table [--preset default] [--seeds 3] [--steps 100] [--tasks 4] [--parallel 2] [--episodes
- * 210] [--out DIR]`: the OPID paper's household table (OPID, Yang et al. 2026, Table 1 and its ablations;
- * docs/references.md#opid) as one command.
+ * `npm run experiment -- opid-table [--protocol table] [--preset default] [--seeds 3] [--steps 100] [--tasks 4]
+ * [--parallel 2] [--episodes 210] [--out DIR]`: the OPID paper's household table (OPID, Yang et al. 2026, Table 1
+ * and its ablations; docs/references.md#opid) as one command.
  *
- * Runs GRPO, OPID, OPID without episode skills, without step skills, with additive routing (no critical-first
- * routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset (from scratch, said in the
- * table's header, when the preset has none). Each run is a run directory `DIR/runs/<method>-<seed>/` (`train
- * --run-dir`, checkpoints with optimizer state every `--checkpoint-every` steps); its events are copied to
- * `DIR/<method>-<seed>.jsonl` and its best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it
- * finishes. Stopped at any moment and called again, it skips finished runs and continues each unfinished one from its
- * last checkpoint (`train --resume`), so a table longer than one sitting is still one command. Writes
- * `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to GRPO per split and task type),
- * `DIR/table.json` (src/core/run/table-schema.ts, validated before it is written; the page's Results view opens it) and
- * `DIR/curves.svg` (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad input: a message
- * naming the flag, exit 2.
+ * `--protocol table` (the default) runs GRPO, OPID, OPID without episode skills, without step skills, with additive
+ * routing (no critical-first routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset
+ * (from scratch, said in the table's header, when the preset has none). `--protocol reference` runs the OPID
+ * authors' ALFWorld protocol instead (docs/experiments/opid-protocols.md: its shared flags, B 16 × G 8, 160 steps):
+ * their GRPO (mean-only), GRPO with mean-std normalisation, their OPID with the heuristic and with the oracle
+ * analyzer, and lists the paired comparisons that split OPID − GRPO as published into the normalisation change and
+ * the skill term. Each run is a run directory `DIR/runs/<method>-<seed>/` (`train --run-dir`, checkpoints with
+ * optimizer state every `--checkpoint-every` steps); its events are copied to `DIR/<method>-<seed>.jsonl` and its
+ * best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it finishes. Stopped at any moment and
+ * called again, it skips finished runs and continues each unfinished one from its last checkpoint (`train
+ * --resume`), so a table longer than one sitting is still one command; a folder of the other protocol's table is
+ * refused. Writes `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to the baseline per split and
+ * task type, or the named comparisons), `DIR/table.json` (src/core/run/table-schema.ts, validated before it is
+ * written, the protocol recorded unless it is `table`; the page's Results view opens it) and `DIR/curves.svg`
+ * (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad input: a message naming the flag,
+ * exit 2.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +31,7 @@ import { PUBLIC_DIR } from './base';
 import { totalEtaMinutes } from './eta';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { baseManifestPath } from '../src/core/pretrain/base';
-import type { RunEvals } from '../src/core/run/aggregate';
+import type { Comparison, RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
 import { parseRunConfig } from '../src/core/run/config';
 import { parseEvents } from '../src/core/run/record';
@@ -52,9 +57,97 @@ export const METHODS: Readonly<Record<string, readonly string[]>> = {
   'opid-additive': ['--algo', 'opid', '--ablation', 'additive', ...OPID_SETTINGS],
   'skill-grpo': ['--algo', 'skill-grpo'],
 };
+
+/**
+ * The OPID rows of the reference protocol: the OPID authors' ALFWorld script (their OPID with mean-std
+ * normalisation, λ 0.001 unnormalised and unclipped, the episode skill on every row without a step skill, at most 5
+ * step skills, every trajectory analysed; docs/experiments/opid-protocols.md, "Proposed presets").
+ */
+export const REFERENCE_OPID: readonly string[] = [
+  '--algo',
+  'opid',
+  '--adv-norm',
+  'mean-std',
+  '--kl-beta',
+  '0.01',
+  '--entropy-coef',
+  '0.001',
+  '--lambda-skill',
+  '0.001',
+  '--skill-clip',
+  '0',
+  '--skill-zscore=false',
+  '--ablation',
+  'none',
+  '--episode-skill-on-search=true',
+  '--max-step-skills',
+  '5',
+  '--failed-only=false',
+  '--silent-skill-scale',
+  '1',
+  '--skill-topk',
+  '0',
+];
+
+/**
+ * The reference protocol's methods (docs/experiments/opid-protocols.md, "Proposed presets"): the authors' GRPO
+ * (mean-only normalisation, its KL and entropy weights scaled to our 1·won reward), GRPO with OPID's mean-std
+ * normalisation (the control for the skill term), and the authors' OPID with the heuristic and with the privileged
+ * oracle analyzer.
+ */
+export const REFERENCE_METHODS: Readonly<Record<string, readonly string[]>> = {
+  'grpo-mean': ['--algo', 'grpo', '--adv-norm', 'mean-only', '--kl-beta', '0.001', '--entropy-coef', '0.0001'],
+  'grpo-mean-std': ['--algo', 'grpo', '--adv-norm', 'mean-std', '--kl-beta', '0.01', '--entropy-coef', '0.001'],
+  'opid-ref': [...REFERENCE_OPID, '--analyzer', 'heuristic'],
+  'opid-ref-oracle': [...REFERENCE_OPID, '--analyzer', 'oracle'],
+};
+
+/**
+ * The reference table's decomposition: how much of OPID − GRPO as the authors published it is the normalisation
+ * change and how much the skill term (docs/experiments/opid-protocols.md, "Comparisons they allow").
+ */
+export const REFERENCE_COMPARISONS: readonly Comparison[] = [
+  { label: 'normalisation', method: 'grpo-mean-std', baseline: 'grpo-mean' },
+  { label: 'skill term, heuristic', method: 'opid-ref', baseline: 'grpo-mean-std' },
+  { label: 'skill term, oracle', method: 'opid-ref-oracle', baseline: 'grpo-mean-std' },
+  { label: 'as published', method: 'opid-ref', baseline: 'grpo-mean' },
+];
+
+/** The train flags every run of a table shares (from the shipped base policy when the preset has one). */
+type CommonFlags = (a: ExperimentArgs, hasBase: boolean) => string[];
+
+/** A protocol: the table's methods, its baseline and comparisons, its shared flags and its defaults. */
+interface Protocol {
+  /** The title of table.md. */
+  title: string;
+  methods: Readonly<Record<string, readonly string[]>>;
+  /** The method every row's Δ is to. */
+  baseline: string;
+  /** Named paired comparisons besides the Δ to the baseline (table.md lists them instead of its Δ per task type). */
+  comparisons?: readonly Comparison[];
+  common: CommonFlags;
+  /** The header's lines on the rows' own flags. */
+  rowsLine: () => string[];
+  /** --steps, --tasks, --eval-every and --out when not given. */
+  defaults: { steps: number; tasks: number; 'eval-every': number; out: string };
+}
+
 const SPLITS = ['test-seen', 'test-unseen'] as const;
 
+const PROTOCOLS = ['table', 'reference'] as const;
+
 const SPEC = {
+  protocol: {
+    type: 'string',
+    help:
+      "table: the OPID paper's household table (GRPO, OPID, its three ablations, Skill-GRPO); reference: the " +
+      "OPID authors' ALFWorld protocol (history 5, free decoding, KL, entropy bonus, λ 0.001 …) as a " +
+      'decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
+      'docs/experiments/opid-protocols.md). Defaults: table --steps 100 --tasks 4 --eval-every 25 --out ' +
+      'runs/opid-table; reference --steps 160 --tasks 16 --eval-every 20 --out runs/opid-table-reference',
+    default: 'table',
+    choices: PROTOCOLS,
+  },
   preset: { type: 'string', help: 'household preset', default: 'default', choices: getEnvSpec('household').presets },
   seeds: { type: 'int', help: 'seeds per method (1..seeds)', default: 3, min: 1, max: 20 },
   // Sized for ~8 h with --parallel 2 on 2 CPU cores (docs/experiments/opid-household.md): a household/default step of
@@ -62,8 +155,9 @@ const SPEC = {
   // min, 18 runs.
   steps: {
     type: 'int',
-    help: 'training steps per run (100: the table of 18 runs takes ~4–8 h on 2 cores with --parallel 2)',
-    default: 100,
+    help:
+      'training steps per run; default 100 with --protocol table (its 18 runs take ~4–8 h on 2 cores with ' +
+      "--parallel 2), 160 with reference (the authors' 160; ~1.5–4 h a run)",
     min: 1,
     max: 100000,
   },
@@ -82,23 +176,32 @@ const SPEC = {
     min: 1,
     max: 2000,
   },
-  'eval-every': { type: 'int', help: 'evaluate every k steps', default: 25, min: 1, max: 100000 },
+  'eval-every': {
+    type: 'int',
+    help: 'evaluate every k steps; default 25 with --protocol table, 20 with reference',
+    min: 1,
+    max: 100000,
+  },
   'checkpoint-every': {
     type: 'int',
-    help: 'checkpoint (with optimizer state) every k steps',
+    help: 'checkpoint (with optimizer state) every k steps (both protocols: 10)',
     default: 10,
     min: 1,
     max: 100000,
   },
   tasks: {
     type: 'int',
-    help: 'B: tasks per step (4 keeps a default-preset step at ~7–25 s on 2 cores)',
-    default: 4,
+    help:
+      'B: tasks per step; default 4 with --protocol table (a default-preset step at ~7–25 s on 2 cores), 16 with ' +
+      "reference (the authors' 16)",
     min: 1,
     max: 256,
   },
-  group: { type: 'int', help: 'G: rollouts per task', default: 8, min: 1, max: 64 },
-  out: { type: 'string', help: 'output folder', default: 'runs/opid-table' },
+  group: { type: 'int', help: 'G: rollouts per task (both protocols: 8)', default: 8, min: 1, max: 64 },
+  out: {
+    type: 'string',
+    help: 'output folder; default runs/opid-table with --protocol table, runs/opid-table-reference with reference',
+  },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
 
@@ -265,8 +368,11 @@ async function curves(runs: RunEvals[]): Promise<string> {
   return new vega.View(vega.parse(spec), { renderer: 'none' }).toSVG();
 }
 
-/** The parsed flags. */
-type ExperimentArgs = ParsedArgs<typeof SPEC>;
+/** The flags whose default depends on --protocol. */
+type ProtocolDefault = 'steps' | 'tasks' | 'eval-every' | 'out';
+
+/** The parsed flags, with the protocol's defaults filled in. */
+type ExperimentArgs = Omit<ParsedArgs<typeof SPEC>, ProtocolDefault> & Protocol['defaults'];
 
 /** The table being made: the flags, the command line, the output folder, its header lines and its runs. */
 interface Table {
@@ -304,13 +410,21 @@ function parseExperimentArgs(argv: string[]): ExperimentArgs | null {
     throw e;
   }
   if (a.help) return printUsage();
-  return a;
+  const d = PROTOCOL[a.protocol].defaults;
+  return {
+    ...a,
+    steps: a.steps ?? d.steps,
+    tasks: a.tasks ?? d.tasks,
+    'eval-every': a['eval-every'] ?? d['eval-every'],
+    out: a.out ?? d.out,
+  };
 }
 
 /** Resolve: --out, a folder made with its runs/ folder inside; exits 2 when it cannot be. */
 function resolveOut(a: ExperimentArgs): string {
   const out = a.out;
-  if (out.trim() === '') fail(`--out needs a folder (got an empty value); give a path, e.g. --out ${SPEC.out.default}`);
+  const example = PROTOCOL[a.protocol].defaults.out;
+  if (out.trim() === '') fail(`--out needs a folder (got an empty value); give a path, e.g. --out ${example}`);
   try {
     fs.mkdirSync(path.join(out, 'runs'), { recursive: true });
   } catch (e) {
@@ -323,7 +437,7 @@ function resolveOut(a: ExperimentArgs): string {
   return out;
 }
 
-/** The train flags every run of the table shares (from the shipped base policy when the preset has one). */
+/** The train flags every run of the table protocol shares (from the shipped base policy when the preset has one). */
 function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
   return [
     '--env',
@@ -351,7 +465,74 @@ function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
   ];
 }
 
-/** The table's header: the command, the start, the size and evaluations, the train flags and OPID's settings. */
+/**
+ * The train flags every run of the reference protocol shares (docs/experiments/opid-protocols.md, `COMMON`): the
+ * authors' setting where the playground expresses it; mini-batches 13 (≈ their 256 step rows at the base's trajectory
+ * length), or B·G when that is fewer (a train run takes at most B·G).
+ */
+function referenceFlags(a: ExperimentArgs, hasBase: boolean): string[] {
+  const flags: [string, string | number][] = [
+    ['env', 'household'],
+    ['preset', a.preset],
+    ['model', 'nano'],
+    ['steps', a.steps],
+    ['tasks', a.tasks],
+    ['group', a.group],
+    ['history', 5],
+    ['decoding', 'free'],
+    ['temperature', 1],
+    ['adv-group-by', 'step'],
+    ['adv-eps', '0.000001'],
+    ['invalid-penalty', 0],
+    ['step-adv-weight', 0],
+    ['clip', 0.2],
+    ['clip-high', 0],
+    ['dual-clip', 3],
+    ['loss-agg', 'token-mean'],
+    ['mini-batches', Math.min(13, a.tasks * a.group)],
+    ['ppo-epochs', 1],
+    ['lr', '0.0001'],
+    ['lr-schedule', 'constant'],
+    ['adam-beta1', 0.9],
+    ['adam-beta2', 0.999],
+    ['max-grad-norm', 1],
+    ['old-logprobs', 'sampler'],
+    ['eval-every', a['eval-every']],
+    ['eval-episodes', a.episodes],
+    ['eval-temperature', 0.4],
+    ['checkpoint-every', a['checkpoint-every']],
+    ['backend', 'wasm'],
+    ['init', hasBase ? 'base' : 'scratch'],
+  ];
+  return flags.flatMap(([k, v]) => [`--${k}`, String(v)]);
+}
+
+/** The protocols --protocol names. */
+const PROTOCOL: Record<(typeof PROTOCOLS)[number], Protocol> = {
+  table: {
+    title: 'OPID household table',
+    methods: METHODS,
+    baseline: 'grpo',
+    common: commonFlags,
+    rowsLine: () => [`OPID rows also: ${OPID_SETTINGS.join(' ')}`],
+    defaults: { steps: 100, tasks: 4, 'eval-every': 25, out: 'runs/opid-table' },
+  },
+  reference: {
+    title: "OPID authors' reference protocol: decomposition table",
+    methods: REFERENCE_METHODS,
+    baseline: 'grpo-mean',
+    comparisons: REFERENCE_COMPARISONS,
+    common: referenceFlags,
+    rowsLine: () => [
+      "protocol: reference, the OPID authors' ALFWorld protocol (docs/experiments/opid-protocols.md); " +
+        "the rows' own flags:",
+      ...Object.entries(REFERENCE_METHODS).map(([m, f]) => `${m}: ${f.join(' ')}`),
+    ],
+    defaults: { steps: 160, tasks: 16, 'eval-every': 20, out: 'runs/opid-table-reference' },
+  },
+};
+
+/** The table's header: the command, the start, the size and evaluations, the train flags and the rows' own flags. */
 function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBase: boolean): string[] {
   const every = a['eval-every'];
   const evaluation =
@@ -368,7 +549,7 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
       `method, evaluation ${evaluation} ` +
       `on ${a.episodes} episodes per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
-    `OPID rows also: ${OPID_SETTINGS.join(' ')}`,
+    ...PROTOCOL[a.protocol].rowsLine(),
   ];
 }
 
@@ -376,7 +557,7 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
 function makeJobs(a: ExperimentArgs, out: string, common: string[]): Job[] {
   const jobs: Job[] = [];
   for (let seed = 1; seed <= a.seeds; seed++)
-    for (const [method, flags] of Object.entries(METHODS))
+    for (const [method, flags] of Object.entries(PROTOCOL[a.protocol].methods))
       jobs.push({
         method,
         seed,
@@ -419,6 +600,35 @@ function checkRecordedRuns({ jobs, out }: Table): void {
         `${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); ` +
         `give the settings they were made with to continue that table, or another --out for a new one`,
     );
+}
+
+/**
+ * An --out folder holds one protocol's table: run folders named after another protocol's methods
+ * (`runs/<method>-<seed>`), or a table.json that records another protocol (none recorded: `table`), are refused
+ * before anything is trained or written.
+ */
+function checkProtocol({ a, out }: Table): void {
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).protocol ?? 'table';
+  } catch {
+    // no table.json yet, or one this call rewrites
+  }
+  for (const other of PROTOCOLS.filter((p) => p !== a.protocol)) {
+    const methods = Object.keys(PROTOCOL[other].methods);
+    const theirs = fs.readdirSync(path.join(out, 'runs')).filter((d) => {
+      const cut = d.lastIndexOf('-');
+      return cut > 0 && /^\d+$/.test(d.slice(cut + 1)) && methods.includes(d.slice(0, cut));
+    });
+    const what = theirs.length
+      ? `runs ${theirs.slice(0, 4).join(', ')}${theirs.length > 4 ? ', …' : ''}`
+      : 'table.json';
+    if (theirs.length || recorded === other)
+      fail(
+        `${out} holds a table of --protocol ${other} (${what}), not of --protocol ${a.protocol}; give --protocol ` +
+          `${other} to continue that table, or another --out for a new one`,
+      );
+  }
 }
 
 /**
@@ -558,18 +768,19 @@ async function writeTable({ a, argv, out, header, jobs }: Table): Promise<void> 
         `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`,
       ]
     : header;
+  const p = PROTOCOL[a.protocol];
   const table = makeResultsTable({
     header: head,
     command: `npm run experiment -- ${argv.join(' ')}`,
-    baseline: 'grpo',
+    // the table protocol's file is as before it had a name: its absence reads as `table`
+    protocol: a.protocol === 'table' ? undefined : a.protocol,
+    baseline: p.baseline,
     splits: SPLITS,
-    methods: Object.keys(METHODS),
+    methods: Object.keys(p.methods),
     runs,
+    comparisons: p.comparisons,
   });
-  writeAtomic(
-    path.join(out, 'table.md'),
-    new TextEncoder().encode(resultsTableMarkdown(table, 'OPID household table')),
-  );
+  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, p.title)));
   writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
   if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
 }
@@ -594,10 +805,11 @@ async function main(): Promise<void> {
   if (!a) return;
   const out = resolveOut(a);
   const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
-  const common = commonFlags(a, hasBase);
+  const common = PROTOCOL[a.protocol].common(a, hasBase);
   const header = headerLines(a, argv, common, hasBase);
   process.stdout.write(header.map((h) => `${h}\n`).join(''));
   const t: Table = { a, argv, out, header, jobs: makeJobs(a, out, common) };
+  checkProtocol(t);
   checkRecordedRuns(t);
   prepareRuns(t);
   printTable(out, await runTable(t));

@@ -3,7 +3,9 @@
  * table (md, json; the json reads back with the page's parser, curves included) and the curves (svg) are written; a
  * second call on the same folder runs nothing and prints the same table. Bad input exits 2, as does a folder whose runs
  * were made with other settings (run.json's config, else the start line's) or whose finished runs have a corrupt line
- * or lack an evaluation.
+ * or lack an evaluation. `--protocol reference`: the four runs of the OPID authors' protocol with its settings in
+ * run.json, the protocol and the named comparisons in table.json, a second call that trains nothing, the protocol's
+ * defaults, and a folder of one protocol refused under the other.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -220,6 +222,179 @@ describe('experiment opid-table', () => {
     },
   );
 
+  it("--protocol reference: the authors' four rows with their configs, the comparisons, resumable", () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-ref-'));
+    const args = [
+      'opid-table',
+      '--protocol',
+      'reference',
+      '--preset',
+      'easy',
+      '--seeds',
+      '1',
+      '--steps',
+      '2',
+      '--episodes',
+      '2',
+      '--eval-every',
+      '2',
+      '--tasks',
+      '1',
+      '--group',
+      '2',
+      '--parallel',
+      '2',
+      '--out',
+      out,
+    ];
+    const a = run(args);
+    expect(a.stderr).toBe('');
+    expect(a.status).toBe(0);
+    expect(a.stdout).toMatch(/0 of 4 runs already finished; 4 to run, 2 at a time/);
+    const config = (m: string) =>
+      JSON.parse(fs.readFileSync(path.join(out, 'runs', `${m}-1`, 'run.json'), 'utf8')).config;
+    // the protocol's shared settings (docs/experiments/opid-protocols.md, COMMON), mini-batches capped at B·G = 2
+    const common = {
+      env: 'household',
+      preset: 'easy',
+      model: 'nano',
+      init: 'base',
+      seed: 1,
+      steps: 2,
+      tasksPerStep: 1,
+      groupSize: 2,
+      historyTurns: 5,
+      decoding: 'free',
+      temperature: 1,
+      advGroupBy: 'step',
+      advEps: 1e-6,
+      invalidPenalty: 0,
+      stepAdvWeight: 0,
+      clipEps: 0.2,
+      clipEpsHigh: 0,
+      dualClip: 3,
+      lossAgg: 'token-mean',
+      miniBatches: 2,
+      ppoEpochs: 1,
+      learningRate: 1e-4,
+      lrSchedule: 'constant',
+      adamBeta1: 0.9,
+      adamBeta2: 0.999,
+      maxGradNorm: 1,
+      oldLogProbs: 'sampler',
+      evalEvery: 2,
+      evalEpisodes: 2,
+      evalTemperature: 0.4,
+      checkpointEvery: 10,
+    };
+    const opid = {
+      algo: 'opid',
+      advNorm: 'mean-std',
+      klBeta: 0.01,
+      entropyCoef: 0.001,
+      lambdaSkill: 0.001,
+      skillClip: 0,
+      skillZscore: false,
+      ablation: 'none',
+      episodeSkillOnSearch: true,
+      maxStepSkills: 5,
+      failedOnly: false,
+      silentSkillScale: 1,
+      skillTopK: 0,
+    };
+    const rows: Record<string, Record<string, unknown>> = {
+      'grpo-mean': { algo: 'grpo', advNorm: 'mean-only', klBeta: 0.001, entropyCoef: 0.0001 },
+      'grpo-mean-std': { algo: 'grpo', advNorm: 'mean-std', klBeta: 0.01, entropyCoef: 0.001 },
+      'opid-ref': { ...opid, analyzer: 'heuristic' },
+      'opid-ref-oracle': { ...opid, analyzer: 'oracle' },
+    };
+    for (const [m, own] of Object.entries(rows)) {
+      expect(config(m), m).toMatchObject({ ...common, ...own });
+      expect(fs.existsSync(path.join(out, `${m}-1.jsonl`))).toBe(true);
+    }
+    const table = fs.readFileSync(path.join(out, 'table.md'), 'utf8');
+    const json = fs.readFileSync(path.join(out, 'table.json'), 'utf8');
+    const parsed = parseResultsTable(json);
+    expect([parsed.protocol, parsed.baseline, parsed.command]).toEqual([
+      'reference',
+      'grpo-mean',
+      `npm run experiment -- ${args.join(' ')}`,
+    ]);
+    expect(parsed.final.map((r) => r.method)).toEqual(Object.keys(rows));
+    const comparisons = [
+      ['normalisation', 'grpo-mean-std', 'grpo-mean'],
+      ['skill term, heuristic', 'opid-ref', 'grpo-mean-std'],
+      ['skill term, oracle', 'opid-ref-oracle', 'grpo-mean-std'],
+      ['as published', 'opid-ref', 'grpo-mean'],
+    ];
+    for (const pick of ['final', 'best'] as const) {
+      expect(parsed.comparisons![pick].map((c) => [c.label, c.method, c.baseline])).toEqual(comparisons);
+      // each is the paired difference of the two rows' cells (one seed: their difference)
+      for (const c of parsed.comparisons![pick]) {
+        const cell = (m: string) => parsed[pick].find((r) => r.method === m)!.cells['test-seen'].mean;
+        expect(c.diff['test-seen']!.mean).toBeCloseTo(cell(c.method) - cell(c.baseline), 12);
+      }
+    }
+    for (const [label, m, b] of comparisons) expect(table).toContain(`| ${label}: ${m} − ${b} | 1 |`);
+    expect(table).toContain("# OPID authors' reference protocol: decomposition table");
+    expect(table).toContain('- opid-ref-oracle: --algo opid --adv-norm mean-std --kl-beta 0.01');
+
+    // a second call trains nothing and writes the same table
+    const b = run(args);
+    expect(b.status).toBe(0);
+    expect(b.stdout).toMatch(/4 of 4 runs already finished; 0 to run/);
+    expect(fs.readFileSync(path.join(out, 'table.md'), 'utf8')).toBe(table);
+    expect(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).toBe(json);
+
+    // the same folder under the default protocol: refused, nothing trained or written
+    const c = run(args.filter((x, i) => x !== '--protocol' && args[i - 1] !== '--protocol'));
+    expect(c.status).toBe(2);
+    expect(c.stderr).toMatch(
+      new RegExp(
+        'holds a table of --protocol reference ' +
+          '\\(runs grpo-mean-1, grpo-mean-std-1, opid-ref-1, opid-ref-oracle-1\\), not of --protocol table; ' +
+          'give --protocol reference to continue that table, or another --out for a new one',
+      ),
+    );
+    expect(fs.readdirSync(path.join(out, 'runs')).sort()).toEqual(
+      Object.keys(rows)
+        .map((m) => `${m}-1`)
+        .sort(),
+    );
+    expect(fs.readFileSync(path.join(out, 'table.md'), 'utf8')).toBe(table);
+    fs.rmSync(out, { recursive: true, force: true });
+  });
+
+  it("--protocol reference: the protocol's defaults; a folder of the table protocol is refused", () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-exp-'));
+    fs.mkdirSync(path.join(out, 'runs', 'grpo-1'), { recursive: true });
+    fs.writeFileSync(path.join(out, 'runs', 'grpo-1', 'run.json'), JSON.stringify({ config: { steps: 100 } }));
+    const r = run(['opid-table', '--protocol', 'reference', '--out', out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /holds a table of --protocol table \(runs grpo-1\), not of --protocol reference; give --protocol table to/,
+    );
+    // the header, printed before the check: B 16 × G 8, 160 steps, evaluation every 20, mini-batches 13
+    expect(r.stdout).toContain(
+      '160 steps of B 16 × G 8, 3 seeds per method, evaluation every 20 steps on 210 episodes',
+    );
+    expect(r.stdout).toMatch(/--steps 160 --tasks 16 --group 8 --history 5 --decoding free .* --mini-batches 13 /);
+    expect(r.stdout).toMatch(/--eval-every 20 --eval-episodes 210 --eval-temperature 0\.4 --checkpoint-every 10 /);
+    // each default still gives way to its flag
+    const s = run(['opid-table', '--protocol', 'reference', '--steps', '30', '--tasks', '2', '--out', out]);
+    expect(s.status).toBe(2);
+    expect(s.stdout).toContain('30 steps of B 2 × G 8,');
+    expect(s.stdout).toContain('--mini-batches 13 ');
+    // a table.json that records the other protocol is refused too (no runs needed)
+    fs.rmSync(path.join(out, 'runs', 'grpo-1'), { recursive: true });
+    fs.writeFileSync(path.join(out, 'table.json'), JSON.stringify({ protocol: 'reference' }));
+    const t = run(['opid-table', '--seeds', '1', '--steps', '3', '--out', out]);
+    expect(t.status).toBe(2);
+    expect(t.stderr).toMatch(/holds a table of --protocol reference \(table\.json\), not of --protocol table/);
+    expect(fs.readdirSync(path.join(out, 'runs'))).toEqual([]);
+    fs.rmSync(out, { recursive: true, force: true });
+  });
+
   it('names the experiment and bad flags (exit 2)', () => {
     const r = run(['table']);
     expect(r.status).toBe(2);
@@ -236,6 +411,9 @@ describe('experiment opid-table', () => {
     const e = run(['opid-table', '--out', '']);
     expect(e.status).toBe(2);
     expect(e.stderr).toMatch(/--out needs a folder \(got an empty value\); give a path, e\.g\. --out runs\/opid-table/);
+    const p = run(['opid-table', '--protocol', 'ref']);
+    expect(p.status).toBe(2);
+    expect(p.stderr).toMatch(/--protocol must be one of: table, reference \(got "ref"\); did you mean reference\?/);
   });
 
   it('refuses a folder whose runs were made with other settings, naming them (nothing trained or rewritten)', () => {
