@@ -328,6 +328,8 @@ export class TrainingSession {
    * Pulls one update's events: first any trailing events a pause cut off, then up to the next step event and its
    * trailing events. Returns 'done' when the generator has finished, 'interrupted' when a pause cut a step or an
    * evaluation (the next call redoes it).
+   * @throws Error with the message of the trainer's `error` event (a non-finite value stopped the run), after
+   *   forwarding the event.
    */
   private async update(onEvent: EventSink): Promise<'more' | 'done' | 'interrupted'> {
     const config = this.config!;
@@ -357,6 +359,9 @@ export class TrainingSession {
       if (r.done) return 'done';
       const e = r.value;
       onEvent(e);
+      // A value turned non-finite (core/train/finite.ts): the trainer ended the run at its last good checkpoint;
+      // the call fails with the event's message, so the page shows it as a run error (status `error`).
+      if (e.event === 'error') throw new Error(e.message);
       if (e.event === 'done') return 'done';
       if (e.event === 'interrupted') return 'interrupted';
       if (e.event === 'eval' && e.step === 0 && !gotStep && this.lastStep === 0) this.eval0Seen = true;

@@ -16,7 +16,7 @@ type FakePolicy = { params: { w: { isDisposed: boolean } } };
  * A stand-in trainer with the real one's event order; records how far it was pulled, whether it was closed,
  * the initial weights it got, and its policy (handed out through `onPolicy`, disposed in `finally`).
  */
-function fakeTrainer(failAtStep = 0) {
+function fakeTrainer(failAtStep = 0, nanAtStep = 0) {
   const log = {
     pulledSteps: 0,
     closed: 0,
@@ -35,6 +35,10 @@ function fakeTrainer(failAtStep = 0) {
         if (opts.signal?.aborted) return;
         log.pulledSteps = step;
         if (step === failAtStep) throw new Error('boom');
+        if (step === nanAtStep) {
+          yield nanEvent(step);
+          return;
+        }
         yield { event: 'step', step } as TrainEvent;
         yield { event: 'trajectories', step, group: [] };
         if (evalDueAfter(config, step)) yield { event: 'eval', step, splits: {}, evalMs: 0 };
@@ -47,6 +51,19 @@ function fakeTrainer(failAtStep = 0) {
     }
   };
   return { log, trainFn };
+}
+
+/** The trainer's `error` event of a run stopped by a non-finite gradient norm at `step` (core/train/finite.ts). */
+function nanEvent(step: number): TrainEvent {
+  return {
+    event: 'error',
+    step,
+    quantity: 'gradNorm',
+    value: 'NaN',
+    settings: { learningRate: 1, klBeta: 10, maxGradNorm: 0, entropyCoef: 0 },
+    lastCheckpoint: null,
+    message: `step ${step}: the gradient norm is NaN; the run stopped`,
+  };
 }
 
 const small: Partial<RunConfig> = { steps: 5, evalEvery: 2, tasksPerStep: 1, groupSize: 2, miniBatches: 1 };
@@ -145,6 +162,20 @@ describe('TrainingSession.withPolicy', () => {
     await expect(s.stepOnce(() => undefined)).rejects.toThrow(/boom/);
     expect(s.status).toBe('error');
     await expect(read(s)).rejects.toThrow(/released/);
+  });
+
+  it("a trainer's error event (a non-finite value) ends the call with its message: status error, no done", async () => {
+    const { log, trainFn } = fakeTrainer(0, 3);
+    const s = new TrainingSession(trainFn, () => 'cpu');
+    await s.configure(small);
+    const events: string[] = [];
+    const sink = (e: TrainEvent) => events.push(`${e.event}${'step' in e ? e.step : ''}`);
+    await expect(s.start(sink)).rejects.toThrow('step 3: the gradient norm is NaN; the run stopped');
+    expect(s.status).toBe('error');
+    expect(events.slice(-3)).toEqual(['trajectories2', 'eval2', 'error3']);
+    expect(events).not.toContain('step3');
+    expect(events).not.toContain('done');
+    expect(log.pulledSteps).toBe(3);
   });
 
   it('updates and discard wait for a read in progress', async () => {
