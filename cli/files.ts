@@ -3,7 +3,8 @@ import fs from 'node:fs';
 
 /**
  * Write bytes or text atomically: to a temporary file next to `p`, then rename, so an interrupted run never leaves a
- * half-written file. @throws the fs error (the temporary file is removed).
+ * half-written file. @throws the fs error (the temporary file is removed; one left by a killed process is removed
+ * when the next writer takes the run directory's lock, cli/runlock.ts).
  */
 export function writeAtomic(p: string, data: Uint8Array | string): void {
   const tmp = `${p}.tmp-${process.pid}`;
@@ -11,7 +12,11 @@ export function writeAtomic(p: string, data: Uint8Array | string): void {
     fs.writeFileSync(tmp, data);
     fs.renameSync(tmp, p);
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // the write's own error is the one to report
+    }
     throw e;
   }
 }

@@ -154,18 +154,49 @@ export function writeCheckpoint(
   return { file: checkpointFile(step), stateFile: stateFile(step) };
 }
 
-/** events.jsonl opened for appending: each line is written at once; `sync` flushes it to disk. */
+/** Writes `buffer` at the end of the file open as `fd`; returns the bytes written (fs.writeSync's contract). */
+export type AppendWriter = (fd: number, buffer: Uint8Array) => number;
+
+/**
+ * events.jsonl opened for appending: each line is written at once and checked whole; `sync` flushes it to disk.
+ * A short write (a full disk) is cut back to the last whole line and thrown as an Error naming the file.
+ */
 export class EventLog {
   private fd: number;
+  /** The file's size after the last whole line. */
+  private size: number;
+  readonly file: string;
 
-  /** Open (create) DIR/events.jsonl for appending. */
-  constructor(dir: string) {
-    this.fd = fs.openSync(path.join(dir, EVENTS_FILE), 'a');
+  /** Open (create) DIR/events.jsonl for appending; `write` is the seam tests use to simulate a short write. */
+  constructor(
+    dir: string,
+    private readonly write: AppendWriter = (fd, b) => fs.writeSync(fd, b),
+  ) {
+    this.file = path.join(dir, EVENTS_FILE);
+    this.fd = fs.openSync(this.file, 'a');
+    this.size = fs.fstatSync(this.fd).size;
   }
 
-  /** Append one event as a JSON line. */
+  /** Append one event as a JSON line. @throws Error naming the file when fewer bytes than the line's are written. */
   append(e: object): void {
-    fs.writeSync(this.fd, JSON.stringify(e) + '\n');
+    const bytes = Buffer.from(JSON.stringify(e) + '\n');
+    const n = this.write(this.fd, bytes);
+    if (n === bytes.length) {
+      this.size += n;
+      return;
+    }
+    try {
+      fs.ftruncateSync(this.fd, this.size); // no cut line left behind
+    } catch {
+      // the file keeps a cut last line, which --resume cuts away (cutEventsAt) or names
+    }
+    throw Object.assign(
+      new Error(
+        `${this.file}: only ${n} of the line's ${bytes.length} bytes were written (the disk is full?); the ` +
+          `cut line is removed`,
+      ),
+      { code: 'ENOSPC', path: this.file },
+    );
   }
 
   /** Flush to disk (after a checkpoint). */
@@ -177,6 +208,41 @@ export class EventLog {
   close(): void {
     fs.closeSync(this.fd);
   }
+}
+
+/** What a file-system error code means, and what to do about it. */
+const WRITE_ERRORS: Record<string, [string, string]> = {
+  ENOSPC: ['the disk is full', 'free space on the disk'],
+  EDQUOT: ['the disk quota is used up', 'free space within your quota'],
+  EROFS: ['the file system is read-only', 'make it writable (or copy the run folder to a writable disk)'],
+  EACCES: ['permission denied', 'make the run folder writable'],
+  EPERM: ['operation not permitted', 'make the run folder writable'],
+  ENOENT: ['the file or its folder is gone (removed, or the disk unmounted?)', 'restore the run folder'],
+  EIO: ['an I/O error of the disk', 'check the disk'],
+};
+
+/**
+ * The message of a failed write of `file` in run directory `dir`: the file, what went wrong (the errno code in
+ * words), what was kept (the checkpoint of step `kept`, or nothing to continue) and what to do (continue with
+ * `--resume`, or start again with `command`). Null for an error that is no file-system error.
+ */
+export function writeFailureMessage(
+  dir: string,
+  file: string,
+  e: unknown,
+  kept: number | null,
+  command: string,
+): string | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return null;
+  const [what, fix] = WRITE_ERRORS[code] ?? [(e as Error).message, 'fix the file system'];
+  const keptText =
+    kept !== null
+      ? `the run is kept up to its checkpoint of step ${kept} (${checkpointFile(kept)}, ${stateFile(kept)}); ` +
+        `${fix}, then continue it with npm run train -- --resume ${dir} (the steps after it are redone)`
+      : `the run had no checkpoint yet, so there is nothing to continue; ${fix}, then start it again: ` +
+        `rm -r ${dir} && ${command}`;
+  return `cannot write ${file}: ${what} (${code}); ${keptText}`;
 }
 
 /**

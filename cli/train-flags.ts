@@ -74,6 +74,12 @@ export const OTHER_FLAGS = {
       '(the start line of events.jsonl) or the files of the checkpoint differ from the sha256 its ' +
       'events.jsonl line records',
   },
+  force: {
+    type: 'boolean',
+    help:
+      'with --run-dir or --resume: break the lock another train holds on the run directory (DIR/train.lock: ' +
+      'one writer at a time), with a warning; only when that train has ended (e.g. on another host)',
+  },
   'eval-threads': {
     type: 'int',
     help:

@@ -12,8 +12,11 @@ import type { RunConfig } from '../src/core/run/config';
 import type { TrainEvent } from '../src/core/train/events';
 import { decodeTrainState } from '../src/core/train/checkpoint';
 import {
+  EVENTS_FILE,
   RECORD_VERSION,
+  RUN_FILE,
   RUN_FORMAT,
+  VAL_FILE,
   addValidation,
   checkpointFile,
   emptyValRecord,
@@ -37,11 +40,13 @@ import {
   readRun,
   readVal,
   writeCheckpoint,
+  writeFailureMessage,
   writeRun,
   writeVal,
 } from './rundir';
 import { checkFromRunUnchanged, readFromRun, sha256, type FromRun, type FromRunRecord } from './from-run';
 import { FIELD, fail } from './train-flags';
+import { LOCK_FILE, RunLockError, acquireRunLock, lockedMessage } from './runlock';
 
 /** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */
 export interface Resume {
@@ -79,15 +84,19 @@ export function prepareResume(
   partial: Record<string, unknown>,
   init: string | undefined,
   runDir: string | undefined,
+  force = false,
 ): Resume {
   if (runDir !== undefined) fail('--resume continues the run in its own folder; drop --run-dir');
+  // Locked before anything is read, so a second writer is refused before it reads a record being written.
+  if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    if (fs.existsSync(path.join(dir, 'run.json')) || fs.existsSync(path.join(dir, LOCK_FILE))) lockRunDir(dir, force);
   const { run, events, val } = readResumeRecord(dir);
   checkRecordedConfig(dir, run, events);
   const given = givenFlags();
   checkResumeFlags(run, partial, init, given);
   // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
   const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
-  const { step, skipped } = latestCheckpoint(dir, events, steps);
+  const { step, skipped } = latestCheckpoint(dir, run, events, steps);
   const { weights, state, best } = readCheckpoint(dir, events, step);
   return { dir, run, config: { ...run.config, steps }, step, weights, state, best, val, skipped };
 }
@@ -159,15 +168,12 @@ function checkResumeFlags(
  */
 function latestCheckpoint(
   dir: string,
+  run: RunRecord,
   events: ReturnType<typeof readEvents>,
   steps: number,
 ): { step: number; skipped: string[] } {
   const ckpts = listCheckpoints(dir);
-  if (!ckpts.length)
-    fail(
-      `--resume: ${dir} holds no checkpoint (ckpt-<k>.safetensors with its ckpt-<k>.state); the run must ` +
-        `have reached its first --checkpoint-every step`,
-    );
+  if (!ckpts.length) fail(noCheckpointMessage(dir, run, events));
   const step = ckpts[ckpts.length - 1];
   // The step events up to the checkpoint are the run's history; a file emptied or cut at a line boundary would lose it.
   if (!events.some((e) => e.event === 'step' && e.step === step))
@@ -190,6 +196,21 @@ function latestCheckpoint(
         `(pass --steps N > ${step} to extend it)`,
     );
   return { step, skipped };
+}
+
+/**
+ * The refusal of `--resume` for a run folder without a checkpoint: a run stopped (killed, failed, out of space) before
+ * its first checkpoint, how far it got, and the command that starts it again.
+ */
+function noCheckpointMessage(dir: string, run: RunRecord, events: ReturnType<typeof readEvents>): string {
+  const done = events.filter((e) => e.event === 'step').length;
+  const every = run.config.checkpointEvery;
+  return (
+    `--resume: ${dir} was stopped before its first checkpoint (it holds ${done} step event` +
+    `${done === 1 ? '' : 's'} and no ckpt-<k>.safetensors with its ckpt-<k>.state; ` +
+    `the first is written at step ${every > 0 ? Math.min(every, run.config.steps) : run.config.steps}` +
+    `): there is nothing to continue. Start it again: rm -r ${dir} && ${run.command}`
+  );
 }
 
 /** The checkpoint's two files, equal to the sha256 events.jsonl records, and the best evaluation its state holds. */
@@ -276,6 +297,8 @@ export function prepareRunDir(dir: string): void {
   if (dir.trim() === '') fail('--run-dir needs a folder path, e.g. --run-dir runs/grpo-seed1');
   if (fs.existsSync(dir)) {
     if (!fs.statSync(dir).isDirectory()) fail(`--run-dir: "${dir}" is a file; give a folder path`);
+    const locked = fs.readdirSync(dir).includes(LOCK_FILE) ? lockedMessage(dir) : null;
+    if (locked) fail(`--run-dir: ${locked}`);
     if (fs.readdirSync(dir).length)
       fail(
         `--run-dir: "${dir}" is not empty; give a new folder` +
@@ -286,22 +309,50 @@ export function prepareRunDir(dir: string): void {
   }
 }
 
-/** Create `--run-dir DIR` (checked by `prepareRunDir`). Exits 2 when it cannot be made. */
-export function makeRunDir(dir: string): void {
+/**
+ * Create `--run-dir DIR` (checked by `prepareRunDir`) and take its lock (`lockRunDir`). Exits 2 when it cannot be
+ * made or another writer took it meanwhile.
+ */
+export function makeRunDir(dir: string, force = false): void {
   try {
     fs.mkdirSync(dir, { recursive: true });
   } catch (e) {
     fail(`--run-dir: cannot create "${dir}" (${(e as Error).message})`);
   }
+  lockRunDir(dir, force);
 }
 
-/** Writes the run record as the trainer's events come (format: src/core/run/record.ts). */
+/** A turn of the event loop, so signal handlers run (a training loop otherwise never yields to them). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Take the lock of run directory `dir` for this process (cli/runlock.ts) until it exits, printing its notes (a
+ * stale lock taken over, a lock broken with `force`) on stderr. Exits 2 naming the holder when another writer has it.
+ */
+export function lockRunDir(dir: string, force: boolean): void {
+  try {
+    const lock = acquireRunLock(dir, { force, command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
+    for (const n of lock.notes) process.stderr.write(`train: ${n}\n`);
+  } catch (e) {
+    if (e instanceof RunLockError) fail(e.message);
+    fail(`cannot lock ${dir} (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Writes the run record as the trainer's events come (format: src/core/run/record.ts). A failed write (a full disk, a
+ * read-only file system, …) throws an Error naming the file, what was kept and what to do (`writeFailureMessage`).
+ */
 export class RunRecorder {
   private readonly log: EventLog;
   private val: ValRecord | null;
   private run: RunRecord | null = null;
   /** The latest checkpoint line (`lineOf` hashes each checkpoint's bytes once). */
   private lastLine: CheckpointLine | null = null;
+  /** The step of the latest complete checkpoint (both files written), the one a --resume continues from. */
+  private kept: number | null;
 
   constructor(
     private readonly dir: string,
@@ -313,22 +364,41 @@ export class RunRecorder {
     /** A distillation stage's source run and the sha256 of what it read (run.json `fromRun`). */
     private readonly fromRun: FromRunRecord | null = null,
   ) {
-    if (resume) {
-      cutEventsAt(dir, resume.step);
-      this.val = resume.val
-        ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) }
-        : null;
-      if (this.val) writeVal(dir, this.val);
-      this.run = {
-        ...resume.run,
-        resumes: [
-          ...resume.run.resumes,
-          { fromStep: resume.step, steps: config.steps, command, at: new Date().toISOString() },
-        ],
-      };
-      writeRun(dir, this.run);
-    } else this.val = null;
-    this.log = new EventLog(dir);
+    this.kept = resume?.step ?? null;
+    this.val = null;
+    if (resume) this.continueRecord(resume);
+    this.log = this.guard(EVENTS_FILE, () => new EventLog(dir));
+  }
+
+  /** A resumed run: events.jsonl cut back to the checkpoint, val.json likewise, run.json with the resume added. */
+  private continueRecord(resume: Resume): void {
+    this.guard(EVENTS_FILE, () => cutEventsAt(this.dir, resume.step));
+    this.val = resume.val
+      ? { ...resume.val, checkpoints: resume.val.checkpoints.filter((c) => c.step <= resume.step) }
+      : null;
+    if (this.val) this.guard(VAL_FILE, () => writeVal(this.dir, this.val!));
+    this.run = {
+      ...resume.run,
+      resumes: [
+        ...resume.run.resumes,
+        { fromStep: resume.step, steps: this.config.steps, command: this.command, at: new Date().toISOString() },
+      ],
+    };
+    this.guard(RUN_FILE, () => writeRun(this.dir, this.run!));
+  }
+
+  /** Run a write of `file`; a file-system error becomes an Error naming the file, what was kept and what to do. */
+  private guard<T>(file: string, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      // The file the error names (a checkpoint's state file, say), without writeAtomic's temporary suffix.
+      const named = (e as { path?: unknown }).path;
+      const p = typeof named === 'string' ? named.replace(/\.tmp-\d+$/, '') : path.join(this.dir, file);
+      const msg = writeFailureMessage(this.dir, p, e, this.kept, this.command);
+      if (msg === null) throw e;
+      throw new Error(msg, { cause: e });
+    }
   }
 
   /** The events.jsonl line of a checkpoint event: its file names and the sha256 of its bytes (checked on --resume). */
@@ -356,7 +426,7 @@ export class RunRecorder {
         resumes: [],
         ...(this.fromRun ? { fromRun: this.fromRun } : {}),
       };
-      writeRun(this.dir, this.run);
+      this.guard(RUN_FILE, () => writeRun(this.dir, this.run!));
     }
     if (ev.event === 'validation') {
       this.val = addValidation(
@@ -365,13 +435,16 @@ export class RunRecorder {
         ev.passRates,
         ev.taskTypes,
       );
-      writeVal(this.dir, this.val);
+      this.guard(VAL_FILE, () => writeVal(this.dir, this.val!));
     }
     if (ev.event === 'checkpoint') {
-      writeCheckpoint(this.dir, ev.step, ev.weights, ev.state);
-      this.log.append(this.lineOf(ev));
-      this.log.sync();
-    } else if (ev.event !== 'trajectories') this.log.append(ev);
+      this.guard(checkpointFile(ev.step), () => writeCheckpoint(this.dir, ev.step, ev.weights, ev.state));
+      this.kept = ev.step;
+      this.guard(EVENTS_FILE, () => {
+        this.log.append(this.lineOf(ev));
+        this.log.sync();
+      });
+    } else if (ev.event !== 'trajectories') this.guard(EVENTS_FILE, () => this.log.append(ev));
     if (ev.event === 'done') this.log.close();
     return ev;
   }

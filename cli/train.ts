@@ -68,7 +68,15 @@ import {
   ignoredFlagIssues,
   rangeIssue,
 } from './train-flags';
-import { RunRecorder, makeRunDir, prepareResume, prepareRunDir, skippedWarning, type Resume } from './train-rundir';
+import {
+  RunRecorder,
+  makeRunDir,
+  nextTurn,
+  prepareResume,
+  prepareRunDir,
+  skippedWarning,
+  type Resume,
+} from './train-rundir';
 import { loadStart, resolveFromRun, resolveStart, type Start } from './train-start';
 
 exitOnClosedStdout();
@@ -202,7 +210,7 @@ function resolveRun({ args, partial, config }: Parsed, argv: string[]): Plan {
   const resumeDir = args.resume as string | undefined;
   let resume: Resume | null = null;
   if (resumeDir !== undefined) {
-    resume = prepareResume(resumeDir, partial, init, runDir);
+    resume = prepareResume(resumeDir, partial, init, runDir, args.force === true);
     config = resume.config;
     init = resume.run.config.init;
   } else if (runDir !== undefined) prepareRunDir(runDir);
@@ -288,7 +296,10 @@ async function runTraining(
     algorithmInit: fromRun ? { teacherPool: fromRun.pool, studentSolved: fromRun.studentSolved } : undefined,
   });
   if (fromRun) printTeachers(fromRun, plan);
-  for await (const raw of stream) await takeEvent(s.record ? s.record.take(raw) : raw, s);
+  for await (const raw of stream) {
+    await takeEvent(s.record ? s.record.take(raw) : raw, s);
+    await nextTurn(); // SIGINT/SIGTERM handlers (the run directory's lock, cli/runlock.ts) run between events
+  }
   fromRun?.pool.dispose();
   await pool?.close();
 }
@@ -297,7 +308,7 @@ async function runTraining(
 function openRecord(plan: Plan, backend: string, command: string): Pick<Session, 'dir' | 'record'> {
   const { resume, runDir, init } = plan;
   const dir = resume?.dir ?? runDir;
-  if (!resume && runDir !== undefined) makeRunDir(runDir);
+  if (!resume && runDir !== undefined) makeRunDir(runDir, plan.args.force === true);
   const record =
     dir !== undefined
       ? new RunRecorder(
