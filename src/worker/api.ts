@@ -591,9 +591,11 @@ export interface TrainerApi {
    * Stored runs (every run the page trains is recorded: run.json and events at each checkpoint, pause and end,
    * checkpoints every config.checkpointEvery steps; src/worker/runs.ts), newest first, each validated: a corrupt one
    * is listed in `corrupt` with the reason. `activeId`: the run being recorded now, null once its end is stored (a
-   * finished run is not "recording"); `storage`: the browser's estimate.
+   * finished run is not "recording"); `storage`: the browser's estimate; `elsewhere`: the ids of the runs another tab
+   * of this browser trains (it holds their Web Locks lock, run-locks.ts; empty without Web Locks), whose resume and
+   * delete are refused.
    */
-  listRuns(): Promise<RunsList & { activeId: string | null; storage: StorageUsage | null }>;
+  listRuns(): Promise<RunsList & { activeId: string | null; storage: StorageUsage | null; elsewhere: string[] }>;
   /** Rename a stored run. Rejects on an empty or too long name, or a missing run. */
   renameRun(id: string, name: string): Promise<void>;
   /**

@@ -25,6 +25,7 @@ import { planResume, type ResumePlan } from './run-resume';
 import type { RunStore } from './runs';
 import { resumePageDistillation, type PageDistillation } from './distill';
 import type { AgenticOpdRound } from '../core/algorithms/agentic-opd';
+import { elsewhereMessage } from './run-locks';
 
 import { sha256Hex } from '../core/sha256';
 
@@ -89,14 +90,25 @@ export function runsApi(
 > {
   return {
     async listRuns() {
-      return { ...(await listRuns(d.runStore)), activeId: d.runs.recordingId, storage: await storageUsage() };
+      const list = await listRuns(d.runStore);
+      const elsewhere = await d.runs.locks.elsewhere();
+      return { ...list, activeId: d.runs.recordingId, storage: await storageUsage(), elsewhere };
     },
     renameRun: (id, name) => d.runs.rename(id, name),
     async deleteRun(id) {
+      if ((await d.runs.locks.elsewhere()).includes(id))
+        throw new Error(elsewhereMessage('delete', await nameOf(d, id)));
       await d.runs.delete(id);
       d.onDeleted?.(id);
     },
-    resumeRun: (id) => resumeStoredRun(d, id),
+    async resumeRun(id) {
+      if (!(await d.runs.locks.hold(id))) throw new Error(elsewhereMessage('resume', await nameOf(d, id)));
+      try {
+        return await resumeStoredRun(d, id);
+      } finally {
+        d.runs.locks.follow(d.runs.recordingId); // the lock stays only when the resume took
+      }
+    },
     async exportRun(id) {
       const bytes = await exportRun(d.runStore, id);
       return Comlink.transfer(bytes, [bytes.buffer]);
@@ -113,6 +125,11 @@ export function runsApi(
     },
     importWeights: (name, bytes) => importWeights(d, name, bytes),
   };
+}
+
+/** The name of stored run `id` for a message (its id when it is not listed). */
+async function nameOf(d: RunsApiDeps, id: string): Promise<string> {
+  return (await listRuns(d.runStore)).runs.find((r) => r.id === id)?.name ?? id;
 }
 
 /** Resumes stored run `id` from its last checkpoint: the session reconfigured, its record and explorer continued. */

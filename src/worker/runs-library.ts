@@ -32,6 +32,7 @@ import type { GroupDetail } from '../core/train/step-detail';
 import type { PageFromRun } from './distill';
 import { RunRecorder, isQuotaError, runBytes, storedCheckpoints, type RecordTexts, type RunStore } from './runs';
 import { InitRecordSchema, StoredRunMetaSchema, type InitRecord, type StoredRunMeta } from './run-meta';
+import { TabRunLocks } from './run-locks';
 import {
   MAX_RUN_NAME,
   type CorruptRun,
@@ -329,6 +330,8 @@ export class PageRuns {
   private recorder: RunRecorder | null = null;
   private next: { init: InitRecord; fromRun?: PageFromRun } | null = null;
   private watcher: ((s: RecordStatus) => void) | null = null;
+  /** The Web Locks lock of the run being recorded, so other tabs show it as training here (run-locks.ts). */
+  locks = new TabRunLocks();
 
   /**
    * @param detailOf the explorer's group 0 of a step, kept in the `trajectories.jsonl` line of that step's
@@ -369,6 +372,7 @@ export class PageRuns {
   resume(plan: { meta: StoredRunMeta; texts: RecordTexts }): void {
     this.next = null;
     this.recorder = new RunRecorder(this.store, plan.meta, plan.texts, (s) => this.watcher?.(s));
+    this.locks.follow(this.recordingId);
   }
 
   /** Sends every write's outcome to `cb` (a Comlink proxy in the worker). */
@@ -404,6 +408,7 @@ export class PageRuns {
         );
       }
       this.recorder?.take(e, e.event === 'trajectories' ? this.detailOf(e.step) : null);
+      this.locks.follow(this.recordingId);
       sink(e);
     };
   }
@@ -422,6 +427,7 @@ export class PageRuns {
     const r = this.recorder;
     if (!r) return;
     this.recorder = null;
+    this.locks.follow(null);
     await r.stop();
   }
 
@@ -440,6 +446,7 @@ export class PageRuns {
     if (this.recorder?.id === id) {
       await this.recorder.flush();
       this.recorder = null;
+      this.locks.follow(null);
     }
     await this.store.delete(id);
   }

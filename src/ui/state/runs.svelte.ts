@@ -23,6 +23,8 @@ export class RunsState {
   storage = $state.raw<StorageUsage | null>(null);
   /** The run being recorded now (null when none). */
   activeId = $state<string | null>(null);
+  /** The runs another tab of this browser trains (Resume and Delete are off for them). */
+  elsewhere = $state.raw<string[]>([]);
   /** The latest write of the run being recorded. */
   status = $state.raw<RecordStatus | null>(null);
   /** False until the worker's first list answer (or its error): the view says "Loading stored runs…" meanwhile. */
@@ -73,6 +75,7 @@ export class RunsState {
       this.totalBytes = l.totalBytes;
       this.storage = l.storage;
       this.activeId = l.activeId;
+      this.elsewhere = l.elsewhere ?? [];
     } catch (e) {
       this.error = `list runs: ${message(e)}`;
     } finally {
