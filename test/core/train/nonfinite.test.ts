@@ -76,7 +76,9 @@ describe('a run never trains on a non-finite value', () => {
         lastCheckpoint: 1,
       });
       expect(err.message).toMatch(/^step 2: the gradient norm is NaN; the run stopped/);
-      expect(err.message).toMatch(/learning rate \(1\).*β \(10\).*max grad norm is 0 = off.*entropy coefficient \(0\)/);
+      expect(err.message).toMatch(
+        /learning rate \(1\).*β \(10\).*max grad norm is 0 = off.*entropy coefficient \(0\)/u,
+      );
       // The error is the last event: no step 2 event, no checkpoint after step 1, no done.
       expect(events.at(-1)).toBe(err);
       expect(events.filter((e) => e.event === 'step').map((e) => e.step)).toEqual([1]);
