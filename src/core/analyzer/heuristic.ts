@@ -46,6 +46,7 @@ import type {
   AnalysisResult,
   TrajectorySkills,
 } from './types';
+import { checkMaxStepSkills, emptyStats } from './types';
 import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../skills/grammar';
 import { normalizeAction } from '../envs/types';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
@@ -59,12 +60,11 @@ export { trackStates, knownAdmissible, type TrackedState } from './tracked-state
 /** The embedded analyzer (see the module doc): one group in, skills per trajectory out; never null, never throws. */
 export class HeuristicAnalyzer implements Analyzer {
   readonly name = 'heuristic';
-  private readonly s: AnalyzerStats = { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
+  private readonly s: AnalyzerStats = emptyStats();
 
   /** @param o K (maxStepSkills ≥ 0) and failedOnly. @throws Error if K is negative or not an integer. */
   constructor(private readonly o: AnalyzerOptions) {
-    if (!Number.isInteger(o.maxStepSkills) || o.maxStepSkills < 0)
-      throw new Error(`heuristic analyzer: maxStepSkills must be an integer ≥ 0, got ${o.maxStepSkills}`);
+    checkMaxStepSkills('heuristic', o.maxStepSkills);
   }
 
   /** Skills per trajectory of the group (never null: the heuristic always writes something). */

@@ -31,6 +31,7 @@ import type {
   AnalysisResult,
   TrajectorySkills,
 } from './types';
+import { emptyStats } from './types';
 import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
 import { finishFailure, httpFailure, readEnvelope, type Ctx, type Failure } from './http-reply';
@@ -89,7 +90,7 @@ export class HttpAnalyzer implements Analyzer {
     failedOnly: boolean;
   };
   private readonly fetchFn: typeof fetch;
-  private readonly s: AnalyzerStats = { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
+  private readonly s: AnalyzerStats = emptyStats();
   private active = 0;
   /** False once the server rejected `response_format` (HTTP 400): later requests ask for JSON in the prompt only. */
   private jsonMode = true;

@@ -31,6 +31,7 @@ import type {
   AnalysisResult,
   TrajectorySkills,
 } from './types';
+import { checkMaxStepSkills, emptyStats } from './types';
 
 /** Why an oracle analysis fails, in words for the run's failure notice (the keys of AnalyzerStats.failureReasons). */
 export const ORACLE_FAILURES = {
@@ -164,15 +165,14 @@ export interface OracleAnalyzerOptions extends AnalyzerOptions {
 /** The privileged `oracle` analyzer (see the module doc): never throws for a bad trajectory; it gets null. */
 export class OracleAnalyzer implements Analyzer {
   readonly name = 'oracle';
-  private readonly s: AnalyzerStats = { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
+  private readonly s: AnalyzerStats = emptyStats();
 
   /**
    * @param o K (maxStepSkills ≥ 0), failedOnly, the env spec and its preset.
    * @throws Error if K is negative or not an integer, or naming the accepted presets on an unknown preset.
    */
   constructor(private readonly o: OracleAnalyzerOptions) {
-    if (!Number.isInteger(o.maxStepSkills) || o.maxStepSkills < 0)
-      throw new Error(`oracle analyzer: maxStepSkills must be an integer ≥ 0, got ${o.maxStepSkills}`);
+    checkMaxStepSkills('oracle', o.maxStepSkills);
     o.spec.taskTypes(o.preset);
   }
 

@@ -84,3 +84,17 @@ export interface Analyzer {
 
 /** γ of the discounted return shown to the analyzer (OPID: G_t with γ = 0.95). */
 export const ANALYZER_GAMMA = 0.95;
+
+/** Counters of an analyzer that has made no call yet. */
+export function emptyStats(): AnalyzerStats {
+  return { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
+}
+
+/**
+ * Check K, the most step skills an analyzer writes per trajectory (AnalyzerOptions.maxStepSkills).
+ * @throws Error naming the analyzer when K is not an integer ≥ 0.
+ */
+export function checkMaxStepSkills(analyzer: string, k: number): void {
+  if (!Number.isInteger(k) || k < 0)
+    throw new Error(`${analyzer} analyzer: maxStepSkills must be an integer ≥ 0, got ${k}`);
+}
