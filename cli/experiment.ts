@@ -141,7 +141,7 @@ const SPEC = {
     type: 'string',
     help:
       "table: the OPID paper's household table (GRPO, OPID, its three ablations, Skill-GRPO); reference: the " +
-      "OPID authors' ALFWorld protocol (history 5, free decoding, KL, entropy bonus, λ 0.001 …) as a " +
+      "OPID authors' ALFWorld protocol (history 5, KL, entropy bonus, λ 0.001 …; admissible decoding) as a " +
       'decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
       'docs/experiments/opid-protocols.md). Defaults: table --steps 100 --tasks 4 --eval-every 25 --out ' +
       'runs/opid-table; reference --steps 160 --tasks 16 --eval-every 20 --out runs/opid-table-reference',
@@ -479,7 +479,7 @@ function referenceFlags(a: ExperimentArgs, hasBase: boolean): string[] {
     ['tasks', a.tasks],
     ['group', a.group],
     ['history', 5],
-    ['decoding', 'free'],
+    ['decoding', 'admissible'], // free decoding: the base scores 0% (docs/experiments/opid-protocols.md)
     ['temperature', 1],
     ['adv-group-by', 'step'],
     ['adv-eps', '0.000001'],

@@ -264,7 +264,7 @@ describe('experiment opid-table', () => {
       tasksPerStep: 1,
       groupSize: 2,
       historyTurns: 5,
-      decoding: 'free',
+      decoding: 'admissible',
       temperature: 1,
       advGroupBy: 'step',
       advEps: 1e-6,
@@ -378,7 +378,7 @@ describe('experiment opid-table', () => {
     expect(r.stdout).toContain(
       '160 steps of B 16 × G 8, 3 seeds per method, evaluation every 20 steps on 210 episodes',
     );
-    expect(r.stdout).toMatch(/--steps 160 --tasks 16 --group 8 --history 5 --decoding free .* --mini-batches 13 /);
+    expect(r.stdout).toMatch(/--steps 160 --tasks 16 --group 8 --history 5 --decoding admissible .* --mini-batches 13/);
     expect(r.stdout).toMatch(/--eval-every 20 --eval-episodes 210 --eval-temperature 0\.4 --checkpoint-every 10 /);
     // each default still gives way to its flag
     const s = run(['opid-table', '--protocol', 'reference', '--steps', '30', '--tasks', '2', '--out', out]);
