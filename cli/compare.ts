@@ -69,7 +69,8 @@ function help(): string {
     "  train final                  the last training step's success",
     "  ckpts, val final             checkpoints written, the last validation's mean pass rate",
     `best = ${BEST}.`,
-    'The same best is in --json (bestEval, bestEvalStep), --markdown and --csv (best <split>, best step).',
+    'The same best is in --json (bestEval, bestEvalStep), --csv (best <split>, best step) and --markdown ' +
+      '(best <split>).',
     'Exit 2 with a message naming the folder, file and line when an input is missing or corrupt.',
     '',
     ...flags,

@@ -14,6 +14,7 @@ import type { RunConfig } from '../src/core/run/config';
 import { checkpointFile } from '../src/core/run/record';
 import path from 'node:path';
 import type { FromRun } from './from-run';
+import type { AlgorithmChart } from '../src/core/algorithm-catalog';
 
 /** The start: algorithm, env, model, backend and seed, and the step a resumed run continues from. */
 export function startLine(ev: StartEvent, config: RunConfig, backend: string): string {
@@ -60,8 +61,17 @@ export function phaseLine(p: NonNullable<StepEvent['phaseMs']>, stepMs: number):
   return `  time: ${parts.join(', ')}`;
 }
 
-/** One readable progress line; `plannedUpdates` > 0 (target KL on) adds the updates applied of those planned. */
-export function progress(e: StepEvent, total: number, plannedUpdates: number): string {
+/**
+ * One readable progress line; `plannedUpdates` > 0 (target KL on) adds the updates applied of those planned. `charts`
+ * (the algorithm's, core/algorithm-catalog.ts) decides whether the skill signal is shown beside the analyzer's calls:
+ * only for an algorithm that charts a teacher share (OPID), not for Skill-GRPO, whose skill numbers are always 0.
+ */
+export function progress(
+  e: StepEvent,
+  total: number,
+  plannedUpdates: number,
+  charts: readonly AlgorithmChart[] = ['teacher-share'],
+): string {
   const w = 20,
     filled = Math.round((e.step / total) * w);
   const eta = ((total - e.step) * e.elapsedMs) / e.step / 1000;
@@ -75,7 +85,7 @@ export function progress(e: StepEvent, total: number, plannedUpdates: number): s
     `clip ${(100 * e.clipFraction).toFixed(1)}%  entropy ${e.entropy.toFixed(3)} nats  lr ${lr}${stepKl}${updates} ` +
     ` ${e.tokensPerSecond.toFixed(0)} tok/s  ${(e.stepMs / 1000).toFixed(1)} s/step  ETA ${eta.toFixed(0)} ` +
     `s` +
-    (e.analyzerCalls || e.analyzerFailures ? analyzerPart(e) : '') +
+    (e.analyzerCalls || e.analyzerFailures ? analyzerPart(e, charts.includes('teacher-share')) : '') +
     typeLine(e.skillByTaskType)
   );
 }
@@ -86,8 +96,11 @@ function stepOutcome(e: StepEvent): string {
   return e.stepScale < 1 ? ` SHRUNK ×${e.stepScale} → ${e.keptStepKl!.toFixed(4)}` : '';
 }
 
-/** OPID's part of the progress line: teacher share (or top-k KL), skill activity, the analyzer's calls. */
-function analyzerPart(e: StepEvent): string {
+/**
+ * The analyzer's part of the progress line: with `skillSignal` (OPID) first the teacher share (or top-k KL), skill
+ * activity and sign agreement, then the analyzer's calls and failures.
+ */
+function analyzerPart(e: StepEvent, skillSignal: boolean): string {
   const signal =
     e.topkReverseKl !== undefined
       ? `top-k KL ${e.topkReverseKl.toFixed(4)} nats`
@@ -99,11 +112,11 @@ function analyzerPart(e: StepEvent): string {
         .join(', ') +
       ')'
     : '';
-  return (
-    `  | ${signal}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  ` +
-    `sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  ` +
-    `analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${reasons}`
-  );
+  const skills = skillSignal
+    ? `${signal}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  ` +
+      `sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  `
+    : '';
+  return `  | ${skills}analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${reasons}`;
 }
 
 /**

@@ -78,6 +78,7 @@ import {
   type Resume,
 } from './train-rundir';
 import { loadStart, resolveFromRun, resolveStart, type Start } from './train-start';
+import { algorithmTraits } from '../src/core/algorithm-catalog';
 
 exitOnClosedStdout();
 
@@ -421,7 +422,12 @@ function printEvent(ev: TrainEvent, s: Session): void {
   if (ev.event === 'start') process.stdout.write(startLine(ev, config, s.backend) + '\n');
   else if (ev.event === 'step') {
     process.stdout.write(
-      progress(ev, config.steps, config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0) + '\n',
+      progress(
+        ev,
+        config.steps,
+        config.targetKl > 0 ? config.miniBatches * config.ppoEpochs : 0,
+        algorithmTraits(config.algo).charts,
+      ) + '\n',
     );
     if (ev.phaseMs) process.stdout.write(phaseLine(ev.phaseMs, ev.stepMs) + '\n');
   } else if (ev.event === 'eval')

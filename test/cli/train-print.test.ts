@@ -3,6 +3,7 @@
  * share of A for the sampled A_skill, the top-k reverse KL for `--skill-topk` (where A holds no skill term).
  */
 import { describe, expect, it } from 'vitest';
+import { ALGORITHM_CATALOG } from '../../src/core/algorithm-catalog';
 import { progress } from '../../cli/train-print';
 import type { StepEvent } from '../../src/core/train/events';
 
@@ -41,5 +42,13 @@ describe('train progress line', () => {
     const top = progress({ ...base, teacherShare: 0, topkReverseKl: 0.10834 } as StepEvent, 10, 0);
     expect(top).toContain('| top-k KL 0.1083 nats  skill-active 50%');
     expect(top).not.toContain('teacher share');
+  });
+
+  it("Skill-GRPO (no teacher-share chart): only the analyzer's calls, no skill numbers", () => {
+    const line = progress(base, 10, 0, ALGORITHM_CATALOG['skill-grpo'].charts);
+    expect(line).toContain('| analyzer 32 calls, 0 failed');
+    expect(line).not.toContain('teacher share');
+    expect(line).not.toContain('skill-active');
+    expect(progress(base, 10, 0, ALGORITHM_CATALOG.opid.charts)).toContain('| teacher share 1.2%');
   });
 });
