@@ -42,6 +42,7 @@ import {
 import { disposeBenchModel, makeBenchModel, trainStep, type BenchSize } from '../core/bench/workloads';
 import { loadBackendChoice, saveBackendChoice } from './backend-choice';
 import { CONCRETE_BACKENDS, type ConcreteBackend } from '../core/backend/names';
+import { DeadlineError, withDeadline } from './deadline';
 
 /** Backends in the order `auto` tries them. */
 export const BACKEND_ORDER = CONCRETE_BACKENDS;
@@ -93,6 +94,21 @@ function logicalCores(): number {
 export const WASM_THREADS = Math.min(8, logicalCores());
 setThreadsCount(WASM_THREADS);
 
+/**
+ * How long a WebGPU adapter request or a backend's start may take before the probe gives up on it (ms): a stuck GPU
+ * process otherwise leaves the page without a backend forever.
+ */
+export const GPU_CALL_DEADLINE_MS = 15_000;
+
+/** `navigator.gpu.requestAdapter()` with GPU_CALL_DEADLINE_MS. @throws DeadlineError, or what the browser throws. */
+function requestAdapter(gpu: GpuLike): Promise<GpuAdapterLike | null> {
+  return withDeadline(
+    gpu.requestAdapter({ powerPreference: 'high-performance' }),
+    GPU_CALL_DEADLINE_MS,
+    'navigator.gpu.requestAdapter()',
+  );
+}
+
 /** Text of an unknown thrown value. */
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -115,9 +131,9 @@ async function activate(name: BackendName): Promise<string | null> {
   if (name === 'cpu') registerFastCpuKernels(); // the same faster float32 kernels the CLI uses
   let ok: boolean;
   try {
-    ok = await tf.setBackend(name);
+    ok = await withDeadline(tf.setBackend(name), GPU_CALL_DEADLINE_MS, `tf.setBackend('${name}')`);
   } catch (e) {
-    return `tf.setBackend('${name}') threw: ${errText(e)}`;
+    return e instanceof DeadlineError ? e.message : `tf.setBackend('${name}') threw: ${errText(e)}`;
   }
   if (!ok) return `tf.setBackend('${name}') returned false (backend initialisation failed)`;
   try {
@@ -132,9 +148,9 @@ async function tryWebgpu(): Promise<Attempt> {
   if (!gpu) return { ok: false, reason: 'navigator.gpu missing (WebGPU disabled or unsupported in this browser)' };
   let adapter: GpuAdapterLike | null;
   try {
-    adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    adapter = await requestAdapter(gpu);
   } catch (e) {
-    return { ok: false, reason: `requestAdapter threw: ${errText(e)}` };
+    return { ok: false, reason: `requestAdapter failed: ${errText(e)}` };
   }
   if (!adapter) return { ok: false, reason: 'requestAdapter returned null (no usable GPU adapter)' };
   const info = adapter.info ?? {};
@@ -255,7 +271,7 @@ async function peekAdapters(): Promise<Adapters> {
   const out: Adapters = { webgpu: '', webgpuSoftware: false, webgl: '' };
   try {
     const gpu = (navigator as unknown as { gpu?: GpuLike }).gpu;
-    const adapter = gpu ? await gpu.requestAdapter({ powerPreference: 'high-performance' }) : null;
+    const adapter = gpu ? await requestAdapter(gpu) : null;
     const info = adapter?.info ?? {};
     out.webgpu =
       [info.vendor, info.architecture, info.device, info.description].filter((s) => s).join(' · ') ||

@@ -26,13 +26,38 @@ const details = (page: Page) =>
     (document.querySelector('[data-testid="backend-details"]')?.textContent ?? '').replace(/\s+/g, ' '),
   );
 
+/**
+ * Runs one stage of a test within `ms`, or fails naming the stage and what the badge and its popover said then (a
+ * page call such as `page.evaluate` has no time limit of its own).
+ */
+async function stage<T>(page: Page, name: string, ms: number, fn: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new Error(`stage "${name}" did not finish within ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([fn(), late]);
+  } catch (e) {
+    const badge = await Promise.race([
+      page
+        .getByTestId('backend-badge')
+        .textContent({ timeout: 5_000 })
+        .catch(() => '(unreadable)'),
+      new Promise<string>((r) => setTimeout(() => r('(no answer)'), 5_000)),
+    ]);
+    throw new Error(`${name}: ${e instanceof Error ? e.message : String(e)}; badge then: ${badge}`, { cause: e });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('backend probe and Bench view in Chromium', () => {
   it(
     'auto probes, picks wasm with its thread count, says why, remembers it, and probes again after a ' +
       'corrupted record',
     async () => {
       const { page, logs } = await open('model=nano&steps=1');
-      const text = await badgeText(page);
+      const text = await stage(page, 'first probe', 100_000, () => badgeText(page));
       const cores = await page.evaluate(() => navigator.hardwareConcurrency);
       const isolated = await page.evaluate(() => crossOriginIsolated);
       expect(isolated).toBe(true);
@@ -53,62 +78,71 @@ describe('backend probe and Bench view in Chromium', () => {
       );
 
       // The next visit uses the remembered choice without probing.
-      await page.reload();
-      const again = await badgeText(page);
+      const again = await stage(page, 'reload with the remembered choice', 100_000, async () => {
+        await page.reload();
+        return badgeText(page);
+      });
       console.log(`badge (remembered): ${again}`);
       expect(again).toMatch(/^wasm · \d+ threads? · fastest \(remembered\)/);
       expect(await details(page)).toMatch(/Chosen: remembered: fastest of wasm >?\d+ ms/);
 
       // A corrupted record is not a crash: the worker probes again and says why.
       // Every way this write can stall rejects with what happened (page.evaluate itself has no timeout).
-      await page.evaluate(
-        () =>
-          new Promise<void>((res, rej) => {
-            const timer = setTimeout(
-              () => rej(new Error('writing the corrupted record did not finish within 60 s')),
-              60_000,
-            );
-            const fail = (e: unknown) => {
-              clearTimeout(timer);
-              rej(e);
-            };
-            const req = indexedDB.open('opd-backend-choice', 1);
-            req.onupgradeneeded = () =>
-              fail(new Error('opd-backend-choice did not exist: the worker never stored its choice'));
-            req.onblocked = () => fail(new Error('opening opd-backend-choice was blocked by another connection'));
-            req.onsuccess = () => {
-              try {
-                const tx = req.result.transaction('choice', 'readwrite');
-                tx.objectStore('choice').put({ version: 1, key: 'x', choice: 'tpu', timings: 'fast' }, 'auto');
-                tx.oncomplete = () => {
-                  clearTimeout(timer);
-                  req.result.close();
-                  res();
-                };
-                tx.onerror = () => fail(tx.error);
-                tx.onabort = () => fail(tx.error ?? new Error('the write transaction was aborted'));
-              } catch (e) {
-                fail(e);
-              }
-            };
-            req.onerror = () => fail(req.error);
-          }),
+      await stage(page, 'write a corrupted record', 70_000, () =>
+        page.evaluate(
+          () =>
+            new Promise<void>((res, rej) => {
+              const timer = setTimeout(
+                () => rej(new Error('writing the corrupted record did not finish within 60 s')),
+                60_000,
+              );
+              const fail = (e: unknown) => {
+                clearTimeout(timer);
+                rej(e);
+              };
+              const req = indexedDB.open('opd-backend-choice', 1);
+              req.onupgradeneeded = () =>
+                fail(new Error('opd-backend-choice did not exist: the worker never stored its choice'));
+              req.onblocked = () => fail(new Error('opening opd-backend-choice was blocked by another connection'));
+              req.onsuccess = () => {
+                try {
+                  const tx = req.result.transaction('choice', 'readwrite');
+                  tx.objectStore('choice').put({ version: 1, key: 'x', choice: 'tpu', timings: 'fast' }, 'auto');
+                  tx.oncomplete = () => {
+                    clearTimeout(timer);
+                    req.result.close();
+                    res();
+                  };
+                  tx.onerror = () => fail(tx.error);
+                  tx.onabort = () => fail(tx.error ?? new Error('the write transaction was aborted'));
+                } catch (e) {
+                  fail(e);
+                }
+              };
+              req.onerror = () => fail(req.error);
+            }),
+        ),
       );
-      await page.reload();
-      expect(await badgeText(page)).toMatch(
-        /^wasm · \d+ threads? · fastest ⚠$|^wasm · \d+ threads? · fastest\b(?! \(remembered\))/,
-      );
+      const reprobed = await stage(page, 'reload after the corrupted record', 100_000, async () => {
+        await page.reload();
+        return badgeText(page);
+      });
+      const probedAgain = /^wasm · \d+ threads? · fastest ⚠$|^wasm · \d+ threads? · fastest\b(?! \(remembered\))/;
+      expect(reprobed).toMatch(probedAgain);
       expect(await details(page)).toMatch(/remembered choice unreadable \(choice: .+\), so probed again/);
 
       // "Probe again" forgets the choice and reloads: a fresh probe.
-      await page.getByTestId('backend-badge').click();
-      await page.getByTestId('backend-reprobe').click();
-      await page.waitForLoadState('load');
-      expect(await badgeText(page)).not.toMatch(/remembered/);
+      const fresh = await stage(page, 'Probe again', 100_000, async () => {
+        await page.getByTestId('backend-badge').click();
+        await page.getByTestId('backend-reprobe').click();
+        await page.waitForLoadState('load');
+        return badgeText(page);
+      });
+      expect(fresh).not.toMatch(/remembered/);
       expect(logs.filter((l) => l.startsWith('pageerror'))).toEqual([]);
       await page.close();
     },
-    300_000,
+    480_000,
   );
 
   it(

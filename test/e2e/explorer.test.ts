@@ -33,6 +33,23 @@ const stepShown = async (page: Page) =>
   Number(/step (\d+)/.exec((await page.getByTestId('step-counter').textContent()) ?? '')?.[1] ?? NaN);
 const phaseText = async (page: Page) => ((await page.getByTestId('run-phase').textContent()) ?? '').trim();
 
+/** Starts recording, in the page, every text the progress line shows (a MutationObserver on the document). */
+async function recordPhases(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __phases: string[] }).__phases = seen;
+    const read = () => {
+      const t = (document.querySelector('[data-testid="phase-progress"]')?.textContent ?? '').replace(/\s+/g, ' ');
+      const text = t.trim();
+      if (text && seen.at(-1) !== text) seen.push(text);
+    };
+    new MutationObserver(read).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+/** The progress line's texts recorded since `recordPhases`, in order, without repeats in a row. */
+const phasesSeen = (page: Page) => page.evaluate(() => (window as unknown as { __phases: string[] }).__phases);
+
 async function waitForStep(page: Page, n: number, logs: string[], timeout = 180_000): Promise<void> {
   try {
     await expect
@@ -115,6 +132,7 @@ describe('rollout explorer and control (wasm)', () => {
     async () => {
       const { page, logs } = await open(LONGER);
       await expect.poll(() => phaseText(page), { timeout: 120_000 }).toBe('ready');
+      await recordPhases(page);
       await page.getByTestId('start-button').click();
       // First feedback: the rollouts of step 1, with episodes done / total, before the step-0 evaluation.
       await expect
@@ -130,16 +148,16 @@ describe('rollout explorer and control (wasm)', () => {
       // no value yet: no step, no evaluation
       expect(await page.getByTestId('chart-table-success').textContent()).not.toMatch(/\d+\.\d %/);
       await waitForStep(page, 1, logs);
+      // Then the step-0 evaluation, with its episodes, before step 2's rollouts: read from every label the progress
+      // line showed (recorded in the page, so an evaluation shorter than a poll's interval is not missed).
       await expect
-        .poll(
-          async () =>
-            page
-              .getByTestId('phase-progress')
-              .textContent()
-              .catch(() => ''),
-          { timeout: 60_000, interval: 100 },
-        )
-        .toMatch(/evaluating before training \(step 0\) \d+ \/ 16 episodes/);
+        .poll(async () => (await phasesSeen(page)).join(' | '), { timeout: 120_000, interval: 250 })
+        .toMatch(/rollouts of step 2/);
+      const seen = await phasesSeen(page);
+      const first = (re: RegExp) => seen.findIndex((l) => re.test(l));
+      const evalAt = first(/^evaluating before training \(step 0\) \d+ \/ 16 episodes/);
+      expect(evalAt, seen.join(' | ')).toBeGreaterThan(first(/^rollouts of step 1 /));
+      expect(evalAt, seen.join(' | ')).toBeLessThan(first(/^rollouts of step 2 /));
       // Pause inside a later step's rollouts.
       await expect
         .poll(

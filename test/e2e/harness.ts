@@ -15,9 +15,14 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 export const ROOT = resolve(import.meta.dirname, '../..');
 const VITE = join(ROOT, 'node_modules/vite/bin/vite.js');
 
-/** Chromium flags. `--enable-unsafe-webgpu` alone exposes navigator.gpu (SwiftShader fallback adapter) on Linux. */
+/**
+ * Chromium flags. `--enable-unsafe-webgpu` alone exposes navigator.gpu (SwiftShader fallback adapter) on Linux.
+ * `--disable-dev-shm-usage` keeps shared memory in /tmp: on a machine with a small /dev/shm Chromium's GPU process
+ * otherwise runs out of it (Debian's launcher means to add the flag then, but its size check fails on some mounts).
+ */
 export const CHROMIUM_ARGS = [
   '--enable-unsafe-webgpu',
+  '--disable-dev-shm-usage',
   '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',
