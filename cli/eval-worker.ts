@@ -13,7 +13,7 @@ import { runEvalJob, type EvalJob } from '../src/core/rollout/eval-job';
 import type { Tokenizer } from '../src/core/tokenizer/tokenizer';
 import { SPLITS, type Split } from '../src/core/envs/types';
 import { DECODINGS } from '../src/core/rollout/runner';
-import { HINT_MODES, type HintMode } from '../src/core/skills/hints';
+import { HINT_MODES, type HintMode } from '../src/core/envs/expert-hints';
 
 /** The worker's start data: the tfjs backend to run on. */
 const START = z.object({ backend: z.enum(NODE_BACKENDS) });

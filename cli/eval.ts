@@ -30,7 +30,7 @@ import { DECODINGS } from '../src/core/rollout/runner';
 import { summarize, type SplitEval } from '../src/core/rollout/evaluate';
 import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
-import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/skills/hints';
+import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/envs/expert-hints';
 import { loadBaseFiles } from './base';
 import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';

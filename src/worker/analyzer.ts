@@ -2,12 +2,13 @@
  * The analyzer a page run uses (OPID / Skill-GRPO). The run config names the kind (`heuristic`, `http` or the
  * privileged `oracle`), URL, model and timeout; the key and the prompt template come from the page separately
  * (`AnalyzerExtras`), so they never travel in the config, a link or an export. For `http` the worker builds the
- * HttpAnalyzer itself (the trainer's default factory knows no template); for `heuristic`, `oracle` (built from the
- * config's env and preset by core/analyzer `makeAnalyzer`) and `grpo` it leaves the choice to the trainer.
+ * analyzer itself with core/analyzer `makeAnalyzer` and the page's key and template (the trainer's default factory
+ * knows no template); for `heuristic` (the env's embedded analyzer), `oracle` and `grpo` it leaves the choice to the
+ * trainer.
  */
 import type { RunConfig } from '../core/run/config';
 import type { Analyzer } from '../core/analyzer/types';
-import { HttpAnalyzer } from '../core/analyzer/http';
+import { makeAnalyzer } from '../core/analyzer';
 import type { AnalyzerExtras } from './api';
 import { algorithmTraits } from '../core/algorithm-catalog';
 
@@ -19,13 +20,5 @@ import { algorithmTraits } from '../core/algorithm-catalog';
  */
 export function runAnalyzer(config: RunConfig, extras: AnalyzerExtras): Analyzer | undefined {
   if (!algorithmTraits(config.algo).usesAnalyzer || config.analyzer !== 'http') return undefined;
-  return new HttpAnalyzer({
-    baseUrl: config.analyzerUrl,
-    model: config.analyzerModel,
-    timeoutMs: config.analyzerTimeoutMs,
-    maxStepSkills: config.maxStepSkills,
-    failedOnly: config.failedOnly,
-    apiKey: extras.apiKey,
-    promptTemplate: extras.promptTemplate,
-  });
+  return makeAnalyzer(config, extras.apiKey, extras.promptTemplate);
 }

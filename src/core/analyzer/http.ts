@@ -32,7 +32,7 @@ import type {
   TrajectorySkills,
 } from './types';
 import { emptyStats } from './types';
-import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptTemplate } from './prompt';
+import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptEnv, type PromptTemplate } from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
 import { finishFailure, httpFailure, readEnvelope, type Ctx, type Failure } from './http-reply';
 import { exchange, networkFailure, redirectNote, sleep, tooLargeFailure, unreadableFailure } from './http-exchange';
@@ -63,6 +63,11 @@ export interface HttpAnalyzerOptions extends AnalyzerOptions {
   /** Prompt template (placeholders in prompt.ts). Default `DEFAULT_HTTP_PROMPT`. */
   promptTemplate?: PromptTemplate;
   /**
+   * What the prompt says about the run's env (`{commands}`, `{examples}`, how observations are quoted): prompt.ts
+   * `promptEnv(spec, preset)`. Default: nothing (no command list, no example).
+   */
+  env?: PromptEnv;
+  /**
    * Base backoff (ms) before retrying 408/429/5xx/timeouts; doubles per retry, at most 30 s, but at least the
    * Retry-After the server asked for (a Retry-After longer than `timeoutMs` is not waited for: the trajectory fails).
    * Default 500.
@@ -86,9 +91,10 @@ export class HttpAnalyzer implements Analyzer {
   readonly endpoint: string;
   readonly #apiKey: string;
   private readonly origin: string;
-  private readonly o: Required<Omit<HttpAnalyzerOptions, 'apiKey' | 'fetchImpl' | 'failedOnly'>> & {
+  private readonly o: Required<Omit<HttpAnalyzerOptions, 'apiKey' | 'fetchImpl' | 'failedOnly' | 'env'>> & {
     failedOnly: boolean;
   };
+  private readonly env: PromptEnv;
   private readonly fetchFn: typeof fetch;
   private readonly s: AnalyzerStats = emptyStats();
   private active = 0;
@@ -151,7 +157,7 @@ export class HttpAnalyzer implements Analyzer {
       throw fail(
         'maxStepSkills',
         `must be an integer ≥ 0, got ${o.maxStepSkills}`,
-        'use 5 (household, shop) or 2 (search-QA)',
+        'use 5 (the OPID paper for ALFWorld and WebShop) or 2 (search-QA)',
       );
     if (!(o.timeoutMs > 0 && Number.isFinite(o.timeoutMs)))
       throw fail('timeoutMs', `must be a positive number of ms, got ${o.timeoutMs}`, 'use 20000');
@@ -161,6 +167,7 @@ export class HttpAnalyzer implements Analyzer {
       throw fail('maxSkillChars', `must be an integer ≥ 1, got ${o.maxSkillChars}`, 'use 200');
     if (!(o.retryDelayMs >= 0 && Number.isFinite(o.retryDelayMs)))
       throw fail('retryDelayMs', `must be a number ≥ 0, got ${o.retryDelayMs}`, 'use 500');
+    this.env = opts.env ?? {};
     const impl = opts.fetchImpl;
     // Called unbound: browsers throw "Illegal invocation" when fetch's `this` is not the global object.
     this.fetchFn = impl ? (input, init) => impl(input, init) : (input, init) => globalThis.fetch(input, init);
@@ -211,7 +218,7 @@ export class HttpAnalyzer implements Analyzer {
   private async attempt(t: AnalyzerTrajectory, strict: boolean, signal?: AbortSignal): Promise<Attempt> {
     signal?.throwIfAborted();
     const { model, maxStepSkills: K, maxSkillChars, timeoutMs } = this.o;
-    const p = renderPrompt(this.o.promptTemplate, t, K, maxSkillChars);
+    const p = renderPrompt(this.o.promptTemplate, t, K, maxSkillChars, this.env);
     const messages = [
       { role: 'system', content: p.system },
       { role: 'user', content: p.user + (strict ? STRICT_SUFFIX : '') },

@@ -6,7 +6,7 @@
  * `http`.
  *
  * For each trajectory (OPID, Yang et al. 2026, §3; docs/references.md#opid, with the expert as the analyzer):
- * - episode skill: the expert's whole plan for the task from its initial state (skills/hints.ts
+ * - episode skill: the expert's whole plan for the task from its initial state (envs/expert-hints.ts
  *   `correctEpisodeSkill`, the same text hinted evaluation and the base policy's demonstrations use);
  * - step skills: the trajectory's actions are replayed through a fresh env of the same task (the trajectory's
  *   privileged `ref`, AnalyzerTrajectory.ref); at each step the expert is asked for its action in the state reached;
@@ -20,7 +20,7 @@
 import type { EnvSpec, TaskRef } from '../envs/types';
 import { normalizeAction } from '../envs/types';
 import { stepSkill } from '../skills/grammar';
-import { correctEpisodeSkill } from '../skills/hints';
+import { correctEpisodeSkill } from '../envs/expert-hints';
 import { now } from '../clock';
 import type {
   Analyzer,

@@ -3,15 +3,22 @@
  * policy was pretrained on (src/core/skills/grammar.ts, canonical variant 0), with worked examples, because a tiny
  * policy only understands the phrasings it learned. The template is plain text so the page can show and edit it.
  *
+ * The template names no environment: what it says about the run's env comes from the env's spec (`PromptEnv`,
+ * `promptEnv`): its command forms (EnvSpec.commands) and its worked examples and observation text
+ * (EnvSpec.analyzerPrompt).
+ *
  * Placeholders (replaced in one pass, so a `{K}` inside a task or observation stays literal):
  * - `{task}` the task line; `{outcome}` `success` or `failure`; `{final}` the observation after the last action
  *   (quoted);
  * - `{steps}` one line per step: `step 0: obs="..." action="..." return=0.90` (+ ` invalid` when the env answered
- *   `Nothing happens.`; obs cut to OBS_MAX_CHARS; return = discounted return G_t, γ = 0.95);
- * - `{K}` max step skills; `{lastStep}` the last step index (nSteps − 1); `{maxChars}` max characters per skill.
+ *   `Nothing happens.`; obs as the env quotes it, by default cut to OBS_MAX_CHARS; return = discounted return G_t,
+ *   γ = 0.95);
+ * - `{K}` max step skills; `{lastStep}` the last step index (nSteps − 1); `{maxChars}` max characters per skill;
+ * - `{commands}` the env's command forms (`go to …, take … from …`), or a sentence saying the commands are those the
+ *   episode shows; `{examples}` the env's worked examples, one `Example (…):` line and its JSON each.
  */
-import { episodeSkill, failureSkill, stepSkill, warningSign } from '../skills/grammar';
-import type { AnalyzerTrajectory } from './types';
+import { episodeSkill, failureSkill, stepSkill } from '../skills/grammar';
+import type { AnalyzerPromptSpec, AnalyzerTrajectory, EnvSpec } from '../envs/types';
 
 /** A chat prompt template: the system and user messages, with placeholders (see module doc). */
 export interface PromptTemplate {
@@ -22,13 +29,10 @@ export interface PromptTemplate {
 /** Observations longer than this (characters) are cut in `{steps}`, so a 30-step episode stays a short prompt. */
 export const OBS_MAX_CHARS = 300;
 
-const example = (skill: string, steps: Record<number, string>) =>
-  JSON.stringify({ episodeSkill: skill, stepSkills: steps });
-
 const SUCCESS_FORM = episodeSkill(['<action>', '<action>', '<action>']);
 const FAILURE_FORM = failureSkill('<action>', '<short phrase>', '<action>');
 
-/** The default template. Examples are built from the grammar module so they never drift from it. */
+/** The default template. Its forms are built from the grammar module so they never drift from it. */
 export const DEFAULT_HTTP_PROMPT: PromptTemplate = {
   system: [
     'You review one finished episode of a text-game agent and write hindsight skills: short hints that a ' +
@@ -39,38 +43,10 @@ export const DEFAULT_HTTP_PROMPT: PromptTemplate = {
     "Rules: write every <action> exactly as the agent's commands are written in the episode; lower case; " +
       'no other wording. Give step skills only at the critical steps, where the decision mattered most, at ' +
       'most {K} of them, keyed by step number (0 to {lastStep}). Each skill at most {maxChars} characters.',
+    "The environment's commands: {commands}.",
     'Reply with a JSON object only: {"episodeSkill": "...", "stepSkills": {"<step number>": "..."}}',
     '',
-    'Example (success; steps 0-3 were go to countertop 2, take apple 1 from countertop 2, go to fridge 1, ' +
-      'move apple 1 to fridge 1):',
-    example(
-      episodeSkill([
-        'go to countertop 2',
-        'take apple 1 from countertop 2',
-        'go to fridge 1',
-        'move apple 1 to fridge 1',
-      ]),
-      {
-        1: stepSkill('take apple 1 from countertop 2'),
-        3: stepSkill('move apple 1 to fridge 1'),
-      },
-    ),
-    'Example (failure; task "put an apple in fridge", step 1 took mug 2 from countertop 1 while apple 1 ' +
-      'was there too):',
-    example(
-      failureSkill(
-        'take mug 2 from countertop 1',
-        warningSign('wrongObject', 'apple'),
-        'take apple 1 from countertop 1',
-      ),
-      {
-        1: stepSkill('take apple 1 from countertop 1'),
-      },
-    ),
-    'Example (failure; a question answered without searching for the second entity, steps ran out):',
-    example(failureSkill('answer[lake vorn]', warningSign('timeout'), 'search[birthplace of mira sol]'), {
-      1: stepSkill('search[birthplace of mira sol]'),
-    }),
+    '{examples}',
   ].join('\n'),
   user:
     'Task: {task}\nOutcome: {outcome}\nSteps:\n{steps}\nFinal observation: {final}\n\nWrite the ' +
@@ -83,17 +59,51 @@ export const STRICT_SUFFIX =
   '"..."}}: no code fence, no text before or after it, double-quoted keys and strings, no trailing ' +
   'commas.';
 
+/**
+ * What the prompt says about the run's environment (`promptEnv` builds it from an EnvSpec). Every field is optional:
+ * an env that gives nothing gets a prompt that names no command and shows no example.
+ */
+export interface PromptEnv {
+  /** The env's command forms, e.g. `take … from …` (EnvSpec.commands). */
+  commands?: readonly string[];
+  /** Worked examples (EnvSpec.analyzerPrompt). */
+  examples?: AnalyzerPromptSpec['examples'];
+  /** An observation as the prompt quotes it, before the OBS_MAX_CHARS cut (EnvSpec.analyzerPrompt). */
+  observationText?: (observation: string) => string;
+}
+
+/** What the prompt says about `preset` of the env `spec` (its command forms, worked examples, observation text). */
+export function promptEnv(spec: EnvSpec, preset: string): PromptEnv {
+  const p = spec.analyzerPrompt?.(preset);
+  return {
+    commands: spec.commands?.(preset).map((c) => c.form),
+    examples: p?.examples,
+    observationText: p?.observationText,
+  };
+}
+
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 // JSON.stringify quotes and escapes newlines/quotes, so one step stays on one line.
-const quote = (s: string) => JSON.stringify(clip(s, OBS_MAX_CHARS));
+const quote = (s: string, env: PromptEnv = {}) => JSON.stringify(clip(env.observationText?.(s) ?? s, OBS_MAX_CHARS));
 
 /** The `{steps}` block for one trajectory (see module doc). */
-export function renderSteps(t: AnalyzerTrajectory): string {
+export function renderSteps(t: AnalyzerTrajectory, env: PromptEnv = {}): string {
   return t.steps
     .map(
       (s, i) =>
-        `step ${i}: obs=${quote(s.observation)} action=${JSON.stringify(s.action)} ` +
+        `step ${i}: obs=${quote(s.observation, env)} action=${JSON.stringify(s.action)} ` +
         `return=${s.return.toFixed(2)}${s.valid ? '' : ' invalid'}`,
+    )
+    .join('\n');
+}
+
+/** The `{examples}` block: each worked example as `Example (situation):` and its skills as JSON. */
+export function renderExamples(env: PromptEnv): string {
+  if (!env.examples?.length) return '(no worked example for this environment)';
+  return env.examples
+    .map(
+      (e) =>
+        `Example (${e.situation}):\n${JSON.stringify({ episodeSkill: e.skills.episodeSkill, stepSkills: e.skills.stepSkills })}`,
     )
     .join('\n');
 }
@@ -104,6 +114,7 @@ export function renderSteps(t: AnalyzerTrajectory): string {
  * @param trajectory the trajectory to analyse.
  * @param K max step skills (integer ≥ 0).
  * @param maxChars max characters per skill (default 200).
+ * @param env what the prompt says about the run's env (`promptEnv`); default: nothing.
  * @returns the filled system and user messages.
  */
 export function renderPrompt(
@@ -111,17 +122,20 @@ export function renderPrompt(
   trajectory: AnalyzerTrajectory,
   K: number,
   maxChars = 200,
+  env: PromptEnv = {},
 ): PromptTemplate {
   const values: Record<string, string> = {
     task: trajectory.task,
     outcome: trajectory.success ? 'success' : 'failure',
-    steps: trajectory.steps.length ? renderSteps(trajectory) : '(no steps)',
-    final: quote(trajectory.finalObservation),
+    steps: trajectory.steps.length ? renderSteps(trajectory, env) : '(no steps)',
+    final: quote(trajectory.finalObservation, env),
     K: String(K),
     lastStep: String(Math.max(0, trajectory.steps.length - 1)),
     maxChars: String(maxChars),
+    commands: env.commands?.length ? env.commands.join(', ') : 'those the episode shows (no list given)',
+    examples: renderExamples(env),
   };
   const fill = (s: string) =>
-    s.replace(/\{(task|outcome|steps|final|K|lastStep|maxChars)\}/g, (_, k: string) => values[k]);
+    s.replace(/\{(task|outcome|steps|final|K|lastStep|maxChars|commands|examples)\}/g, (_, k: string) => values[k]);
   return { system: fill(template.system), user: fill(template.user) };
 }

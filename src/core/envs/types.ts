@@ -1,15 +1,25 @@
 /**
- * The environment interface shared by household, shop and searchqa (docs/architecture.md).
+ * The environment interface every registered environment family implements (docs/architecture.md, "How to add an
+ * environment").
  *
  * An `Env` is one episode's world: `reset(task)` builds the task's initial state and returns the first
  * observation; `step(action)` applies one text command. Environments are text-only, seeded by the task
- * address (split, index) and never import the model or the trainer.
+ * address (split, index) and never import the model or the trainer. An `EnvSpec` is everything the rest of the system
+ * needs to know about one family; registering it (src/core/envs/registry.ts) is all it takes for the run schema, the
+ * page, the worker and the CLI to offer it.
+ *
+ * The analyzer interface (OPID's hindsight skills, src/core/analyzer/) is declared here too, below EnvSpec: an env may
+ * bring its own embedded analyzer (`EnvSpec.analyzer`), and this folder cannot import the analyzer folder (that one
+ * imports the registry).
  */
+import type { TrajectorySkills } from '../math/skill';
+
+export type { TrajectorySkills } from '../math/skill';
 
 /**
  * Task splits. `test-unseen` holds object/receptacle combinations and layouts never generated in `train`. `val`
- * (validation) holds tasks of the train distribution at addresses no training step and no test split uses
- * (household: val index i is generated as train index VAL_TRAIN_OFFSET + i, beyond the indices training draws).
+ * (validation) holds tasks of the train distribution at addresses no training step and no test split uses (e.g. val
+ * index i generated as train index TRAIN_TASK_INDICES + i, beyond the indices training draws).
  */
 export type Split = 'train' | 'test-seen' | 'test-unseen' | 'val';
 /** All splits, in display order. */
@@ -31,7 +41,7 @@ export interface TaskRef {
 export interface ResetResult {
   /** The task line shown to the agent, e.g. `put a clean apple in fridge 1.` */
   task: string;
-  /** Task type name (household: pick, look, clean, heat, cool, pick2). */
+  /** Task type name, one of the spec's `taskTypes(preset)` (ALFWorld's: pick, look, clean, heat, cool, pick2). */
   taskType: string;
   /** First observation text. */
   observation: string;
@@ -41,7 +51,7 @@ export interface ResetResult {
 export interface StepResult {
   /** Observation text after the action (`Nothing happens.` for an inadmissible action). */
   observation: string;
-  /** Reward for this step (household: 1 on the step that completes the task, else 0). */
+  /** Reward for this step (e.g. 1 on the step that completes the task, else 0). */
   reward: number;
   /** True once the task is complete or `maxSteps` actions have been taken. */
   done: boolean;
@@ -61,7 +71,7 @@ export interface Env {
   admissibleActions(): string[];
   /** Number of actions taken since reset. */
   readonly steps: number;
-  /** Max actions per episode (household 30). */
+  /** Max actions per episode (e.g. 30). */
   readonly maxSteps: number;
 }
 
@@ -74,14 +84,29 @@ export interface Expert {
   act(): string;
 }
 
-/** Everything the rest of the system needs to know about one environment family. */
+/**
+ * Everything the rest of the system needs to know about one environment family: registered in
+ * src/core/envs/registry.ts, it is offered by the run schema (`env`, `preset`), the page's selects, Play, links, the
+ * worker and every CLI command's `--env` without any of them naming it. Required fields are what every env has;
+ * optional ones have the default their doc states.
+ */
 export interface EnvSpec {
-  /** Registry name, e.g. `household`. */
+  /** Registry name (`--env <name>`): lower case letters, digits and `-` (it appears in file names and links). */
   readonly name: string;
   /** Version string; changes whenever task generation or rules change (stored in run configs and manifests). */
   readonly version: string;
-  /** Preset names accepted by `create` (first is the default), e.g. ['default', 'easy']. */
+  /** One line saying what the tasks are, for `--help` and the page (e.g. `ALFWorld-like rooms: …`). */
+  readonly summary: string;
+  /** Preset names accepted by `create`, in display order. */
   readonly presets: readonly string[];
+  /**
+   * The preset a run, an evaluation, Play or a pretraining uses when none is named (the run schema's default for
+   * this env); one of `presets`. A shipped base policy for it (`public/base/<baseStem>.json`) makes the page's
+   * default run start from pretrained weights.
+   */
+  readonly defaultPreset: string;
+  /** Per preset, a short phrase for help texts (e.g. `one task type, few receptacles`). Absent: names only. */
+  readonly presetSummaries?: Readonly<Record<string, string>>;
   /** Task type names for per-type success reporting. */
   taskTypes(preset: string): readonly string[];
   /** A new env instance for the preset. @throws Error naming the accepted presets on an unknown one. */
@@ -94,20 +119,59 @@ export interface EnvSpec {
    */
   vocabularyCorpus(): string[];
   /**
-   * The commands a preset can ever offer, as forms (`take … from …`), for people's hints when an action does
-   * nothing (src/core/envs/play.ts); never part of a policy's prompt. Absent: hints name only the admissible actions.
+   * The file stem of the preset's shipped base policy under `public/base/`: the manifest is `<stem>.json`, the
+   * weights `<stem>.safetensors` (src/core/pretrain/base.ts `baseManifestPath`; `npm run pretrain -- --env <name>
+   * --preset <preset> --out public/base/<stem>.safetensors` writes both). Absent: `<name>-<preset>`. A preset without
+   * those files has no base policy: the page starts from scratch with a notice, the CLI's `--init base` stops naming
+   * the command that makes one.
+   */
+  baseStem?(preset: string): string;
+  /**
+   * The commands a preset can ever offer, as forms (`take … from …`): people's hints when an action does nothing
+   * (src/core/envs/play.ts) and the `http` analyzer's prompt (`{commands}`, src/core/analyzer/prompt.ts); never part
+   * of a policy's prompt. Absent: hints name only the admissible actions, the prompt says the commands are those the
+   * episode shows.
    */
   commands?(preset: string): readonly CommandForm[];
   /**
    * Search steps of a trajectory: steps that chose where to look before the agent could know where the task's
-   * object lies (household: src/core/envs/household/search.ts). OPID routes no episode skill there unless told to
-   * (RunConfig.episodeSkillOnSearch). `steps[i].observation` is the observation action i was chosen on.
-   * Returns step indices in increasing order. Absent: no step is a search step.
+   * object lies (an ALFWorld-like env: `go to` / `open` before the object was in sight). OPID routes no episode skill
+   * there unless told to (RunConfig.episodeSkillOnSearch). `steps[i].observation` is the observation action i was
+   * chosen on. Returns step indices in increasing order. Absent: no step is a search step.
    */
   searchSteps?(task: string, steps: readonly { action: string; observation: string }[]): number[];
+  /**
+   * The env's embedded analyzer, `--analyzer heuristic` (RunConfig.analyzer): deterministic, no network, reading only
+   * what a trajectory shows (task line, observations, actions, validity, returns), never the hidden state, the expert
+   * or `ref`; skills phrased with src/core/skills/grammar.ts. `makeAnalyzer` (src/core/analyzer/index.ts) calls it.
+   * Absent: `heuristic` fails naming the env and the analyzers that work with any env (`oracle`, `http`).
+   * @throws Error when `opts.maxStepSkills` is not an integer ≥ 0 (`checkMaxStepSkills`).
+   */
+  analyzer?(opts: AnalyzerOptions): Analyzer;
+  /**
+   * What the generic `http` analyzer's prompt takes from this env (src/core/analyzer/prompt.ts): worked examples and
+   * how an observation is quoted. The trajectory itself (task line, observations, actions, validity, returns) is
+   * sent as recorded. Absent: no worked example, observations cut to OBS_MAX_CHARS.
+   */
+  analyzerPrompt?(preset: string): AnalyzerPromptSpec;
 }
 
-/** One command of an environment, e.g. household's `take … from …`. */
+/** What an env gives the `http` analyzer's prompt (EnvSpec.analyzerPrompt; placeholders in src/core/analyzer/prompt.ts). */
+export interface AnalyzerPromptSpec {
+  /**
+   * Worked examples, shown in order in place of `{examples}`: `situation` says in a few words what the episode did
+   * (in the env's own action wording), `skills` the skills a good analysis writes for it, phrased with the skill
+   * grammar (src/core/skills/grammar.ts) so they never drift from what the base policy was taught.
+   */
+  examples: readonly { situation: string; skills: TrajectorySkills }[];
+  /**
+   * An observation as `{steps}` and `{final}` quote it (e.g. a long page cut down to what matters). Absent: the first
+   * OBS_MAX_CHARS characters.
+   */
+  observationText?(observation: string): string;
+}
+
+/** One command of an environment, e.g. `take … from …`. */
 export interface CommandForm {
   /** Its leading word(s), e.g. `take`, `go to`, `inventory`. */
   verb: string;
@@ -120,4 +184,84 @@ export interface CommandForm {
 /** Normalise an action for judging: trim, collapse runs of whitespace to one space, lower-case. */
 export function normalizeAction(action: string): string {
   return action.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+// The analyzer interface (OPID, Yang et al. 2026, §3): src/core/analyzer/types.ts re-exports it with the analyzer
+// kinds; every implementation (heuristic, http, oracle, an env's embedded one) implements `Analyzer`.
+
+/** One step of a trajectory as the analyzer sees it. */
+export interface AnalyzerStep {
+  /** The observation the action answered (raw env text). */
+  observation: string;
+  /** The action taken. */
+  action: string;
+  /** False when the env answered `Nothing happens.` (inadmissible action). */
+  valid: boolean;
+  /** Discounted return from this step, G_t = Σ_{k≥t} γ^{k−t} r_k with γ = 0.95 (unitless reward). */
+  return: number;
+}
+
+/** One trajectory as the analyzer sees it. */
+export interface AnalyzerTrajectory {
+  task: string;
+  success: boolean;
+  /** The observation after the last action (so the analyzer can see how the episode ended). */
+  finalObservation: string;
+  steps: AnalyzerStep[];
+  /**
+   * Privileged: the address of the trajectory's task, read only by the `oracle` analyzer (it replays the task); the
+   * `http` analyzer never sends it and the `heuristic` one never reads it. Absent: the oracle fails the trajectory.
+   */
+  ref?: TaskRef;
+}
+
+/** The trajectories of one group (same task, G rollouts). */
+export interface AnalyzerGroup {
+  env: string;
+  trajectories: AnalyzerTrajectory[];
+}
+
+/** Per trajectory: its skills, or `null` when its analysis failed (it then gets no skill signal). */
+export type AnalysisResult = (TrajectorySkills | null)[];
+
+/** Counters an analyzer reports for the run's metrics (Metrics). */
+export interface AnalyzerStats {
+  /** Requests made (heuristic: trajectories analysed). */
+  calls: number;
+  /** Trajectories whose analysis failed after retries. */
+  failures: number;
+  /** Sum of call latencies (ms). */
+  latencyMs: number;
+  /** Failure counts by reason, in words a user understands (e.g. "HTTP 429 (rate limited)": 3). */
+  failureReasons: Record<string, number>;
+}
+
+/** Analyzer options shared by implementations. */
+export interface AnalyzerOptions {
+  /** K: max step skills per trajectory (the OPID paper: 5 for ALFWorld and WebShop, 2 for search-QA). */
+  maxStepSkills: number;
+  /** `failedOnly`: analyse only failed trajectories; successful ones get no skills (null). */
+  failedOnly?: boolean;
+}
+
+/** An analyzer: one group in, skills per trajectory out. Must not throw for bad model replies: return null entries. */
+export interface Analyzer {
+  readonly name: string;
+  analyze(group: AnalyzerGroup, signal?: AbortSignal): Promise<AnalysisResult>;
+  /** Cumulative counters since creation. */
+  stats(): AnalyzerStats;
+}
+
+/** Counters of an analyzer that has made no call yet. */
+export function emptyStats(): AnalyzerStats {
+  return { calls: 0, failures: 0, latencyMs: 0, failureReasons: {} };
+}
+
+/**
+ * Check K, the most step skills an analyzer writes per trajectory (AnalyzerOptions.maxStepSkills).
+ * @throws Error naming the analyzer when K is not an integer ≥ 0.
+ */
+export function checkMaxStepSkills(analyzer: string, k: number): void {
+  if (!Number.isInteger(k) || k < 0)
+    throw new Error(`${analyzer} analyzer: maxStepSkills must be an integer ≥ 0, got ${k}`);
 }

@@ -36,7 +36,7 @@ import {
   FAILURE_TEMPLATES,
   STEP_TEMPLATES,
 } from '../skills/grammar';
-import { expertPlanFor } from '../skills/hints';
+import { expertPlanFor } from '../envs/expert-hints';
 import { nearestName } from '../near';
 
 /** Demonstration kinds. */

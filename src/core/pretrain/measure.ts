@@ -12,7 +12,7 @@ import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { evaluatePolicy } from '../rollout/evaluate';
 import type { SplitEval } from '../rollout/evaluate';
 import { stepSkill } from '../skills/grammar';
-import type { HintMode } from '../skills/hints';
+import type { HintMode } from '../envs/expert-hints';
 
 /** Success per split and hint mode. */
 export type HintedSuccess = Partial<Record<Split, Partial<Record<HintMode, SplitEval>>>>;

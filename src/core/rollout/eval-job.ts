@@ -11,7 +11,7 @@
  * split, the job `{ split, firstTask: 0, streams: ['eval/<s>', split] }`: `evaluatePolicy` forks each split's stream
  * by its name, so the splits are independent and can run in parallel.
  */
-import { hintHooks, type HintMode } from '../skills/hints';
+import { hintHooks, type HintMode } from '../envs/expert-hints';
 import type { EnvSpec, Split } from '../envs/types';
 import { Rng } from '../rng';
 import { runEpisodes, type RolloutOptions } from './runner';
@@ -38,7 +38,7 @@ export interface EvalJob {
   seed: number;
   /** Labels forked in order off `Rng(seed)` to get the episodes' stream ([] = `Rng(seed)` itself). */
   streams: string[];
-  /** Correct hints from the expert oracle (hint-following measurement, skills/hints.ts). */
+  /** Correct hints from the expert oracle (hint-following measurement, envs/expert-hints.ts). */
   hints: HintMode;
   /** The algorithm's episode skill per task type at this evaluation (Skill-GRPO's memory), or null for none. */
   episodeSkills: Record<string, string> | null;

@@ -3,7 +3,7 @@
  * evaluation temperature; success overall and per task type. The same tasks every time, so evaluations at
  * different steps are comparable.
  */
-import { hintHooks, type HintMode } from '../skills/hints';
+import { hintHooks, type HintMode } from '../envs/expert-hints';
 import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
 import { runEpisodes, type RolloutOptions } from './runner';

@@ -979,6 +979,13 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
         'the KL line search only shrinks steps that break maxStepKl, which is 0 (off); set maxStepKl ' +
         '(e.g. 0.03) or set klBacktracks to 0',
     });
+  if (c.analyzer === 'heuristic' && algorithmTraits(c.algo).usesAnalyzer && !getEnvSpec(c.env).analyzer)
+    out.push({
+      field: 'analyzer',
+      message:
+        `the ${c.env} environment has no embedded heuristic analyzer; choose oracle (its expert, privileged) or ` +
+        'http (an OpenAI-compatible server)',
+    });
   const needsUrl = c.analyzer === 'http' && algorithmTraits(c.algo).usesAnalyzer;
   // The URL is not echoed: a user may have pasted a key into it. Checked whenever it is set, so a URL with
   // credentials never travels in a link even while the analyzer is unused.
@@ -1026,19 +1033,26 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
 
 /**
  * A value for `field` that satisfies crossFieldIssues where its default does not, given the rest of `c`
- * (parseRunConfigLenient's second pass): miniBatches clamped to B·G; an http analyzer lacking a URL or model
- * replaced by the default analyzer; any other field reset with the whole config's defaults as a last resort.
+ * (parseRunConfigLenient's second pass): miniBatches clamped to B·G; an http analyzer lacking a URL or model, or a
+ * `heuristic` one on an env without an embedded analyzer, replaced by the default analyzer (the oracle where the env
+ * has no embedded one); any other field reset with the whole config's defaults as a last resort.
  */
 function fallbackFor(field: string, c: RunConfig): { patch: Partial<RunConfig>; used: string } {
   if (field === 'miniBatches') {
     const n = Math.min(DEFAULT_CONFIG.miniBatches, c.tasksPerStep * c.groupSize);
     return { patch: { miniBatches: n }, used: `using ${n} (the most B·G = ${c.tasksPerStep}·${c.groupSize} allows)` };
   }
-  if (field === 'analyzerUrl' || field === 'analyzerModel')
+  if (field === 'analyzerUrl' || field === 'analyzerModel' || field === 'analyzer') {
+    // The default analyzer where the env has an embedded one, else the oracle (the one that needs no server).
+    const embedded = !!getEnvSpec(c.env).analyzer;
+    const analyzer = embedded ? DEFAULT_CONFIG.analyzer : 'oracle';
     return {
-      patch: { analyzer: DEFAULT_CONFIG.analyzer, analyzerUrl: '', analyzerModel: DEFAULT_CONFIG.analyzerModel },
-      used: `using the ${DEFAULT_CONFIG.analyzer} analyzer (the default)`,
+      patch: { analyzer, analyzerUrl: '', analyzerModel: DEFAULT_CONFIG.analyzerModel },
+      used: embedded
+        ? `using the ${analyzer} analyzer (the default)`
+        : `using the oracle analyzer (${c.env} has no embedded one; oracle is privileged)`,
     };
+  }
   return { patch: { [field]: DEFAULT_CONFIG[field as RunConfigKey] } as Partial<RunConfig>, used: 'using the default' };
 }
 

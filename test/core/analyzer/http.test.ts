@@ -6,7 +6,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpAnalyzer, type HttpAnalyzerOptions } from '../../../src/core/analyzer/http';
-import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt } from '../../../src/core/analyzer/prompt';
+import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, promptEnv, renderPrompt } from '../../../src/core/analyzer/prompt';
+import { household } from '../../../src/core/envs/household';
 import type { AnalyzerGroup, AnalyzerTrajectory } from '../../../src/core/analyzer/types';
 import { discountedReturns } from '../../../src/core/math/returns';
 import { episodeSkill, failureSkill, stepSkill } from '../../../src/core/skills/grammar';
@@ -395,9 +396,11 @@ describe('http analyzer: options', () => {
 });
 
 describe('http analyzer prompt', () => {
-  it('teaches the grammar with examples built from the grammar module', () => {
+  it('teaches the grammar; the env gives its commands and worked examples, built from the grammar module', () => {
     expect(DEFAULT_HTTP_PROMPT.system).toContain('"next, <action>."');
-    expect(DEFAULT_HTTP_PROMPT.system).toContain(
+    expect(DEFAULT_HTTP_PROMPT.system).not.toMatch(/countertop|apple/);
+    const p = renderPrompt(DEFAULT_HTTP_PROMPT, traj(false), 5, 200, promptEnv(household, 'default'));
+    expect(p.system).toContain(
       episodeSkill([
         'go to countertop 2',
         'take apple 1 from countertop 2',
@@ -405,9 +408,24 @@ describe('http analyzer prompt', () => {
         'move apple 1 to fridge 1',
       ]),
     );
-    expect(DEFAULT_HTTP_PROMPT.system).toContain(
+    expect(p.system).toContain(
       failureSkill('take mug 2 from countertop 1', 'the task names apple', 'take apple 1 from countertop 1'),
     );
+    expect(p.system).toContain("The environment's commands: go to …, open …, close …, take … from …, move … to …");
+    expect(p.system).not.toMatch(/\{(commands|examples)\}/);
+  });
+
+  it('names no command and shows no example for an env that gives none', () => {
+    const p = renderPrompt(DEFAULT_HTTP_PROMPT, traj(false), 5, 200, {});
+    expect(p.system).toContain("The environment's commands: those the episode shows (no list given).");
+    expect(p.system).toContain('(no worked example for this environment)');
+  });
+
+  it("quotes observations as the env's observationText gives them, then cut", () => {
+    const env = { observationText: (o: string) => o.toUpperCase() };
+    const p = renderPrompt({ system: '', user: '{steps}|{final}' }, traj(false), 2, 80, env);
+    expect(p.user).toContain('step 0: obs="YOU ARE IN THE MIDDLE OF A ROOM."');
+    expect(p.user).toMatch(/\|"NOTHING HAPPENS\."$/);
   });
 
   it('fills every placeholder in one pass, marking invalid steps', () => {

@@ -23,7 +23,7 @@ import { buildTokenizer, disposePolicy, loadPolicy, type PolicyHandle } from '..
 import type { BaseManifest } from '../../../src/core/pretrain/base';
 import { parseRunConfig } from '../../../src/core/run/config';
 import { stepSkill } from '../../../src/core/skills/grammar';
-import { correctEpisodeSkill, correctStepSkill } from '../../../src/core/skills/hints';
+import { correctEpisodeSkill, correctStepSkill } from '../../../src/core/envs/expert-hints';
 import { train } from '../../../src/core/train/trainer';
 import type { StepEvent, TrainEvent } from '../../../src/core/train/events';
 import { Rng } from '../../../src/core/rng';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeDemos, parseMix, DEFAULT_MIX } from '../../../src/core/pretrain/demos';
-import { expertPlanFor, hintHooks } from '../../../src/core/skills/hints';
+import { expertPlanFor, hintHooks } from '../../../src/core/envs/expert-hints';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { buildTokenizer } from '../../../src/core/model/policy';
 import { Rng } from '../../../src/core/rng';

@@ -4,7 +4,7 @@ import { useBackend } from '../../helpers/backend';
 import { skillSensitivity } from '../../../src/core/pretrain/measure';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { buildTokenizer, createPolicy, disposePolicy } from '../../../src/core/model/policy';
-import { expertPlanFor } from '../../../src/core/skills/hints';
+import { expertPlanFor } from '../../../src/core/envs/expert-hints';
 import { Rng } from '../../../src/core/rng';
 
 const spec = getEnvSpec('household');

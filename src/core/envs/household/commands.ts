@@ -1,8 +1,8 @@
 /**
  * The household commands a preset can ever offer, as forms with `…` for names (`take … from …`), for the hints a
- * person gets when an action does nothing (src/core/envs/play.ts). Derived from the preset's settings and room
- * layouts, following the preconditions of `rules.ts` (ALFWorld rules, Shridhar et al. 2021): a command is listed
- * when some task of the preset can make it admissible. The policy never sees these forms.
+ * person gets when an action does nothing (src/core/envs/play.ts) and for the `http` analyzer's prompt. Derived from
+ * the preset's settings and room layouts, following the preconditions of `rules.ts` (ALFWorld rules, Shridhar et al.
+ * 2021): a command is listed when some task of the preset can make it admissible. The policy never sees these forms.
  */
 import type { CommandForm } from '../types';
 import { APPLIANCE, CLOSABLE_KINDS, LAMP_HOLDERS } from './catalog';

@@ -146,7 +146,7 @@ const EASY_LAYOUTS: readonly LayoutTemplate[] = [
   { name: 'nook-h', unseen: true, receptacles: { bed: ONE, desk: ONE, dresser: ONE, garbagecan: ONE } },
 ];
 
-/** Presets by name; the first is the default. */
+/** Presets by name, in display order (`default` holds all six task types; the runs' default is `RUN_PRESET`). */
 export const PRESETS: Readonly<Record<string, PresetConfig>> = {
   default: {
     name: 'default',
@@ -170,8 +170,20 @@ export const PRESETS: Readonly<Record<string, PresetConfig>> = {
   },
 };
 
-/** Preset names, default first. */
+/** Preset names, in display order. */
 export const PRESET_NAMES: readonly string[] = Object.keys(PRESETS);
+
+/**
+ * The preset a run, an evaluation, Play or a pretraining uses when none is named (EnvSpec.defaultPreset): `easy`,
+ * which a policy learns from scratch in minutes and whose base policy is shipped (public/base/household-easy.*).
+ */
+export const RUN_PRESET = 'easy';
+
+/** Per preset, a short phrase for help texts (EnvSpec.presetSummaries). */
+export const PRESET_SUMMARIES: Readonly<Record<string, string>> = {
+  default: 'all six ALFWorld task types, rooms of 8–14 receptacles, some with doors',
+  easy: 'one task type, few receptacles, quick to learn from scratch',
+};
 
 /** The preset's config. @throws Error naming the accepted presets on an unknown name. */
 export function presetConfig(name: string): PresetConfig {

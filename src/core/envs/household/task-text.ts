@@ -1,6 +1,6 @@
 /**
  * Reading a household task line back (the inverse of text.ts `taskText`): the object kind it names. Used by
- * search-step detection; the analyzer has its own reading (src/core/analyzer/progress.ts).
+ * search-step detection; the analyzer has its own reading (src/core/envs/household/analyzer/progress.ts).
  */
 
 /** The object kind of `look at X under the desklamp.` (null for other shapes). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HeuristicAnalyzer, trackStates } from '../../../src/core/analyzer/heuristic';
-import { hindsightPlan } from '../../../src/core/analyzer/hindsight-plan';
-import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
+import { HeuristicAnalyzer, trackStates } from '../../../../../src/core/envs/household/analyzer/heuristic';
+import { hindsightPlan } from '../../../../../src/core/envs/household/analyzer/hindsight-plan';
+import type { AnalyzerTrajectory } from '../../../../../src/core/analyzer/types';
 
 const step = (observation: string, action: string, valid = true) => ({ observation, action, valid, return: 0 });
 const room =

@@ -5,9 +5,9 @@ import {
   searchSteps,
   trackStates,
   workflowSteps,
-} from '../../../src/core/analyzer/heuristic';
-import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
-import { discountedReturns } from '../../../src/core/math/returns';
+} from '../../../../../src/core/envs/household/analyzer/heuristic';
+import type { AnalyzerTrajectory } from '../../../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../../../src/core/math/returns';
 
 const room =
   'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.';

@@ -3,10 +3,10 @@
  * against the environment's own admissible lists (ALFWorld's preconditions, src/core/envs/household/rules.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { doorOf, knownAdmissible, trackStates } from '../../../src/core/analyzer/tracked-state';
-import { executableFix } from '../../../src/core/analyzer/workflow';
-import { getEnvSpec } from '../../../src/core/envs/registry';
-import { Rng } from '../../../src/core/rng';
+import { doorOf, knownAdmissible, trackStates } from '../../../../../src/core/envs/household/analyzer/tracked-state';
+import { executableFix } from '../../../../../src/core/envs/household/analyzer/workflow';
+import { getEnvSpec } from '../../../../../src/core/envs/registry';
+import { Rng } from '../../../../../src/core/rng';
 
 const spec = getEnvSpec('household');
 const step = (observation: string, action: string, valid = true) => ({ observation, action, valid });

@@ -1,5 +1,6 @@
 /**
- * The embedded `heuristic` analyzer: deterministic, no network. It contrasts the group's failed
+ * The household env's embedded `heuristic` analyzer (EnvSpec.analyzer; `--analyzer heuristic` on a household run):
+ * deterministic, no network. It contrasts the group's failed
  * trajectories with its successful ones and writes skills in the grammar the base policy was pretrained to follow
  * (src/core/skills/grammar.ts). It reads only what the trajectories show — task text, observations, actions,
  * validity, returns — never the environment's hidden state or expert.
@@ -45,10 +46,9 @@ import type {
   AnalyzerTrajectory,
   AnalysisResult,
   TrajectorySkills,
-} from './types';
-import { checkMaxStepSkills, emptyStats } from './types';
-import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../skills/grammar';
-import { normalizeAction } from '../envs/types';
+} from '../../types';
+import { checkMaxStepSkills, emptyStats, normalizeAction } from '../../types';
+import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../../../skills/grammar';
 import { isInfoAction, kindOf, knownAdmissible, trackStates, type TrackedState } from './tracked-state';
 import { executableFix, searchSteps, workflowActions, workflowSteps } from './workflow';
 import { lookObject, stepProgress, taskKinds } from './progress';

@@ -1,9 +1,9 @@
 /**
  * The heuristic analyzer's reading of a trajectory's actions: its workflow (the valid actions that did the work),
  * its search visits (exploration before the object was seen), and the first action that starts a fix from a given
- * state (`executableFix`). See src/core/analyzer/heuristic.ts for how the analyzer uses them.
+ * state (`executableFix`). See src/core/envs/household/analyzer/heuristic.ts for how the analyzer uses them.
  */
-import type { AnalyzerTrajectory } from './types';
+import type { AnalyzerTrajectory } from '../../types';
 import { isInfoAction, kindOf, knownAdmissible, type TrackedState } from './tracked-state';
 import { lookObject, taskKinds } from './progress';
 

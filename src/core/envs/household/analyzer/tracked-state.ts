@@ -9,7 +9,7 @@
  * and every receptacle description `On the R, you see …` (no door), `The R is closed.`, `The R is open. In it, you
  * see …` (in arrivals, `open R` replies and `examine R` replies).
  */
-import { APPLIANCE, CLOSABLE_KINDS, DESKLAMP } from '../envs/household/catalog';
+import { APPLIANCE, CLOSABLE_KINDS, DESKLAMP } from '../catalog';
 
 /** A receptacle's door as last seen: `open`, `closed`, or `none` (a kind without a door). */
 export type Door = 'open' | 'closed' | 'none';

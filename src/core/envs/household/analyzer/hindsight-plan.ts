@@ -14,7 +14,7 @@
  * state or the expert: where an object was is what the trajectory saw, and the steps before the first sighting (search)
  * are not judged.
  */
-import { APPLIANCE, CLOSABLE_KINDS, DESKLAMP } from '../envs/household/catalog';
+import { APPLIANCE, CLOSABLE_KINDS, DESKLAMP } from '../catalog';
 import { kindOf, type TrackedState } from './tracked-state';
 import { lookObject, taskKinds } from './progress';
 

@@ -11,12 +11,12 @@
  * of four policies with 60–100 % random moves (mostly failures judged alone), every draw from the seeded Rng.
  */
 import { describe, expect, it } from 'vitest';
-import { HeuristicAnalyzer } from '../../../src/core/analyzer/heuristic';
-import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
-import { discountedReturns } from '../../../src/core/math/returns';
-import { HouseholdEnv, expertPlan } from '../../../src/core/envs/household';
-import { Rng } from '../../../src/core/rng';
-import { kindOf } from '../../../src/core/analyzer/tracked-state';
+import { HeuristicAnalyzer } from '../../../../../src/core/envs/household/analyzer/heuristic';
+import type { AnalyzerTrajectory } from '../../../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../../../src/core/math/returns';
+import { HouseholdEnv, expertPlan } from '../../../../../src/core/envs/household';
+import { Rng } from '../../../../../src/core/rng';
+import { kindOf } from '../../../../../src/core/envs/household/analyzer/tracked-state';
 
 const GROUPS = [
   [0.3, 0.6, 1, 1],

@@ -1,6 +1,6 @@
 /**
  * Task progress read from the task text and a trajectory's own observations, for the heuristic analyzer's failed
- * trajectories (src/core/analyzer/heuristic.ts). ALFWorld's tasks (Shridhar et al., 2021) can be solved along many
+ * trajectories (src/core/envs/household/analyzer/heuristic.ts). ALFWorld's tasks (Shridhar et al., 2021) can be solved along many
  * routes: another object of the task's kind, another receptacle searched first, another order of the two objects of
  * a pick-two task. A failed trajectory that takes one of those routes at some step did not make its mistake there,
  * so hindsight must not name a different action at that step: a step skill against a move that advanced the task
@@ -10,7 +10,7 @@
  * Reads only what the trajectory shows (task line, actions, validity, the replies to them); never hidden state.
  */
 import { kindOf } from './tracked-state';
-import { lookObject } from '../envs/household/task-text';
+import { lookObject } from '../task-text';
 
 /** Object and target kinds, and the treatment the task needs, from a household task line (null for other shapes). */
 export interface TaskKinds {
@@ -33,7 +33,7 @@ export function taskKinds(task: string): TaskKinds | null {
   return m ? { object: m[2], target: m[3], treat: m[1] ? TREAT[m[1]] : null } : null;
 }
 
-export { lookObject } from '../envs/household/task-text';
+export { lookObject } from '../task-text';
 
 /** Whether the trajectory holds an object of kind `kind` after its steps before `i` (its own valid takes and moves). */
 function holdsKind(steps: readonly { action: string; valid: boolean }[], i: number, kind: string): boolean {

@@ -12,12 +12,12 @@
  * K is the episode's step limit, so every step skill the analyzer would write is checked, not only the first five.
  */
 import { describe, expect, it } from 'vitest';
-import { HeuristicAnalyzer } from '../../../src/core/analyzer/heuristic';
-import type { AnalyzerTrajectory } from '../../../src/core/analyzer/types';
-import { discountedReturns } from '../../../src/core/math/returns';
-import { getEnvSpec } from '../../../src/core/envs/registry';
-import { STEP_TEMPLATES } from '../../../src/core/skills/grammar';
-import { Rng } from '../../../src/core/rng';
+import { HeuristicAnalyzer } from '../../../../../src/core/envs/household/analyzer/heuristic';
+import type { AnalyzerTrajectory } from '../../../../../src/core/analyzer/types';
+import { discountedReturns } from '../../../../../src/core/math/returns';
+import { getEnvSpec } from '../../../../../src/core/envs/registry';
+import { STEP_TEMPLATES } from '../../../../../src/core/skills/grammar';
+import { Rng } from '../../../../../src/core/rng';
 
 /** The action inside a step skill, from the grammar's templates (null if the text fits none). */
 function actionOf(skill: string): string | null {

@@ -4,8 +4,8 @@
  * oracle for pretraining and measurement — the `heuristic` and `http` analyzers never use them; only the privileged
  * `oracle` analyzer (analyzer/oracle.ts) does, as the ceiling of what skills can give.
  */
-import type { Env, EnvSpec, TaskRef } from '../envs/types';
-import { episodeSkill, stepSkill } from './grammar';
+import type { Env, EnvSpec, TaskRef } from './types';
+import { episodeSkill, stepSkill } from '../skills/grammar';
 
 /**
  * Which hints a hinted rollout gets: none, the episode skill of a successful trajectory of the same task (the
