@@ -2,9 +2,11 @@
  * Every problem of the settings as the page's controls show them, one list for all fields, so that each invalid
  * field keeps its own message while it stays invalid. `parseRunConfig` (core/run/config.ts) stops at the schema:
  * while one field is out of range (Steps −4) it does not check the cross-field rules (Mini-batches ≤ B·G), so a
- * cross-field error already shown would vanish. Pure function.
+ * cross-field error already shown would vanish. Pure functions, with `withField` (a setting changed, the preset
+ * following the environment).
  */
 import { algorithmTraits } from '../../core/algorithm-catalog';
+import { ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
 import {
   ConfigError,
   crossFieldIssues,
@@ -12,6 +14,7 @@ import {
   parseRunConfig,
   type ConfigIssue,
   type RunConfig,
+  type RunConfigKey,
 } from '../../core/run/config';
 
 /** The issues `parseRunConfig` reports for `c` ([] when valid); errors other than ConfigError are thrown on. */
@@ -66,4 +69,16 @@ function unusedBadUrl(c: RunConfig): boolean {
  */
 export function runnableDraft(draft: RunConfig): RunConfig {
   return unusedBadUrl(draft) ? { ...draft, analyzerUrl: '' } : draft;
+}
+
+/**
+ * `draft` with setting `key` changed to `value`. Choosing another environment also moves the preset to that env's
+ * `defaultPreset` when the draft's preset is not one of its presets (every env names its own presets), so switching
+ * env never leaves the page on a preset the env does not have.
+ */
+export function withField<K extends RunConfigKey>(draft: RunConfig, key: K, value: RunConfig[K]): RunConfig {
+  const next = { ...draft, [key]: value };
+  if (key !== 'env' || !ENV_NAMES.includes(next.env)) return next;
+  const spec = getEnvSpec(next.env);
+  return spec.presets.includes(next.preset) ? next : { ...next, preset: spec.defaultPreset };
 }

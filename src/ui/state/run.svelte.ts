@@ -14,7 +14,7 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import type { EvalEvent, StepEvent } from '../../core/train/events';
-import { draftIssues, runnableDraft } from './draft-issues';
+import { draftIssues, runnableDraft, withField } from './draft-issues';
 import { decodeHash, encodeHash, fieldsHoldingSecret, type LinkCheckpoint } from './link';
 import { labelOf } from './messages';
 import { RunControl, message } from './run-control.svelte';
@@ -148,7 +148,7 @@ export class RunState extends RunControl {
    * unsaved updates the change waits in `pendingChange` for `confirmChange()`.
    */
   async setField<K extends RunConfigKey>(key: K, value: RunConfig[K]): Promise<void> {
-    this.draft = { ...this.draft, [key]: value };
+    this.draft = withField(this.draft, key, value);
     this.clearTransientNotice();
     // the last test was of other settings
     if (key.startsWith('analyzer')) this.analyzer.connection = { state: 'idle', text: '' };
