@@ -1,5 +1,5 @@
 /**
- * `npm run train -- --env household [--preset easy] --algo grpo --model nano --steps N --tasks B --group G
+ * `npm run train -- [--env ENV] [--preset P] --algo grpo --model nano --steps N --tasks B --group G
  *  --seed S --backend cpu|wasm [--json]`. With --json: one JSON object per line (step and eval events;
  * see src/core/train/events.ts). Without: a progress line and a readable summary. Bad input: a message naming
  * the flag and the accepted values, exit code 2.
