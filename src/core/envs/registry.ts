@@ -3,9 +3,10 @@
  * the known ones (verl style).
  */
 import { household } from './household';
+import { shop } from './shop';
 import type { EnvSpec } from './types';
 
-const SPECS: readonly EnvSpec[] = [household];
+const SPECS: readonly EnvSpec[] = [household, shop];
 
 /** Registered environment names, in display order. */
 export const ENV_NAMES: readonly string[] = SPECS.map((s) => s.name);

@@ -2,12 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { ENV_NAMES, getEnvSpec } from '../../../src/core/envs/registry';
 import { household } from '../../../src/core/envs/household';
+import { shop } from '../../../src/core/envs/shop';
 import { ENV_NAMES as CONFIG_ENV_NAMES } from '../../../src/core/run/config';
 
 describe('env registry', () => {
-  it('finds household', () => {
-    expect(ENV_NAMES).toEqual(['household']);
+  it('finds household and shop', () => {
+    expect(ENV_NAMES).toEqual(['household', 'shop']);
     expect(getEnvSpec('household')).toBe(household);
+    expect(getEnvSpec('shop')).toBe(shop);
   });
 
   it('agrees with the run config schema on env names', () => {
@@ -15,6 +17,6 @@ describe('env registry', () => {
   });
 
   it('names the accepted values for an unknown env', () => {
-    expect(() => getEnvSpec('foo')).toThrow('unknown env "foo"; accepted: household');
+    expect(() => getEnvSpec('foo')).toThrow('unknown env "foo"; accepted: household, shop');
   });
 });
