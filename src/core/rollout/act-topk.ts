@@ -17,11 +17,16 @@
  *
  * An action whose response (its tokens and <eos>) is longer than `maxActionTokens` can never be completed by the
  * sampler: ℓ = −∞, p = 0, and it is not scored.
+ *
+ * An open action (a free-text prefix such as shop's `search[`, rollout/trie.ts `isOpenAction`) is scored as its
+ * prefix alone, without <eos>: ℓ is the log-prob of entering the slot, i.e. the mass of every `search[…]` the
+ * sampler could complete, so under admissible decoding the list's probabilities still sum to 1. It needs room for
+ * its prefix, a `]` and <eos> within `maxActionTokens`.
  */
 import type { PolicyHandle } from '../model/policy';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { actionTokens } from './prompt';
-import { ActionTrie } from './trie';
+import { ActionTrie, freeTextSlot, isOpenAction } from './trie';
 
 /** The decodings `scoreActions` supports (RunConfig.decoding; rollout/runner.ts DECODINGS). */
 export type ActDecoding = 'admissible' | 'free';
@@ -48,7 +53,7 @@ export interface ActionProb {
   logp: number;
   /** p(a): normalised over the list under admissible decoding, exp(ℓ(a)) under free decoding; in [0, 1]. */
   prob: number;
-  /** Response tokens, <eos> included. */
+  /** Response tokens, <eos> included (an open action: its prefix tokens, no <eos>). */
   tokens: number;
 }
 
@@ -66,7 +71,8 @@ export function actionSamples(
 ): { samples: ScoreSample[]; index: number[] } {
   const eos = policy.tok.special('<eos>');
   const seqs = admissible.map((a) => actionTokens(policy.tok, a));
-  const trie = o.decoding === 'admissible' ? new ActionTrie(seqs, eos) : null;
+  const opens = admissible.map(isOpenAction);
+  const trie = o.decoding === 'admissible' ? new ActionTrie(seqs, eos, opens, freeTextSlot(policy.tok)) : null;
   const seen = new Set<string>();
   const samples: ScoreSample[] = [],
     index: number[] = [];
@@ -74,8 +80,8 @@ export function actionSamples(
     const key = s.join(',');
     if (seen.has(key)) return;
     seen.add(key);
-    const response = [...s, eos];
-    if (response.length > o.maxActionTokens) return;
+    const response = opens[i] ? [...s] : [...s, eos];
+    if (response.length + (opens[i] ? 2 : 0) > o.maxActionTokens) return;
     samples.push({
       prompt,
       response,
@@ -114,7 +120,7 @@ export async function scoreActions(
     index: i,
     logp: -Infinity,
     prob: 0,
-    tokens: actionTokens(policy.tok, action).length + 1,
+    tokens: actionTokens(policy.tok, action).length + (isOpenAction(action) ? 0 : 1),
   }));
   let off = 0;
   samples.forEach((s, j) => {

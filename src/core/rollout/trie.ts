@@ -1,43 +1,105 @@
 /**
  * Prefix trie over admissible actions' token sequences, for `admissible` decoding: the allowed next
  * tokens after a prefix are the children of the prefix's node, plus <eos> when the prefix is a whole action.
+ *
+ * Free-text slots: an admissible action that ends in an unclosed `[` (e.g. shop's `search[`, WebShop's
+ * `search[keywords]`, Yao et al. 2022) is a prefix, not a whole action (`isOpenAction`). With `slot` given, once a
+ * sampled prefix has run through such an entry, any token of `slot.free` may follow until a `slot.close` token (`]`);
+ * after it only <eos>. Without `slot`, the entry is an ordinary whole action.
  */
+
+import type { Tokenizer } from '../tokenizer/tokenizer';
 
 interface Node {
   children: Map<number, Node>;
   terminal: boolean;
+  /** The end of an open action's prefix: free text follows. */
+  open: boolean;
+}
+
+/** The token sets of a free-text slot (see the module comment). */
+export interface FreeTextSlot {
+  /** Token ids free text may use (ascending): the vocabulary's word, number and punctuation pieces, no brackets. */
+  free: Int32Array;
+  /** free ∪ close, ascending: one shared array, since the sampler keeps every token's allowed set. */
+  inside: Int32Array;
+  /** Token ids that close the slot (`]`, ` ]`). */
+  close: ReadonlySet<number>;
+}
+
+/**
+ * The free-text slot of a tokenizer: free = every vocabulary piece without a bracket, and the byte tokens of
+ * printable ASCII (0x20–0x7E) but `[` and `]` (one-character pieces are byte tokens, tokenizer/tokenizer.ts); close =
+ * the byte token of `]` and the piece ` ]` when the vocabulary has it. Special tokens are never free.
+ */
+export function freeTextSlot(tok: Tokenizer): FreeTextSlot {
+  const free: number[] = [];
+  const close = new Set<number>([tok.byteOffset + 0x5d]);
+  for (let b = 0x20; b <= 0x7e; b++) if (b !== 0x5b && b !== 0x5d) free.push(tok.byteOffset + b);
+  for (let id = tok.byteOffset + 256; id < tok.size; id++) {
+    const text = tok.tokens[id];
+    if (text === ' ]') close.add(id);
+    else if (!text.includes('[') && !text.includes(']')) free.push(id);
+  }
+  const inside = Int32Array.from([...free, ...close].sort((a, b) => a - b));
+  return { free: Int32Array.from(free), close, inside };
+}
+
+/** True when `action` ends in a `[` that no `]` follows: a free-text prefix such as `search[`. */
+export function isOpenAction(action: string): boolean {
+  return action.endsWith('[');
 }
 
 /** Trie of token sequences. */
 export class ActionTrie {
-  private root: Node = { children: new Map(), terminal: false };
+  private root: Node = { children: new Map(), terminal: false, open: false };
 
-  /** @param sequences token ids of each admissible action (without <eos>); @param eos the end token id. */
+  /**
+   * @param sequences token ids of each admissible action (without <eos>).
+   * @param eos the end token id.
+   * @param opens for each sequence, whether it is an open action's prefix (`isOpenAction`); default none.
+   * @param slot the free-text token sets; required for an open entry to take free text.
+   */
   constructor(
     sequences: readonly (readonly number[])[],
     private readonly eos: number,
+    opens: readonly boolean[] = [],
+    private readonly slot?: FreeTextSlot,
   ) {
-    for (const s of sequences) {
+    sequences.forEach((s, i) => {
       let n = this.root;
       for (const t of s) {
         let c = n.children.get(t);
-        if (!c) n.children.set(t, (c = { children: new Map(), terminal: false }));
+        if (!c) n.children.set(t, (c = { children: new Map(), terminal: false, open: false }));
         n = c;
       }
-      n.terminal = true;
-    }
+      if (opens[i] && slot) n.open = true;
+      else n.terminal = true;
+    });
   }
 
   /** Allowed next token ids after `prefix`, ascending; empty when the prefix leaves the trie or ends in <eos>. */
   allowed(prefix: readonly number[]): Int32Array {
     let n: Node | undefined = this.root;
-    for (const t of prefix) {
+    for (let i = 0; i < prefix.length; i++) {
+      const t = prefix[i];
       if (t === this.eos) return new Int32Array(0);
+      if (n.open && this.slot) return this.inSlot(prefix.slice(i));
       n = n.children.get(t);
       if (!n) return new Int32Array(0);
     }
+    if (n.open && this.slot) return this.inSlot([]);
     const out = [...n.children.keys()];
     if (n.terminal) out.push(this.eos);
     return Int32Array.from(out.sort((a, b) => a - b));
+  }
+
+  /** Allowed tokens after `text`, the tokens sampled inside an open slot so far. */
+  private inSlot(text: readonly number[]): Int32Array {
+    const slot = this.slot as FreeTextSlot;
+    const closedAt = text.findIndex((t) => slot.close.has(t));
+    if (closedAt < 0) return slot.inside;
+    if (closedAt === text.length - 1) return Int32Array.of(this.eos);
+    return new Int32Array(0);
   }
 }

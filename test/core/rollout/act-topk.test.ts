@@ -165,4 +165,31 @@ describe('scoreActions / topActions', () => {
       expect(() => topActions(scores, 0)).toThrow(/k must be a positive integer/);
     },
   );
+
+  it('an open action (search[) is scored as the mass of entering its slot: the list still sums to 1', async () => {
+    const withOpen = [...admissible, 'search['];
+    const scores = await scoreActions(policy, prompt, withOpen, {
+      decoding: 'admissible',
+      temperature: T,
+      maxActionTokens: MAX,
+    });
+    const open = scores[withOpen.length - 1];
+    expect(open.tokens).toBe(actionTokens(tok, 'search[').length);
+    expect(open.logp).toBeLessThan(0);
+    expect(open.logp).toBeGreaterThan(-Infinity);
+    // ℓ(search[) by hand: the prefix's tokens under the trie's masks (the same forward pass helper, no <eos>)
+    const eos = tok.special('<eos>');
+    const { samples } = actionSamples(policy, prompt, withOpen, {
+      decoding: 'admissible',
+      temperature: T,
+      maxActionTokens: MAX,
+    });
+    const last = samples.at(-1);
+    expect(last?.response).toEqual(actionTokens(tok, 'search['));
+    expect(last?.response).not.toContain(eos);
+    // unnormalised masses: the closed actions' and the slot's probabilities add up to 1 before normalising
+    const total = scores.reduce((z, a) => z + Math.exp(a.logp), 0);
+    expect(total).toBeCloseTo(1, 4);
+    expect(scores.reduce((z, a) => z + a.prob, 0)).toBeCloseTo(1, 6);
+  });
 });
