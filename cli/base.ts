@@ -1,6 +1,6 @@
 /**
- * Loading the shipped base policy in Node: `public/base/<env>-<preset>.json` and its weights, checked
- * against the code (vocabulary hash, env version) and the manifest (size, sha256).
+ * Loading the shipped base policy in Node: `public/base/<stem>.json` (core/pretrain/base.ts `baseStem`) and its
+ * weights, checked against the code (vocabulary hash, env version) and the manifest (size, sha256).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,7 @@ export async function loadBaseFiles(
   tok: Tokenizer,
   publicDir = PUBLIC_DIR,
 ): Promise<{ manifest: BaseManifest; bytes: Uint8Array; path: string }> {
-  const mPath = path.join(publicDir, baseManifestPath(spec.name, preset));
+  const mPath = path.join(publicDir, baseManifestPath(spec, preset));
   if (!fs.existsSync(mPath))
     throw new Error(
       `no base policy for ${spec.name}/${preset} (${path.relative(process.cwd(), mPath)} is missing); ` +

@@ -9,19 +9,21 @@
  * printed "= N% of the matmul") divides training's GFLOP/s by the best repeat, the speed the backend shows it
  * can reach in this process (on cores shared with other jobs single repeats vary by 2×); and `opidOverGrpo`, the ratio
  * of the mean wall time of an OPID training step to a GRPO step (same seed and settings); `kvCacheSpeedup` (KV-cached
- * sampling against recomputing the whole prefix for every new token, at 128 tokens of context); `household` (the mean
- * wall time of a GRPO step with the page's defaults — nano from the base, B 8 × G 8, H 3 — and where it goes,
+ * sampling against recomputing the whole prefix for every new token, at 128 tokens of context); `envSteps` (the mean
+ * wall time of a GRPO step with the page's defaults on `--env`/`--preset` — the default env and its default preset
+ * unless named; nano from the base, B 8 × G 8, H 3 — and where it goes,
  * phase by phase, with numTensors after each step); with `--peer torch`, the PyTorch peer's training tokens/s for the
  * same model, batch and sequence (scripts/peer_torch.py) and the ratio. On webgpu also dispatches, read-backs and
- * uploads per training step and per sampled token position, GPU bytes after the bench and after each household step
+ * uploads per training step and per sampled token position, GPU bytes after the bench and after each env step
  * (src/core/backend/gpu-stats.ts), with `--gpu-pool` bounding tfjs' pool of freed GPU buffers
  * (src/core/backend/buffer-pool.ts). `agenticOpd`: the mean wall time of an Agentic-OPD distillation step next to a
- * GRPO step's (household/easy, nano from the base, B 4 × G 4; the teacher pool is made in this process from
+ * GRPO step's (`--env`/`--preset`, nano from the base, B 4 × G 4; the teacher pool is made in this process from
  * `--agentic-steps` GRPO checkpoints; src/core/bench/agentic.ts). Speed is measured here, never in tests.
  */
 import { spawnSync } from 'node:child_process';
 import { loadBaseFiles } from './base';
 import { getEnvSpec } from '../src/core/envs/registry';
+import { ENV_FLAG, PRESET_FLAG, presetFor } from './env-flags';
 import { buildTokenizer } from '../src/core/model/policy';
 import { exitOnClosedStdout } from './files';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
@@ -38,6 +40,8 @@ import { agenticOpdBench, type AgenticOpdBench } from '../src/core/bench/agentic
 exitOnClosedStdout();
 
 const SPEC = {
+  env: ENV_FLAG,
+  preset: PRESET_FLAG,
   model: { type: 'string', help: 'model size', default: 'small', choices: MODEL_SIZES },
   seq: { type: 'int', help: 'sequence length T', default: 128, min: 2, max: 512 },
   batch: { type: 'int', help: 'batch size B', default: 32, min: 1, max: 1024 },
@@ -46,7 +50,7 @@ const SPEC = {
   warmup: { type: 'int', help: 'untimed warm-up steps', default: 2, min: 0, max: 100 },
   'opid-steps': {
     type: 'int',
-    help: 'training steps timed for the OPID/GRPO step-time ratio (household/easy, nano, B 4, G 4; 0 = skip)',
+    help: 'training steps timed for the OPID/GRPO step-time ratio (--env/--preset, nano, B 4, G 4; 0 = skip)',
     default: 3,
     min: 0,
     max: 100,
@@ -68,9 +72,11 @@ const SPEC = {
     min: 1,
     max: 256,
   },
-  'household-steps': {
+  'env-steps': {
     type: 'int',
-    help: "GRPO steps with the page's defaults timed phase by phase (nano from the base, B 8 × G 8, H 3; 0 = skip)",
+    help:
+      "GRPO steps with the page's defaults on --env/--preset timed phase by phase (nano from the base, B 8 × G 8, " +
+      'H 3; 0 = skip)',
     default: 2,
     min: 0,
     max: 100,
@@ -78,7 +84,7 @@ const SPEC = {
   'agentic-steps': {
     type: 'int',
     help:
-      "steps timed for Agentic-OPD's distillation step next to a GRPO step (household/easy, nano from " +
+      "steps timed for Agentic-OPD's distillation step next to a GRPO step (--env/--preset, nano from " +
       'the base, B 4, G 4; the teacher pool is made from that many GRPO checkpoints in this process, ' +
       'at least 2; 0 = skip)',
     default: 3,
@@ -119,10 +125,9 @@ const SPEC = {
   help: { type: 'boolean', help: 'show this help' },
 } as const;
 
-/**
- * Mean step wall time (ms) of `steps` GRPO and OPID steps from the same fresh nano policy (household/easy, B 4, G 4).
- */
-async function opidRatio(steps: number, backend: string): Promise<{ grpo: number; opid: number }> {
+/** Mean step wall time (ms) of `steps` GRPO and OPID steps from the same fresh nano policy (B 4, G 4). */
+async function opidRatio(a: BenchArgs, backend: string): Promise<{ grpo: number; opid: number }> {
+  const steps = a['opid-steps'];
   const out = { grpo: 0, opid: 0 };
   for (const algo of ['grpo', 'opid'] as const) {
     let sum = 0;
@@ -131,7 +136,8 @@ async function opidRatio(steps: number, backend: string): Promise<{ grpo: number
         algo,
         init: 'scratch',
         model: 'nano',
-        preset: 'easy',
+        env: a.env,
+        preset: a.preset,
         steps,
         tasksPerStep: 4,
         groupSize: 4,
@@ -147,20 +153,19 @@ async function opidRatio(steps: number, backend: string): Promise<{ grpo: number
   return out;
 }
 
-/**
- * Agentic-OPD's distillation step next to a GRPO step (src/core/bench/agentic.ts), from the household/easy base policy.
- */
-async function agenticBench(steps: number, backend: string): Promise<Awaited<ReturnType<typeof agenticOpdBench>>> {
-  const spec = getEnvSpec('household');
-  const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
-  return agenticOpdBench({ backend, initWeights: base.bytes, steps: Math.max(2, steps) });
+/** Agentic-OPD's distillation step next to a GRPO step (src/core/bench/agentic.ts), from the env's base policy. */
+async function agenticBench(a: BenchArgs, backend: string): Promise<Awaited<ReturnType<typeof agenticOpdBench>>> {
+  const spec = getEnvSpec(a.env);
+  const base = await loadBaseFiles(spec, a.preset, buildTokenizer(spec));
+  const steps = Math.max(2, a['agentic-steps']);
+  return agenticOpdBench({ backend, initWeights: base.bytes, steps, env: a.env, preset: a.preset });
 }
 
 /**
- * Per household step on webgpu: dispatches, read-backs and uploads (from one step event to the next) and the GPU bytes
+ * Per env step on webgpu: dispatches, read-backs and uploads (from one step event to the next) and the GPU bytes
  * after it.
  */
-interface HouseholdGpu {
+interface EnvStepGpu {
   dispatches: number[];
   readbacks: number[];
   uploads: number[];
@@ -173,17 +178,18 @@ interface HouseholdGpu {
  * Mean wall time (ms) and phase split of `steps` GRPO steps with the page's defaults; numTensors after each step and,
  * on webgpu, the GPU counters and bytes of each step (the first step's counts include loading the policy).
  */
-async function householdSteps(
-  steps: number,
+async function envSteps(
+  a: BenchArgs,
   backend: string,
-): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[]; gpu?: HouseholdGpu }> {
-  const spec = getEnvSpec('household');
-  const base = await loadBaseFiles(spec, 'easy', buildTokenizer(spec));
+): Promise<{ stepMs: number; phaseMs: Record<string, number>; numTensors: number[]; gpu?: EnvStepGpu }> {
+  const steps = a['env-steps'];
+  const spec = getEnvSpec(a.env);
+  const base = await loadBaseFiles(spec, a.preset, buildTokenizer(spec));
   let sum = 0;
   const phase: Record<string, number> = {},
     nt: number[] = [];
   const stats = installGpuStats();
-  const gpu: HouseholdGpu = {
+  const gpu: EnvStepGpu = {
     dispatches: [],
     readbacks: [],
     uploads: [],
@@ -193,7 +199,7 @@ async function householdSteps(
   };
   try {
     for await (const e of train(
-      { steps, evalEvery: 0, seed: 1 },
+      { env: a.env, preset: a.preset, steps, evalEvery: 0, seed: 1 },
       { backend, initWeights: base.bytes, profile: true },
     )) {
       if (e.event !== 'step') continue;
@@ -262,14 +268,14 @@ function torchPeer(
   }
 }
 
-/** The parsed flags. */
-type BenchArgs = ParsedArgs<typeof SPEC>;
+/** The parsed flags, the preset resolved (the env's default when not given). */
+type BenchArgs = Omit<ParsedArgs<typeof SPEC>, 'preset'> & { preset: string };
 
 /** What one call measured: the core bench and the optional ones (null when skipped). */
 interface Measured {
   core: BenchResult;
   ratio: { grpo: number; opid: number } | null;
-  household: Awaited<ReturnType<typeof householdSteps>> | null;
+  envSteps: Awaited<ReturnType<typeof envSteps>> | null;
   peer: ReturnType<typeof torchPeer> | null;
   agentic: AgenticOpdBench | null;
 }
@@ -290,7 +296,13 @@ function parseBenchArgs(argv: string[]): BenchArgs | null {
     process.stdout.write(usage('npm run bench --', SPEC) + '\n');
     return null;
   }
-  return a;
+  try {
+    return { ...a, preset: presetFor(getEnvSpec(a.env), a.preset) };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`bench: ${e.message}\n`);
+    process.exit(USAGE_EXIT_CODE);
+  }
 }
 
 /** Resolve: the backend set up, with webgpu's buffer-pool bound and wasm's kernels as the flags choose. */
@@ -302,7 +314,7 @@ async function setupBenchBackend(a: BenchArgs): Promise<string> {
   return backend;
 }
 
-/** Run: the core bench, then the OPID/GRPO ratio, the household steps, the PyTorch peer and Agentic-OPD's step. */
+/** Run: the core bench, then the OPID/GRPO ratio, the env steps, the PyTorch peer and Agentic-OPD's step. */
 async function runBenches(a: BenchArgs, backend: string): Promise<Measured> {
   const size: BenchSize = {
     ...CLI_BENCH_SIZE,
@@ -317,11 +329,11 @@ async function runBenches(a: BenchArgs, backend: string): Promise<Measured> {
   };
   const core = await runBench(size);
   const cfg = modelConfig(a.model, a.vocab);
-  const ratio = a['opid-steps'] > 0 ? await opidRatio(a['opid-steps'], backend) : null;
-  const household = a['household-steps'] > 0 ? await householdSteps(a['household-steps'], backend) : null;
+  const ratio = a['opid-steps'] > 0 ? await opidRatio(a, backend) : null;
+  const steps = a['env-steps'] > 0 ? await envSteps(a, backend) : null;
   const peer = a.peer === 'torch' ? torchPeer(cfg, a) : null;
-  const agentic = a['agentic-steps'] > 0 ? await agenticBench(a['agentic-steps'], backend) : null;
-  return { core, ratio, household, peer, agentic };
+  const agentic = a['agentic-steps'] > 0 ? await agenticBench(a, backend) : null;
+  return { core, ratio, envSteps: steps, peer, agentic };
 }
 
 /** Training tokens/s of this backend over the PyTorch peer's. */
@@ -331,13 +343,13 @@ function peerRatio(a: BenchArgs, core: BenchResult, peerTokensPerSecond: number)
 
 /** The JSON line's object: the core bench, the backend, and each optional bench that ran. */
 function benchRecord(a: BenchArgs, backend: string, m: Measured) {
-  const { core, ratio, household, peer, agentic } = m;
+  const { core, ratio, envSteps, peer, agentic } = m;
   return {
     event: 'bench',
     ...core,
     backend,
     kvCacheSpeedup: core.kvCacheSpeedup ?? NaN,
-    ...(household ? { household } : {}),
+    ...(envSteps ? { envSteps: { env: a.env, preset: a.preset, ...envSteps } } : {}),
     ...(peer
       ? {
           peer:
@@ -354,7 +366,7 @@ const line = (label: string, text: string) => `  ${label.padEnd(10)} ${text}\n`;
 
 /** Print without --json: the readable summary, one labelled line per bench that ran, then those skipped. */
 function printSummary(a: BenchArgs, backend: string, m: Measured): void {
-  const { core, ratio, household, peer, agentic } = m;
+  const { core, ratio, envSteps, peer, agentic } = m;
   const opid = ratio
     ? line(
         'OPID/GRPO',
@@ -365,7 +377,7 @@ function printSummary(a: BenchArgs, backend: string, m: Measured): void {
   process.stdout.write(
     coreLines(a, backend, core) +
       opid +
-      (household ? householdLine(household) : '') +
+      (envSteps ? envStepLine(a, envSteps) : '') +
       webgpuLine(core) +
       (agentic ? agenticLine(agentic) : '') +
       (peer
@@ -407,16 +419,16 @@ function coreLines(a: BenchArgs, backend: string, core: BenchResult): string {
   );
 }
 
-/** The household GRPO step: its time, where it goes, numTensors, and on webgpu its counters and GPU bytes. */
-function householdLine(household: NonNullable<Measured['household']>): string {
-  const phases = Object.entries(household.phaseMs)
+/** The env's GRPO step: its time, where it goes, numTensors, and on webgpu its counters and GPU bytes. */
+function envStepLine(a: BenchArgs, s: NonNullable<Measured['envSteps']>): string {
+  const phases = Object.entries(s.phaseMs)
     .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`)
     .join(', ');
-  const gpu = household.gpu;
+  const gpu = s.gpu;
   return line(
-    'household',
-    `GRPO step with the page's defaults ${(household.stepMs / 1000).toFixed(1)} s — ${phases}; ` +
-      `numTensors ${household.numTensors.join(' → ')}` +
+    'env step',
+    `GRPO step with the page's defaults on ${a.env}/${a.preset} ${(s.stepMs / 1000).toFixed(1)} s — ${phases}; ` +
+      `numTensors ${s.numTensors.join(' → ')}` +
       (gpu
         ? `; dispatches ${gpu.dispatches.join(', ')}, read-backs ${gpu.readbacks.join(', ')}, ` +
           `GPU MB allocated ${gpu.gpuBytesAllocated.map((x) => (x / 1e6).toFixed(1)).join(' → ')}`
@@ -452,7 +464,7 @@ function skippedLine(a: BenchArgs, peer: Measured['peer']): string {
   const skipped = (
     [
       ['opid-steps', 'OPID/GRPO step ratio'],
-      ['household-steps', 'household step'],
+      ['env-steps', 'env step'],
       ['agentic-steps', 'Agentic-OPD step'],
     ] as const
   )

@@ -1,6 +1,6 @@
 /**
- * `npm run eval -- --env household --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset
- * default] [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend
+ * `npm run eval -- [--env ENV] --split test-unseen --episodes 60 --policy expert|random|base|PATH [--preset
+ * P] [--first-task K] [--hints none|episode|step|both|correct] [--temperature 0.4] [--seed 1] [--backend
  * cpu|wasm] [--json]`.
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
  * hints from the expert oracle (hint-following measurement): the episode skill of the expert's successful
@@ -13,16 +13,18 @@
  * `--split test-seen,test-unseen` evaluates several splits, each exactly as a run with that one split would (its own
  * `Rng(seed)`), at once in `--eval-threads` worker threads (cli/eval-pool.ts; by default 2 on a machine with ≥ 2
  * cores when each split needs episodes × max turns ≥ EVAL_THREADS_MIN_WORK, else none): the splits' results are
- * printed in the order given, with --json each split's episodes then its summary. Flags that are run settings (--env,
- * --temperature, --decoding, --history, --seed) take their accepted values from the run-config schema
+ * printed in the order given, with --json each split's episodes then its summary. `--env` takes every registered
+ * environment and `--preset` its presets (default: the env's own, cli/env-flags.ts). Flags that are run settings
+ * (--temperature, --decoding, --history, --seed) take their accepted values from the run-config schema
  * (src/core/run/config.ts).
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
 import { exitOnClosedStdout } from './files';
-import { choiceError, didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
+import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
-import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
+import { getEnvSpec } from '../src/core/envs/registry';
+import { ENV_FLAG, PRESET_FLAG, presetFor } from './env-flags';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
 import { Rng } from '../src/core/rng';
 import { buildTokenizer, loadPolicy } from '../src/core/model/policy';
@@ -46,8 +48,8 @@ exitOnClosedStdout();
 const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fieldSchema(key).maximum });
 
 const SPEC = {
-  env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
-  preset: { type: 'string', help: "environment preset (train's default is easy too)", default: DEFAULT_CONFIG.preset },
+  env: ENV_FLAG,
+  preset: PRESET_FLAG,
   split: {
     type: 'string',
     help:
@@ -179,8 +181,8 @@ function playScripted(
   return out;
 }
 
-/** The parsed flags. */
-type EvalArgs = ParsedArgs<typeof SPEC>;
+/** The parsed flags, the preset resolved (the env's default when not given). */
+type EvalArgs = Omit<ParsedArgs<typeof SPEC>, 'preset'> & { preset: string };
 
 /** One split's evaluation: its summary and its episodes. */
 interface SplitResult {
@@ -209,13 +211,17 @@ function parseEvalArgs(argv: string[]): EvalArgs | null {
     process.stdout.write(usage('npm run eval --', SPEC) + '\n');
     return null;
   }
-  return a;
+  try {
+    return { ...a, preset: presetFor(getEnvSpec(a.env), a.preset) };
+  } catch (e) {
+    if (e instanceof UsageError) fail(e.message);
+    throw e;
+  }
 }
 
 /** Resolve: the environment, its preset and the splits (each known, none given twice); exits 2 otherwise. */
 function resolveSplits(a: EvalArgs): { spec: EnvSpec; splits: Split[] } {
   const spec = getEnvSpec(a.env);
-  if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
   const splits = a.split.split(',').map((x) => x.trim());
   for (const x of splits)
     if (!(SPLITS as readonly string[]).includes(x))

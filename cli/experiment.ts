@@ -1,7 +1,9 @@
 /**
- * `npm run experiment -- opid-table [--protocol table] [--preset default] [--seeds 3] [--steps 100] [--tasks 4]
- * [--parallel 2] [--episodes 210] [--out DIR]`: the OPID paper's household table (OPID, Yang et al. 2026, Table 1
- * and its ablations; docs/references.md#opid) as one command.
+ * `npm run experiment -- opid-table [--protocol table] [--env ENV] [--preset P] [--seeds 3] [--steps 100] [--tasks 4]
+ * [--parallel 2] [--episodes 210] [--out DIR]`: the OPID paper's ALFWorld table (OPID, Yang et al. 2026, Table 1
+ * and its ablations; docs/references.md#opid) as one command, on any registered environment (`--env`, default the
+ * first registered; `--preset` default: the env's preset with the most task types, as the paper's table has them
+ * all).
  *
  * `--protocol table` (the default) runs GRPO, OPID, OPID without episode skills, without step skills, with additive
  * routing (no critical-first routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset
@@ -30,6 +32,8 @@ import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { totalEtaMinutes } from './eta';
 import { getEnvSpec } from '../src/core/envs/registry';
+import type { EnvSpec } from '../src/core/envs/types';
+import { ENV_FLAG, presetFor } from './env-flags';
 import { baseManifestPath } from '../src/core/pretrain/base';
 import type { Comparison, RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
@@ -41,10 +45,10 @@ import { resultsTableMarkdown } from '../src/core/run/table-md';
 exitOnClosedStdout();
 
 /**
- * The OPID settings of every OPID row: λ_skill 0.1 and no episode skill on search steps. With the nano base of
- * household/default, λ 0.3 (the page's default) and the episode skill on search steps drove the policy's entropy down
- * and its success below GRPO's within 40 steps; this pair held GRPO's level (seed 1, 40 steps;
- * docs/experiments/opid-household.md, "Why OPID fell below GRPO").
+ * The OPID settings of every OPID row: λ_skill 0.1 and no episode skill on search steps. With the nano base of the
+ * ALFWorld-like env's all-types preset, λ 0.3 (the page's default) and the episode skill on search steps drove the
+ * policy's entropy down and its success below GRPO's within 40 steps; this pair held GRPO's level (seed 1, 40 steps;
+ * docs/experiments/, the OPID table's page, "Why OPID fell below GRPO").
  */
 export const OPID_SETTINGS: readonly string[] = ['--lambda-skill', '0.1', '--episode-skill-on-search=false'];
 
@@ -119,7 +123,7 @@ type CommonFlags = (a: ExperimentArgs, hasBase: boolean) => string[];
 /** A protocol: the table's methods, its baseline and comparisons, its shared flags and its defaults. */
 interface Protocol {
   /** The title of table.md. */
-  title: string;
+  title: (a: ExperimentArgs) => string;
   methods: Readonly<Record<string, readonly string[]>>;
   /** The method every row's Δ is to. */
   baseline: string;
@@ -140,7 +144,7 @@ const SPEC = {
   protocol: {
     type: 'string',
     help:
-      "table: the OPID paper's household table (GRPO, OPID, its three ablations, Skill-GRPO); reference: the " +
+      "table: the OPID paper's table (GRPO, OPID, its three ablations, Skill-GRPO); reference: the " +
       "OPID authors' ALFWorld protocol (history 5, KL, entropy bonus, λ 0.001 …; admissible decoding) as a " +
       'decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
       'docs/experiments/opid-protocols.md). Defaults: table --steps 100 --tasks 4 --eval-every 25 --out ' +
@@ -148,11 +152,17 @@ const SPEC = {
     default: 'table',
     choices: PROTOCOLS,
   },
-  preset: { type: 'string', help: 'household preset', default: 'default', choices: getEnvSpec('household').presets },
+  env: ENV_FLAG,
+  preset: {
+    type: 'string',
+    help:
+      "environment preset, one of the env's presets (default: the env's preset with the most task types, as the " +
+      "paper's table has them all)",
+  },
   seeds: { type: 'int', help: 'seeds per method (1..seeds)', default: 3, min: 1, max: 20 },
-  // Sized for ~8 h with --parallel 2 on 2 CPU cores (docs/experiments/opid-household.md): a household/default step of
-  // B 4 × G 8 costs 7–25 s there and an evaluation of 2 × 210 episodes 1–2 min, so a run of 100 steps 16–50
-  // min, 18 runs.
+  // Sized for ~8 h with --parallel 2 on 2 CPU cores (docs/experiments/, the OPID table's page): an all-types
+  // step of the ALFWorld-like env at B 4 × G 8 costs 7–25 s there and an evaluation of 2 × 210 episodes 1–2 min,
+  // so a run of 100 steps 16–50 min, 18 runs.
   steps: {
     type: 'int',
     help:
@@ -371,8 +381,14 @@ async function curves(runs: RunEvals[]): Promise<string> {
 /** The flags whose default depends on --protocol. */
 type ProtocolDefault = 'steps' | 'tasks' | 'eval-every' | 'out';
 
-/** The parsed flags, with the protocol's defaults filled in. */
-type ExperimentArgs = Omit<ParsedArgs<typeof SPEC>, ProtocolDefault> & Protocol['defaults'];
+/** The parsed flags, with the protocol's defaults and the env's preset filled in. */
+type ExperimentArgs = Omit<ParsedArgs<typeof SPEC>, ProtocolDefault | 'preset'> &
+  Protocol['defaults'] & { preset: string };
+
+/** The env's preset with the most task types (the first such in its order): the table's default preset. */
+export function fullestPreset(spec: EnvSpec): string {
+  return spec.presets.reduce((best, p) => (spec.taskTypes(p).length > spec.taskTypes(best).length ? p : best));
+}
 
 /** The table being made: the flags, the command line, the output folder, its header lines and its runs. */
 interface Table {
@@ -411,8 +427,17 @@ function parseExperimentArgs(argv: string[]): ExperimentArgs | null {
   }
   if (a.help) return printUsage();
   const d = PROTOCOL[a.protocol].defaults;
+  let preset: string;
+  try {
+    const spec = getEnvSpec(a.env);
+    preset = presetFor(spec, a.preset ?? fullestPreset(spec));
+  } catch (e) {
+    if (e instanceof UsageError) fail(`${e.message}\n${tableUsage()}`);
+    throw e;
+  }
   return {
     ...a,
+    preset,
     steps: a.steps ?? d.steps,
     tasks: a.tasks ?? d.tasks,
     'eval-every': a['eval-every'] ?? d['eval-every'],
@@ -441,7 +466,7 @@ function resolveOut(a: ExperimentArgs): string {
 function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
   return [
     '--env',
-    'household',
+    a.env,
     '--preset',
     a.preset,
     '--steps',
@@ -472,7 +497,7 @@ function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
  */
 function referenceFlags(a: ExperimentArgs, hasBase: boolean): string[] {
   const flags: [string, string | number][] = [
-    ['env', 'household'],
+    ['env', a.env],
     ['preset', a.preset],
     ['model', 'nano'],
     ['steps', a.steps],
@@ -510,7 +535,7 @@ function referenceFlags(a: ExperimentArgs, hasBase: boolean): string[] {
 /** The protocols --protocol names. */
 const PROTOCOL: Record<(typeof PROTOCOLS)[number], Protocol> = {
   table: {
-    title: 'OPID household table',
+    title: (a) => `OPID ${a.env} table`,
     methods: METHODS,
     baseline: 'grpo',
     common: commonFlags,
@@ -518,7 +543,7 @@ const PROTOCOL: Record<(typeof PROTOCOLS)[number], Protocol> = {
     defaults: { steps: 100, tasks: 4, 'eval-every': 25, out: 'runs/opid-table' },
   },
   reference: {
-    title: "OPID authors' reference protocol: decomposition table",
+    title: () => "OPID authors' reference protocol: decomposition table",
     methods: REFERENCE_METHODS,
     baseline: 'grpo-mean',
     comparisons: REFERENCE_COMPARISONS,
@@ -541,10 +566,11 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
       : `every ${every === 1 ? 'step' : `${every} steps`}${a.steps % every ? ' and at the last step' : ''}`;
   const start = hasBase
     ? 'from the shipped base policy'
-    : 'FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --preset ' + a.preset + ' makes one)';
+    : `FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --env ${a.env} --preset ` +
+      `${a.preset} makes one)`;
   return [
     `command: npm run experiment -- ${argv.join(' ')}`,
-    `household/${a.preset}, nano, ${start}`,
+    `${a.env}/${a.preset}, nano, ${start}`,
     `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per ` +
       `method, evaluation ${evaluation} ` +
       `on ${a.episodes} episodes per split at T 0.4`,
@@ -780,7 +806,7 @@ async function writeTable({ a, argv, out, header, jobs }: Table): Promise<void> 
     runs,
     comparisons: p.comparisons,
   });
-  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, p.title)));
+  writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, p.title(a))));
   writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));
   if (runs.length) writeAtomic(path.join(out, 'curves.svg'), new TextEncoder().encode(await curves(runs)));
 }
@@ -804,7 +830,7 @@ async function main(): Promise<void> {
   const a = parseExperimentArgs(argv);
   if (!a) return;
   const out = resolveOut(a);
-  const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath('household', a.preset)));
+  const hasBase = fs.existsSync(path.join(PUBLIC_DIR, baseManifestPath(getEnvSpec(a.env), a.preset)));
   const common = PROTOCOL[a.protocol].common(a, hasBase);
   const header = headerLines(a, argv, common, hasBase);
   process.stdout.write(header.map((h) => `${h}\n`).join(''));

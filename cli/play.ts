@@ -1,5 +1,5 @@
 /**
- * `npm run play -- --env household --split train --task 7 [--preset easy] [--seed S] [--json]`: a person (or a
+ * `npm run play -- [--env ENV] --split train --task 7 [--preset P] [--seed S] [--json]`: a person (or a
  * script) plays one task of an environment in the terminal (src/core/envs/play.ts).
  *
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
@@ -18,17 +18,17 @@
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
 import { SPLITS, type Split } from '../src/core/envs/types';
 import { z } from 'zod';
 import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
-import { USAGE_EXIT_CODE, UsageError, choiceError, parseArgs, usage } from './args';
+import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
+import { ENV_FLAG, PRESET_FLAG, envAndPreset } from './env-flags';
 import { exitOnClosedStdout } from './files';
 
 /** Flags of `play`. */
 export const PLAY_FLAGS = {
-  env: { type: 'string', choices: ENV_NAMES, default: 'household', help: 'environment' },
-  preset: { type: 'string', help: 'environment preset (default easy, as train and eval)' },
+  env: ENV_FLAG,
+  preset: PRESET_FLAG,
   split: { type: 'string', choices: SPLITS, default: 'train', help: 'task split' },
   task: { type: 'int', min: 0, help: 'task index in the split (0 when neither --task nor --seed is given)' },
   seed: {
@@ -86,11 +86,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       io.write(`${usage('npm run play --', PLAY_FLAGS)}\n`);
       return 0;
     }
-    const spec = getEnvSpec(args.env);
-    const preset = args.preset ?? (spec.presets.includes('easy') ? 'easy' : spec.presets[0]);
-    if (!spec.presets.includes(preset)) {
-      throw new UsageError(choiceError('preset', spec.presets, preset), 'preset', preset);
-    }
+    const { preset } = envAndPreset(args.env, args.preset);
     if (args.seed !== undefined && args.task !== undefined) {
       throw new UsageError(
         `--task ${args.task} and --seed ${args.seed} both choose the task (--seed draws one at random); ` +

@@ -1,20 +1,23 @@
 /**
- * `npm run pretrain -- --env household [--preset easy] --model nano --seed S [--init WEIGHTS] [--backend wasm|cpu]
+ * `npm run pretrain -- [--env ENV] [--preset P] --model nano --seed S [--init WEIGHTS] [--backend wasm|cpu]
  * [--json]`: behaviour cloning of the base policy (from a fresh seeded init, or from WEIGHTS) on expert, noisy-expert
  * and hint-conditioned demonstrations, then measurement (success with hints none|correct per split and task type, skill
  * sensitivity in nats), then the weights and a manifest (sha256, vocabulary hash, env versions, the exact command, the
- * measurements) are written to `--out` (default `public/base/<env>-<preset>.safetensors` + `.json`). Prints the sha256.
+ * measurements) are written to `--out` (default the env's base-policy files for the preset,
+ * `public/base/<stem>.safetensors` + `.json`: core/pretrain/base.ts `baseStem`). Prints the sha256. `--env` takes
+ * every registered environment, `--preset` its presets (default: the env's own).
  * Deterministic for a given command on one backend. Bad input: a message naming the flag, exit code 2.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { choiceError, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors } from './weightsfile';
 import { setupBackend, NODE_BACKENDS } from './backend';
-import { getEnvSpec, ENV_NAMES } from '../src/core/envs/registry';
+import { getEnvSpec } from '../src/core/envs/registry';
+import { ENV_FLAG, PRESET_FLAG, presetFor } from './env-flags';
 import {
   buildTokenizer,
   createPolicy,
@@ -30,7 +33,7 @@ import { vocabHash } from '../src/core/tokenizer/tokenizer';
 import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pretrain/pretrain';
 import { parseMix } from '../src/core/pretrain/demos';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
-import { baseManifestPath, type BaseManifest } from '../src/core/pretrain/base';
+import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
 import { sha256Hex } from '../src/core/sha256';
 import type { EnvSpec, Split } from '../src/core/envs/types';
 
@@ -41,8 +44,8 @@ exitOnClosedStdout();
 const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fieldSchema(key).maximum });
 
 const SPEC = {
-  env: { type: 'string', help: 'environment', default: DEFAULT_CONFIG.env, choices: ENV_NAMES },
-  preset: { type: 'string', help: 'environment preset', default: D.preset },
+  env: ENV_FLAG,
+  preset: PRESET_FLAG,
   model: { type: 'string', help: 'model size', default: DEFAULT_CONFIG.model, choices: MODEL_SIZES },
   seed: { type: 'int', help: 'seed', default: D.seed, ...range('seed') },
   backend: { type: 'string', help: 'tfjs backend', default: 'wasm', choices: NODE_BACKENDS },
@@ -85,7 +88,7 @@ const SPEC = {
     type: 'string',
     help:
       'start from these weights (a .safetensors file of the same model size and vocabulary, e.g. ' +
-      'public/base/household-easy.safetensors) instead of a fresh seeded init',
+      "the env's shipped base policy in public/base/) instead of a fresh seeded init",
   },
   'measure-episodes': {
     type: 'int',
@@ -96,7 +99,9 @@ const SPEC = {
   },
   out: {
     type: 'string',
-    help: 'weights path (the manifest goes next to it as .json); default public/base/<env>-<preset>.safetensors',
+    help:
+      "weights path (the manifest goes next to it as .json); default the env's base-policy file for the preset, " +
+      'public/base/<env>-<preset>.safetensors unless the env names another stem',
   },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
@@ -148,8 +153,8 @@ function fail(msg: string): never {
   process.exit(USAGE_EXIT_CODE);
 }
 
-/** The parsed flags. */
-type PretrainArgs = ParsedArgs<typeof SPEC>;
+/** The parsed flags, the preset resolved (the env's default when not given). */
+type PretrainArgs = Omit<ParsedArgs<typeof SPEC>, 'preset'> & { preset: string };
 
 /** Where results go: the weights path and its manifest's, and the demonstration mix. */
 interface Target {
@@ -178,14 +183,18 @@ function parsePretrainArgs(argv: string[]): PretrainArgs | null {
     process.stdout.write(usage('npm run pretrain --', SPEC) + '\n');
     return null;
   }
-  return a;
+  try {
+    return { ...a, preset: presetFor(getEnvSpec(a.env), a.preset) };
+  } catch (e) {
+    if (e instanceof UsageError) fail(e.message);
+    throw e;
+  }
 }
 
 /** Resolve: the env and preset, --out (a .safetensors path in a folder that exists) and --mix; exits 2 otherwise. */
 function resolveTarget(a: PretrainArgs): Target {
   const spec = getEnvSpec(a.env);
-  if (!spec.presets.includes(a.preset)) fail(choiceError('preset', spec.presets, a.preset));
-  const out = a.out ?? path.join('public', baseManifestPath(a.env, a.preset).replace(/\.json$/, '.safetensors'));
+  const out = a.out ?? path.join('public', baseWeightsPath(spec, a.preset));
   if (!out.endsWith('.safetensors')) fail(`--out must end in .safetensors (got "${out}")`);
   const dir = path.dirname(path.resolve(out));
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())

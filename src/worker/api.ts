@@ -78,12 +78,12 @@ export interface ConfigureOptions {
 export interface InitSource {
   /** `base`: the shipped pretrained base policy; `checkpoint`: a stored checkpoint; `scratch`: a fresh seeded init. */
   kind: 'base' | 'checkpoint' | 'scratch';
-  /** In words, for the page: e.g. `the base policy (pretrained; household/easy, nano)`. */
+  /** In words, for the page: e.g. `the base policy (pretrained; <env>/<preset>, nano)`. */
   label: string;
   /**
    * Set when the run asked for the base policy (`init: 'base'`) but it could not be used, so the run starts from
-   * scratch: why, and what to do, e.g. "No base policy for household/default (…); make one with npm run pretrain
-   * -- --env household --preset default. Starting from scratch."
+   * scratch: why, and what to do, e.g. "No base policy for <env>/<preset> (…); make one with npm run pretrain
+   * -- --env <env> --preset <preset>. Starting from scratch."
    */
   fallback?: string;
   /**

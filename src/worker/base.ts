@@ -1,6 +1,6 @@
 /**
- * Loading the shipped base policy in the browser: the manifest `base/<env>-<preset>.json` and its
- * weights file, fetched from the site root (Vite serves `public/` there), checked against the code and the
+ * Loading the shipped base policy in the browser: the manifest `base/<stem>.json` (core/pretrain/base.ts `baseStem`)
+ * and its weights file, fetched from the site root (Vite serves `public/` there), checked against the code and the
  * manifest exactly as the CLI does (`cli/base.ts`): manifest schema, vocabulary hash and environment version
  * (`checkBaseManifest`), size and sha256 of the bytes (`checkBaseWeights`), then the model size the run asks for
  * and the tensor shapes inside the file. Nothing here makes tensors, so it runs in Node tests with a stub fetch.
@@ -94,7 +94,7 @@ export async function fetchBasePolicy(
   model: string,
   src: BaseSource,
 ): Promise<BasePolicy> {
-  const rel = baseManifestPath(spec.name, preset);
+  const rel = baseManifestPath(spec, preset);
   const mUrl = src.baseUrl + rel;
   let res: Awaited<ReturnType<FetchLike>>;
   try {

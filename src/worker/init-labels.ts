@@ -11,7 +11,7 @@ export function scratchLabel(seed: number): string {
 
 /**
  * Label of the shipped base policy of an environment/preset and model size, e.g. `the base policy (pretrained;
- * household/easy, nano)`.
+ * <env>/<preset>, nano)`.
  */
 export function baseLabel(env: string, preset: string, model: string): string {
   return `the base policy (pretrained; ${env}/${preset}, ${model})`;

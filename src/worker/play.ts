@@ -9,7 +9,7 @@ import { PlayEpisode, randomTaskIndex, type PlayView } from '../core/envs/play';
 import { SPLITS, type Split } from '../core/envs/types';
 import type { PlayRequest } from './api';
 
-/** Longest action the page may send (characters): far above any household action, so nothing typed is cut. */
+/** Longest action the page may send (characters): far above any env's real action, so nothing typed is cut. */
 export const PLAY_ACTION_MAX = 10_000;
 
 /** The check of a `PlayRequest` (api.ts) the page sends: its fields' ranges, and exactly one of index and seed. */

@@ -21,7 +21,7 @@ import { memoryStore } from '../helpers/store';
 beforeAll(() => useBackend('wasm'));
 
 const PUBLIC = join(import.meta.dirname, '../../public');
-const MANIFEST_REL = baseManifestPath('household', 'easy');
+const MANIFEST_REL = baseManifestPath(getEnvSpec('household'), 'easy');
 const manifestText = readFileSync(join(PUBLIC, MANIFEST_REL), 'utf8');
 const manifest = JSON.parse(manifestText) as {
   model: string;
@@ -151,7 +151,7 @@ describe('fetchBasePolicy', () => {
 });
 
 describe('the shipped household/default base policy', () => {
-  const rel = baseManifestPath('household', 'default');
+  const rel = baseManifestPath(getEnvSpec('household'), 'default');
   const text = readFileSync(join(PUBLIC, rel), 'utf8');
   const m = JSON.parse(text) as { model: RunConfig['model']; file: string; sha256: string };
   const bytes = new Uint8Array(readFileSync(join(PUBLIC, 'base', m.file)));

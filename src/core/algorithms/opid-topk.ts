@@ -6,7 +6,7 @@
  * docs/references.md#agentic-opd) (Agentic-OPD's opdTopK, ./agentic-topk.ts) with OPID's teacher, the pre-update policy
  * reading its hindsight skill (OPID, Yang et al. 2026, §3; docs/references.md#opid). The sampled form pushes the
  * sampled token down wherever the skill prefers another one, and the freed mass goes to every other token; the top-k
- * form moves it to the tokens the skill prefers (docs/experiments/opid-household.md).
+ * form moves it to the tokens the skill prefers (docs/experiments/, the OPID table's page).
  *
  * Cost per step: one student top-k pass over the routed steps' rollout prompts and one teacher pass over their skill
  * prompts (the sampled form needs the teacher pass only). The teacher pass reads the sampled token too (K + 1 ids per

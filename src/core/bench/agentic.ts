@@ -1,13 +1,14 @@
 /**
  * The step time of Agentic-OPD's distillation stage next to a GRPO step's, for `npm run bench` (speed is measured
  * there, never in tests). Everything happens in the calling process: a short GRPO run from the given weights
- * (household/easy, nano, B × G, a checkpoint and a validation after every step) makes a tiny teacher pool; its
+ * (the given env and preset, by default the default env's default preset; nano, B × G, a checkpoint and a validation
+ * after every step) makes a tiny teacher pool; its
  * best-validation checkpoint is the student and the others its teachers (core/run/distill.ts's choice, but without
  * refusing a student that already solves the union: LAD then distils training tasks where a teacher's own pass
  * rate beats the student group's); then the distillation stage runs with the same B and G. Both runs: seed 1,
  * evaluation off.
  */
-import { getEnvSpec } from '../envs/registry';
+import { DEFAULT_ENV, getEnvSpec } from '../envs/registry';
 import { buildTokenizer } from '../model/policy';
 import { train } from '../train/trainer';
 import { addValidation, emptyValRecord, type ValRecord } from '../run/record';
@@ -38,8 +39,11 @@ export interface AgenticOpdBench {
 export interface AgenticOpdBenchOptions {
   /** tfjs backend name (reported in events). */
   backend: string;
-  /** Starting weights of the GRPO run (the household/easy base policy, nano). */
+  /** Starting weights of the GRPO run (the env's base policy for the preset, nano). */
   initWeights: Uint8Array;
+  /** Environment [DEFAULT_ENV] and preset [its defaultPreset] of both runs. */
+  env?: string;
+  preset?: string;
   /** Steps timed in each run [3]; the GRPO run also makes one checkpoint per step. */
   steps?: number;
   /** B [4] and G [4]. */
@@ -61,8 +65,8 @@ export async function agenticOpdBench(o: AgenticOpdBenchOptions): Promise<Agenti
   if (steps < 2)
     throw new Error(`agentic-opd bench: steps must be at least 2 (a student and a teacher checkpoint), got ${steps}`);
   const base: Partial<RunConfig> = {
-    env: 'household',
-    preset: 'easy',
+    env: o.env ?? DEFAULT_ENV,
+    preset: o.preset ?? getEnvSpec(o.env ?? DEFAULT_ENV).defaultPreset,
     model: 'nano',
     seed: 1,
     steps,

@@ -11,7 +11,7 @@ export const HINT_QUOTE_MAX = 60;
 
 /** What `commandHint` needs to know. */
 export interface HintInput {
-  /** Environment and preset, for the text, e.g. `household` and `easy`. */
+  /** Environment and preset, for the text (`<env>/<preset>`). */
   env: string;
   preset: string;
   /** The preset's command forms (`EnvSpec.commands`); absent when the environment lists none. */
@@ -71,9 +71,9 @@ export function closestAction(action: string, admissible: readonly string[]): st
  * admissible one. One of, each followed by `; admissible now: a, b, …` (or `; nothing is admissible now`) and, when
  * an admissible action is within a few edits, `; did you mean "…"?`:
  * - `an empty action is not a command`;
- * - `"fly to moon" is not a command of household/easy; commands here: go to …, take … from …, …`;
+ * - `"fly to moon" is not a command of <env>/<preset>; commands here: go to …, take … from …, …`;
  * - `"take apple 1" does not fit the command "take … from …"`;
- * - `"take apple 1 from desk 1" is a command of household/easy, but not possible now`.
+ * - `"take apple 1 from desk 1" is a command of <env>/<preset>, but not possible now`.
  * Without `commands` the middle cases read `"x" is not admissible now`. Actions are judged normalised (trim,
  * collapse whitespace, lower-case), as the environment judges them.
  */

@@ -11,7 +11,7 @@ import { SPLITS, TRAIN_TASK_INDICES, type CommandForm, type Env, type EnvSpec, t
 
 /** Which task to play. */
 export interface PlayTask {
-  /** Registered environment name, e.g. `household`. */
+  /** Registered environment name (src/core/envs/registry.ts). */
   env: string;
   /** One of the environment's presets, e.g. `easy`. */
   preset: string;
@@ -26,7 +26,7 @@ export interface PlayTurn {
   action: string;
   /** The environment's observation, exactly as a policy would read it (`Nothing happens.` when not valid). */
   observation: string;
-  /** This step's reward (household: 1 on the step that completes the task, else 0). */
+  /** This step's reward (e.g. 1 on the step that completes the task, else 0). */
   reward: number;
   done: boolean;
   /** False when the action was not admissible. */

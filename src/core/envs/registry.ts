@@ -1,19 +1,41 @@
 /**
- * The environment registry: names → `EnvSpec` (docs/architecture.md). An unknown name fails listing
- * the known ones (verl style).
+ * The environment registry: names → `EnvSpec` (docs/architecture.md, "How to add an environment"). An environment is
+ * one folder under src/core/envs/ plus one line in SPECS below; the run schema, the page, the worker and the CLI read
+ * every name, default and capability from here and the specs. An unknown name fails listing the known ones (verl
+ * style).
  */
 import { household } from './household';
 import { shop } from './shop';
 import type { EnvSpec } from './types';
 
-const SPECS: readonly EnvSpec[] = [household, shop];
+/** Every registered env family, in display order; the first is the default (DEFAULT_ENV). */
+export const ENV_SPECS: readonly EnvSpec[] = [household, shop];
 
 /** Registered environment names, in display order. */
-export const ENV_NAMES: readonly string[] = SPECS.map((s) => s.name);
+export const ENV_NAMES: readonly string[] = ENV_SPECS.map((s) => s.name);
+
+/**
+ * The env a run, the page, Play and every CLI command use when none is named: the first registered (`household`).
+ * Its `defaultPreset` is the run schema's default preset.
+ */
+export const DEFAULT_ENV: string = ENV_NAMES[0];
 
 /** The env family registered under `name`. @throws Error `unknown env "x"; accepted: household` on an unknown name. */
 export function getEnvSpec(name: string): EnvSpec {
-  const spec = SPECS.find((s) => s.name === name);
+  const spec = ENV_SPECS.find((s) => s.name === name);
   if (!spec) throw new Error(`unknown env "${name}"; accepted: ${ENV_NAMES.join(', ')}`);
   return spec;
+}
+
+/** The preset used for env `name` when none is named (its spec's `defaultPreset`). @throws Error on an unknown env. */
+export function defaultPresetOf(name: string): string {
+  return getEnvSpec(name).defaultPreset;
+}
+
+/**
+ * The registered envs and their presets in words, for `--help` and error messages, e.g.
+ * `household (presets: default, easy; default easy)`.
+ */
+export function envsInWords(): string {
+  return ENV_SPECS.map((s) => `${s.name} (presets: ${s.presets.join(', ')}; default ${s.defaultPreset})`).join('; ');
 }

@@ -1,6 +1,7 @@
 /**
  * The shipped base policy's manifest: what the weights are, how they were made, and what they measure.
- * Files: `public/base/<env>-<preset>.json` (this manifest) next to `public/base/<env>-<preset>.safetensors`.
+ * Files: `public/base/<stem>.json` (this manifest) next to `public/base/<stem>.safetensors`, with the env's stem for
+ * the preset (`baseStem`: EnvSpec.baseStem, by default `<env>-<preset>`).
  * A manifest whose vocabulary hash or environment version does not match the code is refused with an error
  * saying which, and how to regenerate (the exact command is in the manifest).
  */
@@ -82,9 +83,22 @@ export function startKind(init: (typeof INIT_SOURCES)[number], namedWeights: boo
 /** A parsed base-policy manifest. */
 export type BaseManifest = z.infer<typeof BaseManifestSchema>;
 
-/** Relative path (under `public/`) of the manifest for an env and preset, e.g. `base/household-easy.json`. */
-export function baseManifestPath(env: string, preset: string): string {
-  return `base/${env}-${preset}.json`;
+/**
+ * The file stem of an env's shipped base policy for a preset: the spec's `baseStem(preset)`, by default
+ * `<env>-<preset>` (EnvSpec.baseStem).
+ */
+export function baseStem(spec: Pick<EnvSpec, 'name' | 'baseStem'>, preset: string): string {
+  return spec.baseStem?.(preset) ?? `${spec.name}-${preset}`;
+}
+
+/** Relative path (under `public/`) of the manifest for an env and preset, `base/<stem>.json` (`baseStem`). */
+export function baseManifestPath(spec: Pick<EnvSpec, 'name' | 'baseStem'>, preset: string): string {
+  return `base/${baseStem(spec, preset)}.json`;
+}
+
+/** Relative path (under `public/`) of the weights for an env and preset, `base/<stem>.safetensors` (`baseStem`). */
+export function baseWeightsPath(spec: Pick<EnvSpec, 'name' | 'baseStem'>, preset: string): string {
+  return `base/${baseStem(spec, preset)}.safetensors`;
 }
 
 /**

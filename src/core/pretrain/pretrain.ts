@@ -7,6 +7,7 @@
 import * as tf from '../tf';
 import { Rng } from '../rng';
 import type { EnvSpec } from '../envs/types';
+import { DEFAULT_ENV, getEnvSpec } from '../envs/registry';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { activationScale } from '../model/config';
 import type { PolicyHandle } from '../model/policy';
@@ -36,9 +37,9 @@ export interface PretrainConfig {
   seed: number;
 }
 
-/** The shipped base policy's pretraining settings (household/easy). */
+/** The shipped base policy's pretraining settings (the default env's default preset). */
 export const DEFAULT_PRETRAIN: PretrainConfig = {
-  preset: 'easy',
+  preset: getEnvSpec(DEFAULT_ENV).defaultPreset,
   tasks: 4000,
   iters: 2200,
   batch: 64,

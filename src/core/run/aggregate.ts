@@ -1,5 +1,5 @@
 /**
- * Aggregating runs into a results table (the OPID household table, Table 1's layout in OPID, Yang et al. 2026,
+ * Aggregating runs into a results table (the OPID table, Table 1's layout in OPID, Yang et al. 2026,
  * docs/references.md#opid): per method, success per split and per task type as mean ± standard error over seeds, at
  * the final and at the best evaluation, and the paired difference to a baseline method over the seeds both have (every
  * row's to the table's baseline; for named comparisons, `method − baseline` of any two methods). Pure functions over

@@ -23,7 +23,7 @@ import { ANALYZER_KINDS } from '../analyzer/types';
 import { MODEL_SIZES } from '../model/config';
 import { DECODINGS } from '../rollout/runner';
 import { OLD_LOGPROB_SOURCES } from '../model/scoring';
-import { ENV_NAMES, getEnvSpec } from '../envs/registry';
+import { DEFAULT_ENV, ENV_NAMES, ENV_SPECS, getEnvSpec } from '../envs/registry';
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
 import { nearestName } from '../near';
@@ -76,7 +76,30 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const num = (min: number, max: number) => z.number().min(min).max(max);
 const tuple = (xs: readonly string[]) => xs as unknown as [string, ...string[]];
 
-/** The zod schema; `RunConfigSchema.parse({})` gives the shipped defaults. */
+/** Every registered env with its one-line summary, e.g. `<env>: ALFWorld-like rooms …; <env2>: …`. */
+function envSummaries(): string {
+  return ENV_SPECS.map((s) => `${s.name}: ${s.summary}`).join('; ');
+}
+
+/** Every registered env's presets with their phrases, e.g. `<env>: easy (one task type, …) [default] or …`. */
+function presetsHelp(): string {
+  return ENV_SPECS.map(
+    (s) =>
+      `${s.name}: ` +
+      s.presets
+        .map((p) => {
+          const note = s.presetSummaries?.[p];
+          return `${p}${note ? ` (${note})` : ''}${p === s.defaultPreset ? ' [default]' : ''}`;
+        })
+        .join(' or '),
+  ).join('; ');
+}
+
+/**
+ * The zod schema; `RunConfigSchema.parse({})` gives the shipped defaults. Its `preset` default is the default env's;
+ * `parseRunConfig` and `parseRunConfigLenient` give an input that names another env and no preset that env's
+ * `defaultPreset` (`withEnvPreset`).
+ */
 export const RunConfigSchema = z.object({
   schemaVersion: z
     .literal(SCHEMA_VERSION)
@@ -88,25 +111,23 @@ export const RunConfigSchema = z.object({
     } satisfies FieldMeta),
   env: z
     .enum(tuple(ENV_NAMES))
-    .default('household')
+    .default(DEFAULT_ENV)
     .meta({
       label: 'Environment',
       flag: 'env',
       group: 'run',
-      help: 'Environment family (core/envs/registry.ts).',
+      help: `Environment family (core/envs/registry.ts): ${envSummaries()}.`,
     } satisfies FieldMeta),
   preset: z
     .string()
     .max(40)
-    .default('easy')
+    .default(getEnvSpec(DEFAULT_ENV).defaultPreset)
     .meta({
       label: 'Preset',
       flag: 'preset',
       group: 'environment',
-      help:
-        "Environment preset, one of the env's presets. household: easy (one task type, few " +
-        'receptacles, quick to learn from scratch) or default (all six ALFWorld task types).',
-      recommended: 'easy to learn from scratch',
+      help: `Environment preset, one of the env's presets; unset, the env's own default. ${presetsHelp()}.`,
+      recommended: "the env's default to learn from scratch",
     } satisfies FieldMeta),
   algo: z
     .enum(ALGORITHM_NAMES)
@@ -129,7 +150,7 @@ export const RunConfigSchema = z.object({
       flag: 'model',
       group: 'run',
       help:
-        'Model size (core/model/config.ts): nano (98k parameters with the household vocabulary), ' +
+        "Model size (core/model/config.ts): nano (98k parameters with the default env's vocabulary), " +
         'small (d 128, 4 layers), base (d 256, 6 layers).',
       recommended: 'nano on a CPU; small or base on a GPU',
     } satisfies FieldMeta),
@@ -424,7 +445,7 @@ export const RunConfigSchema = z.object({
       unit: 'per step',
       group: 'training',
       help: 'Mini-batches per step, one Adam update each (the ratio differs from 1 after the first).',
-      recommended: '8 (learns faster than 4 on household/easy)',
+      recommended: "8 (learns faster than 4 on the default env's default preset)",
     } satisfies FieldMeta),
   ppoEpochs: int(1, 16)
     .default(1)
@@ -635,7 +656,7 @@ export const RunConfigSchema = z.object({
         "outcome gives them no signal) is this × λ_skill. 1 = the OPID paper's one λ everywhere; " +
         'more lets the skill advantage carry the groups GRPO cannot learn from without raising its ' +
         'weight where the outcome speaks.',
-      recommended: '1 (the paper); docs/experiments/opid-household.md measures more',
+      recommended: "1 (the paper); docs/experiments/ measures more (the OPID table's page)",
     } satisfies FieldMeta),
   maxStepSkills: int(0, 20)
     .default(5)
@@ -646,7 +667,7 @@ export const RunConfigSchema = z.object({
       group: 'opid',
       symbol: 'K',
       help: 'Most step skills (critical steps C_τ) per trajectory.',
-      recommended: '5 (household)',
+      recommended: '5 (the OPID paper for ALFWorld and WebShop; 2 for search-QA)',
     } satisfies FieldMeta),
   failedOnly: z
     .boolean()
@@ -666,8 +687,8 @@ export const RunConfigSchema = z.object({
       flag: 'episode-skill-on-search',
       group: 'opid',
       help:
-        "Route the episode skill to search steps too (household: go to / open before the task's " +
-        'object was in sight), where hindsight names a place the policy could not have known; off = ' +
+        "Route the episode skill to search steps too (the env's EnvSpec.searchSteps, e.g. go to / open before the " +
+        "task's object was in sight), where hindsight names a place the policy could not have known; off = " +
         'those steps get no skill signal unless they hold a step skill.',
     } satisfies FieldMeta),
   skillZscore: z
@@ -707,7 +728,7 @@ export const RunConfigSchema = z.object({
         'scale act on the sampled A_skill and are not used. Not with additive routing; 1 is refused ' +
         '(over one token both renormalised distributions are 1, the KL always 0). 0 = the OPID ' +
         "paper's sampled-token A_skill.",
-      recommended: '0 (the paper); docs/experiments/opid-household.md measures 16',
+      recommended: "0 (the paper); docs/experiments/ measures 16 (the OPID table's page)",
     } satisfies FieldMeta),
   skillMemoryTopK: int(1, 5)
     .default(1)
@@ -925,7 +946,8 @@ export function fieldOfFlag(flag: string): RunConfigKey | undefined {
 export function describeField(key: RunConfigKey): string {
   const j = fieldSchema(key);
   if (j.enum) return `one of ${j.enum.join(', ')}`;
-  if (key === 'preset') return `one of the env's presets (household: ${getEnvSpec('household').presets.join(', ')})`;
+  if (key === 'preset')
+    return `one of the env's presets (${ENV_SPECS.map((s) => `${s.name}: ${s.presets.join(', ')}`).join('; ')})`;
   if (j.type === 'integer' || j.type === 'number')
     return `${j.type === 'integer' ? 'an integer' : 'a number'} in [${j.minimum}, ${j.maximum}]`;
   if (j.type === 'boolean') return 'true or false';
@@ -1057,11 +1079,30 @@ function fallbackFor(field: string, c: RunConfig): { patch: Partial<RunConfig>; 
 }
 
 /**
- * Parse and validate a partial config: missing fields take defaults.
+ * `partial` with `preset` set to its env's `defaultPreset` when it names a registered env and no preset (the schema's
+ * own preset default is the default env's). Anything else is returned as it is.
+ */
+export function withEnvPreset(partial: unknown): unknown {
+  if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return partial;
+  const p = partial as Record<string, unknown>;
+  if (p.preset !== undefined || typeof p.env !== 'string' || !ENV_NAMES.includes(p.env)) return partial;
+  return { ...p, preset: getEnvSpec(p.env).defaultPreset };
+}
+
+/**
+ * The default of `key` for a config of env `env`: the env's `defaultPreset` for `preset`, else DEFAULT_CONFIG's.
+ * (Links leave out a value equal to it.)
+ */
+export function defaultFor(key: RunConfigKey, env: string): unknown {
+  return key === 'preset' && ENV_NAMES.includes(env) ? getEnvSpec(env).defaultPreset : DEFAULT_CONFIG[key];
+}
+
+/**
+ * Parse and validate a partial config: missing fields take defaults (`preset`: the env's own default).
  * @throws ConfigError listing every bad field with its accepted values.
  */
 export function parseRunConfig(partial: unknown): RunConfig {
-  const r = RunConfigSchema.safeParse(partial ?? {});
+  const r = RunConfigSchema.safeParse(withEnvPreset(partial ?? {}));
   if (!r.success) throw new ConfigError(zodIssues(r.error));
   const cross = crossFieldIssues(r.data);
   if (cross.length) throw new ConfigError(cross);
@@ -1086,18 +1127,19 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
     else
       issues.push(...zodIssues(new z.ZodError(r.error.issues.map((i) => ({ ...i, path: [k, ...i.path] })))).slice(-1));
   }
-  let config = RunConfigSchema.parse(kept);
+  let config = RunConfigSchema.parse(withEnvPreset(kept));
   const cross = crossFieldIssues(config);
   for (const c of cross) {
     if (!isRunConfigKey(c.field)) {
       issues.push(c);
       continue;
     }
-    // Name the value used, not "the default": household has a preset literally called "default".
-    const d = DEFAULT_CONFIG[c.field];
+    // Name the value used, not "the default": a preset may be literally called "default". The preset's default is
+    // the env's own.
+    const d = c.field === 'preset' ? getEnvSpec(config.env).defaultPreset : DEFAULT_CONFIG[c.field];
     const used = d === '' ? 'left empty (the default)' : `using ${String(d)} (the default)`;
     issues.push({ ...c, message: `${c.message}; not accepted, ${used}` });
-    config = { ...config, [c.field]: DEFAULT_CONFIG[c.field] } as RunConfig;
+    config = { ...config, [c.field]: d } as RunConfig;
   }
   // A default can break the same rule with the other fields kept (miniBatches 8 > B·G 4; an http analyzer still
   // without a URL): fall back to a value that holds, and say so.

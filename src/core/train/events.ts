@@ -202,7 +202,7 @@ export interface StartEvent {
   backend: string;
   params: number;
   vocabSize: number;
-  /** Version of each environment the run uses (env name → version, e.g. household → household-v2). */
+  /** Version of each environment the run uses (env name → its EnvSpec.version). */
   envVersions: Record<string, string>;
   /** Present when training resumed from a checkpoint: its step k (the next step event is k + 1). */
   resumedFrom?: number;

@@ -79,7 +79,7 @@ export interface UpdateOptions {
 
 /**
  * Padded tokens per micro-batch for nano (divided by activationScale for larger models, at least 1024). Smaller
- * micro-batches pad less (each is sorted by length) and stay in cache: on wasm, 2048 made a household update ~2×
+ * micro-batches pad less (each is sorted by length) and stay in cache: on wasm, 2048 made an ALFWorld-like update ~2×
  * faster than 16384 (docs/experiments/speed.md).
  */
 const DEFAULT_MICRO_TOKENS = 2048;

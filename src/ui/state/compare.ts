@@ -133,14 +133,14 @@ export function compareChart(
 
 /**
  * Characters of a run name shown in chart legends and the Compare view's cards and tables (the full name in a
- * title); a default name (`agentic-opd household/medium seed 12 · 2026-11-30 11:20`, 55) fits whole.
+ * title); a default name (`agentic-opd webshop-1/medium seed 12 · 2026-11-30 11:20`, 55) fits whole.
  */
 export const SHORT_NAME = 64;
 
 /**
  * A run name cut to at most `max` characters for legends and cards: a longer one keeps its first ⌈(max − 1)/2⌉
  * and last ⌊(max − 1)/2⌋ characters around `…` (the end holds what tells runs apart, e.g. the start time), e.g.
- * `shortName('grpo household/easy seed 1', 11) → "grpo …eed 1"`. The view shows the whole name as the element's
+ * `shortName('grpo toy-env/easy seed 1', 11) → "grpo …eed 1"`. The view shows the whole name as the element's
  * title.
  */
 export function shortName(name: string, max = SHORT_NAME): string {

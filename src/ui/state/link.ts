@@ -1,10 +1,11 @@
 /**
- * Shareable links: the run config in `location.hash` as `#v=2&envVersion=household-v2&k=v&…` (TF Playground style:
+ * Shareable links: the run config in `location.hash` as `#v=2&envVersion=<env>-v2&k=v&…` (TF Playground style:
  * one table of URL properties, here the run-config schema itself, core/run/config.ts).
  *
  * Written: the schema version `v`, the environment version of the run's env, and every field that differs from the
- * shipped defaults. Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` …
- * are unknown settings); bad or unknown fields are dropped (their defaults kept) and named, an unknown key with the
+ * shipped defaults (the preset: from the env's own default, so `env=<name>` alone means that env's default preset).
+ * Read leniently: keys are data, looked up as own properties only (`constructor`, `__proto__` … are unknown
+ * settings); bad or unknown fields are dropped (their defaults kept) and named, an unknown key with the
  * setting it most likely meant (`nearestKey`); a `?` right after the `#` is dropped; an extra `#` is read as `&` and
  * named; a link from an older schema is migrated; a link made with another environment version opens with a notice.
  * Never throws.
@@ -14,6 +15,7 @@ import { editDistance } from '../../core/envs/hint';
 import { nearestName } from '../../core/near';
 import {
   DEFAULT_CONFIG,
+  defaultFor,
   fieldMeta,
   fieldSchema,
   isRunConfigKey,
@@ -71,7 +73,7 @@ export function encodeHash(
   ];
   for (const key of RUN_CONFIG_KEYS) {
     const v = config[key];
-    if (key === 'schemaVersion' || v === DEFAULT_CONFIG[key] || left.has(key)) continue;
+    if (key === 'schemaVersion' || v === defaultFor(key, config.env) || left.has(key)) continue;
     parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
   if (checkpoint)

@@ -4,15 +4,15 @@
  * environment runs in the worker, never here), the action being typed, and the summary line at the end.
  */
 import type { TrainerApi } from '../../worker/api';
-import { ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
+import { DEFAULT_ENV, ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
 import { SPLITS, type Split } from '../../core/envs/types';
 import { readTyped, summaryText, type PlayView } from '../../core/envs/play';
 
 /** Play view state for one page; `api` returns the worker's API or null while none is up. */
 export class PlayState {
-  /** Environment and preset to play (the preset is reset to the env's first when the env changes). */
-  env = $state(ENV_NAMES[0]);
-  preset = $state('easy');
+  /** Environment and preset to play (the preset moves to the env's default when the env changes and lacks it). */
+  env = $state(DEFAULT_ENV);
+  preset = $state(getEnvSpec(DEFAULT_ENV).defaultPreset);
   split = $state<Split>('train');
   /** Task index for Start (an integer ≥ 0). */
   index = $state(0);
@@ -38,11 +38,11 @@ export class PlayState {
 
   constructor(private readonly api: () => Pick<TrainerApi, 'playStart' | 'playStep'> | null) {}
 
-  /** Chooses the environment; keeps the preset when the env has it, else takes the env's first. */
+  /** Chooses the environment; keeps the preset when the env has it, else takes the env's default preset. */
   setEnv(env: string): void {
     this.env = env;
-    const presets = getEnvSpec(env).presets;
-    if (!presets.includes(this.preset)) this.preset = presets[0];
+    const spec = getEnvSpec(env);
+    if (!spec.presets.includes(this.preset)) this.preset = spec.defaultPreset;
   }
 
   /** Starts the task at `index` of the chosen env, preset and split. */

@@ -13,7 +13,7 @@ import { loadBaseFiles } from '../../../cli/base';
 
 const spec = getEnvSpec('household');
 const tok = buildTokenizer(spec);
-const mPath = path.join('public', baseManifestPath('household', 'easy'));
+const mPath = path.join('public', baseManifestPath(spec, 'easy'));
 const raw = () => JSON.parse(fs.readFileSync(mPath, 'utf8'));
 
 describe('shipped base policy', () => {
