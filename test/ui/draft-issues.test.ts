@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type RunConfig } from '../../src/core/run/config';
-import { draftIssues } from '../../src/ui/state/draft-issues';
+import { draftIssues, withField } from '../../src/ui/state/draft-issues';
+import { ENV_SPECS } from '../../src/core/envs/registry';
 import { plainIssue } from '../../src/ui/state/messages';
 
 const RUN: RunConfig = { ...DEFAULT_CONFIG, tasksPerStep: 1, groupSize: 2, miniBatches: 2 };
@@ -32,5 +33,21 @@ describe('draftIssues', () => {
     expect(r.map((i) => i.field).sort()).toEqual(['miniBatches', 'steps', 'tasksPerStep']);
     // A draft whose B is out of range and whose Mini-batches fits the run's B·G has no Mini-batches issue.
     expect(draftIssues({ ...RUN, tasksPerStep: 0, miniBatches: 2 }, RUN).map((i) => i.field)).toEqual(['tasksPerStep']);
+  });
+});
+
+describe('withField', () => {
+  it("choosing an env keeps the preset it has, else moves to the env's default preset", () => {
+    for (const spec of ENV_SPECS) {
+      const next = withField(DEFAULT_CONFIG, 'env', spec.name);
+      expect(next.env).toBe(spec.name);
+      expect(next.preset).toBe(
+        spec.presets.includes(DEFAULT_CONFIG.preset) ? DEFAULT_CONFIG.preset : spec.defaultPreset,
+      );
+      for (const p of spec.presets)
+        expect(withField({ ...DEFAULT_CONFIG, preset: p }, 'env', spec.name).preset).toBe(p);
+    }
+    expect(withField(DEFAULT_CONFIG, 'steps', 7)).toEqual({ ...DEFAULT_CONFIG, steps: 7 });
+    expect(withField(DEFAULT_CONFIG, 'env', 'nope')).toEqual({ ...DEFAULT_CONFIG, env: 'nope' });
   });
 });
