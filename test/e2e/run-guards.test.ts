@@ -3,7 +3,7 @@
  *
  * A link opened in the tab mid-run (the hash changes) does not reload the page: a notice asks, the run trains on and
  * keeps its steps, and Keep the run restores the run's own link. Then a storm of clicks on Start / Pause / Step / Reset
- * (each through the DOM, a disabled button ignoring it) settles within 2 s of the last click: the phase is idle,
+ * (each through the DOM, a disabled button ignoring it) settles within 2 s of the last click: the phase is ready,
  * paused, running or done with Pausing… cleared, and the buttons agree with it (Pause enabled exactly while running).
  */
 import { readFileSync } from 'node:fs';
@@ -69,11 +69,11 @@ describe('run guards in Chromium', () => {
     let s = await shown(page);
     while (Date.now() - last < 2000) {
       s = await shown(page);
-      if (s.pausing === 'false' && ['idle', 'paused', 'running', 'done'].includes(s.phase ?? '')) break;
+      if (s.pausing === 'false' && ['ready', 'paused', 'running', 'done'].includes(s.phase ?? '')) break;
       await page.waitForTimeout(50);
     }
     expect(s, logs.join('\n')).toMatchObject({ pausing: 'false' });
-    expect(['idle', 'paused', 'running', 'done']).toContain(s.phase);
+    expect(['ready', 'paused', 'running', 'done']).toContain(s.phase);
     expect(s.pause).toBe(s.phase === 'running');
     if (s.phase !== 'running') expect(s.start).toBe(true);
   }, 420_000);

@@ -407,8 +407,7 @@ describe('settings controls from the schema', () => {
       props: {
         draft: DEFAULT_CONFIG,
         backend: null,
-        phase: 'idle',
-        pausing: false,
+        phase: 'ready',
         valid: true,
         blocked: false,
         stepsDone: 0,

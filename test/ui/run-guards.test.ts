@@ -115,7 +115,7 @@ describe('Start says why it waits', () => {
     await run.start();
     await run.step();
     expect(run.stepsDone).toBe(0);
-    expect(run.phase).toBe('idle');
+    expect(run.phase).toBe('ready');
     run.dismissMissingCheckpoint();
     expect(location.hash).not.toContain('best');
     expect(run.buttonsWhy.start).toBe('');
@@ -152,7 +152,7 @@ describe('a storm of clicks', () => {
         if (n % 3 === 0) await new Promise((r) => setTimeout(r, 0));
       }
     void run.pause();
-    await until(() => ['idle', 'paused'].includes(run.phase) && !run.pausing);
+    await until(() => ['ready', 'paused'].includes(run.phase) && !run.pausing);
     expect(run.error).toBeNull();
   });
 });

@@ -45,7 +45,7 @@ describe('RunState Stop', () => {
     });
     const run: RunStateType = new RunState(w.spawn);
     await run.boot();
-    expect(run.phase).toBe('idle');
+    expect(run.phase).toBe('ready');
     expect(run.canStop).toBe(false);
 
     await run.start();
@@ -90,7 +90,7 @@ describe('RunState Stop', () => {
     await run.boot();
     await run.stop();
     expect(w.calls.stop ?? 0).toBe(0);
-    expect(run.phase).toBe('idle');
+    expect(run.phase).toBe('ready');
 
     await run.step();
     expect(run.phase).toBe('paused');
@@ -169,7 +169,7 @@ describe('RunState notices follow the phase', () => {
         'saved). Start begins a new run.',
     );
     await run.reset();
-    expect(run.phase).toBe('idle');
+    expect(run.phase).toBe('ready');
     expect(run.notice).toBe('');
   });
 

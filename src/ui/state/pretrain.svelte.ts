@@ -13,6 +13,7 @@ import {
 } from '../../worker/api';
 import { duration, num } from './format';
 import type { RunState } from './run.svelte';
+import { isBusy } from './run-phase';
 
 /** What the pretraining panel shows: idle (never started), a call in flight, paused, or how the last one ended. */
 export type PretrainPhase = 'idle' | 'running' | 'pausing' | 'paused' | 'aborting' | 'done' | 'aborted' | 'error';
@@ -172,6 +173,6 @@ export class PretrainState {
 
   /** True while the worker trains or starts. */
   private trainerBusy(): boolean {
-    return this.run.phase === 'running' || this.run.phase === 'booting' || !this.run.api;
+    return isBusy(this.run.phase) || !this.run.api;
   }
 }

@@ -4,7 +4,7 @@
  * buttons, so a disabled button never goes without a reason. Pure function.
  */
 import type { ConfigIssue } from '../../core/run/config';
-import type { RunPhase } from './run-control.svelte';
+import { isBusy, type RunPhase } from './run-phase';
 import { plainIssue } from './messages';
 
 /** What decides whether Start and Step can run (the page's run state). */
@@ -41,7 +41,7 @@ export function runButtonsWhy(s: RunButtonsInput): RunButtonsWhy {
   let reason = '';
   let line = '';
   if (s.phase === 'booting') reason = 'The training worker is starting; wait a moment.';
-  else if (s.phase === 'running') reason = 'Training is running: Pause or Stop it first.';
+  else if (isBusy(s.phase)) reason = 'Training is running: Pause or Stop it first.';
   else if (s.pretraining) line = reason = 'A pretraining holds the worker: pause or abort it in Pretrain first.';
   else if (s.missingCheckpoint !== null)
     line = reason =

@@ -5,20 +5,26 @@
  * Pause keeps the run to go on, Stop ends it keeping what it has (events, checkpoints, the stored record marked
  * stopped, the weights for saving), Reset discards it. The base of `RunState` (run.svelte.ts), which adds the link,
  * settings editing and stored runs. Talks to the worker only through `TrainerApi`; never trains itself.
+ *
+ * The phase has one owner, `RunPhaseState` (run-phase.svelte.ts, the table in run-phase.ts): each click and each answer
+ * of the worker is sent there (`dispatch`), and this class does only the effect of an accepted event; an event the
+ * phase does not take changes nothing and reaches no worker method. Answers of a call made stale by a Reset, a
+ * settings change or a new worker are not sent.
  */
 import * as Comlink from 'comlink';
 import type { ConfigIssue, RunConfig, RunConfigKey } from '../../core/run/config';
 import type { TrainEvent } from '../../core/train/events';
-import type { BackendInfo, BackendPref, InitSource, TrainerStatus } from '../../worker/api';
+import type { BackendInfo, BackendPref, InitSource } from '../../worker/api';
 import type { PhaseProgress } from '../../core/cancel';
 import { decodeHash } from './link';
 import { nextInitLabel } from './next-init';
 import { AnalyzerState } from './analyzer.svelte';
 import { RunEvents } from './run-events.svelte';
 import { spawnTrainer, type TrainerHandle } from './trainer-client';
+import { RunPhaseState } from './run-phase.svelte';
+import { accepts, isBusy, settleEvent, type RunPhase, type RunPhaseEvent, type RunTransition } from './run-phase';
 
-/** What the page is doing: the worker's status, plus `booting` (worker or backend starting). */
-export type RunPhase = 'booting' | TrainerStatus;
+export type { RunPhase } from './run-phase';
 
 /** Starts a training worker (trainer-client.ts `spawnTrainer`; tests pass an in-process one). */
 export type SpawnTrainer = (onCrash: (message: string) => void) => TrainerHandle;
@@ -52,12 +58,12 @@ export abstract class RunControl extends RunEvents {
   /** The phase notice being shown ('' when none): `notice` equal to it is kept by `clearTransientNotice`. */
   private phaseNotice = '';
 
-  /** What the worker is doing. */
-  phase = $state<RunPhase>('booting');
-  /** True between `pause()` and the worker actually stopping. */
-  pausing = $state(false);
-  /** True between `stop()` and the run having ended (its record written). */
-  stopping = $state(false);
+  /** The run's phase, its one owner (run-phase.svelte.ts): only `dispatch` below changes it. */
+  private readonly machine = new RunPhaseState();
+  /** True between a Pause and the run having stopped at its safe point (the phase `pausing`). */
+  pausing = $derived(this.machine.phase === 'pausing');
+  /** True between a Stop and the run having ended, its record written (the phase `stopping`). */
+  stopping = $derived(this.machine.phase === 'stopping');
   /** The worker's backend once chosen; null while starting or after it failed. */
   backend = $state.raw<BackendInfo | null>(null);
   /** Stored checkpoint that new runs start from (sent with every configure; overrides `config.init`); null = none. */
@@ -83,52 +89,58 @@ export abstract class RunControl extends RunEvents {
    */
   readonly analyzer = new AnalyzerState(this, () => this.writeHash());
 
+  /** The run's phase (run-phase.ts): what the page and its worker are doing. */
+  get phase(): RunPhase {
+    return this.machine.phase;
+  }
   /**
    * True once the configured run has built its analyzer (its first update began): a new key or template waits for
    * Reset.
    */
-  runStarted = $derived(this.startInfo !== null || this.phase === 'running' || this.stepsDone > 0);
+  runStarted = $derived(this.startInfo !== null || isBusy(this.machine.phase) || this.stepsDone > 0);
   /** Estimated time to finish the remaining steps (ms), or null when unknown. */
   etaMs = $derived(this.msPerStep == null ? null : Math.max(0, this.config.steps - this.stepsDone) * this.msPerStep);
-  /** True while the worker trains or pretrains (controls that would change the run are disabled). */
-  busy = $derived(this.phase === 'running' || this.phase === 'booting' || this.pretraining);
+  /**
+   * True while the worker trains, is about to or is stopping, starts, or pretrains (controls that would change the
+   * run are disabled).
+   */
+  busy = $derived(isBusy(this.machine.phase) || this.pretraining);
   /** True when the draft has no problems. */
   valid = $derived(this.fieldIssues.length === 0);
   /**
    * True when Stop can end the run: it is training, or paused (a started run); not while a pretraining holds the
    * worker.
    */
-  canStop = $derived((this.phase === 'running' || this.phase === 'paused') && !this.pretraining);
+  canStop = $derived(accepts(this.machine.phase, 'click-stop') && !this.pretraining);
   /**
    * What a running run does before its first update completes (which takes seconds on wasm, minutes on an emulated
    * GPU); empty otherwise. The worker defers the step-0 evaluation after step 1: start → step 1 → eval (step 0).
    */
   activity = $derived.by(() => {
-    if (this.phase !== 'running' || this.steps.length > 0) return '';
+    const phase = this.machine.phase;
+    if ((phase !== 'running' && phase !== 'stepping') || this.steps.length > 0) return '';
     if (!this.startInfo) return 'building the model…';
     return this.progress.summary ? `${this.progress.summary.label}…` : 'sampling rollouts for step 1…';
   });
-  /** True from Reset during a run until the worker has discarded it: late events of that run are ignored. */
-  private discarding = false;
 
   private trainer: TrainerHandle | null = null;
   /** Counts configure calls, so the answer to an older one (a slower base-policy fetch) is ignored. */
   private configureSeq = 0;
   /** The configure call in flight, if any (Start/Step wait for it). */
   private pendingConfigure: Promise<boolean> | null = null;
-  /** The start or step call in flight (`drive`), if any. */
+  /** The Start or Step in progress (getting the worker ready, then its call), if any. */
   private driving: Promise<void> | null = null;
-  /** Counts `drive` calls: only the latest one's end clears `pausing` and the phase progress. */
-  private driveSeq = 0;
-  /** True while a Start or Step waits for the worker to be ready (`enter`). */
-  private entering = false;
-  /** Set by a Pause while a Start or Step waits (`enter`): that Start or Step does not run. */
-  private enterCancelled = false;
+  /** The Start or Step still getting the worker ready (a Stop waits for it), if any. */
+  private preparing: Promise<unknown> | null = null;
+  /** Counts Starts and Steps: only the current one's answer is an event. */
+  private callSeq = 0;
+  /** True while a start or step call is in the worker (a Pause is sent to it). */
+  private inFlight = false;
   /** Receives the worker's events (a Comlink proxy). */
   protected readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
-  /** Receives the worker's progress reports (a Comlink proxy). */
+  /** Receives the worker's progress reports (a Comlink proxy); a discarded run's are dropped as its events are. */
   protected readonly progressSink = Comlink.proxy((p: PhaseProgress) => {
-    if (!this.discarding) this.progress.receive(p);
+    if (accepts(this.machine.phase, 'worker-step')) this.progress.receive(p);
   });
 
   /** @param spawn starts a training worker (default: the page's module worker). */
@@ -164,44 +176,35 @@ export abstract class RunControl extends RunEvents {
     return false;
   }
 
+  /** Sends `event` to the run's phase (run-phase.ts): the transition taken, or null when it was ignored. */
+  protected dispatch(event: RunPhaseEvent): RunTransition | null {
+    return this.machine.dispatch(event);
+  }
+
   /** Starts (or resumes) training; a finished, stopped or failed run restarts from scratch. */
   async start(): Promise<void> {
     if (this.pendingChange) this.cancelChange();
-    if (this.busy || !this.valid || this.startBlocked() || this.entering) return;
-    if (await this.enter(this.phase === 'done')) await this.drive((api) => api.start(this.sink, this.progressSink));
+    if (!this.valid || this.startBlocked() || this.pretraining) return;
+    const t = this.dispatch('click-start');
+    if (t) await this.drive('start', t.from);
   }
 
   /** Runs exactly one more update. */
   async step(): Promise<void> {
     if (this.pendingChange) this.cancelChange();
-    if (this.busy || !this.valid || this.startBlocked() || this.phase === 'done' || this.entering) return;
-    if (await this.enter(false)) await this.drive((api) => api.stepOnce(this.sink, this.progressSink));
-  }
-
-  /**
-   * `ready(restart)` for one Start or Step at a time: a second click while the first waits for a configure (after a
-   * Reset) is ignored, so two start calls never race in the worker ("training is already running").
-   */
-  private async enter(restart: boolean): Promise<boolean> {
-    this.entering = true;
-    this.enterCancelled = false;
-    try {
-      return (await this.ready(restart)) && !this.enterCancelled;
-    } finally {
-      this.entering = false;
-    }
+    if (!this.valid || this.startBlocked() || this.pretraining) return;
+    const t = this.dispatch('click-step');
+    if (t) await this.drive('step', t.from);
   }
 
   /**
    * Asks the worker to stop at its next safe point (within a second or two); a step or evaluation cut there is
-   * discarded and redone by the next Start/Step.
+   * discarded and redone by the next Start/Step. A Start or Step still getting the worker ready does not train.
    */
   async pause(): Promise<void> {
-    if (this.entering) this.enterCancelled = true; // the last click wins: a Start still waiting does not run
-    if (this.phase !== 'running' || !this.trainer) return;
+    if (!this.dispatch('click-pause')) return;
     this.clearTransientNotice();
-    this.pausing = true;
-    await this.trainer.api.pause().catch((e: unknown) => (this.error = message(e)));
+    if (this.inFlight && this.trainer) await this.trainer.api.pause().catch((e: unknown) => (this.error = message(e)));
   }
 
   /**
@@ -211,38 +214,33 @@ export abstract class RunControl extends RunEvents {
    * settings. No-op unless `canStop`.
    */
   async stop(): Promise<void> {
-    if (!this.canStop || this.stopping || !this.trainer) return;
+    if (this.pretraining || !this.dispatch('click-stop')) return;
     const trainer = this.trainer;
     const seq = this.configureSeq;
-    this.stopping = true;
+    await this.preparing; // a Step still getting the worker ready does not train
     try {
-      await trainer.api.stop();
+      await trainer?.api.stop();
       if (this.trainer !== trainer || seq !== this.configureSeq) return; // replaced or reset meanwhile
-      this.phase = 'done';
+      this.dispatch('worker-done');
       this.progress.ended();
       this.sayPhase(
         `Stopped after step ${this.stepsDone} of ${this.config.steps}: the run is kept (Runs lists it as ` +
           `stopped; its weights can still be saved). Start begins a new run.`,
       );
     } catch (e) {
+      if (this.trainer !== trainer || seq !== this.configureSeq) return;
       this.error = `stop: ${message(e)}`;
-    } finally {
-      this.stopping = false;
+      this.dispatch('worker-error');
     }
   }
 
   /** Discards the run (a running one stops at its next safe point) and starts over with the same config. */
   async reset(): Promise<void> {
-    if (this.phase === 'booting' || this.pretraining) return;
-    this.discarding = true;
-    try {
-      await this.configure();
-    } finally {
-      this.discarding = false;
-    }
+    if (this.pretraining || !this.dispatch('click-reset')) return;
+    await this.configure();
   }
 
-  /** Resolves once no configure and no start or step call is in flight (a Pause or Reset has taken effect). */
+  /** Resolves once no configure and no Start or Step is in flight (a Pause or Reset has taken effect). */
   protected async settled(): Promise<void> {
     while (this.pendingConfigure || this.driving) await (this.pendingConfigure ?? this.driving);
   }
@@ -268,19 +266,21 @@ export abstract class RunControl extends RunEvents {
   }
 
   /**
-   * Makes the worker able to train: a worker whose backend never came up (or that crashed) is replaced, a failed
-   * run is reconfigured, and so is a finished one when `restart`. Returns false (with the error shown) if not.
+   * Makes the worker able to train for a Start or Step that left phase `from`: a worker whose backend never came up
+   * (or that crashed) is replaced, a failed run is reconfigured, and so is a finished one. Returns `new` for a fresh
+   * run, `kept` for the run as it was, false when it cannot (the error is shown and the phase is `error`).
    */
-  protected async ready(restart: boolean): Promise<boolean> {
-    // A configure still in flight (the base policy is being fetched and hashed): training before it lands would hit
-    // a worker without a config ("configure() must be called before training").
-    while (this.pendingConfigure) if (!(await this.pendingConfigure)) return false;
-    if (!this.trainer || !this.backend) {
-      await this.respawn(this.config.backend);
-      return this.phase === 'idle';
+  private async ready(from: RunPhase): Promise<'kept' | 'new' | false> {
+    let fresh = from === 'ready' || from === 'resetting';
+    // A configure still in flight (the base policy is being fetched and hashed; a Reset): training before it lands
+    // would hit a worker without a config ("configure() must be called before training").
+    while (this.pendingConfigure) {
+      if (!(await this.pendingConfigure)) return false;
+      fresh = true;
     }
-    if (restart || this.phase === 'error') return this.configure();
-    return true;
+    if (!this.trainer || !this.backend) return (await this.spawnWorker(this.config.backend)) && 'new';
+    if (from === 'done' || from === 'error') return (await this.configure()) && 'new';
+    return fresh ? 'new' : 'kept';
   }
 
   /** Forgets the current run on the page (a held-back settings change, events, the analyzer notice's dismissal). */
@@ -290,10 +290,11 @@ export abstract class RunControl extends RunEvents {
     this.analyzer.failuresDismissedAt = 0;
   }
 
+  /** Takes an event of the run being trained; a discarded run's late events are not legal in the phase, so dropped. */
   private receive(e: TrainEvent): void {
-    if (this.discarding) return;
+    if (!this.dispatch('worker-step')) return;
     this.takeEvent(e);
-    if (e.event === 'interrupted' && !this.stopping) {
+    if (e.event === 'interrupted' && this.machine.phase !== 'stopping') {
       this.sayPhase(
         e.phase === 'step'
           ? `Paused: step ${e.step} was cut off at a safe point and discarded whole; Resume or Step ` +
@@ -304,10 +305,17 @@ export abstract class RunControl extends RunEvents {
     }
   }
 
-  /** Replaces the worker (new backend), then configures it. */
+  /** Replaces the worker (new backend), then configures it; nothing while a run trains (`boot` is not legal). */
   protected async respawn(pref: BackendPref): Promise<void> {
+    if (this.dispatch('boot')) await this.spawnWorker(pref);
+  }
+
+  /**
+   * Starts a new worker on backend `pref` (the old one is disposed with any run in it) and configures it when the
+   * settings are valid. Returns true when it is ready (`worker-ready`), false when it failed (`worker-error`).
+   */
+  protected async spawnWorker(pref: BackendPref): Promise<boolean> {
     this.trainer?.dispose();
-    this.phase = 'booting';
     this.backend = null;
     this.error = null;
     this.clearRun();
@@ -316,25 +324,30 @@ export abstract class RunControl extends RunEvents {
       if (this.trainer !== trainer) return;
       // An uncaught error inside the worker: its state is unknown, so the next Start replaces it.
       this.error = m;
-      this.phase = 'error';
       this.backend = null;
+      this.dispatch('worker-error');
       this.onWorkerLost?.();
     });
     this.trainer = trainer;
     try {
       const info = await trainer.api.init(pref);
-      if (this.trainer !== trainer) return; // replaced while starting
+      if (this.trainer !== trainer) return false; // replaced while starting
       this.backend = info;
     } catch (e) {
+      if (this.trainer !== trainer) return false;
       this.error = `backend: ${message(e)}`;
-      this.phase = 'error';
-      return;
+      this.dispatch('worker-error');
+      return false;
     }
-    this.phase = 'idle';
-    if (this.valid) await this.configure();
+    if (this.valid) return this.configure();
+    this.dispatch('worker-ready');
+    return true;
   }
 
-  /** Sends the config to the worker, which discards any run. Returns false (and shows why) on failure. */
+  /**
+   * Sends the config to the worker, which discards any run. Answers `worker-ready`, or `worker-error` with the error
+   * shown; returns which.
+   */
   protected async configure(): Promise<boolean> {
     const p = this.configureNow();
     this.pendingConfigure = p;
@@ -346,11 +359,15 @@ export abstract class RunControl extends RunEvents {
   }
 
   private async configureNow(): Promise<boolean> {
-    if (!this.trainer) return false;
+    const seq = ++this.configureSeq;
+    if (!this.trainer) {
+      this.error = 'configure: the training worker is not running; press Start to restart it';
+      this.dispatch('worker-error');
+      return false;
+    }
     this.clearRun();
     this.clearNotice();
     this.error = null;
-    const seq = ++this.configureSeq;
     try {
       const opts = this.initWeights ? { initWeights: this.initWeights } : undefined;
       // The key and template travel apart from the config, before it, so the run's analyzer gets them.
@@ -361,26 +378,26 @@ export abstract class RunControl extends RunEvents {
       this.resumed = false;
       if (r.init.kind === 'checkpoint') this.writeHash(); // the link names the checkpoint and its sha256
       this.baseNotice = r.init.fallback ?? r.init.warning ?? null;
-      this.phase = 'idle';
-      this.pausing = false;
+      this.dispatch('worker-ready');
       return true;
     } catch (e) {
       if (seq !== this.configureSeq) return false;
       this.error = `configure: ${message(e)}`;
       this.initSource = null;
       this.resumed = false;
-      this.phase = 'error';
+      this.dispatch('worker-error');
       return false;
     }
   }
 
   /**
-   * Runs a start or step call in the worker, keeping the phase as it answers (unless the run was replaced meanwhile).
-   * The notice becomes `running` (e.g. "Resuming run …"; '' = none) while it trains; it goes when the call ends
-   * unless the run replaced it meanwhile (a Pause's "Paused: …").
+   * A Start or Step (`kind`) that left phase `from`: makes the worker ready, then (unless a Pause, Stop or Reset came
+   * meanwhile) sends the call and turns its answer into the phase. `running` is the notice while it trains (e.g.
+   * "Resuming run …"; '' = none); it goes when the call ends unless the run replaced it meanwhile (a Pause's
+   * "Paused: …").
    */
-  protected async drive(call: (api: TrainerHandle['api']) => Promise<TrainerStatus>, running = ''): Promise<void> {
-    const p = this.driveNow(call, running, ++this.driveSeq);
+  protected async drive(kind: 'start' | 'step', from: RunPhase, running = ''): Promise<void> {
+    const p = this.driveNow(kind, from, running, ++this.callSeq);
     this.driving = p;
     try {
       await p;
@@ -389,31 +406,46 @@ export abstract class RunControl extends RunEvents {
     }
   }
 
-  private async driveNow(
-    call: (api: TrainerHandle['api']) => Promise<TrainerStatus>,
-    running: string,
-    id: number,
-  ): Promise<void> {
+  private async driveNow(kind: 'start' | 'step', from: RunPhase, running: string, id: number): Promise<void> {
+    const prep = this.ready(from);
+    this.preparing = prep;
+    const ok = await prep;
+    if (this.preparing === prep) this.preparing = null;
+    if (!ok || id !== this.callSeq) return; // failed (phase error), or a later Start or Step owns the phase
+    if (this.machine.phase !== (kind === 'start' ? 'starting' : 'stepping')) {
+      // Paused while getting ready: settle where the worker is. Stop and Reset settle the phase themselves.
+      if (this.machine.phase === 'pausing') this.dispatch(ok === 'new' ? 'worker-ready' : settleEvent(from));
+      return;
+    }
+    await this.call(kind, running, id);
+  }
+
+  /** Sends the start or step call and turns its answer (when still current) into the phase. */
+  private async call(kind: 'start' | 'step', running: string, id: number): Promise<void> {
     const trainer = this.trainer!;
     // A configure (Reset, a settings change) while this call runs discards the run: its late answer ("paused" after
-    // the cut) must not overwrite the new run's phase.
+    // the cut) must not be taken as the new run's.
     const seq = this.configureSeq;
+    const current = () => this.trainer === trainer && seq === this.configureSeq && id === this.callSeq;
+    this.dispatch('worker-started');
     this.sayPhase(running);
     this.error = null;
-    this.phase = 'running';
-    this.pausing = false;
+    this.inFlight = true;
     this.progress.begin();
     try {
-      const status = await call(trainer.api);
-      if (this.trainer === trainer && seq === this.configureSeq) this.phase = status;
+      const status = await (kind === 'start'
+        ? trainer.api.start(this.sink, this.progressSink)
+        : trainer.api.stepOnce(this.sink, this.progressSink));
+      if (current())
+        this.dispatch(status === 'done' ? 'worker-done' : status === 'error' ? 'worker-error' : 'worker-paused');
     } catch (e) {
-      if (this.trainer !== trainer || seq !== this.configureSeq) return;
-      this.error = `training: ${message(e)}`;
-      this.phase = 'error';
+      if (current()) {
+        this.error = `training: ${message(e)}`;
+        this.dispatch('worker-error');
+      }
     } finally {
-      // A late answer of a discarded call must not end the newer call's Pausing… or progress.
-      if (id === this.driveSeq) {
-        this.pausing = false;
+      if (id === this.callSeq) {
+        this.inFlight = false;
         this.progress.ended();
       }
       if (running && this.notice === running) this.clearNotice();

@@ -18,6 +18,8 @@ import { draftIssues, runnableDraft, withField } from './draft-issues';
 import { decodeHash, encodeHash, fieldsHoldingSecret, type LinkCheckpoint } from './link';
 import { labelOf } from './messages';
 import { RunControl, message } from './run-control.svelte';
+import { isTraining, settleEvent } from './run-phase';
+import type { ResumeResult } from '../../worker/api';
 import { runButtonsWhy } from './run-buttons';
 
 export { RunControl, type RunPhase, type SpawnTrainer } from './run-control.svelte';
@@ -116,7 +118,7 @@ export class RunState extends RunControl {
    * (the run goes on) for `openPendingLink` or `keepRunOverLink`.
    */
   linkChanged(reload: () => void): void {
-    if (this.phase !== 'running' && !this.unsaved && !this.pendingChange) {
+    if (!isTraining(this.phase) && !this.unsaved && !this.pendingChange) {
       reload();
       return;
     }
@@ -130,7 +132,7 @@ export class RunState extends RunControl {
   async openPendingLink(reload: () => void): Promise<void> {
     const hash = this.pendingLink;
     if (hash === null) return;
-    if (this.phase === 'running') await this.pause();
+    await this.pause(); // a run training (or about to) stops at its safe point; otherwise nothing happens
     await this.settled();
     this.pendingLink = null;
     history.replaceState(null, '', hash);
@@ -188,9 +190,13 @@ export class RunState extends RunControl {
 
   private async apply(next: RunConfig): Promise<void> {
     const backendChanged = next.backend !== this.config.backend;
+    if (!this.dispatch(backendChanged ? 'boot' : 'reconfigure')) {
+      this.cancelChange(); // a run is training: the settings wait (their controls are disabled meanwhile)
+      return;
+    }
     this.config = next;
     this.writeHash();
-    if (backendChanged) await this.respawn(next.backend);
+    if (backendChanged) await this.spawnWorker(next.backend);
     else await this.configure();
   }
 
@@ -229,7 +235,7 @@ export class RunState extends RunControl {
    * discarding the current one (as a settings change does). A checkpoint of another model size switches Model to it.
    */
   async startFrom(name: string | null, modelSize?: string): Promise<void> {
-    if (this.busy) return;
+    if (this.busy || !this.dispatch('reconfigure')) return;
     this.initWeights = name;
     const size = MODEL_SIZES.find((m) => m === modelSize);
     if (size && size !== this.config.model && this.valid) {
@@ -249,6 +255,10 @@ export class RunState extends RunControl {
    */
   async resumeStored(id: string): Promise<boolean> {
     if (this.busy) return false;
+    const t = this.dispatch('reconfigure');
+    if (!t) return false;
+    // What puts the phase back when the resume is refused (the run as it was; a fresh one after a new worker).
+    let back = settleEvent(t.from);
     let resuming: string;
     try {
       if (!this.api) throw new Error('the training worker is not running; press Start to restart it');
@@ -256,28 +266,37 @@ export class RunState extends RunControl {
       if (r.config.backend !== this.config.backend) {
         this.config = r.config;
         await this.respawn(r.config.backend);
-        if (!this.api) throw new Error(`the ${r.config.backend} backend did not start`);
+        back = 'worker-ready';
+        if (!this.api || !this.dispatch('reconfigure'))
+          throw new Error(`the ${r.config.backend} backend did not start`);
         r = await this.api.resumeRun(id);
       }
-      this.clearRun();
-      this.error = null;
-      this.draft = this.config = r.config;
-      this.fieldIssues = [];
-      this.initWeights = r.init.kind === 'checkpoint' ? this.initWeights : null;
-      this.initSource = r.init;
-      this.resumed = true;
-      this.baseNotice = r.baseChanged ?? null;
-      this.steps = r.events.filter((e) => e.event === 'step') as unknown as StepEvent[];
-      this.evals = r.events.filter((e) => e.event === 'eval') as unknown as EvalEvent[];
-      this.phase = 'idle';
-      this.writeHash();
-      resuming = `Resuming run "${r.name}" from its checkpoint of step ${r.fromStep}.`;
+      resuming = this.showResumed(r);
     } catch (e) {
       this.error = `resume: ${message(e)}`;
+      if (this.phase === 'resetting') this.dispatch(back);
       return false;
     }
-    void this.drive((api) => api.start(this.sink, this.progressSink), resuming);
+    this.dispatch('worker-ready');
+    const s = this.dispatch('click-start');
+    if (s) void this.drive('start', s.from, resuming);
     return true;
+  }
+
+  /** Shows the resumed stored run `r` as the page's run (settings, curves so far); returns the notice to show. */
+  private showResumed(r: ResumeResult): string {
+    this.clearRun();
+    this.error = null;
+    this.draft = this.config = r.config;
+    this.fieldIssues = [];
+    this.initWeights = r.init.kind === 'checkpoint' ? this.initWeights : null;
+    this.initSource = r.init;
+    this.resumed = true;
+    this.baseNotice = r.baseChanged ?? null;
+    this.steps = r.events.filter((e) => e.event === 'step') as unknown as StepEvent[];
+    this.evals = r.events.filter((e) => e.event === 'eval') as unknown as EvalEvent[];
+    this.writeHash();
+    return `Resuming run "${r.name}" from its checkpoint of step ${r.fromStep}.`;
   }
 
   /** Hides the link notice. */
