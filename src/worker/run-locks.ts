@@ -1,8 +1,9 @@
 /**
- * One tab trains a stored run at a time: the worker holds a Web Locks API lock named `opd-run:<id>` while it
- * records (trains or resumes) run `id`, and the Runs view shows a run whose lock another tab holds as "training in
- * another tab" with Resume and Delete off. Where `navigator.locks` is missing (old browsers, Node tests) nothing is
- * locked and every run is free, as before.
+ * One tab trains a stored run at a time: the worker holds a Web Locks API lock named `opd-run:<id>` while it trains
+ * (or has just resumed) run `id` — a pause lets it go, and PageRuns.claim takes it back before training that run
+ * again — and the Runs view shows a run whose lock another tab holds as "training in another tab" with Resume and
+ * Delete off. Where `navigator.locks` is missing (old browsers, Node tests) nothing is locked and every run is free,
+ * as before.
  */
 
 /** The lock name of stored run `id`. */

@@ -40,6 +40,11 @@ export const StoredRunMetaSchema = z.object({
   /** Step of the latest checkpoint stored with both files, or null. */
   lastCheckpoint: Nat.nullable(),
   init: InitRecordSchema,
+  /**
+   * Why the run stopped when a non-finite value stopped it (the message of its trainer `error` event, which is also
+   * events.jsonl's last line); absent for a run that did not stop on an error.
+   */
+  error: z.string().optional(),
   /** Set when the run came from an imported file (its name). */
   importedFrom: z.string().optional(),
 });

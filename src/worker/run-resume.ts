@@ -170,8 +170,9 @@ export async function planResume(
           `resume from it: import the run again from an intact copy (or without this checkpoint's two ` +
           `files, to resume from the one before)`,
       );
+    const { error: _stoppedBy, ...kept } = meta; // the continuation replaces what came after the checkpoint
     return {
-      meta: { ...meta, done: false, stopped: false, stepsDone: k },
+      meta: { ...kept, done: false, stopped: false, stepsDone: k },
       config: run.config,
       weights,
       state,

@@ -92,7 +92,10 @@ export function runsApi(
     async listRuns() {
       const list = await listRuns(d.runStore);
       const elsewhere = await d.runs.locks.elsewhere();
-      return { ...list, activeId: d.runs.recordingId, storage: await storageUsage(), elsewhere };
+      // A run this tab paused and another tab resumed since is that tab's now, not "recording" here.
+      const active = d.runs.recordingId;
+      const activeId = active !== null && elsewhere.includes(active) ? null : active;
+      return { ...list, activeId, storage: await storageUsage(), elsewhere };
     },
     renameRun: (id, name) => d.runs.rename(id, name),
     async deleteRun(id) {

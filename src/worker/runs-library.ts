@@ -30,9 +30,17 @@ import type { TrajectoryStore } from './trajectory-store';
 import type { TrainEvent } from '../core/train/events';
 import type { GroupDetail } from '../core/train/step-detail';
 import type { PageFromRun } from './distill';
-import { RunRecorder, isQuotaError, runBytes, storedCheckpoints, type RecordTexts, type RunStore } from './runs';
+import {
+  RunRecorder,
+  errorOfEvents,
+  isQuotaError,
+  runBytes,
+  storedCheckpoints,
+  type RecordTexts,
+  type RunStore,
+} from './runs';
 import { InitRecordSchema, StoredRunMetaSchema, type InitRecord, type StoredRunMeta } from './run-meta';
-import { TabRunLocks } from './run-locks';
+import { TabRunLocks, elsewhereMessage } from './run-locks';
 import {
   MAX_RUN_NAME,
   type CorruptRun,
@@ -264,6 +272,8 @@ export async function importRun(
     }
   }
   const s = summarizeRun('', u.run, u.events);
+  const events = u.files.get(EVENTS_FILE);
+  const stoppedBy = events ? errorOfEvents(dec.decode(events)) : null;
   // own buffers: a view would store the whole file
   const files = [...u.files].map(([name, data]) => ({ name, data: data.slice() }));
   const sizes: Record<string, number> = {};
@@ -279,6 +289,7 @@ export async function importRun(
     done: s.done,
     lastCheckpoint: u.checkpoints.at(-1) ?? null,
     init,
+    ...(stoppedBy !== null && !s.done ? { error: stoppedBy } : {}),
     importedFrom: fileName,
   };
   try {
@@ -363,7 +374,46 @@ export class PageRuns {
    */
   begin(init: InitRecord, fromRun?: PageFromRun): void {
     this.recorder = null;
+    this.locks.follow(null);
     this.next = { init, ...(fromRun ? { fromRun } : {}) };
+  }
+
+  /**
+   * Before this tab trains the run it records again (Start or Step after a pause) or ends it (`verb` stop): takes the
+   * run's lock back and checks that no other tab wrote the run since it paused here. No-op for a new run (its record
+   * begins with its start event) and for a finished one.
+   * @throws Error when another tab trains the run now, or resumed or deleted it since: nothing is trained or written,
+   *   and this tab no longer records the run (a new run — Start after the error — begins its own record; Resume in
+   *   the Runs view continues the stored one).
+   */
+  async claim(verb: 'continue' | 'stop' = 'continue'): Promise<void> {
+    const r = this.recorder;
+    if (!r || r.ended) return;
+    const before = (await this.store.getMeta(r.id)) as { name?: unknown } | undefined;
+    const name = typeof before?.name === 'string' ? before.name : r.id;
+    // Held elsewhere: another tab resumed the run since this one paused it. Either way this tab's copy is out of date
+    // and no longer the run it records (the Runs view then offers the stored run's Resume here too).
+    if (!(await this.locks.hold(r.id))) {
+      this.recorder = null;
+      throw new Error(elsewhereMessage(verb, name));
+    }
+    const now = (await this.store.getMeta(r.id)) as { updatedAt?: unknown } | undefined;
+    if (r.storedAt === null || now?.updatedAt === r.storedAt) return;
+    this.recorder = null;
+    this.locks.follow(null);
+    throw new Error(
+      `cannot ${verb} run "${name}": it was ${now === undefined ? 'deleted' : 'resumed'} in another tab since ` +
+        `it paused here, so this tab's copy is out of date; press Start for a new run` +
+        (now === undefined ? '' : ', or Resume it in the Runs view'),
+    );
+  }
+
+  /**
+   * The call that trained the recorded run ended (paused, finished, failed): its lock goes, so another tab may
+   * resume it; `claim` takes it back before this tab trains it again.
+   */
+  idle(): void {
+    this.locks.follow(null);
   }
 
   /**

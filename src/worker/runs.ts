@@ -2,8 +2,9 @@
  * Run records kept by the page (worker layer): every run the page trains is written to storage as the CLI's run
  * record (core/run/record.ts; with trajectories.jsonl beside it) — run.json, events.jsonl, val.json and, every
  * `checkpointEvery` steps, ckpt-<k>.safetensors + ckpt-<k>.state with the same bytes `train --run-dir` writes
- * (core/train/checkpoint.ts). A write happens at each checkpoint, at the end of the run and when training pauses,
- * each one transaction, so a reload keeps the run up to its last write and resumes from its last checkpoint.
+ * (core/train/checkpoint.ts). A write happens at each checkpoint, at the end of the run, when training pauses and when
+ * a non-finite value stops it (the trainer's `error` event, kept as events.jsonl's last line and as the summary's
+ * `error`), each one transaction, so a reload keeps the run up to its last write and resumes from its last checkpoint.
  *
  * The store is passed in (IndexedDB in the worker: persist.ts; a Map in tests), so this runs in Node too.
  */
@@ -55,6 +56,24 @@ export interface RecordTexts {
 
 const enc = new TextEncoder();
 
+/**
+ * The message of the last `error` line of events.jsonl text (a run a non-finite value stopped), or null when it has
+ * none. Lines that are not JSON objects are skipped (the record's own validation reports them).
+ */
+export function errorOfEvents(text: string): string | null {
+  let found: string | null = null;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"error"')) continue;
+    try {
+      const o = JSON.parse(line) as { event?: unknown; message?: unknown };
+      if (o.event === 'error' && typeof o.message === 'string') found = o.message;
+    } catch {
+      // not this function's to report
+    }
+  }
+  return found;
+}
+
 /** Sum of a run's stored file sizes (bytes). */
 export function runBytes(meta: Pick<StoredRunMeta, 'files'>): number {
   return Object.values(meta.files).reduce((a, b) => a + b, 0);
@@ -96,6 +115,8 @@ export class RunRecorder {
   private lostCheckpoints: number[] = [];
   /** True once a write stored the run's end (its done event, or Stop). */
   private endStored = false;
+  /** `updatedAt` of the summary as this recorder last found or wrote it in the store; null before the first write. */
+  private stored: number | null;
 
   /**
    * @param meta the run's summary (its id, name, init; files of a resumed run).
@@ -115,6 +136,16 @@ export class RunRecorder {
     this.trajectories = texts.trajectories;
     this.val = texts.val;
     this.lastStep = this.savedStep = meta.stepsDone;
+    this.stored = texts.run ? meta.updatedAt : null;
+  }
+
+  /**
+   * `updatedAt` of the run's summary as this recorder last wrote it (for a resumed run, as it was read back before
+   * the first write); null while a new run has not been written. Another tab that wrote the run since (it resumed
+   * it) or deleted it leaves the store with another value.
+   */
+  get storedAt(): number | null {
+    return this.stored;
   }
 
   /** The run's id. */
@@ -200,6 +231,12 @@ export class RunRecorder {
         this.line(e);
         void this.flush();
         break;
+      case 'error':
+        // A non-finite value stopped the run: why is stored at once, so a reload, the Runs view and an export say it.
+        this.meta = { ...this.meta, error: e.message };
+        this.line(e);
+        void this.flush();
+        break;
       case 'eval':
         this.line(e);
         break;
@@ -273,6 +310,7 @@ export class RunRecorder {
         lastCheckpoint: next.lastCheckpoint,
       };
       this.savedStep = step;
+      this.stored = next.updatedAt;
       if (next.done) this.endStored = true;
       this.onStatus({
         id: next.id,

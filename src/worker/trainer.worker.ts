@@ -192,24 +192,32 @@ const api: TrainerApi = {
   },
   async start(onEvent, onProgress) {
     notPretraining();
+    // The stored run's lock, held while it trains (run-locks.ts); a call already training holds it.
+    if (session.status !== 'running') await pageRuns.claim();
     try {
       return await session.start(pageRuns.tap(keeping(onEvent)), onProgress);
     } finally {
       await pageRuns.flush(); // after a pause too, so a reload keeps every step so far
+      if (session.status !== 'running') pageRuns.idle(); // paused or ended: another tab may resume it
     }
   },
   async pause() {
     session.pause();
   },
   async stop() {
+    const paused = session.status !== 'running';
+    if (paused) await pageRuns.claim('stop'); // a paused run: not another tab's since
     if (await session.stop()) await pageRuns.stop();
+    else if (paused) pageRuns.idle(); // nothing was ended: the lock claimed goes again
   },
   async stepOnce(onEvent, onProgress) {
     notPretraining();
+    if (session.status !== 'running') await pageRuns.claim();
     try {
       return await session.stepOnce(pageRuns.tap(keeping(onEvent)), onProgress);
     } finally {
       await pageRuns.flush();
+      if (session.status !== 'running') pageRuns.idle();
     }
   },
   async status() {

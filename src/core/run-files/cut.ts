@@ -6,12 +6,12 @@
 import { checkpointFile, parseEvents, stateFile } from '../run/record';
 import { parseTrajectoryLines } from './trajectories';
 
-const LATER_KINDS = ['step', 'eval', 'validation', 'checkpoint', 'trajectories'];
+const LATER_KINDS = ['step', 'eval', 'validation', 'checkpoint', 'trajectories', 'error'];
 
 /**
  * events.jsonl text cut back to the checkpoint after step k: every line from the first one that belongs to a later
- * step (a step, eval, validation, checkpoint or trajectories event of step > k) or is a `done` event is dropped, and
- * the checkpoint line of step k is added when missing. Every line ends in `\n`.
+ * step (a step, eval, validation, checkpoint, trajectories or error event of step > k) or is a `done` event is
+ * dropped, and the checkpoint line of step k is added when missing. Every line ends in `\n`.
  * @throws RecordError (from parseEvents) when a line is corrupt.
  */
 export function cutEventsText(text: string, k: number): { text: string; dropped: number } {

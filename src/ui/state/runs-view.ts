@@ -41,14 +41,37 @@ export function runFileName(name: string, ext: string): string {
 }
 
 /**
- * The stored run a reload interrupted: the newest one (the list is newest first) that is not finished, has a
- * checkpoint before its last step, and is not the run being recorded now. Null when none.
+ * The stored run a reload interrupted: the newest one (the list is newest first) that is not finished, was not
+ * stopped by an error (a non-finite value: the Runs view says why), has a checkpoint before its last step, and is not
+ * the run being recorded now. Null when none.
  */
 export function interruptedRun(runs: readonly RunInfo[], activeId: string | null): RunInfo | null {
   return (
-    runs.find((r) => !r.done && r.id !== activeId && r.lastCheckpoint !== null && r.lastCheckpoint < r.stepsPlanned) ??
-    null
+    runs.find(
+      (r) =>
+        !r.done &&
+        r.error === undefined &&
+        r.id !== activeId &&
+        r.lastCheckpoint !== null &&
+        r.lastCheckpoint < r.stepsPlanned,
+    ) ?? null
   );
+}
+
+/**
+ * The Runs view's state of stored run `r`: recording (the run this tab records now), finished, or stopped (by Stop;
+ * by an error, with its message, e.g. "stopped by an error; checkpoint at step 2: step 3: the gradient norm is NaN;
+ * …"; or when the tab closed), with its latest checkpoint.
+ */
+export function runStateText(
+  r: Pick<RunInfo, 'id' | 'done' | 'stopped' | 'error' | 'stepsDone' | 'lastCheckpoint'>,
+  activeId: string | null,
+): string {
+  const ckpt = r.lastCheckpoint !== null ? `; checkpoint at step ${r.lastCheckpoint}` : '';
+  if (r.id === activeId) return 'recording';
+  if (r.done) return r.stopped ? `stopped at step ${r.stepsDone}${ckpt}` : 'finished';
+  if (r.error !== undefined) return `stopped by an error${ckpt}: ${r.error}`;
+  return r.lastCheckpoint !== null ? `stopped${ckpt}` : 'stopped before its first checkpoint';
 }
 
 /**
@@ -84,15 +107,23 @@ export function importedRunName(name: string, taken: readonly string[]): string 
  * a stored checkpoint before its last planned step.
  */
 export function resumability(
-  r: Pick<RunInfo, 'id' | 'done' | 'stopped' | 'lastCheckpoint' | 'stepsPlanned' | 'stepsDone' | 'checkpointEvery'>,
+  r: Pick<
+    RunInfo,
+    'id' | 'done' | 'stopped' | 'error' | 'lastCheckpoint' | 'stepsPlanned' | 'stepsDone' | 'checkpointEvery'
+  >,
   activeId: string | null,
 ): { resume: boolean; why: string | null } {
   if (r.id === activeId || (r.done && !r.stopped)) return { resume: false, why: null };
   if (r.lastCheckpoint === null) {
+    const how = r.stopped
+      ? 'was stopped at'
+      : r.error !== undefined
+        ? 'was stopped by an error after'
+        : 'was interrupted at';
     const when =
       r.checkpointEvery > 0
         ? `the first comes at step ${r.checkpointEvery} (“Checkpoint every” ${r.checkpointEvery}) and ` +
-          `it ${r.stopped ? 'was stopped' : 'was interrupted'} at step ${r.stepsDone}`
+          `it ${how} step ${r.stepsDone}`
         : 'checkpoints were off (“Checkpoint every” 0)';
     return { resume: false, why: `cannot resume: no checkpoint was stored (${when}); start it again instead` };
   }
