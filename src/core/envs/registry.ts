@@ -34,8 +34,10 @@ export function defaultPresetOf(name: string): string {
 
 /**
  * The registered envs and their presets in words, for `--help` and error messages, e.g.
- * `household (presets: default, easy; default easy)`.
+ * `household (presets: default, easy; when none is named: easy)`.
  */
 export function envsInWords(): string {
-  return ENV_SPECS.map((s) => `${s.name} (presets: ${s.presets.join(', ')}; default ${s.defaultPreset})`).join('; ');
+  return ENV_SPECS.map(
+    (s) => `${s.name} (presets: ${s.presets.join(', ')}; when none is named: ${s.defaultPreset})`,
+  ).join('; ');
 }

@@ -76,20 +76,22 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const num = (min: number, max: number) => z.number().min(min).max(max);
 const tuple = (xs: readonly string[]) => xs as unknown as [string, ...string[]];
 
-/** Every registered env with its one-line summary, e.g. `<env>: ALFWorld-like rooms …; <env2>: …`. */
+/** Every registered env with its one-line summary, e.g. `<env> (ALFWorld-like rooms …); <env2> (…)`. */
 function envSummaries(): string {
-  return ENV_SPECS.map((s) => `${s.name}: ${s.summary}`).join('; ');
+  return ENV_SPECS.map((s) => `${s.name} (${s.summary})`).join('; ');
 }
 
-/** Every registered env's presets with their phrases, e.g. `<env>: easy (one task type, …) [default] or …`. */
+/** Each env's presets with their phrases, e.g. `<env>: easy (one task type, …; used when none is named)`. */
 function presetsHelp(): string {
   return ENV_SPECS.map(
     (s) =>
       `${s.name}: ` +
       s.presets
         .map((p) => {
-          const note = s.presetSummaries?.[p];
-          return `${p}${note ? ` (${note})` : ''}${p === s.defaultPreset ? ' [default]' : ''}`;
+          const notes = [s.presetSummaries?.[p], p === s.defaultPreset ? 'used when none is named' : ''].filter(
+            Boolean,
+          );
+          return `${p}${notes.length ? ` (${notes.join('; ')})` : ''}`;
         })
         .join(' or '),
   ).join('; ');

@@ -58,7 +58,7 @@ describe('an env without an embedded analyzer', () => {
   });
 
   it("the default env's heuristic is its own hook", () => {
-    const a = makeAnalyzer({ ...DEFAULT_CONFIG, algo: 'opid' });
+    const a = makeAnalyzer(DEFAULT_CONFIG);
     expect(a.name).toBe('heuristic');
     expect(getEnvSpec(DEFAULT_ENV).analyzer).toBeDefined();
   });

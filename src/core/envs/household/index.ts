@@ -31,7 +31,7 @@ export type { Goal, World } from './world';
 export const household: EnvSpec = {
   name: 'household',
   version: HOUSEHOLD_VERSION,
-  summary: 'ALFWorld-like rooms: find, treat and place objects in numbered receptacles (six task types)',
+  summary: 'ALFWorld-like rooms: find, treat and place objects in numbered receptacles, six task types',
   presets: PRESET_NAMES,
   defaultPreset: RUN_PRESET,
   presetSummaries: PRESET_SUMMARIES,
