@@ -6,7 +6,14 @@
  * another host is refused naming that host (this host cannot tell whether it still runs); `force` breaks any lock
  * with a warning. Temporary files of an interrupted atomic write (cli/files.ts `writeAtomic`, `*.tmp-<pid>`) of a
  * writer that no longer runs are removed once the lock is held.
+ *
+ * A lock broken with `force` while its holder still runs: the holder checks before each write that the lock file
+ * still holds its own record (`assertOwnLock`, called by the run recorder before every append, checkpoint and
+ * run.json/val.json write) and stops with a RunLockError naming the new holder, writing nothing more; at exit a
+ * process removes the lock file only while it holds its own record, so the forced-out writer never removes the new
+ * holder's lock.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +28,8 @@ export interface LockHolder {
   /** When the holder took the lock (ISO time). */
   since: string;
   command: string;
+  /** A random id of this taking of the lock (two takings by one pid differ); absent in older lock files. */
+  id?: string;
 }
 
 /** A run directory held by another writer; the message names the directory, the holder and the fix. */
@@ -38,6 +47,8 @@ export interface RunLock {
   notes: string[];
   /** Remove the lock file if it is still this process's (idempotent; also done at exit). */
   release(): void;
+  /** True while the lock file holds this process's record (not broken with --force, not removed). */
+  owned(): boolean;
 }
 
 /** Whether process `pid` runs on this host (EPERM: it runs under another user). */
@@ -166,6 +177,9 @@ function removeTemporaries(dir: string): string[] {
   return gone;
 }
 
+/** The locks this process took, by resolved run directory (`assertOwnLock` checks them). */
+const taken = new Map<string, RunLock>();
+
 /**
  * Take the lock of run directory `dir` for `command`. A stale lock (this host, pid gone) is taken over with a note;
  * with `force` a held one is broken with a warning. The lock is released at exit and on SIGINT/SIGTERM.
@@ -178,6 +192,7 @@ export function acquireRunLock(dir: string, opts: { force: boolean; command: str
     host: os.hostname(),
     since: new Date().toISOString(),
     command: opts.command,
+    id: randomUUID(),
   };
   const notes: string[] = [];
   for (let attempt = 0; !tryCreate(file, me); attempt++) {
@@ -191,14 +206,43 @@ export function acquireRunLock(dir: string, opts: { force: boolean; command: str
     notes.push(
       refusal === null
         ? `note: ${dir} was locked by ${who}, which no longer runs (a crash or kill); the lock is taken over`
-        : `warning: --force breaks the lock of ${dir} held by ${who}; if that run still writes, both write ` +
-            `the same files and the run record is corrupted`,
+        : `warning: --force breaks the lock of ${dir} held by ${who}; if that train still runs, it stops at ` +
+            `its next write of the run (it checks the lock before each one) and this train writes the record`,
     );
     removeOld(file, old);
   }
   const gone = removeTemporaries(dir);
   if (gone.length) notes.push(`note: removed temporary files of an interrupted write in ${dir}: ${gone.join(', ')}`);
-  return { file, notes, release: holdUntilExit(file, JSON.stringify(me) + '\n') };
+  const mine = JSON.stringify(me) + '\n';
+  const lock: RunLock = { file, notes, release: holdUntilExit(file, mine), owned: () => lockText(file) === mine };
+  taken.set(path.resolve(dir), lock);
+  return lock;
+}
+
+/**
+ * Check, before a write of run directory `dir`, that this process still holds the lock it took: a no-op when it
+ * took none there (a recorder used without a lock) or still holds it.
+ * @throws RunLockError naming the directory, who holds the lock now (or that it is gone) and that this process
+ *   stops writing, when another train broke it with --force (or the lock file was removed).
+ */
+export function assertOwnLock(dir: string): void {
+  const lock = taken.get(path.resolve(dir));
+  if (!lock || lock.owned()) return;
+  const h = readLock(dir);
+  const stop = `${dir} is no longer this train's to write: `;
+  const here = `this train (pid ${process.pid}) stops here and writes nothing more`;
+  if (h !== null && h !== 'unreadable')
+    throw new RunLockError(
+      `${stop}another train took the lock with --force: ${describeHolder(h)}; ${here}: the run record is that ` +
+        `train's from its resume on (see it with npm run compare -- ${dir} once it ends)`,
+    );
+  const lost =
+    h === null
+      ? `the lock ${lock.file} is gone (removed by hand, or by a train that broke it with --force and has ended)`
+      : `the lock ${lock.file} holds another, unreadable owner`;
+  throw new RunLockError(
+    `${stop}${lost}; ${here}; once no train writes ${dir}, continue it with npm run train -- --resume ${dir}`,
+  );
 }
 
 /** Release the lock file (still holding `mine`) at exit and on SIGINT/SIGTERM; returns the release function. */

@@ -69,7 +69,8 @@ export const OTHER_FLAGS = {
     type: 'string',
     help:
       'continue the run in this run directory from its latest checkpoint with its recorded config ' +
-      '(run-setting flags must match it; --steps may extend the run); appends to its events.jsonl. ' +
+      '(run-setting flags must match it; --steps may extend the run, not shorten its plan); appends to its ' +
+      'events.jsonl. ' +
       'Exit 2, nothing written, when the config in run.json differs from the one the run started with ' +
       '(the start line of events.jsonl) or the files of the checkpoint differ from the sha256 its ' +
       'events.jsonl line records',
@@ -78,7 +79,8 @@ export const OTHER_FLAGS = {
     type: 'boolean',
     help:
       'with --run-dir or --resume: break the lock another train holds on the run directory (DIR/train.lock: ' +
-      'one writer at a time), with a warning; only when that train has ended (e.g. on another host)',
+      'one writer at a time), with a warning; meant for a train that has ended (e.g. on another host): one that ' +
+      'still runs stops at its next write of the run (exit 1) and this train writes the record',
   },
   'eval-threads': {
     type: 'int',
@@ -182,6 +184,33 @@ export function ignoredFlagIssues(argv: readonly string[], algo: string): string
     out.push(`--${flag} is read only by ${names}; --algo ${algo} ignores it. Drop --${flag}, or use ${names}`);
   }
   return out;
+}
+
+/** The run-config fields only the `http` analyzer reads (src/core/analyzer/index.ts passes them to it alone). */
+export const HTTP_ANALYZER_FIELDS = ['analyzerUrl', 'analyzerModel', 'analyzerTimeoutMs'] as const;
+
+/**
+ * One line per flag of an `HTTP_ANALYZER_FIELDS` field written in `argv` while the run's algorithm uses an analyzer
+ * that is not `http` (`config.analyzer`: the flag's, the default or, on --resume, the run's), naming the flag, the
+ * analyzer and the fix, as `ignoredFlagIssues` words a flag of another algorithm; empty when there is none. An
+ * algorithm without an analyzer is left to `ignoredFlagIssues`.
+ */
+export function analyzerFlagIssues(
+  argv: readonly string[],
+  config: { algo: string; analyzer: string },
+  resumed = false,
+): string[] {
+  if (config.analyzer === 'http' || !algorithmsUsing('analyzer')?.includes(config.algo as never)) return [];
+  const given = givenFlags(argv);
+  const which = given.has('analyzer') ? '' : resumed ? " (the run's)" : ' (the default)';
+  return HTTP_ANALYZER_FIELDS.flatMap((field) => {
+    const flag = fieldMeta(field).flag!;
+    if (!given.has(flag)) return [];
+    return [
+      `--${flag} is read only by --analyzer http; --analyzer ${config.analyzer}${which} ignores it. Drop ` +
+        `--${flag}, or use --analyzer http`,
+    ];
+  });
 }
 
 /** The text given to `--flag` in `argv` (its last occurrence, `--flag value` or `--flag=value`), or undefined. */

@@ -14,14 +14,29 @@ import type { RunConfig } from '../src/core/run/config';
 import { checkpointFile } from '../src/core/run/record';
 import path from 'node:path';
 import type { FromRun } from './from-run';
-import type { AlgorithmChart } from '../src/core/algorithm-catalog';
+import { algorithmTraits, type AlgorithmChart } from '../src/core/algorithm-catalog';
 
-/** The start: algorithm, env, model, backend and seed, and the step a resumed run continues from. */
+/**
+ * The analyzer of a run whose algorithm uses one (core/algorithm-catalog.ts `usesAnalyzer`), as the start line names
+ * it: `analyzer heuristic`, `analyzer http <url> <model>` or `analyzer oracle (privileged)`; null for the others.
+ */
+export function analyzerWords(config: RunConfig): string | null {
+  if (!algorithmTraits(config.algo).usesAnalyzer) return null;
+  if (config.analyzer === 'http') return `analyzer http ${config.analyzerUrl} ${config.analyzerModel}`;
+  return config.analyzer === 'oracle' ? 'analyzer oracle (privileged)' : `analyzer ${config.analyzer}`;
+}
+
+/**
+ * The start: algorithm, env, model, backend and seed, the analyzer of an algorithm that uses one, and the step a
+ * resumed run continues from.
+ */
 export function startLine(ev: StartEvent, config: RunConfig, backend: string): string {
   const resumed = ev.resumedFrom !== undefined ? `; resumed from the checkpoint of step ${ev.resumedFrom}` : '';
+  const analyzer = analyzerWords(config);
   return (
     `training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} ` +
-    `params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}${resumed}`
+    `params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}${analyzer ? `, ${analyzer}` : ''}` +
+    resumed
   );
 }
 

@@ -46,7 +46,8 @@ import {
 } from './rundir';
 import { checkFromRunUnchanged, readFromRun, sha256, type FromRun, type FromRunRecord } from './from-run';
 import { FIELD, fail } from './train-flags';
-import { LOCK_FILE, RunLockError, acquireRunLock, lockedMessage } from './runlock';
+import { resumeSteps } from './resume-steps';
+import { LOCK_FILE, RunLockError, acquireRunLock, assertOwnLock, lockedMessage } from './runlock';
 
 /** A run directory to continue: its record, the resolved config and the latest checkpoint's bytes. */
 export interface Resume {
@@ -74,10 +75,10 @@ function givenFlags(): Set<string> {
 
 /**
  * Check `--resume DIR` and read what it needs: run.json, events.jsonl and val.json validated, the latest checkpoint
- * with both files, run-setting flags equal to the recorded config (only --steps may differ, and must exceed the
- * checkpoint's step), run.json's config equal to the one the run started with (events.jsonl's first `start` line)
- * and the checkpoint's files equal to the sha256 its events.jsonl line records (lines without hashes are not
- * checked). Exits 2 with the reason otherwise, before anything is written.
+ * with both files, run-setting flags equal to the recorded config (only --steps may differ: not below the run's plan,
+ * and above the checkpoint's step; cli/resume-steps.ts), run.json's config equal to the one the run started with
+ * (events.jsonl's first `start` line) and the checkpoint's files equal to the sha256 its events.jsonl line records
+ * (lines without hashes are not checked). Exits 2 with the reason otherwise, before anything is written.
  */
 export function prepareResume(
   dir: string,
@@ -94,9 +95,11 @@ export function prepareResume(
   checkRecordedConfig(dir, run, events);
   const given = givenFlags();
   checkResumeFlags(run, partial, init, given);
-  // Without --steps: the planned steps of the latest resume (which may have extended the run), else the config's.
-  const steps = given.has('steps') ? (partial.steps as number) : (run.resumes.at(-1)?.steps ?? run.config.steps);
-  const { step, skipped } = latestCheckpoint(dir, run, events, steps);
+  const { step, skipped } = latestCheckpoint(dir, run, events);
+  // Without --steps: the run's plan; --steps below it is refused (cli/resume-steps.ts).
+  const planned = resumeSteps(dir, run, events, given.has('steps') ? (partial.steps as number) : undefined, step);
+  if ('refusal' in planned) fail(`--resume: ${planned.refusal}`);
+  const { steps } = planned;
   const { weights, state, best } = readCheckpoint(dir, events, step);
   return { dir, run, config: { ...run.config, steps }, step, weights, state, best, val, skipped };
 }
@@ -163,14 +166,13 @@ function checkResumeFlags(
 }
 
 /**
- * The latest checkpoint's step (with its step event in events.jsonl, before `steps`) and the checkpoint files after
- * it without their pair, skipped.
+ * The latest checkpoint's step (with its step event in events.jsonl) and the checkpoint files after it without their
+ * pair, skipped.
  */
 function latestCheckpoint(
   dir: string,
   run: RunRecord,
   events: ReturnType<typeof readEvents>,
-  steps: number,
 ): { step: number; skipped: string[] } {
   const ckpts = listCheckpoints(dir);
   if (!ckpts.length) fail(noCheckpointMessage(dir, run, events));
@@ -190,11 +192,6 @@ function latestCheckpoint(
       return m !== null && Number(m[1]) > step;
     })
     .sort();
-  if (step >= steps)
-    fail(
-      `--resume: the latest checkpoint is at step ${step} and the run has ${steps} steps; nothing to do ` +
-        `(pass --steps N > ${step} to extend it)`,
-    );
   return { step, skipped };
 }
 
@@ -387,8 +384,13 @@ export class RunRecorder {
     this.guard(RUN_FILE, () => writeRun(this.dir, this.run!));
   }
 
-  /** Run a write of `file`; a file-system error becomes an Error naming the file, what was kept and what to do. */
+  /**
+   * Run a write of `file` once this process is checked to still hold the run directory's lock (a RunLockError when
+   * another train took it with --force); a file-system error becomes an Error naming the file, what was kept and
+   * what to do.
+   */
   private guard<T>(file: string, f: () => T): T {
+    assertOwnLock(this.dir);
     try {
       return f();
     } catch (e) {

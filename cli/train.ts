@@ -61,6 +61,7 @@ import {
   FIELD,
   SPEC,
   acceptedOf,
+  analyzerFlagIssues,
   configFieldsOf,
   fail,
   flagOf,
@@ -217,8 +218,9 @@ function resolveRun({ args, partial, config }: Parsed, argv: string[]): Plan {
   } else if (runDir !== undefined) prepareRunDir(runDir);
   else if (config.valTasks > 0)
     fail('--val-tasks needs --run-dir DIR (validation results go to DIR/val.json at each checkpoint)');
-  // A setting of another algorithm (e.g. --opd-topk with --algo grpo) would be ignored without a word: refuse it.
-  const ignored = ignoredFlagIssues(argv, config.algo);
+  // A setting of another algorithm (--opd-topk with --algo grpo) or analyzer (--analyzer-url with heuristic) would be
+  // ignored without a word: refuse it.
+  const ignored = [...ignoredFlagIssues(argv, config.algo), ...analyzerFlagIssues(argv, config, resume !== null)];
   if (ignored.length) fail(ignored.join('\n'));
   const fromRunDir = args['from-run'] as string | undefined;
   const source = resolveFromRun({ fromRunDir, partial, config, init, resume, runDir });

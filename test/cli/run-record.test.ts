@@ -117,7 +117,7 @@ describe('run directory and resume (CLI)', () => {
   it('refuses what a resume cannot honour (exit 2, nothing written)', () => {
     const before = fs.readFileSync(path.join(B, 'events.jsonl'));
     const cases: [string[], RegExp][] = [
-      [['--resume', B, '--steps', '4'], /latest checkpoint is at step 4 and the run has 4 steps/],
+      [['--resume', B, '--steps', '4'], /plan is 4 steps \(4 steps done \(finished\), latest checkpoint at step 4\)/],
       [['--resume', B, '--steps', '6', '--lr', '0.001'], /--lr 0.001 differs from the run's 0.0001/],
       [['--resume', B, '--steps', '6', '--run-dir', path.join(tmp, 'x')], /drop --run-dir/],
       [['--resume', path.join(tmp, 'none')], /no run directory/],

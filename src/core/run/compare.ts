@@ -7,7 +7,7 @@
  */
 import { RUN_CONFIG_KEYS } from './config';
 import { pickEval, type RunEvals } from './aggregate';
-import { evalsByStep, summarizeRun } from './summary';
+import { evalsByStep, plannedSteps, summarizeRun } from './summary';
 import { type RecordEvent, type RunRecord } from './record';
 
 /** One run to compare: a display name (unique among the runs), its run.json and its events. */
@@ -41,7 +41,7 @@ export interface CompareTable {
   /** The step of the evaluation each row's final and best read. */
   finalStep: (number | null)[];
   bestStep: (number | null)[];
-  /** Every setting but the schema version, in schema order. */
+  /** Every setting but the schema version, in schema order; `steps` is the run's plan (summary.ts `plannedSteps`). */
   settings: SettingRow[];
 }
 
@@ -79,7 +79,8 @@ export function compareRuns(inputs: readonly CompareInput[]): CompareTable {
   const bst = evals.map((r) => (r.evals.length ? pickEval(r, 'best', splits) : null));
   const sums = inputs.map((i) => summarizeRun(i.name, i.run, i.events));
   const settings = RUN_CONFIG_KEYS.filter((k) => k !== 'schemaVersion').map((key) => {
-    const values = inputs.map((i) => String(i.run.config[key]));
+    // `steps` is the run's plan: a resume that extended it records its steps in run.json's resumes.
+    const values = inputs.map((i) => String(key === 'steps' ? plannedSteps(i.run) : i.run.config[key]));
     return { key, values, differs: new Set(values).size > 1 };
   });
   return {

@@ -16,6 +16,15 @@ export function evalsByStep(events: readonly RecordEvent[]): RunEvals['evals'] {
   return [...byStep].sort((a, b) => a[0] - b[0]).map(([step, splits]) => ({ step, splits }));
 }
 
+/**
+ * The steps a run is to reach, its plan: the latest `train --resume`'s steps (a resume may extend the run; run.json's
+ * config keeps the steps the run started with), else the config's. `compare` shows it as steps done/planned and as
+ * the `steps` setting.
+ */
+export function plannedSteps(run: Pick<RunRecord, 'config' | 'resumes'>): number {
+  return run.resumes.at(-1)?.steps ?? run.config.steps;
+}
+
 /** Success per split of one evaluation. */
 const rates = (e: RunEvals['evals'][number]) =>
   Object.fromEntries(Object.entries(e.splits).map(([s, v]) => [s, v.successRate]));
@@ -27,7 +36,7 @@ export interface RunSummary {
   seed: number;
   /** Last step event's step. */
   stepsDone: number;
-  /** Steps the run is to reach: the latest `train --resume`'s (which may extend the run), else the config's. */
+  /** Steps the run is to reach (`plannedSteps`): the latest `train --resume`'s, else the config's. */
   stepsPlanned: number;
   /** Success per split at the last evaluation (the highest step), and its step. */
   finalEval: Record<string, number> | null;
@@ -69,7 +78,7 @@ export function summarizeRun(name: string, run: RunRecord, events: readonly Reco
     algo: run.config.algo,
     seed: run.config.seed,
     stepsDone: lastStep?.step ?? 0,
-    stepsPlanned: run.resumes.at(-1)?.steps ?? run.config.steps,
+    stepsPlanned: plannedSteps(run),
     finalEval: last && rates(last),
     finalEvalStep: last?.step ?? null,
     bestEval: best && rates(best),
