@@ -10,8 +10,11 @@
  * (runs/grpo-3.opdrun)`. `--json` (or `--json=true`; `--json=false` is the table): one object `{runs: RunSummary[]}`.
  * `--markdown` / `--csv`: the page's Compare table (src/core/run/compare.ts), exactly as its Markdown and CSV exports
  * write it: final and best success per split (and per task type in CSV) with the settings that differ between the
- * runs. `--help`: the usage, what each column means and every flag. Bad input (no folder given, no such folder, a
- * missing or corrupt run.json or events.jsonl line): a message naming the folder, file and line on stderr, exit 2.
+ * runs. `--help`: the usage, what each column means and every flag. A folder that is no run directory but holds some
+ * (an experiment's `--out` folder, whose runs are in runs/, or that runs/ folder) stands for them, with a note on
+ * stderr naming them (cli/compare-inputs.ts). Bad input (no folder given, no such folder, a folder without a run, an
+ * experiment's `<method>-<seed>.jsonl` copy of a run's events, a missing or corrupt run.json or events.jsonl line): a
+ * message naming the folder, file and line on stderr, exit 2.
  */
 import path from 'node:path';
 import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, usage, type FlagTable } from './args';
@@ -20,6 +23,7 @@ import { RunDirError, readEvents, readRun } from './rundir';
 import { summarizeRun, type RunSummary } from '../src/core/run/summary';
 import { compareCsv, compareMarkdown, compareRuns, type CompareInput } from '../src/core/run/compare';
 import { isFile, readPackFile } from './packfile';
+import { compareInputPaths } from './compare-inputs';
 
 exitOnClosedStdout();
 
@@ -60,7 +64,8 @@ function help(): string {
     USAGE,
     '',
     'Runs side by side, one row per input: a run directory (npm run train -- --run-dir DIR) or an .opdrun file',
-    "(the page's Runs export, npx tsx cli/pack.ts DIR FILE). Without a flag, a table with these columns:",
+    "(the page's Runs export, npx tsx cli/pack.ts DIR FILE); a folder holding run directories (an experiment's",
+    '--out folder, its runs/) stands for them. Without a flag, a table with these columns:',
     '  run, algo, seed              the run (its folder name; with the path given when two inputs share it)',
     '  steps                        steps done/planned, "(unfinished)" when the run did not end',
     '  <split> final                success on that evaluation split at the last evaluation',
@@ -151,7 +156,17 @@ function main(): void {
   if (outputs.length > 1)
     fail(`${outputs.map((k) => `--${k}`).join(' and ')} choose different outputs; give one of them`);
   const inputs: CompareInput[] = [];
-  for (const dir of positionals) {
+  // A folder holding run directories (an experiment's --out, its runs/) stands for them, said in a note.
+  let given: string[];
+  try {
+    const found = compareInputPaths(positionals);
+    for (const n of found.notes) process.stderr.write(`compare: note: ${n}\n`);
+    given = found.paths;
+  } catch (e) {
+    if (e instanceof RunDirError) fail(e.message);
+    throw e;
+  }
+  for (const dir of given) {
     try {
       if (isFile(dir)) {
         const u = readPackFile(dir); // a .opdrun file (the page's Export, cli/pack.ts)
@@ -164,7 +179,7 @@ function main(): void {
   }
   const names = rowNames(
     inputs.map((r) => r.name),
-    positionals,
+    given,
   );
   inputs.forEach((r, i) => (r.name = names[i]));
   if (values.markdown || values.csv) {
