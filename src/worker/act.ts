@@ -17,8 +17,8 @@ import { getEnvSpec } from '../core/envs/registry';
 import type { Env } from '../core/envs/types';
 import type { PolicyHandle } from '../core/model/policy';
 import { sampleResponses } from '../core/model/sample';
-import { actionTokens, buildPrompt, type Turn } from '../core/rollout/prompt';
-import { ActionTrie } from '../core/rollout/trie';
+import { buildPrompt, type Turn } from '../core/rollout/prompt';
+import { admissibleTrie } from '../core/rollout/trie';
 import { rankActions, scoreActions } from '../core/rollout/act-topk';
 import type { RunConfig } from '../core/run/config';
 import type { GroupDetail } from '../core/train/step-detail';
@@ -122,13 +122,7 @@ export class ActEpisode {
       chosen = { action: ranked[0].action, how: 'greedy', prob: ranked[0].prob, logp: ranked[0].logp, rank: 1 };
     } else {
       const eos = tok.special('<eos>');
-      const trie =
-        c.decoding === 'admissible'
-          ? new ActionTrie(
-              adm.map((a) => actionTokens(tok, a)),
-              eos,
-            )
-          : null;
+      const trie = c.decoding === 'admissible' ? admissibleTrie(tok, adm) : null;
       const [r] = await sampleResponses(policy.params, cfg, [prompt], {
         temperature: c.temperature,
         maxTokens: c.maxActionTokens,

@@ -26,7 +26,7 @@ import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { ScoreSample } from '../model/scoring';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
-import { ActionTrie } from '../rollout/trie';
+import { admissibleTrie } from '../rollout/trie';
 import {
   episodeSkill,
   failureSkill,
@@ -198,10 +198,7 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
           o.maxPrompt,
         );
         const response = [...actionTokens(tok, action), eos];
-        const trie = new ActionTrie(
-          adm.map((a) => actionTokens(tok, a)),
-          eos,
-        );
+        const trie = admissibleTrie(tok, adm);
         out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
         if (epSkill || sSkill) out.hinted++;
       }

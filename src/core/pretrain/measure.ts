@@ -7,7 +7,7 @@ import type { EnvSpec, Split } from '../envs/types';
 import type { Rng } from '../rng';
 import type { PolicyHandle } from '../model/policy';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
-import { ActionTrie } from '../rollout/trie';
+import { admissibleTrie } from '../rollout/trie';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { evaluatePolicy } from '../rollout/evaluate';
 import type { SplitEval } from '../rollout/evaluate';
@@ -116,10 +116,7 @@ export async function skillSensitivity(
       const adm = env.admissibleActions();
       const a = ex.act();
       const response = [...actionTokens(tok, a), eos];
-      const trie = new ActionTrie(
-        adm.map((x) => actionTokens(tok, x)),
-        eos,
-      );
+      const trie = admissibleTrie(tok, adm);
       const allowed = response.map((_, k) => trie.allowed(response.slice(0, k)));
       const base = { task: r.task, history: hist, observation: obs, admissible: adm, historyTurns: o.historyTurns };
       plain.push({ prompt: buildPrompt(tok, base, cfg.maxSeq - o.maxActionTokens), response, allowed });

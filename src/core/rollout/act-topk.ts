@@ -26,7 +26,7 @@
 import type { PolicyHandle } from '../model/policy';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { actionTokens } from './prompt';
-import { ActionTrie, freeTextSlot, isOpenAction } from './trie';
+import { admissibleTrie, isOpenAction } from './trie';
 
 /** The decodings `scoreActions` supports (RunConfig.decoding; rollout/runner.ts DECODINGS). */
 export type ActDecoding = 'admissible' | 'free';
@@ -72,7 +72,7 @@ export function actionSamples(
   const eos = policy.tok.special('<eos>');
   const seqs = admissible.map((a) => actionTokens(policy.tok, a));
   const opens = admissible.map(isOpenAction);
-  const trie = o.decoding === 'admissible' ? new ActionTrie(seqs, eos, opens, freeTextSlot(policy.tok)) : null;
+  const trie = o.decoding === 'admissible' ? admissibleTrie(policy.tok, admissible) : null;
   const seen = new Set<string>();
   const samples: ScoreSample[] = [],
     index: number[] = [];

@@ -8,8 +8,8 @@ import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { PolicyHandle } from '../model/policy';
 import { sampleResponses, type SampledResponse } from '../model/sample';
-import { actionTokens, buildPrompt, type Turn } from './prompt';
-import { ActionTrie, freeTextSlot, isOpenAction, type FreeTextSlot } from './trie';
+import { buildPrompt, type Turn } from './prompt';
+import { admissibleTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
 import { checkCancelled, type CancelSignal } from '../cancel';
 import { now } from '../clock';
@@ -73,7 +73,6 @@ export async function runEpisodes(
   const eos = tok.special('<eos>');
   const maxPrompt = cfg.maxSeq - o.maxActionTokens;
   const ep = resetEpisodes(spec, preset, refs);
-  const slot = freeTextSlot(tok);
   let tokens = 0,
     sampleMs = 0;
   const t0 = now();
@@ -85,7 +84,7 @@ export async function runEpisodes(
       const rows = active.slice(c, c + maxBatch);
       const adm = rows.map((i) => ep.envs[i].admissibleActions());
       const prompts = turnPrompts(tok, maxPrompt, ep, rows, adm, o);
-      const tries = o.decoding === 'admissible' ? adm.map((a) => admissibleTrie(tok, a, slot)) : null;
+      const tries = o.decoding === 'admissible' ? adm.map((a) => admissibleTrie(tok, a)) : null;
       const ts = now();
       const res = await sampleResponses(policy.params, cfg, prompts, {
         temperature: o.temperature,
@@ -102,19 +101,6 @@ export async function runEpisodes(
   }
   for (const t of ep.trajs) t.success = t.success || t.reward >= 1;
   return { trajectories: ep.trajs, tokens, sampleMs, envMs: now() - t0 - sampleMs };
-}
-
-/**
- * The trie `admissible` decoding samples a turn's action from: the admissible actions' tokens (␣a), an open action
- * (`search[`) taking free text up to `]` (rollout/trie.ts).
- */
-function admissibleTrie(tok: Tokenizer, admissible: readonly string[], slot: FreeTextSlot): ActionTrie {
-  return new ActionTrie(
-    admissible.map((x) => actionTokens(tok, x)),
-    tok.special('<eos>'),
-    admissible.map(isOpenAction),
-    slot,
-  );
 }
 
 /** The lockstep episodes of one `runEpisodes` call, by episode index. */

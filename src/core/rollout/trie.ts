@@ -9,6 +9,7 @@
  */
 
 import type { Tokenizer } from '../tokenizer/tokenizer';
+import { actionTokens } from './prompt';
 
 interface Node {
   children: Map<number, Node>;
@@ -33,6 +34,8 @@ export interface FreeTextSlot {
  * the byte token of `]` and the piece ` ]` when the vocabulary has it. Special tokens are never free.
  */
 export function freeTextSlot(tok: Tokenizer): FreeTextSlot {
+  const known = SLOTS.get(tok);
+  if (known) return known;
   const free: number[] = [];
   const close = new Set<number>([tok.byteOffset + 0x5d]);
   for (let b = 0x20; b <= 0x7e; b++) if (b !== 0x5b && b !== 0x5d) free.push(tok.byteOffset + b);
@@ -42,7 +45,26 @@ export function freeTextSlot(tok: Tokenizer): FreeTextSlot {
     else if (!text.includes('[') && !text.includes(']')) free.push(id);
   }
   const inside = Int32Array.from([...free, ...close].sort((a, b) => a - b));
-  return { free: Int32Array.from(free), close, inside };
+  const slot = { free: Int32Array.from(free), close, inside };
+  SLOTS.set(tok, slot);
+  return slot;
+}
+
+/** Each tokenizer's slot, computed once (a tokenizer never changes). */
+const SLOTS = new WeakMap<Tokenizer, FreeTextSlot>();
+
+/**
+ * The trie `admissible` decoding samples a turn's action from (rollout, pretraining demonstrations, the page's act
+ * panel): the admissible actions' tokens ␣a, an open action (`search[`) taking free text up to `]`.
+ * @param admissible the turn's admissible actions (normalised, the env's order).
+ */
+export function admissibleTrie(tok: Tokenizer, admissible: readonly string[]): ActionTrie {
+  return new ActionTrie(
+    admissible.map((x) => actionTokens(tok, x)),
+    tok.special('<eos>'),
+    admissible.map(isOpenAction),
+    freeTextSlot(tok),
+  );
 }
 
 /** True when `action` ends in a `[` that no `]` follows: a free-text prefix such as `search[`. */
