@@ -3,14 +3,17 @@
  * 5 top categories (catalog.ts), BM25 search (search.ts), WebShop's pages and `search[…]` / `click[…]` actions in a
  * readable text form (pages.ts, env.ts), WebShop's purchase reward (reward.ts), synthetic instructions over train /
  * test-seen / test-unseen / val splits (tasks.ts) and an expert (expert.ts). One preset, `default`; task types are the
- * target product's top category.
+ * target product's top category. Embedded analyzer: analyzer/heuristic.ts; search steps: analyzer/search-steps.ts.
  */
-import type { CommandForm, Env, EnvSpec, Expert } from '../types';
+import type { Analyzer, AnalyzerOptions, CommandForm, Env, EnvSpec, Expert } from '../types';
 import { SHOP_VERSION } from './catalog';
 import { ShopEnv } from './env';
 import { ShopExpert } from './expert';
 import { SHOP_PRESETS, SHOP_TASK_TYPES, checkPreset } from './tasks';
 import { shopCorpus } from './vocab';
+import { ShopAnalyzer } from './analyzer/heuristic';
+import { shopSearchSteps } from './analyzer/search-steps';
+import { SHOP_PROMPT } from './analyzer/prompt-examples';
 
 export { SHOP_VERSION, catalog, type Product } from './catalog';
 export { ShopEnv, SEARCH_PREFIX, NOTHING_HAPPENS, parseAction } from './env';
@@ -18,6 +21,8 @@ export { ShopExpert, expertAction, expertQuery } from './expert';
 export { SHOP_PRESETS, SHOP_TASK_TYPES, SHOP_MAX_STEPS, generateTask, type ShopTask } from './tasks';
 export { getReward } from './reward';
 export { shopCorpus } from './vocab';
+export { ShopAnalyzer } from './analyzer/heuristic';
+export { shopSearchSteps } from './analyzer/search-steps';
 
 /** The two command forms (for people's hints). */
 const COMMANDS: readonly CommandForm[] = [
@@ -25,7 +30,10 @@ const COMMANDS: readonly CommandForm[] = [
   { verb: 'click', form: 'click[…]', pattern: /^click\[.+\]/ },
 ];
 
-/** The shop env family, registered as `shop`. Preset: `default`. */
+/**
+ * The shop env family, registered as `shop`. Preset: `default`. Embedded analyzer: the `heuristic` one of
+ * analyzer/heuristic.ts.
+ */
 export const shop: EnvSpec = {
   name: 'shop',
   version: SHOP_VERSION,
@@ -55,5 +63,21 @@ export const shop: EnvSpec = {
   commands(preset: string): readonly CommandForm[] {
     checkPreset(preset);
     return COMMANDS;
+  },
+  /** Search and results-page steps before the product it buys was listed (see analyzer/search-steps.ts). */
+  searchSteps(_task, steps) {
+    return shopSearchSteps(steps);
+  },
+  /** The embedded `heuristic` analyzer (analyzer/heuristic.ts). @throws Error on a bad K. */
+  analyzer(opts: AnalyzerOptions): Analyzer {
+    return new ShopAnalyzer(opts);
+  },
+  /**
+   * Two worked examples for the `http` analyzer's prompt (analyzer/prompt-examples.ts).
+   * @throws Error on an unknown preset.
+   */
+  analyzerPrompt(preset: string) {
+    checkPreset(preset);
+    return SHOP_PROMPT;
   },
 };
