@@ -16,8 +16,8 @@
  * `walk`,
  * `judgeFrom`): fewer skill-prompt tokens, other update numbers; rollouts and success rates of all 5 steps unchanged.
  * skillgrpo-steps.jsonl was re-recorded when a successful trajectory's workflow stopped keeping a pick-up detour (a
- * wrong object taken and put down unused; envs/household/analyzer/workflow.ts `workflowSteps`): steps 1–2 are unchanged to the bit;
- * from step 3 the remembered skill injected into the prompts differs, and so do the rollouts.
+ * wrong object taken and put down unused; envs/household/analyzer/workflow.ts `workflowSteps`): steps 1–2 are
+ * unchanged to the bit; from step 3 the remembered skill injected into the prompts differs, and so do the rollouts.
  * opid-steps.jsonl was re-recorded when that rule came to drop the detour of an object of another kind wherever it was
  * put: steps 1–3 unchanged, at steps 4–5 a step skill of a failed trajectory changed (the update's numbers and the
  * skill-prompt tokens); rollouts and success rates of all 5 steps unchanged.

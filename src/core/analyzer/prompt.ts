@@ -14,8 +14,8 @@
  *   `Nothing happens.`; obs as the env quotes it, by default cut to OBS_MAX_CHARS; return = discounted return G_t,
  *   γ = 0.95);
  * - `{K}` max step skills; `{lastStep}` the last step index (nSteps − 1); `{maxChars}` max characters per skill;
- * - `{commands}` the env's command forms (`go to …, take … from …`), or a sentence saying the commands are those the
- *   episode shows; `{examples}` the env's worked examples, one `Example (…):` line and its JSON each.
+ * - `{commands}` the env's command forms (`go to …, take … from …`), or a sentence saying the commands are those
+ *   the episode shows; `{examples}` the env's worked examples, one `Example (…):` line and its JSON each.
  */
 import { episodeSkill, failureSkill, stepSkill } from '../skills/grammar';
 import type { AnalyzerPromptSpec, AnalyzerTrajectory, EnvSpec } from '../envs/types';
@@ -103,7 +103,8 @@ export function renderExamples(env: PromptEnv): string {
   return env.examples
     .map(
       (e) =>
-        `Example (${e.situation}):\n${JSON.stringify({ episodeSkill: e.skills.episodeSkill, stepSkills: e.skills.stepSkills })}`,
+        `Example (${e.situation}):\n` +
+        JSON.stringify({ episodeSkill: e.skills.episodeSkill, stepSkills: e.skills.stepSkills }),
     )
     .join('\n');
 }

@@ -156,7 +156,7 @@ export interface EnvSpec {
   analyzerPrompt?(preset: string): AnalyzerPromptSpec;
 }
 
-/** What an env gives the `http` analyzer's prompt (EnvSpec.analyzerPrompt; placeholders in src/core/analyzer/prompt.ts). */
+/** What an env gives the `http` analyzer's prompt (EnvSpec.analyzerPrompt; placeholders: analyzer/prompt.ts). */
 export interface AnalyzerPromptSpec {
   /**
    * Worked examples, shown in order in place of `{examples}`: `situation` says in a few words what the episode did

@@ -411,7 +411,7 @@ describe('http analyzer prompt', () => {
     expect(p.system).toContain(
       failureSkill('take mug 2 from countertop 1', 'the task names apple', 'take apple 1 from countertop 1'),
     );
-    expect(p.system).toContain("The environment's commands: go to …, open …, close …, take … from …, move … to …");
+    expect(p.system).toContain("The environment's commands: go to …, open …, close …, take … from …");
     expect(p.system).not.toMatch(/\{(commands|examples)\}/);
   });
 

@@ -1,11 +1,11 @@
 /**
  * Task progress read from the task text and a trajectory's own observations, for the heuristic analyzer's failed
- * trajectories (src/core/envs/household/analyzer/heuristic.ts). ALFWorld's tasks (Shridhar et al., 2021) can be solved along many
- * routes: another object of the task's kind, another receptacle searched first, another order of the two objects of
- * a pick-two task. A failed trajectory that takes one of those routes at some step did not make its mistake there,
- * so hindsight must not name a different action at that step: a step skill against a move that advanced the task
- * teaches the policy to avoid the move (the skill-conditioned policy gives it a much lower log-prob, and
- * A_skill = ℓ_skill − ℓ_old punishes it; OPID, Yang et al. 2026, §3, docs/references.md#opid).
+ * trajectories (src/core/envs/household/analyzer/heuristic.ts). ALFWorld's tasks (Shridhar et al., 2021) can be solved
+ * along many routes: another object of the task's kind, another receptacle searched first, another order of the two
+ * objects of a pick-two task. A failed trajectory that takes one of those routes at some step did not make its mistake
+ * there, so hindsight must not name a different action at that step: a step skill against a move that advanced the task
+ * teaches the policy to avoid the move (the skill-conditioned policy gives it a much lower log-prob, and A_skill =
+ * ℓ_skill − ℓ_old punishes it; OPID, Yang et al. 2026, §3, docs/references.md#opid).
  *
  * Reads only what the trajectory shows (task line, actions, validity, the replies to them); never hidden state.
  */
