@@ -30,7 +30,7 @@ import { MODEL_SIZES } from '../src/core/model/config';
 import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';
-import { pretrain, DEFAULT_PRETRAIN, type PretrainConfig } from '../src/core/pretrain/pretrain';
+import { pretrain, DEFAULT_PRETRAIN, maxActionTokensFor, type PretrainConfig } from '../src/core/pretrain/pretrain';
 import { parseMix } from '../src/core/pretrain/demos';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
@@ -238,6 +238,7 @@ function pretrainConfig(a: PretrainArgs, mix: PretrainConfig['mix']): PretrainCo
     noise: a.noise,
     historyTurns: a.history,
     seed: a.seed,
+    maxActionTokens: maxActionTokensFor(getEnvSpec(a.env)),
   };
 }
 
@@ -302,6 +303,7 @@ async function measure(
     modes: ['none', 'episode', 'step', 'both'],
     episodes: a['measure-episodes'],
     historyTurns: a.history,
+    maxActionTokens: cfg.maxActionTokens,
     rng: new Rng(a.seed).fork('measure'),
   })) as Measured;
   manifest.measured = measured;

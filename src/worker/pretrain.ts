@@ -9,7 +9,13 @@
 import { getEnvSpec } from '../core/envs/registry';
 import { MODEL_SIZES } from '../core/run/config';
 import { Rng } from '../core/rng';
-import { DEFAULT_PRETRAIN, pretrain, type PretrainConfig, type PretrainEvent } from '../core/pretrain/pretrain';
+import {
+  DEFAULT_PRETRAIN,
+  maxActionTokensFor,
+  pretrain,
+  type PretrainConfig,
+  type PretrainEvent,
+} from '../core/pretrain/pretrain';
 import { buildTokenizer, createPolicy, disposePolicy, savePolicy } from '../core/model/policy';
 import type { PolicyHandle } from '../core/model/policy';
 import {
@@ -81,7 +87,7 @@ export function checkPretrainRequest(req: PretrainRequest): PretrainConfig & { e
     batch: intIn('batch', req.batch ?? d.batch, 1, 4096),
     learningRate: lr,
     historyTurns: intIn('history turns', req.historyTurns ?? d.historyTurns, 0, 30),
-    maxActionTokens: intIn('max action tokens', req.maxActionTokens ?? d.maxActionTokens, 2, 64),
+    maxActionTokens: intIn('max action tokens', req.maxActionTokens ?? maxActionTokensFor(getEnvSpec(req.env)), 2, 64),
   };
 }
 

@@ -105,6 +105,12 @@ export interface EnvSpec {
    * default run start from pretrained weights.
    */
   readonly defaultPreset: string;
+  /**
+   * The longest response a policy may sample for one action on this env (tokens, <eos> included): the run schema's
+   * default `maxActionTokens` for this env and pretraining's. Absent: the schema's own (12). An env whose expert
+   * writes longer actions (free-text searches) must raise it, or pretraining refuses the longer demonstrations.
+   */
+  readonly maxActionTokens?: number;
   /** Per preset, a short phrase for help texts (e.g. `one task type, few receptacles`). Absent: names only. */
   readonly presetSummaries?: Readonly<Record<string, string>>;
   /** Task type names for per-type success reporting. */

@@ -13,6 +13,7 @@ import { evaluatePolicy } from '../rollout/evaluate';
 import type { SplitEval } from '../rollout/evaluate';
 import { stepSkill } from '../skills/grammar';
 import type { HintMode } from '../envs/expert-hints';
+import { maxActionTokensFor } from './pretrain';
 
 /** Success per split and hint mode. */
 export type HintedSuccess = Partial<Record<Split, Partial<Record<HintMode, SplitEval>>>>;
@@ -31,6 +32,8 @@ export async function measureHinted(
     episodes: number;
     historyTurns: number;
     rng: Rng;
+    /** Longest sampled action (tokens, <eos> included); default the env's (`maxActionTokensFor`). */
+    maxActionTokens?: number;
   },
 ): Promise<HintedSuccess> {
   const out: HintedSuccess = {};
@@ -42,7 +45,7 @@ export async function measureHinted(
       temperature: 0.4,
       decoding: 'admissible',
       historyTurns: o.historyTurns,
-      maxActionTokens: 12,
+      maxActionTokens: o.maxActionTokens ?? maxActionTokensFor(spec),
       rng: o.rng.fork(mode),
       hints: mode,
     });

@@ -54,6 +54,29 @@ export const DEFAULT_PRETRAIN: PretrainConfig = {
   seed: 1,
 };
 
+/**
+ * Refuses demonstrations whose action (tokens, <eos> included) is longer than a policy may sample: training on them
+ * would teach actions the sampler can never finish. @throws Error naming the env, the longest action's length and
+ * the fix.
+ */
+function checkActionLengths(samples: readonly ScoreSample[], maxActionTokens: number, env: string): void {
+  const longest = samples.reduce((m, s) => Math.max(m, s.response.length), 0);
+  if (longest > maxActionTokens)
+    throw new Error(
+      `pretrain: a demonstrated ${env} action is ${longest} tokens (<eos> included) but actions may be at most ` +
+        `maxActionTokens = ${maxActionTokens}: raise the env's maxActionTokens (EnvSpec) or shorten its expert's ` +
+        'actions',
+    );
+}
+
+/**
+ * The longest action a policy samples on `spec`'s env (tokens, <eos> included): the env's own `maxActionTokens`, else
+ * DEFAULT_PRETRAIN's 12 (the run schema's default). Pretraining, its measurements and the page's pretraining use it.
+ */
+export function maxActionTokensFor(spec: Pick<EnvSpec, 'maxActionTokens'>): number {
+  return spec.maxActionTokens ?? DEFAULT_PRETRAIN.maxActionTokens;
+}
+
 /** Progress events: demos built, one per iteration, done. */
 export type PretrainEvent =
   | { event: 'demos'; samples: number; hinted: number; episodes: Record<string, number>; ms: number }
@@ -93,6 +116,7 @@ export async function* pretrain(
     maxPrompt: policy.cfg.maxSeq - c.maxActionTokens,
     rng: root.fork('demos'),
   });
+  checkActionLengths(demos.samples, c.maxActionTokens, spec.name);
   yield {
     event: 'demos',
     samples: demos.samples.length,

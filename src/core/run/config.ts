@@ -1081,22 +1081,33 @@ function fallbackFor(field: string, c: RunConfig): { patch: Partial<RunConfig>; 
 }
 
 /**
- * `partial` with `preset` set to its env's `defaultPreset` when it names a registered env and no preset (the schema's
- * own preset default is the default env's). Anything else is returned as it is.
+ * `partial` with its env's own defaults filled in when it names a registered env: `preset` ← the env's
+ * `defaultPreset`, `maxActionTokens` ← the env's `maxActionTokens` (when it has one), each only when absent (the
+ * schema's own defaults are the default env's). Anything else is returned as it is.
  */
 export function withEnvPreset(partial: unknown): unknown {
   if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) return partial;
   const p = partial as Record<string, unknown>;
-  if (p.preset !== undefined || typeof p.env !== 'string' || !ENV_NAMES.includes(p.env)) return partial;
-  return { ...p, preset: getEnvSpec(p.env).defaultPreset };
+  if (typeof p.env !== 'string' || !ENV_NAMES.includes(p.env)) return partial;
+  const spec = getEnvSpec(p.env);
+  const out = { ...p };
+  if (out.preset === undefined) out.preset = spec.defaultPreset;
+  if (out.maxActionTokens === undefined && spec.maxActionTokens !== undefined)
+    out.maxActionTokens = spec.maxActionTokens;
+  return out;
 }
 
 /**
- * The default of `key` for a config of env `env`: the env's `defaultPreset` for `preset`, else DEFAULT_CONFIG's.
+ * The default of `key` for a config of env `env`: the env's `defaultPreset` for `preset`, its `maxActionTokens` (when
+ * it has one) for `maxActionTokens`, else DEFAULT_CONFIG's.
  * (Links leave out a value equal to it.)
  */
 export function defaultFor(key: RunConfigKey, env: string): unknown {
-  return key === 'preset' && ENV_NAMES.includes(env) ? getEnvSpec(env).defaultPreset : DEFAULT_CONFIG[key];
+  if (!ENV_NAMES.includes(env)) return DEFAULT_CONFIG[key];
+  const spec = getEnvSpec(env);
+  if (key === 'preset') return spec.defaultPreset;
+  if (key === 'maxActionTokens') return spec.maxActionTokens ?? DEFAULT_CONFIG.maxActionTokens;
+  return DEFAULT_CONFIG[key];
 }
 
 /**
@@ -1138,7 +1149,7 @@ export function parseRunConfigLenient(partial: Record<string, unknown>): { confi
     }
     // Name the value used, not "the default": a preset may be literally called "default". The preset's default is
     // the env's own.
-    const d = c.field === 'preset' ? getEnvSpec(config.env).defaultPreset : DEFAULT_CONFIG[c.field];
+    const d = defaultFor(c.field, config.env);
     const used = d === '' ? 'left empty (the default)' : `using ${String(d)} (the default)`;
     issues.push({ ...c, message: `${c.message}; not accepted, ${used}` });
     config = { ...config, [c.field]: d } as RunConfig;

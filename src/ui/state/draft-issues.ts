@@ -10,6 +10,7 @@ import { ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
 import {
   ConfigError,
   crossFieldIssues,
+  defaultFor,
   isRunConfigKey,
   parseRunConfig,
   type ConfigIssue,
@@ -74,11 +75,20 @@ export function runnableDraft(draft: RunConfig): RunConfig {
 /**
  * `draft` with setting `key` changed to `value`. Choosing another environment also moves the preset to that env's
  * `defaultPreset` when the draft's preset is not one of its presets (every env names its own presets), so switching
- * env never leaves the page on a preset the env does not have.
+ * env never leaves the page on a preset the env does not have, and `maxActionTokens` to the new env's default when it
+ * held the old env's (a value the user chose stays).
  */
 export function withField<K extends RunConfigKey>(draft: RunConfig, key: K, value: RunConfig[K]): RunConfig {
   const next = { ...draft, [key]: value };
   if (key !== 'env' || !ENV_NAMES.includes(next.env)) return next;
   const spec = getEnvSpec(next.env);
-  return spec.presets.includes(next.preset) ? next : { ...next, preset: spec.defaultPreset };
+  const tokens =
+    draft.maxActionTokens === defaultFor('maxActionTokens', draft.env)
+      ? (defaultFor('maxActionTokens', next.env) as number)
+      : draft.maxActionTokens;
+  return {
+    ...next,
+    preset: spec.presets.includes(next.preset) ? next.preset : spec.defaultPreset,
+    maxActionTokens: tokens,
+  };
 }
