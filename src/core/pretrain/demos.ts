@@ -26,7 +26,7 @@ import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { ScoreSample } from '../model/scoring';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
-import { admissibleTrie } from '../rollout/trie';
+import { admissibleTrie, isOpenAction } from '../rollout/trie';
 import {
   episodeSkill,
   failureSkill,
@@ -140,6 +140,23 @@ function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: 
 }
 
 /**
+ * A uniformly random admissible action; an open one (a free-text prefix such as shop's `search[`,
+ * rollout/trie.ts `isOpenAction`) is completed with 1–4 words of the task line drawn at random and `]`, so a noisy
+ * demonstration is an action the sampler can finish (`search[` alone is not one).
+ */
+export function randomAction(admissible: readonly string[], task: string, r: Rng): string {
+  const a = r.pick(admissible);
+  if (!isOpenAction(a)) return a;
+  const words = task
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => /^[a-z0-9-]+$/.test(w));
+  const n = 1 + r.int(4);
+  const picked = words.length ? Array.from({ length: n }, () => r.pick(words)) : [];
+  return `${a}${picked.join(' ')}]`;
+}
+
+/**
  * Generate demonstrations, deterministically from `o.rng`.
  * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), or a weight is negative or all are 0.
  */
@@ -176,12 +193,12 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
       const expert = ex.act();
       let action = expert;
       let sSkill: string | undefined;
-      if (kind === 'noisy' && r.next() < o.noise) action = r.pick(adm);
+      if (kind === 'noisy' && r.next() < o.noise) action = randomAction(adm, reset.task, r);
       const offPath =
         (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) ||
         (kind === 'episode' && episodeNoise > 0 && r.next() < episodeNoise);
       if (offPath)
-        action = r.pick(adm); // off-path: taken, not demonstrated
+        action = randomAction(adm, reset.task, r); // off-path: taken, not demonstrated
       else {
         if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
         const prompt = buildPrompt(
