@@ -298,6 +298,11 @@ describe('settings controls from the schema', () => {
     }
     expect(controlOf('preset', DEFAULT_CONFIG).options).toEqual(getEnvSpec('household').presets);
     expect(controlOf('init', DEFAULT_CONFIG).optionLabels).toEqual(fieldMeta('init').optionLabels);
+    // The Environment select names each env's presets.
+    expect(controlOf('env', DEFAULT_CONFIG).optionLabels).toEqual({
+      household: 'household: default / easy',
+      shop: 'shop: default',
+    });
     expect(controlOf('tasksPerStep', DEFAULT_CONFIG)).toMatchObject({
       kind: 'number',
       min: 1,

@@ -1,9 +1,9 @@
 /**
  * The page's number formatting (src/ui/state/format.ts): round-off shown as zero, rate axis ticks in percent, and
- * the time left of a finished run.
+ * the time left of a finished run; action tokens as shown.
  */
 import { describe, expect, it } from 'vitest';
-import { ROUND_OFF, eta, num, pct, pctTick } from '../../src/ui/state/format';
+import { ROUND_OFF, eta, num, pct, pctTick, shownToken } from '../../src/ui/state/format';
 
 describe('page number formatting', () => {
   it('shows round-off under 1e-12 as zero, as the CLI does, and keeps small measured values in exponent form', () => {
@@ -32,5 +32,23 @@ describe('page number formatting', () => {
     expect(eta(null, true)).toBe('done');
     expect(eta(12_300, false)).toBe('ETA 12.3 s');
     expect(eta(null, false)).toBe('ETA —');
+  });
+});
+
+describe('shownToken', () => {
+  it('shows the end token as ⏎ and a printable byte token as its character', () => {
+    expect(shownToken('<eos>')).toBe('⏎');
+    expect(shownToken('<0x5B>')).toBe('[');
+    expect(shownToken('<0x5D>')).toBe(']');
+    expect(shownToken('<0x20>')).toBe(' ');
+    expect(shownToken('<0x7E>')).toBe('~');
+  });
+  it('keeps other tokens, control and non-ASCII bytes as they are', () => {
+    expect(shownToken('click')).toBe('click');
+    expect(shownToken('<0x0A>')).toBe('<0x0A>');
+    expect(shownToken('<0x7F>')).toBe('<0x7F>');
+    expect(shownToken('<0xC3>')).toBe('<0xC3>');
+    expect(shownToken('<0x5b>')).toBe('<0x5b>');
+    expect(shownToken('<pad>')).toBe('<pad>');
   });
 });

@@ -28,6 +28,14 @@ function quote(text: string): string {
 }
 
 /**
+ * An admissible action as a hint lists it: an open form (an action ending in `[` that takes the person's own words,
+ * rollout/trie.ts `isOpenAction`) as `search[…]`, any other as it is.
+ */
+function shown(action: string): string {
+  return action.endsWith('[') ? `${action}…]` : action;
+}
+
+/**
  * Levenshtein distance (insertions, deletions, substitutions of UTF-16 code units) between `a` and `b`, stopping
  * early once every path exceeds `limit` (then returns `limit + 1`). O(|a|·|b|) time, O(|b|) memory.
  */
@@ -97,7 +105,9 @@ export function commandHint(x: HintInput): string | null {
       parts.push(`${quote(action)} is a command of ${where}, but not possible now`);
     }
   }
-  parts.push(x.admissible.length ? `admissible now: ${x.admissible.join(', ')}` : 'nothing is admissible now');
+  parts.push(
+    x.admissible.length ? `admissible now: ${x.admissible.map(shown).join(', ')}` : 'nothing is admissible now',
+  );
   const near = action === '' ? null : closestAction(action, x.admissible);
   if (near !== null) parts.push(`did you mean "${near}"?`);
   return parts.join('; ');

@@ -15,7 +15,7 @@ import {
   type RunConfig,
   type RunConfigKey,
 } from '../../core/run/config';
-import { getEnvSpec } from '../../core/envs/registry';
+import { ENV_SPECS, getEnvSpec } from '../../core/envs/registry';
 import { ALGORITHM_CATALOG, isAlgorithmName } from '../../core/algorithm-catalog';
 
 /** What a setting is shown as. `unsupported`: the schema type has no control (a test keeps this from happening). */
@@ -205,7 +205,19 @@ export function dynamicOptions(key: RunConfigKey, draft: Pick<RunConfig, 'env'>)
   }
 }
 
+/**
+ * Option labels that come from the registry rather than the schema: each `env` option names the env's presets, e.g.
+ * `<env>: default / easy` (the Preset select then offers exactly those). Undefined for every other key.
+ */
+export function dynamicOptionLabels(key: RunConfigKey): Record<string, string> | undefined {
+  if (key !== 'env') return undefined;
+  return Object.fromEntries(ENV_SPECS.map((s) => [s.name, `${s.name}: ${s.presets.join(' / ')}`]));
+}
+
 /** The control of a RunConfig setting for the current draft. */
 export function controlOf(key: RunConfigKey, draft: Pick<RunConfig, 'env'>): ControlSpec {
-  return controlFrom(key, fieldMeta(key), fieldSchema(key), dynamicOptions(key, draft));
+  const spec = controlFrom(key, fieldMeta(key), fieldSchema(key), dynamicOptions(key, draft));
+  const labels = dynamicOptionLabels(key);
+  if (labels && spec.kind === 'select') spec.optionLabels = { ...spec.optionLabels, ...labels };
+  return spec;
 }

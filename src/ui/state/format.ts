@@ -82,3 +82,15 @@ export function signed(x: number | null | undefined, digits = 2): string {
 export function count(x: number | null | undefined, unit: string): string {
   return x == null || !Number.isFinite(x) ? NONE : `${Math.round(x).toLocaleString('en-US')} ${unit}`;
 }
+
+/**
+ * One action token as the page shows it: the end token `<eos>` as `⏎`, a byte token of a printable ASCII character
+ * (the tokenizer's `<0xNN>` for a character outside the vocabulary's pieces, e.g. the brackets of `click[…]`) as that
+ * character (`<0x5B>` → `[`), any other token as its text. The exact id stays in the run's data.
+ */
+export function shownToken(text: string): string {
+  if (text === '<eos>') return '⏎';
+  const byte = /^<0x([0-9A-F]{2})>$/.exec(text);
+  const code = byte ? parseInt(byte[1], 16) : -1;
+  return code >= 0x20 && code <= 0x7e ? String.fromCharCode(code) : text;
+}

@@ -1,8 +1,11 @@
 /**
  * Completion of the Play view's action input from the admissible actions (pure functions; the Svelte component
  * src/ui/components/PlayInput.svelte wires them to Tab and the arrow keys). Text is compared as the environment
- * judges actions: leading spaces dropped, runs of whitespace as one space, lower-case.
+ * judges actions: leading spaces dropped, runs of whitespace as one space, lower-case. An admissible action that ends
+ * in `[` is an open form (core/rollout/trie.ts `isOpenAction`): the person writes their own words after it, and the
+ * closing `]` is added when they leave it out (`closeOpenForm`), as a policy's sampler closes the same free-text slot.
  */
+import { isOpenAction } from '../../core/rollout/trie';
 
 /**
  * The typed text as compared: leading whitespace dropped, whitespace runs as one space (a trailing one kept),
@@ -54,4 +57,41 @@ export function moveHighlight(current: number, delta: 1 | -1, count: number): nu
   if (count <= 0) return -1;
   if (current < 0) return delta > 0 ? 0 : count - 1;
   return (current + delta + count) % count;
+}
+
+/** The admissible open forms (actions ending in `[` that take the person's own words), in the environment's order. */
+export function openForms(admissible: readonly string[]): string[] {
+  return admissible.filter(isOpenAction);
+}
+
+/**
+ * The open form `text` is, exactly (nothing typed after it), or null: such a text is not played, the person's words
+ * are still to come. e.g. `Search[` with `search[` admissible → `search[`.
+ */
+export function bareOpenForm(text: string, admissible: readonly string[]): string | null {
+  const t = typed(text).trim();
+  return openForms(admissible).find((a) => a === t) ?? null;
+}
+
+/**
+ * `text` as played: words typed after an admissible open form with no closing `]` get it, e.g. `search[red shoes` →
+ * `search[red shoes]`; any other text is returned as typed (the environment judges it, and a hint explains a miss).
+ */
+export function closeOpenForm(text: string, admissible: readonly string[]): string {
+  const t = typed(text).trim();
+  const open = openForms(admissible).find((a) => t.startsWith(a) && t.length > a.length);
+  return open && !t.includes(']', open.length) ? `${text.trim()}]` : text;
+}
+
+/**
+ * The line the Play view shows under its input while an open form is admissible, e.g. `search[…] takes your own
+ * words: type them after the [ and press Enter (the closing ] is added if you leave it out).`; '' when none is.
+ */
+export function openFormHelp(admissible: readonly string[]): string {
+  const open = openForms(admissible);
+  if (open.length === 0) return '';
+  const names = open.map((a) => `${a}…]`).join(' and ');
+  const verb = open.length === 1 ? 'takes' : 'take';
+  const how = 'type them after the [ and press Enter (the closing ] is added if you leave it out)';
+  return `${names} ${verb} your own words: ${how}.`;
 }

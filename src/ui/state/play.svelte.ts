@@ -7,6 +7,7 @@ import type { TrainerApi } from '../../worker/api';
 import { DEFAULT_ENV, ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
 import { SPLITS, type Split } from '../../core/envs/types';
 import { readTyped, summaryText, type PlayView } from '../../core/envs/play';
+import { bareOpenForm, closeOpenForm } from './play-complete';
 
 /** Play view state for one page; `api` returns the worker's API or null while none is up. */
 export class PlayState {
@@ -76,7 +77,9 @@ export class PlayState {
    * Plays `action` (default: the typed text); the text is cleared once the worker has played it. Blank text is not
    * played (an Enter in an empty box costs no step), as the CLI's text mode skips empty lines. A whole number n plays
    * the n-th admissible action, as in the CLI; a number outside 1..N is not played (no step) and `error` gives the
-   * range (core `readTyped`).
+   * range (core `readTyped`). An open form (an admissible action ending in `[`, e.g. `search[`), typed or picked by
+   * its number, is not played: it is put in the box for the person's words, and `error` says so; words after it with
+   * no closing `]` get one (play-complete.ts `closeOpenForm`).
    */
   async step(action: string = this.text): Promise<void> {
     if (!this.view || this.view.summary.done || this.working || action.trim() === '') return;
@@ -85,7 +88,14 @@ export class PlayState {
       this.error = `${typed.message.charAt(0).toUpperCase()}${typed.message.slice(1)}.`;
       return;
     }
-    if (await this.call((api) => api.playStep(typed.action), this.drawnFrom)) this.text = '';
+    const open = bareOpenForm(typed.action, this.view.admissible);
+    if (open !== null) {
+      this.text = open;
+      this.error = `Type your own words after ${open} and press Enter (the closing ] is added if you leave it out).`;
+      return;
+    }
+    const played = closeOpenForm(typed.action, this.view.admissible);
+    if (await this.call((api) => api.playStep(played), this.drawnFrom)) this.text = '';
   }
 
   /** Runs one worker call; returns whether it succeeded (else `error` says why). */

@@ -115,6 +115,12 @@ describe('commandHint', () => {
     expect(hint('Go To Desk 1')).toBeNull();
   });
 
+  it('lists an open form (an admissible action ending in [, e.g. a free-text search) as form[…]', () => {
+    expect(commandHint({ env: 'toy', preset: 'p', action: 'jump', admissible: ['search[', 'click[a]'] })).toBe(
+      '"jump" is not admissible now; admissible now: search[…], click[a]',
+    );
+  });
+
   it('edit distance and the closest action', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('', 'abc')).toBe(3);
