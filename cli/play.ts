@@ -4,7 +4,9 @@
  *
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
  * the number of an admissible action; empty lines are ignored, and a number outside 1..N gets a message giving the
- * range and costs no step: core `readTyped`), prints the result, and ends at `done`. An action that
+ * range and costs no step: core `readTyped`; an open form such as shop's `search[`, listed as `search[…]`, typed or
+ * picked with nothing inside gets a message saying to type one's own words in it, and costs no step), prints the
+ * result, and ends at `done`. An action that
  * does nothing also gets a hint in parentheses: whether it is a command of the preset at all (listing the commands it
  * has), fits its command's form, or is not possible now, with the admissible actions (src/core/envs/hint.ts). The end
  * of the episode or of the input prints a summary line: steps, success, total reward, invalid actions.
@@ -18,7 +20,8 @@
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { SPLITS, type Split } from '../src/core/envs/types';
+import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
+import { isOpenAction } from '../src/core/rollout/trie';
 import { z } from 'zod';
 import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
@@ -70,8 +73,23 @@ function jsonAction(line: string): { action: string } | { message: string } {
   return { message: 'expected an object with only a text "action", e.g. {"action":"go to desk 1"}' };
 }
 
+/** An admissible action as the list shows it: an open form (`search[`, rollout/trie.ts) as `search[…]`. */
+function listed(action: string): string {
+  return isOpenAction(action) ? `${action}…]` : action;
+}
+
 function numbered(actions: readonly string[]): string {
-  return ['Admissible actions:', ...actions.map((a, i) => `  ${String(i + 1).padStart(2)}. ${a}`)].join('\n');
+  return ['Admissible actions:', ...actions.map((a, i) => `  ${String(i + 1).padStart(2)}. ${listed(a)}`)].join('\n');
+}
+
+/**
+ * Text mode: a line that is an admissible open form with nothing after it (`search[`, typed or picked by number)
+ * is not played (it would do nothing and cost a step); the message says to type one's own words in it.
+ */
+function bareOpenForm(action: string, admissible: readonly string[]): { message: string } | null {
+  const a = normalizeAction(action);
+  if (!isOpenAction(a) || !admissible.includes(a)) return null;
+  return { message: `${a}…] takes your own words: type them inside the brackets, e.g. ${a}red shoes]` };
 }
 
 /**
@@ -120,7 +138,8 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       if (!json) io.write('> ');
       continue;
     }
-    const typed = json ? jsonAction(line) : readTyped(line, actions);
+    const read = json ? jsonAction(line) : readTyped(line, actions);
+    const typed = !json && 'action' in read ? (bareOpenForm(read.action, actions) ?? read) : read;
     if ('message' in typed) {
       // Nothing is played: the same state, the same actions.
       io.write(

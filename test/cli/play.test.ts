@@ -175,6 +175,17 @@ describe('play CLI', () => {
     },
   );
 
+  it('text mode on shop: search[ is listed as search[…]; picked or typed bare it costs no step', async () => {
+    const t = await session(['--env', 'shop'], ['1', ' search[ ', 'search[bed frame]', 'click[zzz]']);
+    expect(t.code).toBe(0);
+    expect(t.out).toContain('Admissible actions:\n   1. search[…]\n> ');
+    const msg = '(search[…] takes your own words: type them inside the brackets, e.g. search[red shoes])\n> ';
+    expect(t.out.split(msg).length).toBe(3);
+    expect(t.out).toContain('Page 1 (Total results: 50)');
+    expect(t.out).toContain('("click[zzz]" is a command of shop/default, but not possible now; admissible now: ');
+    expect(t.out).toMatch(/End of input: no success after 2 of 15 steps, total reward 0 \(1 invalid action\)\.\n$/);
+  });
+
   it("text mode: the end of the episode prints the summary (the expert's actions, by number and by text)", async () => {
     const t = await session(
       ['--task', '357', '--preset', 'easy'],

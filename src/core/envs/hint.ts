@@ -80,7 +80,8 @@ export function closestAction(action: string, admissible: readonly string[]): st
  * an admissible action is within a few edits, `; did you mean "…"?`:
  * - `an empty action is not a command`;
  * - `"fly to moon" is not a command of <env>/<preset>; commands here: go to …, take … from …, …`;
- * - `"take apple 1" does not fit the command "take … from …"`;
+ * - `"take apple 1" does not fit the command "take … from …"` (a bracket command too: `"click[]" does not fit the
+ *   command "click[…]"`);
  * - `"take apple 1 from desk 1" is a command of <env>/<preset>, but not possible now`.
  * Without `commands` the middle cases read `"x" is not admissible now`. Actions are judged normalised (trim,
  * collapse whitespace, lower-case), as the environment judges them.
@@ -94,7 +95,10 @@ export function commandHint(x: HintInput): string | null {
   if (action === '') parts.push('an empty action is not a command');
   else if (forms.length === 0) parts.push(`${quote(action)} is not admissible now`);
   else {
-    const own = forms.filter((f) => action === f.verb || action.startsWith(`${f.verb} `));
+    // A verb is followed by a space (`take … from …`) or a bracket (`click[…]`).
+    const own = forms.filter(
+      (f) => action === f.verb || action.startsWith(`${f.verb} `) || action.startsWith(`${f.verb}[`),
+    );
     if (own.length === 0) {
       parts.push(
         `${quote(action)} is not a command of ${where}; commands here: ${forms.map((f) => f.form).join(', ')}`,

@@ -75,6 +75,8 @@ export type PlayEnding = 'episode' | 'input' | 'stopped';
  * The summary in one line:
  * - `Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).`
  * - `Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).`
+ * - `Episode over: no success in 3 of 15 steps, total reward 0.2 (0 invalid actions).` (done before the step limit,
+ *   e.g. shop's `click[buy now]` of a product that does not fully match)
  * - `End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).` (ending `input`, not done)
  * - `Stopped: no success after 2 of 10 steps, …` (ending `stopped`, not done).
  * A done episode reads the same whatever `ending` says.
@@ -83,7 +85,7 @@ export function summaryText(s: PlaySummary, ending: PlayEnding = 'episode'): str
   const invalid = `(${s.invalid} invalid action${s.invalid === 1 ? '' : 's'})`;
   const rest = `${s.steps} of ${s.maxSteps} steps, total reward ${s.reward} ${invalid}.`;
   if (s.success) return `Task complete: success in ${rest}`;
-  if (s.done) return `Out of steps: no success in ${rest}`;
+  if (s.done) return `${s.steps < s.maxSteps ? 'Episode over' : 'Out of steps'}: no success in ${rest}`;
   return `${ending === 'input' ? 'End of input' : 'Stopped'}: no success after ${rest}`;
 }
 

@@ -15,6 +15,7 @@ import {
   summaryText,
   type PlaySummary,
 } from '../../../src/core/envs/play';
+import { getEnvSpec } from '../../../src/core/envs/registry';
 import { Rng } from '../../../src/core/rng';
 
 const EASY_ROOT = ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'];
@@ -115,6 +116,25 @@ describe('commandHint', () => {
     expect(hint('Go To Desk 1')).toBeNull();
   });
 
+  it('reads a bracket command (shop: click[…], search[…]) as its command: not possible now, or not fitting', () => {
+    const spec = getEnvSpec('shop');
+    const forms = spec.commands?.('default') ?? [];
+    const shopHint = (action: string, admissible: string[]) =>
+      commandHint({ env: 'shop', preset: 'default', commands: forms, action, admissible });
+    const page = ['click[back to search]', 'click[b91i55]'];
+    const now = 'admissible now: click[back to search], click[b91i55]';
+    expect(shopHint('click[zzz]', page)).toBe(
+      `"click[zzz]" is a command of shop/default, but not possible now; ${now}`,
+    );
+    expect(shopHint('click[]', page)).toBe(`"click[]" does not fit the command "click[…]"; ${now}`);
+    expect(shopHint('search[bed frame', ['search['])).toBe(
+      '"search[bed frame" does not fit the command "search[…]"; admissible now: search[…]',
+    );
+    expect(shopHint('fly away', page)).toBe(
+      `"fly away" is not a command of shop/default; commands here: search[…], click[…]; ${now}`,
+    );
+  });
+
   it('lists an open form (an admissible action ending in [, e.g. a free-text search) as form[…]', () => {
     expect(commandHint({ env: 'toy', preset: 'p', action: 'jump', admissible: ['search[', 'click[a]'] })).toBe(
       '"jump" is not admissible now; admissible now: search[…], click[a]',
@@ -150,6 +170,9 @@ describe('summaryText', () => {
     );
     expect(summaryText(s({ steps: 10, invalid: 3, done: true }), 'input')).toBe(
       'Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).',
+    );
+    expect(summaryText(s({ steps: 3, maxSteps: 15, reward: 0.2, done: true }), 'input')).toBe(
+      'Episode over: no success in 3 of 15 steps, total reward 0.2 (0 invalid actions).',
     );
     expect(summaryText(s({ steps: 1, invalid: 1 }), 'input')).toBe(
       'End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).',
