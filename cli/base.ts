@@ -13,6 +13,8 @@ export const PUBLIC_DIR = path.resolve(path.dirname(new URL(import.meta.url).pat
 
 /**
  * Read and check the base policy for an env and preset, from `publicDir` (default the repository's `public/`).
+ * `alternative`, the command's other way on when there is none (train: `pass --init scratch …`), ends the message
+ * for a missing base policy after the pretrain command that makes one.
  * @throws Error saying which file is missing or what does not match, and how to regenerate it.
  */
 export async function loadBaseFiles(
@@ -20,12 +22,14 @@ export async function loadBaseFiles(
   preset: string,
   tok: Tokenizer,
   publicDir = PUBLIC_DIR,
+  alternative = '',
 ): Promise<{ manifest: BaseManifest; bytes: Uint8Array; path: string }> {
   const mPath = path.join(publicDir, baseManifestPath(spec, preset));
   if (!fs.existsSync(mPath))
     throw new Error(
       `no base policy for ${spec.name}/${preset} (${path.relative(process.cwd(), mPath)} is missing); ` +
-        `make one with npm run pretrain -- --env ${spec.name} --preset ${preset}, or start from scratch`,
+        `make one with npm run pretrain -- --env ${spec.name} --preset ${preset}` +
+        (alternative ? `, or ${alternative}` : ''),
     );
   let raw: unknown;
   try {

@@ -316,7 +316,13 @@ async function policyBytes(
   let history = a.history ?? 3;
   if (a.policy === 'base') {
     try {
-      const base = await loadBaseFiles(spec, a.preset, tok);
+      const base = await loadBaseFiles(
+        spec,
+        a.preset,
+        tok,
+        undefined,
+        'score another policy: --policy expert, random or a .safetensors file',
+      );
       bytes = base.bytes;
       history = a.history ?? Number(base.manifest.pretrain.historyTurns ?? 3);
     } catch (e) {

@@ -170,7 +170,13 @@ export async function loadStart(
 async function loadBase(config: RunConfig): Promise<Uint8Array> {
   const spec = getEnvSpec(config.env);
   try {
-    const base = await loadBaseFiles(spec, config.preset, buildTokenizer(spec));
+    const base = await loadBaseFiles(
+      spec,
+      config.preset,
+      buildTokenizer(spec),
+      undefined,
+      'pass --init scratch to start from fresh weights',
+    );
     if (base.manifest.model !== config.model)
       fail(
         `--init base: the shipped base policy for ${config.env}/${config.preset} is a ${base.manifest.model} ` +

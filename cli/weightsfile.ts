@@ -4,7 +4,9 @@
  * no safetensors at all (JSON, text), named as such, with what the flag takes, before the loader's technical detail.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { decodeSafetensors } from '../src/core/model/io';
+import { CHECKPOINT_RE } from '../src/core/run/record';
 import { didYouMean } from './args';
 import { runDirFileMessage } from './rundir';
 
@@ -65,15 +67,25 @@ export function notSafetensors(
   if (bytes.length >= 8) {
     const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true);
     if (n >= 2n && n <= BigInt(bytes.length - 8)) return null;
+    // A header length followed by the header's `{`, but longer than the file: a safetensors file cut short.
+    if (n >= 2n && n < 2n ** 32n && bytes[8] === 0x7b)
+      return (
+        `${flag} ${file}: the weights file is cut short: its header alone is ${n} bytes, but only ` +
+        `${bytes.length - 8} follow (an interrupted write or copy?); give another weights file` +
+        (CHECKPOINT_RE.test(path.basename(file)) ? ', e.g. another checkpoint of the run' : '')
+      );
   }
-  // One of a run directory's own files (run.json, events.jsonl …): its checkpoints are the weights to give.
-  const member = runDirFileMessage(
-    file,
-    'a weights file',
-    (dir) =>
-      `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors` +
-      (opts.resume ? ` (to continue that run, use --resume ${dir})` : ''),
-  );
+  // One of a run directory's own files (run.json, events.jsonl …): its checkpoints are the weights to give. A
+  // checkpoint's own weights that are no safetensors at all are damaged, and read as any other file below.
+  const member = CHECKPOINT_RE.test(path.basename(file))
+    ? null
+    : runDirFileMessage(
+        file,
+        'a weights file',
+        (dir) =>
+          `give one of its checkpoints, ${flag} ${dir}/ckpt-<k>.safetensors` +
+          (opts.resume ? ` (to continue that run, use --resume ${dir})` : ''),
+      );
   if (member) return `${flag}: ${member}`;
   let detail = '';
   try {

@@ -300,6 +300,27 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
 }
 
 /**
+ * For a vocabulary mismatch: the environments a weights file was made on (metadata `envVersions`), as the fix —
+ * each environment has its own vocabulary, so weights of another one fit only it. Null when the file names none.
+ */
+function madeOnEnvs(meta: Readonly<Record<string, string>>): string | null {
+  const raw = own(meta, 'envVersions');
+  let made: unknown;
+  try {
+    made = typeof raw === 'string' ? JSON.parse(raw) : null;
+  } catch {
+    return null;
+  }
+  if (!made || typeof made !== 'object' || Array.isArray(made)) return null;
+  const envs = Object.keys(made).map((e) => e.slice(0, 40));
+  if (envs.length === 0) return null;
+  return (
+    `these weights were made on the ${envs.join(', ')} environment (each environment has its own ` +
+    `vocabulary): use them with ${envs.join(' or ')}, or retrain them with this version`
+  );
+}
+
+/**
  * Check decoded weights against what the code expects (size, vocabulary) and return the model config.
  * @throws Error naming the mismatch (model size, vocabulary hash, a tensor's shape, a tensor the model does not
  *   have) and how to fix it.
@@ -320,8 +341,8 @@ export function checkWeights(w: DecodedWeights, expect: { vocabSize: number; voc
   if (vs !== undefined && vs !== String(expect.vocabSize))
     throw new Error(
       `weights file: metadata vocabSize ${JSON.stringify(String(vs).slice(0, 40))} differs from this ` +
-        `code's vocabulary of ${expect.vocabSize} tokens; retrain or regenerate the weights with this ` +
-        `version`,
+        `code's vocabulary of ${expect.vocabSize} tokens; ` +
+        (madeOnEnvs(w.meta) ?? 'retrain or regenerate the weights with this version'),
     );
   const hash = own(w.meta, 'vocabHash');
   if (hash && hash !== expect.vocabHash)
