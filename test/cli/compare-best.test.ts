@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_CONFIG } from '../../src/core/run/config';
+import { handRunJson } from '../helpers/run-json';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-compare-best-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -30,20 +30,7 @@ const split = (r: number, pick: number) => ({
 function runDir(name: string): string {
   const dir = path.join(tmp, name);
   fs.mkdirSync(dir);
-  const run = {
-    format: 'opd-playground-run',
-    version: 1,
-    config: { ...DEFAULT_CONFIG, steps: 3, seed: 5 },
-    envVersions: { household: 'household-v2' },
-    command: 'train',
-    argv: [],
-    backend: 'wasm',
-    params: 1,
-    vocabSize: 2,
-    initWeights: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    resumes: [],
-  };
+  const run = handRunJson({ steps: 3, seed: 5 });
   fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run) + '\n');
   const step = (s: number) => ({ event: 'step', step: s, successRate: 0.5, rewardMean: 0, policyLoss: 0 });
   const ev = (s: number, seen: number, unseen: number) => ({

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { compareInputPaths } from '../../cli/compare-inputs';
+import { handRunJson } from '../helpers/run-json';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-compare-folders-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -23,20 +23,7 @@ function compare(args: string[]) {
 /** A hand-made run directory: `done` of 4 steps at training success 0.5 (finished at 4), its algorithm and seed. */
 function runDir(dir: string, algo: string, seed: number, done: number): void {
   fs.mkdirSync(dir, { recursive: true });
-  const run = {
-    format: 'opd-playground-run',
-    version: 1,
-    config: { ...DEFAULT_CONFIG, algo, steps: 4, seed },
-    envVersions: { household: 'household-v2' },
-    command: 'train',
-    argv: [],
-    backend: 'wasm',
-    params: 1,
-    vocabSize: 2,
-    initWeights: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    resumes: [],
-  };
+  const run = handRunJson({ algo, steps: 4, seed });
   fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run));
   const lines = Array.from({ length: done }, (_, i) => ({
     event: 'step',

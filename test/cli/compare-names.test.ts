@@ -12,6 +12,7 @@ import path from 'node:path';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { compareCsv, compareMarkdown, compareRuns } from '../../src/core/run/compare';
 import { parseEvents, parseRunRecord } from '../../src/core/run/record';
+import { handRunJson } from '../helpers/run-json';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-compare-names-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -24,23 +25,7 @@ function cli(script: string, args: string[]) {
 function runDir(name: string, algo = DEFAULT_CONFIG.algo): string {
   const dir = path.join(tmp, name);
   fs.mkdirSync(dir);
-  fs.writeFileSync(
-    path.join(dir, 'run.json'),
-    JSON.stringify({
-      format: 'opd-playground-run',
-      version: 1,
-      config: { ...DEFAULT_CONFIG, algo, steps: 2, seed: 4 },
-      envVersions: { household: 'household-v2' },
-      command: 'train',
-      argv: [],
-      backend: 'wasm',
-      params: 1,
-      vocabSize: 2,
-      initWeights: null,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      resumes: [],
-    }) + '\n',
-  );
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(handRunJson({ algo, steps: 2, seed: 4 })) + '\n');
   fs.writeFileSync(
     path.join(dir, 'events.jsonl'),
     JSON.stringify({ event: 'step', step: 1, successRate: 0.5, rewardMean: 0, policyLoss: 0 }) + '\n',

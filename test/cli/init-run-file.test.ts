@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { isRunPack, packRun } from '../../src/core/run-files/pack';
 import { encodeTensors } from '../../src/core/model/io';
+import { handRunJson } from '../helpers/run-json';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-init-pack-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -21,30 +21,7 @@ function cli(script: string, args: string[]) {
 
 const enc = new TextEncoder();
 /** A packed run of 0 steps: run.json only. */
-const bytes = packRun(
-  'grpo-5',
-  new Map([
-    [
-      'run.json',
-      enc.encode(
-        JSON.stringify({
-          format: 'opd-playground-run',
-          version: 1,
-          config: { ...DEFAULT_CONFIG, seed: 5 },
-          envVersions: { household: 'household-v2' },
-          command: 'train',
-          argv: [],
-          backend: 'wasm',
-          params: 1,
-          vocabSize: 2,
-          initWeights: null,
-          createdAt: '2026-01-01T00:00:00.000Z',
-          resumes: [],
-        }) + '\n',
-      ),
-    ],
-  ]),
-);
+const bytes = packRun('grpo-5', new Map([['run.json', enc.encode(JSON.stringify(handRunJson({ seed: 5 })) + '\n')]]));
 const whole = path.join(tmp, 'grpo-5.opdrun'),
   cut = path.join(tmp, 'cut.opdrun');
 fs.writeFileSync(whole, bytes);

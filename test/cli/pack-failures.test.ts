@@ -10,12 +10,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { encodeTensors } from '../../src/core/model/io';
 import { checkpointLine } from '../../src/core/run/resume-checks';
 import { sha256 } from '../../cli/from-run';
 import { packFailureMessage } from '../../cli/packfile';
 import { removeStaleTemporaries, writeAtomic } from '../../cli/files';
+import { handRunJson } from '../helpers/run-json';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-pack-failures-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -32,20 +32,7 @@ const errno = (code: string, p: string) => Object.assign(new Error(`${code}: fai
 /** A hand-made run directory: 2 of 4 steps, a checkpoint at step 2 whose events.jsonl line holds its sha256. */
 function runDir(dir: string): void {
   fs.mkdirSync(dir);
-  const run = {
-    format: 'opd-playground-run',
-    version: 1,
-    config: { ...DEFAULT_CONFIG, steps: 4, seed: 3 },
-    envVersions: { household: 'household-v2' },
-    command: 'train',
-    argv: [],
-    backend: 'wasm',
-    params: 1,
-    vocabSize: 2,
-    initWeights: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    resumes: [],
-  };
+  const run = handRunJson({ steps: 4, seed: 3 });
   fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(run, null, 2) + '\n');
   const weights = encodeTensors([{ name: 'w', shape: [4], data: Float32Array.of(1, 2, 3, 4) }], {
     format: 'opd-playground',

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import { encodeTensors } from '../../src/core/model/io';
+import { handRunJson } from '../helpers/run-json';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-pack-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -20,27 +20,7 @@ function cli(script: string, args: string[]) {
 /** A hand-made run directory: 2 of 4 steps, one evaluation, a checkpoint at step 2. */
 function runDir(dir: string): void {
   fs.mkdirSync(dir);
-  fs.writeFileSync(
-    path.join(dir, 'run.json'),
-    JSON.stringify(
-      {
-        format: 'opd-playground-run',
-        version: 1,
-        config: { ...DEFAULT_CONFIG, steps: 4, seed: 3 },
-        envVersions: { household: 'household-v2' },
-        command: 'train',
-        argv: [],
-        backend: 'wasm',
-        params: 1,
-        vocabSize: 2,
-        initWeights: null,
-        createdAt: '2026-01-01T00:00:00.000Z',
-        resumes: [],
-      },
-      null,
-      2,
-    ) + '\n',
-  );
+  fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify(handRunJson({ steps: 4, seed: 3 }), null, 2) + '\n');
   const split = (r: number) => ({ successRate: r, episodes: 4, byTaskType: {} });
   fs.writeFileSync(
     path.join(dir, 'events.jsonl'),
