@@ -22,7 +22,15 @@ import { AnalyzerState } from './analyzer.svelte';
 import { RunEvents } from './run-events.svelte';
 import { spawnTrainer, type TrainerHandle } from './trainer-client';
 import { RunPhaseState } from './run-phase.svelte';
-import { accepts, isBusy, settleEvent, type RunPhase, type RunPhaseEvent, type RunTransition } from './run-phase';
+import {
+  accepts,
+  isBusy,
+  isSettled,
+  settleEvent,
+  type RunPhase,
+  type RunPhaseEvent,
+  type RunTransition,
+} from './run-phase';
 
 export type { RunPhase } from './run-phase';
 
@@ -136,6 +144,8 @@ export abstract class RunControl extends RunEvents {
   private callSeq = 0;
   /** True while a start or step call is in the worker (a Pause is sent to it). */
   private inFlight = false;
+  /** The configure whose run the last settled Start/Step call trained (its late events are still that run's). */
+  private settledConfigure = -1;
   /** Receives the worker's events (a Comlink proxy). */
   protected readonly sink = Comlink.proxy((e: TrainEvent) => this.receive(e));
   /** Receives the worker's progress reports (a Comlink proxy); a discarded run's are dropped as its events are. */
@@ -290,9 +300,15 @@ export abstract class RunControl extends RunEvents {
     this.analyzer.failuresDismissedAt = 0;
   }
 
-  /** Takes an event of the run being trained; a discarded run's late events are not legal in the phase, so dropped. */
+  /**
+   * Takes an event of the run being trained. Comlink delivers events through the sink's own port, so the last events
+   * of a Start or Step (a step's `trajectories`, a deferred evaluation) can arrive after the call's answer settled
+   * the phase: they are taken while no configure (Reset, new settings) has discarded that run since. Any other event
+   * not legal in the phase (a discarded run's) is dropped.
+   */
   private receive(e: TrainEvent): void {
-    if (!this.dispatch('worker-step')) return;
+    const late = isSettled(this.machine.phase) && this.settledConfigure === this.configureSeq;
+    if (!this.dispatch('worker-step') && !late) return;
     this.takeEvent(e);
     if (e.event === 'interrupted' && this.machine.phase !== 'stopping') {
       this.sayPhase(
@@ -436,10 +452,13 @@ export abstract class RunControl extends RunEvents {
       const status = await (kind === 'start'
         ? trainer.api.start(this.sink, this.progressSink)
         : trainer.api.stepOnce(this.sink, this.progressSink));
-      if (current())
+      if (current()) {
+        this.settledConfigure = seq;
         this.dispatch(status === 'done' ? 'worker-done' : status === 'error' ? 'worker-error' : 'worker-paused');
+      }
     } catch (e) {
       if (current()) {
+        this.settledConfigure = seq;
         this.error = `training: ${message(e)}`;
         this.dispatch('worker-error');
       }
