@@ -21,7 +21,7 @@
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
-import { isOpenAction } from '../src/core/rollout/trie';
+import { isOpenAction } from '../src/core/envs/types';
 import { z } from 'zod';
 import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';

@@ -4,7 +4,7 @@
  * command's form, or is a command that is not possible in this state, and list the admissible actions. Only people
  * see these hints: the environment's own observation, which the policy reads, is unchanged.
  */
-import { normalizeAction, type CommandForm } from './types';
+import { isOpenAction, normalizeAction, type CommandForm } from './types';
 
 /** Longest action text quoted in a hint (characters); a longer one is cut and ends with `…`. */
 export const HINT_QUOTE_MAX = 60;
@@ -29,10 +29,10 @@ function quote(text: string): string {
 
 /**
  * An admissible action as a hint lists it: an open form (an action ending in `[` that takes the person's own words,
- * rollout/trie.ts `isOpenAction`) as `search[…]`, any other as it is.
+ * types.ts `isOpenAction`) as `search[…]`, any other as it is.
  */
 function shown(action: string): string {
-  return action.endsWith('[') ? `${action}…]` : action;
+  return isOpenAction(action) ? `${action}…]` : action;
 }
 
 /**

@@ -67,7 +67,10 @@ export interface Env {
   reset(ref: TaskRef): ResetResult;
   /** Applies one action (any string; normalised before it is judged). Throws if called before reset or after done. */
   step(action: string): StepResult;
-  /** Admissible actions in the current state, in a stable order, already normalised. */
+  /**
+   * Admissible actions in the current state, in a stable order, already normalised. An entry ending in `[` is an
+   * open form (`isOpenAction`, e.g. shop's `search[`): the action is that prefix, free text and a closing `]`.
+   */
   admissibleActions(): string[];
   /** Number of actions taken since reset. */
   readonly steps: number;
@@ -185,6 +188,14 @@ export interface CommandForm {
   form: string;
   /** Matches a normalised action (`normalizeAction`) of this form, e.g. `take apple 1 from desk 1`. */
   pattern: RegExp;
+}
+
+/**
+ * True when an admissible action is an open form: it ends in a `[` that no `]` follows (shop's `search[`, WebShop's
+ * `search[keywords]`, Yao et al. 2022), so a policy or a person completes it with free text and `]`.
+ */
+export function isOpenAction(action: string): boolean {
+  return action.endsWith('[');
 }
 
 /** Normalise an action for judging: trim, collapse runs of whitespace to one space, lower-case. */

@@ -21,12 +21,12 @@
  * The expert reads hidden state, so without a hint its search moves look arbitrary to the policy, which then
  * learns to search; with a hint it learns to go where the hint says.
  */
-import type { Env, EnvSpec, Split } from '../envs/types';
+import { isOpenAction, type Env, type EnvSpec, type Split } from '../envs/types';
 import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { ScoreSample } from '../model/scoring';
 import { actionTokens, buildPrompt, type Turn } from '../rollout/prompt';
-import { admissibleTrie, isOpenAction } from '../rollout/trie';
+import { admissibleTrie } from '../rollout/trie';
 import {
   episodeSkill,
   failureSkill,
@@ -141,7 +141,7 @@ function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: 
 
 /**
  * A uniformly random admissible action; an open one (a free-text prefix such as shop's `search[`,
- * rollout/trie.ts `isOpenAction`) is completed with 1–4 words of the task line drawn at random and `]`, so a noisy
+ * envs/types.ts `isOpenAction`) is completed with 1–4 words of the task line drawn at random and `]`, so a noisy
  * demonstration is an action the sampler can finish (`search[` alone is not one).
  */
 export function randomAction(admissible: readonly string[], task: string, r: Rng): string {

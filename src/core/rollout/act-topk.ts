@@ -18,7 +18,7 @@
  * An action whose response (its tokens and <eos>) is longer than `maxActionTokens` can never be completed by the
  * sampler: ℓ = −∞, p = 0, and it is not scored.
  *
- * An open action (a free-text prefix such as shop's `search[`, rollout/trie.ts `isOpenAction`) is scored as its
+ * An open action (a free-text prefix such as shop's `search[`, envs/types.ts `isOpenAction`) is scored as its
  * prefix alone, without <eos>: ℓ is the log-prob of entering the slot, i.e. the mass of every `search[…]` the
  * sampler could complete, so under admissible decoding the list's probabilities still sum to 1. It needs room for
  * its prefix, a `]` and <eos> within `maxActionTokens`.
@@ -26,7 +26,8 @@
 import type { PolicyHandle } from '../model/policy';
 import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { actionTokens } from './prompt';
-import { admissibleTrie, isOpenAction } from './trie';
+import { admissibleTrie } from './trie';
+import { isOpenAction } from '../envs/types';
 
 /** The decodings `scoreActions` supports (RunConfig.decoding; rollout/runner.ts DECODINGS). */
 export type ActDecoding = 'admissible' | 'free';

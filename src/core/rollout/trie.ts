@@ -10,6 +10,7 @@
 
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import { actionTokens } from './prompt';
+import { isOpenAction } from '../envs/types';
 
 interface Node {
   children: Map<number, Node>;
@@ -65,11 +66,6 @@ export function admissibleTrie(tok: Tokenizer, admissible: readonly string[]): A
     admissible.map(isOpenAction),
     freeTextSlot(tok),
   );
-}
-
-/** True when `action` ends in a `[` that no `]` follows: a free-text prefix such as `search[`. */
-export function isOpenAction(action: string): boolean {
-  return action.endsWith('[');
 }
 
 /** Trie of token sequences. */

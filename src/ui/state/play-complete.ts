@@ -2,10 +2,10 @@
  * Completion of the Play view's action input from the admissible actions (pure functions; the Svelte component
  * src/ui/components/PlayInput.svelte wires them to Tab and the arrow keys). Text is compared as the environment
  * judges actions: leading spaces dropped, runs of whitespace as one space, lower-case. An admissible action that ends
- * in `[` is an open form (core/rollout/trie.ts `isOpenAction`): the person writes their own words after it, and the
+ * in `[` is an open form (core/envs/types.ts `isOpenAction`): the person writes their own words after it, and the
  * closing `]` is added when they leave it out (`closeOpenForm`), as a policy's sampler closes the same free-text slot.
  */
-import { isOpenAction } from '../../core/rollout/trie';
+import { isOpenAction } from '../../core/envs/types';
 
 /**
  * The typed text as compared: leading whitespace dropped, whitespace runs as one space (a trailing one kept),

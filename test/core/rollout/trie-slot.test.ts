@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ActionTrie, freeTextSlot, isOpenAction } from '../../../src/core/rollout/trie';
+import { ActionTrie, freeTextSlot } from '../../../src/core/rollout/trie';
+import { isOpenAction } from '../../../src/core/envs/types';
 import { actionTokens } from '../../../src/core/rollout/prompt';
 import { Tokenizer } from '../../../src/core/tokenizer/tokenizer';
 

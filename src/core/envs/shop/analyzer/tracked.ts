@@ -64,7 +64,7 @@ function afterAction(s: ShopSeen, step: SeenStep): ShopSeen {
 /**
  * Whether a step skill may name `action` on `page`: the env accepts it there (`validOn`) and the policy can write
  * it — a search is `search[<keywords>]` with non-empty keywords and no bracket inside (the admissible list holds the
- * open form `search[`, which a sampler closes with the first `]`; rollout/trie.ts `isOpenAction`).
+ * open form `search[`, which a sampler closes with the first `]`; envs/types.ts `isOpenAction`).
  */
 export function skillAdmissible(page: SeenPage | null, action: string): boolean {
   if (!validOn(page, action)) return false;
