@@ -16,9 +16,12 @@ import { stepShown, storedRuns } from './run-store-page';
 const BASE_MODEL = (
   JSON.parse(readFileSync(join(ROOT, 'public/base/household-easy.json'), 'utf8')) as { model: string }
 ).model;
-/** 40 steps of B 2 × G 2, a checkpoint every 2, no evaluation: it trains for minutes, with a checkpoint soon. */
+/**
+ * 1 000 steps of B 2 × G 2 (about a second each on wasm), a checkpoint every 2, no evaluation: no tab reaches the last
+ * step while the test runs (with 40 steps a fast machine finished the run before the last Pause), a checkpoint soon.
+ */
 const LINK =
-  `backend=wasm&model=${BASE_MODEL}&steps=40&tasksPerStep=2&groupSize=2` +
+  `backend=wasm&model=${BASE_MODEL}&steps=1000&tasksPerStep=2&groupSize=2` +
   '&miniBatches=2&evalEvery=0&checkpointEvery=2';
 const ELSEWHERE = 'training in another tab: Resume and Delete are off until it pauses or closes there';
 
@@ -118,6 +121,7 @@ describe('a stored run in two tabs', () => {
     const resumedAt = await stepShown(a.page);
     await expect.poll(() => stepShown(a.page), { timeout: 240_000, interval: 250 }).toBeGreaterThan(resumedAt);
     await expect.poll(() => shownElsewhere(b.page), { timeout: 30_000 }).toBe(true);
+    expect(await phase(a.page)).toBe('running');
     await a.page.getByTestId('pause-button').click();
     await waitPhase(a.page, 'paused', a.logs);
 
