@@ -163,6 +163,27 @@ export interface EnvSpec {
    * sent as recorded. Absent: no worked example, observations cut to OBS_MAX_CHARS.
    */
   analyzerPrompt?(preset: string): AnalyzerPromptSpec;
+  /**
+   * What the environment server's `GET /available_actions` (`npm run serve`, cli/serve/) answers for an episode of
+   * this env, when the env's AgentGym reference server answers another shape than the admissible list: AgentGym's
+   * WebShop server answers `{has_search_bar, clickables}`. `admissible` is the episode's `admissibleActions()` now.
+   * The value is sent as JSON. Absent: the admissible list itself.
+   */
+  availableActions?(admissible: readonly string[]): Readonly<Record<string, unknown>>;
+  /**
+   * Retrieval over the env's own corpus, for the server's Search-R1 `POST /retrieve` route: the `topk` (integer ≥ 1)
+   * best passages for `query`, best first, each with its title, text and score (higher is better). Absent: the env
+   * has no corpus to search, and `/retrieve` answers that no registered env has one.
+   */
+  retrieve?(query: string, topk: number): readonly RetrievedPassage[];
+}
+
+/** One passage `EnvSpec.retrieve` returns: a document's title and text, and its retrieval score. */
+export interface RetrievedPassage {
+  title: string;
+  text: string;
+  /** Retrieval score; higher is better (e.g. BM25). */
+  score: number;
 }
 
 /** What an env gives the `http` analyzer's prompt (EnvSpec.analyzerPrompt; placeholders: analyzer/prompt.ts). */

@@ -7,7 +7,7 @@
  */
 import type { Analyzer, AnalyzerOptions, CommandForm, Env, EnvSpec, Expert } from '../types';
 import { SHOP_VERSION } from './catalog';
-import { ShopEnv } from './env';
+import { SEARCH_PREFIX, ShopEnv, parseAction } from './env';
 import { ShopExpert } from './expert';
 import { SHOP_PRESETS, SHOP_TASK_TYPES, checkPreset } from './tasks';
 import { shopCorpus } from './vocab';
@@ -84,5 +84,17 @@ export const shop: EnvSpec = {
   analyzerPrompt(preset: string) {
     checkPreset(preset);
     return SHOP_PROMPT;
+  },
+  /**
+   * AgentGym's WebShop `GET /available_actions` shape (WebShop `WebAgentTextEnv.get_available_actions`): on the search
+   * page `{has_search_bar: true, clickables: ['search']}`, elsewhere the page's clickable values, in page order.
+   */
+  availableActions(admissible: readonly string[]) {
+    if (admissible.includes(SEARCH_PREFIX)) return { has_search_bar: true, clickables: ['search'] };
+    const clickables = admissible.flatMap((a) => {
+      const [name, value] = parseAction(a);
+      return name === 'click' && value !== null ? [value] : [];
+    });
+    return { has_search_bar: false, clickables };
   },
 };
