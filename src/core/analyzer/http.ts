@@ -32,7 +32,14 @@ import type {
   TrajectorySkills,
 } from './types';
 import { emptyStats } from './types';
-import { DEFAULT_HTTP_PROMPT, STRICT_SUFFIX, renderPrompt, type PromptEnv, type PromptTemplate } from './prompt';
+import {
+  DEFAULT_HTTP_PROMPT,
+  STRICT_SUFFIX,
+  renderPrompt,
+  type GroupContext,
+  type PromptEnv,
+  type PromptTemplate,
+} from './prompt';
 import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
 import { finishFailure, httpFailure, readEnvelope, type Ctx, type Failure } from './http-reply';
 import { exchange, networkFailure, redirectNote, sleep, tooLargeFailure, unreadableFailure } from './http-exchange';
@@ -179,7 +186,7 @@ export class HttpAnalyzer implements Analyzer {
    * @throws the signal's reason when `signal` aborts (a stopped run); bad replies and HTTP errors never throw.
    */
   async analyze(group: AnalyzerGroup, signal?: AbortSignal): Promise<AnalysisResult> {
-    return Promise.all(group.trajectories.map((t) => this.analyzeOne(t, signal)));
+    return Promise.all(group.trajectories.map((t, index) => this.analyzeOne(t, { group, index }, signal)));
   }
 
   /** Cumulative counters (a copy): calls = requests made, retries included; latencyMs = their summed duration. */
@@ -187,7 +194,11 @@ export class HttpAnalyzer implements Analyzer {
     return { ...this.s, failureReasons: { ...this.s.failureReasons } };
   }
 
-  private async analyzeOne(t: AnalyzerTrajectory, signal?: AbortSignal): Promise<TrajectorySkills | null> {
+  private async analyzeOne(
+    t: AnalyzerTrajectory,
+    member: GroupContext,
+    signal?: AbortSignal,
+  ): Promise<TrajectorySkills | null> {
     if (this.o.failedOnly && t.success) return null;
     let strict = false;
     let last: Failure | undefined;
@@ -199,7 +210,7 @@ export class HttpAnalyzer implements Analyzer {
           Math.max(Math.min(MAX_RETRY_DELAY_MS, this.o.retryDelayMs * 2 ** (i - 1)), last.waitMs ?? 0),
           signal,
         );
-      const r = await this.withSlot(() => this.attempt(t, strict, signal));
+      const r = await this.withSlot(() => this.attempt(t, member, strict, signal));
       if (r.ok) return r.skills;
       last = r;
       if (r.retry === 'no') break;
@@ -215,10 +226,15 @@ export class HttpAnalyzer implements Analyzer {
    * One request (two when the server rejects JSON mode). Returns skills or a failure with its retry kind; throws only
    * when `signal` aborted.
    */
-  private async attempt(t: AnalyzerTrajectory, strict: boolean, signal?: AbortSignal): Promise<Attempt> {
+  private async attempt(
+    t: AnalyzerTrajectory,
+    member: GroupContext,
+    strict: boolean,
+    signal?: AbortSignal,
+  ): Promise<Attempt> {
     signal?.throwIfAborted();
     const { model, maxStepSkills: K, maxSkillChars, timeoutMs } = this.o;
-    const p = renderPrompt(this.o.promptTemplate, t, K, maxSkillChars, this.env);
+    const p = renderPrompt(this.o.promptTemplate, t, K, maxSkillChars, this.env, member);
     const messages = [
       { role: 'system', content: p.system },
       { role: 'user', content: p.user + (strict ? STRICT_SUFFIX : '') },

@@ -16,9 +16,13 @@
  * - `{K}` max step skills; `{lastStep}` the last step index (nSteps − 1); `{maxChars}` max characters per skill;
  * - `{commands}` the env's command forms (`go to …, take … from …`), or a sentence saying the commands are those
  *   the episode shows; `{examples}` the env's worked examples, one `Example (…):` line and its JSON each.
+ * - `{group}` the trajectory's whole group as one line, `opd-group: ` and a JSON object (`renderGroup`): not for an
+ *   LLM (the default template leaves it out) but for a server that runs an embedded analyzer on it, such as `npm run
+ *   serve`'s `/v1/chat/completions` (docs/scale-out.md), so it sees what the env's heuristic analyzer sees: every
+ *   trajectory of the group with its full observations. `(no group)` when the caller gave none.
  */
 import { episodeSkill, failureSkill, stepSkill } from '../skills/grammar';
-import type { AnalyzerPromptSpec, AnalyzerTrajectory, EnvSpec } from '../envs/types';
+import type { AnalyzerGroup, AnalyzerPromptSpec, AnalyzerTrajectory, EnvSpec } from '../envs/types';
 
 /** A chat prompt template: the system and user messages, with placeholders (see module doc). */
 export interface PromptTemplate {
@@ -109,6 +113,33 @@ export function renderExamples(env: PromptEnv): string {
     .join('\n');
 }
 
+/** What `{group}` is made from: the group being analysed and the index of the trajectory a prompt is about. */
+export interface GroupContext {
+  group: AnalyzerGroup;
+  /** Index of the prompt's trajectory in `group.trajectories`. */
+  index: number;
+}
+
+/** The prefix of the `{group}` line; the rest of the line is the JSON object `renderGroup` documents. */
+export const GROUP_LINE_PREFIX = 'opd-group: ';
+
+/**
+ * The `{group}` line: GROUP_LINE_PREFIX and, on the same line (JSON escapes every line break), the object
+ * `{"v": 1, "env": <registry name>, "index": <the prompt's trajectory>, "maxStepSkills": K, "trajectories":
+ * [{"task", "success", "finalObservation", "steps": [{"observation", "action", "valid", "return"}]}]}` — the
+ * AnalyzerGroup as recorded, full observations and unrounded returns, without the privileged `ref`.
+ */
+export function renderGroup(ctx: GroupContext, K: number): string {
+  const trajectories = ctx.group.trajectories.map((t) => ({
+    task: t.task,
+    success: t.success,
+    finalObservation: t.finalObservation,
+    steps: t.steps.map((s) => ({ observation: s.observation, action: s.action, valid: s.valid, return: s.return })),
+  }));
+  const body = { v: 1, env: ctx.group.env, index: ctx.index, maxStepSkills: K, trajectories };
+  return GROUP_LINE_PREFIX + JSON.stringify(body);
+}
+
 /**
  * Fill a template for one trajectory.
  * @param template system + user text with placeholders (unknown `{names}` are left as written).
@@ -116,6 +147,7 @@ export function renderExamples(env: PromptEnv): string {
  * @param K max step skills (integer ≥ 0).
  * @param maxChars max characters per skill (default 200).
  * @param env what the prompt says about the run's env (`promptEnv`); default: nothing.
+ * @param group the trajectory's group and its index there, for `{group}` (`renderGroup`); default: none.
  * @returns the filled system and user messages.
  */
 export function renderPrompt(
@@ -124,6 +156,7 @@ export function renderPrompt(
   K: number,
   maxChars = 200,
   env: PromptEnv = {},
+  group?: GroupContext,
 ): PromptTemplate {
   const values: Record<string, string> = {
     task: trajectory.task,
@@ -137,6 +170,9 @@ export function renderPrompt(
     examples: renderExamples(env),
   };
   const fill = (s: string) =>
-    s.replace(/\{(task|outcome|steps|final|K|lastStep|maxChars|commands|examples)\}/g, (_, k: string) => values[k]);
+    s.replace(/\{(task|outcome|steps|final|K|lastStep|maxChars|commands|examples|group)\}/g, (_, k: string) =>
+      // `{group}` is rendered only when a template asks for it (a group's JSON can be large).
+      k === 'group' ? (group ? renderGroup(group, K) : '(no group)') : values[k],
+    );
   return { system: fill(template.system), user: fill(template.user) };
 }
