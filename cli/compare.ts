@@ -2,8 +2,9 @@
  * `npm run compare -- DIR1 DIR2 [...] [--json]`: runs side by side from their run directories (written by
  * `train --run-dir`; format in src/core/run/record.ts) or `.opdrun` files (one packed run record,
  * src/core/run-files/pack.ts: the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name,
- * algorithm, seed, steps done (of planned), success per evaluation split at the last evaluation and at the best
- * evaluation with its step, the last step's training success, checkpoints and the last validation's mean pass rate.
+ * environment and preset (runs of different envs side by side are told apart), algorithm, seed, steps done (of
+ * planned), success per evaluation split at the last evaluation and at the best evaluation with its step, the last
+ * step's training success, checkpoints and the last validation's mean pass rate.
  * "Best" has one meaning in all four outputs, the results tables' (src/core/run/aggregate.ts `pickEval`): the one
  * evaluation with the highest mean success over the splits (ties: the earlier), every split read from it. Two runs of
  * the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path given: `grpo-3
@@ -66,7 +67,9 @@ function help(): string {
     'Runs side by side, one row per input: a run directory (npm run train -- --run-dir DIR) or an .opdrun file',
     "(the page's Runs export, npx tsx cli/pack.ts DIR FILE); a folder holding run directories (an experiment's",
     '--out folder, its runs/) stands for them. Without a flag, a table with these columns:',
-    '  run, algo, seed              the run (its folder name; with the path given when two inputs share it)',
+    '  run                          the run (its folder name; with the path given when two inputs share it)',
+    "  env, preset                  the run's environment and its preset (run.json's config)",
+    '  algo, seed                   its algorithm and seed',
     '  steps                        steps done/planned, "(unfinished)" when the run did not end',
     '  <split> final                success on that evaluation split at the last evaluation',
     '  <split> best                 success on that split at the best evaluation (below)',
@@ -90,13 +93,16 @@ function fail(msg: string): never {
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(100 * x).toFixed(1)}%`);
 
 /**
- * The runs as a readable table: one row per run, split columns in order of first appearance, the best evaluation's
- * step in `best eval (top mean)` (best as `BEST` says).
+ * The runs as a readable table: one row per run (its environment and preset beside its name, so that runs of
+ * different envs are told apart), each column padded to its widest cell, split columns in order of first appearance,
+ * the best evaluation's step in `best eval (top mean)` (best as `BEST` says).
  */
 function table(runs: RunSummary[]): string {
   const splits = [...new Set(runs.flatMap((r) => Object.keys(r.finalEval ?? {})))];
   const head = [
     'run',
+    'env',
+    'preset',
     'algo',
     'seed',
     'steps',
@@ -108,6 +114,8 @@ function table(runs: RunSummary[]): string {
   ];
   const rows = runs.map((r) => [
     r.name,
+    r.env,
+    r.preset,
     r.algo,
     String(r.seed),
     `${r.stepsDone}/${r.stepsPlanned}${r.done ? '' : ' (unfinished)'}`,

@@ -85,7 +85,7 @@ describe('compare: one row per input', () => {
     expect(on.status).toBe(0);
     expect(on.stdout).toBe(cli('compare', [dir, '--json']).stdout);
     const off = cli('compare', [dir, '--json=false']);
-    expect(off.stdout.split('\n')[0]).toMatch(/^run\s+algo\s+seed\s+steps/);
+    expect(off.stdout.split('\n')[0]).toMatch(/^run\s+env\s+preset\s+algo\s+seed\s+steps/);
     const sep = cli('compare', [dir, '--json', 'true']);
     expect(sep.status).toBe(0);
     expect(sep.stdout).toBe(on.stdout);

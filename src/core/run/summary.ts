@@ -32,6 +32,9 @@ const rates = (e: RunEvals['evals'][number]) =>
 /** One run's line of `compare`. Rates in [0, 1]; null where the run has no such event. */
 export interface RunSummary {
   name: string;
+  /** The run's environment and preset (run.json config `env`, `preset`), e.g. `household` and `easy`. */
+  env: string;
+  preset: string;
   algo: string;
   seed: number;
   /** Last step event's step. */
@@ -75,6 +78,8 @@ export function summarizeRun(name: string, run: RunRecord, events: readonly Reco
   const best = evals.length ? pickEval(run1, 'best', splits) : null;
   return {
     name,
+    env: run.config.env,
+    preset: run.config.preset,
     algo: run.config.algo,
     seed: run.config.seed,
     stepsDone: lastStep?.step ?? 0,
