@@ -20,6 +20,7 @@
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
+import { alignColumns } from './text-table';
 import { exitOnClosedStdout } from './files';
 import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
@@ -413,7 +414,11 @@ function printResults(a: EvalArgs, spec: EnvSpec, { results, historyUsed, versio
   }
 }
 
-/** Print without --json: a split's success over its episodes (the task range), then per task type. */
+/**
+ * Print without --json: a split's success over its episodes (the task range), then a table of success per task type
+ * (`task type  success  episodes`), each column padded to its widest cell (cli/text-table.ts) so that the header and
+ * rows line up whatever the type names' lengths.
+ */
 function printText(a: EvalArgs, split: Split, s: SplitEval): void {
   const first = a['first-task'];
   process.stdout.write(
@@ -421,11 +426,13 @@ function printText(a: EvalArgs, split: Split, s: SplitEval): void {
       `success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes ` +
       `(tasks ${first}..${first + s.episodes - 1})\n`,
   );
-  for (const [k, v] of Object.entries(s.byTaskType))
-    process.stdout.write(
-      `  ${k.padEnd(8)} ${(100 * v.successRate).toFixed(1)}% ` +
-        `(${v.episodes} episode${v.episodes === 1 ? '' : 's'})\n`,
-    );
+  const types = Object.entries(s.byTaskType);
+  if (types.length === 0) return;
+  const rows = [
+    ['task type', 'success', 'episodes'],
+    ...types.map(([k, v]) => [k, `${(100 * v.successRate).toFixed(1)}%`, String(v.episodes)]),
+  ];
+  for (const line of alignColumns(rows, [false, true, true])) process.stdout.write(`  ${line}\n`);
 }
 
 async function main(): Promise<void> {

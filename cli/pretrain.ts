@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
+import { alignColumns } from './text-table';
 import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors } from './weightsfile';
 import { setupBackend, NODE_BACKENDS } from './backend';
@@ -110,7 +111,7 @@ const SPEC = {
 type Measured = NonNullable<BaseManifest['measured']>;
 type Sens = NonNullable<BaseManifest['skillSensitivity']>;
 
-/** Success per task type × split × hint mode as a text table (percent, episodes in brackets). */
+/** Success per task type × split × hint mode as a text table (percent, episodes in brackets), columns aligned. */
 function successTable(m: Measured, splits: readonly Split[]): string {
   const modes = Object.keys(m[splits[0]] ?? {});
   const types = [
@@ -120,32 +121,22 @@ function successTable(m: Measured, splits: readonly Split[]): string {
     const x = m[s]?.[md]?.byTaskType[t];
     return x ? `${(100 * x.successRate).toFixed(1)}% (${x.episodes})` : '—';
   };
-  const head = `${'type'.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => `${s}/${md}`.padEnd(22))).join(' ')}`;
-  return (
-    [
-      'success by task type:',
-      head,
-      ...types.map(
-        (t) => `${t.padEnd(7)} ${splits.flatMap((s) => modes.map((md) => cell(s, md, t).padEnd(22))).join(' ')}`,
-      ),
-    ].join('\n') + '\n'
-  );
+  const rows = [
+    ['type', ...splits.flatMap((s) => modes.map((md) => `${s}/${md}`))],
+    ...types.map((t) => [t, ...splits.flatMap((s) => modes.map((md) => cell(s, md, t)))]),
+  ];
+  return ['success by task type:', ...alignColumns(rows)].join('\n') + '\n';
 }
 
-/** Step-skill log-prob gain (nats) per task type, on and off the expert's path, as a text table. */
+/** Step-skill log-prob gain (nats) per task type, on and off the expert's path, as a text table, columns aligned. */
 function sensitivityTable(on: Sens, off?: Sens): string {
   const types = [...new Set([...Object.keys(on.byTaskType ?? {}), ...Object.keys(off?.byTaskType ?? {})])].sort();
   const cell = (k: Sens | undefined, t: string) => {
     const x = k?.byTaskType?.[t];
     return x ? `${x.gainNats >= 0 ? '+' : ''}${x.gainNats.toFixed(3)} (${x.steps} steps)` : '—';
   };
-  return (
-    [
-      'step-skill log-prob gain by task type (nats):',
-      `${'type'.padEnd(7)} ${'on path'.padEnd(24)} off path`,
-      ...types.map((t) => `${t.padEnd(7)} ${cell(on, t).padEnd(24)} ${cell(off, t)}`),
-    ].join('\n') + '\n'
-  );
+  const rows = [['type', 'on path', 'off path'], ...types.map((t) => [t, cell(on, t), cell(off, t)])];
+  return ['step-skill log-prob gain by task type (nats):', ...alignColumns(rows)].join('\n') + '\n';
 }
 
 function fail(msg: string): never {
