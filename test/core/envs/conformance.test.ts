@@ -47,13 +47,13 @@ const PINS: Record<string, { version: string; hashes: Record<string, Record<Spli
     },
   },
   shop: {
-    version: 'shop-v1',
+    version: 'shop-v2',
     hashes: {
       default: {
-        train: '315943ee971101cc174c75671e4c5d1765f31ff3480fb442a07b83715cceb44c',
-        'test-seen': '7da12b7146796c8c30325542a6d723168d75d950370e1e6758896e8f00503061',
-        'test-unseen': 'ab249c899c39327db00070cf577dd7929f07d74451ea9d3918b93819667d6778',
-        val: 'fd23e87bc7eda30db986fcd6713d59830edbff28c85e29d7c39aabe2da922be8',
+        train: 'd6be53f41a7c4cfded1d6160dfa3b2a6e590a1b027ee184f673079d18877456e',
+        'test-seen': '18fa94b3492322d8fca27ab608acdf6d27d380a5e668b0b75ebd8d9fe963d5e4',
+        'test-unseen': 'f0431c4890c21f7efd292fd9b0d5e40567874f59bf64082c0c8ea8cefc04094d',
+        val: '7b38a1c875137feb105664f09acc6f735f793f46fe349da003426ba9502b387a',
       },
     },
   },

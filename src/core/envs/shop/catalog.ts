@@ -11,7 +11,7 @@
  * per product (items_ins_v2 `instruction` / `instruction_attributes`; goal.py `get_synthetic_goals` draws the price
  * limit once per product).
  *
- * Draw order: one `Rng` per leaf (`shop/<version>/catalog/<leaf index>`) draws, per product: brand, attributes,
+ * Draw order: one `Rng` per leaf (`shop/shop-v1/catalog/<leaf index>`) draws, per product: brand, attributes,
  * title, description, features, options, pricing, drawn price, instruction, price limit; ids come from their own
  * stream (`…/ids`) in catalogue order.
  */
@@ -27,7 +27,14 @@ import {
 } from './lexicon';
 
 /** Version of the shop's catalogue, tasks and rules; stored in run configs and manifests. */
-export const SHOP_VERSION = 'shop-v1';
+export const SHOP_VERSION = 'shop-v2';
+/**
+ * The tag the catalogue's and the tasks' generators are seeded with: `shop-v1`'s, since `shop-v2` changed only which
+ * products `test-unseen` asks for (`isUnseenGoal`), not the catalogue or the draws of the other splits' tasks.
+ */
+export const SHOP_SEED_TAG = 'shop-v1';
+/** One product in UNSEEN_EVERY of an asked-for type is kept for `test-unseen` (`isUnseenGoal`). */
+export const UNSEEN_EVERY = 5;
 /** Products generated per leaf of the category tree. */
 export const PRODUCTS_PER_LEAF = 100;
 
@@ -215,11 +222,11 @@ function drawIds(rng: Rng, count: number): string[] {
 /** Generate the catalogue (a fresh array; `catalog()` caches one). */
 export function generateCatalog(): Product[] {
   const total = LEAVES.length * PRODUCTS_PER_LEAF;
-  const ids = drawIds(new Rng(hash32(`shop/${SHOP_VERSION}/ids`)), total);
+  const ids = drawIds(new Rng(hash32(`shop/${SHOP_SEED_TAG}/ids`)), total);
   const out: Product[] = [];
   const used = new Set<string>();
   for (let l = 0; l < LEAVES.length; l++) {
-    const rng = new Rng(hash32(`shop/${SHOP_VERSION}/catalog/${l}`));
+    const rng = new Rng(hash32(`shop/${SHOP_SEED_TAG}/catalog/${l}`));
     for (let k = 0; k < PRODUCTS_PER_LEAF; k++) {
       const index = out.length;
       out.push(makeProduct(rng, l, index, ids[index], used));
@@ -241,4 +248,15 @@ export function catalog(): readonly Product[] {
 export function productByAsin(asin: string): Product | undefined {
   if (!byAsin) byAsin = new Map(catalog().map((p) => [p.asin, p]));
   return byAsin.get(asin);
+}
+
+/**
+ * Whether only `test-unseen` asks for product `p`: every UNSEEN_EVERY-th product of the catalogue (catalogue index
+ * ≡ UNSEEN_EVERY − 1, i.e. 20 of each leaf's 100) whose type is asked for (`LEAVES[leaf].heldOut` false). Its
+ * goals — its title, attribute set and option combinations — are never asked for by `train`, `test-seen` or `val`,
+ * though it shows up in their search results: WebShop-style unseen tasks, new attribute combinations in product types
+ * the policy has bought before.
+ */
+export function isUnseenGoal(p: Product): boolean {
+  return !LEAVES[p.leaf].heldOut && p.index % UNSEEN_EVERY === UNSEEN_EVERY - 1;
 }

@@ -31,7 +31,7 @@ export interface LeafSpec {
   readonly options: readonly OptionPool[];
   /** Price bounds of a product's (first) price, in dollars. */
   readonly price: readonly [number, number];
-  /** True when the type is held out of `train`/`test-seen`/`val` and forms `test-unseen`. */
+  /** True when no split asks for the type's products: they are search distractors only (catalog.ts `isUnseenGoal`). */
   readonly heldOut: boolean;
 }
 
@@ -115,7 +115,8 @@ const HOME = ['easy assembly', 'solid wood', 'storage space', 'space saving', 'm
 
 /**
  * The category tree: 5 top categories × 3 second levels × 2 product types = 30 leaves. One type per top category is
- * held out (`heldOut`): its products are in the catalogue (search finds them) but only `test-unseen` asks for them.
+ * held out (`heldOut`): its products are in the catalogue (search finds them) but no split asks for them (in `shop-v1`
+ * they formed `test-unseen`, whose words a policy trained on `train` never produced).
  */
 export const LEAVES: readonly LeafSpec[] = [
   leaf(

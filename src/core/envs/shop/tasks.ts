@@ -4,16 +4,19 @@
  * `get_synthetic_goals`): one goal per product and combination of its option values, with the instruction
  * `<product instruction> with <name>: <value>, and <name>: <value><price text>` (option names sorted).
  *
- * Splits: `train`, `test-seen` and `val` draw goals of products whose type is not held out; `test-unseen` only goals of
- * the held-out types (one per top category, lexicon.ts `LEAVES[].heldOut`), so a policy trained on `train` never bought
- * one. A task is one uniform draw over the split's goals (every (product, combination) pair equally likely, as WebShop
- * addresses goals by index; WebShop's attribute-frequency weights only apply to its random, unaddressed sessions) from
- * an `Rng` seeded with `shop/<version>/<preset>/<split>/<index>`. `val` task i is `train` task TRAIN_TASK_INDICES + i,
+ * Splits: `test-unseen` asks only for the goals of catalog.ts `isUnseenGoal` products (one in five of every asked-for
+ * product type), `train`, `test-seen` and `val` for the goals of the other products of the asked-for types, so a policy
+ * trained on `train` never bought a `test-unseen` product (the types of lexicon.ts `LEAVES[].heldOut` are asked for by
+ * no split). A task is one uniform draw over the split's goals (every (product, combination) pair equally likely, as
+ * WebShop addresses goals by index; WebShop's attribute-frequency weights only apply to its random, unaddressed
+ * sessions) from an `Rng` seeded with `shop/shop-v1/<preset>/<split>/<index>` (`SHOP_SEED_TAG`): a draw of an
+ * unseen goal by a train-side split is drawn again from the same stream (rejection keeps the draw uniform, and every
+ * task whose first draw was kept is the same as in `shop-v1`). `val` task i is `train` task TRAIN_TASK_INDICES + i,
  * labelled `val`.
  */
 import { Rng, hash32 } from '../../rng';
 import { SPLITS, TRAIN_TASK_INDICES, type Split, type TaskRef } from '../types';
-import { SHOP_VERSION, catalog, type Product } from './catalog';
+import { SHOP_SEED_TAG, catalog, isUnseenGoal, type Product } from './catalog';
 import { LEAVES } from './lexicon';
 import type { RewardGoal } from './reward';
 
@@ -80,13 +83,25 @@ const pools = new Map<boolean, Pool>();
 function pool(heldOut: boolean): Pool {
   let p = pools.get(heldOut);
   if (!p) {
-    const products = catalog().filter((x) => LEAVES[x.leaf].heldOut === heldOut);
+    const products = catalog().filter((x) => (heldOut ? isUnseenGoal(x) : !LEAVES[x.leaf].heldOut));
     const cum = [0];
     for (const x of products) cum.push(cum[cum.length - 1] + combinations(x));
     p = { products, cum };
     pools.set(heldOut, p);
   }
   return p;
+}
+
+/** The index of the product whose goals hold goal number g (cum[i] ≤ g < cum[i + 1]), by bisection. */
+function goalProduct(cum: readonly number[], g: number): number {
+  let lo = 0;
+  let hi = cum.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (cum[mid] <= g) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** @throws Error when the split is unknown or the index is not a non-negative safe integer. */
@@ -104,16 +119,15 @@ export function generateTask(preset: string, ref: TaskRef): ShopTask {
   checkPreset(preset);
   checkTaskRef(ref);
   const addr = ref.split === 'val' ? { split: 'train', index: TRAIN_TASK_INDICES + ref.index } : ref;
-  const rng = new Rng(hash32(`shop/${SHOP_VERSION}/${preset}/${addr.split}/${addr.index}`));
-  const { products, cum } = pool(ref.split === 'test-unseen');
-  const g = rng.int(cum[cum.length - 1]);
-  let lo = 0;
-  let hi = products.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (cum[mid] <= g) lo = mid;
-    else hi = mid - 1;
-  }
+  const rng = new Rng(hash32(`shop/${SHOP_SEED_TAG}/${preset}/${addr.split}/${addr.index}`));
+  const unseen = ref.split === 'test-unseen';
+  const { products, cum } = pool(unseen);
+  let g: number;
+  let lo: number;
+  do {
+    g = rng.int(cum[cum.length - 1]);
+    lo = goalProduct(cum, g);
+  } while (!unseen && isUnseenGoal(products[lo]));
   const product = products[lo];
   const goalOptions = combination(product, g - cum[lo]);
   const instruction = `${product.instruction}${optionText(goalOptions)}${product.priceText}`;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  isUnseenGoal,
   PRICE_RANGE,
   SHOP_VERSION,
   catalog,
@@ -19,13 +20,15 @@ import { getOptionReward } from '../../../../src/core/envs/shop/reward';
 import { Rng } from '../../../../src/core/rng';
 
 /** The version the digest below was computed for (bump both together). */
-const PINNED_VERSION = 'shop-v1';
+const PINNED_VERSION = 'shop-v2';
 const CATALOG_SHA256 = '98e685087d57b1feeae32eac91604e6ca6d8087cc52d49cc567d8bb231389e40';
 
 describe('shop catalogue', () => {
   it('has 3 000 products over 30 leaves, generated identically twice', () => {
     expect(catalog()).toHaveLength(3000);
     expect(LEAVES).toHaveLength(30);
+    // Types no split asks for (search distractors only), and test-unseen's products: catalogue products 4, 9, 14, …
+    // of the other types, 20 of each such leaf's 100.
     expect(LEAVES.filter((l) => l.heldOut).map((l) => l.type)).toEqual([
       'eye shadow',
       'power bank',
@@ -33,6 +36,12 @@ describe('shop catalogue', () => {
       'olive oil',
       'desk lamp',
     ]);
+    const unseen = catalog().filter(isUnseenGoal);
+    expect(unseen).toHaveLength(500);
+    expect(unseen.slice(0, 3).map((p) => p.index)).toEqual([4, 9, 14]);
+    for (let l = 0; l < LEAVES.length; l++) {
+      expect(unseen.filter((p) => p.leaf === l)).toHaveLength(LEAVES[l].heldOut ? 0 : 20);
+    }
     expect(generateCatalog()).toEqual(catalog());
   });
 

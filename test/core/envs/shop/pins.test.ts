@@ -13,12 +13,12 @@ import { shop, type ShopEnv } from '../../../../src/core/envs/shop';
 import { SPLITS, type Split } from '../../../../src/core/envs/types';
 
 const TASKS = 1000;
-const PINNED_VERSION = 'shop-v1';
+const PINNED_VERSION = 'shop-v2';
 const PINS: Record<Split, string> = {
-  train: '2f6d4fd0a69ac55fdd6e14fe5eee7595e17fc5e0b5865b18f5aba8fb05432059',
-  'test-seen': '84940874c440b8a630620775456b72db4768717d3b9e30044b343e23203b1a25',
-  'test-unseen': '71207ccc1183d663b0c75d33847c26d91639ab69aba5994d82e4d6db98d8cdbd',
-  val: 'e2a4159f19c8dedc832d730042012b9f8d9eaae5cde73f205198ea5c6a638ebe',
+  train: '193cd7f451a1eb4c2e26dc6012e3f90ec60d61f9452f227f38f3d9278dd678a0',
+  'test-seen': 'a823ddd36a380ed5724225688ea7c38d7913a00937ad44bc90eec92559ba24cb',
+  'test-unseen': 'acc570e754dd50bcdd3090400ddc93a1c5be9d868586bb260d1a14a1a207a5fc',
+  val: '841ceaf74b82549fb941645792ea2a65dec42b176555380fa23b41ba7efdd98c',
 };
 
 function taskLine(env: ShopEnv, split: Split, index: number): string {
