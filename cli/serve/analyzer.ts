@@ -1,0 +1,135 @@
+/**
+ * The embedded analyzers as an OpenAI-compatible endpoint: `POST /v1/chat/completions` answers an analyzer prompt
+ * with the skills of the env's embedded `heuristic` analyzer (EnvSpec.analyzer), in the chat-completions shape
+ * (OpenAI's `chat.completion` object: one choice, the skills as a JSON object in the message content,
+ * finish_reason `stop`). `GET /v1/models` lists the models served: one per registered env with an embedded analyzer,
+ * named as the env.
+ *
+ * Which env: the `{group}` line's `env` when the prompt has one, else the request's `model` (an env name). The
+ * trajectories come from the prompt (cli/serve/prompt-read.ts: the `{group}` line, the playground's default prompt or
+ * the OPID reference code's). The reply's keys follow the prompt: `episodeSkill` / `stepSkills` for the playground's
+ * forms, `episode_summary` / `episode_skill` / `step_skills` for OPID's. The page's "Test connection" message gets
+ * `{"ok": true}`.
+ *
+ * Refusals use OpenAI's error object `{"error": {"message", "type", "param", "code"}}`: 404 `model_not_found` for a
+ * model that names no env with an analyzer, 400 for a bad body, a prompt in none of the forms, `stream: true`, or a
+ * `{group}` env that differs from the model; 413 over 8 MiB.
+ */
+import { z } from 'zod';
+import { ENV_NAMES, ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
+import type { TrajectorySkills } from '../../src/core/envs/types';
+import { HttpError, parseBody, type Route, type RouteTable } from './http';
+import { messageText, readPrompt, type ReadPrompt } from './prompt-read';
+
+/** Largest chat-completions body: a `{group}` line holds the whole group with full observations. */
+export const CHAT_BODY_MAX = 8 << 20;
+
+const chatSchema = z.object({
+  model: z.string(),
+  messages: z.array(z.object({ role: z.string(), content: z.unknown() })).min(1),
+  stream: z.boolean().optional(),
+});
+
+/** The registered envs with an embedded analyzer: the models this endpoint serves. */
+function analyzerEnvs(): string[] {
+  return ENV_SPECS.filter((s) => s.analyzer !== undefined).map((s) => s.name);
+}
+
+/** The env whose analyzer answers: the `{group}` line's, else the model's. @throws HttpError 404 / 400. */
+function envOf(model: string, read: ReadPrompt): string {
+  const served = analyzerEnvs();
+  const name = read.env ?? model;
+  if (read.env !== undefined && ENV_NAMES.includes(model) && model !== read.env)
+    throw new HttpError(
+      400,
+      `model "${model}" names another env than the prompt's {group} line ("${read.env}"); send model "${read.env}"`,
+    );
+  if (!served.includes(name))
+    throw new HttpError(
+      404,
+      `model "${name}" not found: this server's models are the envs with an embedded analyzer: ${served.join(', ')} ` +
+        `(GET /v1/models)`,
+      'model_not_found',
+    );
+  return name;
+}
+
+/** A few words on how the episode went, for OPID's `episode_summary`. */
+function summary(read: ReadPrompt): string {
+  const t = read.trajectories[read.index];
+  const invalid = t.steps.filter((s) => !s.valid).length;
+  const how = t.success ? 'succeeded' : 'failed';
+  return `The agent ${how} after ${t.steps.length} steps (${invalid} invalid) on: ${t.task}`;
+}
+
+/** The reply content for skills, keyed as the prompt's form expects. */
+function content(read: ReadPrompt, skills: TrajectorySkills | null): unknown {
+  const s = skills ?? { episodeSkill: '', stepSkills: {} };
+  if (read.form === 'opid')
+    return { episode_summary: summary(read), episode_skill: s.episodeSkill, step_skills: s.stepSkills };
+  return { episodeSkill: s.episodeSkill, stepSkills: s.stepSkills };
+}
+
+/** OpenAI's `chat.completion` object around one assistant message. */
+function completion(model: string, text: string, n: number): unknown {
+  return {
+    id: `chatcmpl-opd-${n}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+}
+
+/** OpenAI's error object for a refusal. */
+function openAiError(e: HttpError): unknown {
+  const param = e.code === 'model_not_found' ? 'model' : null;
+  const type = e.status >= 500 ? 'server_error' : 'invalid_request_error';
+  return { error: { message: e.message, type, param, code: e.code ?? null } };
+}
+
+/** `POST /v1/chat/completions`: read the prompt, run the env's embedded analyzer, answer its skills. */
+function chatRoute(): Route {
+  let served = 0;
+  return {
+    maxBody: CHAT_BODY_MAX,
+    errorBody: openAiError,
+    async handle(r) {
+      const b = parseBody('POST /v1/chat/completions', r.body, chatSchema, {
+        what: { model: 'an env name (GET /v1/models)', messages: 'a non-empty array of {role, content}' },
+        example: { model: ENV_NAMES[0], messages: [{ role: 'user', content: '…' }] },
+      });
+      if (b.stream) throw new HttpError(400, 'stream: true is not served; send stream: false (or leave it out)');
+      const messages = b.messages.map((m) => ({ role: m.role, text: messageText(m.content) }));
+      const read = readPrompt(messages);
+      if (!read) {
+        if (messages.some((m) => m.text.startsWith('Connection test.')))
+          return completion(b.model, JSON.stringify({ ok: true }), ++served);
+        throw new HttpError(
+          400,
+          'the messages hold no episode this server can read: send the playground http analyzer prompt (its default ' +
+            'template, or any template with {group}), or the OPID reference code episode-analysis prompt',
+        );
+      }
+      const spec = getEnvSpec(envOf(b.model, read));
+      const analyzer = spec.analyzer!({ maxStepSkills: read.maxStepSkills });
+      const skills = (await analyzer.analyze({ env: spec.name, trajectories: read.trajectories }))[read.index];
+      return completion(b.model, JSON.stringify(content(read, skills)), ++served);
+    },
+  };
+}
+
+/** The OpenAI-compatible routes (see the module doc). */
+export function analyzerRoutes(): RouteTable {
+  return {
+    'POST /v1/chat/completions': chatRoute(),
+    'GET /v1/models': {
+      maxBody: 0,
+      handle: () => ({
+        object: 'list',
+        data: analyzerEnvs().map((id) => ({ id, object: 'model', created: 0, owned_by: 'opd-playground' })),
+      }),
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * The environment server's routes in the shape of AgentGym's `agentenv-*` servers (Xi et al. 2024; their FastAPI
+ * `server.py`): create an environment, reset it to a task, step it with an action's text, read its observation and
+ * available actions, close it. The env is addressed by `env_idx` (AgentGym's WebShop and SearchQA servers; AgentGym's
+ * ALFWorld server's `id` is accepted too), a task by the playground's (split, index) (AgentGym's `game` /
+ * `session_id` are accepted for `index`).
+ *
+ * - `POST /create {env?, preset?}` → `{"id": n}`
+ * - `POST /reset {env_idx, split?, index}` → `{id, task, task_type, observation, admissible_actions,
+ *   available_actions, max_steps}`
+ * - `POST /step {env_idx, action}` → `{observation, reward, done, info: {won, is_action_valid, task_type,
+ *   admissible_actions, steps, max_steps}}`
+ * - `GET /observation?env_idx=` → the latest observation (a JSON string, as AgentGym's)
+ * - `GET /available_actions?env_idx=` → `EnvSpec.availableActions` of the admissible list, else the list
+ * - `GET /expert_action?env_idx=` → `{action}`: the env's expert (privileged; only with `--expert`)
+ * - `POST /close {env_idx}` → `{"closed": true}`
+ * - `GET /health`, `GET /version` → the open count and bounds; env names, versions, presets, task types, splits
+ *
+ * Refusals are `{"error": "..."}` with 400 (bad JSON, a bad or missing field, an unknown env, preset or split), 404
+ * (an unknown, closed or reclaimed id), 409 (a step before any reset or after done), 413 (a body over 64 KiB) and
+ * 429 (`--max-envs` open). Which env an id holds is the pool's business: no route names an env.
+ */
+import { z } from 'zod';
+import { DEFAULT_ENV, ENV_SPECS } from '../../src/core/envs/registry';
+import { SPLITS } from '../../src/core/envs/types';
+import { HttpError, intParam, parseBody, type Route, type RouteTable } from './http';
+import type { EnvPool, Slot } from './pool';
+
+/** Largest body of an environment route (an action of a few thousand characters fits). */
+export const ENV_BODY_MAX = 64 * 1024;
+const ID_WORDS = 'an integer ≥ 0, the id POST /create answered';
+const ID_ALIASES = { id: 'env_idx' };
+
+const createSchema = z.object({ env: z.string().optional(), preset: z.string().optional() });
+const resetSchema = z.object({
+  env_idx: z.int().nonnegative(),
+  split: z.string().optional(),
+  index: z.int().nonnegative(),
+});
+const stepSchema = z.object({ env_idx: z.int().nonnegative(), action: z.string() });
+const closeSchema = z.object({ env_idx: z.int().nonnegative() });
+
+/** What the server was started with that the routes need. */
+export interface EnvRouteOptions {
+  /** Serve `/expert_action` (the expert reads the hidden state: demonstrations and checks only). */
+  expert: boolean;
+  /** The package version, for `/version`. */
+  version: string;
+  maxEnvs: number;
+  idleSeconds: number;
+}
+
+/** The answer of `GET /available_actions` for a slot: the env's own shape, else the admissible list. */
+function availableActions(slot: Slot): unknown {
+  if (!slot.episode)
+    throw new HttpError(409, `GET /available_actions: env ${slot.id} has no task yet; POST /reset it first`);
+  const admissible = slot.env.admissibleActions();
+  return slot.spec.availableActions ? slot.spec.availableActions(admissible) : admissible;
+}
+
+/** A POST route with the environment routes' body cap. */
+function post(handle: (body: string) => unknown): Route {
+  return { maxBody: ENV_BODY_MAX, handle: (r) => handle(r.body) };
+}
+
+/** A GET route reading `env_idx` (or `id`) from the query. */
+function getById(pool: EnvPool, route: string, answer: (slot: Slot) => unknown): Route {
+  return { maxBody: 0, handle: (r) => answer(pool.get(intParam(r.url, ['env_idx', 'id'], route), route)) };
+}
+
+/** `/version`: the server and every registered env with its presets, task types, splits and max steps. */
+function versionInfo(version: string): unknown {
+  return {
+    server: 'opd-playground',
+    version,
+    protocol: 1,
+    default_env: DEFAULT_ENV,
+    envs: ENV_SPECS.map((s) => ({
+      name: s.name,
+      version: s.version,
+      summary: s.summary,
+      presets: s.presets,
+      default_preset: s.defaultPreset,
+      task_types: Object.fromEntries(s.presets.map((p) => [p, s.taskTypes(p)])),
+      max_steps: Object.fromEntries(s.presets.map((p) => [p, s.create(p).maxSteps])),
+      splits: SPLITS,
+      retrieve: s.retrieve !== undefined,
+    })),
+  };
+}
+
+/** The step route: the action's outcome, with the episode's won / valid / task type and the next admissible list. */
+function stepRoute(pool: EnvPool): Route {
+  return post((body) => {
+    const b = parseBody('POST /step', body, stepSchema, {
+      what: { env_idx: ID_WORDS, action: 'the action as text' },
+      example: { env_idx: 0, action: 'look' },
+      aliases: ID_ALIASES,
+    });
+    const slot = pool.running(b.env_idx, 'POST /step');
+    const r = slot.env.step(b.action);
+    const ep = slot.episode;
+    ep.observation = r.observation;
+    ep.done = r.done;
+    ep.won ||= r.success;
+    const info = {
+      won: ep.won,
+      is_action_valid: r.valid,
+      task_type: ep.taskType,
+      admissible_actions: slot.env.admissibleActions(),
+      steps: slot.env.steps,
+      max_steps: slot.env.maxSteps,
+    };
+    return { observation: r.observation, reward: r.reward, done: r.done, info };
+  });
+}
+
+/** The reset route: the task line, its type, the first observation and what is admissible. */
+function resetRoute(pool: EnvPool): Route {
+  return post((body) => {
+    const b = parseBody('POST /reset', body, resetSchema, {
+      what: { env_idx: ID_WORDS, split: `one of ${SPLITS.join(', ')} (default train)`, index: 'an integer ≥ 0' },
+      example: { env_idx: 0, split: 'train', index: 7 },
+      aliases: { ...ID_ALIASES, game: 'index', session_id: 'index' },
+    });
+    const { slot, result } = pool.reset(b.env_idx, b.split ?? 'train', b.index);
+    return {
+      id: slot.id,
+      task: result.task,
+      task_type: result.taskType,
+      observation: result.observation,
+      admissible_actions: slot.env.admissibleActions(),
+      available_actions: availableActions(slot),
+      max_steps: slot.env.maxSteps,
+    };
+  });
+}
+
+/** The expert's next action for an env's running episode, or 403 when the server was started without `--expert`. */
+function expertRoute(pool: EnvPool, enabled: boolean): Route {
+  const route = 'GET /expert_action';
+  return {
+    maxBody: 0,
+    handle: (r) => {
+      if (!enabled)
+        throw new HttpError(
+          403,
+          `${route} is off: the expert reads the env's hidden state (demonstrations, checks); start the server with ` +
+            `--expert to serve it`,
+        );
+      const slot = pool.running(intParam(r.url, ['env_idx', 'id'], route), route);
+      slot.expert ??= slot.spec.expert(slot.env);
+      return { action: slot.expert.act() };
+    },
+  };
+}
+
+/** Every environment route over `pool` (see the module doc). */
+export function envRoutes(pool: EnvPool, o: EnvRouteOptions): RouteTable {
+  const info = versionInfo(o.version);
+  return {
+    'GET /': { maxBody: 0, handle: () => 'ok' },
+    'GET /health': {
+      maxBody: 0,
+      handle: () => ({ status: 'ok', envs: pool.size, max_envs: o.maxEnvs, idle_timeout_s: o.idleSeconds }),
+    },
+    'GET /version': { maxBody: 0, handle: () => info },
+    'POST /create': post((body) => {
+      const b = parseBody('POST /create', body || '{}', createSchema, {
+        what: { env: 'a registered env name', preset: "one of the env's presets" },
+        example: { env: DEFAULT_ENV },
+      });
+      return { id: pool.create(b.env ?? DEFAULT_ENV, b.preset) };
+    }),
+    'POST /reset': resetRoute(pool),
+    'POST /step': stepRoute(pool),
+    'GET /observation': getById(pool, 'GET /observation', (s) => {
+      if (!s.episode) throw new HttpError(409, `GET /observation: env ${s.id} has no task yet; POST /reset it first`);
+      return s.episode.observation;
+    }),
+    'GET /available_actions': getById(pool, 'GET /available_actions', availableActions),
+    'GET /expert_action': expertRoute(pool, o.expert),
+    'POST /close': post((body) => {
+      const b = parseBody('POST /close', body, closeSchema, {
+        what: { env_idx: ID_WORDS },
+        example: { env_idx: 0 },
+        aliases: ID_ALIASES,
+      });
+      pool.close(b.env_idx);
+      return { closed: true };
+    }),
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * The HTTP plumbing of `npm run serve` (cli/serve.ts) on `node:http`: a route table, request bodies read with a byte
+ * cap, every request body checked with a zod schema, and every refusal as JSON naming the field and the fix.
+ *
+ * Every request is untrusted: a body is read as a stream and stopped at its route's cap (a declared Content-Length
+ * over it is refused unread, HTTP 413), it must be JSON (400 naming the position of the syntax error otherwise), and
+ * its fields are checked against the route's schema (400 naming the first bad field, what it takes and an example
+ * body). Query parameters are read with URLSearchParams. Nothing here logs a body or a header.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+
+/** A refusal: the HTTP status and the message sent as `{"error": message}` (or in the route's own error shape). */
+export class HttpError extends Error {
+  /**
+   * @param status the HTTP status.
+   * @param message the refusal in words: what was wrong and the fix.
+   * @param code a machine-readable code for the OpenAI-compatible routes (`model_not_found`); absent elsewhere.
+   */
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** What a route handler gets: the parsed URL and, for POST routes, the body text (already under the cap). */
+export interface RouteRequest {
+  url: URL;
+  body: string;
+}
+
+/** A route: answers a JSON value (status 200) or throws HttpError. */
+export interface Route {
+  /** Largest body accepted (bytes); GET routes read none. */
+  maxBody: number;
+  handle(req: RouteRequest): unknown | Promise<unknown>;
+  /** How a refusal is written (default `{"error": message}`); the OpenAI-compatible routes use OpenAI's shape. */
+  errorBody?(e: HttpError): unknown;
+}
+
+/** Routes by `METHOD /path`, e.g. `POST /step`. */
+export type RouteTable = Record<string, Route>;
+
+/** Write `value` as a JSON reply with `status`. */
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Sizes in words for messages: `1 MiB`, `512 KiB`, `100 bytes`. */
+export function sizeWords(bytes: number): string {
+  if (bytes >= 1 << 20 && bytes % (1 << 20) === 0) return `${bytes / (1 << 20)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * The body of `req` as UTF-8 text, at most `max` bytes (`route` names the route in the refusal).
+ * @throws HttpError 413 when a declared Content-Length or the bytes received exceed `max` (the rest is not read).
+ */
+export function readBody(req: IncomingMessage, max: number, route: string): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  const over = () =>
+    new HttpError(413, `${route}: the request body is over ${sizeWords(max)}, the most this route takes; send less`);
+  if (Number.isFinite(declared) && declared > max) return Promise.reject(over());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.resume(); // drain without keeping it
+        reject(over());
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** A value in a few words for an error message: its JSON, cut to 40 characters, or its type. */
+function shown(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const json = JSON.stringify(v) ?? typeof v;
+  return json.length > 40 ? `${json.slice(0, 39)}…` : json;
+}
+
+/** How `parseBody` reads and explains one route's body. */
+export interface BodyRules {
+  /** Per field, what it takes in words (`an integer ≥ 0, the id POST /create answered`). */
+  what: Readonly<Record<string, string>>;
+  /** A body the route accepts, shown as the fix. */
+  example: unknown;
+  /** Other names a field may be sent under (`{id: 'env_idx'}`): used when the field itself is absent. */
+  aliases?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Parse a JSON request body against `schema`, after copying each alias to its field when the field is absent (own
+ * properties only).
+ * @param route `POST /step`, for messages.
+ * @throws HttpError 400 naming the syntax error, a body that is not an object, or the first bad field with what it
+ *   takes, what was sent and the example.
+ */
+export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, rules: BodyRules): T {
+  const fix = `send e.g. ${JSON.stringify(rules.example)}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : 'not JSON';
+    throw new HttpError(400, `${route}: the body is not JSON (${why}); ${fix}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, `${route}: the body must be a JSON object, got ${shown(value)}; ${fix}`);
+  const obj: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [alias, field] of Object.entries(rules.aliases ?? {}))
+    if (!Object.hasOwn(obj, field) && Object.hasOwn(obj, alias)) obj[field] = obj[alias];
+  const r = schema.safeParse(obj);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const field = issue.path.map(String).join('.');
+  const top = String(issue.path[0] ?? '');
+  const takes = Object.hasOwn(rules.what, top) ? rules.what[top] : issue.message;
+  const nested = issue.path.length !== 1;
+  const msg =
+    !nested && !Object.hasOwn(obj, top)
+      ? `field "${field}" is missing (${takes})`
+      : `field "${field}" must be ${takes}, got ${nested ? issue.message : shown(obj[top])}`;
+  throw new HttpError(400, `${route}: ${msg}; ${fix}`);
+}
+
+/**
+ * A non-negative integer query parameter (`env_idx` of `GET /observation?env_idx=3`).
+ * @throws HttpError 400 naming the parameter when it is missing or not such an integer.
+ */
+export function intParam(url: URL, names: readonly string[], route: string): number {
+  const name = names.find((n) => url.searchParams.has(n));
+  const raw = name === undefined ? null : url.searchParams.get(name);
+  if (raw === null)
+    throw new HttpError(400, `${route}: query parameter "${names[0]}" is missing; send e.g. ${route}?${names[0]}=0`);
+  if (!/^\d{1,15}$/.test(raw))
+    throw new HttpError(
+      400,
+      `${route}: query parameter "${name}" must be an integer ≥ 0 (an id POST /create answered), got ${shown(raw)}`,
+    );
+  return Number(raw);
+}
+
+/**
+ * The request listener for a route table: finds the route (404 listing the routes, 405 naming the methods the path
+ * takes), reads and caps the body, runs the handler and writes its value or its refusal. A handler's unexpected
+ * error is a 500 whose message is the error's, never a stack. `onDone` gets method, path, status and milliseconds
+ * (for `--log`).
+ */
+export function listener(
+  routes: RouteTable,
+  onDone?: (method: string, path: string, status: number, ms: number) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const paths = [...new Set(Object.keys(routes).map((k) => k.split(' ')[1]))];
+  return (req, res) => {
+    const t0 = performance.now();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const key = `${req.method} ${url.pathname}`;
+    const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
+    const finish = (status: number, value: unknown) => {
+      sendJson(res, status, value);
+      onDone?.(req.method ?? '', url.pathname, status, performance.now() - t0);
+    };
+    if (!route) {
+      const methods = Object.keys(routes).filter((k) => k.endsWith(` ${url.pathname}`));
+      const e = methods.length
+        ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods.map((m) => m.split(' ')[0])}`)
+        : new HttpError(404, `no route ${key}; the routes: ${paths.join(', ')}`);
+      req.resume();
+      finish(e.status, { error: e.message });
+      return;
+    }
+    const body = req.method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key);
+    body
+      .then((text) => route.handle({ url, body: text }))
+      .then(
+        (value) => finish(200, value),
+        (e: unknown) => {
+          const err = e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e));
+          // A refused body may still be arriving: answer, then close the connection rather than read it.
+          if (err.status === 413) res.setHeader('connection', 'close');
+          finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message });
+        },
+      );
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * `npm run serve`'s environment server (cli/serve/env-routes.ts), over HTTP: the AgentGym-shaped happy path, 128
+ * environments stepping in lockstep to the end with the expert's actions, every refusal, and the same transcript as
+ * `npm run play` for the same task and actions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { play } from '../../cli/play';
+import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
+import type { Env, Expert } from '../../src/core/envs/types';
+import { get, post, testServer } from '../helpers/serve';
+
+let srv: Awaited<ReturnType<typeof testServer>>;
+beforeAll(async () => {
+  srv = await testServer({ expert: true });
+});
+afterAll(() => srv.close());
+
+describe('environment server: happy path', () => {
+  it('create → reset → step with the expert to success; observation, available actions, close', async () => {
+    const c = await post(srv.base, '/create', { env: 'household', preset: 'easy' });
+    expect(c).toEqual({ status: 200, body: { id: expect.any(Number) } });
+    const id = c.body.id;
+    const r = await post(srv.base, '/reset', { env_idx: id, split: 'train', index: 357 });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      id,
+      task: 'put a laptop in sidetable.',
+      task_type: 'pick',
+      observation:
+        'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
+      admissible_actions: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'],
+      available_actions: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'],
+      max_steps: 10,
+    });
+    const actions = ['go to desk 1', 'take laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1'];
+    const expert: string[] = [];
+    let last;
+    for (const a of actions) {
+      expert.push((await get(srv.base, `/expert_action?env_idx=${id}`)).body.action);
+      last = await post(srv.base, '/step', { env_idx: id, action: a });
+      expect(last.status).toBe(200);
+    }
+    expect(expert).toEqual(actions);
+    expect(last!.body).toEqual({
+      observation: 'You move the laptop 1 to the sidetable 1.',
+      reward: 1,
+      done: true,
+      info: { won: true, is_action_valid: true, task_type: 'pick', admissible_actions: [], steps: 4, max_steps: 10 },
+    });
+    expect(await get(srv.base, `/observation?env_idx=${id}`)).toEqual({
+      status: 200,
+      body: 'You move the laptop 1 to the sidetable 1.',
+    });
+    expect(await post(srv.base, '/close', { env_idx: id })).toEqual({ status: 200, body: { closed: true } });
+  });
+
+  it("an invalid action is answered, not valid, and counts as a step; AgentGym's `id` names the env", async () => {
+    const { body } = await post(srv.base, '/create', { env: 'household', preset: 'easy' });
+    await post(srv.base, '/reset', { id: body.id, split: 'test-seen', index: 0 });
+    const s = await post(srv.base, '/step', { id: body.id, action: 'xyzzy' });
+    expect(s.body).toMatchObject({ observation: 'Nothing happens.', reward: 0, done: false });
+    expect(s.body.info).toMatchObject({ won: false, is_action_valid: false, steps: 1 });
+  });
+
+  it("shop answers GET /available_actions in WebShop's {has_search_bar, clickables} shape", async () => {
+    const { body } = await post(srv.base, '/create', { env: 'shop' });
+    const r = await post(srv.base, '/reset', { env_idx: body.id, index: 3 });
+    expect(r.body.admissible_actions).toEqual(['search[']);
+    expect(r.body.available_actions).toEqual({ has_search_bar: true, clickables: ['search'] });
+    const search = (await get(srv.base, `/expert_action?env_idx=${body.id}`)).body.action;
+    const s = await post(srv.base, '/step', { env_idx: body.id, action: search });
+    const shown = await get(srv.base, `/available_actions?env_idx=${body.id}`);
+    expect(shown.body.has_search_bar).toBe(false);
+    expect(shown.body.clickables).toEqual(s.body.info.admissible_actions.map((a: string) => a.slice(6, -1)));
+    expect(shown.body.clickables).toContain('back to search');
+  });
+
+  it('GET /health and /version list the bounds and every registered env', async () => {
+    expect((await get(srv.base, '/health')).body).toMatchObject({ status: 'ok', max_envs: 1024, idle_timeout_s: 600 });
+    const v = (await get(srv.base, '/version')).body;
+    expect(v.envs.map((e: { name: string }) => e.name)).toEqual(ENV_SPECS.map((s) => s.name));
+    const h = v.envs.find((e: { name: string }) => e.name === 'household');
+    expect(h).toMatchObject({ presets: ['default', 'easy'], default_preset: 'easy', max_steps: { easy: 10 } });
+    expect(h.task_types.easy).toEqual(['pick']);
+  });
+});
+
+/** One server env mirrored by a local env of the same task, whose expert chooses the actions. */
+interface Mirror {
+  id: number;
+  local: Env;
+  expert: Expert;
+  done: boolean;
+  won: boolean;
+  reward: number;
+}
+
+describe('environment server: 128 environments in lockstep', () => {
+  it('16 tasks × 8 environments each, every registered env and preset, all solved by the expert', async () => {
+    const combos = ENV_SPECS.flatMap((s) => s.presets.map((p) => ({ spec: s, preset: p })));
+    const mirrors: Mirror[] = [];
+    await Promise.all(
+      Array.from({ length: 128 }, async (_, k) => {
+        const { spec, preset } = combos[Math.floor(k / 8) % combos.length];
+        const index = 1000 + Math.floor(k / 8); // 8 envs per task: a verl-agent group
+        const id = (await post(srv.base, '/create', { env: spec.name, preset })).body.id;
+        const r = await post(srv.base, '/reset', { env_idx: id, split: 'test-unseen', index });
+        const local = spec.create(preset);
+        expect(r.body.observation).toBe(local.reset({ split: 'test-unseen', index }).observation);
+        mirrors[k] = { id, local, expert: spec.expert(local), done: false, won: false, reward: 0 };
+      }),
+    );
+    let turns = 0;
+    while (mirrors.some((m) => !m.done)) {
+      turns++;
+      await Promise.all(
+        mirrors
+          .filter((m) => !m.done)
+          .map(async (m) => {
+            const action = m.expert.act();
+            const want = m.local.step(action);
+            const got = (await post(srv.base, '/step', { env_idx: m.id, action })).body;
+            expect(got.observation).toBe(want.observation);
+            expect(got.info.admissible_actions).toEqual(m.local.admissibleActions());
+            [m.done, m.won, m.reward] = [got.done, got.info.won, m.reward + got.reward];
+          }),
+      );
+    }
+    expect(mirrors.filter((m) => m.won).length).toBe(128);
+    expect(mirrors.map((m) => m.reward)).toEqual(mirrors.map(() => 1));
+    expect(turns).toBeGreaterThan(1);
+    expect(srv.pool.size).toBeGreaterThanOrEqual(128);
+    for (const m of mirrors) expect((await post(srv.base, '/close', { env_idx: m.id })).status).toBe(200);
+  });
+});
+
+describe('environment server: refusals', () => {
+  const err = (status: number, re: RegExp) => ({ status, body: { error: expect.stringMatching(re) } });
+
+  it('an unknown id, a closed env, a step before reset and after done', async () => {
+    expect(await post(srv.base, '/step', { env_idx: 987654, action: 'look' })).toEqual(
+      err(404, /^POST \/step: no env 987654; ids come from POST \/create/),
+    );
+    const id = (await post(srv.base, '/create', { env: 'household', preset: 'easy' })).body.id;
+    expect(await post(srv.base, '/step', { env_idx: id, action: 'look' })).toEqual(
+      err(409, /has no task yet; POST \/reset it to a task first/),
+    );
+    await post(srv.base, '/reset', { env_idx: id, split: 'train', index: 357 });
+    for (const a of ['go to desk 1', 'take laptop 1 from desk 1', 'go to sidetable 1', 'move laptop 1 to sidetable 1'])
+      await post(srv.base, '/step', { env_idx: id, action: a });
+    expect(await post(srv.base, '/step', { env_idx: id, action: 'look' })).toEqual(
+      err(409, /episode is done \(success after 4 steps\); POST \/reset it to start another task/),
+    );
+    await post(srv.base, '/close', { env_idx: id });
+    expect(await post(srv.base, '/step', { env_idx: id, action: 'look' })).toEqual(
+      err(404, new RegExp(`env ${id} was closed by POST /close; POST /create a new one`)),
+    );
+    expect(await get(srv.base, `/observation?env_idx=${id}`)).toEqual(err(404, /was closed/));
+    expect(await post(srv.base, '/close', { env_idx: id })).toEqual(err(404, /was closed/));
+  });
+
+  it('a bad or missing action type, bad JSON, a body that is not an object, an oversized body', async () => {
+    const id = (await post(srv.base, '/create', {})).body.id;
+    await post(srv.base, '/reset', { env_idx: id, index: 0 });
+    const fix = /send e\.g\. \{"env_idx":0,"action":"look"\}$/;
+    expect(await post(srv.base, '/step', { env_idx: id, action: 5 })).toEqual(
+      err(400, /field "action" must be the action as text, got 5;/),
+    );
+    expect(await post(srv.base, '/step', { env_idx: id })).toEqual(err(400, /field "action" is missing/));
+    expect((await post(srv.base, '/step', { env_idx: id })).body.error).toMatch(fix);
+    expect(await post(srv.base, '/step', { env_idx: -1, action: 'look' })).toEqual(
+      err(400, /field "env_idx" must be an integer ≥ 0, the id POST \/create answered, got -1/),
+    );
+    expect(await post(srv.base, '/step', '{"env_idx": 0,')).toEqual(err(400, /^POST \/step: the body is not JSON/));
+    expect(await post(srv.base, '/step', '[1, 2]')).toEqual(err(400, /the body must be a JSON object, got \[1,2\]/));
+    const big = JSON.stringify({ env_idx: id, action: 'x'.repeat(70_000) });
+    expect(await post(srv.base, '/step', big)).toEqual(err(413, /over 64 KiB, the most this route takes/));
+    // The refused body cost no step.
+    expect((await post(srv.base, '/step', { env_idx: id, action: 'look' })).body.info.steps).toBe(1);
+  });
+
+  it('an unknown env, preset or split; a missing or bad query parameter; an unknown route or method', async () => {
+    expect(await post(srv.base, '/create', { env: 'nope' })).toEqual(
+      err(400, /unknown env "nope"; accepted: household, shop/),
+    );
+    expect(await post(srv.base, '/create', { env: 'household', preset: 'hard' })).toEqual(
+      err(400, /env household has no preset "hard"; accepted: default, easy \(or leave preset out for easy\)/),
+    );
+    const id = (await post(srv.base, '/create', {})).body.id;
+    expect(await post(srv.base, '/reset', { env_idx: id, split: 'tran', index: 0 })).toEqual(
+      err(400, /unknown split "tran"; accepted: train, test-seen, test-unseen, val/),
+    );
+    expect(await post(srv.base, '/reset', { env_idx: id, index: 1.5 })).toEqual(err(400, /field "index" must be/));
+    expect(await get(srv.base, '/available_actions')).toEqual(err(400, /query parameter "env_idx" is missing/));
+    expect(await get(srv.base, '/observation?env_idx=x')).toEqual(err(400, /must be an integer ≥ 0/));
+    expect(await get(srv.base, `/available_actions?env_idx=${id}`)).toEqual(err(409, /has no task yet/));
+    expect(await get(srv.base, '/nope')).toEqual(err(404, /^no route GET \/nope; the routes: \/, \/health/));
+    expect((await fetch(`${srv.base}/step`, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('--max-envs is a bound (429), idle environments are reclaimed, /expert_action is off by default', async () => {
+    const small = await testServer({ maxEnvs: 2, idleSeconds: 1 });
+    try {
+      for (let i = 0; i < 2; i++) expect((await post(small.base, '/create', {})).status).toBe(200);
+      expect(await post(small.base, '/create', {})).toEqual(err(429, /2 environments are open.*--max-envs 2/));
+      await new Promise((r) => setTimeout(r, 1600)); // > 1 s idle, and a sweep (every 250 ms) since
+      expect(small.pool.size).toBe(0);
+      expect(await post(small.base, '/step', { env_idx: 0, action: 'look' })).toEqual(
+        err(404, /env 0 was reclaimed after 1 s unused \(--idle-timeout 1\)/),
+      );
+      const id = (await post(small.base, '/create', {})).body.id;
+      expect(id).toBe(2); // ids are never reused
+      await post(small.base, '/reset', { env_idx: id, index: 0 });
+      expect(await get(small.base, `/expert_action?env_idx=${id}`)).toEqual(err(403, /start the server with --expert/));
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('environment server: the same transcript as npm run play', () => {
+  for (const spec of ENV_SPECS)
+    it(`${spec.name}: test-seen task 5, the expert's actions`, async () => {
+      const preset = spec.defaultPreset;
+      const local = spec.create(preset);
+      local.reset({ split: 'test-seen', index: 5 });
+      const expert = getEnvSpec(spec.name).expert(local);
+      const actions: string[] = [];
+      while (!local.step((actions[actions.length] = expert.act())).done);
+      let out = '';
+      const code = await play(
+        ['--env', spec.name, '--preset', preset, '--split', 'test-seen', '--task', '5', '--json'],
+        {
+          lines: (async function* () {
+            yield* actions.map((action) => JSON.stringify({ action }));
+          })(),
+          write: (s) => (out += s),
+          error: () => {},
+        },
+      );
+      expect(code).toBe(0);
+      const events = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const id = (await post(srv.base, '/create', { env: spec.name, preset })).body.id;
+      const reset = (await post(srv.base, '/reset', { env_idx: id, split: 'test-seen', index: 5 })).body;
+      const steps = [];
+      for (const action of actions) steps.push((await post(srv.base, '/step', { env_idx: id, action })).body);
+      const served = [
+        {
+          task: reset.task,
+          taskType: reset.task_type,
+          observation: reset.observation,
+          admissible: reset.admissible_actions,
+        },
+        ...steps.map((s) => ({
+          observation: s.observation,
+          reward: s.reward,
+          done: s.done,
+          valid: s.info.is_action_valid,
+        })),
+      ];
+      const played = [
+        {
+          task: events[0].task,
+          taskType: events[0].taskType,
+          observation: events[0].observation,
+          admissible: events[0].admissibleActions,
+        },
+        ...events
+          .slice(1, -1)
+          .map((e) => ({ observation: e.observation, reward: e.reward, done: e.done, valid: e.valid })),
+      ];
+      expect(served).toEqual(played);
+      expect(events.at(-1)).toMatchObject({ event: 'summary', success: true, steps: actions.length });
+    });
+});
