@@ -1,0 +1,266 @@
+/**
+ * `npm run serve`'s `/v1/chat/completions` (cli/serve/analyzer.ts): the page's `http` analyzer pointed at it gives
+ * the skills of the env's embedded heuristic analyzer — exactly, with `{group}` in the template; for the default
+ * template, those of the heuristic on the trajectory alone — and the OPID reference code's prompt is answered in its
+ * keys. Refusals in OpenAI's error shape.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAnalyzer } from '../../src/core/analyzer';
+import { HttpAnalyzer, testConnection } from '../../src/core/analyzer/http';
+import { DEFAULT_HTTP_PROMPT, GROUP_LINE_PREFIX, promptEnv, renderGroup } from '../../src/core/analyzer/prompt';
+import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
+import type { AnalyzerGroup, AnalyzerTrajectory, EnvSpec } from '../../src/core/envs/types';
+import { noisyGroup, post, get, testServer } from '../helpers/serve';
+
+let srv: Awaited<ReturnType<typeof testServer>>;
+beforeAll(async () => {
+  srv = await testServer();
+});
+afterAll(() => srv.close());
+
+/** The default template with the `{group}` line at the end of the user message. */
+const WITH_GROUP = { system: DEFAULT_HTTP_PROMPT.system, user: `${DEFAULT_HTTP_PROMPT.user}\n{group}` };
+
+/** An http analyzer at the test server for `spec`/`preset`, with skills never cut (maxSkillChars). */
+function httpAt(spec: EnvSpec, preset: string, template = WITH_GROUP, failedOnly = false) {
+  return new HttpAnalyzer({
+    baseUrl: srv.base,
+    model: spec.name,
+    maxStepSkills: 5,
+    failedOnly,
+    maxSkillChars: 100_000,
+    concurrency: 8,
+    promptTemplate: template,
+    env: promptEnv(spec, preset),
+  });
+}
+
+const withAnalyzer = ENV_SPECS.filter((s) => s.analyzer !== undefined);
+
+describe('/v1/chat/completions with {group}: the same skills as the heuristic analyzer', () => {
+  for (const spec of withAnalyzer)
+    for (const preset of spec.presets)
+      it(`${spec.name}/${preset}: 3 groups of 8, successes and failures`, async () => {
+        for (const index of [11, 12, 13]) {
+          const group = noisyGroup(spec, preset, index, index);
+          const wins = group.trajectories.filter((t) => t.success).length;
+          expect(wins).toBeGreaterThan(0);
+          expect(wins).toBeLessThan(group.trajectories.length);
+          const direct = await spec.analyzer!({ maxStepSkills: 5 }).analyze(group);
+          const http = httpAt(spec, preset);
+          expect(await http.analyze(group)).toEqual(direct);
+          expect(http.stats()).toMatchObject({ calls: 8, failures: 0 });
+          const failedOnly = await httpAt(spec, preset, WITH_GROUP, true).analyze(group);
+          expect(failedOnly).toEqual(await spec.analyzer!({ maxStepSkills: 5, failedOnly: true }).analyze(group));
+        }
+      });
+
+  it("the page's analyzer (makeAnalyzer, skills cut at 200 characters) on household/easy: the same", async () => {
+    const spec = getEnvSpec('household');
+    const page = makeAnalyzer(
+      {
+        analyzer: 'http',
+        maxStepSkills: 5,
+        failedOnly: false,
+        analyzerUrl: srv.base,
+        analyzerModel: 'household',
+        analyzerTimeoutMs: 20_000,
+        env: 'household',
+        preset: 'easy',
+      },
+      undefined,
+      WITH_GROUP,
+    );
+    for (const index of [21, 22]) {
+      const group = noisyGroup(spec, 'easy', index, 7);
+      expect(await page.analyze(group)).toEqual(await spec.analyzer!({ maxStepSkills: 5 }).analyze(group));
+    }
+  });
+
+  it('renders {group} as one opd-group line holding the group without ref', () => {
+    const group = noisyGroup(getEnvSpec('household'), 'easy', 3, 1);
+    group.trajectories[0].ref = { split: 'train', index: 3 };
+    const line = renderGroup({ group, index: 2 }, 4);
+    expect(line.startsWith(GROUP_LINE_PREFIX)).toBe(true);
+    expect(line).not.toContain('\n');
+    const body = JSON.parse(line.slice(GROUP_LINE_PREFIX.length));
+    expect(body).toMatchObject({ v: 1, env: 'household', index: 2, maxStepSkills: 4 });
+    expect(body.trajectories).toEqual(group.trajectories.map(({ ref: _ref, ...t }) => t));
+  });
+});
+
+describe('/v1/chat/completions with the default template: the heuristic on the trajectory alone', () => {
+  for (const preset of ['easy', 'default'])
+    it(`household/${preset}: observations under the 300-character cut, each trajectory comes back whole`, async () => {
+      const spec = getEnvSpec('household');
+      const group = noisyGroup(spec, preset, 31, 5);
+      const got = await httpAt(spec, preset, DEFAULT_HTTP_PROMPT).analyze(group);
+      const alone = await Promise.all(
+        group.trajectories.map(
+          async (t) => (await spec.analyzer!({ maxStepSkills: 5 }).analyze({ ...group, trajectories: [t] }))[0],
+        ),
+      );
+      expect(got).toEqual(alone);
+      // Without its siblings a failed trajectory gets other skills than in its group: what {group} is for.
+      expect(got).not.toEqual(await spec.analyzer!({ maxStepSkills: 5 }).analyze(group));
+    });
+});
+
+/**
+ * The OPID reference code's episode-analysis prompt for a trajectory, as jinyangwu/OPID `opid/analysis.py`
+ * `_build_episode_analysis_prompt` and `_format_episode_steps` write it (the response wrapped as verl-agent's prompts
+ * ask: `<think>…</think><action>…</action>`).
+ */
+function opidPrompt(t: AnalyzerTrajectory, k: number): string {
+  const steps = t.steps
+    .map(
+      (s, i) =>
+        `Step ${i}\nObservation: ${s.observation}\nResponse: <think>next</think>\n<action>${s.action}</action>\n` +
+        `Return: ${s.return.toFixed(6)}\n`,
+    )
+    .join('');
+  const kk = Math.min(k, t.steps.length);
+  return `Analyze the following agent episode and return ONLY valid JSON.
+
+You need to complete all three fields:
+1. Write a concise episode_summary.
+2. Write one episode_skill that extracts the ${
+    t.success
+      ? 'successful trajectory into workflow'
+      : 'failed \
+trajectory into avoidance rules'
+  }.
+3. Provide concise, action-oriented decision skills for at most ${kk} critical step(s) from the candidate set as \
+entries in step_skills.
+
+Return format:
+{
+  "episode_summary": "string",
+  "episode_skill": "string",
+  "step_skills": {
+    "0": "skill for step 0",
+    "2": "skill for step 2"
+  }
+}
+
+Episode context:
+- Task description: ${t.task}
+- episode_success: ${t.success ? 'success' : 'failure'}
+- Candidate step indices: [${t.steps.map((_, i) => i).join(', ')}]
+- Interaction trajectory: ${steps}
+`;
+}
+
+describe('/v1/chat/completions with the OPID reference prompt', () => {
+  it('answers episode_summary, episode_skill and step_skills: the heuristic on the trajectory shown', async () => {
+    const spec = getEnvSpec('household');
+    const group: AnalyzerGroup = noisyGroup(spec, 'default', 41, 3);
+    for (const t of group.trajectories) {
+      const r = await post(srv.base, '/v1/chat/completions', {
+        model: 'household',
+        messages: [{ role: 'user', content: opidPrompt(t, 3) }],
+        max_completion_tokens: 4096,
+      });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({
+        object: 'chat.completion',
+        model: 'household',
+        choices: [{ finish_reason: 'stop' }],
+      });
+      const reply = JSON.parse(r.body.choices[0].message.content);
+      // What the prompt shows: no final observation, validity read from the next observation, returns to 6 decimals.
+      const shown = {
+        ...t,
+        finalObservation: '',
+        steps: t.steps.map((s, i) => ({
+          ...s,
+          return: Number(s.return.toFixed(6)),
+          valid: t.steps[i + 1]?.observation !== 'Nothing happens.',
+        })),
+      };
+      const want = (
+        await spec.analyzer!({ maxStepSkills: Math.min(3, t.steps.length) }).analyze({
+          env: 'household',
+          trajectories: [shown],
+        })
+      )[0]!;
+      expect(reply).toEqual({
+        episode_summary: expect.stringMatching(/^The agent (succeeded|failed) after \d+ steps/),
+        episode_skill: want.episodeSkill,
+        step_skills: Object.fromEntries(Object.entries(want.stepSkills)),
+      });
+      expect(reply.episode_skill).not.toBe('');
+    }
+  });
+});
+
+describe('/v1/chat/completions: models and refusals', () => {
+  const chat = (body: unknown) => post(srv.base, '/v1/chat/completions', body);
+  const trajectoryPrompt = () =>
+    DEFAULT_HTTP_PROMPT.user
+      .replace('{task}', 'put a laptop in sidetable.')
+      .replace('{outcome}', 'failure')
+      .replace('{steps}', 'step 0: obs="You are in the middle of a room." action="look" return=0.00')
+      .replace('{final}', '"Nothing happens."')
+      .replace('{K}', '2');
+
+  it('GET /v1/models lists the envs with an embedded analyzer; the connection test is answered', async () => {
+    expect((await get(srv.base, '/v1/models')).body.data.map((m: { id: string }) => m.id)).toEqual(
+      withAnalyzer.map((s) => s.name),
+    );
+    expect(await testConnection({ baseUrl: srv.base, model: 'household' })).toMatchObject({
+      ok: true,
+      model: 'household',
+    });
+  });
+
+  it('an unknown model: 404 model_not_found in OpenAI shape, which the http analyzer names', async () => {
+    const r = await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: trajectoryPrompt() }] });
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({
+      error: {
+        message: expect.stringMatching(
+          /^model "gpt-4o" not found: this server's models are the envs with an embedded analyzer: household, shop/,
+        ),
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'model_not_found',
+      },
+    });
+    const http = new HttpAnalyzer({ baseUrl: srv.base, model: 'gpt-4o', maxStepSkills: 2, maxRetries: 0 });
+    const group = noisyGroup(getEnvSpec('household'), 'easy', 1, 1);
+    expect((await http.analyze(group)).every((x) => x === null)).toBe(true);
+    expect(Object.keys(http.stats().failureReasons)).toEqual([
+      expect.stringMatching(/^HTTP 404 \(model "gpt-4o" not found/),
+    ]);
+  });
+
+  it('stream, a prompt in no known form, a bad {group} line, a {group} env not the model, bad bodies', async () => {
+    const bad = (status: number, re: RegExp) => ({
+      status,
+      body: { error: expect.objectContaining({ message: expect.stringMatching(re) }) },
+    });
+    const user = (content: string) => [{ role: 'user', content }];
+    expect(await chat({ model: 'household', messages: user(trajectoryPrompt()), stream: true })).toEqual(
+      bad(400, /stream: true is not served/),
+    );
+    expect(await chat({ model: 'household', messages: user('hello') })).toEqual(
+      bad(400, /hold no episode this server can read/),
+    );
+    expect(await chat({ model: 'household', messages: user('opd-group: {"v": 1,') })).toEqual(
+      bad(400, /is not one JSON object/),
+    );
+    expect(await chat({ model: 'household', messages: user('opd-group: {"v": 1, "env": "household"}') })).toEqual(
+      bad(400, /the "opd-group:" line's field "index"/),
+    );
+    const line = renderGroup({ group: noisyGroup(getEnvSpec('household'), 'easy', 1, 1), index: 0 }, 2);
+    expect(await chat({ model: 'shop', messages: user(line) })).toEqual(
+      bad(400, /names another env than the prompt's \{group\} line/),
+    );
+    expect(await chat({ model: 'household', messages: [] })).toEqual(
+      bad(400, /field "messages" must be a non-empty array/),
+    );
+    expect(await chat('{"model": ')).toEqual(bad(400, /the body is not JSON/));
+    expect(await chat({ model: 'household', messages: user(trajectoryPrompt()) })).toMatchObject({ status: 200 });
+  });
+});
