@@ -9,7 +9,7 @@
  * `usage(spec)` on stderr and exit with code 2 (`USAGE_EXIT_CODE`).
  */
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { nearestName } from '../src/core/near';
+import { lookAlikeNote, nearestName } from '../src/core/near';
 import { readNumberText } from '../src/core/number-text';
 
 /** Exit code for bad command-line input (BSD sysexits-style "usage" convention used by many CLIs). */
@@ -120,11 +120,13 @@ function convert(name: string, f: FlagSpec, raw: string): string | number | bool
 
 /**
  * `; did you mean X?` naming the entry of `names` that `raw` most likely meant (nearestName, src/core/near.ts: `op` →
- * opid, `wsm` → wasm), or '' when none is near enough.
+ * opid, `wsm` → wasm, `sh0p` → shop), naming the look-alike letters of `raw` when it holds any
+ * (lookAlikeNote; Cyrillic `ѕһор`: `; did you mean shop? (written with look-alikes of Latin letters: ѕ U+0455,
+ * …)`), or '' when none is near enough.
  */
 export function didYouMean(raw: string, names: readonly string[]): string {
   const near = nearestName(raw, names);
-  return near === null ? '' : `; did you mean ${near}?`;
+  return near === null ? '' : `; did you mean ${near}?${lookAlikeNote(raw)}`;
 }
 
 /**

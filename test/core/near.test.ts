@@ -1,6 +1,6 @@
 /** nearestName: the "did you mean …?" rule shared by links and command-line flags. */
 import { describe, expect, it } from 'vitest';
-import { nearestName } from '../../src/core/near';
+import { lookAlikeNote, nearestName } from '../../src/core/near';
 
 describe('nearestName', () => {
   const algos = ['grpo', 'opid', 'skill-grpo', 'agentic-opd'];
@@ -25,5 +25,27 @@ describe('nearestName', () => {
     expect(nearestName('g', algos)).toBeNull(); // one letter: no prefix rule, and 'g' is 3+ edits from each
     expect(nearestName('xyz', algos)).toBeNull();
     expect(nearestName('te', ['teacher', 'temperature'])).toBeNull(); // prefix of two
+  });
+  it('reads look-alikes as the letters they look like: 0, 1, Cyrillic and Greek homoglyphs, full-width forms', () => {
+    const envs = ['household', 'shop'];
+    expect(nearestName('sh0p', envs)).toBe('shop');
+    expect(nearestName('ѕһор', envs)).toBe('shop'); // Cyrillic ѕ һ о р: four characters, none of them Latin
+    expect(nearestName('ＳＨＯＰ', envs)).toBe('shop'); // full-width
+    expect(nearestName('h0useh0ld', envs)).toBe('household');
+    expect(nearestName('0p1d', algos)).toBe('opid'); // 0 → o, 1 → l: one edit from opid, not two
+    expect(nearestName('grρο', algos)).toBe('grpo'); // Greek ρ ο
+    expect(nearestName('tеst-ѕееn', ['train', 'test-seen', 'test-unseen', 'val'])).toBe('test-seen');
+    expect(nearestName('еаѕу', ['default', 'easy'])).toBe('easy');
+    expect(nearestName('x0', algos)).toBeNull(); // a look-alike alone makes nothing near
+  });
+  it('names the look-alike letters of a word, for the did-you-mean note', () => {
+    expect(lookAlikeNote('ѕһор')).toBe(
+      ' (written with look-alikes of Latin letters: ѕ U+0455, һ U+04BB, о U+043E, р U+0440)',
+    );
+    expect(lookAlikeNote('shоо')).toBe(' (written with look-alikes of Latin letters: о U+043E)'); // each named once
+    expect(lookAlikeNote('ｓhop')).toBe(' (written with look-alikes of Latin letters: ｓ U+FF53)'); // full-width
+    expect(lookAlikeNote('sh0p')).toBe(''); // digits are plain to see
+    expect(lookAlikeNote('\u202eeasy')).toBe(''); // an invisible control is no letter: the caller shows it escaped
+    expect(lookAlikeNote('shop')).toBe('');
   });
 });

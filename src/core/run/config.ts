@@ -26,7 +26,7 @@ import { OLD_LOGPROB_SOURCES } from '../model/scoring';
 import { DEFAULT_ENV, ENV_NAMES, ENV_SPECS, getEnvSpec } from '../envs/registry';
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
-import { nearestName } from '../near';
+import { lookAlikeNote, nearestName } from '../near';
 
 /** Bumped when a field is renamed or changes meaning; stored in links and exports (src/ui/state/link.ts migrates). */
 export const SCHEMA_VERSION = 2;
@@ -987,7 +987,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
       field: 'preset',
       message:
         `${c.env} has no preset "${visibleText(c.preset.slice(0, 40))}"; one of ${presets.join(', ')}` +
-        (near === null ? '' : `; did you mean ${near}?`),
+        (near === null ? '' : `; did you mean ${near}?${lookAlikeNote(c.preset.slice(0, 40))}`),
     });
   }
   const samplesLowerBound = c.tasksPerStep * c.groupSize;
