@@ -1,0 +1,28 @@
+"""Clients of `npm run serve` for trainers outside the OPD Playground (stdlib only; docs/scale-out.md).
+
+- `Client`: JSON requests to the server (client.py).
+- verl-agent / the OPID reference code: `PlaygroundEnvs`, `PlaygroundEnvironmentManager`, `playground_projection`,
+  `build_playground_envs` (verl_agent.py).
+- TRL: `PlaygroundToolEnv`, `make_environment_factory`, `reward_func` (trl_env.py).
+"""
+
+from .client import Client, ServerError
+from .trl_env import PlaygroundToolEnv, make_environment_factory, reward_func
+from .verl_agent import (
+    PlaygroundEnvironmentManager,
+    PlaygroundEnvs,
+    build_playground_envs,
+    playground_projection,
+)
+
+__all__ = [
+    "Client",
+    "ServerError",
+    "PlaygroundEnvs",
+    "PlaygroundEnvironmentManager",
+    "playground_projection",
+    "build_playground_envs",
+    "PlaygroundToolEnv",
+    "make_environment_factory",
+    "reward_func",
+]

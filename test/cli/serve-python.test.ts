@@ -1,0 +1,34 @@
+/**
+ * The Python clients of `npm run serve` (integrations/python/) under `npm test`: runs their stdlib unittest suite,
+ * which starts the server and drives 16 × 8 environments of every registered env through the verl-agent-shaped
+ * manager and the TRL-shaped environment class with the expert's actions (integrations/python/tests/).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const PYTHON = '/usr/bin/python3';
+
+describe('Python integrations (verl-agent, TRL) against npm run serve', () => {
+  it('python3 -m unittest: every test passes', () => {
+    expect(
+      existsSync(PYTHON),
+      `${PYTHON} is missing: the Python integration tests need it (Debian: apt-get install python3)`,
+    ).toBe(true);
+    const r = spawnSync(PYTHON, ['-m', 'unittest', 'discover', '-v', '-s', 'integrations/python/tests'], {
+      encoding: 'utf8',
+      timeout: 540_000,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.error, `could not run ${PYTHON}: ${r.error?.message}`).toBeUndefined();
+    expect(r.status, out).toBe(0);
+    for (const name of [
+      'test_groups_of_8_solved_by_the_expert (test_integrations.VerlAgentTest',
+      'test_projection_and_refusals (test_integrations.VerlAgentTest',
+      'test_128_rollouts_solved_by_the_expert (test_integrations.TrlTest',
+    ])
+      expect(out).toMatch(new RegExp(`${name.replace(/[().]/g, '\\$&')}[^\\n]*\\) \\.\\.\\. ok`));
+    expect(out).toMatch(/Ran 3 tests in [\d.]+s\n\nOK/);
+  });
+});
