@@ -1,9 +1,9 @@
 /**
  * Aggregating runs into a results table (the OPID table, Table 1's layout in OPID, Yang et al. 2026,
  * docs/references.md#opid): per method, success per split and per task type as mean ± standard error over seeds, at
- * the final and at the best evaluation, and the paired difference to a baseline method over the seeds both have (every
- * row's to the table's baseline; for named comparisons, `method − baseline` of any two methods). Pure functions over
- * plain numbers.
+ * an endpoint — the final evaluation, the best one, or the mean of the last three (`Endpoint`) — and the paired
+ * difference to a baseline method over the seeds both have (every row's to the table's baseline; for named
+ * comparisons, `method − baseline` of any two methods). Pure functions over plain numbers.
  */
 
 /**
@@ -57,6 +57,15 @@ export interface RunEvals {
 export type Pick = 'final' | 'best';
 
 /**
+ * What a table cell reads of a run: one evaluation (`Pick`), or `last3`, the mean of the run's last three
+ * evaluations after step 0 (`lastEvals`), each split and task type averaged on its own.
+ */
+export type Endpoint = Pick | 'last3';
+
+/** How many evaluations the `last3` endpoint averages. */
+export const LAST_EVALS = 3;
+
+/**
  * The evaluation a cell reads: `final` = the last; `best` = the highest mean success over `splits` (ties: earlier).
  * @throws Error when the run has no evaluation.
  */
@@ -66,6 +75,37 @@ export function pickEval(run: RunEvals, pick: Pick, splits: readonly string[]): 
   const score = (e: RunEvals['evals'][number]) =>
     splits.reduce((s, k) => s + (Object.hasOwn(e.splits, k) ? e.splits[k].successRate : 0), 0) / splits.length;
   return run.evals.reduce((best, e) => (score(e) > score(best) ? e : best));
+}
+
+/**
+ * The evaluations the `last3` endpoint averages: the run's last LAST_EVALS (3) evaluations after step 0, in the run's
+ * order. Step 0 (the start, the same policy for every method) never counts; a run with fewer than three evaluations
+ * after step 0 gives the ones it has (one or two).
+ * @throws Error when the run has no evaluation after step 0.
+ */
+export function lastEvals(run: RunEvals): RunEvals['evals'] {
+  const after = run.evals.filter((e) => e.step > 0);
+  if (!after.length) throw new Error(`run ${run.method} seed ${run.seed} has no evaluation after step 0`);
+  return after.slice(-LAST_EVALS);
+}
+
+/**
+ * A run's rate per cell key (`split` or `split/taskType`) at `endpoint`: the rate of the evaluation `pickEval` chose,
+ * or for `last3` the mean over the evaluations of `lastEvals` that hold that key (a task type an evaluation did not
+ * draw is averaged over the others). Keys in the order first met: each split, then its task types.
+ * @throws Error when the run has no evaluation (after step 0, for `last3`).
+ */
+export function ratesAt(run: RunEvals, endpoint: Endpoint, splits: readonly string[]): Map<string, number> {
+  const evals = endpoint === 'last3' ? lastEvals(run) : [pickEval(run, endpoint, splits)];
+  const seen = new Map<string, number[]>();
+  const put = (key: string, v: number) => (seen.get(key) ?? seen.set(key, []).get(key)!).push(v);
+  for (const e of evals)
+    for (const s of splits) {
+      if (!Object.hasOwn(e.splits, s)) continue;
+      put(s, e.splits[s].successRate);
+      for (const [t, x] of Object.entries(e.splits[s].byTaskType)) put(`${s}/${t}`, x.successRate);
+    }
+  return new Map([...seen].map(([k, xs]) => [k, xs.reduce((a, b) => a + b, 0) / xs.length]));
 }
 
 /**
@@ -81,21 +121,18 @@ export interface TableRow {
   diff: Record<string, MeanSe | null>;
 }
 
-/** Per method, per cell key (`split` or `split/taskType`), per seed: the rate of the evaluation `pick` chose. */
+/** Per method, per cell key (`split` or `split/taskType`), per seed: the run's rate at the endpoint (`ratesAt`). */
 type Values = Map<string, Map<string, Map<number, number>>>;
 
-/** The rates the cells of `pick` read: method → key → seed → rate. @throws Error when a run has no evaluation. */
-function valuesOf(runs: readonly RunEvals[], splits: readonly string[], pick: Pick): Values {
+/**
+ * The rates the cells of `endpoint` read: method → key → seed → rate.
+ * @throws Error when a run has no evaluation (after step 0, for `last3`).
+ */
+function valuesOf(runs: readonly RunEvals[], splits: readonly string[], endpoint: Endpoint): Values {
   const values: Values = new Map();
   for (const r of runs) {
-    const e = pickEval(r, pick, splits);
     const m = values.get(r.method) ?? values.set(r.method, new Map()).get(r.method)!;
-    for (const s of splits) {
-      if (!Object.hasOwn(e.splits, s)) continue;
-      const put = (key: string, v: number) => (m.get(key) ?? m.set(key, new Map()).get(key)!).set(r.seed, v);
-      put(s, e.splits[s].successRate);
-      for (const [t, x] of Object.entries(e.splits[s].byTaskType)) put(`${s}/${t}`, x.successRate);
-    }
+    for (const [key, v] of ratesAt(r, endpoint, splits)) (m.get(key) ?? m.set(key, new Map()).get(key)!).set(r.seed, v);
   }
   return values;
 }
@@ -113,18 +150,18 @@ function diffsTo(
 }
 
 /**
- * Build the table rows for `pick` (final or best evaluation): methods in the order given, cells for every split and
- * every split × task type present, differences to `baseline` paired by seed.
- * @throws Error when a run has no evaluation.
+ * Build the table rows for `endpoint` (final or best evaluation, or the mean of the last three): methods in the order
+ * given, cells for every split and every split × task type present, differences to `baseline` paired by seed.
+ * @throws Error when a run has no evaluation (after step 0, for `last3`).
  */
 export function buildTable(
   runs: readonly RunEvals[],
   methods: readonly string[],
   splits: readonly string[],
-  pick: Pick,
+  endpoint: Endpoint,
   baseline: string,
 ): TableRow[] {
-  const values = valuesOf(runs, splits, pick);
+  const values = valuesOf(runs, splits, endpoint);
   const base = values.get(baseline);
   return methods
     .filter((m) => values.has(m))
@@ -158,17 +195,17 @@ export interface ComparisonRow extends Comparison {
 }
 
 /**
- * The paired differences of `comparisons` for `pick`, in the order given, for every cell key of the method (null
+ * The paired differences of `comparisons` at `endpoint`, in the order given, for every cell key of the method (null
  * where the baseline lacks it); a comparison of which either method has no run yet is left out.
- * @throws Error when a run has no evaluation.
+ * @throws Error when a run has no evaluation (after step 0, for `last3`).
  */
 export function buildComparisons(
   runs: readonly RunEvals[],
   comparisons: readonly Comparison[],
   splits: readonly string[],
-  pick: Pick,
+  endpoint: Endpoint,
 ): ComparisonRow[] {
-  const values = valuesOf(runs, splits, pick);
+  const values = valuesOf(runs, splits, endpoint);
   const seedsOf = (m: string) => new Set(runs.filter((r) => r.method === m).map((r) => r.seed));
   return comparisons
     .filter((c) => values.has(c.method) && values.has(c.baseline))

@@ -1,11 +1,12 @@
 /**
  * table.md, the Markdown text of a results table (src/core/run/table-schema.ts) that `npm run experiment -- opid-table`
- * writes next to table.json: the settings, then for the final and for the best evaluation a table of success (mean ±
- * standard error over seeds, per split and per split × task type, with the paired difference to the baseline per
- * split) and a table of the paired difference to the baseline per split and per task type — or, in a table that
- * names paired comparisons (`comparisons`), a table of those per split and per task type instead. Pure.
+ * writes next to table.json: the settings, then for each endpoint — the mean of the last three evaluations first when
+ * the table has it (`last3`, the endpoint its protocol fixed), then the final and the best evaluation — a table of
+ * success (mean ± standard error over seeds, per split and per split × task type, with the paired difference to the
+ * baseline per split) and a table of the paired difference to the baseline per split and per task type — or, in a
+ * table that names paired comparisons (`comparisons`), a table of those per split and per task type instead. Pure.
  */
-import { pct, pctDiff, type MeanSe, type TableRow } from './aggregate';
+import { pct, pctDiff, type Endpoint, type MeanSe, type TableRow } from './aggregate';
 import type { ResultsTable } from './table-schema';
 
 /** The Δ columns: each split followed by its task types (`split/type`, sorted), splits in the table's order. */
@@ -25,11 +26,11 @@ interface DiffRow {
 }
 
 /**
- * The difference table of one evaluation (`pick`): the rows' differences to the baseline (every method but the
+ * The difference table of one endpoint (`pick`): the rows' differences to the baseline (every method but the
  * baseline), or the table's named comparisons (`label: method − baseline`) when it has them.
  */
-function diffTable(t: ResultsTable, pick: 'final' | 'best', evaluation: string): string[] {
-  const rows = t[pick];
+function diffTable(t: ResultsTable, pick: Endpoint, evaluation: string): string[] {
+  const rows = t[pick] ?? [];
   const dk = diffKeys(t, rows);
   const named = t.comparisons?.[pick];
   const [heading, first, none, diffRows]: [string, string, string, DiffRow[]] = named
@@ -62,31 +63,39 @@ function diffTable(t: ResultsTable, pick: 'final' | 'best', evaluation: string):
   ];
 }
 
+/** The section heading of each endpoint in table.md (its text before ` (` names it in the difference table's). */
+const HEADINGS: Record<Endpoint, string> = {
+  last3: 'Mean of the last three evaluations (per run, step 0 excluded; the endpoint)',
+  final: 'Final evaluation',
+  best: 'Best evaluation (the same episodes chose it: optimistic)',
+};
+
 /**
- * The Markdown of `t` under the heading `# <title>`: the header lines as a list, then per evaluation (final, best) the
- * success table (columns: method, seeds, every split, every `split/type`, then `Δ vs <baseline> <split>` per split)
- * and the difference table (`Δ vs <baseline>, paired over seeds`: every method but the baseline; columns: method,
- * seeds, each split followed by its task types; with named comparisons, `Paired comparisons`: one row each, the same
- * columns). Success and differences in percent points, `mean ± s.e.`; a difference paired over fewer seeds than its
- * row has says how many (`+20.0 ± 10.0 (2 seeds)`); `—` where there is none. Ends with one newline.
+ * The Markdown of `t` under the heading `# <title>`: the header lines as a list, then per endpoint (`last3` first when
+ * the table has it, then final and best; HEADINGS) the success table (columns: method, seeds, every split, every
+ * `split/type`, then `Δ vs <baseline> <split>` per split) and the difference table (`Δ vs <baseline>, paired over
+ * seeds`: every method but the baseline; columns: method, seeds, each split followed by its task types; with named
+ * comparisons, `Paired comparisons`: one row each, the same columns). Success and differences in percent points,
+ * `mean ± s.e.`; a difference paired over fewer seeds than its row has says how many (`+20.0 ± 10.0 (2 seeds)`);
+ * `—` where there is none. Ends with one newline.
  */
 export function resultsTableMarkdown(t: ResultsTable, title: string): string {
-  const keys = [...new Set(t.final.flatMap((r) => Object.keys(r.cells)))].sort(
+  const keys = [...new Set([...t.final, ...(t.last3 ?? [])].flatMap((r) => Object.keys(r.cells)))].sort(
     (a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b),
   );
   const base = t.baseline;
   const cell = (r: TableRow, k: string) => pctDiff(Object.hasOwn(r.diff, k) ? r.diff[k] : null, r.seeds.length);
   const values = (r: TableRow) => keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ');
-  const tables = (pick: 'final' | 'best', title: string) => [
-    `## ${title}`,
+  const tables = (pick: Endpoint) => [
+    `## ${HEADINGS[pick]}`,
     '',
     `| method | seeds | ${keys.join(' | ')} | ${t.splits.map((s) => `Δ vs ${base} ${s}`).join(' | ')} |`,
     `|---|---|${keys.map(() => '---|').join('')}${t.splits.map(() => '---|').join('')}`,
-    ...t[pick].map(
+    ...(t[pick] ?? []).map(
       (r) => `| ${r.method} | ${r.seeds.length} | ${values(r)} | ${t.splits.map((s) => cell(r, s)).join(' | ')} |`,
     ),
     '',
-    ...diffTable(t, pick, title.split(' (')[0].toLowerCase()),
+    ...diffTable(t, pick, HEADINGS[pick].split(' (')[0].toLowerCase()),
   ];
   return (
     [
@@ -97,10 +106,15 @@ export function resultsTableMarkdown(t: ResultsTable, title: string): string {
       `Success in %, mean ± standard error over seeds; Δ: paired difference to ${base} in percent ` +
         `points, mean ± standard error of the per-seed differences over the seeds both have (the number of ` +
         `seeds is given where it is fewer than the row's).` +
-        (t.comparisons ? ' Paired comparisons: `method − baseline` of the two methods named, the same way.' : ''),
+        (t.comparisons ? ' Paired comparisons: `method − baseline` of the two methods named, the same way.' : '') +
+        (t.last3
+          ? ' Last three: per run, the mean success of its last three evaluations after step 0 (of those it has, ' +
+            'when fewer), per split and per task type; then over seeds the same way.'
+          : ''),
       '',
-      ...tables('final', 'Final evaluation'),
-      ...tables('best', 'Best evaluation (the same episodes chose it: optimistic)'),
+      ...(t.last3 ? tables('last3') : []),
+      ...tables('final'),
+      ...tables('best'),
     ]
       .join('\n')
       .trimEnd() + '\n'

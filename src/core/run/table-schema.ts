@@ -12,8 +12,10 @@
  * difference of every cell, the whole split's and each task type's (`split/type`), so the per-type differences of
  * table.md and the Results view read from either.
  *
- * Two optional version-2 fields, written only by tables that have them: `protocol` (the experiment's protocol, e.g.
- * `reference`; absent: `table`, the only protocol before) and `comparisons` (`final` and `best`: named paired
+ * Three optional version-2 fields, written only by tables that have them: `protocol` (the experiment's protocol, e.g.
+ * `reference`; absent: `table`, the only protocol before), `last3` (the table rows at the mean of each run's last
+ * three evaluations after step 0, aggregate.ts `lastEvals`; written by a protocol that fixes it as its endpoint,
+ * absent in every file written before) and `comparisons` (`final`, `best` and, with `last3`, `last3`: named paired
  * comparisons `method − baseline` besides the rows' differences to `baseline`, each with its `label`, `seeds` and
  * `diff` keyed as a row's).
  */
@@ -84,7 +86,14 @@ const V2Schema = z.strictObject({
   splits: z.array(z.string().min(1)).min(1),
   final: z.array(RowSchema),
   best: z.array(RowSchema),
-  comparisons: z.strictObject({ final: z.array(ComparisonSchema), best: z.array(ComparisonSchema) }).optional(),
+  last3: z.array(RowSchema).optional(),
+  comparisons: z
+    .strictObject({
+      final: z.array(ComparisonSchema),
+      best: z.array(ComparisonSchema),
+      last3: z.array(ComparisonSchema).optional(),
+    })
+    .optional(),
   curves: z.array(CurveSchema),
 });
 
@@ -107,8 +116,16 @@ export interface ResultsTable {
   final: TableRow[];
   /** Rows at the best evaluation (the highest mean success over the splits). */
   best: TableRow[];
-  /** Named paired comparisons at the final and at the best evaluation; absent when the table names none. */
-  comparisons?: { final: ComparisonRow[]; best: ComparisonRow[] };
+  /**
+   * Rows at the mean of each run's last three evaluations after step 0 (fewer when a run has fewer); present only in
+   * tables whose protocol fixes it as the endpoint (version 2).
+   */
+  last3?: TableRow[];
+  /**
+   * Named paired comparisons at the final and at the best evaluation, and at `last3` when the table has it; absent
+   * when the table names none.
+   */
+  comparisons?: { final: ComparisonRow[]; best: ComparisonRow[]; last3?: ComparisonRow[] };
   /** Success curves per method; null in version 1 (its files do not hold them). */
   curves: CurveRow[] | null;
 }
@@ -148,14 +165,20 @@ function ownData(x: unknown, path: string, file: string): unknown {
   return out;
 }
 
+/** The row sets a table may hold, in the order they are checked. */
+const ENDPOINTS = ['final', 'best', 'last3'] as const;
+
 /** Cross-field checks both versions share. @throws TableError naming the field. */
 function checkRows(t: ResultsTable, file: string): void {
   const bad = (msg: string): never => {
     throw new TableError(`${file}: ${msg}; ${FIX}`);
   };
-  for (const pick of ['final', 'best'] as const) {
+  // a table aggregated at last3 has its comparisons there too, and only such a table
+  if (t.comparisons && Boolean(t.comparisons.last3) !== Boolean(t.last3))
+    bad(`comparisons.last3: ${t.last3 ? 'missing (the table has last3 rows)' : 'present without last3 rows'}`);
+  for (const pick of ENDPOINTS) {
     const seen = new Set<string>();
-    t[pick].forEach((r, i) => {
+    t[pick]?.forEach((r, i) => {
       const at = `${pick}.${i}`;
       if (seen.has(r.method)) bad(`${at}.method: "${r.method}" appears twice (one row per method)`);
       seen.add(r.method);
@@ -172,8 +195,8 @@ function checkRows(t: ResultsTable, file: string): void {
       }
     });
   }
-  for (const pick of ['final', 'best'] as const)
-    t.comparisons?.[pick].forEach((c, i) => {
+  for (const pick of ENDPOINTS)
+    t.comparisons?.[pick]?.forEach((c, i) => {
       for (const [k, d] of Object.entries(c.diff)) {
         const at = `comparisons.${pick}.${i}.diff.${k}`;
         if (!t.splits.includes(k.split('/')[0]))
@@ -272,16 +295,22 @@ export interface TableInput {
   protocol?: string;
   /** Named paired comparisons besides the rows' differences to `baseline`; none when left out. */
   comparisons?: readonly Comparison[];
+  /**
+   * Also aggregate at the mean of each run's last three evaluations after step 0 (`last3`, rows and comparisons);
+   * a protocol that fixes it as its endpoint sets it. Off when left out.
+   */
+  last3?: boolean;
 }
 
 /**
- * The version-2 table of finished runs (rows at the final and at the best evaluation, curves), validated with the
- * reader's own parser so the writer cannot write a file the page rejects.
+ * The version-2 table of finished runs (rows at the final and at the best evaluation, with `last3` also at the mean
+ * of the last three; curves), validated with the reader's own parser so the writer cannot write a file the page
+ * rejects.
  * @throws TableError when the runs make an invalid table (e.g. a success rate outside [0, 1]); Error when a run has
- *   no evaluation (buildTable).
+ *   no evaluation, or with `last3` none after step 0 (buildTable).
  */
 export function makeResultsTable(input: TableInput): ResultsTable {
-  const { header, command, baseline, splits, methods, runs, protocol, comparisons } = input;
+  const { header, command, baseline, splits, methods, runs, protocol, comparisons, last3 } = input;
   // A field left undefined is left out of the file (JSON.stringify), so a table without them reads as before.
   const file = {
     format: TABLE_FORMAT,
@@ -293,9 +322,11 @@ export function makeResultsTable(input: TableInput): ResultsTable {
     splits: [...splits],
     final: buildTable(runs, methods, splits, 'final', baseline),
     best: buildTable(runs, methods, splits, 'best', baseline),
+    last3: last3 ? buildTable(runs, methods, splits, 'last3', baseline) : undefined,
     comparisons: comparisons && {
       final: buildComparisons(runs, comparisons, splits, 'final'),
       best: buildComparisons(runs, comparisons, splits, 'best'),
+      last3: last3 ? buildComparisons(runs, comparisons, splits, 'last3') : undefined,
     },
     curves: buildCurves(runs, methods, splits),
   };
@@ -304,10 +335,10 @@ export function makeResultsTable(input: TableInput): ResultsTable {
 
 /**
  * table.json's text of a table (version 2; one-space indent as the writer always used), ending in a newline;
- * `protocol` and `comparisons` only when the table has them.
+ * `protocol`, `last3` and `comparisons` only when the table has them.
  */
 export function resultsTableJson(t: ResultsTable): string {
-  const { format, header, command, protocol, baseline, splits, final, best, comparisons, curves } = t;
+  const { format, header, command, protocol, baseline, splits, final, best, last3, comparisons, curves } = t;
   const file = {
     format,
     version: TABLE_VERSION,
@@ -318,6 +349,7 @@ export function resultsTableJson(t: ResultsTable): string {
     splits,
     final,
     best,
+    last3,
     comparisons,
   };
   return JSON.stringify({ ...file, curves: curves ?? [] }, null, 1) + '\n';

@@ -4,14 +4,17 @@ import {
   buildComparisons,
   buildCurves,
   buildTable,
+  lastEvals,
   meanSe,
   pairedDiff,
   pct,
   pctDiff,
   pickEval,
+  ratesAt,
   type RunEvals,
 } from '../../../src/core/run/aggregate';
 import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
+import { LAST3_RUNS, LAST3_SPLITS } from '../../helpers/last3-runs';
 
 describe('meanSe', () => {
   it('mean and s.e. = sd/√n with n − 1 in the variance', () => {
@@ -244,5 +247,75 @@ describe('buildCurves', () => {
       { mean: 0.3, se: 0, n: 1 },
     ]);
     expect(c[1].splits['test-unseen'][2]).toBeNull(); // seed 2 evaluated no test-unseen at step 10
+  });
+});
+
+describe('the last3 endpoint (two seeds, test/helpers/last3-runs.ts)', () => {
+  const close = (x: { mean: number; se: number; n: number } | null | undefined, mean: number, se: number, n = 2) => {
+    expect(x).toBeTruthy();
+    expect(x!.mean).toBeCloseTo(mean, 12);
+    expect(x!.se).toBeCloseTo(se, 12);
+    expect(x!.n).toBe(n);
+  };
+  it('averages the last three evaluations after step 0, or the ones a run has; step 0 never counts', () => {
+    const [g1, g2] = LAST3_RUNS;
+    expect(lastEvals(g1).map((e) => e.step)).toEqual([20, 30, 40]); // step 10 is the fourth from the end
+    expect(lastEvals(g2).map((e) => e.step)).toEqual([20, 40]); // two after step 0: those two
+    const one: RunEvals = { ...g2, evals: [g2.evals[0], { ...g2.evals[2], step: 5 }] };
+    expect(lastEvals(one).map((e) => e.step)).toEqual([5]);
+    expect(() => lastEvals({ ...g2, evals: [g2.evals[0]] })).toThrow(/run grpo seed 2 has no evaluation after step 0/);
+    // grpo 1: seen (0.4 + 0.5 + 0.6)/3 = 0.5, unseen (0.2 + 0.3 + 0.4)/3 = 0.3; heat only at steps 20, 30
+    // (none drawn at 40): (0.1 + 0.3)/2 = 0.2; grpo 2: seen (0.3 + 0.6)/2 = 0.45, heat (0.2 + 0.4)/2 = 0.3
+    const r1 = ratesAt(g1, 'last3', LAST3_SPLITS);
+    expect([...r1.keys()]).toEqual([
+      'test-seen',
+      'test-seen/pick',
+      'test-unseen',
+      'test-unseen/pick',
+      'test-unseen/heat',
+    ]);
+    expect(r1.get('test-seen')).toBeCloseTo(0.5, 12);
+    expect(r1.get('test-unseen')).toBeCloseTo(0.3, 12);
+    expect(r1.get('test-unseen/heat')).toBeCloseTo(0.2, 12);
+    const r2 = ratesAt(g2, 'last3', LAST3_SPLITS);
+    expect(r2.get('test-seen')).toBeCloseTo(0.45, 12);
+    expect(r2.get('test-unseen/heat')).toBeCloseTo(0.3, 12);
+    // final and best read one evaluation, unchanged: grpo 1 final = step 40 (no heat), best = step 10
+    expect(Object.fromEntries(ratesAt(g1, 'final', LAST3_SPLITS))).toEqual({
+      'test-seen': 0.6,
+      'test-seen/pick': 0.6,
+      'test-unseen': 0.4,
+      'test-unseen/pick': 0.4,
+    });
+    expect(ratesAt(g1, 'best', LAST3_SPLITS).get('test-unseen/heat')).toBe(0.9);
+  });
+
+  it('mean ± s.e. over seeds and paired differences, per split and task type (rows and comparisons)', () => {
+    const [g, o] = buildTable(LAST3_RUNS, ['grpo', 'opid'], LAST3_SPLITS, 'last3', 'grpo');
+    // GRPO seen 0.5, 0.45 → 0.475 ± (sd 0.0354)/√2 = 0.025; unseen 0.3, 0.3 → 0.3 ± 0;
+    // heat 0.2, 0.3 → 0.25 ± 0.05
+    close(g.cells['test-seen'], 0.475, 0.025);
+    close(g.cells['test-unseen'], 0.3, 0);
+    close(g.cells['test-unseen/heat'], 0.25, 0.05);
+    // OPID seen 0.7, 0.6 → 0.65 ± 0.05; unseen 0.5, 0.5 → 0.5 ± 0; heat 0.4, 0.55 → 0.475 ± 0.075
+    close(o.cells['test-seen'], 0.65, 0.05);
+    close(o.cells['test-unseen'], 0.5, 0);
+    close(o.cells['test-unseen/heat'], 0.475, 0.075);
+    // paired per seed: seen 0.2, 0.15 → 0.175 ± 0.025; unseen 0.2, 0.2 → 0.2 ± 0;
+    // heat 0.2, 0.25 → 0.225 ± 0.025
+    close(o.diff['test-seen'], 0.175, 0.025);
+    close(o.diff['test-unseen'], 0.2, 0);
+    close(o.diff['test-unseen/heat'], 0.225, 0.025);
+    expect(Object.values(g.diff).every((d) => d === null)).toBe(true);
+    // the final evaluation of the same runs differs: seen Δ 0.8 − 0.6, 0.5 − 0.6 → 0.05 ± 0.15
+    const [, of] = buildTable(LAST3_RUNS, ['grpo', 'opid'], LAST3_SPLITS, 'final', 'grpo');
+    close(of.diff['test-seen'], 0.05, 0.15);
+    const [c] = buildComparisons(
+      LAST3_RUNS,
+      [{ label: 'gain', method: 'opid', baseline: 'grpo' }],
+      LAST3_SPLITS,
+      'last3',
+    );
+    expect(c).toEqual({ label: 'gain', method: 'opid', baseline: 'grpo', seeds: [1, 2], diff: o.diff });
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { makeResultsTable } from '../../../src/core/run/table-schema';
 import { resultsTableMarkdown } from '../../../src/core/run/table-md';
 import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
+import { LAST3_RUNS, LAST3_SPLITS } from '../../helpers/last3-runs';
 
 const table = (methods: string[]) =>
   makeResultsTable({
@@ -132,5 +133,72 @@ describe('resultsTableMarkdown', () => {
     const md = resultsTableMarkdown(table(['grpo']), 'T');
     expect(md.match(/No method besides grpo has finished runs\./g)).toHaveLength(2);
     expect(md.endsWith('No method besides grpo has finished runs.\n')).toBe(true);
+  });
+
+  it('with last3, reports the mean of the last three evaluations first, then final and best (hand-computed)', () => {
+    const make = (comparisons?: { label: string; method: string; baseline: string }[]) =>
+      makeResultsTable({
+        header: ['endpoint: last3'],
+        command: '',
+        baseline: 'grpo',
+        splits: LAST3_SPLITS,
+        methods: ['grpo', 'opid'],
+        runs: LAST3_RUNS,
+        comparisons,
+        last3: true,
+      });
+    const md = resultsTableMarkdown(make(), 'Map');
+    const cols =
+      '| method | seeds | test-seen | test-unseen | test-seen/pick | test-unseen/heat | test-unseen/pick | ' +
+      'Δ vs grpo test-seen | Δ vs grpo test-unseen |';
+    // OPID − GRPO per split and type: seen 0.2, 0.15 → +17.5 ± 2.5; unseen 0.2, 0.2; heat 0.2, 0.25 → +22.5
+    const delta = '+17.5 ± 2.5 | +17.5 ± 2.5 | +20.0 ± 0.0 | +22.5 ± 2.5 | +20.0 ± 0.0 |';
+    expect(md).toContain(
+      ' Last three: per run, the mean success of its last three evaluations after step 0 (of those it has, when ' +
+        'fewer), per split and per task type; then over seeds the same way.\n\n## Mean of the last three',
+    );
+    expect(md).toContain(
+      [
+        '## Mean of the last three evaluations (per run, step 0 excluded; the endpoint)',
+        '',
+        cols,
+        '|---|---|---|---|---|---|---|---|---|',
+        // GRPO per seed: seen 0.5, 0.45 → 47.5 ± 2.5; unseen 0.3, 0.3 → 30.0 ± 0.0; heat 0.2, 0.3 → 25.0 ± 5.0
+        '| grpo | 2 | 47.5 ± 2.5 | 30.0 ± 0.0 | 47.5 ± 2.5 | 25.0 ± 5.0 | 30.0 ± 0.0 | — | — |',
+        // OPID: seen 0.7, 0.6 → 65.0 ± 5.0; unseen 0.5, 0.5; heat 0.4, 0.55 → 47.5 ± 7.5; Δ seen 0.2, 0.15 →
+        // +17.5 ± 2.5; Δ unseen 0.2, 0.2 → +20.0 ± 0.0
+        '| opid | 2 | 65.0 ± 5.0 | 50.0 ± 0.0 | 65.0 ± 5.0 | 47.5 ± 7.5 | 50.0 ± 0.0 | +17.5 ± 2.5 | ' +
+          '+20.0 ± 0.0 |',
+        '',
+        '### Δ vs grpo per task type, paired over seeds (mean of the last three evaluations)',
+        '',
+        '| method | seeds | test-seen | test-seen/pick | test-unseen | test-unseen/heat | test-unseen/pick |',
+        '|---|---|---|---|---|---|---|',
+        `| opid | 2 | ${delta}`,
+        '',
+        '## Final evaluation',
+        '',
+        cols,
+      ].join('\n'),
+    );
+    // the final section still reads the last evaluation: Δ seen 0.8 − 0.6, 0.5 − 0.6 → +5.0 ± 15.0
+    expect(md).toMatch(/## Final evaluation[^#]*\| opid \| 2 \| 65\.0 ± 15\.0 \|[^\n]*\| \+5\.0 ± 15\.0 \|/);
+    const order = ['## Mean of the last three', '## Final evaluation', '## Best evaluation'].map((h) => md.indexOf(h));
+    expect(order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1]))).toBe(true);
+    // with named comparisons: each endpoint lists them, last3's first
+    const named = resultsTableMarkdown(make([{ label: 'dense signal', method: 'opid', baseline: 'grpo' }]), 'Map');
+    expect(named).toContain(
+      [
+        '### Paired comparisons per task type (mean of the last three evaluations)',
+        '',
+        '| comparison | seeds | test-seen | test-seen/pick | test-unseen | test-unseen/heat | test-unseen/pick |',
+        '|---|---|---|---|---|---|---|',
+        `| dense signal: opid − grpo | 2 | ${delta}`,
+        '',
+        '## Final evaluation',
+      ].join('\n'),
+    );
+    // a table without last3 has no such section
+    expect(resultsTableMarkdown(table(['grpo', 'opid']), 'T')).not.toMatch(/last three/);
   });
 });

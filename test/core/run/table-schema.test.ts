@@ -13,6 +13,7 @@ import {
   type ResultsTable,
 } from '../../../src/core/run/table-schema';
 import { TYPED_RUNS, TYPED_SPLITS } from '../../helpers/table-runs';
+import { LAST3_RUNS, LAST3_SPLITS } from '../../helpers/last3-runs';
 
 const SPLITS = ['test-seen', 'test-unseen'];
 const split = (rate: number, types: Record<string, number>) => ({
@@ -153,6 +154,70 @@ describe('makeResultsTable / resultsTableJson', () => {
     // without them, neither key is written (the table of the default protocol reads as before)
     const plain = table();
     expect(Object.hasOwn(plain, 'protocol') || Object.hasOwn(plain, 'comparisons')).toBe(false);
+  });
+
+  it('writes last3 rows and comparisons when asked, reads them back, and still reads files without them', () => {
+    const t = makeResultsTable({
+      header: ['protocol: map-easy'],
+      command: 'npm run experiment -- opid-table --protocol map-easy',
+      protocol: 'map-easy',
+      baseline: 'grpo',
+      splits: LAST3_SPLITS,
+      methods: ['grpo', 'opid'],
+      runs: LAST3_RUNS,
+      comparisons: [{ label: 'dense signal', method: 'opid', baseline: 'grpo' }],
+      last3: true,
+    });
+    const text = resultsTableJson(t);
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      'format',
+      'version',
+      'header',
+      'command',
+      'protocol',
+      'baseline',
+      'splits',
+      'final',
+      'best',
+      'last3',
+      'comparisons',
+      'curves',
+    ]);
+    expect(Object.keys(JSON.parse(text).comparisons)).toEqual(['final', 'best', 'last3']);
+    // test/helpers/last3-runs.ts: OPID − GRPO per seed on test-unseen 0.5 − 0.3 twice → 0.2 ± 0; test-seen 0.2,
+    // 0.15 → 0.175 ± 0.025
+    const o = t.last3![1];
+    expect(o.method).toBe('opid');
+    expect(o.diff['test-unseen']!.mean).toBeCloseTo(0.2, 12);
+    expect(o.diff['test-unseen']!.se).toBeCloseTo(0, 12);
+    expect(o.diff['test-seen']!.mean).toBeCloseTo(0.175, 12);
+    expect(o.diff['test-seen']!.se).toBeCloseTo(0.025, 12);
+    expect(t.comparisons!.last3![0].diff).toEqual(o.diff);
+    expect(parseResultsTable(text)).toEqual(t);
+    // a file written before last3 (neither key) reads as it did: no last3
+    const old = JSON.parse(text);
+    delete old.last3;
+    delete old.comparisons.last3;
+    const back = parseResultsTable(old);
+    expect(Object.hasOwn(back, 'last3') || Object.hasOwn(back.comparisons!, 'last3')).toBe(false);
+    expect(back.final).toEqual(t.final);
+    // a table without last3 writes neither key
+    expect(Object.hasOwn(table(), 'last3')).toBe(false);
+    // rows and comparisons agree on last3
+    const noCmp = JSON.parse(text);
+    delete noCmp.comparisons.last3;
+    expect(() => parseResultsTable(noCmp)).toThrow(
+      /^table\.json: comparisons\.last3: missing \(the table has last3 rows\); write it again/,
+    );
+    expect(() => parseResultsTable({ ...old, comparisons: JSON.parse(text).comparisons })).toThrow(
+      /^table\.json: comparisons\.last3: present without last3 rows/,
+    );
+    const twice = JSON.parse(text);
+    twice.last3.push(twice.last3[0]);
+    expect(() => parseResultsTable(twice)).toThrow(/^table\.json: last3\.2\.method: "grpo" appears twice/);
+    const n = JSON.parse(text);
+    n.last3[1].diff['test-seen'].n = 3;
+    expect(() => parseResultsTable(n)).toThrow(/^table\.json: last3\.1\.diff\.test-seen\.n: paired over 3 seeds/);
   });
 
   it('refuses runs that make an invalid table (a success rate above 1)', () => {
