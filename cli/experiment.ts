@@ -11,7 +11,10 @@
  * authors' ALFWorld protocol instead (docs/experiments/opid-protocols.md: its shared flags, B 16 × G 8, 160 steps):
  * their GRPO (mean-only), GRPO with mean-std normalisation, their OPID with the heuristic and with the oracle
  * analyzer, and lists the paired comparisons that split OPID − GRPO as published into the normalisation change and
- * the skill term. Each run is a run directory `DIR/runs/<method>-<seed>/` (`train --run-dir`, checkpoints with
+ * the skill term. `--protocol map-easy` asks where OPID's dense signal helps, on the default env's `easy` preset
+ * (one task type): GRPO and OPID with the oracle and the heuristic analyzer at λ_skill 1 and 0.1, each OPID row paired
+ * with GRPO, its endpoint fixed in advance as the mean of each run's last three evaluations (`last3`, reported first;
+ * final and best too). Each run is a run directory `DIR/runs/<method>-<seed>/` (`train --run-dir`, checkpoints with
  * optimizer state every `--checkpoint-every` steps); its events are copied to `DIR/<method>-<seed>.jsonl` and its
  * best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it finishes. Stopped at any moment and
  * called again, it skips finished runs and continues each unfinished one from its last checkpoint (`train
@@ -19,8 +22,9 @@
  * refused. Writes `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to the baseline per split and
  * task type, or the named comparisons), `DIR/table.json` (src/core/run/table-schema.ts, validated before it is
  * written, the protocol recorded unless it is `table`; the page's Results view opens it) and `DIR/curves.svg`
- * (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). Bad input: a message naming the flag,
- * exit 2.
+ * (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). `--preset`, `--steps`, `--tasks`,
+ * `--eval-every`, `--episodes` and `--out` default to the protocol's values (PROTOCOL). Bad input: a message naming
+ * the flag, exit 2.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,7 +42,8 @@ import { baseManifestPath } from '../src/core/pretrain/base';
 import type { Comparison, RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
 import { parseRunConfig } from '../src/core/run/config';
-import { parseEvents } from '../src/core/run/record';
+import { RecordError, parseEvents } from '../src/core/run/record';
+import { jsonErrorWhere } from '../src/core/json-where';
 import { configFieldsOf, SPEC as TRAIN_SPEC } from './train-flags';
 import { resultsTableMarkdown } from '../src/core/run/table-md';
 
@@ -117,6 +122,32 @@ export const REFERENCE_COMPARISONS: readonly Comparison[] = [
   { label: 'as published', method: 'opid-ref', baseline: 'grpo-mean' },
 ];
 
+/** OPID_SETTINGS with λ_skill `lambda` (a decimal, e.g. `1`) in place of its 0.1; the other settings as they are. */
+function opidSettingsWith(lambda: string): string[] {
+  return OPID_SETTINGS.map((f, i) => (OPID_SETTINGS[i - 1] === '--lambda-skill' ? lambda : f));
+}
+
+/**
+ * The map protocol's methods: where does OPID's dense signal help? GRPO, and OPID with the privileged oracle and the
+ * embedded heuristic analyzer, each at λ_skill 1 and 0.1, the table protocol's other OPID settings (no episode skill
+ * on search steps) on every OPID row (docs/experiments/opid-protocols.md, "Map of regimes").
+ */
+export const MAP_METHODS: Readonly<Record<string, readonly string[]>> = {
+  grpo: ['--algo', 'grpo'],
+  'opid-oracle-l1': ['--algo', 'opid', '--analyzer', 'oracle', ...opidSettingsWith('1')],
+  'opid-oracle-l0.1': ['--algo', 'opid', '--analyzer', 'oracle', ...opidSettingsWith('0.1')],
+  'opid-heur-l1': ['--algo', 'opid', '--analyzer', 'heuristic', ...opidSettingsWith('1')],
+  'opid-heur-l0.1': ['--algo', 'opid', '--analyzer', 'heuristic', ...opidSettingsWith('0.1')],
+};
+
+/** The map protocol's comparisons: each OPID row − GRPO, paired by seed, labelled by its analyzer and λ_skill. */
+export const MAP_COMPARISONS: readonly Comparison[] = [
+  { label: 'oracle, λ 1', method: 'opid-oracle-l1', baseline: 'grpo' },
+  { label: 'oracle, λ 0.1', method: 'opid-oracle-l0.1', baseline: 'grpo' },
+  { label: 'heuristic, λ 1', method: 'opid-heur-l1', baseline: 'grpo' },
+  { label: 'heuristic, λ 0.1', method: 'opid-heur-l0.1', baseline: 'grpo' },
+];
+
 /** The train flags every run of a table shares (from the shipped base policy when the preset has one). */
 type CommonFlags = (a: ExperimentArgs, hasBase: boolean) => string[];
 
@@ -129,16 +160,21 @@ interface Protocol {
   baseline: string;
   /** Named paired comparisons besides the Δ to the baseline (table.md lists them instead of its Δ per task type). */
   comparisons?: readonly Comparison[];
+  /** Also aggregate at the mean of each run's last three evaluations (the endpoint; table.md reports it first). */
+  last3?: boolean;
   common: CommonFlags;
-  /** The header's lines on the rows' own flags. */
+  /** The header's lines on the rows' own flags (and the endpoint, where the protocol fixes one). */
   rowsLine: () => string[];
-  /** --steps, --tasks, --eval-every and --out when not given. */
-  defaults: { steps: number; tasks: number; 'eval-every': number; out: string };
+  /**
+   * --steps, --tasks, --eval-every, --episodes and --out when not given; --preset when not given, this one (else
+   * the env's preset with the most task types).
+   */
+  defaults: { steps: number; tasks: number; 'eval-every': number; episodes: number; out: string; preset?: string };
 }
 
 const SPLITS = ['test-seen', 'test-unseen'] as const;
 
-const PROTOCOLS = ['table', 'reference'] as const;
+const PROTOCOLS = ['table', 'reference', 'map-easy'] as const;
 
 const SPEC = {
   protocol: {
@@ -147,8 +183,12 @@ const SPEC = {
       "table: the OPID paper's table (GRPO, OPID, its three ablations, Skill-GRPO); reference: the " +
       "OPID authors' ALFWorld protocol (history 5, KL, entropy bonus, λ 0.001 …; admissible decoding) as a " +
       'decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
-      'docs/experiments/opid-protocols.md). Defaults: table --steps 100 --tasks 4 --eval-every 25 --out ' +
-      'runs/opid-table; reference --steps 160 --tasks 16 --eval-every 20 --out runs/opid-table-reference',
+      "docs/experiments/opid-protocols.md); map-easy: where OPID's dense signal helps, on the default env's easy " +
+      'preset (grpo, opid-oracle-l1, opid-oracle-l0.1, opid-heur-l1, opid-heur-l0.1: analyzer oracle or ' +
+      'heuristic, λ_skill 1 or 0.1; each − grpo at the mean of the last three evaluations, fixed in advance). ' +
+      'Defaults: table --steps 100 --tasks 4 --eval-every 25 --episodes 210 --out runs/opid-table; reference ' +
+      '--steps 160 --tasks 16 --eval-every 20 --episodes 210 --out runs/opid-table-reference; map-easy --preset ' +
+      'easy --steps 80 --tasks 4 --eval-every 20 --episodes 400 --out runs/opid-map-easy',
     default: 'table',
     choices: PROTOCOLS,
   },
@@ -157,7 +197,7 @@ const SPEC = {
     type: 'string',
     help:
       "environment preset, one of the env's presets (default: the env's preset with the most task types, as the " +
-      "paper's table has them all)",
+      "paper's table has them all; easy with --protocol map-easy)",
   },
   seeds: { type: 'int', help: 'seeds per method (1..seeds)', default: 3, min: 1, max: 20 },
   // Sized for ~8 h with --parallel 2 on 2 CPU cores (docs/experiments/, the OPID table's page): an all-types
@@ -167,7 +207,7 @@ const SPEC = {
     type: 'int',
     help:
       'training steps per run; default 100 with --protocol table (its 18 runs take ~4–8 h on 2 cores with ' +
-      "--parallel 2), 160 with reference (the authors' 160; ~1.5–4 h a run)",
+      "--parallel 2), 160 with reference (the authors' 160; ~1.5–4 h a run), 80 with map-easy (unmeasured)",
     min: 1,
     max: 100000,
   },
@@ -178,23 +218,25 @@ const SPEC = {
     min: 1,
     max: 16,
   },
-  // 210: with p ≈ 0.5 one standard error of a 3-seed mean is √(0.25 / (3·210)) ≈ 2.0 points.
+  // 210: with p ≈ 0.5 one standard error of a 3-seed mean is √(0.25 / (3·210)) ≈ 2.0 points; 400: one run's
+  // evaluation √(0.25 / 400) = 2.5 points, a 3-seed mean's ≈ 1.4.
   episodes: {
     type: 'int',
-    help: 'evaluation episodes per split (210 keeps one s.e. of a 3-seed mean ≤ 2 points)',
-    default: 210,
+    help:
+      'evaluation episodes per split; default 210 with --protocol table and reference (one s.e. of a 3-seed mean ' +
+      '≤ 2 points), 400 with map-easy (≤ 1.4 points)',
     min: 1,
     max: 2000,
   },
   'eval-every': {
     type: 'int',
-    help: 'evaluate every k steps; default 25 with --protocol table, 20 with reference',
+    help: 'evaluate every k steps; default 25 with --protocol table, 20 with reference and map-easy',
     min: 1,
     max: 100000,
   },
   'checkpoint-every': {
     type: 'int',
-    help: 'checkpoint (with optimizer state) every k steps (both protocols: 10)',
+    help: 'checkpoint (with optimizer state) every k steps (every protocol: 10)',
     default: 10,
     min: 1,
     max: 100000,
@@ -202,15 +244,17 @@ const SPEC = {
   tasks: {
     type: 'int',
     help:
-      'B: tasks per step; default 4 with --protocol table (a default-preset step at ~7–25 s on 2 cores), 16 with ' +
-      "reference (the authors' 16)",
+      'B: tasks per step; default 4 with --protocol table (a default-preset step at ~7–25 s on 2 cores) and ' +
+      "map-easy, 16 with reference (the authors' 16)",
     min: 1,
     max: 256,
   },
-  group: { type: 'int', help: 'G: rollouts per task (both protocols: 8)', default: 8, min: 1, max: 64 },
+  group: { type: 'int', help: 'G: rollouts per task (every protocol: 8)', default: 8, min: 1, max: 64 },
   out: {
     type: 'string',
-    help: 'output folder; default runs/opid-table with --protocol table, runs/opid-table-reference with reference',
+    help:
+      'output folder; default runs/opid-table with --protocol table, runs/opid-table-reference with reference, ' +
+      'runs/opid-map-easy with map-easy',
   },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -379,11 +423,11 @@ async function curves(runs: RunEvals[]): Promise<string> {
 }
 
 /** The flags whose default depends on --protocol. */
-type ProtocolDefault = 'steps' | 'tasks' | 'eval-every' | 'out';
+type ProtocolDefault = 'steps' | 'tasks' | 'eval-every' | 'episodes' | 'out';
 
 /** The parsed flags, with the protocol's defaults and the env's preset filled in. */
 type ExperimentArgs = Omit<ParsedArgs<typeof SPEC>, ProtocolDefault | 'preset'> &
-  Protocol['defaults'] & { preset: string };
+  Omit<Protocol['defaults'], 'preset'> & { preset: string };
 
 /** The env's preset with the most task types (the first such in its order): the table's default preset. */
 export function fullestPreset(spec: EnvSpec): string {
@@ -430,7 +474,7 @@ function parseExperimentArgs(argv: string[]): ExperimentArgs | null {
   let preset: string;
   try {
     const spec = getEnvSpec(a.env);
-    preset = presetFor(spec, a.preset ?? fullestPreset(spec));
+    preset = presetFor(spec, a.preset ?? d.preset ?? fullestPreset(spec));
   } catch (e) {
     if (e instanceof UsageError) fail(`${e.message}\n${tableUsage()}`);
     throw e;
@@ -441,6 +485,7 @@ function parseExperimentArgs(argv: string[]): ExperimentArgs | null {
     steps: a.steps ?? d.steps,
     tasks: a.tasks ?? d.tasks,
     'eval-every': a['eval-every'] ?? d['eval-every'],
+    episodes: a.episodes ?? d.episodes,
     out: a.out ?? d.out,
   };
 }
@@ -540,7 +585,7 @@ const PROTOCOL: Record<(typeof PROTOCOLS)[number], Protocol> = {
     baseline: 'grpo',
     common: commonFlags,
     rowsLine: () => [`OPID rows also: ${OPID_SETTINGS.join(' ')}`],
-    defaults: { steps: 100, tasks: 4, 'eval-every': 25, out: 'runs/opid-table' },
+    defaults: { steps: 100, tasks: 4, 'eval-every': 25, episodes: 210, out: 'runs/opid-table' },
   },
   reference: {
     title: () => "OPID authors' reference protocol: decomposition table",
@@ -553,7 +598,23 @@ const PROTOCOL: Record<(typeof PROTOCOLS)[number], Protocol> = {
         "the rows' own flags:",
       ...Object.entries(REFERENCE_METHODS).map(([m, f]) => `${m}: ${f.join(' ')}`),
     ],
-    defaults: { steps: 160, tasks: 16, 'eval-every': 20, out: 'runs/opid-table-reference' },
+    defaults: { steps: 160, tasks: 16, 'eval-every': 20, episodes: 210, out: 'runs/opid-table-reference' },
+  },
+  'map-easy': {
+    title: (a) => `Map of regimes: where does OPID's dense signal help? (${a.env}/${a.preset})`,
+    methods: MAP_METHODS,
+    baseline: 'grpo',
+    comparisons: MAP_COMPARISONS,
+    last3: true,
+    common: commonFlags,
+    rowsLine: () => [
+      'protocol: map-easy, where OPID\'s dense signal helps (docs/experiments/opid-protocols.md, "Map of regimes"); ' +
+        "the rows' own flags:",
+      ...Object.entries(MAP_METHODS).map(([m, f]) => `${m}: ${f.join(' ')}`),
+      'endpoint, fixed in advance: each OPID row − grpo, paired by seed, on test-unseen, at the mean of each ' +
+        "run's last three evaluations after step 0 (the first section); the final and the best evaluation follow",
+    ],
+    defaults: { steps: 80, tasks: 4, 'eval-every': 20, episodes: 400, out: 'runs/opid-map-easy', preset: 'easy' },
   },
 };
 
@@ -629,11 +690,12 @@ function checkRecordedRuns({ jobs, out }: Table): void {
 }
 
 /**
- * An --out folder holds one protocol's table: run folders named after another protocol's methods
- * (`runs/<method>-<seed>`), or a table.json that records another protocol (none recorded: `table`), are refused
- * before anything is trained or written.
+ * An --out folder holds one protocol's table: run folders named after another protocol's methods that this one does
+ * not have (`runs/<method>-<seed>`), or a table.json that records another protocol (none recorded: `table`), are
+ * refused before anything is trained or written.
  */
 function checkProtocol({ a, out }: Table): void {
+  const mine = Object.keys(PROTOCOL[a.protocol].methods);
   let recorded: unknown;
   try {
     recorded = JSON.parse(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).protocol ?? 'table';
@@ -641,7 +703,8 @@ function checkProtocol({ a, out }: Table): void {
     // no table.json yet, or one this call rewrites
   }
   for (const other of PROTOCOLS.filter((p) => p !== a.protocol)) {
-    const methods = Object.keys(PROTOCOL[other].methods);
+    // a method both protocols have (grpo) tells neither apart: its run's config is checked instead (checkRecordedRuns)
+    const methods = Object.keys(PROTOCOL[other].methods).filter((m) => !mine.includes(m));
     const theirs = fs.readdirSync(path.join(out, 'runs')).filter((d) => {
       const cut = d.lastIndexOf('-');
       return cut > 0 && /^\d+$/.test(d.slice(cut + 1)) && methods.includes(d.slice(0, cut));
@@ -668,20 +731,22 @@ function recordedConfig(j: Job): Record<string, unknown> | undefined {
       parseEvents(fs.readFileSync(evFile, 'utf8'), evFile);
     } catch (e) {
       fail(
-        `${(e as Error).message}; repair or delete that line (a run continues from its latest ` +
-          `checkpoint), or ${MOVE_AWAY}`,
+        `${e instanceof RecordError ? e.problem : (e as Error).message}; repair or delete that line (a run ` +
+          `continues from its latest checkpoint), or ${MOVE_AWAY}`,
       );
     }
   }
   const f = path.join(j.dir, 'run.json');
   let cfg: Record<string, unknown> | undefined;
   if (fs.existsSync(f)) {
+    const text = fs.readFileSync(f, 'utf8');
     try {
-      const r = JSON.parse(fs.readFileSync(f, 'utf8'));
+      const r = JSON.parse(text);
       if (r && typeof r === 'object' && Object.hasOwn(r, 'config') && r.config && typeof r.config === 'object')
         cfg = r.config;
-    } catch {
-      fail(`${f} is not readable JSON; ${MOVE_AWAY}`);
+    } catch (e) {
+      const where = jsonErrorWhere(text) ?? `(${(e as Error).message})`;
+      fail(`${f}: not valid JSON ${where}; restore the file, or ${MOVE_AWAY}`);
     }
   }
   cfg ??= readEvents(evFile).find((e) => e.event === 'start' && e.config && typeof e.config === 'object')?.config as
@@ -805,6 +870,7 @@ async function writeTable({ a, argv, out, header, jobs }: Table): Promise<void> 
     methods: Object.keys(p.methods),
     runs,
     comparisons: p.comparisons,
+    last3: p.last3,
   });
   writeAtomic(path.join(out, 'table.md'), new TextEncoder().encode(resultsTableMarkdown(table, p.title(a))));
   writeAtomic(path.join(out, 'table.json'), new TextEncoder().encode(resultsTableJson(table)));

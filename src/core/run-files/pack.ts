@@ -257,7 +257,7 @@ export function unpackRun(bytes: Uint8Array, expect: UnpackExpect = {}): Unpacke
     val = v === null ? null : parseValRecord(v);
     trajectories = parseTrajectoryLines(text(TRAJECTORIES_FILE) ?? '');
   } catch (e) {
-    if (e instanceof RecordError) throw new PackError(`corrupt run record: ${e.message}`);
+    if (e instanceof RecordError) throw new PackError(`corrupt run record: ${e.problem}`); // the pack is the copy
     throw e;
   }
   for (const [env, version] of Object.entries(run.envVersions)) {

@@ -44,6 +44,7 @@
  */
 import { z } from 'zod';
 import { RunConfigSchema, crossFieldIssues, type RunConfig } from './config';
+import { jsonErrorWhere } from '../json-where';
 
 /** `format` of run.json. */
 export const RUN_FORMAT = 'opd-playground-run';
@@ -64,13 +65,24 @@ export const stateFile = (step: number): string => `ckpt-${step}.state`;
 /** A val task counts as solved at a checkpoint when its pass rate is at least this (half of its episodes). */
 export const SOLVED_AT = 0.5;
 
-/** A record file that is missing a field, holds a bad value or is not JSON. `message` names file, line and field. */
+/**
+ * A record file that is missing a field, holds a bad value or is not JSON. `message` names file, line and field, then
+ * the fix when one is given (`problem; fix`); `problem` is the message without the fix, for a caller that words a
+ * fix of its own (experiment's run folders, a run file being unpacked).
+ */
 export class RecordError extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly problem: string;
+  constructor(problem: string, fix?: string) {
+    super(fix === undefined ? problem : `${problem}; ${fix}`);
     this.name = 'RecordError';
+    this.problem = problem;
   }
 }
+
+/** The fix of a run.json or val.json that cannot be read. */
+const FILE_FIX = "restore it from a copy (such as the run's .opdrun file) or train the run again";
+/** The fix of an events.jsonl line that cannot be read. */
+const EVENTS_FIX = "repair or delete that line, or restore the file from a copy (such as the run's .opdrun file)";
 
 const Nat = z.number().int().nonnegative();
 const Rate = z.number().min(0).max(1);
@@ -189,26 +201,26 @@ const valKeys = (path: readonly PropertyKey[]): readonly string[] =>
  */
 export const PASS_RATE_TOLERANCE = 1e-6;
 
-function parseJson(text: string, file: string): unknown {
+function parseJson(text: string, file: string, fix: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new RecordError(`${file}: not valid JSON (${(e as Error).message})`);
+    throw new RecordError(`${file}: not valid JSON ${jsonErrorWhere(text) ?? `(${(e as Error).message})`}`, fix);
   }
 }
 
 /** Parse run.json text. @throws RecordError naming the bad field (the config's fields by name). */
 export function parseRunRecord(text: string, file = RUN_FILE): RunRecord {
-  const r = RunSchema.safeParse(parseJson(text, file));
+  const r = RunSchema.safeParse(parseJson(text, file, FILE_FIX));
   if (!r.success)
     throw new RecordError(
       `${file}: ${issue(r.error)} (expected an ${RUN_FORMAT} version ${RECORD_VERSION} record, as train ` +
         `--run-dir writes it; restore the file or train the run again)`,
     );
   const c = RunConfigSchema.safeParse(r.data.config);
-  if (!c.success) throw new RecordError(`${file}: config.${issue(c.error)}`);
+  if (!c.success) throw new RecordError(`${file}: config.${issue(c.error)}`, FILE_FIX);
   const cross = crossFieldIssues(c.data);
-  if (cross.length) throw new RecordError(`${file}: config.${cross[0].field}: ${cross[0].message}`);
+  if (cross.length) throw new RecordError(`${file}: config.${cross[0].field}: ${cross[0].message}`, FILE_FIX);
   return { ...r.data, config: c.data };
 }
 
@@ -226,7 +238,7 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
     try {
       o = JSON.parse(line);
     } catch {
-      throw new RecordError(`${where}: not valid JSON (a cut or corrupt line)`);
+      throw new RecordError(`${where}: not valid JSON (a cut or corrupt line)`, EVENTS_FIX);
     }
     if (
       typeof o !== 'object' ||
@@ -235,11 +247,11 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
       !Object.hasOwn(o, 'event') ||
       typeof (o as { event: unknown }).event !== 'string'
     )
-      throw new RecordError(`${where}: expected an object with an "event" name`);
+      throw new RecordError(`${where}: expected an object with an "event" name`, EVENTS_FIX);
     const kind = (o as { event: string }).event;
     if (!Object.hasOwn(EVENT_SCHEMAS, kind)) return;
     const r = EVENT_SCHEMAS[kind as RecordEventKind].safeParse(o);
-    if (!r.success) throw new RecordError(`${where} (${kind} event): ${issue(r.error)}`);
+    if (!r.success) throw new RecordError(`${where} (${kind} event): ${issue(r.error)}`, EVENTS_FIX);
     out.push(r.data as RecordEvent);
   });
   return out;
@@ -254,7 +266,7 @@ export function parseEvents(text: string, file = EVENTS_FILE): RecordEvent[] {
  * 0.3 is not k/2 for any whole k in 0..2 (samples 2; a pass rate is successes / samples); …`.
  */
 export function parseValRecord(text: string, file = VAL_FILE): ValRecord {
-  const r = ValSchema.safeParse(parseJson(text, file));
+  const r = ValSchema.safeParse(parseJson(text, file, FILE_FIX));
   if (!r.success)
     throw new RecordError(
       `${file}: ${issue(r.error, valKeys)} (expected an ${VAL_FORMAT} version ${RECORD_VERSION} record, ` +
