@@ -14,7 +14,8 @@
  * - `GET /available_actions?env_idx=` → `EnvSpec.availableActions` of the admissible list, else the list
  * - `GET /expert_action?env_idx=` → `{action}`: the env's expert (privileged; only with `--expert`)
  * - `POST /close {env_idx}` → `{"closed": true}`
- * - `GET /health`, `GET /version` → the open count and bounds; env names, versions, presets, task types, splits
+ * - `GET /health` → the open count, the bounds and the process's memory (MiB)
+ * - `GET /version` → env names, versions, presets, task types, max steps, splits
  *
  * Refusals are `{"error": "..."}` with 400 (bad JSON, a bad or missing field, an unknown env, preset or split), 404
  * (an unknown, closed or reclaimed id), 409 (a step before any reset or after done), 413 (a body over 64 KiB) and
@@ -56,6 +57,18 @@ function availableActions(slot: Slot): unknown {
     throw new HttpError(409, `GET /available_actions: env ${slot.id} has no task yet; POST /reset it first`);
   const admissible = slot.env.admissibleActions();
   return slot.spec.availableActions ? slot.spec.availableActions(admissible) : admissible;
+}
+
+/**
+ * The server process's memory in MiB (`process.memoryUsage`): resident set and V8 heap in use, the heap measured after
+ * a full collection when node runs with `--expose-gc` (`npm run bench:serve` starts it so, to see whether memory stays
+ * flat over many episodes).
+ */
+function memoryMiB(): { rss: number; heap_used: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  const mib = (b: number) => Math.round((b / 2 ** 20) * 10) / 10;
+  return { rss: mib(m.rss), heap_used: mib(m.heapUsed) };
 }
 
 /** A POST route with the environment routes' body cap. */
@@ -162,7 +175,13 @@ export function envRoutes(pool: EnvPool, o: EnvRouteOptions): RouteTable {
     'GET /': { maxBody: 0, handle: () => 'ok' },
     'GET /health': {
       maxBody: 0,
-      handle: () => ({ status: 'ok', envs: pool.size, max_envs: o.maxEnvs, idle_timeout_s: o.idleSeconds }),
+      handle: () => ({
+        status: 'ok',
+        envs: pool.size,
+        max_envs: o.maxEnvs,
+        idle_timeout_s: o.idleSeconds,
+        memory: memoryMiB(),
+      }),
     },
     'GET /version': { maxBody: 0, handle: () => info },
     'POST /create': post((body) => {
