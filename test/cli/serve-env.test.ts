@@ -76,7 +76,12 @@ describe('environment server: happy path', () => {
   });
 
   it('GET /health and /version list the bounds and every registered env', async () => {
-    expect((await get(srv.base, '/health')).body).toMatchObject({ status: 'ok', max_envs: 1024, idle_timeout_s: 600 });
+    expect((await get(srv.base, '/health')).body).toMatchObject({
+      status: 'ok',
+      max_envs: 1024,
+      idle_timeout_s: 600,
+      memory: { rss: expect.any(Number), heap_used: expect.any(Number) },
+    });
     const v = (await get(srv.base, '/version')).body;
     expect(v.envs.map((e: { name: string }) => e.name)).toEqual(ENV_SPECS.map((s) => s.name));
     const h = v.envs.find((e: { name: string }) => e.name === 'household');
