@@ -120,35 +120,34 @@ function opidPrompt(t: AnalyzerTrajectory, k: number): string {
     )
     .join('');
   const kk = Math.min(k, t.steps.length);
-  return `Analyze the following agent episode and return ONLY valid JSON.
-
-You need to complete all three fields:
-1. Write a concise episode_summary.
-2. Write one episode_skill that extracts the ${
-    t.success
-      ? 'successful trajectory into workflow'
-      : 'failed \
-trajectory into avoidance rules'
-  }.
-3. Provide concise, action-oriented decision skills for at most ${kk} critical step(s) from the candidate set as \
-entries in step_skills.
-
-Return format:
-{
-  "episode_summary": "string",
-  "episode_skill": "string",
-  "step_skills": {
-    "0": "skill for step 0",
-    "2": "skill for step 2"
-  }
-}
-
-Episode context:
-- Task description: ${t.task}
-- episode_success: ${t.success ? 'success' : 'failure'}
-- Candidate step indices: [${t.steps.map((_, i) => i).join(', ')}]
-- Interaction trajectory: ${steps}
-`;
+  const skill = t.success
+    ? 'extracts the successful trajectory into workflow: the core decision rule and action ordering that made it work.'
+    : 'extracts the failed trajectory into avoidance rules: the core mistake and warning signs to avoid.';
+  return [
+    'Analyze the following agent episode and return ONLY valid JSON.',
+    '',
+    'You need to complete all three fields:',
+    '1. Write a concise episode_summary.',
+    `2. Write one episode_skill that ${skill}`,
+    `3. Provide concise, action-oriented decision skills for at most ${kk} critical step(s) from the candidate set ` +
+      'as entries in step_skills; use the full episode to infer the skill.',
+    '',
+    'Return format:',
+    '{',
+    '  "episode_summary": "string",',
+    '  "episode_skill": "string",',
+    '  "step_skills": {',
+    '    "0": "skill for step 0",',
+    '    "2": "skill for step 2"',
+    '  }',
+    '}',
+    '',
+    'Episode context:',
+    `- Task description: ${t.task}`,
+    `- episode_success: ${t.success ? 'success' : 'failure'}`,
+    `- Candidate step indices: [${t.steps.map((_, i) => i).join(', ')}]`,
+    `- Interaction trajectory: ${steps}`,
+  ].join('\n');
 }
 
 describe('/v1/chat/completions with the OPID reference prompt', () => {
