@@ -16,6 +16,7 @@ import { RunDirError, checkRunDir, readVal } from './rundir';
 import { RecordError, VAL_FILE } from '../src/core/run/record';
 import { coverage, type CoverageReport } from '../src/core/run/coverage';
 import { gapWithinNoise } from '../src/core/run/coverage-noise';
+import { counted } from '../src/core/count-text';
 
 exitOnClosedStdout();
 
@@ -58,7 +59,7 @@ function noiseLines(r: CoverageReport): string[] {
   ];
   if (observed > 0 && m.samples !== n.samples && m.expectedGap < n.expectedGap)
     lines.push(
-      `  with ${m.samples} episodes per task luck would give union − best ${f(m.expectedGap)}: validate ` +
+      `  with ${counted(m.samples, 'episode')} per task luck would give union − best ${f(m.expectedGap)}: validate ` +
         `with more episodes (train the run with --val-samples ${m.samples}, or replay its checkpoints: npx ` +
         `tsx scripts/revalidate.ts --run DIR --samples ${m.samples} --out FILE) to tell luck from real ` +
         `differences`,
@@ -70,7 +71,7 @@ function noiseLines(r: CoverageReport): string[] {
 function table(r: CoverageReport): string {
   const lines = [
     `rule: ${r.rule}`,
-    `${r.tasks} val tasks, ${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? '' : 's'}`,
+    `${counted(r.tasks, 'val task')}, ${counted(r.checkpoints.length, 'checkpoint')}`,
     '',
   ];
   lines.push('checkpoint  solved      mean pass rate');

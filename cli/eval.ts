@@ -42,6 +42,7 @@ import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weig
 const POLICY_FLAG: WeightsFlagOptions = { others: ['expert', 'random', 'base'] };
 import { defaultEvalThreads, EVAL_THREADS_MIN_WORK, evalThreadsFor, EvalPool } from './eval-pool';
 import { runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
+import { counted } from '../src/core/count-text';
 
 exitOnClosedStdout();
 
@@ -423,7 +424,7 @@ function printText(a: EvalArgs, split: Split, s: SplitEval): void {
   const first = a['first-task'];
   process.stdout.write(
     `${a.policy}${a.hints !== 'none' ? ` (hints ${a.hints})` : ''} on ${a.env}/${a.preset} ${split}: ` +
-      `success ${(100 * s.successRate).toFixed(1)}% of ${s.episodes} episodes ` +
+      `success ${(100 * s.successRate).toFixed(1)}% of ${counted(s.episodes, 'episode')} ` +
       `(tasks ${first}..${first + s.episodes - 1})\n`,
   );
   const types = Object.entries(s.byTaskType);

@@ -46,6 +46,7 @@ import { RecordError, parseEvents } from '../src/core/run/record';
 import { jsonErrorWhere } from '../src/core/json-where';
 import { configFieldsOf, SPEC as TRAIN_SPEC } from './train-flags';
 import { resultsTableMarkdown } from '../src/core/run/table-md';
+import { counted } from '../src/core/count-text';
 
 exitOnClosedStdout();
 
@@ -632,9 +633,9 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
   return [
     `command: npm run experiment -- ${argv.join(' ')}`,
     `${a.env}/${a.preset}, nano, ${start}`,
-    `${a.steps} steps of B ${a.tasks} × G ${a.group}, ${a.seeds} seed${a.seeds === 1 ? '' : 's'} per ` +
+    `${counted(a.steps, 'step')} of B ${a.tasks} × G ${a.group}, ${counted(a.seeds, 'seed')} per ` +
       `method, evaluation ${evaluation} ` +
-      `on ${a.episodes} episodes per split at T 0.4`,
+      `on ${counted(a.episodes, 'episode')} per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
     ...PROTOCOL[a.protocol].rowsLine(),
   ];
@@ -787,7 +788,8 @@ async function runTable(t: Table): Promise<string[]> {
   const { a, jobs } = t;
   const todo = jobs.filter((j) => stateOf(j, a.steps) !== 'done');
   process.stdout.write(
-    `${jobs.length - todo.length} of ${jobs.length} runs already finished; ${todo.length} to run, ${a.parallel} ` +
+    `${jobs.length - todo.length} of ${counted(jobs.length, 'run')} already finished; ${todo.length} to run, ` +
+      `${a.parallel} ` +
       `at a time\n`,
   );
   const t0 = Date.now();
@@ -856,7 +858,8 @@ async function writeTable({ a, argv, out, header, jobs }: Table): Promise<void> 
   const head = missing
     ? [
         ...header,
-        `INCOMPLETE: ${missing} of ${jobs.length} runs have not finished; call the command again to continue them`,
+        `INCOMPLETE: ${missing} of ${counted(jobs.length, 'run')} ${missing === 1 ? 'has' : 'have'} not finished; ` +
+          `call the command again to continue them`,
       ]
     : header;
   const p = PROTOCOL[a.protocol];

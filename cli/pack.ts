@@ -16,6 +16,7 @@ import { USAGE_EXIT_CODE, UsageError, parseArgsAndPositionals, type FlagTable } 
 import { RunDirError } from './rundir';
 import { packDir, packFailureMessage, unpackToDir } from './packfile';
 import { removeStaleTemporaries } from './files';
+import { counted } from '../src/core/count-text';
 
 const USAGE = 'usage: npx tsx cli/pack.ts DIR FILE.opdrun [--force]   |   npx tsx cli/pack.ts --unpack FILE.opdrun DIR';
 
@@ -38,9 +39,9 @@ function run(unpack: boolean, force: boolean, from: string, to: string): string 
     process.stderr.write(`pack: note: removed ${p}, left by an interrupted pack or unpack\n`);
   if (unpack) {
     if (force) throw new RunDirError('--force replaces a pack file; --unpack writes only a new or empty folder');
-    return `unpacked ${unpackToDir(from, to).length} files into ${to}`;
+    return `unpacked ${counted(unpackToDir(from, to).length, 'file')} into ${to}`;
   }
-  return `packed ${from} into ${to} (${packDir(from, to, force)} bytes)`;
+  return `packed ${from} into ${to} (${counted(packDir(from, to, force), 'byte')})`;
 }
 
 function main(): void {

@@ -24,6 +24,7 @@ import { removeStaleTemporaries, temporaryPath, writeAtomic } from './files';
 import { checkpointMismatch } from '../src/core/run/resume-checks';
 import { RUN_FILE } from '../src/core/run/record';
 import { sha256 } from './from-run';
+import { counted } from '../src/core/count-text';
 
 /** Environment name → version of this code. */
 function envVersions(): Record<string, string> {
@@ -89,7 +90,8 @@ function checkPackOutput(out: string, force: boolean): void {
   if (!fst.isDirectory()) throw new RunDirError(`"${folder}" is a file, not a folder; give a path inside a folder`);
   if (st && !force)
     throw new RunDirError(
-      `"${out}" exists (${st.size} bytes); it is left as it is: give another path, or pass --force to replace it`,
+      `"${out}" exists (${counted(st.size, 'byte')}); it is left as it is: give another path, or pass --force to ` +
+        `replace it`,
     );
 }
 

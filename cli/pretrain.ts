@@ -37,6 +37,7 @@ import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
 import { sha256Hex } from '../src/core/sha256';
 import type { EnvSpec, Split } from '../src/core/envs/types';
+import { counted } from '../src/core/count-text';
 
 const D = DEFAULT_PRETRAIN;
 exitOnClosedStdout();
@@ -133,7 +134,7 @@ function sensitivityTable(on: Sens, off?: Sens): string {
   const types = [...new Set([...Object.keys(on.byTaskType ?? {}), ...Object.keys(off?.byTaskType ?? {})])].sort();
   const cell = (k: Sens | undefined, t: string) => {
     const x = k?.byTaskType?.[t];
-    return x ? `${x.gainNats >= 0 ? '+' : ''}${x.gainNats.toFixed(3)} (${x.steps} steps)` : '—';
+    return x ? `${x.gainNats >= 0 ? '+' : ''}${x.gainNats.toFixed(3)} (${counted(x.steps, 'step')})` : '—';
   };
   const rows = [['type', 'on path', 'off path'], ...types.map((t) => [t, cell(on, t), cell(off, t)])];
   return ['step-skill log-prob gain by task type (nats):', ...alignColumns(rows)].join('\n') + '\n';
@@ -262,8 +263,8 @@ async function runPretrain(policy: PolicyHandle, spec: EnvSpec, cfg: PretrainCon
     o.emit(ev);
     if (ev.event === 'demos')
       o.say(
-        `demonstrations: ${ev.samples} samples (${ev.hinted} with a hint) from ${JSON.stringify(ev.episodes)} ` +
-          `episodes\n`,
+        `demonstrations: ${counted(ev.samples, 'sample')} (${ev.hinted} with a hint) from ` +
+          `${JSON.stringify(ev.episodes)} episodes\n`,
       );
     if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters))
       o.say(
@@ -330,7 +331,7 @@ async function measure(
 /** Print: the step skill's log-prob gain off and on the expert's path, then per task type. */
 function printSensitivity(k: Sens, off: Sens, o: Output): void {
   o.say(
-    `off the expert's path (50% random moves), ${off.steps} steps: log-prob ${off.logpNoSkill.toFixed(3)} ` +
+    `off the expert's path (50% random moves), ${counted(off.steps, 'step')}: log-prob ${off.logpNoSkill.toFixed(3)} ` +
       `→ ${off.logpWithSkill.toFixed(3)} nats with the step skill (+${off.gainNats.toFixed(3)})\n`,
   );
   o.say(

@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { RecordEvent, RunRecord } from '../src/core/run/record';
 import { plannedSteps } from '../src/core/run/summary';
+import { counted } from '../src/core/count-text';
 
 /** Where a run's plan comes from, in words: run.json's config, or its latest resume's --steps. */
 function planSource(run: RunRecord): string {
@@ -37,19 +38,19 @@ export function resumeSteps(
   if (given !== undefined && given < plan)
     return {
       refusal:
-        `--steps ${given} is below the run's plan of ${plan} steps (${planSource(run)}; ${state}). A resumed run ` +
-        `keeps or extends its plan: drop --steps to continue to step ${plan}, or pass --steps N ≥ ${plan}` +
-        `${plan <= checkpoint ? ` (N > ${checkpoint} to train on)` : ''}; to use the run as it was at an earlier ` +
-        `step, take its checkpoint of that step (${path.join(dir, 'ckpt-<k>.safetensors')}, for eval --policy ` +
-        `or train --init)`,
+        `--steps ${given} is below the run's plan of ${counted(plan, 'step')} (${planSource(run)}; ${state}). A ` +
+        `resumed run keeps or extends its plan: drop --steps to continue to step ${plan}, or pass --steps ` +
+        `N ≥ ${plan}${plan <= checkpoint ? ` (N > ${checkpoint} to train on)` : ''}; to use the run as it was at ` +
+        `an earlier step, take its checkpoint of that step (${path.join(dir, 'ckpt-<k>.safetensors')}, for eval ` +
+        `--policy or train --init)`,
     };
   const steps = given ?? plan;
   const asked = given !== undefined && given !== plan ? `--steps ${given} ends at step ${given}` : '';
   if (checkpoint >= steps)
     return {
       refusal:
-        `${asked || `the run's plan is ${plan} steps`} (${state}): nothing to do; pass --steps N > ${checkpoint} ` +
-        `to extend it`,
+        `${asked || `the run's plan is ${counted(plan, 'step')}`} (${state}): nothing to do; pass --steps ` +
+        `N > ${checkpoint} to extend it`,
     };
   return { steps };
 }

@@ -15,6 +15,7 @@ import { checkpointFile } from '../src/core/run/record';
 import path from 'node:path';
 import type { FromRun } from './from-run';
 import { algorithmTraits, type AlgorithmChart } from '../src/core/algorithm-catalog';
+import { counted } from '../src/core/count-text';
 
 /**
  * The analyzer of a run whose algorithm uses one (core/algorithm-catalog.ts `usesAnalyzer`), as the start line names
@@ -43,27 +44,25 @@ export function startLine(ev: StartEvent, config: RunConfig, backend: string): s
 /** A validation: the mean pass rate over the val tasks and how many of them are solved (pass rate ≥ 0.5). */
 export function validationLine(ev: ValidationEvent): string {
   return (
-    `validation @ step ${ev.step}: ${(100 * ev.successRate).toFixed(1)}% mean pass rate over ${ev.passRates.length} ` +
-    `val tasks × ${ev.samples}, ${ev.passRates.filter((r) => r >= 0.5).length} solved`
+    `validation @ step ${ev.step}: ${(100 * ev.successRate).toFixed(1)}% mean pass rate over ` +
+    `${counted(ev.passRates.length, 'val task')} × ${ev.samples}, ` +
+    `${ev.passRates.filter((r) => r >= 0.5).length} solved`
   );
 }
 
 /** The end: steps and time, with --max-step-kl the updates undone (and, with --kl-backtracks, shrunk). */
 export function doneLine(ev: DoneEvent, config: RunConfig): string {
   const shrunk = config.klBacktracks > 0 ? `, ${ev.shrunkSteps} shrunk by the line search` : '';
-  const undone =
-    config.maxStepKl > 0
-      ? `, ${ev.undoneSteps} update${ev.undoneSteps === 1 ? '' : 's'} undone by --max-step-kl${shrunk}`
-      : '';
-  return `done: ${ev.steps} steps in ${(ev.elapsedMs / 1000).toFixed(1)} s${undone}`;
+  const undone = config.maxStepKl > 0 ? `, ${counted(ev.undoneSteps, 'update')} undone by --max-step-kl${shrunk}` : '';
+  return `done: ${counted(ev.steps, 'step')} in ${(ev.elapsedMs / 1000).toFixed(1)} s${undone}`;
 }
 
 /** A distillation stage's start: the student checkpoint, its solved val tasks and the teacher checkpoints. */
 export function teachersLine(fromRun: FromRun): string {
   const ids = fromRun.pool.ids;
   return (
-    `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ${fromRun.studentSolved.size} ` +
-    `val tasks solved) from ${ids.length} teacher checkpoint${ids.length === 1 ? '' : 's'} ` +
+    `distilling into the best-validation checkpoint (step ${fromRun.studentStep}, ` +
+    `${counted(fromRun.studentSolved.size, 'val task')} solved) from ${counted(ids.length, 'teacher checkpoint')} ` +
     `(steps ${ids.join(', ')})`
   );
 }
@@ -131,7 +130,7 @@ function analyzerPart(e: StepEvent, skillSignal: boolean): string {
     ? `${signal}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  ` +
       `sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  `
     : '';
-  return `  | ${skills}analyzer ${e.analyzerCalls} calls, ${e.analyzerFailures} failed${reasons}`;
+  return `  | ${skills}analyzer ${counted(e.analyzerCalls, 'call')}, ${e.analyzerFailures} failed${reasons}`;
 }
 
 /**
@@ -152,7 +151,7 @@ export function evalLine(e: EvalEvent): string {
     Object.entries(e.splits)
       .map(
         ([s, v]) =>
-          `${s} ${(100 * v!.successRate).toFixed(1)}% (${v!.episodes} episodes; ` +
+          `${s} ${(100 * v!.successRate).toFixed(1)}% (${counted(v!.episodes, 'episode')}; ` +
           Object.entries(v!.byTaskType)
             .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(0)}%`)
             .join(', ') +

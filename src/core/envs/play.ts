@@ -5,6 +5,7 @@
  * text the policy gets; the hints are kept beside the observations, never in them.
  */
 import { Rng } from '../rng';
+import { counted } from '../count-text';
 import { commandHint } from './hint';
 import { getEnvSpec } from './registry';
 import { SPLITS, TRAIN_TASK_INDICES, type CommandForm, type Env, type EnvSpec, type Split } from './types';
@@ -82,8 +83,8 @@ export type PlayEnding = 'episode' | 'input' | 'stopped';
  * A done episode reads the same whatever `ending` says.
  */
 export function summaryText(s: PlaySummary, ending: PlayEnding = 'episode'): string {
-  const invalid = `(${s.invalid} invalid action${s.invalid === 1 ? '' : 's'})`;
-  const rest = `${s.steps} of ${s.maxSteps} steps, total reward ${s.reward} ${invalid}.`;
+  const invalid = `(${counted(s.invalid, 'invalid action')})`;
+  const rest = `${s.steps} of ${counted(s.maxSteps, 'step')}, total reward ${s.reward} ${invalid}.`;
   if (s.success) return `Task complete: success in ${rest}`;
   if (s.done) return `${s.steps < s.maxSteps ? 'Episode over' : 'Out of steps'}: no success in ${rest}`;
   return `${ending === 'input' ? 'End of input' : 'Stopped'}: no success after ${rest}`;

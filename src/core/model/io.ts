@@ -15,6 +15,7 @@ import type { ModelConfig } from './config';
 import { MODEL_PRESETS, modelConfig } from './config';
 import { paramShapes } from './params';
 import { ENV_NAMES } from '../envs/registry';
+import { counted } from '../count-text';
 
 /** Metadata stored with weights (strings only). */
 export type WeightsMeta = Record<string, string>;
@@ -37,7 +38,7 @@ export function encodeTensors(tensors: readonly NamedF32[], meta: Record<string,
   for (const t of tensors) {
     const n = t.shape.reduce((a, b) => a * b, 1);
     if (n !== t.data.length)
-      throw new Error(`encodeTensors: ${t.name} has ${t.data.length} values for shape [${t.shape}]`);
+      throw new Error(`encodeTensors: ${t.name} has ${counted(t.data.length, 'value')} for shape [${t.shape}]`);
     header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [off, off + 4 * n] };
     off += 4 * n;
   }
@@ -65,7 +66,7 @@ export function encodeSafetensors(cfg: ModelConfig, values: Map<string, Float32A
     const v = values.get(name);
     const n = shape.reduce((a, b) => a * b, 1);
     if (!v || v.length !== n)
-      throw new Error(`encodeSafetensors: ${name} needs ${n} values, got ${v?.length ?? 'none'}`);
+      throw new Error(`encodeSafetensors: ${name} needs ${counted(n, 'value')}, got ${v?.length ?? 'none'}`);
     return { name, shape, data: v };
   });
   return encodeTensors(tensors, meta);
@@ -158,8 +159,8 @@ function checkTensor(name: string, e: unknown, dataLen: number): { shape: number
   const want = count * SUPPORTED_DTYPES[dtype];
   if (end - begin !== want)
     throw new Error(
-      `${where}: data_offsets [${begin}, ${end}] hold ${end - begin} bytes, but shape [${shape}] of ${dtype} ` +
-        `needs ${Number.isSafeInteger(want) ? want : 'more than 2^53'} bytes; ${CORRUPT}`,
+      `${where}: data_offsets [${begin}, ${end}] hold ${counted(end - begin, 'byte')}, but shape [${shape}] of ` +
+        `${dtype} needs ${Number.isSafeInteger(want) ? counted(want, 'byte') : 'more than 2^53 bytes'}; ${CORRUPT}`,
     );
   return { shape, begin, end };
 }
@@ -230,7 +231,9 @@ function checkMetaNames(meta: WeightsMeta): void {
 export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
   // The smallest safetensors file: the 8-byte header length and the header `{}`.
   if (bytes.length < 10)
-    throw new Error(`weights file is ${bytes.length} bytes: too short to be safetensors; ${NOT_SAFETENSORS}`);
+    throw new Error(
+      `weights file is ${counted(bytes.length, 'byte')}: too short to be safetensors; ${NOT_SAFETENSORS}`,
+    );
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n64 = dv.getBigUint64(0, true);
   if (n64 < 2n || n64 > BigInt(bytes.length - 8) || n64 > BigInt(MAX_HEADER_BYTES))
@@ -283,8 +286,8 @@ export function decodeSafetensors(bytes: Uint8Array): DecodedWeights {
   const used = ranges.reduce((m, t) => Math.max(m, t.end), 0);
   if (used !== dataLen)
     throw new Error(
-      `weights file: ${dataLen - used} bytes after the last tensor (data section ${dataLen} bytes, ` +
-        `tensors end at ${used}); ${CORRUPT}`,
+      `weights file: ${counted(dataLen - used, 'byte')} after the last tensor (data section ` +
+        `${counted(dataLen, 'byte')}, tensors end at ${used}); ${CORRUPT}`,
     );
   checkMetaNames(meta);
   const values = new Map<string, Float32Array>(),

@@ -10,6 +10,7 @@
 import * as tf from '../tf';
 import type { Rng } from '../rng';
 import type { ModelConfig } from './config';
+import { counted } from '../count-text';
 
 /** Parameter tensors by name (variables for the trained policy, plain tensors for frozen copies). */
 export type Params = Record<string, tf.Tensor>;
@@ -76,7 +77,7 @@ export function makeVariables(cfg: ModelConfig, values: Map<string, Float32Array
     const n = shape.reduce((a, b) => a * b, 1);
     if (!v) throw new Error(`weights: missing parameter ${name} [${shape}]`);
     if (v.length !== n)
-      throw new Error(`weights: parameter ${name} has ${v.length} values, expected [${shape}] = ${n}`);
+      throw new Error(`weights: parameter ${name} has ${counted(v.length, 'value')}, expected [${shape}] = ${n}`);
     const t = tf.tensor(v, shape, 'float32');
     p[name] = tf.variable(t, true, `p_${name}_${nextId++}`);
     t.dispose(); // the variable holds its own reference to the data

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
 import { sha256Hex } from '../sha256';
+import { counted } from '../count-text';
 
 /** Success of one split: overall and per task type (fractions in [0, 1]). */
 const SplitRate = z.object({
@@ -133,7 +134,7 @@ export function checkBaseManifest(raw: unknown, spec: EnvSpec, tok: Tokenizer): 
 export async function checkBaseWeights(bytes: Uint8Array, m: BaseManifest): Promise<void> {
   if (bytes.length !== m.bytes)
     throw new Error(
-      `base weights ${m.file}: ${bytes.length} bytes, manifest says ${m.bytes} (corrupt or truncated); ` +
+      `base weights ${m.file}: ${counted(bytes.length, 'byte')}, manifest says ${m.bytes} (corrupt or truncated); ` +
         `regenerate with: ${m.command}`,
     );
   const h = await sha256Hex(bytes);

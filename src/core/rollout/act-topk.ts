@@ -28,6 +28,7 @@ import { scoreSamples, type ScoreSample } from '../model/scoring';
 import { actionTokens } from './prompt';
 import { admissibleTrie } from './trie';
 import { isOpenAction } from '../envs/types';
+import { counted } from '../count-text';
 
 /** The decodings `scoreActions` supports (RunConfig.decoding; rollout/runner.ts DECODINGS). */
 export type ActDecoding = 'admissible' | 'free';
@@ -111,7 +112,8 @@ export async function scoreActions(
   const { samples, index } = actionSamples(policy, prompt, admissible, o);
   if (!samples.length)
     throw new Error(
-      `scoreActions: no admissible action fits in maxActionTokens = ${o.maxActionTokens} tokens; raise maxActionTokens`,
+      `scoreActions: no admissible action fits in maxActionTokens = ${counted(o.maxActionTokens, 'token')}; raise ` +
+        `maxActionTokens`,
     );
   const { logp } = await scoreSamples(policy.params, policy.cfg, samples, policy.freeRow, {
     temperature: o.temperature,

@@ -31,6 +31,7 @@ import {
   type ValRecord,
 } from '../run/record';
 import { TRAJECTORIES_FILE, parseTrajectoryLines, type TrajectoryRecord } from './trajectories';
+import { counted } from '../count-text';
 
 /** `format` of a pack header. */
 export const PACK_FORMAT = 'opd-playground-run-pack';
@@ -164,12 +165,12 @@ export function readPackHeader(bytes: Uint8Array): { header: PackHeader; bodyAt:
     // A run file cut inside its header line starts as one: say so, rather than "not a run file".
     if (isRunPack(bytes))
       throw new PackError(
-        `no header line: the file is truncated inside its header (its ${bytes.length} bytes end before ` +
+        `no header line: the file is truncated inside its header (its ${counted(bytes.length, 'byte')} end before ` +
           `the header line does; an interrupted download or copy?); export the run again`,
       );
     throw new PackError(
       bytes.length < MAX_PACK_HEADER_BYTES
-        ? `no header line (no line break in its ${bytes.length} bytes): ${notPack}`
+        ? `no header line (no line break in its ${counted(bytes.length, 'byte')}): ${notPack}`
         : `no header line in the first ${MB(limit)}: ${notPack}`,
     );
   }
@@ -228,12 +229,12 @@ export function unpackRun(bytes: Uint8Array, expect: UnpackExpect = {}): Unpacke
   const body = bytes.length - bodyAt;
   if (body < listed)
     throw new PackError(
-      `the file is truncated: its header lists ${listed} bytes of files but ${body} follow (an ` +
+      `the file is truncated: its header lists ${counted(listed, 'byte')} of files but ${body} follow (an ` +
         `interrupted download or copy?); export the run again`,
     );
   if (body > listed)
     throw new PackError(
-      `${body - listed} bytes after the last file (the header lists ${listed}); the file is corrupt or ` +
+      `${counted(body - listed, 'byte')} after the last file (the header lists ${listed}); the file is corrupt or ` +
         `two files were joined`,
     );
   for (const f of header.files) {

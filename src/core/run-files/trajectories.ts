@@ -19,6 +19,10 @@ import { z } from 'zod';
 import type { TrajectoriesEvent } from '../train/events';
 import type { GroupDetail, TokenArrays, TurnDetail } from '../train/step-detail';
 import { RecordError } from '../run/record';
+import { counted } from '../count-text';
+
+/** `n entries` / `1 entry`. */
+const entries = (n: number): string => counted(n, 'entry', 'entries');
 
 /** File name of the sampled trajectories in a run record. */
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
@@ -81,20 +85,27 @@ const LineSchema = z
     if (d.trajectories.length !== r.group.length)
       return issue(
         ['trajectories'],
-        `has ${d.trajectories.length} entries for a group of ${r.group.length} trajectories`,
+        `has ${counted(d.trajectories.length, 'entry', 'entries')} for a group of ` +
+          `${counted(r.group.length, 'trajectory', 'trajectories')}`,
       );
     let tokens = 0;
     for (const [i, t] of d.trajectories.entries()) {
       const turns = r.group[i].steps.length;
       if (t.rewards.length !== turns)
-        return issue(['trajectories', i, 'rewards'], `has ${t.rewards.length} entries for ${turns} turns`);
+        return issue(['trajectories', i, 'rewards'], `has ${entries(t.rewards.length)} for ${counted(turns, 'turn')}`);
       if (t.tokenCounts.length !== turns)
-        return issue(['trajectories', i, 'tokenCounts'], `has ${t.tokenCounts.length} entries for ${turns} turns`);
+        return issue(
+          ['trajectories', i, 'tokenCounts'],
+          `has ${entries(t.tokenCounts.length)} for ${counted(turns, 'turn')}`,
+        );
       tokens += t.tokenCounts.reduce((a, b) => a + b, 0);
     }
     for (const [k, v] of Object.entries(d.tokens)) {
       if (v !== null && v.length !== tokens)
-        return issue(['tokens', k], `has ${v.length} values for ${tokens} action tokens (the sum of tokenCounts)`);
+        return issue(
+          ['tokens', k],
+          `has ${counted(v.length, 'value')} for ${counted(tokens, 'action token')} (the sum of tokenCounts)`,
+        );
     }
   });
 

@@ -18,6 +18,8 @@
  * - the expected gap is E[union] − E[max] (linearity of expectation).
  * Pure arithmetic on numbers; no random draws.
  */
+import { counted } from '../count-text';
+
 /** Expected coverage numbers under the one-policy null model (module docstring). Counts are in val tasks (reals). */
 export interface NoiseBaseline {
   /** Episodes per task and checkpoint the figures assume (r). */
@@ -138,9 +140,9 @@ export function gapWithinNoise(observedGap: number, noise: NoiseBaseline): boole
  */
 export function gapNoiseNote(observedGap: number, noise: NoiseBaseline): string {
   const base =
-    `union − best: ${observedGap} val task${observedGap === 1 ? '' : 's'}; validation noise ` +
-    `alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${noise.samples} episodes per ` +
-    `task, ${noise.checkpoints} checkpoints)`;
+    `union − best: ${counted(observedGap, 'val task')}; validation noise ` +
+    `alone gives ${noise.expectedGap.toFixed(1)} (one policy, ${counted(noise.samples, 'episode')} per ` +
+    `task, ${counted(noise.checkpoints, 'checkpoint')})`;
   return gapWithinNoise(observedGap, noise)
     ? `${base} — most of the gap may be luck, so expect little to distil; validating the source with ` +
         `more episodes per task (train it with --val-samples 16, or npx tsx scripts/revalidate.ts --run DIR ` +

@@ -14,6 +14,7 @@ import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
 import { SOLVED_AT, type ValRecord } from './record';
 import { coverage, type CoverageReport } from './coverage';
+import { counted } from '../count-text';
 
 /** One teacher checkpoint: its id (the checkpoint's step), weights (safetensors bytes) and solved validation tasks. */
 export interface TeacherCheckpoint {
@@ -151,8 +152,8 @@ export function planDistillation(
     fail(
       'nothing-to-distil',
       `nothing to distil: the best checkpoint (step ${student.step}) already solves all ${studentSolved.size} ` +
-        `of ${val.tasks} val tasks that any checkpoint solves (the union), so no teacher solves a task the ` +
-        `student fails`,
+        `of ${counted(val.tasks, 'val task')} that any checkpoint solves (the union), so no teacher solves a task ` +
+        `the student fails`,
     );
   const teachers = validated
     .filter((c) => c.step !== student.step)

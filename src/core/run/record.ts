@@ -45,6 +45,7 @@
 import { z } from 'zod';
 import { RunConfigSchema, crossFieldIssues, type RunConfig } from './config';
 import { jsonErrorWhere } from '../json-where';
+import { counted } from '../count-text';
 
 /** `format` of run.json. */
 export const RUN_FORMAT = 'opd-playground-run';
@@ -274,7 +275,9 @@ export function parseValRecord(text: string, file = VAL_FILE): ValRecord {
     );
   const v = r.data;
   if (v.taskTypes.length !== v.tasks)
-    throw new RecordError(`${file}: taskTypes has ${v.taskTypes.length} entries, tasks is ${v.tasks}`);
+    throw new RecordError(
+      `${file}: taskTypes has ${counted(v.taskTypes.length, 'entry', 'entries')}, tasks is ${v.tasks}`,
+    );
   const n = v.samples;
   const fix = (step: number) =>
     `the file was edited or written by another tool; restore it as train wrote it (the validation line of ` +
@@ -321,7 +324,7 @@ export function emptyValRecord(
 /** val.json with the validation of `step` put in (a row of that step or later is replaced: a resumed run redoes it). */
 export function addValidation(v: ValRecord, step: number, passRates: number[], taskTypes: string[]): ValRecord {
   if (passRates.length !== v.tasks || taskTypes.length !== v.tasks)
-    throw new RecordError(`val.json: a validation of ${passRates.length} tasks for a record of ${v.tasks}`);
+    throw new RecordError(`val.json: a validation of ${counted(passRates.length, 'task')} for a record of ${v.tasks}`);
   return {
     ...v,
     taskTypes: [...taskTypes],

@@ -30,6 +30,7 @@ import {
   type RunEvals,
   type TableRow,
 } from './aggregate';
+import { counted } from '../count-text';
 
 /** The `format` field of table.json. */
 export const TABLE_FORMAT = 'opd-table';
@@ -186,12 +187,12 @@ function checkRows(t: ResultsTable, file: string): void {
         if (!t.splits.includes(k.split('/')[0]))
           bad(`${at}.cells.${k}: "${k.split('/')[0]}" is not one of splits (${t.splits.join(', ')})`);
         if (r.cells[k].n > r.seeds.length)
-          bad(`${at}.cells.${k}.n: ${r.cells[k].n} seeds, but the row has ${r.seeds.length}`);
+          bad(`${at}.cells.${k}.n: ${counted(r.cells[k].n, 'seed')}, but the row has ${r.seeds.length}`);
       }
       for (const [k, d] of Object.entries(r.diff)) {
         if (!Object.hasOwn(r.cells, k)) bad(`${at}.diff.${k}: a difference without its cell (cells has no "${k}")`);
         if (d && d.n > r.seeds.length)
-          bad(`${at}.diff.${k}.n: paired over ${d.n} seeds, but the row has ${r.seeds.length}`);
+          bad(`${at}.diff.${k}.n: paired over ${counted(d.n, 'seed')}, but the row has ${r.seeds.length}`);
       }
     });
   }
@@ -202,14 +203,17 @@ function checkRows(t: ResultsTable, file: string): void {
         if (!t.splits.includes(k.split('/')[0]))
           bad(`${at}: "${k.split('/')[0]}" is not one of splits (${t.splits.join(', ')})`);
         if (d && d.n > c.seeds.length)
-          bad(`${at}.n: paired over ${d.n} seeds, but the comparison has ${c.seeds.length}`);
+          bad(`${at}.n: paired over ${counted(d.n, 'seed')}, but the comparison has ${c.seeds.length}`);
       }
     });
   t.curves?.forEach((c, i) => {
     for (const [s, v] of Object.entries(c.splits)) {
       if (!t.splits.includes(s)) bad(`curves.${i}.splits.${s}: not one of splits (${t.splits.join(', ')})`);
       if (v.length !== c.steps.length)
-        bad(`curves.${i}.splits.${s}: ${v.length} values for ${c.steps.length} steps (one per step)`);
+        bad(
+          `curves.${i}.splits.${s}: ${counted(v.length, 'value')} for ${counted(c.steps.length, 'step')} ` +
+            `(one per step)`,
+        );
     }
     c.steps.forEach(
       (s, j) =>

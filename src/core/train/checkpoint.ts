@@ -24,6 +24,7 @@ import { z } from 'zod';
 import * as tf from '../tf';
 import { decodeSafetensors, encodeTensors, type NamedF32 } from '../model/io';
 import type { Params } from '../model/params';
+import { counted } from '../count-text';
 
 /** `format` metadata of a state file. */
 export const TRAIN_STATE_FORMAT = 'opd-playground-train-state';
@@ -128,7 +129,10 @@ export async function restoreAdam(opt: tf.Optimizer, params: Params, a: AdamStat
       throw new Error(`checkpoint: Adam state names parameter ${key}, which the model does not have`);
     const p = params[key];
     if (!data || data.length !== p.size)
-      throw new Error(`checkpoint: Adam ${which} of ${key} has ${data?.length ?? 'no'} values, expected ${p.size}`);
+      throw new Error(
+        `checkpoint: Adam ${which} of ${key} has ${data ? counted(data.length, 'value') : 'no values'}, ` +
+          `expected ${p.size}`,
+      );
     const t = tf.tensor(data, p.shape, 'float32');
     made.push(t);
     return { name: `${(p as tf.Variable).name}/${which}`, tensor: t };

@@ -35,6 +35,7 @@ import { trainStep, type AlgorithmState, type StepHooks } from './step';
 import { now } from '../clock';
 import { evalEvent, evalJobs, threadedEvalEvent, validationEvent } from './evaluation';
 import type { TrainOptions } from './options';
+import { counted } from '../count-text';
 
 export type { TrainOptions } from './options';
 
@@ -170,7 +171,7 @@ function checkedResume(cfg: RunConfig, opts: TrainOptions): TrainState | null {
     );
   if (resume.step >= cfg.steps)
     throw new Error(
-      `train: the checkpoint is at step ${resume.step} and the run has ${cfg.steps} steps; nothing to ` +
+      `train: the checkpoint is at step ${resume.step} and the run has ${counted(cfg.steps, 'step')}; nothing to ` +
         `resume (raise steps to continue)`,
     );
   return resume;
@@ -472,7 +473,10 @@ function referenceFrom(st: TrainState, params: Params): Params {
     for (const [k, v] of Object.entries(params)) {
       const data = st.reference.get(k);
       if (!data || data.length !== v.size)
-        throw new Error(`checkpoint state: reference/${k} has ${data?.length ?? 'no'} values, expected ${v.size}`);
+        throw new Error(
+          `checkpoint state: reference/${k} has ${data ? counted(data.length, 'value') : 'no values'}, ` +
+            `expected ${v.size}`,
+        );
       out[k] = tf.keep(tf.tensor(data, v.shape, 'float32'));
     }
   } catch (e) {

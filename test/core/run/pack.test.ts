@@ -92,7 +92,7 @@ describe('packRun / unpackRun', () => {
     expect(() => unpackRun(p.subarray(0, p.length - 1), here)).toThrow(
       /truncated: its header lists \d+ bytes of files but \d+ follow/,
     );
-    expect(() => unpackRun(new Uint8Array([...p, 0]), here)).toThrow(/1 bytes after the last file/);
+    expect(() => unpackRun(new Uint8Array([...p, 0]), here)).toThrow(/1 byte after the last file/);
     expect(() => unpackRun(p.subarray(0, 10), here)).toThrow(/no header line/);
     expect(() => unpackRun(new Uint8Array(0), here)).toThrow(/the file is empty/);
   });

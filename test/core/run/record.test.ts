@@ -133,7 +133,7 @@ describe('validation of record files', () => {
     const { params: _p, ...noParams } = run;
     expect(() => parseRunRecord(JSON.stringify(noParams))).toThrow(RecordError);
     expect(() => parseValRecord(JSON.stringify({ ...val([[1, [1]]], ['a']), tasks: 2 }))).toThrow(
-      /taskTypes has 1 entries/,
+      /taskTypes has 1 entry,/,
     );
     expect(() =>
       parseValRecord(

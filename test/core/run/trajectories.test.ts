@@ -209,7 +209,7 @@ describe("trajectories.jsonl detail: the explorer's numbers of the group", () =>
       /line 1: detail.tokens.ids: has 3 values for 4 action tokens/,
     );
     expect(() => parseTrajectoryLines(line.replace('"rewards":[0,1]', '"rewards":[0]'))).toThrow(
-      /line 1: detail.trajectories.0.rewards: has 1 entries for 2 turns/,
+      /line 1: detail.trajectories.0.rewards: has 1 entry for 2 turns/,
     );
     expect(() => parseTrajectoryLines(line.replace('"ids":[40,41,2]', '"ids":[40,41,"x"]'))).toThrow(
       /line 1: detail.tokens.ids.2/,
