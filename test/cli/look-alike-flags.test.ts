@@ -6,6 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { play } from '../../cli/play';
+import { ENV_NAMES } from '../../src/core/envs/registry';
+
+/** The accepted envs as the --env message lists them (every registered env). */
+const ENVS = ENV_NAMES.join(', ');
 
 const cli = (script: string, args: string[]) =>
   spawnSync('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -25,10 +29,10 @@ async function playError(argv: string[]): Promise<string> {
 describe('look-alike characters in a flag value', () => {
   it('--env with a digit 0 or Cyrillic letters suggests the env, naming the look-alikes', async () => {
     expect(await playError(['--env', 'sh0p'])).toBe(
-      'play: --env must be one of: household, shop (got "sh0p"); did you mean shop?',
+      `play: --env must be one of: ${ENVS} (got "sh0p"); did you mean shop?`,
     );
     expect(await playError(['--env', 'ѕһор'])).toBe(
-      'play: --env must be one of: household, shop (got "ѕһор"); did you mean shop? (written with look-alikes of ' +
+      `play: --env must be one of: ${ENVS} (got "ѕһор"); did you mean shop? (written with look-alikes of ` +
         'Latin letters: ѕ U+0455, һ U+04BB, о U+043E, р U+0440)',
     );
   });
