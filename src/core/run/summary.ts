@@ -32,7 +32,7 @@ const rates = (e: RunEvals['evals'][number]) =>
 /** One run's line of `compare`. Rates in [0, 1]; null where the run has no such event. */
 export interface RunSummary {
   name: string;
-  /** The run's environment and preset (run.json config `env`, `preset`), e.g. `household` and `easy`. */
+  /** The run's environment and preset (run.json config `env`, `preset`), as registered (core/envs/registry.ts). */
   env: string;
   preset: string;
   algo: string;
