@@ -5,8 +5,9 @@
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
  * the number of an admissible action; empty lines are ignored, and a number outside 1..N gets a message giving the
  * range and costs no step: core `readTyped`; an open form such as shop's `search[`, listed as `search[…]`, typed or
- * picked with nothing inside gets a message saying to type one's own words in it, and costs no step), prints the
- * result, and ends at `done`. An action that
+ * picked with nothing inside gets a message saying to type one's own words in it, and costs no step; words typed
+ * after it with no closing `]` are played with it added, `Action: search[red shoes]`, as on the page: core
+ * `closeOpenForm`), prints the result, and ends at `done`. An action that
  * does nothing also gets a hint in parentheses: whether it is a command of the preset at all (listing the commands it
  * has), fits its command's form, or is not possible now, with the admissible actions (src/core/envs/hint.ts). The end
  * of the episode or of the input prints a summary line: steps, success, total reward, invalid actions.
@@ -14,16 +15,16 @@
  * admissibleActions}`, then for each input line, as soon as it arrives, one line `{"event":"step",action,observation,
  * reward,done,valid,admissibleActions[,hint]}`, and at the end `{"event":"summary",steps,maxSteps,success,reward,
  * invalid,done,text}`. Input: one JSON object `{"action":"go to desk 1"}` per line (the action as text; numbers are
- * not resolved); blank lines are skipped; a line that is not such an object gets `{"event":"error",line,message}` and
- * costs no step. Exits 0 at EOF or `done`; exits 2 with a message naming the flag and its accepted values on bad
- * flags, and when both --task and --seed are given (each chooses the task).
+ * not resolved, open forms not closed); blank lines are skipped; a line that is not such an object gets
+ * `{"event":"error",line,message}` and costs no step. Exits 0 at EOF or `done`; exits 2 with a message naming the
+ * flag and its accepted values on bad flags, and when both --task and --seed are given (each chooses the task).
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
 import { isOpenAction } from '../src/core/envs/types';
 import { z } from 'zod';
-import { PlayEpisode, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
+import { PlayEpisode, closeOpenForm, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { ENV_FLAG, PRESET_FLAG, envAndPreset } from './env-flags';
 import { exitOnClosedStdout } from './files';
@@ -149,7 +150,8 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       );
       continue;
     }
-    const action = typed.action;
+    // Text mode, as the page: words after an open form such as search[ get the closing ] when left out.
+    const action = json ? typed.action : closeOpenForm(typed.action, actions);
     const t = episode.step(action);
     actions = episode.admissible();
     if (json) {

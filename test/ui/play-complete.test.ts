@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   bareOpenForm,
-  closeOpenForm,
   commonPrefix,
   moveHighlight,
   openFormHelp,
@@ -14,6 +13,7 @@ import {
   tabComplete,
   typed,
 } from '../../src/ui/state/play-complete';
+import { closeOpenForm } from '../../src/core/envs/play'; // the page's and the CLI's closing of an open form
 
 const AT_DESK = ['go to shelf 1', 'go to sidetable 1', 'take candle 2 from desk 1', 'take laptop 1 from desk 1'];
 

@@ -8,7 +8,16 @@ import { Rng } from '../rng';
 import { counted } from '../count-text';
 import { commandHint } from './hint';
 import { getEnvSpec } from './registry';
-import { SPLITS, TRAIN_TASK_INDICES, type CommandForm, type Env, type EnvSpec, type Split } from './types';
+import {
+  SPLITS,
+  TRAIN_TASK_INDICES,
+  isOpenAction,
+  normalizeAction,
+  type CommandForm,
+  type Env,
+  type EnvSpec,
+  type Split,
+} from './types';
 
 /** Which task to play. */
 export interface PlayTask {
@@ -130,6 +139,20 @@ export function readTyped(line: string, admissible: readonly string[]): TypedAct
         ? `there is no action ${shown}: nothing is admissible now`
         : `there is no action ${shown}: type a number from 1 to ${admissible.length}, or an action`,
   };
+}
+
+/**
+ * `text` as a person's action is played (the page's Play view and `npm run play`'s text mode): words typed after an
+ * admissible open form (an action ending in `[`, types.ts `isOpenAction`, e.g. `search[`) with no closing `]`
+ * get it, as a policy's sampler closes the same free-text slot: `search[red shoes` → `search[red shoes]`. Text is
+ * compared as the environment judges actions (`normalizeAction`: spaces trimmed and collapsed, lower-case); the
+ * closed text is the typed one trimmed. Any other text — a closed form, a bare `search[`, an open form that is not
+ * admissible now — is returned as typed (the environment judges it, and a hint explains a miss).
+ */
+export function closeOpenForm(text: string, admissible: readonly string[]): string {
+  const t = normalizeAction(text);
+  const open = admissible.filter(isOpenAction).find((a) => t.startsWith(a) && t.length > a.length);
+  return open && !t.includes(']', open.length) ? `${text.trim()}]` : text;
 }
 
 /** One task being played: reset at construction, stepped by `step`. */

@@ -59,6 +59,11 @@ export interface StepResult {
   valid: boolean;
   /** True when the task is complete (success). */
   success: boolean;
+  /**
+   * Numbers an env reports besides the reward (Gym's `info`, numbers only), e.g. a question-answering env's answer
+   * scores `{em, f1, subEm}` on the episode's last step. Absent: none. Nothing in the trainer reads them.
+   */
+  info?: Readonly<Record<string, number>>;
 }
 
 /** One episode's environment. */

@@ -3,7 +3,8 @@
  * src/ui/components/PlayInput.svelte wires them to Tab and the arrow keys). Text is compared as the environment
  * judges actions: leading spaces dropped, runs of whitespace as one space, lower-case. An admissible action that ends
  * in `[` is an open form (core/envs/types.ts `isOpenAction`): the person writes their own words after it, and the
- * closing `]` is added when they leave it out (`closeOpenForm`), as a policy's sampler closes the same free-text slot.
+ * closing `]` is added when they leave it out (core/envs/play.ts `closeOpenForm`, shared with `npm run play`), as a
+ * policy's sampler closes the same free-text slot.
  */
 import { isOpenAction } from '../../core/envs/types';
 
@@ -71,16 +72,6 @@ export function openForms(admissible: readonly string[]): string[] {
 export function bareOpenForm(text: string, admissible: readonly string[]): string | null {
   const t = typed(text).trim();
   return openForms(admissible).find((a) => a === t) ?? null;
-}
-
-/**
- * `text` as played: words typed after an admissible open form with no closing `]` get it, e.g. `search[red shoes` →
- * `search[red shoes]`; any other text is returned as typed (the environment judges it, and a hint explains a miss).
- */
-export function closeOpenForm(text: string, admissible: readonly string[]): string {
-  const t = typed(text).trim();
-  const open = openForms(admissible).find((a) => t.startsWith(a) && t.length > a.length);
-  return open && !t.includes(']', open.length) ? `${text.trim()}]` : text;
 }
 
 /**

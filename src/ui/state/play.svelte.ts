@@ -6,8 +6,8 @@
 import type { TrainerApi } from '../../worker/api';
 import { DEFAULT_ENV, ENV_NAMES, getEnvSpec } from '../../core/envs/registry';
 import { SPLITS, type Split } from '../../core/envs/types';
-import { readTyped, summaryText, type PlayView } from '../../core/envs/play';
-import { bareOpenForm, closeOpenForm } from './play-complete';
+import { closeOpenForm, readTyped, summaryText, type PlayView } from '../../core/envs/play';
+import { bareOpenForm } from './play-complete';
 
 /** Play view state for one page; `api` returns the worker's API or null while none is up. */
 export class PlayState {
@@ -79,7 +79,7 @@ export class PlayState {
    * the n-th admissible action, as in the CLI; a number outside 1..N is not played (no step) and `error` gives the
    * range (core `readTyped`). An open form (an admissible action ending in `[`, e.g. `search[`), typed or picked by
    * its number, is not played: it is put in the box for the person's words, and `error` says so; words after it with
-   * no closing `]` get one (play-complete.ts `closeOpenForm`).
+   * no closing `]` get one (core `closeOpenForm`, as the CLI's text mode).
    */
   async step(action: string = this.text): Promise<void> {
     if (!this.view || this.view.summary.done || this.working || action.trim() === '') return;
