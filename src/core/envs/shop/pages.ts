@@ -6,7 +6,9 @@
  * - search (`search_page.html`): `WebShop` and the search hint; no clickables (the Search button is not clickable in
  *   text mode, `web_agent_text_env.py` `step` refuses `click[search]`); the action is `search[keywords]`.
  * - results (`results_page.html`): `[back to search]`, `Page p (Total results: n)`, `[< prev]` (p > 1) and
- *   `[next >]` (always), then one line per product of the page: `[id] title | price`.
+ *   `[next >]` (always), then one line per product of the page: `[id] title | price`. `[next >]` shows on an empty
+ *   page too (no results, or past the last page, where it leads to another empty one): that is WebShop's template,
+ *   which draws it unconditionally, and is kept as it is.
  * - item (`item_page.html`): `You have clicked v.` per chosen option (text_rich mode's line), `[back to search]
  *   [< prev]`, one line per option group `name: [v1] [v2] …`, the title, `Price: …`, `Rating: N.A.` (WebShop's text
  *   env loads no ratings), `[description] [features] [reviews] [buy now]` (no `attributes`: `show_attrs` is off).
