@@ -120,7 +120,7 @@ describe('play CLI', () => {
   it('as a process: bad input exits 2 with the message on stderr', () => {
     const r = spawnSync(TSX[0], [TSX[1], '--env', 'foo'], { encoding: 'utf8', input: '' });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('play: --env must be one of: household, shop (got "foo")');
+    expect(r.stderr).toContain('play: --env must be one of: household, shop, searchqa (got "foo")');
   }, 30_000);
 
   it('a command the preset does not have says so, naming its commands and the admissible actions', async () => {

@@ -20,7 +20,7 @@ function cli(script: string, args: string[]) {
 describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the accepted values', () => {
   it.each([
     [['--model', 'huge'], /--model must be one of: nano, small, base \(got "huge"\)\n/],
-    [['--env', 'kitchen'], /--env must be one of: household, shop \(got "kitchen"\)\n/],
+    [['--env', 'kitchen'], /--env must be one of: household, shop, searchqa \(got "kitchen"\)\n/],
     [['--algo', 'ppo'], /--algo must be one of: grpo, opid, skill-grpo, agentic-opd \(got "ppo"\)\n/],
     [
       ['--algo', 'op'],

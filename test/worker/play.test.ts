@@ -32,7 +32,9 @@ describe('PlayTable', () => {
     const ok = { env: 'household', preset: 'easy', split: 'train', index: 0 };
     t.start(ok);
     expect(() => t.start({ ...ok, preset: 'hard' })).toThrow('play: preset must be one of: default, easy (got "hard")');
-    expect(() => t.start({ ...ok, env: 'nope' })).toThrow('play: unknown env "nope"; accepted: household, shop');
+    expect(() => t.start({ ...ok, env: 'nope' })).toThrow(
+      'play: unknown env "nope"; accepted: household, shop, searchqa',
+    );
     expect(() => t.start({ ...ok, split: 'dev' })).toThrow(/^play: split: /);
     expect(() => t.start({ ...ok, index: -1 })).toThrow(/^play: index: /);
     expect(() => t.start({ ...ok, seed: 3 })).toThrow(

@@ -6,10 +6,11 @@
  */
 import { household } from './household';
 import { shop } from './shop';
+import { searchqa } from './searchqa';
 import type { EnvSpec } from './types';
 
 /** Every registered env family, in display order; the first is the default (DEFAULT_ENV). */
-export const ENV_SPECS: readonly EnvSpec[] = [household, shop];
+export const ENV_SPECS: readonly EnvSpec[] = [household, shop, searchqa];
 
 /** Registered environment names, in display order. */
 export const ENV_NAMES: readonly string[] = ENV_SPECS.map((s) => s.name);

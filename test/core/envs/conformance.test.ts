@@ -57,6 +57,17 @@ const PINS: Record<string, { version: string; hashes: Record<string, Record<Spli
       },
     },
   },
+  searchqa: {
+    version: 'searchqa-v1',
+    hashes: {
+      default: {
+        train: '3f17bc961d59d3ca55889a735d89c6cf944382c73ce60e285e61d203ba7f3ce0',
+        'test-seen': '6987d5c44f491fc8a70db20fc42cf37776ace088be92646fe1fc49688030691c',
+        'test-unseen': '1e5a1108c98376be7022e8570b1251d8f2371612c92d6043a468bdcacbfbccf6',
+        val: '49f2a98a17f4c3ac26be54377989db15525f77fdfe4d12139179f1c8813746a7',
+      },
+    },
+  },
 };
 
 /** Actions no env admits, each of another kind (the env must answer, not throw). */

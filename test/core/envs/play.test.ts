@@ -244,7 +244,9 @@ describe('PlayEpisode', () => {
 
   it('refuses a bad env, preset, split or index, naming the field', () => {
     const t = { env: 'household', preset: 'easy', split: 'train' as const, index: 0 };
-    expect(() => new PlayEpisode({ ...t, env: 'nope' })).toThrow('unknown env "nope"; accepted: household, shop');
+    expect(() => new PlayEpisode({ ...t, env: 'nope' })).toThrow(
+      'unknown env "nope"; accepted: household, shop, searchqa',
+    );
     expect(() => new PlayEpisode({ ...t, preset: 'hard' })).toThrow(
       'preset must be one of: default, easy (got "hard")',
     );

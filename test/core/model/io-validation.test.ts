@@ -337,14 +337,14 @@ describe('decodeSafetensors: corrupt headers are refused with the tensor, the ru
   it('unknown env names in metadata', () => {
     for (const s of ['kitchen', 'constructor', '__proto__', 'toString'])
       expect(decode(corrupt((h) => void (h.__metadata__.env = s))), s).toThrow(
-        `weights file: metadata env: unknown env ${JSON.stringify(s)} (known: household, shop); the weights are ` +
-          `from another version — use weights written by this version's train --save`,
+        `weights file: metadata env: unknown env ${JSON.stringify(s)} (known: household, shop, searchqa); the ` +
+          `weights are from another version — use weights written by this version's train --save`,
       );
     expect(decode(corrupt((h) => void (h.__metadata__.envVersions = '{"constructor":"v1"}')))).toThrow(
-      'weights file: metadata envVersions: unknown env "constructor" (known: household, shop)',
+      'weights file: metadata envVersions: unknown env "constructor" (known: household, shop, searchqa)',
     );
     expect(decode(corrupt((h) => void (h.__metadata__.envVersions = '{"__proto__":"v1"}')))).toThrow(
-      'weights file: metadata envVersions: unknown env "__proto__" (known: household, shop)',
+      'weights file: metadata envVersions: unknown env "__proto__" (known: household, shop, searchqa)',
     );
     expect(decode(corrupt((h) => void (h.__metadata__.envVersions = '[1]')))).toThrow(
       `weights file: metadata envVersions "[1]" must be a JSON object {env name: version string}; ${CORRUPT}`,
