@@ -9,7 +9,7 @@
  * - `POST /reset {env_idx, split?, index}` → `{id, task, task_type, observation, admissible_actions,
  *   available_actions, max_steps}`
  * - `POST /step {env_idx, action}` → `{observation, reward, done, info: {won, is_action_valid, task_type,
- *   admissible_actions, steps, max_steps}}`
+ *   admissible_actions, steps, max_steps}}`, `info` also holding the numbers the env reports (`StepResult.info`)
  * - `GET /observation?env_idx=` → the latest observation (a JSON string, as AgentGym's)
  * - `GET /available_actions?env_idx=` → `EnvSpec.availableActions` of the admissible list, else the list
  * - `GET /expert_action?env_idx=` → `{action}`: the env's expert (privileged; only with `--expert`)
@@ -117,6 +117,7 @@ function stepRoute(pool: EnvPool): Route {
     ep.done = r.done;
     ep.won ||= r.success;
     const info = {
+      ...r.info, // numbers the env reports besides the reward (searchqa's answer scores), under the keys below
       won: ep.won,
       is_action_valid: r.valid,
       task_type: ep.taskType,

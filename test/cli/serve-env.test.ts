@@ -75,6 +75,19 @@ describe('environment server: happy path', () => {
     expect(shown.body.clickables).toContain('back to search');
   });
 
+  it("a step's info holds the numbers the env reports (searchqa's answer scores on its last step)", async () => {
+    const id = (await post(srv.base, '/create', { env: 'searchqa' })).body.id;
+    await post(srv.base, '/reset', { env_idx: id, split: 'test-seen', index: 2 });
+    let s;
+    do
+      s = await post(srv.base, '/step', {
+        env_idx: id,
+        action: (await get(srv.base, `/expert_action?env_idx=${id}`)).body.action,
+      });
+    while (!s.body.done);
+    expect(s.body).toMatchObject({ reward: 1, done: true, info: { won: true, em: 1, f1: 1, subEm: 1 } });
+  });
+
   it('GET /health and /version list the bounds and every registered env', async () => {
     expect((await get(srv.base, '/health')).body).toMatchObject({
       status: 'ok',

@@ -1,0 +1,65 @@
+/**
+ * `npm run serve`'s Search-R1 `/retrieve` (cli/serve/retrieve.ts) over the corpus of the env that has one
+ * (`EnvSpec.retrieve`: searchqa): both request shapes, both answer shapes, the same ranking the env's `search[…]`
+ * shows, and the refusals.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
+import { post, testServer } from '../helpers/serve';
+
+let srv: Awaited<ReturnType<typeof testServer>>;
+beforeAll(async () => {
+  srv = await testServer({ expert: true });
+});
+afterAll(() => srv.close());
+
+const spec = getEnvSpec('searchqa');
+/** What `/retrieve` answers for `q` with scores, from the env's own retrieval. */
+const scored = (q: string, k: number) =>
+  spec.retrieve!(q, k).map((p) => ({ document: { contents: `${p.title}\n${p.text}` }, score: p.score }));
+
+describe('/retrieve', () => {
+  it('is served by the only env with a corpus', () => {
+    expect(ENV_SPECS.filter((s) => s.retrieve !== undefined).map((s) => s.name)).toEqual(['searchqa']);
+  });
+
+  it("Search-R1's batch shape and verl-agent's single query; documents alone with return_scores false", async () => {
+    const env = spec.create(spec.defaultPreset);
+    const questions = [0, 1, 2].map((index) => env.reset({ split: 'train', index }).task);
+    const batch = await post(srv.base, '/retrieve', { queries: questions, topk: 3, return_scores: true });
+    expect(batch.status).toBe(200);
+    expect(batch.body).toEqual({ result: questions.map((q) => scored(q, 3)) });
+    expect(batch.body.result.every((r: unknown[]) => r.length === 3)).toBe(true);
+    const one = await post(srv.base, '/retrieve', { query: questions[0] });
+    expect(one.body).toEqual({ result: [scored(questions[0], 3)] });
+    const five = await post(srv.base, '/retrieve', { query: questions[1], topk: 5, return_scores: false });
+    expect(five.body).toEqual({ result: [scored(questions[1], 5).map((h) => h.document)] });
+    expect(five.body.result[0].length).toBe(5);
+    const none = await post(srv.base, '/retrieve', { queries: ['!!! ???'] });
+    expect(none.body).toEqual({ result: [[]] });
+  });
+
+  it("ranks as the env's search[…] shows: the expert's first query, the same titles in the same order", async () => {
+    const id = (await post(srv.base, '/create', { env: 'searchqa' })).body.id;
+    await post(srv.base, '/reset', { env_idx: id, split: 'test-seen', index: 4 });
+    const action: string = (await fetch(`${srv.base}/expert_action?env_idx=${id}`).then((r) => r.json())).action;
+    const query = /^search\[(.*)\]$/.exec(action)![1];
+    const observation: string = (await post(srv.base, '/step', { env_idx: id, action })).body.observation;
+    const shown = [...observation.matchAll(/Doc \d+\(Title: ([^)]*)\)/g)].map((m) => m[1]);
+    const got = (await post(srv.base, '/retrieve', { query, topk: 3 })).body.result[0];
+    expect(got.map((h: { document: { contents: string } }) => h.document.contents.split('\n')[0])).toEqual(shown);
+  });
+
+  it('refuses a body without query or queries, a bad topk, an env without a corpus, bad JSON', async () => {
+    const err = (status: number, re: RegExp) => ({ status, body: { error: expect.stringMatching(re) } });
+    expect(await post(srv.base, '/retrieve', { topk: 3 })).toEqual(err(400, /send "queries" \(an array\) or "query"/));
+    expect(await post(srv.base, '/retrieve', { query: 'x', topk: 0 })).toEqual(
+      err(400, /field "topk" must be an integer in 1\.\.100, got 0/),
+    );
+    expect(await post(srv.base, '/retrieve', { queries: 'x' })).toEqual(err(400, /field "queries" must be an array/));
+    expect(await post(srv.base, '/retrieve', { query: 'x', env: 'household' })).toEqual(
+      err(400, /env "household" has no corpus; the envs with one: searchqa/),
+    );
+    expect(await post(srv.base, '/retrieve', '{"query": ')).toEqual(err(400, /the body is not JSON/));
+  });
+});
