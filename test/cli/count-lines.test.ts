@@ -1,6 +1,6 @@
 /**
- * The CLI's done and summary lines agree with their counts: `done: 1 step`, `of 1 episode`, `1 val task`, `1 run of 6
- * has not finished`…, as `2 steps` and `0 episodes` stay plural.
+ * The CLI's done and summary lines agree with their counts: `done: 1 step`, `of 1 episode`, `1 val task`, `analyzer
+ * 1 call`, `1 step of B 1 × G 2`…, as `2 steps` and `0 episodes` stay plural.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
