@@ -33,8 +33,9 @@ import { DECODINGS } from '../src/core/rollout/runner';
 import { summarize, type SplitEval } from '../src/core/rollout/evaluate';
 import { DEFAULT_CONFIG, describeField, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import type { Trajectory } from '../src/core/rollout/types';
-import { HINT_MODES, parseHintMode, type HintMode } from '../src/core/envs/expert-hints';
+import { HINT_MODES } from '../src/core/envs/expert-hints';
 import { loadBaseFiles } from './base';
+import { evalJobs } from './eval-jobs';
 import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
 
@@ -282,22 +283,7 @@ async function runModel(a: EvalArgs, spec: EnvSpec, splits: Split[]): Promise<Re
     if (versionWarning) process.stderr.write(`eval: warning: ${versionWarning.message}\n`);
   }
   const history = historyOf(a, policy.meta, defaultHistory);
-  // One job per split, each with the root stream Rng(seed) (as a run with that split alone).
-  const jobs = splits.map((split): EvalJob => ({
-    env: a.env,
-    preset: a.preset,
-    split,
-    firstTask: a['first-task'],
-    episodes: a.episodes,
-    temperature: a.temperature,
-    decoding: a.decoding as EvalJob['decoding'],
-    historyTurns: history,
-    maxActionTokens: 12,
-    seed: a.seed,
-    streams: [],
-    hints: parseHintMode(a.hints) as HintMode,
-    episodeSkills: null,
-  }));
+  const jobs = evalJobs(a, spec, splits, history);
   const threads = Math.min(
     a['eval-threads'] ?? evalThreadsFor(jobs.length, a.episodes, spec.create(a.preset).maxSteps),
     jobs.length,
