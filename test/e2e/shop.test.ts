@@ -15,6 +15,7 @@ import { useE2E } from './harness';
 import { ENV_SPECS } from '../../src/core/envs/registry';
 import { PlayEpisode } from '../../src/core/envs/play';
 import { shop } from '../../src/core/envs/shop';
+import { INSTRUCTION_TEMPLATES } from '../../src/core/envs/shop/lexicon';
 
 /** The page's defaults but tiny: two steps of two groups of two, no evaluation; env and init left to the page. */
 const TINY = 'backend=wasm&model=nano&seed=5&steps=2&tasksPerStep=2&groupSize=2&miniBatches=2&evalEvery=0';
@@ -114,7 +115,11 @@ describe('a new user on the shop environment (wasm)', () => {
     await expect.poll(() => phaseText(page), { timeout: 180_000 }).toBe('done');
     expect(await stepShown(page)).toBe(2);
     expect(await page.getByTestId('error-banner').count()).toBe(0);
-    expect(await text(page, 'trajectory-task')).toMatch(/^step 2 · task \(\w+\): i need /);
+    // A WebShop instruction (one of the shop's INSTRUCTION_TEMPLATES openers) for the group's task.
+    const openers = INSTRUCTION_TEMPLATES.map((t) => t.slice(0, t.indexOf(' {')));
+    const task = await text(page, 'trajectory-task');
+    expect(task).toMatch(/^step 2 · task \(\w+\): /);
+    expect(openers.some((o) => task.replace(/^step 2 · task \(\w+\): /, '').startsWith(`${o} `))).toBe(true);
     // The latest group's first observation (the search page) keeps its two lines.
     expect(await page.getByTestId('trajectory-panel').innerText()).toContain(
       'WebShop\nSearch for a product: search[keywords]',
