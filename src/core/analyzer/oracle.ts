@@ -11,7 +11,8 @@
  * - step skills: the trajectory's actions are replayed through a fresh env of the same task (the trajectory's
  *   privileged `ref`, AnalyzerTrajectory.ref); at each step the expert is asked for its action in the state reached;
  *   the steps whose action differs from the expert's (compared in the environment's normal form) are the critical
- *   steps, and the first K of them get the step skill naming the expert's action there (`stepSkill`).
+ *   steps, and the first K of them get the step skill naming the expert's action there as the expert wrote it
+ *   (`stepSkill`; names keep their case, as in the expert's plan and hints).
  *
  * The replay is checked against the record: a task line, an observation, an action's validity or the outcome that
  * differs (another preset or environment version, an edited trajectory) fails that trajectory's analysis (null, the
@@ -65,6 +66,11 @@ export class OracleReplayError extends Error {
 export interface ExpertReplay {
   /** atStep[i]: the expert's action (normal form) in the state step i was taken in; one per recorded step. */
   atStep: string[];
+  /**
+   * written[i]: the same action as the expert wrote it (its names' case kept, e.g. a search QA env's
+   * `search[Mira Yarrow]`), what a step skill names; equal to atStep[i] where the expert writes the normal form.
+   */
+  written: string[];
   /** The expert's action in the state after the last recorded step; undefined when the episode is over there. */
   next: string | undefined;
 }
@@ -100,13 +106,15 @@ export function replayExpert(spec: EnvSpec, preset: string, traj: AnalyzerTrajec
     throw new OracleReplayError(ORACLE_FAILURES.task, `replayed ${clip(r.task)}, recorded ${clip(traj.task)}`);
   const expert = spec.expert(env);
   const atStep: string[] = [];
+  const written: string[] = [];
   let obs = r.observation,
     done = false,
     success = false;
   traj.steps.forEach((s, i) => {
     if (done) throw new OracleReplayError(ORACLE_FAILURES.ended, `after step ${i - 1} of ${traj.steps.length}`);
     checkObservation(obs, s.observation, `step ${i}`);
-    atStep.push(normalizeAction(expert.act()));
+    written.push(expert.act().trim());
+    atStep.push(normalizeAction(written[i]));
     const st = env.step(s.action);
     if (st.valid !== s.valid)
       throw new OracleReplayError(
@@ -120,7 +128,7 @@ export function replayExpert(spec: EnvSpec, preset: string, traj: AnalyzerTrajec
   checkObservation(obs, traj.finalObservation, 'the final observation');
   if (success !== traj.success)
     throw new OracleReplayError(ORACLE_FAILURES.outcome, `replayed success=${success}, recorded ${traj.success}`);
-  return { atStep, next: done ? undefined : normalizeAction(expert.act()) };
+  return { atStep, written, next: done ? undefined : normalizeAction(expert.act()) };
 }
 
 /** The trajectory's task reference. @throws OracleReplayError(noRef) when it has none. */
@@ -143,12 +151,12 @@ export function oracleSkills(
   K: number,
   episode?: string,
 ): TrajectorySkills {
-  const { atStep } = replayExpert(spec, preset, traj);
+  const { atStep, written } = replayExpert(spec, preset, traj);
   const stepSkills: Record<number, string> = {};
   let n = 0;
   for (let i = 0; i < atStep.length && n < K; i++)
     if (normalizeAction(traj.steps[i].action) !== atStep[i]) {
-      stepSkills[i] = stepSkill(atStep[i]);
+      stepSkills[i] = stepSkill(written[i]);
       n++;
     }
   return { episodeSkill: episode ?? correctEpisodeSkill(spec, preset, requireRef(traj)), stepSkills };
