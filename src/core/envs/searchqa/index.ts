@@ -22,10 +22,14 @@
  *   H = 3, untruncated (test/core/envs/searchqa/prompt.test.ts): at most 345 tokens, 95th percentile 303, median
  *   167, mean 146 — every expert prompt fits whole. An episode of invalid actions (the ~50-token invalid-action
  *   message in each past turn) reaches 242.
- * - One preset, `default`. No embedded analyzer yet (`--analyzer heuristic` fails naming `oracle` and `http`); search
- *   steps: the steps whose action is a valid search. `retrieve` serves the corpus to Search-R1's `/retrieve`.
+ * - One preset, `default`. Embedded analyzer: the `heuristic` one of analyzer/heuristic.ts (the question solved from
+ *   the passages the group's searches showed; hops, the group's success, each failure's mistakes), and its part of
+ *   the `http` analyzer's prompt (analyzer/prompt-examples.ts). Search steps: the steps whose action is a valid
+ *   search. `retrieve` serves the corpus to Search-R1's `/retrieve`.
  */
-import type { CommandForm, Env, EnvSpec, Expert, RetrievedPassage } from '../types';
+import type { Analyzer, AnalyzerOptions, CommandForm, Env, EnvSpec, Expert, RetrievedPassage } from '../types';
+import { SearchQaAnalyzer } from './analyzer/heuristic';
+import { SEARCHQA_PROMPT } from './analyzer/prompt-examples';
 import { corpus, retrieve } from './corpus';
 import { SearchQaEnv, parseAction } from './env';
 import { SearchQaExpert } from './expert';
@@ -50,6 +54,7 @@ export { SUBSETS, makeQuestion, type Question, type Subset } from './questions';
 export { SEARCHQA_PRESETS, SEARCHQA_TASK_TYPES, SEARCHQA_MAX_STEPS, generateTask, type SearchQaTask } from './tasks';
 export { normalizeAnswer, scoreAnswer, type AnswerScores } from './score';
 export { searchqaCorpus } from './vocab';
+export { SearchQaAnalyzer } from './analyzer/heuristic';
 
 /**
  * The top `topk` passages of the searchqa corpus for `query`, best first, as a Search-R1 `/retrieve` server returns
@@ -71,7 +76,10 @@ const COMMANDS: readonly CommandForm[] = [
   { verb: 'answer', form: 'answer[…]', pattern: /^answer\[.*\S.*\]$/ },
 ];
 
-/** The searchqa env family, registered as `searchqa`. Preset: `default`. */
+/**
+ * The searchqa env family, registered as `searchqa`. Preset: `default`. Embedded analyzer: the `heuristic` one of
+ * analyzer/heuristic.ts.
+ */
 export const searchqa: EnvSpec = {
   name: 'searchqa',
   version: SEARCHQA_VERSION,
@@ -116,6 +124,18 @@ export const searchqa: EnvSpec = {
    */
   searchSteps(_task, steps) {
     return steps.flatMap((s, i) => (parseAction(s.action)?.verb === 'search' ? [i] : []));
+  },
+  /** The embedded `heuristic` analyzer (analyzer/heuristic.ts). @throws Error on a bad K. */
+  analyzer(opts: AnalyzerOptions): Analyzer {
+    return new SearchQaAnalyzer(opts);
+  },
+  /**
+   * Two worked examples for the `http` analyzer's prompt and its passages quoted as `(i) text`
+   * (analyzer/prompt-examples.ts). @throws Error on an unknown preset.
+   */
+  analyzerPrompt(preset: string) {
+    checkPreset(preset);
+    return SEARCHQA_PROMPT;
   },
   /**
    * The corpus' retrieval for the server's Search-R1 `POST /retrieve` (`searchqaRetrieve`: BM25, best first).

@@ -200,7 +200,7 @@ describe('searchqa episode', () => {
     expect(() => env.reset({ split: 'train', index: 1.5 })).toThrow('got 1.5');
   });
 
-  it('the spec: commands for hints, search steps, expert binding', () => {
+  it('the spec: commands for hints, search steps, expert binding, the embedded analyzer', () => {
     expect(searchqa.commands?.('default').map((c) => c.form)).toEqual(['search[…]', 'answer[…]']);
     const steps = [
       { action: 'search[Azure Bank]', observation: START_OBSERVATION },
@@ -211,6 +211,6 @@ describe('searchqa episode', () => {
     ];
     expect(searchqa.searchSteps?.('q', steps)).toEqual([0, 2]);
     expect(() => searchqa.expert({} as never)).toThrow('searchqa.expert: env must come from searchqa.create()');
-    expect(searchqa.analyzer).toBeUndefined();
+    expect(searchqa.analyzer?.({ maxStepSkills: 2 }).name).toBe('heuristic');
   });
 });
