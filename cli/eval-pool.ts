@@ -48,11 +48,14 @@ export function evalThreadsFor(
   return splits >= 2 && episodes * maxTurns >= EVAL_THREADS_MIN_WORK ? available : 0;
 }
 
+/** The means of an env's metrics (rollout/evaluate.ts `MetricMeans`), or an episode's metrics; optional. */
+const METRICS = z.record(z.string(), z.number()).optional();
 /** A worker's reply, checked before use. */
 const SPLIT_EVAL = z.object({
   successRate: z.number(),
   episodes: z.number(),
-  byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number() })),
+  byTaskType: z.record(z.string(), z.object({ successRate: z.number(), episodes: z.number(), metrics: METRICS })),
+  metrics: METRICS,
 });
 const REPLY = z.union([
   z.object({
@@ -68,6 +71,7 @@ const REPLY = z.union([
           success: z.boolean(),
           reward: z.number(),
           steps: z.number(),
+          metrics: METRICS,
         }),
       ),
     }),

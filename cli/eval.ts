@@ -5,7 +5,10 @@
  * `--policy base` is the shipped base policy (public/base/, checked against its manifest). `--hints` injects correct
  * hints from the expert oracle (hint-following measurement): the episode skill of the expert's successful
  * trajectory of the same task, a step skill with the expert's action at every step (`step`, also `correct`), or both.
- * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). With --json one line per episode, then
+ * Plays tasks k..k+episodes−1 of the split (k = `--first-task`, default 0). Where the env reports numbers besides the
+ * reward on an episode's last step (`StepResult.info`, e.g. a QA env's `em`, `f1`, `subEm`), the text output adds
+ * their means over the split and a column each in the per-type table, and --json adds `metrics` to each episode line,
+ * to the summary and to each of its `byTaskType` entries. With --json one line per episode, then
  * `{"event":"summary","successRate":…,"byTaskType":{…}}` last. The summary carries `envVersions` (this code's {env:
  * version}) and `envVersionWarning` (null, or
  * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
@@ -42,7 +45,8 @@ import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weig
 /** --policy's words besides a weights path. */
 const POLICY_FLAG: WeightsFlagOptions = { others: ['expert', 'random', 'base'] };
 import { defaultEvalThreads, EVAL_THREADS_MIN_WORK, evalThreadsFor, EvalPool } from './eval-pool';
-import { runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
+import { playScripted } from '../src/core/rollout/scripted';
+import { episodeSummary, runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
 import { counted } from '../src/core/count-text';
 
 exitOnClosedStdout();
@@ -127,8 +131,11 @@ function fail(msg: string, code = USAGE_EXIT_CODE): never {
   process.exit(code);
 }
 
-/** Play with a non-model policy that reads the env (expert) or draws uniformly from admissible actions (random). */
-function playScripted(
+/**
+ * Play with a non-model policy that reads the env (expert) or draws uniformly from admissible actions (random); one
+ * episode per task first..first+n−1 (rollout/scripted.ts).
+ */
+function playPolicy(
   spec: EnvSpec,
   preset: string,
   split: Split,
@@ -137,51 +144,14 @@ function playScripted(
   kind: 'expert' | 'random',
   rng: Rng,
 ): Trajectory[] {
-  const out: Trajectory[] = [];
-  for (let index = first; index < first + n; index++) {
-    const env = spec.create(preset);
-    const r = env.reset({ split, index });
-    const expert = kind === 'expert' ? spec.expert(env) : null;
-    const t: Trajectory = {
-      ref: { split, index },
-      task: r.task,
-      taskType: r.taskType,
-      initialObservation: r.observation,
-      steps: [],
-      reward: 0,
-      success: false,
-      invalidCount: 0,
-      finalObservation: r.observation,
-    };
-    let obs = r.observation;
-    for (;;) {
-      const admissible = env.admissibleActions();
-      const action = expert ? expert.act() : rng.pick(admissible);
-      const st = env.step(action);
-      t.steps.push({
-        observation: obs,
-        admissible,
-        prompt: [],
-        response: [],
-        allowed: [],
-        sampleLogp: [],
-        sampleEntropy: [],
-        action,
-        valid: st.valid,
-        reward: st.reward,
-      });
-      t.reward += st.reward;
-      if (!st.valid) t.invalidCount++;
-      obs = st.observation;
-      t.finalObservation = st.observation;
-      if (st.done) {
-        t.success = st.success;
-        break;
-      }
+  const refs = Array.from({ length: n }, (_, i) => ({ split, index: first + i }));
+  return playScripted(spec, preset, refs, (env) => {
+    if (kind === 'expert') {
+      const expert = spec.expert(env);
+      return () => expert.act();
     }
-    out.push(t);
-  }
-  return out;
+    return () => rng.pick(env.admissibleActions());
+  });
 }
 
 /** The parsed flags, the preset resolved (the env's default when not given). */
@@ -239,7 +209,7 @@ function resolveSplits(a: EvalArgs): { spec: EnvSpec; splits: Split[] } {
 /** Run: the expert or the random policy on each split (no model, no backend). */
 function runScripted(a: EvalArgs, spec: EnvSpec, splits: Split[]): Results {
   const results = splits.map((split) => {
-    const trajs = playScripted(
+    const trajs = playPolicy(
       spec,
       a.preset,
       split,
@@ -251,13 +221,7 @@ function runScripted(a: EvalArgs, spec: EnvSpec, splits: Split[]): Results {
     return {
       split,
       eval: summarize(trajs),
-      episodes: trajs.map((t) => ({
-        index: t.ref.index,
-        taskType: t.taskType,
-        success: t.success,
-        reward: t.reward,
-        steps: t.steps.length,
-      })),
+      episodes: trajs.map(episodeSummary),
     };
   });
   return { results, historyUsed: null, versionWarning: null };
@@ -387,6 +351,7 @@ function printResults(a: EvalArgs, spec: EnvSpec, { results, historyUsed, versio
           firstTask: a['first-task'],
           episodes: s.episodes,
           successRate: s.successRate,
+          ...(s.metrics ? { metrics: s.metrics } : {}),
           byTaskType: s.byTaskType,
           envVersions: { [spec.name]: spec.version },
           envVersionWarning: versionWarning && {
@@ -401,10 +366,15 @@ function printResults(a: EvalArgs, spec: EnvSpec, { results, historyUsed, versio
   }
 }
 
+/** A metric mean as the text output writes it: three decimals (`0.667`); `-` when the type's episodes lack it. */
+const metricText = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(3));
+
 /**
- * Print without --json: a split's success over its episodes (the task range), then a table of success per task type
- * (`task type  success  episodes`), each column padded to its widest cell (cli/text-table.ts) so that the header and
- * rows line up whatever the type names' lengths.
+ * Print without --json: a split's success over its episodes (the task range); where the env reports metrics besides
+ * the reward (SplitEval.metrics, e.g. `em`, `f1`, `subEm`), their means over the episodes on the next line
+ * (`  mean em 0.500, f1 0.667, subEm 0.500`); then a table of success per task type (`task type  success  episodes`,
+ * and a column per metric with the type's mean), each column padded to its widest cell (cli/text-table.ts) so that
+ * the header and rows line up whatever the type names' lengths.
  */
 function printText(a: EvalArgs, split: Split, s: SplitEval): void {
   const first = a['first-task'];
@@ -413,13 +383,22 @@ function printText(a: EvalArgs, split: Split, s: SplitEval): void {
       `success ${(100 * s.successRate).toFixed(1)}% of ${counted(s.episodes, 'episode')} ` +
       `(tasks ${first}..${first + s.episodes - 1})\n`,
   );
+  const names = Object.keys(s.metrics ?? {});
+  if (names.length)
+    process.stdout.write(`  mean ${names.map((k) => `${k} ${metricText(s.metrics![k])}`).join(', ')}\n`);
   const types = Object.entries(s.byTaskType);
   if (types.length === 0) return;
   const rows = [
-    ['task type', 'success', 'episodes'],
-    ...types.map(([k, v]) => [k, `${(100 * v.successRate).toFixed(1)}%`, String(v.episodes)]),
+    ['task type', 'success', 'episodes', ...names],
+    ...types.map(([k, v]) => [
+      k,
+      `${(100 * v.successRate).toFixed(1)}%`,
+      String(v.episodes),
+      ...names.map((m) => metricText(v.metrics?.[m])),
+    ]),
   ];
-  for (const line of alignColumns(rows, [false, true, true])) process.stdout.write(`  ${line}\n`);
+  const right = [false, true, true, ...names.map(() => true)];
+  for (const line of alignColumns(rows, right)) process.stdout.write(`  ${line}\n`);
 }
 
 async function main(): Promise<void> {

@@ -17,6 +17,7 @@ import { Rng } from '../rng';
 import { runEpisodes, type RolloutOptions } from './runner';
 import { summarize, type SplitEval } from './evaluate';
 import type { PolicyHandle } from '../model/policy';
+import type { Trajectory } from './types';
 
 /** One split's evaluation, as plain (structured-clonable) data. */
 export interface EvalJob {
@@ -53,6 +54,20 @@ export interface EpisodeSummary {
   reward: number;
   /** Environment steps taken. */
   steps: number;
+  /** The numbers the env reported besides the reward (Trajectory.metrics, e.g. `{em, f1, subEm}`); absent: none. */
+  metrics?: Record<string, number>;
+}
+
+/** One episode as the CLI prints it (EpisodeSummary), with its metrics when the env reported any. */
+export function episodeSummary(t: Trajectory): EpisodeSummary {
+  return {
+    index: t.ref.index,
+    taskType: t.taskType,
+    success: t.success,
+    reward: t.reward,
+    steps: t.steps.length,
+    ...(t.metrics ? { metrics: { ...t.metrics } } : {}),
+  };
 }
 
 /** What a job returns: the split's success summary, the tokens through the model and every episode in task order. */
@@ -107,12 +122,6 @@ export async function runEvalJob(policy: PolicyHandle, spec: EnvSpec, job: EvalJ
   return {
     eval: summarize(r.trajectories),
     tokens: r.tokens,
-    episodes: r.trajectories.map((t) => ({
-      index: t.ref.index,
-      taskType: t.taskType,
-      success: t.success,
-      reward: t.reward,
-      steps: t.steps.length,
-    })),
+    episodes: r.trajectories.map(episodeSummary),
   };
 }

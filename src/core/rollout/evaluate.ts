@@ -1,7 +1,8 @@
 /**
  * Evaluation: the policy plays the first `episodes` tasks (indices 0..n−1) of each split at the
- * evaluation temperature; success overall and per task type. The same tasks every time, so evaluations at
- * different steps are comparable.
+ * evaluation temperature; success overall and per task type, and the mean of every number the env reports besides
+ * the reward (Trajectory.metrics, e.g. a question-answering env's EM, F1 and substring EM). The same tasks every
+ * time, so evaluations at different steps are comparable.
  */
 import { hintHooks, type HintMode } from '../envs/expert-hints';
 import type { EnvSpec, Split } from '../envs/types';
@@ -10,25 +11,67 @@ import { runEpisodes, type RolloutOptions } from './runner';
 import type { PolicyHandle } from '../model/policy';
 import type { Trajectory } from './types';
 
+/**
+ * Per metric name, its mean over the episodes that report it (Trajectory.metrics; an env's `StepResult.info`), in the
+ * order the names first appear. Units are the env's (a QA env's EM, F1 and substring EM are in [0, 1]).
+ */
+export type MetricMeans = Record<string, number>;
+
 /** Success of one split at one evaluation. */
 export interface SplitEval {
   successRate: number;
   episodes: number;
-  /** Per task type: success rate and episode count. */
-  byTaskType: Record<string, { successRate: number; episodes: number }>;
+  /**
+   * Per task type: success rate, episode count and, where its episodes report metrics, their means. Absent
+   * `metrics`: the env reports none.
+   */
+  byTaskType: Record<string, { successRate: number; episodes: number; metrics?: MetricMeans }>;
+  /** The means of the metrics the env reports (e.g. `{em, f1, subEm}`); absent when no episode reports any. */
+  metrics?: MetricMeans;
 }
 
-/** Success summary of trajectories: overall and per task type (rates in [0,1]). */
+/**
+ * The mean of each metric over the trajectories that report it (see MetricMeans); undefined when none reports any.
+ */
+export function metricMeans(trajs: readonly Trajectory[]): MetricMeans | undefined {
+  const sum = new Map<string, [number, number]>();
+  for (const t of trajs)
+    for (const [k, v] of Object.entries(t.metrics ?? {})) {
+      const s = sum.get(k) ?? [0, 0];
+      sum.set(k, [s[0] + v, s[1] + 1]);
+    }
+  if (sum.size === 0) return undefined;
+  return Object.fromEntries([...sum].map(([k, [s, n]]) => [k, s / n]));
+}
+
+/**
+ * Success summary of trajectories: overall and per task type (rates in [0,1]), with the means of the env's metrics
+ * (`metricMeans`) overall and per task type where the episodes report any.
+ */
 export function summarize(trajs: readonly Trajectory[]): SplitEval {
   const byTaskType: SplitEval['byTaskType'] = {};
+  const ofType = new Map<string, Trajectory[]>();
   for (const t of trajs) {
     const e = (byTaskType[t.taskType] ??= { successRate: 0, episodes: 0 });
     e.successRate += t.success ? 1 : 0;
     e.episodes++;
+    let list = ofType.get(t.taskType);
+    if (!list) ofType.set(t.taskType, (list = []));
+    list.push(t);
   }
-  for (const e of Object.values(byTaskType)) e.successRate /= e.episodes;
+  for (const [type, e] of Object.entries(byTaskType)) {
+    e.successRate /= e.episodes;
+    const m = metricMeans(ofType.get(type)!);
+    if (m) e.metrics = m;
+  }
   const ok = trajs.filter((t) => t.success).length;
-  return { successRate: trajs.length ? ok / trajs.length : 0, episodes: trajs.length, byTaskType };
+  const metrics = metricMeans(trajs);
+  return {
+    successRate: trajs.length ? ok / trajs.length : 0,
+    episodes: trajs.length,
+    byTaskType,
+    ...(metrics ? { metrics } : {}),
+  };
 }
 
 /** Options of `evaluatePolicy`. */

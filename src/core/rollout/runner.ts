@@ -204,6 +204,7 @@ function takeActions(
     t.reward += st.reward;
     if (!st.valid) t.invalidCount++;
     if (st.success) t.success = true;
+    if (st.info) t.metrics = { ...st.info };
     ep.hist[i].push({ action, observation: st.observation });
     ep.obs[i] = st.observation;
     t.finalObservation = st.observation;

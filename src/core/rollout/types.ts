@@ -45,4 +45,10 @@ export interface Trajectory {
   finalObservation: string;
   /** Episode skill injected into this episode's prompts at rollout (Skill-GRPO), if any. */
   episodeSkill?: string;
+  /**
+   * The numbers the env reported besides the reward (envs/types.ts `StepResult.info`) on the latest step that
+   * reported any — an env reports its episode's scores on its last step, e.g. a question-answering env's exact match,
+   * token F1 and substring EM `{em, f1, subEm}`. Absent when no step reported any. Evaluations average them.
+   */
+  metrics?: Record<string, number>;
 }

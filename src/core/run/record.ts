@@ -116,10 +116,13 @@ const RunSchema = z.object({
 /** run.json (module comment). */
 export type RunRecord = Omit<z.infer<typeof RunSchema>, 'config'> & { config: RunConfig };
 
+/** The means of the env's metrics besides the reward (rollout/evaluate.ts `MetricMeans`); absent: none. */
+const MetricMeans = z.record(z.string(), z.number()).optional();
 const SplitEvalSchema = z.object({
   successRate: Rate,
   episodes: Nat,
-  byTaskType: z.record(z.string(), z.object({ successRate: Rate, episodes: Nat })),
+  byTaskType: z.record(z.string(), z.object({ successRate: Rate, episodes: Nat, metrics: MetricMeans })),
+  metrics: MetricMeans,
 });
 /** Field checks of each event kind written to events.jsonl; other fields are kept as they are. */
 const EVENT_SCHEMAS = {
