@@ -5,7 +5,8 @@
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
  * the number of an admissible action; empty lines are ignored, and a number outside 1..N gets a message giving the
  * range and costs no step: core `readTyped`; an open form such as shop's `search[`, listed as `search[…]`, typed or
- * picked with nothing inside gets a message saying to type one's own words in it, and costs no step; words typed
+ * picked with nothing inside gets a message saying to type one's own words in it (with the example of the env's
+ * command form, `CommandForm.example`), and costs no step; words typed
  * after it with no closing `]` are played with it added, `Action: search[red shoes]`, as on the page: core
  * `closeOpenForm`), prints the result, and ends at `done`. An action that
  * does nothing also gets a hint in parentheses: whether it is a command of the preset at all (listing the commands it
@@ -22,7 +23,8 @@
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
-import { isOpenAction } from '../src/core/envs/types';
+import { isOpenAction, type CommandForm } from '../src/core/envs/types';
+import { getEnvSpec } from '../src/core/envs/registry';
 import { z } from 'zod';
 import { PlayEpisode, closeOpenForm, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
@@ -85,12 +87,20 @@ function numbered(actions: readonly string[]): string {
 
 /**
  * Text mode: a line that is an admissible open form with nothing after it (`search[`, typed or picked by number)
- * is not played (it would do nothing and cost a step); the message says to type one's own words in it.
+ * is not played (it would do nothing and cost a step); the message says to type one's own words in it, with the
+ * example the env's command form of that verb gives (`CommandForm.example`: `e.g. search[red shoes]` on a store,
+ * `e.g. answer[Silver Vale]` on a QA env), or none when the env gives none.
  */
-function bareOpenForm(action: string, admissible: readonly string[]): { message: string } | null {
+export function bareOpenForm(
+  action: string,
+  admissible: readonly string[],
+  forms: readonly CommandForm[],
+): { message: string } | null {
   const a = normalizeAction(action);
   if (!isOpenAction(a) || !admissible.includes(a)) return null;
-  return { message: `${a}…] takes your own words: type them inside the brackets, e.g. ${a}red shoes]` };
+  const example = forms.find((f) => f.example !== undefined && normalizeAction(f.example).startsWith(a))?.example;
+  const eg = example ? `, e.g. ${example}` : '';
+  return { message: `${a}…] takes your own words: type them inside the brackets${eg}` };
 }
 
 /**
@@ -98,6 +108,7 @@ function bareOpenForm(action: string, admissible: readonly string[]): { message:
  */
 export async function play(argv: readonly string[], io: PlayIO): Promise<number> {
   let episode: PlayEpisode;
+  let forms: readonly CommandForm[];
   let args;
   try {
     args = parseArgs(argv, PLAY_FLAGS);
@@ -115,6 +126,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
     }
     const index = args.seed === undefined ? (args.task ?? 0) : randomTaskIndex(args.seed);
     episode = new PlayEpisode({ env: args.env, preset, split: args.split as Split, index });
+    forms = getEnvSpec(args.env).commands?.(preset) ?? [];
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.error(`play: ${e.message}\n${usage('npm run play --', PLAY_FLAGS)}\n`);
@@ -140,7 +152,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       continue;
     }
     const read = json ? jsonAction(line) : readTyped(line, actions);
-    const typed = !json && 'action' in read ? (bareOpenForm(read.action, actions) ?? read) : read;
+    const typed = !json && 'action' in read ? (bareOpenForm(read.action, actions, forms) ?? read) : read;
     if ('message' in typed) {
       // Nothing is played: the same state, the same actions.
       io.write(

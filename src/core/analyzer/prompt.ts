@@ -10,9 +10,9 @@
  * Placeholders (replaced in one pass, so a `{K}` inside a task or observation stays literal):
  * - `{task}` the task line; `{outcome}` `success` or `failure`; `{final}` the observation after the last action
  *   (quoted);
- * - `{steps}` one line per step: `step 0: obs="..." action="..." return=0.90` (+ ` invalid` when the env answered
- *   `Nothing happens.`; obs as the env quotes it, by default cut to OBS_MAX_CHARS; return = discounted return G_t,
- *   γ = 0.95);
+ * - `{steps}` one line per step: `step 0: obs="..." action="..." return=0.90` (+ ` invalid` when the action was
+ *   inadmissible: the env answered with its invalid-action observation; obs as the env quotes it, by default cut
+ *   to OBS_MAX_CHARS; return = discounted return G_t, γ = 0.95);
  * - `{K}` max step skills; `{lastStep}` the last step index (nSteps − 1); `{maxChars}` max characters per skill;
  * - `{commands}` the env's command forms (`go to …, take … from …`), or a sentence saying the commands are those
  *   the episode shows; `{examples}` the env's worked examples, one `Example (…):` line and its JSON each.

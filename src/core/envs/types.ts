@@ -49,7 +49,10 @@ export interface ResetResult {
 
 /** What `step` returns. Source: Gym's `step` → (obs, reward, done, info), Brockman et al. 2016. */
 export interface StepResult {
-  /** Observation text after the action (`Nothing happens.` for an inadmissible action). */
+  /**
+   * Observation text after the action; for an inadmissible action the env's own invalid-action answer (ALFWorld's and
+   * WebShop's `Nothing happens.`, Search-R1's `My previous action is invalid. …`).
+   */
   observation: string;
   /** Reward for this step (e.g. 1 on the step that completes the task, else 0). */
   reward: number;
@@ -214,6 +217,12 @@ export interface CommandForm {
   form: string;
   /** Matches a normalised action (`normalizeAction`) of this form, e.g. `take apple 1 from desk 1`. */
   pattern: RegExp;
+  /**
+   * One action of this form as a person would type it, in the env's own words, e.g. a store's `search[red shoes]` or
+   * a QA env's `answer[Silver Vale]`: the example `npm run play` gives when an open form (`isOpenAction`) is sent
+   * with nothing inside. Absent: the message gives none.
+   */
+  example?: string;
 }
 
 /**
@@ -238,7 +247,7 @@ export interface AnalyzerStep {
   observation: string;
   /** The action taken. */
   action: string;
-  /** False when the env answered `Nothing happens.` (inadmissible action). */
+  /** False when the action was inadmissible (the env answered with its invalid-action observation). */
   valid: boolean;
   /** Discounted return from this step, G_t = Σ_{k≥t} γ^{k−t} r_k with γ = 0.95 (unitless reward). */
   return: number;

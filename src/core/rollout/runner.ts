@@ -16,7 +16,7 @@ import { now } from '../clock';
 
 /**
  * Decoding modes (RunConfig.decoding): `admissible` masks sampling token by token to prefixes of the admissible
- * actions; `free` samples any token (an inadmissible action gets the env's `Nothing happens.`).
+ * actions; `free` samples any token (an inadmissible action gets the env's invalid-action answer).
  */
 export const DECODINGS = ['admissible', 'free'] as const;
 

@@ -22,7 +22,7 @@ export interface StepRecord {
   sampleEntropy: number[];
   /** Decoded action text as sent to the env. */
   action: string;
-  /** False when the env answered `Nothing happens.` to an inadmissible action. */
+  /** False for an inadmissible action (the env answered with its own invalid-action observation). */
   valid: boolean;
   /** Reward of this step. */
   reward: number;

@@ -70,10 +70,10 @@ export function searchqaRetrieve(query: string, topk: number): { title: string; 
   return retrieve(String(query), topk).map((r) => ({ title: r.passage.title, text: r.passage.text, score: r.score }));
 }
 
-/** The two command forms (for people's hints). */
+/** The two command forms (for people's hints), each with an example in the corpus' words (test-seen task 3's). */
 const COMMANDS: readonly CommandForm[] = [
-  { verb: 'search', form: 'search[…]', pattern: /^search\[.*\S.*\]$/ },
-  { verb: 'answer', form: 'answer[…]', pattern: /^answer\[.*\S.*\]$/ },
+  { verb: 'search', form: 'search[…]', example: 'search[Azure Bank]', pattern: /^search\[.*\S.*\]$/ },
+  { verb: 'answer', form: 'answer[…]', example: 'answer[Silver Vale]', pattern: /^answer\[.*\S.*\]$/ },
 ];
 
 /**

@@ -26,7 +26,7 @@ export { shopSearchSteps } from './analyzer/search-steps';
 
 /** The two command forms (for people's hints). */
 const COMMANDS: readonly CommandForm[] = [
-  { verb: 'search', form: 'search[…]', pattern: /^search\[.+\]/ },
+  { verb: 'search', form: 'search[…]', example: 'search[red shoes]', pattern: /^search\[.+\]/ },
   { verb: 'click', form: 'click[…]', pattern: /^click\[.+\]/ },
 ];
 
