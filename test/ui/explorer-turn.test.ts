@@ -122,6 +122,9 @@ describe('ExplorerTurn (OPID)', () => {
       expect(values).toEqual(['0.5', '-0.25']);
       expect(html).toMatch(/aria-label="take: A_skill \(skill advantage\) [^"]*0\.5/);
       expect(html).toContain('data-testid="explorer-invalid"');
+      // The mark names no env's own refusal text (each env answers in its own words: the reply shows them).
+      expect(html).toMatch(/✗ inadmissible: the environment refused the action \(its reply below\)/);
+      expect(html).not.toContain('Nothing happens');
     },
   );
   it('a turn outside C_τ gets the episode skill, no badge, no invalid mark', () => {
