@@ -25,10 +25,11 @@ import {
   type RunConfig,
   type RunConfigKey,
 } from '../../src/core/run/config';
-import { getEnvSpec } from '../../src/core/envs/registry';
+import { ENV_NAMES, getEnvSpec } from '../../src/core/envs/registry';
 import {
   controlFrom,
   controlOf,
+  unavailableAnalyzers,
   OTHER_GROUPS,
   PANEL_GROUPS,
   panelSections,
@@ -45,6 +46,7 @@ let Notices: unknown;
 let Controls: unknown;
 let TopBar: unknown;
 let Analyzer: unknown;
+let Field: unknown;
 
 beforeAll(async () => {
   vite = await createServer({
@@ -58,6 +60,7 @@ beforeAll(async () => {
   Trajectories = (await vite.ssrLoadModule('/src/ui/components/Trajectories.svelte')).default;
   Notices = (await vite.ssrLoadModule('/src/ui/components/Notices.svelte')).default;
   Controls = (await vite.ssrLoadModule('/src/ui/components/Controls.svelte')).default;
+  Field = (await vite.ssrLoadModule('/src/ui/components/Field.svelte')).default;
   TopBar = (await vite.ssrLoadModule('/src/ui/components/TopBar.svelte')).default;
   Analyzer = (await vite.ssrLoadModule('/src/ui/components/Analyzer.svelte')).default;
   render = (await vite.ssrLoadModule('svelte/server')).render as Render;
@@ -230,6 +233,46 @@ describe('Play view: a bad task index or seed', () => {
   });
 });
 
+describe("Play view: the run's environment", () => {
+  type Play = {
+    env: string;
+    preset: string;
+    view: unknown;
+    follow(env: string, preset: string): void;
+    setEnv(env: string): void;
+  };
+  const make = async () => {
+    const { PlayState } = await vite.ssrLoadModule('/src/ui/state/play.svelte.ts');
+    return new PlayState(() => null) as Play;
+  };
+
+  it('is followed until the person picks an env in Play; unknown envs and presets are ignored', async () => {
+    const play = await make();
+    expect([play.env, play.preset]).toEqual(['household', 'easy']);
+    play.follow('searchqa', 'default');
+    expect([play.env, play.preset]).toEqual(['searchqa', 'default']);
+    play.follow('household', 'default');
+    expect([play.env, play.preset]).toEqual(['household', 'default']);
+    // A preset picked here stays while the run's env and preset do not change (every other setting calls follow).
+    play.preset = 'easy';
+    play.follow('household', 'default');
+    expect(play.preset).toBe('easy');
+    play.follow('nope', 'default');
+    play.follow('shop', 'easy');
+    expect([play.env, play.preset]).toEqual(['household', 'easy']);
+    play.setEnv('shop');
+    play.follow('searchqa', 'default');
+    expect([play.env, play.preset]).toEqual(['shop', 'default']);
+  });
+
+  it('leaves a task being played alone', async () => {
+    const play = await make();
+    play.view = { env: 'household' };
+    play.follow('searchqa', 'default');
+    expect(play.env).toBe('household');
+  });
+});
+
 describe('page components', () => {
   it('every component and the page compile', async () => {
     const dir = `${ROOT}/src/ui/components`;
@@ -302,6 +345,7 @@ describe('settings controls from the schema', () => {
     expect(controlOf('env', DEFAULT_CONFIG).optionLabels).toEqual({
       household: 'household: default / easy',
       shop: 'shop: default',
+      searchqa: 'searchqa: default',
     });
     expect(controlOf('tasksPerStep', DEFAULT_CONFIG)).toMatchObject({
       kind: 'number',
@@ -311,6 +355,39 @@ describe('settings controls from the schema', () => {
       unit: 'tasks',
     });
     expect(controlOf('learningRate', DEFAULT_CONFIG)).toMatchObject({ kind: 'number', min: 1e-7, max: 1, step: 'any' });
+  });
+
+  it("the Analyzer select disables, and says why, the analyzers the draft's env cannot run", () => {
+    // An env without an embedded analyzer: `heuristic` listed (a link may hold it) but not choosable.
+    expect(unavailableAnalyzers({ name: 'quiz', analyzer: undefined })).toEqual({
+      heuristic: 'heuristic (embedded: none for quiz)',
+    });
+    expect(unavailableAnalyzers(getEnvSpec('household'))).toEqual({});
+    for (const name of ENV_NAMES) {
+      const spec = controlOf('analyzer', { env: name });
+      expect(spec.options, name).toEqual(['heuristic', 'http', 'oracle']);
+      expect(spec.disabledOptions ?? [], name).toEqual(getEnvSpec(name).analyzer ? [] : ['heuristic']);
+      expect(spec.optionLabels?.heuristic, name).toBe(
+        getEnvSpec(name).analyzer ? 'heuristic (embedded)' : `heuristic (embedded: none for ${name})`,
+      );
+      expect(spec.optionLabels?.oracle, name).toBe('oracle (privileged: the expert)');
+    }
+    expect(controlOf('analyzer', { env: 'nope' }).disabledOptions).toBeUndefined();
+    // The select renders the disabled option, and still shows it when the draft holds it.
+    const body = render(Field, {
+      props: {
+        key: 'analyzer',
+        label: 'Analyzer',
+        value: 'heuristic',
+        options: ['heuristic', 'http', 'oracle'],
+        optionLabels: unavailableAnalyzers({ name: 'quiz', analyzer: undefined }),
+        disabledOptions: ['heuristic'],
+        onchange: noop,
+      },
+    }).body;
+    expect(body).toMatch(/<option value="heuristic" disabled[^>]*>heuristic \(embedded: none for quiz\)<\/option>/);
+    expect(body).toMatch(/<option value="http"( selected)?>http<\/option>/);
+    expect(body).toMatch(/<select id="field-analyzer"[^>]*>/);
   });
 
   it('a setting added to the schema gets its control from its zod field and meta alone', () => {

@@ -16,6 +16,7 @@ import {
   type RunConfigKey,
 } from '../../core/run/config';
 import { ENV_SPECS, getEnvSpec } from '../../core/envs/registry';
+import type { EnvSpec } from '../../core/envs/types';
 import { ALGORITHM_CATALOG, isAlgorithmName } from '../../core/algorithm-catalog';
 
 /** What a setting is shown as. `unsupported`: the schema type has no control (a test keeps this from happening). */
@@ -33,6 +34,8 @@ export interface ControlSpec {
   title: string;
   options?: readonly string[];
   optionLabels?: Record<string, string>;
+  /** Options shown but not choosable with the draft's env (e.g. `heuristic` where the env has no embedded analyzer). */
+  disabledOptions?: readonly string[];
   min?: number;
   max?: number;
   step?: number | 'any';
@@ -214,10 +217,41 @@ export function dynamicOptionLabels(key: RunConfigKey): Record<string, string> |
   return Object.fromEntries(ENV_SPECS.map((s) => [s.name, `${s.name}: ${s.presets.join(' / ')}`]));
 }
 
-/** The control of a RunConfig setting for the current draft. */
+/**
+ * The analyzers an env cannot run, with the words their option gets: `heuristic` where the env brings no embedded
+ * analyzer (EnvSpec.analyzer), labelled e.g. `heuristic (embedded: none for <env>)`; none where it brings one.
+ * `oracle` (its expert) and `http` work with every env.
+ */
+export function unavailableAnalyzers(spec: Pick<EnvSpec, 'name' | 'analyzer'>): Record<string, string> {
+  return spec.analyzer ? {} : { heuristic: `heuristic (embedded: none for ${spec.name})` };
+}
+
+/**
+ * Options of `key` shown but not choosable with the draft's env, each with its label saying why: the analyzers the
+ * env cannot run (unavailableAnalyzers). {} for every other key, and for an unknown env (its own error says why).
+ */
+export function dynamicUnavailable(key: RunConfigKey, draft: Pick<RunConfig, 'env'>): Record<string, string> {
+  if (key !== 'analyzer') return {};
+  try {
+    return unavailableAnalyzers(getEnvSpec(draft.env));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The control of a RunConfig setting for the current draft. An option the draft's env cannot use stays listed (a
+ * draft or link may hold it, and the select must show it), disabled and labelled with the reason; the run schema's
+ * cross-field check names the fix while it is chosen.
+ */
 export function controlOf(key: RunConfigKey, draft: Pick<RunConfig, 'env'>): ControlSpec {
   const spec = controlFrom(key, fieldMeta(key), fieldSchema(key), dynamicOptions(key, draft));
   const labels = dynamicOptionLabels(key);
   if (labels && spec.kind === 'select') spec.optionLabels = { ...spec.optionLabels, ...labels };
+  const unavailable = dynamicUnavailable(key, draft);
+  if (spec.kind === 'select' && Object.keys(unavailable).length > 0) {
+    spec.optionLabels = { ...spec.optionLabels, ...unavailable };
+    spec.disabledOptions = Object.keys(unavailable).filter((o) => spec.options?.includes(o));
+  }
   return spec;
 }

@@ -39,8 +39,28 @@ export class PlayState {
 
   constructor(private readonly api: () => Pick<TrainerApi, 'playStart' | 'playStep'> | null) {}
 
+  /** True once the person picked an environment here (setEnv): `follow` then changes nothing. */
+  private chosen = false;
+  /** The run's `env/preset` `follow` last saw. */
+  private followed = '';
+
+  /**
+   * Shows the run's environment and preset when they change (the page calls it whenever the run's settings change),
+   * so Play opens on the env being trained; does nothing when they did not change since the last call (a preset picked
+   * here stays), once the person picked an env here or started a task, or for an env or preset the registry does not
+   * know.
+   */
+  follow(env: string, preset: string): void {
+    if (`${env}/${preset}` === this.followed) return;
+    this.followed = `${env}/${preset}`;
+    if (this.chosen || this.view || !ENV_NAMES.includes(env) || !getEnvSpec(env).presets.includes(preset)) return;
+    this.env = env;
+    this.preset = preset;
+  }
+
   /** Chooses the environment; keeps the preset when the env has it, else takes the env's default preset. */
   setEnv(env: string): void {
+    this.chosen = true;
     this.env = env;
     const spec = getEnvSpec(env);
     if (!spec.presets.includes(this.preset)) this.preset = spec.defaultPreset;
