@@ -8,18 +8,20 @@
  * - `sampled`: drawn by the rollout's own sampler (model/sample.ts: token by token from the same masked distribution,
  *   with a seeded Rng, `act/<step>/<group>/<trajectory>` forked from the run's seed, so the same weights replay the
  *   same draws), or
- * - `greedy`: the most probable admissible action (the first row of the list).
+ * - `greedy`: the most probable admissible action (the first row of the list); an open form there (`search[`) is
+ *   filled with the most probable tokens (its words, `]`), since the bare form is no action.
  * The weights are read between updates only (TrainingSession.withPolicy: training must be paused), at every step,
  * so a Step after more training acts with the newer weights; each turn records the weights' step.
  */
 import { Rng } from '../core/rng';
 import { getEnvSpec } from '../core/envs/registry';
-import type { Env } from '../core/envs/types';
+import { isOpenAction, normalizeAction, type Env } from '../core/envs/types';
 import type { PolicyHandle } from '../core/model/policy';
 import { sampleResponses } from '../core/model/sample';
 import { buildPrompt, type Turn } from '../core/rollout/prompt';
 import { admissibleTrie } from '../core/rollout/trie';
-import { rankActions, scoreActions } from '../core/rollout/act-topk';
+import { rankActions, scoreActions, type ActionProb } from '../core/rollout/act-topk';
+import { scoreSamples } from '../core/model/scoring';
 import type { RunConfig } from '../core/run/config';
 import type { GroupDetail } from '../core/train/step-detail';
 import type { LivePolicy } from './session';
@@ -117,30 +119,9 @@ export class ActEpisode {
     const o = { decoding: c.decoding, temperature: c.temperature, maxActionTokens: c.maxActionTokens };
     const ranked = rankActions(await scoreActions(policy, prompt, adm, o));
     const top = ranked.slice(0, ACT_TOP_K);
-    let chosen: Omit<ActChoice, 'valid'>;
-    if (greedy) {
-      chosen = { action: ranked[0].action, how: 'greedy', prob: ranked[0].prob, logp: ranked[0].logp, rank: 1 };
-    } else {
-      const eos = tok.special('<eos>');
-      const trie = c.decoding === 'admissible' ? admissibleTrie(tok, adm) : null;
-      const [r] = await sampleResponses(policy.params, cfg, [prompt], {
-        temperature: c.temperature,
-        maxTokens: c.maxActionTokens,
-        eos,
-        freeRow: policy.freeRow,
-        rng: this.rng,
-        allowed: (_row, prefix) => (trie ? trie.allowed(prefix) : null),
-      });
-      // As rollout/runner.ts: a response cut before <eos> is sent as is (inadmissible).
-      const body = r.tokens[r.tokens.length - 1] === eos ? r.tokens.slice(0, -1) : r.tokens;
-      const action = tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
-      const k = r.tokens[r.tokens.length - 1] === eos ? ranked.findIndex((a) => a.action === action) : -1;
-      const logp = r.sampleLogp.reduce((s, x) => s + x, 0);
-      chosen =
-        k >= 0
-          ? { action, how: 'sampled', prob: ranked[k].prob, logp: ranked[k].logp, rank: k + 1 }
-          : { action, how: 'sampled', prob: Math.exp(logp), logp, rank: null };
-    }
+    const chosen = greedy
+      ? await this.greedyChoice(policy, prompt, adm, ranked)
+      : await this.sampled(policy, prompt, adm, ranked);
     const st = this.env.step(chosen.action);
     const turn: ActTurn = {
       turn: this.view.turns.length + 1,
@@ -161,6 +142,107 @@ export class ActEpisode {
     if (st.done) this.view.done = true;
     return turn;
   }
+
+  /**
+   * The greedy choice: the list's most probable action; when that is an open form (`search[`), the form filled
+   * token by token with the most probable token under the form's own trie (its words, `]`, <eos>), so the action
+   * played is a whole `search[…]` rather than the bare form (which the environment refuses). A fill cut at
+   * maxActionTokens is played as it is, as a rollout plays it. The fill's probability and log-prob are the sampler's
+   * own at the run's temperature and decoding (scored over the whole admissible list's trie).
+   */
+  private async greedyChoice(
+    policy: PolicyHandle,
+    prompt: readonly number[],
+    adm: readonly string[],
+    ranked: readonly ActionProb[],
+  ): Promise<Omit<ActChoice, 'valid'>> {
+    const best = ranked[0];
+    if (!isOpenAction(best.action))
+      return { action: best.action, how: 'greedy', prob: best.prob, logp: best.logp, rank: 1 };
+    const { tok, cfg } = policy;
+    const c = this.config;
+    const eos = tok.special('<eos>');
+    const form = admissibleTrie(tok, [best.action]);
+    // Temperature 1e-9 puts all the mass on the most probable allowed token (the draw cannot pick another), and the
+    // generator is a local one: the episode's own draws stay as they were.
+    const [r] = await sampleResponses(policy.params, cfg, [prompt], {
+      temperature: GREEDY_TEMPERATURE,
+      maxTokens: c.maxActionTokens,
+      eos,
+      freeRow: policy.freeRow,
+      rng: new Rng(0),
+      allowed: (_row, prefix) => form.allowed(prefix),
+    });
+    const trie = c.decoding === 'admissible' ? admissibleTrie(tok, adm) : null;
+    const sample = {
+      prompt,
+      response: r.tokens,
+      allowed: r.tokens.map((_, t) => (trie ? trie.allowed(r.tokens.slice(0, t)) : null)),
+    };
+    const scored = await scoreSamples(policy.params, cfg, [sample], policy.freeRow, { temperature: c.temperature });
+    const logp = scored.logp.reduce((s, x) => s + x, 0);
+    return {
+      action: responseAction(tok, r.tokens, eos),
+      how: 'greedy',
+      prob: Math.exp(logp),
+      logp,
+      rank: 1,
+      form: best.action,
+    };
+  }
+
+  /**
+   * The sampled choice: drawn by the rollout's sampler with the episode's generator. An admissible action gets its
+   * list probability and rank; words written in an admissible open form (`search[red shoes]`) get the form's rank,
+   * the form (`form`) and the sampler's probability of the whole action; anything else (cut at maxActionTokens, or
+   * free decoding's inadmissible text) the sampler's probability and no rank.
+   */
+  private async sampled(
+    policy: PolicyHandle,
+    prompt: readonly number[],
+    adm: readonly string[],
+    ranked: readonly ActionProb[],
+  ): Promise<Omit<ActChoice, 'valid'>> {
+    const c = this.config;
+    const eos = policy.tok.special('<eos>');
+    const trie = c.decoding === 'admissible' ? admissibleTrie(policy.tok, adm) : null;
+    const [r] = await sampleResponses(policy.params, policy.cfg, [prompt], {
+      temperature: c.temperature,
+      maxTokens: c.maxActionTokens,
+      eos,
+      freeRow: policy.freeRow,
+      rng: this.rng,
+      allowed: (_row, prefix) => (trie ? trie.allowed(prefix) : null),
+    });
+    const action = responseAction(policy.tok, r.tokens, eos);
+    const ended = r.tokens[r.tokens.length - 1] === eos;
+    const k = ended ? ranked.findIndex((a) => a.action === action) : -1;
+    const logp = r.sampleLogp.reduce((s, x) => s + x, 0);
+    if (k >= 0) return { action, how: 'sampled', prob: ranked[k].prob, logp: ranked[k].logp, rank: k + 1 };
+    const form = ended ? openFormOf(action, adm) : null;
+    const f = form === null ? -1 : ranked.findIndex((a) => a.action === form);
+    return f >= 0
+      ? { action, how: 'sampled', prob: Math.exp(logp), logp, rank: f + 1, form: form! }
+      : { action, how: 'sampled', prob: Math.exp(logp), logp, rank: null };
+  }
+}
+
+/** Temperature of the greedy fill of an open form: low enough that only the most probable token can be drawn. */
+const GREEDY_TEMPERATURE = 1e-9;
+
+/** A sampled response as the action it plays (rollout/runner.ts: <eos> dropped; a response cut before it, as is). */
+function responseAction(tok: PolicyHandle['tok'], tokens: readonly number[], eos: number): string {
+  const body = tokens[tokens.length - 1] === eos ? tokens.slice(0, -1) : tokens;
+  return tok.decode(body, { skipSpecial: true }).replace(/^ /, '');
+}
+
+/**
+ * The admissible open form `action` fills (`search[` for `search[red shoes]`: the form, words and a closing `]`), or
+ * null; compared in the environment's normal form.
+ */
+export function openFormOf(action: string, adm: readonly string[]): string | null {
+  const t = normalizeAction(action);
+  return adm.find((a) => isOpenAction(a) && t.length > a.length + 1 && t.startsWith(a) && t.endsWith(']')) ?? null;
 }
 
 /** What the act API needs from the worker. */

@@ -284,15 +284,26 @@ export interface ExplorerGroup extends Omit<GroupDetail, 'trajectories'> {
 /** The action taken at a turn. */
 export interface ActChoice {
   action: string;
-  /** `sampled` (the rollout sampler, seeded) or `greedy` (the most probable admissible action). */
+  /**
+   * `sampled` (the rollout sampler, seeded) or `greedy` (the most probable admissible action; an open form filled
+   * with its most probable tokens).
+   */
   how: 'sampled' | 'greedy';
-  /** Its probability: the list's p(a) when admissible; else the sampler's exp(Σ token log-probs) (free decoding). */
+  /**
+   * Its probability: the list's p(a) when admissible; else the sampler's exp(Σ token log-probs) (words in an open
+   * form, free decoding, a response cut at maxActionTokens).
+   */
   prob: number;
   /** Its full-sequence log-prob ℓ (nats). */
   logp: number;
-  /** 1-based rank in the turn's list (most probable first), or null when it is not an admissible action. */
+  /**
+   * 1-based rank in the turn's list (most probable first) of the action, or of the open form it fills (`form`); null
+   * when it is neither.
+   */
   rank: number | null;
-  /** False when the environment refused it (`Nothing happens.`). */
+  /** The admissible open form the action fills with words (`search[` for `search[red shoes]`); absent otherwise. */
+  form?: string;
+  /** False when the environment refused it (its reply says so in the env's words). */
   valid: boolean;
 }
 

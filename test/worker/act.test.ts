@@ -3,17 +3,27 @@
  * turn lists the top-5 admissible actions with the probabilities core/rollout/act-topk.ts gives for the prompt a
  * rollout would build (recomputed here), greedy takes the first row, sampling replays exactly with the same seed and
  * weights, the episode follows the environment (reply, reward, done) and ends at success; the API refuses what it
- * cannot do, saying why. No tensor is left behind.
+ * cannot do, saying why. No tensor is left behind. On searchqa, whose admissible actions are the open forms `search[`
+ * and `answer[`, greedy plays the most probable form filled with its most probable tokens (not the bare form), and a
+ * sampled response cut before its `]` is named as no action (a sampled action closed in a form, which carries the form
+ * and its rank, needs trained weights: test/e2e/searchqa.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../src/core/tf';
 import { getEnvSpec } from '../../src/core/envs/registry';
-import { buildTokenizer, loadPolicy, type PolicyHandle } from '../../src/core/model/policy';
+import {
+  buildTokenizer,
+  createPolicy,
+  disposePolicy,
+  loadPolicy,
+  type PolicyHandle,
+} from '../../src/core/model/policy';
+import { Rng } from '../../src/core/rng';
 import { buildPrompt } from '../../src/core/rollout/prompt';
 import { rankActions, scoreActions } from '../../src/core/rollout/act-topk';
 import { parseRunConfig } from '../../src/core/run/config';
 import type { GroupDetail } from '../../src/core/train/step-detail';
-import { ACT_TOP_K, ActEpisode, actApi } from '../../src/worker/act';
+import { ACT_TOP_K, ActEpisode, actApi, openFormOf } from '../../src/worker/act';
 import type { LivePolicy } from '../../src/worker/session';
 import { loadBaseFiles } from '../../cli/base';
 import { useBackend } from '../helpers/backend';
@@ -205,4 +215,71 @@ describe('actApi', () => {
     live = { policy, config: parseRunConfig({ ...config }), step: 3 };
     await expect(api.actStep(true)).rejects.toThrow(/the run has changed since Act was pressed/);
   }, 120_000);
+});
+
+describe('ActEpisode on an env whose every action is an open form (searchqa, fresh nano weights)', () => {
+  const qa = getEnvSpec('searchqa');
+  const qaTok = buildTokenizer(qa);
+  const qaConfig = parseRunConfig({ env: 'searchqa', model: 'nano', seed: 5, temperature: 1, historyTurns: 3 });
+  const QA_TASK = 7;
+  /** A group of one stored trajectory (no turns kept) on searchqa train task QA_TASK. */
+  function qaGroup(): GroupDetail {
+    const r = qa.create('default').reset({ split: 'train', index: QA_TASK });
+    const g = group();
+    return {
+      ...g,
+      task: r.task,
+      taskType: r.taskType,
+      taskIndex: QA_TASK,
+      trajectories: [{ ...g.trajectories[0], initialObservation: r.observation, turns: [] }],
+    };
+  }
+
+  it('greedy fills the most probable form with its most probable tokens, not the bare form', async () => {
+    const n0 = tf.memory().numTensors;
+    const policy = createPolicy('nano', qaTok, new Rng(3));
+    const play = async () => (await new ActEpisode(qaConfig, qaGroup(), 0, qaTok).step(policy, 0, true)).chosen;
+    const ep = new ActEpisode(qaConfig, qaGroup(), 0, qaTok);
+    const t = await ep.step(policy, 0, true);
+    expect(t.top.map((a) => a.action).sort()).toEqual(['answer[', 'search[']);
+    const form = t.top[0].action;
+    expect(t.chosen).toMatchObject({ how: 'greedy', rank: 1, form });
+    expect(t.chosen.action.startsWith(form)).toBe(true);
+    expect(t.chosen.action.length).toBeGreaterThan(form.length);
+    // ℓ of the whole action: the form's own ℓ plus its words' (each < 0), at the run's temperature.
+    expect(t.chosen.logp).toBeLessThan(t.top[0].logp);
+    expect(t.chosen.prob).toBeCloseTo(Math.exp(t.chosen.logp), 12);
+    const env = qa.create('default');
+    env.reset({ split: 'train', index: QA_TASK });
+    const st = env.step(t.chosen.action);
+    expect(t).toMatchObject({ reply: st.observation, done: st.done, chosen: { valid: st.valid } });
+    expect((await play()).action).toBe(t.chosen.action); // greedy: the same action every time
+    disposePolicy(policy);
+    expect(tf.memory().numTensors).toBe(n0);
+  }, 120_000);
+
+  it('sampled: a response cut before its ] (fresh weights) is played as is, with no form and no rank', async () => {
+    const policy = createPolicy('nano', qaTok, new Rng(3));
+    const ep = new ActEpisode(qaConfig, qaGroup(), 0, qaTok);
+    while (!ep.view.done) await ep.step(policy, 0, false);
+    // Fresh weights never close a form within maxActionTokens (16): each response is cut, and the env refuses it.
+    expect(ep.view.turns.length).toBe(ep.view.maxSteps);
+    for (const t of ep.view.turns) {
+      expect(t.chosen).toMatchObject({ how: 'sampled', rank: null, valid: false });
+      expect(t.chosen.form).toBeUndefined();
+      expect(openFormOf(t.chosen.action, ['search[', 'answer['])).toBeNull();
+      expect(t.chosen.prob).toBeCloseTo(Math.exp(t.chosen.logp), 12);
+      expect(t.reply).toMatch(/^My previous action is invalid\./);
+    }
+    disposePolicy(policy);
+  }, 120_000);
+
+  it('openFormOf: the admissible open form an action fills with words and a closing ]', () => {
+    const adm = ['search[', 'answer['];
+    expect(openFormOf('Search[Red shoes]', adm)).toBe('search[');
+    expect(openFormOf('answer[Silver Vale]', adm)).toBe('answer[');
+    for (const a of ['search[', 'search[]', 'search[red', 'click[red]', 'research[x]'])
+      expect(openFormOf(a, adm), a).toBeNull();
+    expect(openFormOf('search[red]', ['answer['])).toBeNull();
+  });
 });
