@@ -15,9 +15,10 @@
  *   action is taken and *not* demonstrated; otherwise the expert's action from the current state (so, after a random
  *   move, a recovery the state alone does not reveal) is demonstrated, with the step skill naming it (probability
  *   `stepHintRate`). Why the off-path states: docs/experiments/base-policy.md#why-the-off-path-step-demonstrations.
- * - `failure`: a failure episode skill naming a wrong admissible action at one step of the episode (the mistake),
- *   its warning sign and the expert's action there (the fix); expert actions, so the policy learns to avoid the
- *   named mistake and take the fix — never to obey a wrong hint (we teach no misleading hints at all).
+ * - `failure`: a failure episode skill naming a wrong admissible action at one step of the episode (the mistake; a
+ *   concrete action, never an open form such as `search[`: without one at the drawn step, no skill), its warning
+ *   sign and the expert's action there (the fix); expert actions, so the policy learns to avoid the named mistake
+ *   and take the fix — never to obey a wrong hint (we teach no misleading hints at all).
  * The expert reads hidden state, so without a hint its search moves look arbitrary to the policy, which then
  * learns to search; with a hint it learns to go where the hint says.
  */
@@ -123,7 +124,10 @@ function difference(mistake: string, fix: string): string {
 /**
  * A failure episode skill for a task: at a random step of the expert's plan, a wrong admissible action (the
  * mistake), its warning sign and the expert's action (the fix). A failure skill is written after the fact, so it
- * is in the prompt from step 0. Undefined if no step has a wrong alternative.
+ * is in the prompt from step 0. The mistake is a concrete action: an open form (`search[`, `isOpenAction`) is no
+ * action a policy could have taken, so it is never named. Undefined (no failure skill: the episode is demonstrated
+ * without one) when the drawn step has no concrete wrong alternative, e.g. a search page that offers only `search[`,
+ * or an env whose every action is open.
  */
 function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: number }, r: Rng): string | undefined {
   const plan = expertPlanFor(spec, preset, ref);
@@ -132,7 +136,7 @@ function failureHint(spec: EnvSpec, preset: string, ref: { split: Split; index: 
   sim.reset(ref);
   for (let s = 0; s < at; s++) sim.step(plan[s]);
   const fix = plan[at];
-  const wrong = sim.admissibleActions().filter((a) => a !== fix);
+  const wrong = sim.admissibleActions().filter((a) => a !== fix && !isOpenAction(a));
   if (!wrong.length) return undefined;
   const mistake = r.pick(wrong);
   const sign = warningSign(fix.startsWith('take ') ? 'wrongObject' : 'wrongPlace', difference(mistake, fix));
