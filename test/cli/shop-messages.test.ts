@@ -1,7 +1,8 @@
 /**
- * A new user on shop, the environment without a shipped base policy: each refusal names the flag and the fix that
- * applies to the command (train: --init scratch; eval: another --policy), a cut checkpoint of a run directory is
- * called cut, and household weights given to shop name the environment they were made on (exit 2, nothing run).
+ * Messages a new user on shop meets: for an environment without a shipped base policy (searchqa), each refusal names
+ * the flag and the fix that applies to the command (train: --init scratch; eval: another --policy), a cut
+ * checkpoint of a run directory is called cut, and household weights given to shop name the environment they were
+ * made on (exit 2, nothing run).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -33,14 +34,14 @@ describe('shop: messages a new user meets', () => {
     expect(r.code).toBe(0);
   }, 100_000);
 
-  it('no base policy: train says --init scratch, eval names the other policies', () => {
-    const t = run('train', ['--env', 'shop', '--steps', '1']);
+  it('no base policy (searchqa ships none yet): train says --init scratch, eval names the other policies', () => {
+    const t = run('train', ['--env', 'searchqa', '--steps', '1']);
     expect(t.code).toBe(2);
     expect(t.err).toMatch(
-      /^train: --init base: no base policy for shop\/default \(.*\); make one with npm run pretrain/,
+      /^train: --init base: no base policy for searchqa\/default \(.*\); make one with npm run pretrain/,
     );
     expect(t.err).toContain('--preset default, or pass --init scratch to start from fresh weights\n');
-    const e = run('eval', ['--env', 'shop', '--policy', 'base']);
+    const e = run('eval', ['--env', 'searchqa', '--policy', 'base']);
     expect(e.code).toBe(2);
     expect(e.err).toContain(
       '--preset default, or score another policy: --policy expert, random or a .safetensors file\n',

@@ -1,13 +1,13 @@
 /**
- * Browser end-to-end test of a new user on the `shop` environment (wasm, tiny settings in the link), which ships no
- * base policy: `shop` picked in the top bar's Environment select (its options name each env's presets), the page says
- * there is no base policy and offers scratch; Start trains two steps; the Explorer steps through a trajectory's turns,
- * whose results pages keep one product a line; the Play view plays a shop task by typing a free-text search (the
- * closing `]` added), clicking results and buying, with a hint for an invalid action; the copied link, opened in a
- * new page, restores env=shop and the settings.
+ * Browser end-to-end test of a new user on the `shop` environment (wasm, tiny settings in the link): `shop` picked in
+ * the top bar's Environment select (its options name each env's presets), the page loads shop's shipped base policy
+ * (public/base/shop-default.*) with no notice; Start trains two steps from it; the Explorer steps through a
+ * trajectory's turns, whose results pages keep one product a line; the Play view plays a shop task by typing a
+ * free-text search (the closing `]` added), clicking results and buying, with a hint for an invalid action; the
+ * copied link, opened in a new page, restores env=shop and the settings.
  *
- * Seed 5: a scratch policy rarely closes its search with `]` (most searches are invalid); with seed 5 some of the two
- * steps' rollouts make a valid search and reach a results page, which the Explorer part reads.
+ * The base policy searches with the instruction's words, so step 2's rollouts reach results pages, which the Explorer
+ * part reads.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -77,7 +77,7 @@ async function findResultsPage(page: Page): Promise<{ obs: string; stepped: numb
 }
 
 describe('a new user on the shop environment (wasm)', () => {
-  it('picks shop, starts from scratch, explores, plays a task and reopens the copied link', async () => {
+  it('picks shop, starts from its base policy, explores, plays a task and reopens the copied link', async () => {
     const { page, logs } = await open(TINY);
     await expect.poll(() => phaseText(page), { timeout: 120_000 }).toBe('ready');
 
@@ -87,21 +87,15 @@ describe('a new user on the shop environment (wasm)', () => {
       ENV_SPECS.map((s) => `${s.name}: ${s.presets.join(' / ')}`),
     );
     await envSelect.selectOption('shop');
-    await expect.poll(() => page.getByTestId('base-notice').count(), { timeout: 60_000 }).toBe(1);
     expect(await page.locator('#field-preset option').allTextContents()).toEqual([...shop.presets]);
     expect(await page.locator('#field-preset').inputValue()).toBe(shop.defaultPreset);
-    // No base policy ships for shop: the page says so (notice and the Start from hint) and offers scratch.
-    expect(await text(page, 'base-notice')).toMatch(/^Base policy not used\. .*no base policy for shop\/default/);
-    const initField = page.locator('.field:has(#field-init)');
-    expect(await initField.textContent()).toContain('no base policy fits shop/default with model nano');
-    await expect.poll(() => phaseText(page), { timeout: 60_000 }).toBe('ready');
-    await page.getByTestId('base-use-scratch').click();
-    await expect.poll(() => page.getByTestId('base-notice').count(), { timeout: 60_000 }).toBe(0);
-    expect(await page.locator('#field-init').inputValue()).toBe('scratch');
-    expect(await initField.textContent()).toContain('fresh random weights from the seed');
+    // shop's base policy ships: Start from stays `base`, the worker loads it (sha256 checked), no notice.
+    expect(await page.locator('#field-init').inputValue()).toBe('base');
     await expect
-      .poll(() => page.evaluate(() => location.hash))
-      .toMatch(/env=shop.*init=scratch|init=scratch.*env=shop/);
+      .poll(async () => (await page.getByTestId('weights-init').textContent()) ?? '', { timeout: 60_000 })
+      .toContain('starts from the base policy (pretrained; shop/default, nano)');
+    expect(await page.getByTestId('base-notice').count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => location.hash)).toMatch(/env=shop/);
 
     // Start: the steps arrive one by one.
     await expect.poll(() => phaseText(page), { timeout: 60_000 }).toBe('ready');
@@ -216,7 +210,7 @@ describe('a new user on the shop environment (wasm)', () => {
     expect(await values(other.page)).toEqual({
       env: 'shop',
       preset: 'default',
-      init: 'scratch',
+      init: 'base',
       seed: '5',
       model: 'nano',
       steps: '2',
