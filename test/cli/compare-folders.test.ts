@@ -66,8 +66,8 @@ describe('compare on an experiment’s output folder', () => {
         `directories in it: grpo-1, opid-1\n`,
     );
     expect(inRuns.stdout.split('\n').slice(2, 4)).toEqual([
-      'grpo-1  grpo  1     4/4               —                     50.0%        0      —',
-      'opid-1  opid  1     2/4 (unfinished)  —                     50.0%        0      —',
+      'grpo-1  household  easy    grpo  1     4/4               —                     50.0%        0      —',
+      'opid-1  household  easy    opid  1     2/4 (unfinished)  —                     50.0%        0      —',
     ]);
   }, 120_000);
 
