@@ -4,7 +4,8 @@
  *
  * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
  * the number of an admissible action; empty lines are ignored, and a number outside 1..N gets a message giving the
- * range and costs no step: core `readTyped`; an open form such as shop's `search[`, listed as `search[…]`, typed or
+ * range and costs no step: core `readTyped`; so does a line over 2 000 characters; an open form such as shop's
+ * `search[`, listed as `search[…]`, typed or
  * picked with nothing inside gets a message saying to type one's own words in it (with the example of the env's
  * command form, `CommandForm.example`), and costs no step; words typed
  * after it with no closing `]` are played with it added, `Action: search[red shoes]`, as on the page: core
@@ -16,9 +17,10 @@
  * admissibleActions}`, then for each input line, as soon as it arrives, one line `{"event":"step",action,observation,
  * reward,done,valid,admissibleActions[,hint]}`, and at the end `{"event":"summary",steps,maxSteps,success,reward,
  * invalid,done,text}`. Input: one JSON object `{"action":"go to desk 1"}` per line (the action as text; numbers are
- * not resolved, open forms not closed); blank lines are skipped; a line that is not such an object gets
- * `{"event":"error",line,message}` and costs no step. Exits 0 at EOF or `done`; exits 2 with a message naming the
- * flag and its accepted values on bad flags, and when both --task and --seed are given (each chooses the task).
+ * not resolved, open forms not closed); blank lines are skipped; a line that is not such an object (or is over
+ * 2 000 characters) gets `{"event":"error",line,message}` and costs no step. Exits 0 at EOF or `done`; exits 2
+ * with a message naming the flag and its accepted values on bad flags, and when both --task and --seed are given
+ * (each chooses the task).
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -59,6 +61,9 @@ export interface PlayIO {
   /** Write to stderr. */
   error(text: string): void;
 }
+
+/** Longest input line played (as `npm run serve`'s `/step` action); a longer one is refused and costs no step. */
+export const MAX_LINE_CHARS = 2000;
 
 /** One `--json` input line: the action as text. */
 const jsonLineSchema = z.object({ action: z.string() }).strict();
@@ -151,7 +156,12 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       if (!json) io.write('> ');
       continue;
     }
-    const read = json ? jsonAction(line) : readTyped(line, actions);
+    const read =
+      line.length > MAX_LINE_CHARS
+        ? { message: `the line is ${line.length} characters, over ${MAX_LINE_CHARS}; type a shorter action` }
+        : json
+          ? jsonAction(line)
+          : readTyped(line, actions);
     const typed = !json && 'action' in read ? (bareOpenForm(read.action, actions, forms) ?? read) : read;
     if ('message' in typed) {
       // Nothing is played: the same state, the same actions.

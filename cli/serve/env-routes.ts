@@ -27,7 +27,7 @@ import { SPLITS } from '../../src/core/envs/types';
 import { HttpError, intParam, parseBody, type Route, type RouteTable } from './http';
 import type { EnvPool, Slot } from './pool';
 
-/** Largest body of an environment route (an action of a few thousand characters fits). */
+/** Largest body of an environment route (an action of at most `MAX_ACTION_CHARS` characters fits). */
 export const ENV_BODY_MAX = 64 * 1024;
 const ID_WORDS = 'an integer ≥ 0, the id POST /create answered';
 const ID_ALIASES = { id: 'env_idx' };
@@ -38,7 +38,9 @@ const resetSchema = z.object({
   split: z.string().optional(),
   index: z.int().nonnegative(),
 });
-const stepSchema = z.object({ env_idx: z.int().nonnegative(), action: z.string() });
+/** Longest action `/step` takes: an env's parsing and search cost time in its length, on the server's one thread. */
+export const MAX_ACTION_CHARS = 2000;
+const stepSchema = z.object({ env_idx: z.int().nonnegative(), action: z.string().max(MAX_ACTION_CHARS) });
 const closeSchema = z.object({ env_idx: z.int().nonnegative() });
 
 /** What the server was started with that the routes need. */
@@ -106,7 +108,7 @@ function versionInfo(version: string): unknown {
 function stepRoute(pool: EnvPool): Route {
   return post((body) => {
     const b = parseBody('POST /step', body, stepSchema, {
-      what: { env_idx: ID_WORDS, action: 'the action as text' },
+      what: { env_idx: ID_WORDS, action: `the action as text, at most ${MAX_ACTION_CHARS} characters` },
       example: { env_idx: 0, action: 'look' },
       aliases: ID_ALIASES,
     });

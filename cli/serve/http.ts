@@ -96,9 +96,27 @@ function shown(v: unknown): string {
   return json.length > 40 ? `${json.slice(0, 39)}…` : json;
 }
 
+/** A value sent as a bad field, in words: a long text by its length, a long array by its count, else `shown`. */
+function sent(v: unknown): string {
+  if (typeof v === 'string' && v.length > 40) return `a text of ${v.length} characters`;
+  if (Array.isArray(v) && JSON.stringify(v).length > 40) return `an array of ${v.length} items`;
+  return shown(v);
+}
+
+/** What kind of JSON value `v` is, for an item's message: `a number`, `a string`, `an object`. */
+function kind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : 'a string';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
 /** How `parseBody` reads and explains one route's body. */
 export interface BodyRules {
-  /** Per field, what it takes in words (`an integer ≥ 0, the id POST /create answered`). */
+  /**
+   * Per field, what it takes in words (`an integer ≥ 0, the id POST /create answered`); `field[]` names what each
+   * item of an array field takes (`queries[]`: `a string of at most 1000 characters`).
+   */
   what: Readonly<Record<string, string>>;
   /** A body the route accepts, shown as the fix. */
   example: unknown;
@@ -130,14 +148,19 @@ export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, 
   const r = schema.safeParse(obj);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const field = issue.path.map(String).join('.');
+  const field = issue.path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
   const top = String(issue.path[0] ?? '');
+  const item = issue.path.length === 2 && typeof issue.path[1] === 'number' ? `${top}[]` : null;
+  if (item !== null && Object.hasOwn(rules.what, item)) {
+    const v = (obj[top] as unknown[])[issue.path[1] as number];
+    throw new HttpError(400, `${route}: field "${field}" must be ${rules.what[item]}, got ${kind(v)}; ${fix}`);
+  }
   const takes = Object.hasOwn(rules.what, top) ? rules.what[top] : issue.message;
   const nested = issue.path.length !== 1;
   const msg =
     !nested && !Object.hasOwn(obj, top)
       ? `field "${field}" is missing (${takes})`
-      : `field "${field}" must be ${takes}, got ${nested ? issue.message : shown(obj[top])}`;
+      : `field "${field}" must be ${takes}, got ${nested ? issue.message : sent(obj[top])}`;
   throw new HttpError(400, `${route}: ${msg}; ${fix}`);
 }
 

@@ -15,11 +15,13 @@ import { HttpError, parseBody, type RouteTable } from './http';
 /** Most passages per query (`topk`), and the default (Search-R1's `--topk`). */
 export const MAX_TOPK = 100;
 const DEFAULT_TOPK = 3;
-const MAX_QUERIES = 1024;
+/** Most queries per request and characters per query: BM25 over the corpus costs time in both, on one thread. */
+export const MAX_QUERIES = 256;
+export const MAX_QUERY_CHARS = 1000;
 
 const retrieveSchema = z.object({
-  query: z.string().max(10_000).optional(),
-  queries: z.array(z.string().max(10_000)).max(MAX_QUERIES).optional(),
+  query: z.string().max(MAX_QUERY_CHARS).optional(),
+  queries: z.array(z.string().max(MAX_QUERY_CHARS)).max(MAX_QUERIES).optional(),
   topk: z.int().min(1).max(MAX_TOPK).optional(),
   return_scores: z.boolean().optional(),
   env: z.string().optional(),
@@ -47,13 +49,20 @@ export function retrieveRoutes(): RouteTable {
       handle(r) {
         const b = parseBody('POST /retrieve', r.body, retrieveSchema, {
           what: {
-            query: 'a question as text',
+            query: `a question as text, at most ${MAX_QUERY_CHARS} characters`,
             queries: `an array of at most ${MAX_QUERIES} questions`,
+            'queries[]': `a string of at most ${MAX_QUERY_CHARS} characters`,
             topk: `an integer in 1..${MAX_TOPK}`,
             return_scores: 'true or false',
           },
           example: { queries: ['who wrote hamlet?'], topk: DEFAULT_TOPK, return_scores: true },
         });
+        if (b.queries !== undefined && b.query !== undefined)
+          throw new HttpError(
+            400,
+            'POST /retrieve: send "queries" (an array) or "query" (one question), not both; send e.g. ' +
+              '{"queries": ["who wrote hamlet?"], "topk": 3, "return_scores": true}',
+          );
         const queries = b.queries ?? (b.query !== undefined ? [b.query] : null);
         if (!queries)
           throw new HttpError(

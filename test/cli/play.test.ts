@@ -229,6 +229,26 @@ describe('play CLI', () => {
     expect(t.out).toMatch(/End of input: no success after 1 of 10 steps, total reward 0 \(0 invalid actions\)\.\n$/);
   });
 
+  it('a line over 2000 characters is refused with a message and costs no step, in both modes', async () => {
+    const long = `search[${'x'.repeat(1_200_000)}]`;
+    const t = await session(['--env', 'shop', '--task', '0'], [long, '']);
+    expect(t.code).toBe(0);
+    expect(t.out).toContain('> (the line is 1200008 characters, over 2000; type a shorter action)\n> ');
+    expect(t.out).toMatch(/End of input: no success after 0 of \d+ steps/);
+    const r = await session(['--env', 'shop', '--task', '0', '--json'], [j(long)]);
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => e.event)).toEqual(['reset', 'error', 'summary']);
+    expect(events[1]).toEqual({
+      event: 'error',
+      line: 1,
+      message: 'the line is 1200021 characters, over 2000; type a shorter action',
+    });
+    expect(events[2]).toMatchObject({ steps: 0, invalid: 0 });
+  });
+
   it(
     'JSON mode: input is one {"action"} object per line; a bad line gets an error event and costs no ' + 'step',
     async () => {

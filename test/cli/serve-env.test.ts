@@ -182,7 +182,7 @@ describe('environment server: refusals', () => {
     await post(srv.base, '/reset', { env_idx: id, index: 0 });
     const fix = /send e\.g\. \{"env_idx":0,"action":"look"\}$/;
     expect(await post(srv.base, '/step', { env_idx: id, action: 5 })).toEqual(
-      err(400, /field "action" must be the action as text, got 5;/),
+      err(400, /field "action" must be the action as text, at most 2000 characters, got 5;/),
     );
     expect(await post(srv.base, '/step', { env_idx: id })).toEqual(err(400, /field "action" is missing/));
     expect((await post(srv.base, '/step', { env_idx: id })).body.error).toMatch(fix);
@@ -191,6 +191,14 @@ describe('environment server: refusals', () => {
     );
     expect(await post(srv.base, '/step', '{"env_idx": 0,')).toEqual(err(400, /^POST \/step: the body is not JSON/));
     expect(await post(srv.base, '/step', '[1, 2]')).toEqual(err(400, /the body must be a JSON object, got \[1,2\]/));
+    expect(await post(srv.base, '/step', { env_idx: id, action: `search[${'x'.repeat(1993)}]` })).toEqual({
+      status: 400,
+      body: {
+        error:
+          'POST /step: field "action" must be the action as text, at most 2000 characters, got a text of 2001 ' +
+          'characters; send e.g. {"env_idx":0,"action":"look"}',
+      },
+    });
     const big = JSON.stringify({ env_idx: id, action: 'x'.repeat(70_000) });
     expect(await post(srv.base, '/step', big)).toEqual(err(413, /over 64 KiB, the most this route takes/));
     // The refused body cost no step.

@@ -62,4 +62,30 @@ describe('/retrieve', () => {
     );
     expect(await post(srv.base, '/retrieve', '{"query": ')).toEqual(err(400, /the body is not JSON/));
   });
+
+  it('refuses a query over 1000 characters, over 256 queries, a bad item, and query with queries', async () => {
+    const fix = '; send e.g. {"queries":["who wrote hamlet?"],"topk":3,"return_scores":true}';
+    const refused = (error: string) => ({ status: 400, body: { error: `POST /retrieve: ${error}` } });
+    expect(await post(srv.base, '/retrieve', { queries: ['Falcon Regatta', 7] })).toEqual(
+      refused(`field "queries[1]" must be a string of at most 1000 characters, got a number${fix}`),
+    );
+    expect(await post(srv.base, '/retrieve', { queries: ['a', 'b'.repeat(1001)] })).toEqual(
+      refused(`field "queries[1]" must be a string of at most 1000 characters, got a string of 1001 characters${fix}`),
+    );
+    expect(await post(srv.base, '/retrieve', { query: 'q'.repeat(1001) })).toEqual(
+      refused(`field "query" must be a question as text, at most 1000 characters, got a text of 1001 characters${fix}`),
+    );
+    expect(await post(srv.base, '/retrieve', { queries: Array(257).fill('who wrote hamlet?') })).toEqual(
+      refused(`field "queries" must be an array of at most 256 questions, got an array of 257 items${fix}`),
+    );
+    expect(await post(srv.base, '/retrieve', { query: 'x', queries: ['y'] })).toEqual(
+      refused(
+        'send "queries" (an array) or "query" (one question), not both; send e.g. ' +
+          '{"queries": ["who wrote hamlet?"], "topk": 3, "return_scores": true}',
+      ),
+    );
+    const most = await post(srv.base, '/retrieve', { queries: Array(256).fill('q'.repeat(1000)), topk: 1 });
+    expect(most.status).toBe(200);
+    expect(most.body.result.length).toBe(256);
+  });
 });
