@@ -105,6 +105,10 @@ const SPEC = {
       "weights path (the manifest goes next to it as .json); default the env's base-policy file for the preset, " +
       'public/base/<env>-<preset>.safetensors unless the env names another stem',
   },
+  force: {
+    type: 'boolean',
+    help: "replace the env's shipped base policy: without --out, an existing public/base/<env>-<preset> file is kept",
+  },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -183,7 +187,10 @@ function parsePretrainArgs(argv: string[]): PretrainArgs | null {
   }
 }
 
-/** Resolve: the env and preset, --out (a .safetensors path in a folder that exists) and --mix; exits 2 otherwise. */
+/**
+ * Resolve: the env and preset, --out (a .safetensors path in a folder that exists; without --out the env's base-policy
+ * file, kept when it exists unless --force) and --mix; exits 2 otherwise.
+ */
 function resolveTarget(a: PretrainArgs): Target {
   const spec = getEnvSpec(a.env);
   const out = a.out ?? path.join('public', baseWeightsPath(spec, a.preset));
@@ -198,6 +205,11 @@ function resolveTarget(a: PretrainArgs): Target {
   } catch (e) {
     fail(`--${(e as Error).message}`);
   }
+  if (a.out === undefined && !a.force && fs.existsSync(out))
+    fail(
+      `--out: ${out} is the shipped base policy for ${spec.name}/${a.preset} and is kept; pass --out FILE to write ` +
+        'elsewhere, or --force to replace it (git checkout public/base/ restores the shipped one)',
+    );
   return { spec, out, manifestPath, mix };
 }
 

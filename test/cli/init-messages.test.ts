@@ -120,7 +120,7 @@ describe('eval --policy and pretrain --init: a path of the wrong kind, worded as
   it('pretrain --init some.json: the same words, without the words --init of train takes', () => {
     const file = path.join(tmp, 'init.json');
     fs.writeFileSync(file, '{"config": {"seed": 1}}\n');
-    const r = run('pretrain', ['--init', file, '--backend', 'cpu']);
+    const r = run('pretrain', ['--init', file, '--backend', 'cpu', '--out', path.join(tmp, 'p.safetensors')]);
     expect(r.status).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe(
       `pretrain: --init ${file}: not a safetensors weights file (it starts with "{": it looks like JSON); ` +
