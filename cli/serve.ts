@@ -59,6 +59,8 @@ export interface ServeOptions {
   expert: boolean;
   /** Called once per request (method, path, status, ms). */
   onRequest?: (method: string, path: string, status: number, ms: number) => void;
+  /** How long a request body may take to arrive (ms) before a 408; default BODY_TIMEOUT_MS (10 s). */
+  bodyTimeoutMs?: number;
 }
 
 /** A running server and how to stop it. */
@@ -89,7 +91,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     ...analyzerRoutes(),
     ...retrieveRoutes(),
   };
-  const server = createServer(listener(routes, o.onRequest));
+  const server = createServer(listener(routes, o.onRequest, o.bodyTimeoutMs));
   server.keepAliveTimeout = 65_000; // clients stepping in lockstep keep their connections between turns
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -17,13 +17,14 @@
  * - `GET /health` → the open count, the bounds and the process's memory (MiB)
  * - `GET /version` → env names, versions, presets, task types, max steps, splits
  *
- * Refusals are `{"error": "..."}` with 400 (bad JSON, a bad or missing field, an unknown env, preset or split), 404
- * (an unknown, closed or reclaimed id), 409 (a step before any reset or after done), 413 (a body over 64 KiB) and
- * 429 (`--max-envs` open). Which env an id holds is the pool's business: no route names an env.
+ * Refusals are `{"error": "..."}` with 400 (bad JSON, a bad or missing field, an unknown env, preset or split with a
+ * did-you-mean, a train index at or past TRAIN_TASK_INDICES: those tasks are `val`'s), 404 (an unknown, closed or
+ * reclaimed id), 408 (a body not in within 10 s), 409 (a step before any reset or after done), 413 (a body over
+ * 64 KiB) and 429 (`--max-envs` open). Which env an id holds is the pool's business: no route names an env.
  */
 import { z } from 'zod';
 import { DEFAULT_ENV, ENV_SPECS } from '../../src/core/envs/registry';
-import { SPLITS } from '../../src/core/envs/types';
+import { SPLITS, TRAIN_TASK_INDICES } from '../../src/core/envs/types';
 import { HttpError, intParam, parseBody, type Route, type RouteTable } from './http';
 import type { EnvPool, Slot } from './pool';
 
@@ -31,6 +32,9 @@ import type { EnvPool, Slot } from './pool';
 export const ENV_BODY_MAX = 64 * 1024;
 const ID_WORDS = 'an integer ≥ 0, the id POST /create answered';
 const ID_ALIASES = { id: 'env_idx' };
+const INDEX_WORDS =
+  `a safe integer in 0..${Number.MAX_SAFE_INTEGER} (below ${TRAIN_TASK_INDICES} for split train; ` +
+  `the tasks past it are split val's)`;
 
 const createSchema = z.object({ env: z.string().optional(), preset: z.string().optional() });
 const resetSchema = z.object({
@@ -135,7 +139,7 @@ function stepRoute(pool: EnvPool): Route {
 function resetRoute(pool: EnvPool): Route {
   return post((body) => {
     const b = parseBody('POST /reset', body, resetSchema, {
-      what: { env_idx: ID_WORDS, split: `one of ${SPLITS.join(', ')} (default train)`, index: 'an integer ≥ 0' },
+      what: { env_idx: ID_WORDS, split: `one of ${SPLITS.join(', ')} (default train)`, index: INDEX_WORDS },
       example: { env_idx: 0, split: 'train', index: 7 },
       aliases: { ...ID_ALIASES, game: 'index', session_id: 'index' },
     });

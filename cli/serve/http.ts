@@ -62,11 +62,28 @@ export function sizeWords(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** How long a request body may take to arrive in full (ms) before the request is refused with 408. */
+export const BODY_TIMEOUT_MS = 10_000;
+
 /**
- * The body of `req` as UTF-8 text, at most `max` bytes (`route` names the route in the refusal).
- * @throws HttpError 413 when a declared Content-Length or the bytes received exceed `max` (the rest is not read).
+ * Status logged for a request whose client closed the connection before its body arrived (nginx's convention; the
+ * client hears nothing).
  */
-export function readBody(req: IncomingMessage, max: number, route: string): Promise<string> {
+export const CLIENT_CLOSED = 499;
+
+/**
+ * The body of `req` as UTF-8 text, at most `max` bytes (`route` names the route in the refusal), arriving within
+ * `timeoutMs`.
+ * @throws HttpError 413 when a declared Content-Length or the bytes received exceed `max` (the rest is not read); 408
+ *   when the body has not arrived within `timeoutMs`; CLIENT_CLOSED (499) when the connection closed first (the
+ *   client went away, or sent a malformed chunk and node's parser dropped it).
+ */
+export function readBody(
+  req: IncomingMessage,
+  max: number,
+  route: string,
+  timeoutMs = BODY_TIMEOUT_MS,
+): Promise<string> {
   const declared = Number(req.headers['content-length']);
   const over = () =>
     new HttpError(413, `${route}: the request body is over ${sizeWords(max)}, the most this route takes; send less`);
@@ -74,18 +91,36 @@ export function readBody(req: IncomingMessage, max: number, route: string): Prom
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = (e: HttpError) => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      req.resume(); // drain without keeping it
+      reject(e);
+    };
+    const timer = setTimeout(
+      () =>
+        stop(
+          new HttpError(
+            408,
+            `${route}: the request body did not arrive within ${timeoutMs / 1000} s (${size} bytes came` +
+              `${Number.isFinite(declared) ? ` of the ${declared} declared` : ''}); send the whole body at once`,
+          ),
+        ),
+      timeoutMs,
+    );
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        req.removeAllListeners('data');
-        req.resume(); // drain without keeping it
-        reject(over());
-        return;
-      }
-      chunks.push(c);
+      if (size > max) stop(over());
+      else chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    // A closed connection, or one node's parser broke off on a malformed body (a bad chunk): nobody hears the answer.
+    req.on('error', () =>
+      stop(new HttpError(CLIENT_CLOSED, `${route}: the client closed the connection before the body arrived`)),
+    );
   });
 }
 
@@ -184,12 +219,14 @@ export function intParam(url: URL, names: readonly string[], route: string): num
 /**
  * The request listener for a route table: finds the route (404 listing the routes, 405 naming the methods the path
  * takes), reads and caps the body, runs the handler and writes its value or its refusal. A handler's unexpected
- * error is a 500 whose message is the error's, never a stack. `onDone` gets method, path, status and milliseconds
- * (for `--log`).
+ * error is a 500 whose message is the error's, never a stack; a body that stalls past `bodyTimeoutMs` is a 408, one
+ * the client abandons is logged as CLIENT_CLOSED (499), never a 500. `onDone` gets method, path, status and
+ * milliseconds (for `--log`).
  */
 export function listener(
   routes: RouteTable,
   onDone?: (method: string, path: string, status: number, ms: number) => void,
+  bodyTimeoutMs = BODY_TIMEOUT_MS,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const paths = [...new Set(Object.keys(routes).map((k) => k.split(' ')[1]))];
   return (req, res) => {
@@ -210,7 +247,7 @@ export function listener(
       finish(e.status, { error: e.message });
       return;
     }
-    const body = req.method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key);
+    const body = req.method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key, bodyTimeoutMs);
     body
       .then((text) => route.handle({ url, body: text }))
       .then(
@@ -218,7 +255,7 @@ export function listener(
         (e: unknown) => {
           const err = e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e));
           // A refused body may still be arriving: answer, then close the connection rather than read it.
-          if (err.status === 413) res.setHeader('connection', 'close');
+          if ([413, 408, CLIENT_CLOSED].includes(err.status)) res.setHeader('connection', 'close');
           finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message });
         },
       );

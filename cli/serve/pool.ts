@@ -7,7 +7,16 @@
  * why it is gone.
  */
 import { ENV_NAMES, getEnvSpec } from '../../src/core/envs/registry';
-import { SPLITS, type Env, type EnvSpec, type Expert, type ResetResult, type Split } from '../../src/core/envs/types';
+import {
+  SPLITS,
+  TRAIN_TASK_INDICES,
+  type Env,
+  type EnvSpec,
+  type Expert,
+  type ResetResult,
+  type Split,
+} from '../../src/core/envs/types';
+import { didYouMean } from '../args';
 import { HttpError } from './http';
 
 /** The pool's bounds. */
@@ -70,14 +79,17 @@ export class EnvPool {
    */
   create(envName: string, preset: string | undefined): number {
     if (!ENV_NAMES.includes(envName))
-      throw new HttpError(400, `POST /create: unknown env "${envName}"; accepted: ${ENV_NAMES.join(', ')}`);
+      throw new HttpError(
+        400,
+        `POST /create: unknown env "${envName}"; accepted: ${ENV_NAMES.join(', ')}${didYouMean(envName, ENV_NAMES)}`,
+      );
     const spec = getEnvSpec(envName);
     const p = preset ?? spec.defaultPreset;
     if (!spec.presets.includes(p))
       throw new HttpError(
         400,
         `POST /create: env ${spec.name} has no preset "${p}"; accepted: ${spec.presets.join(', ')} ` +
-          `(or leave preset out for ${spec.defaultPreset})`,
+          `(or leave preset out for ${spec.defaultPreset})${didYouMean(p, spec.presets)}`,
       );
     if (this.slots.size >= this.o.maxEnvs) this.sweep();
     if (this.slots.size >= this.o.maxEnvs)
@@ -108,12 +120,23 @@ export class EnvPool {
 
   /**
    * Reset environment `id` to task (split, index).
-   * @throws HttpError 404 (see `get`), 400 on an unknown split or an index the env refuses.
+   * @throws HttpError 404 (see `get`), 400 on an unknown split (with a did-you-mean), a train index at or past
+   *   TRAIN_TASK_INDICES (those tasks are `val`'s: training never draws them) or an index the env refuses.
    */
   reset(id: number, split: string, index: number): { slot: Slot; result: ResetResult } {
     const slot = this.get(id, 'POST /reset');
     if (!SPLITS.includes(split as Split))
-      throw new HttpError(400, `POST /reset: unknown split "${split}"; accepted: ${SPLITS.join(', ')}`);
+      throw new HttpError(
+        400,
+        `POST /reset: unknown split "${split}"; accepted: ${SPLITS.join(', ')}${didYouMean(split, SPLITS)}`,
+      );
+    if (split === 'train' && index >= TRAIN_TASK_INDICES)
+      throw new HttpError(
+        400,
+        `POST /reset: field "index" must be below ${TRAIN_TASK_INDICES} for split train, got ${index}: train ` +
+          `indices from ${TRAIN_TASK_INDICES} on are the val tasks; send split: "val" with index ` +
+          `${index - TRAIN_TASK_INDICES} for that task`,
+      );
     let result: ResetResult;
     try {
       result = slot.env.reset({ split: split as Split, index });

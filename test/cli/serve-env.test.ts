@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { play } from '../../cli/play';
 import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
-import type { Env, Expert } from '../../src/core/envs/types';
+import { TRAIN_TASK_INDICES, type Env, type Expert } from '../../src/core/envs/types';
 import { get, post, testServer } from '../helpers/serve';
 
 let srv: Awaited<ReturnType<typeof testServer>>;
@@ -222,6 +222,54 @@ describe('environment server: refusals', () => {
     expect(await get(srv.base, `/available_actions?env_idx=${id}`)).toEqual(err(409, /has no task yet/));
     expect(await get(srv.base, '/nope')).toEqual(err(404, /^no route GET \/nope; the routes: \/, \/health/));
     expect((await fetch(`${srv.base}/step`, { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it('train indices stop at TRAIN_TASK_INDICES (val lies past it); 1e16 named as unsafe', async () => {
+    const id = (await post(srv.base, '/create', { env: 'household', preset: 'easy' })).body.id;
+    expect(await post(srv.base, '/reset', { env_idx: id, split: 'train', index: TRAIN_TASK_INDICES })).toEqual({
+      status: 400,
+      body: {
+        error:
+          'POST /reset: field "index" must be below 1000000 for split train, got 1000000: train indices from ' +
+          '1000000 on are the val tasks; send split: "val" with index 0 for that task',
+      },
+    });
+    expect((await post(srv.base, '/reset', { env_idx: id, split: 'train', index: 999_999 })).status).toBe(200);
+    expect((await post(srv.base, '/reset', { env_idx: id, split: 'val', index: 0 })).status).toBe(200);
+    expect(await post(srv.base, '/reset', { env_idx: id, index: 1e16 })).toEqual({
+      status: 400,
+      body: {
+        error:
+          'POST /reset: field "index" must be a safe integer in 0..9007199254740991 (below 1000000 for split ' +
+          "train; the tasks past it are split val's), got 10000000000000000; send e.g. " +
+          '{"env_idx":0,"split":"train","index":7}',
+      },
+    });
+  });
+
+  it('a near-miss env, preset or split name gets a did-you-mean, look-alike letters named', async () => {
+    const refusal = (error: string) => ({ status: 400, body: { error } });
+    expect(await post(srv.base, '/create', { env: 'Household' })).toEqual(
+      refusal('POST /create: unknown env "Household"; accepted: household, shop, searchqa; did you mean household?'),
+    );
+    expect(await post(srv.base, '/create', { env: 'h\u043eusehold' })).toEqual(
+      refusal(
+        'POST /create: unknown env "h\u043eusehold"; accepted: household, shop, searchqa; did you mean household? ' +
+          '(written with look-alikes of Latin letters: \u043e U+043E)',
+      ),
+    );
+    expect(await post(srv.base, '/create', { env: 'household', preset: 'Easy' })).toEqual(
+      refusal(
+        'POST /create: env household has no preset "Easy"; accepted: default, easy (or leave preset out for easy); ' +
+          'did you mean easy?',
+      ),
+    );
+    const id = (await post(srv.base, '/create', {})).body.id;
+    expect(await post(srv.base, '/reset', { env_idx: id, split: 'Test-Seen', index: 0 })).toEqual(
+      refusal(
+        'POST /reset: unknown split "Test-Seen"; accepted: train, test-seen, test-unseen, val; did you mean test-seen?',
+      ),
+    );
   });
 
   it('--max-envs is a bound (429), idle environments are reclaimed, /expert_action is off by default', async () => {
