@@ -17,9 +17,9 @@
  */
 import { z } from 'zod';
 import { ENV_NAMES, ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
-import type { TrajectorySkills } from '../../src/core/envs/types';
+import type { EnvSpec, TrajectorySkills } from '../../src/core/envs/types';
 import { HttpError, parseBody, type Route, type RouteTable } from './http';
-import { messageText, readPrompt, type ReadPrompt } from './prompt-read';
+import { markInvalidSteps, messageText, readPrompt, type ReadPrompt } from './prompt-read';
 
 /** Largest chat-completions body: a `{group}` line holds the whole group with full observations. */
 export const CHAT_BODY_MAX = 8 << 20;
@@ -52,6 +52,22 @@ function envOf(model: string, read: ReadPrompt): string {
       'model_not_found',
     );
   return name;
+}
+
+const invalidAnswers = new Map<string, string | null>();
+
+/**
+ * What `spec`'s env answers an inadmissible action (the observation of an empty action on train task 0 of its default
+ * preset), or null when it takes any text; asked once per env.
+ */
+export function invalidActionAnswer(spec: EnvSpec): string | null {
+  if (!invalidAnswers.has(spec.name)) {
+    const env = spec.create(spec.defaultPreset);
+    env.reset({ split: 'train', index: 0 });
+    const r = env.step('');
+    invalidAnswers.set(spec.name, r.valid ? null : r.observation);
+  }
+  return invalidAnswers.get(spec.name)!;
 }
 
 /** A few words on how the episode went, for OPID's `episode_summary`. */
@@ -113,6 +129,7 @@ function chatRoute(): Route {
         );
       }
       const spec = getEnvSpec(envOf(b.model, read));
+      markInvalidSteps(read, invalidActionAnswer(spec));
       const analyzer = spec.analyzer!({ maxStepSkills: read.maxStepSkills });
       const skills = (await analyzer.analyze({ env: spec.name, trajectories: read.trajectories }))[read.index];
       return completion(b.model, JSON.stringify(content(read, skills)), ++served);

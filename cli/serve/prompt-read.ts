@@ -13,8 +13,9 @@
  *    `_build_episode_analysis_prompt`): `- Task description:`, `- episode_success: success|failure|unknown`, `at
  *    most K critical step(s)`, then per step `Step i` / `Observation: …` / `Response: …` / `Return: x`. One
  *    trajectory; the action is the response's last `<action>…</action>` (verl-agent's projection), else the whole
- *    response; a step is invalid when the next observation is `Nothing happens.`; the final observation is not in
- *    the prompt ('').
+ *    response; a step is invalid when the next observation is the env's answer to an inadmissible action (set by
+ *    `markInvalidSteps` once the request's model names the env: read here, every step is valid); the final
+ *    observation is not in the prompt ('').
  *
  * Each form's losses are what the prompt does not carry; only `group` gives a failed trajectory its siblings.
  */
@@ -38,8 +39,6 @@ export interface ReadPrompt {
   maxStepSkills: number;
 }
 
-/** An inadmissible action's answer in every registered env (ALFWorld's and WebShop's wording). */
-export const NOTHING_HAPPENS = 'Nothing happens.';
 /** K when a prompt states none (the OPID paper's K for ALFWorld and WebShop). */
 const DEFAULT_K = 5;
 
@@ -142,7 +141,7 @@ function readOpid(user: string): ReadPrompt | null {
     const response = ret ? rest.slice(0, ret.index) : rest.replace(/\n+$/, '');
     return { observation: c.slice(0, at), action: opidAction(response), return: ret ? Number(ret[1]) : 0 };
   });
-  const steps = raw.map((s, i) => ({ ...s, valid: raw[i + 1]?.observation !== NOTHING_HAPPENS }));
+  const steps = raw.map((s) => ({ ...s, valid: true }));
   const t = {
     task: task[1] === '(not available)' ? '' : task[1],
     success: outcome[1] === 'success',
@@ -150,6 +149,16 @@ function readOpid(user: string): ReadPrompt | null {
     steps,
   };
   return { form: 'opid', trajectories: [t], index: 0, maxStepSkills: readK(user) };
+}
+
+/**
+ * An `opid` read's steps marked invalid where the next observation is `invalidAnswer`, what the env answers an
+ * inadmissible action (`invalidActionAnswer`); null leaves every step valid. Other forms carry validity themselves.
+ */
+export function markInvalidSteps(read: ReadPrompt, invalidAnswer: string | null): void {
+  if (read.form !== 'opid') return;
+  for (const t of read.trajectories)
+    t.steps.forEach((s, i) => (s.valid = invalidAnswer === null || t.steps[i + 1]?.observation !== invalidAnswer));
 }
 
 /** One chat message's text: a string, or the text parts of an array of parts joined. */

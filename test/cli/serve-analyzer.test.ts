@@ -10,6 +10,7 @@ import { HttpAnalyzer, testConnection } from '../../src/core/analyzer/http';
 import { DEFAULT_HTTP_PROMPT, GROUP_LINE_PREFIX, promptEnv, renderGroup } from '../../src/core/analyzer/prompt';
 import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
 import type { AnalyzerGroup, AnalyzerTrajectory, EnvSpec } from '../../src/core/envs/types';
+import { invalidActionAnswer } from '../../cli/serve/analyzer';
 import { noisyGroup, post, get, testServer } from '../helpers/serve';
 
 let srv: Awaited<ReturnType<typeof testServer>>;
@@ -190,6 +191,47 @@ describe('/v1/chat/completions with the OPID reference prompt', () => {
       });
       expect(reply.episode_skill).not.toBe('');
     }
+  });
+});
+
+describe('/v1/chat/completions with the OPID reference prompt: invalid steps as the env answers them', () => {
+  it("each env's answer to an inadmissible action, asked of the env", () => {
+    expect(Object.fromEntries(ENV_SPECS.map((s) => [s.name, invalidActionAnswer(s)]))).toEqual({
+      household: 'Nothing happens.',
+      shop: 'Nothing happens.',
+      searchqa:
+        'My previous action is invalid. If I want to search, I should put the query between search[ and ]. ' +
+        'If I want to give the final answer, I should put the answer between answer[ and ]. Let me try again.',
+    });
+  });
+
+  it("searchqa: a step answered with Search-R1's invalid-action message counts as invalid", async () => {
+    const spec = getEnvSpec('searchqa');
+    const env = spec.create(spec.defaultPreset);
+    const r = env.reset({ split: 'train', index: 4 });
+    const expert = spec.expert(env);
+    const steps: AnalyzerTrajectory['steps'] = [];
+    let observation = r.observation;
+    let success = false;
+    // Two inadmissible actions, then the expert to the end.
+    for (let k = 0; k < env.maxSteps && !success; k++) {
+      const action = k < 2 ? ['look', 'go north'][k] : expert.act();
+      const s = env.step(action);
+      steps.push({ observation, action, valid: s.valid, return: 0 });
+      observation = s.observation;
+      success ||= s.success;
+      if (s.done) break;
+    }
+    expect(steps.map((s) => s.valid).slice(0, 2)).toEqual([false, false]);
+    const t: AnalyzerTrajectory = { task: r.task, success, finalObservation: observation, steps };
+    const reply = await post(srv.base, '/v1/chat/completions', {
+      model: 'searchqa',
+      messages: [{ role: 'user', content: opidPrompt(t, 3) }],
+    });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body.choices[0].message.content).episode_summary).toBe(
+      `The agent ${success ? 'succeeded' : 'failed'} after ${steps.length} steps (2 invalid) on: ${r.task}`,
+    );
   });
 });
 
