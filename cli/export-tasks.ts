@@ -16,8 +16,8 @@
  * the observation. Rows are written in index order; the same flags write the same bytes. Exits 2 naming the flag on
  * bad flags.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SPLITS, type Split } from '../src/core/envs/types';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
@@ -60,6 +60,22 @@ export function taskRows(env: string, preset: string, split: Split, n: number): 
   });
 }
 
+/**
+ * Creates `dir` and its missing parents one level at a time (Node's recursive mkdirSync can spin forever under
+ * /proc). @throws Error (with the system's `code`) when a level cannot be created or a parent is not a folder.
+ */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  let d = resolve(dir);
+  while (!existsSync(d)) {
+    missing.unshift(d);
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const m of missing) mkdirSync(m);
+}
+
 /** Where `export-tasks` writes (process streams in the CLI, strings in tests). */
 export interface ExportIO {
   write(text: string): void;
@@ -70,12 +86,13 @@ export interface ExportIO {
 export function exportTasks(argv: readonly string[], io: ExportIO): number {
   let args;
   let preset: string;
+  if (argv.includes('--help')) {
+    io.write(`${usage('npm run export-tasks --', EXPORT_FLAGS)}\n`);
+    return 0;
+  }
   try {
     args = parseArgs(argv, EXPORT_FLAGS);
-    if (args.help) {
-      io.write(`${usage('npm run export-tasks --', EXPORT_FLAGS)}\n`);
-      return 0;
-    }
+    if (args.out.trim() === '') throw new UsageError('--out must name a folder (got an empty string)');
     preset = envAndPreset(args.env, args.preset).preset;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -83,7 +100,13 @@ export function exportTasks(argv: readonly string[], io: ExportIO): number {
     return USAGE_EXIT_CODE;
   }
   const dir = join(args.out, `${args.env}-${preset}`);
-  mkdirSync(dir, { recursive: true });
+  try {
+    makeFolders(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    io.error(`export-tasks: --out: cannot create the folder "${dir}" (${code}); give a folder you can write to\n`);
+    return USAGE_EXIT_CODE;
+  }
   const rows: Record<Split, number> = {
     train: args.train,
     'test-seen': args.test,

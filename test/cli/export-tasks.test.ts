@@ -1,5 +1,5 @@
 /** `npm run export-tasks`: the task splits as JSONL rows in verl-agent's columns, one file per split. */
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,5 +75,23 @@ describe('export-tasks', () => {
       code: 2,
       err: expect.stringContaining('--train must be an integer in 0..1000000, got "-1"'),
     });
+  });
+
+  it('--help prints the usage and exits 0; an --out it cannot create or an empty one exits 2 naming it', () => {
+    const h = run(['--help']);
+    expect([h.code, h.err]).toEqual([0, '']);
+    expect(h.out.split('\n')[0]).toBe('usage: npm run export-tasks -- [flags]');
+    const file = join(mkdtempSync(join(tmpdir(), 'opd-export-')), 'plain');
+    writeFileSync(file, 'x');
+    expect(run(['--out', join(file, 'x'), '--train', '1'])).toEqual({
+      code: 2,
+      out: '',
+      err:
+        `export-tasks: --out: cannot create the folder "${join(file, 'x', 'household-easy')}" (ENOTDIR); give a ` +
+        'folder you can write to\n',
+    });
+    const empty = run(['--out', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.err.split('\n')[0]).toBe('export-tasks: --out must name a folder (got an empty string)');
   });
 });
