@@ -11,6 +11,7 @@ import { sampleResponses, type SampledResponse } from '../model/sample';
 import { buildPrompt, type Turn } from './prompt';
 import { admissibleTrie } from './trie';
 import type { StepRecord, Trajectory } from './types';
+import { openTrajectory } from './scripted';
 import { checkCancelled, type CancelSignal } from '../cancel';
 import { now } from '../clock';
 
@@ -118,18 +119,7 @@ interface Episodes {
 function resetEpisodes(spec: EnvSpec, preset: string, refs: readonly TaskRef[]): Episodes {
   const envs: Env[] = refs.map(() => spec.create(preset));
   const trajs: Trajectory[] = refs.map((ref, i) => {
-    const r = envs[i].reset(ref);
-    return {
-      ref,
-      task: r.task,
-      taskType: r.taskType,
-      initialObservation: r.observation,
-      steps: [],
-      reward: 0,
-      success: false,
-      invalidCount: 0,
-      finalObservation: r.observation,
-    };
+    return openTrajectory(ref, envs[i].reset(ref));
   });
   const obs = trajs.map((t) => t.initialObservation);
   const hist: Turn[][] = refs.map(() => []);

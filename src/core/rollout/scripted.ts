@@ -3,8 +3,23 @@
  * scripted list of actions — recorded as the same `Trajectory` a model's rollout gives (runner.ts), with no prompt or
  * response tokens, so an evaluation summarises both alike (`npm run eval -- --policy expert|random`).
  */
-import type { Env, EnvSpec, TaskRef } from '../envs/types';
+import type { Env, EnvSpec, ResetResult, TaskRef } from '../envs/types';
 import type { Trajectory } from './types';
+
+/** A trajectory of task `ref` just after its reset `r`: no steps yet, reward 0, not a success, 0 invalid actions. */
+export function openTrajectory(ref: TaskRef, r: ResetResult): Trajectory {
+  return {
+    ref,
+    task: r.task,
+    taskType: r.taskType,
+    initialObservation: r.observation,
+    steps: [],
+    reward: 0,
+    success: false,
+    invalidCount: 0,
+    finalObservation: r.observation,
+  };
+}
 
 /**
  * A non-model policy for one episode: given the episode's env (reset to its task), the function that names the next
@@ -29,17 +44,7 @@ export function playScripted(
     const env = spec.create(preset);
     const r = env.reset(ref);
     const act = policy(env, ref);
-    const t: Trajectory = {
-      ref,
-      task: r.task,
-      taskType: r.taskType,
-      initialObservation: r.observation,
-      steps: [],
-      reward: 0,
-      success: false,
-      invalidCount: 0,
-      finalObservation: r.observation,
-    };
+    const t = openTrajectory(ref, r);
     let obs = r.observation;
     for (;;) {
       const admissible = env.admissibleActions();
