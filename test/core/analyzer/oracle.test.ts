@@ -8,6 +8,7 @@
  *     reached at every step, reaches the `both`-hint success rate of the base manifest (within 3 standard errors).
  * (3) a 2-step OPID run with `analyzer: 'oracle'` reports analyzer calls and no failures and leaves no tensor behind.
  */
+import { openTrajectory } from '../../../src/core/rollout/scripted';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '../../../src/core/tf';
 import { household } from '../../../src/core/envs/household';
@@ -53,17 +54,7 @@ function play(ref: TaskRef, wrong: Record<number, Pick> = {}, preset = 'easy'): 
   const env = household.create(preset);
   const r = env.reset(ref);
   const ex = household.expert(env);
-  const traj: Trajectory = {
-    ref,
-    task: r.task,
-    taskType: r.taskType,
-    initialObservation: r.observation,
-    steps: [],
-    reward: 0,
-    success: false,
-    invalidCount: 0,
-    finalObservation: r.observation,
-  };
+  const traj: Trajectory = openTrajectory(ref, r);
   const expert: string[] = [],
     inserted: number[] = [];
   for (let t = 0; t < env.maxSteps; t++) {
