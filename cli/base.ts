@@ -8,8 +8,14 @@ import type { EnvSpec } from '../src/core/envs/types';
 import type { Tokenizer } from '../src/core/tokenizer/tokenizer';
 import { baseManifestPath, checkBaseManifest, checkBaseWeights, type BaseManifest } from '../src/core/pretrain/base';
 
-/** Folder holding the app's static files (the repository's `public/`). */
-export const PUBLIC_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'public');
+/**
+ * Folder holding the app's static files, whose `base/` holds the shipped base policies: the repository's `public/`,
+ * or the folder the environment variable `OPD_PUBLIC_DIR` names (a folder of one's own base policies; an empty one
+ * shows what a user meets where none ships).
+ */
+export const PUBLIC_DIR = process.env.OPD_PUBLIC_DIR
+  ? path.resolve(process.env.OPD_PUBLIC_DIR)
+  : path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'public');
 
 /**
  * Read and check the base policy for an env and preset, from `publicDir` (default the repository's `public/`).

@@ -1,6 +1,7 @@
 /**
- * Messages a new user on shop meets: for an environment without a shipped base policy (searchqa), each refusal names
- * the flag and the fix that applies to the command (train: --init scratch; eval: another --policy), a cut
+ * Messages a new user on shop meets: where no base policy ships (an empty `OPD_PUBLIC_DIR`, as a folder of one's own
+ * base policies that lacks searchqa's), each refusal names the flag and the fix that applies to the command (train:
+ * --init scratch; eval: another --policy), a cut
  * checkpoint of a run directory is called cut, and household weights given to shop name the environment they were
  * made on (exit 2, nothing run).
  */
@@ -13,8 +14,12 @@ import path from 'node:path';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-shop-msg-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function run(script: string, args: string[]) {
-  const r = spawnSync('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { encoding: 'utf8', timeout: 100_000 });
+function run(script: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const r = spawnSync('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], {
+    encoding: 'utf8',
+    timeout: 100_000,
+    env,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -34,14 +39,20 @@ describe('shop: messages a new user meets', () => {
     expect(r.code).toBe(0);
   }, 100_000);
 
-  it('no base policy (searchqa ships none yet): train says --init scratch, eval names the other policies', () => {
-    const t = run('train', ['--env', 'searchqa', '--steps', '1']);
+  it('no base policy (an empty OPD_PUBLIC_DIR): train says --init scratch, eval names the other policies', () => {
+    const empty = path.join(tmp, 'public');
+    fs.mkdirSync(empty);
+    const env = { ...process.env, OPD_PUBLIC_DIR: empty };
+    const t = run('train', ['--env', 'searchqa', '--steps', '1'], env);
     expect(t.code).toBe(2);
     expect(t.err).toMatch(
-      /^train: --init base: no base policy for searchqa\/default \(.*\); make one with npm run pretrain/,
+      /^train: --init base: no base policy for searchqa\/default \(\S*public\/base\/searchqa-default\.json is missing\); /,
     );
-    expect(t.err).toContain('--preset default, or pass --init scratch to start from fresh weights\n');
-    const e = run('eval', ['--env', 'searchqa', '--policy', 'base']);
+    expect(t.err).toContain(
+      'make one with npm run pretrain -- --env searchqa --preset default, or pass --init scratch to start from ' +
+        'fresh weights\n',
+    );
+    const e = run('eval', ['--env', 'searchqa', '--policy', 'base'], env);
     expect(e.code).toBe(2);
     expect(e.err).toContain(
       '--preset default, or score another policy: --policy expert, random or a .safetensors file\n',

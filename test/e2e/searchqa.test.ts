@@ -1,7 +1,8 @@
 /**
- * Browser end-to-end test of a new user on the `searchqa` environment (wasm, tiny settings in the link), which ships
- * no base policy: `searchqa` picked in the top bar's Environment select, the page says there is no base policy and
- * offers scratch; under OPID the Analyzer select offers searchqa's embedded heuristic analyzer; a short Pretrain in the
+ * Browser end-to-end test of a new user on the `searchqa` environment (wasm, tiny settings in the link) where no base
+ * policy is served (the server answers the manifest's URL with a web page, as a static server without the file
+ * does): `searchqa` picked in the top bar's Environment select, the page says there is no base policy and offers
+ * scratch; under OPID the Analyzer select offers searchqa's embedded heuristic analyzer; a short Pretrain in the
  * page (behaviour cloning on the expert, so the policy closes its `search[…]` and some searches return passages) and
  * two Step clicks from it; the Explorer shows the group's task as the env words it, a failed trajectory's passage
  * observation one `Doc i(Title: t) text` line each (as the env gives them for the searches before it), the action's
@@ -135,10 +136,18 @@ describe('a new user on the searchqa environment (wasm)', () => {
   it(
     title,
     async () => {
-      const { page, logs } = await open(TINY);
+      // searchqa's base policy ships; hidden here so the page's path without one (scratch, Pretrain) is walked.
+      const asked: string[] = [];
+      const { page, logs } = await open(TINY, {
+        before: (p) =>
+          p.route('**/base/searchqa-default.json', (route) => {
+            asked.push(route.request().url());
+            return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>x</title>' });
+          }),
+      });
       await expect.poll(() => phaseText(page), { timeout: 120_000 }).toBe('ready');
 
-      // Picking searchqa: its preset and its own longest action; no base policy ships, so the page offers scratch.
+      // Picking searchqa: its preset and its own longest action; no base policy is served: the page offers scratch.
       await page.locator('#field-env').selectOption('searchqa');
       await expect.poll(() => page.getByTestId('base-notice').count(), { timeout: 60_000 }).toBe(1);
       expect(await page.locator('#field-preset option').allTextContents()).toEqual(['default']);
@@ -150,6 +159,7 @@ describe('a new user on the searchqa environment (wasm)', () => {
           '--preset default. Runs start from fresh weights: choose scratch to say so, or pretrain a policy in the ' +
           'Pretrain panel. Start from scratch Dismiss',
       );
+      expect(asked.length).toBeGreaterThan(0); // the web page came from the route above
       const initField = page.locator('.field:has(#field-init)');
       expect(await initField.textContent()).toContain('no base policy fits searchqa/default with model nano');
       await expect.poll(() => phaseText(page), { timeout: 60_000 }).toBe('ready');
@@ -357,7 +367,9 @@ describe('a new user on the searchqa environment (wasm)', () => {
           trs.map((tr) => [...tr.children].map((c) => (c.textContent ?? '').trim())),
         );
       for (const s of ['test-seen', 'test-unseen']) {
-        await expect.poll(async () => (await rows(s))[0]).toEqual(['method', 'seeds', s, ...types, 'Δ vs grpo']);
+        await expect
+          .poll(async () => (await rows(s))[0], { timeout: 60_000 })
+          .toEqual(['method', 'seeds', s, ...types, 'Δ vs grpo']);
         expect((await rows(s)).map((r) => r.length)).toEqual([11, 11, 11]);
         const grpo = s === 'test-seen' ? '20.0 (1 seed, no s.e.)' : '10.0 (1 seed, no s.e.)';
         expect((await rows(s))[1]).toEqual(['grpo', '1', ...Array(8).fill(grpo), 'baseline']);
