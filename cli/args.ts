@@ -5,6 +5,7 @@
  * Parsing is `node:util` parseArgs (strict; positional arguments only through `parseArgsAndPositionals`); this
  * module adds types, ranges, choices and messages.
  * Accepted forms: `--name value`, `--name=value`, and for booleans `--name` (true) or `--name=true|false`.
+ * A flag may be given once: a second occurrence is refused (`repeatedFlag`), in every form.
  * Every error is a `UsageError` whose message names the flag and the accepted values; CLIs print it with
  * `usage(spec)` on stderr and exit with code 2 (`USAGE_EXIT_CODE`).
  */
@@ -254,7 +255,7 @@ function normalise(
  * Parse `argv` (e.g. `process.argv.slice(2)`) against a flag table, with `node:util` parseArgs (strict, no
  * positionals); its errors are rewritten to name the flag and what it accepts.
  * @throws UsageError on an unknown flag, a positional argument, a missing value, a value outside the flag's
- *   choices or range, or a missing required flag. The message names the flag and what it accepts.
+ *   choices or range, a flag given twice, or a missing required flag. The message names the flag and what it accepts.
  */
 export function parseArgs<const S extends FlagTable>(argv: readonly string[], spec: S): ParsedArgs<S> {
   return parse(argv, spec, false).flags;
@@ -328,11 +329,16 @@ function parse<const S extends FlagTable>(
     if (f.type === 'boolean') out[name] = f.default ?? false;
     else if (f.default !== undefined) out[name] = f.default;
   }
-  // Tokens in argv order: every value is checked, and the last of a repeated flag wins.
+  // Tokens in argv order: every value is checked; a flag given twice is refused (repeatedFlag).
+  const given = new Map<string, string>();
   for (const t of tokens) {
     if (t.kind !== 'option') continue;
     const f = spec[t.name];
-    out[t.name] = f.type === 'boolean' ? !falseAt.has(t.index) : convert(t.name, f, t.value ?? '');
+    const raw = f.type === 'boolean' ? String(!falseAt.has(t.index)) : (t.value ?? '');
+    const before = given.get(t.name);
+    if (before !== undefined) throw repeatedFlag(t.name, before, raw);
+    given.set(t.name, raw);
+    out[t.name] = f.type === 'boolean' ? raw === 'true' : convert(t.name, f, raw);
   }
   for (const [name, f] of Object.entries(spec)) {
     if (f.type !== 'boolean' && f.required && out[name] === undefined) {
@@ -340,6 +346,15 @@ function parse<const S extends FlagTable>(
     }
   }
   return { flags: out as ParsedArgs<S>, positionals };
+}
+
+/**
+ * The error for a flag given twice (`--steps 5 --steps 50`, or a boolean's `--json` and `--json=false`): every CLI
+ * refuses it rather than let one of the two silently win, naming the flag and both values as written (a boolean's as
+ * true or false), e.g. `--steps given twice (5, then 50): give it once`.
+ */
+export function repeatedFlag(name: string, first: string, second: string): UsageError {
+  return new UsageError(`--${name} given twice (${first}, then ${second}): give it once`, name, second);
 }
 
 /** What a flag accepts, e.g. `one of: a, b`, `an integer ≥ 0`, `a number in 0..1`. */

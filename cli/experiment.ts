@@ -29,6 +29,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
@@ -47,8 +48,6 @@ import { jsonErrorWhere } from '../src/core/json-where';
 import { configFieldsOf, SPEC as TRAIN_SPEC } from './train-flags';
 import { resultsTableMarkdown } from '../src/core/run/table-md';
 import { counted } from '../src/core/count-text';
-
-exitOnClosedStdout();
 
 /**
  * The OPID settings of every OPID row: λ_skill 0.1 and no episode skill on search steps. With the nano base of the
@@ -330,6 +329,13 @@ function startStep(j: Job): number {
   return k;
 }
 
+/** The arguments of tsx that run train for a job: `cli/train.ts`, then its flags (fresh, or resumed). */
+function trainArgv(j: Job, resume: boolean): string[] {
+  return resume
+    ? ['cli/train.ts', '--resume', j.dir, '--json']
+    : ['cli/train.ts', ...mergeFlags(j.args, ['--run-dir', j.dir, '--json'])];
+}
+
 /**
  * Runs `npm run train` for a job (fresh or resumed); resolves with its exit code. Progress lines as it goes;
  * `onStep` with each step trained.
@@ -341,9 +347,7 @@ function runJob(
   onProgress: (line: string) => void,
   onStep: (step: number) => void = () => {},
 ): Promise<number> {
-  const args = resume
-    ? ['cli/train.ts', '--resume', j.dir, '--json']
-    : ['cli/train.ts', ...j.args, '--run-dir', j.dir, '--json'];
+  const args = trainArgv(j, resume);
   const child = spawn('node_modules/.bin/tsx', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '',
     err = '';
@@ -641,6 +645,28 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
   ];
 }
 
+/**
+ * `common` then `own` as one train argv in which each flag is given once (train refuses a flag given twice,
+ * cli/args.ts): a flag of `own` (a row's) wins, the same flag of `common` (the shared ones) is left out. `common` is
+ * a list of `--flag value` pairs and `--flag=value` words (as PROTOCOL's tables write them); `own` may also hold a
+ * bare switch (`--json`).
+ */
+export function mergeFlags(common: readonly string[], own: readonly string[]): string[] {
+  const nameOf = (w: string) => w.slice(2).split('=')[0];
+  const ownNames = new Set(own.filter((w) => w.startsWith('--')).map(nameOf));
+  const out: string[] = [];
+  for (let i = 0; i < common.length; i++) {
+    const w = common[i];
+    const paired = w.startsWith('--') && !w.includes('=');
+    if (w.startsWith('--') && ownNames.has(nameOf(w))) {
+      if (paired) i++; // its value goes with it
+      continue;
+    }
+    out.push(w);
+  }
+  return [...out, ...own];
+}
+
 /** Every run of the table: each seed of each method, with its run directory and its --save-best file. */
 function makeJobs(a: ExperimentArgs, out: string, common: string[]): Job[] {
   const jobs: Job[] = [];
@@ -650,16 +676,33 @@ function makeJobs(a: ExperimentArgs, out: string, common: string[]): Job[] {
         method,
         seed,
         dir: path.join(out, 'runs', `${method}-${seed}`),
-        args: [
-          ...common,
+        args: mergeFlags(common, [
           ...flags,
           '--seed',
           String(seed),
           '--save-best',
           path.join(out, `${method}-${seed}-best.safetensors`),
-        ],
+        ]),
       });
   return jobs;
+}
+
+/**
+ * The train argv of every run a call `npm run experiment -- <argv>` would start fresh (`train <args> --run-dir DIR
+ * --json`), for a preset with (`hasBase`) or without a shipped base policy, without reading or writing any folder.
+ * `argv` starts with the experiment's name (`opid-table`). Bad flags exit 2 as the command does.
+ */
+export function plannedTrainArgvs(
+  argv: string[],
+  hasBase: boolean,
+): { method: string; seed: number; argv: string[] }[] {
+  const a = parseExperimentArgs(argv);
+  if (!a) return [];
+  return makeJobs(a, a.out, PROTOCOL[a.protocol].common(a, hasBase)).map((j) => ({
+    method: j.method,
+    seed: j.seed,
+    argv: trainArgv(j, false).slice(1),
+  }));
 }
 
 /** The fix named when a run folder already there cannot be used. */
@@ -910,7 +953,10 @@ async function main(): Promise<void> {
   printTable(out, await runTable(t));
 }
 
-main().catch((e) => {
-  process.stderr.write(`experiment: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  exitOnClosedStdout();
+  main().catch((e) => {
+    process.stderr.write(`experiment: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}

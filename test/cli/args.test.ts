@@ -39,7 +39,6 @@ describe('parseArgs', () => {
     const a = parseArgs(['--env=shop', '--steps', '7', '--lr', '1e-3', '--json', '--name', 'x y', '--seed=0'], SPEC);
     expect(a).toEqual({ env: 'shop', steps: 7, lr: 0.001, json: true, name: 'x y', seed: 0 });
     expect(parseArgs(['--seed', '1', '--json=false'], SPEC).json).toBe(false);
-    expect(parseArgs(['--seed', '1', '--steps', '2', '--steps', '5'], SPEC).steps).toBe(5); // last wins
   });
 
   it('names the flag and what it accepts in every error', () => {
@@ -142,7 +141,7 @@ describe('parseArgs', () => {
     expect(usageError(['--seed', '1', '--no-json']).message).toMatch(/^unknown flag --no-json/);
   });
 
-  it('--flag=value, --flag value and boolean forms; the last of a repeated flag wins', () => {
+  it('--flag=value, --flag value and boolean forms', () => {
     expect(parseArgs(['--seed=4', '--name=a=b', '--steps=9'], SPEC)).toMatchObject({ seed: 4, name: 'a=b', steps: 9 });
     expect(parseArgs(['--seed', '1', '--name', ''], SPEC).name).toBe('');
     expect(parseArgs(['--seed', '1', '--name=--x'], SPEC).name).toBe('--x');
@@ -151,8 +150,6 @@ describe('parseArgs', () => {
     expect(parseArgs(['--seed', '1', '--json'], SPEC).json).toBe(true);
     expect(parseArgs(['--seed', '1', '--json=true'], SPEC).json).toBe(true);
     expect(parseArgs(['--seed', '1', '--json=false'], SPEC).json).toBe(false);
-    expect(parseArgs(['--seed', '1', '--json', '--json=false'], SPEC).json).toBe(false);
-    expect(parseArgs(['--seed', '1', '--json=false', '--json'], SPEC).json).toBe(true);
     expect(usageError(['--seed', '1', '--json=1'])).toMatchObject({
       flag: 'json',
       value: '1',
@@ -164,9 +161,38 @@ describe('parseArgs', () => {
     expect(parseArgs(['--v=false'], on).v).toBe(false);
     // a separate true/false is the boolean's value, as argparse's and TRL's users write it
     expect(parseArgs(['--v', 'false'], on).v).toBe(false);
-    expect(parseArgs(['--v', 'false', '--v', 'true'], on).v).toBe(true);
     expect(parseArgs(['--seed', '1', '--json', 'true'], SPEC)).toMatchObject({ json: true, seed: 1 });
     expect(parseArgs(['--json', 'false', '--seed', '2'], SPEC)).toMatchObject({ json: false, seed: 2 });
+  });
+
+  it('a flag given twice is refused in every form, naming the flag and both values', () => {
+    expect(usageError(['--seed', '1', '--steps', '5', '--steps', '50'])).toMatchObject({
+      flag: 'steps',
+      value: '50',
+      message: '--steps given twice (5, then 50): give it once',
+    });
+    expect(usageError(['--steps=5', '--seed', '1', '--steps', '5']).message).toBe(
+      '--steps given twice (5, then 5): give it once',
+    );
+    expect(usageError(['--seed', '1', '--name', '-x', '--name=y']).message).toBe(
+      '--name given twice (-x, then y): give it once',
+    );
+    expect(usageError(['--seed', '1', '--json', '--json=false']).message).toBe(
+      '--json given twice (true, then false): give it once',
+    );
+    expect(usageError(['--seed', '1', '--json=false', '--json']).message).toBe(
+      '--json given twice (false, then true): give it once',
+    );
+    expect(usageError(['--seed', '1', '--json', 'false', '--json', 'true']).message).toBe(
+      '--json given twice (false, then true): give it once',
+    );
+    expect(usageError(['--seed', '1', '--seed', '1']).message).toBe('--seed given twice (1, then 1): give it once');
+    // with positional arguments too (compare, pack)
+    expect(() => parseArgsAndPositionals(['a', '--seed', '1', 'b', '--seed=2'], SPEC)).toThrow(
+      /^--seed given twice \(1, then 2\): give it once$/,
+    );
+    // after `--` a flag-like word is a positional argument, not a second flag
+    expect(parseArgsAndPositionals(['--seed', '1', '--', '--seed'], SPEC).positionals).toEqual(['--seed']);
   });
 
   it('negative numbers are values: checked against the range, never taken for flags', () => {
