@@ -16,9 +16,10 @@
  * JSON mode (`--json`): JSON lines both ways. Output: one line `{"event":"reset",task,taskType,observation,
  * admissibleActions}`, then for each input line, as soon as it arrives, one line `{"event":"step",action,observation,
  * reward,done,valid,admissibleActions[,hint]}`, and at the end `{"event":"summary",steps,maxSteps,success,reward,
- * invalid,done,text}`. Input: one JSON object `{"action":"go to desk 1"}` per line (the action as text; numbers are
+ * invalid,done,text}`. Input: one JSON object `{"action":"…"}` per line (the action as text; numbers are
  * not resolved, open forms not closed); blank lines are skipped; a line that is not such an object (or is over
- * 2 000 characters) gets `{"event":"error",line,message}` and costs no step. Exits 0 at EOF or `done`; exits 2
+ * 2 000 characters) gets `{"event":"error",line,message}` and costs no step; its message, and `--help`, show an input
+ * line of the chosen env (`exampleLine`: its expert's first action on train task 0). Exits 0 at EOF or `done`; exits 2
  * with a message naming the flag and its accepted values on bad flags, and when both --task and --seed are given
  * (each chooses the task).
  */
@@ -68,17 +69,40 @@ export const MAX_LINE_CHARS = 2000;
 /** One `--json` input line: the action as text. */
 const jsonLineSchema = z.object({ action: z.string() }).strict();
 
-/** The action of a `--json` input line, or why the line is not one (for its error event). */
-function jsonAction(line: string): { action: string } | { message: string } {
+/**
+ * A `--json` input line of the env for examples: `{"action":…}` with the expert's first action on task 0 of the
+ * preset's train split (an action of that env, an open form with its own words). @throws Error for an unknown env or
+ * preset.
+ */
+export function exampleLine(env: string, preset: string): string {
+  const spec = getEnvSpec(env);
+  const world = spec.create(preset);
+  world.reset({ split: 'train', index: 0 });
+  return JSON.stringify({ action: spec.expert(world).act() });
+}
+
+/**
+ * The action of a `--json` input line, or why the line is not one (for its error event), with `example`
+ * (`exampleLine`) as the line to send.
+ */
+function jsonAction(line: string, example: string): { action: string } | { message: string } {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    return { message: 'not JSON; send one object per line, e.g. {"action":"go to desk 1"}' };
+    return { message: `not JSON; send one object per line, e.g. ${example}` };
   }
   const r = jsonLineSchema.safeParse(value);
   if (r.success) return { action: r.data.action };
-  return { message: 'expected an object with only a text "action", e.g. {"action":"go to desk 1"}' };
+  return { message: `expected an object with only a text "action", e.g. ${example}` };
+}
+
+/** `--help` for `--env` (with `--preset`, when one of its presets): --json's help with an input line of that env. */
+function helpFor(env: string, preset: string | undefined): string {
+  const spec = getEnvSpec(env);
+  const line = exampleLine(env, preset !== undefined && spec.presets.includes(preset) ? preset : spec.defaultPreset);
+  const json = { ...PLAY_FLAGS.json, help: `${PLAY_FLAGS.json.help}; e.g. ${line} (with --env ${env})` };
+  return usage('npm run play --', { ...PLAY_FLAGS, json });
 }
 
 /** An admissible action as the list shows it: an open form (`search[`, rollout/trie.ts) as `search[…]`. */
@@ -118,7 +142,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
   try {
     args = parseArgs(argv, PLAY_FLAGS);
     if (args.help) {
-      io.write(`${usage('npm run play --', PLAY_FLAGS)}\n`);
+      io.write(`${helpFor(args.env, args.preset)}\n`);
       return 0;
     }
     const { preset } = envAndPreset(args.env, args.preset);
@@ -139,6 +163,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
   }
   const json = args.json;
   const first = episode.view();
+  const example = json ? exampleLine(args.env, first.preset) : '';
   let actions = first.admissible;
   const max = first.summary.maxSteps;
   if (json) {
@@ -160,7 +185,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       line.length > MAX_LINE_CHARS
         ? { message: `the line is ${line.length} characters, over ${MAX_LINE_CHARS}; type a shorter action` }
         : json
-          ? jsonAction(line)
+          ? jsonAction(line, example)
           : readTyped(line, actions);
     const typed = !json && 'action' in read ? (bareOpenForm(read.action, actions, forms) ?? read) : read;
     if ('message' in typed) {
