@@ -11,6 +11,7 @@ import {
   FIELD_GROUPS,
   RUN_CONFIG_KEYS,
   algorithmsUsing,
+  defaultFor,
   describeField,
   fieldMeta,
   fieldSchema,
@@ -18,6 +19,7 @@ import {
   isRunConfigKey,
   type RunConfigKey,
 } from '../src/core/run/config';
+import { ENV_NAMES } from '../src/core/envs/registry';
 
 /** Flags of the run-config fields: one per schema field whose metadata names a `flag` (src/core/run/config.ts). */
 export const CONFIG_FLAGS: FlagTable = {};
@@ -116,6 +118,19 @@ export function acceptedOf(flag: string): string {
   return describeField(key);
 }
 
+/**
+ * The default of a run setting as `--help` says it: `default 0.5`, `default "" (empty)`, or, for a setting whose
+ * default is the env's own (`defaultFor`, src/core/run/config.ts: the preset, the longest action), each registered
+ * env's in registry order, e.g. `default: the env's (<env A> 12, <env B> 20, …)`.
+ */
+export function defaultText(key: RunConfigKey): string {
+  if (key === 'backend') return 'default wasm';
+  const shown = (d: unknown) => (d === '' ? '"" (empty)' : String(d));
+  const perEnv = ENV_NAMES.map((env) => [env, shown(defaultFor(key, env))] as const);
+  if (perEnv.every(([, d]) => d === perEnv[0][1])) return `default ${shown(DEFAULT_CONFIG[key])}`;
+  return `default: the env's (${perEnv.map(([env, d]) => `${env} ${d}`).join(', ')})`;
+}
+
 /** `--help`: the run settings grouped as in the page (schema order), then the other flags. */
 export function helpText(): string {
   const w = Math.max(...Object.keys(SPEC).map((f) => f.length)) + 2;
@@ -134,8 +149,7 @@ export function helpText(): string {
     for (const key of keys) {
       const m = fieldMeta(key);
       const flag = m.flag!;
-      const d = flag === 'backend' ? 'wasm' : DEFAULT_CONFIG[key];
-      const facts = [`accepted: ${acceptedOf(flag)}`, `default ${d === '' ? '"" (empty)' : String(d)}`];
+      const facts = [`accepted: ${acceptedOf(flag)}`, defaultText(key)];
       if (m.unit) facts.push(`unit: ${m.unit}`);
       if (m.symbol) facts.push(`symbol: ${m.symbol}`);
       if (m.recommended) facts.push(`recommended: ${m.recommended}`);
