@@ -5,19 +5,24 @@
  * finish_reason `stop`). `GET /v1/models` lists the models served: one per registered env with an embedded analyzer,
  * named as the env.
  *
- * Which env: the `{group}` line's `env` when the prompt has one, else the request's `model` (an env name). The
+ * Which env: the request's `model`, which must be served (OpenAI's 404 `model_not_found` otherwise, the connection
+ * test included; a missing `model` is a 400 naming it, as OpenAI requires the field) and must be the prompt's env: a
+ * `{group}` line names its env (400 when it is not the model); for the other forms a 400 when the trajectory's valid
+ * actions are all commands of another served env and none is a command of the model's (`lookAlikeEnvs`); when some
+ * action is a command of the model's env, or no other env takes them all, the model's analyzer answers. The
  * trajectories come from the prompt (cli/serve/prompt-read.ts: the `{group}` line, the playground's default prompt or
  * the OPID reference code's). The reply's keys follow the prompt: `episodeSkill` / `stepSkills` for the playground's
  * forms, `episode_summary` / `episode_skill` / `step_skills` for OPID's. The page's "Test connection" message gets
  * `{"ok": true}`.
  *
- * Refusals use OpenAI's error object `{"error": {"message", "type", "param", "code"}}`: 404 `model_not_found` for a
- * model that names no env with an analyzer, 400 for a bad body, a prompt in none of the forms, `stream: true`, or a
- * `{group}` env that differs from the model; 413 over 8 MiB.
+ * Refusals use OpenAI's error object `{"error": {"message", "type", "param", "code"}}` (`param` the field at fault):
+ * 404 `model_not_found` for a model that names no env with an analyzer, 400 for a bad body, a prompt in none of the
+ * forms, `stream: true`, or a prompt of another env than the model; 413 over 8 MiB.
  */
 import { z } from 'zod';
+import { counted } from '../../src/core/count-text';
 import { ENV_NAMES, ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
-import type { EnvSpec, TrajectorySkills } from '../../src/core/envs/types';
+import { normalizeAction, type CommandForm, type EnvSpec, type TrajectorySkills } from '../../src/core/envs/types';
 import { HttpError, parseBody, type Route, type RouteTable } from './http';
 import { markInvalidSteps, messageText, readPrompt, type ReadPrompt } from './prompt-read';
 
@@ -35,23 +40,77 @@ function analyzerEnvs(): string[] {
   return ENV_SPECS.filter((s) => s.analyzer !== undefined).map((s) => s.name);
 }
 
-/** The env whose analyzer answers: the `{group}` line's, else the model's. @throws HttpError 404 / 400. */
-function envOf(model: string, read: ReadPrompt): string {
+/**
+ * The refusal for a model this endpoint does not serve, in OpenAI's words: 404 `model_not_found`, `param` `model`,
+ * naming the model and listing the served ones.
+ */
+function notServed(model: string): HttpError {
   const served = analyzerEnvs();
-  const name = read.env ?? model;
-  if (read.env !== undefined && ENV_NAMES.includes(model) && model !== read.env)
+  return new HttpError(
+    404,
+    `model "${model}" not found: this server's models are the envs with an embedded analyzer: ` +
+      `${served.join(', ')} (GET /v1/models); send as "model" the env the trajectories come from`,
+    'model_not_found',
+    'model',
+  );
+}
+
+const commandForms = new Map<string, readonly CommandForm[]>();
+
+/** Every command form `env` offers in any of its presets (EnvSpec.commands); empty when it states none. */
+function formsOf(env: string): readonly CommandForm[] {
+  if (!commandForms.has(env)) {
+    const spec = getEnvSpec(env);
+    commandForms.set(env, spec.commands ? spec.presets.flatMap((p) => spec.commands!(p)) : []);
+  }
+  return commandForms.get(env)!;
+}
+
+/** True when `action` (normalised) is a command of `env` in some preset. */
+function isCommandOf(env: string, action: string): boolean {
+  return formsOf(env).some((f) => f.pattern.test(action));
+}
+
+/**
+ * For a prompt that names no env (the playground and OPID forms), the other served envs the trajectory's actions
+ * belong to: those whose commands take every action of the prompt's trajectory (the steps the prompt marks valid),
+ * when `model`'s env states its commands and none of them takes any of those actions. Empty when the actions fit
+ * `model` or no other env takes them all (an episode of only inadmissible text cannot be placed): the model answers.
+ */
+export function lookAlikeEnvs(model: string, read: ReadPrompt): string[] {
+  const actions = read.trajectories[read.index].steps.filter((s) => s.valid).map((s) => normalizeAction(s.action));
+  if (!actions.length || !formsOf(model).length || actions.some((a) => isCommandOf(model, a))) return [];
+  return analyzerEnvs().filter((e) => e !== model && actions.every((a) => isCommandOf(e, a)));
+}
+
+/**
+ * The env whose analyzer answers: the model, which must be served (404 `model_not_found` otherwise) and be the env
+ * of the prompt: the `{group}` line's env, or the env `lookAlikeEnvs` places the trajectory in (400 naming both).
+ */
+function envOf(model: string, read: ReadPrompt): string {
+  if (read.env !== undefined && model !== read.env)
     throw new HttpError(
       400,
       `model "${model}" names another env than the prompt's {group} line ("${read.env}"); send model "${read.env}"`,
+      undefined,
+      'model',
     );
-  if (!served.includes(name))
+  const others = read.env === undefined ? lookAlikeEnvs(model, read) : [];
+  if (others.length) {
+    const actions = read.trajectories[read.index].steps.filter((s) => s.valid);
+    const names = others.map((e) => `"${e}"`).join(' or ');
+    const one = actions.length === 1;
     throw new HttpError(
-      404,
-      `model "${name}" not found: this server's models are the envs with an embedded analyzer: ${served.join(', ')} ` +
-        `(GET /v1/models)`,
-      'model_not_found',
+      400,
+      `model "${model}" is the ${model} env's analyzer, but the trajectory's ` +
+        `${counted(actions.length, 'valid action')}` +
+        ` ${one ? 'is a' : 'are all'} ${others.join(' and ')} command${one ? '' : 's'} and none is a ${model} ` +
+        `command (the first: "${actions[0].action}"); send model ${names}, the env the trajectory comes from`,
+      undefined,
+      'model',
     );
-  return name;
+  }
+  return model;
 }
 
 const invalidAnswers = new Map<string, string | null>();
@@ -100,9 +159,8 @@ function completion(model: string, text: string, n: number): unknown {
 
 /** OpenAI's error object for a refusal. */
 function openAiError(e: HttpError): unknown {
-  const param = e.code === 'model_not_found' ? 'model' : null;
   const type = e.status >= 500 ? 'server_error' : 'invalid_request_error';
-  return { error: { message: e.message, type, param, code: e.code ?? null } };
+  return { error: { message: e.message, type, param: e.param ?? null, code: e.code ?? null } };
 }
 
 /** `POST /v1/chat/completions`: read the prompt, run the env's embedded analyzer, answer its skills. */
@@ -113,10 +171,20 @@ function chatRoute(): Route {
     errorBody: openAiError,
     async handle(r) {
       const b = parseBody('POST /v1/chat/completions', r.body, chatSchema, {
-        what: { model: 'an env name (GET /v1/models)', messages: 'a non-empty array of {role, content}' },
+        what: {
+          model: `a served model: an env with an embedded analyzer (${analyzerEnvs().join(', ')}; GET /v1/models)`,
+          messages: 'a non-empty array of {role, content}',
+        },
         example: { model: ENV_NAMES[0], messages: [{ role: 'user', content: '…' }] },
       });
-      if (b.stream) throw new HttpError(400, 'stream: true is not served; send stream: false (or leave it out)');
+      if (!analyzerEnvs().includes(b.model)) throw notServed(b.model);
+      if (b.stream)
+        throw new HttpError(
+          400,
+          'stream: true is not served; send stream: false (or leave it out)',
+          undefined,
+          'stream',
+        );
       const messages = b.messages.map((m) => ({ role: m.role, text: messageText(m.content) }));
       const read = readPrompt(messages);
       if (!read) {
@@ -126,6 +194,8 @@ function chatRoute(): Route {
           400,
           'the messages hold no episode this server can read: send the playground http analyzer prompt (its default ' +
             'template, or any template with {group}), or the OPID reference code episode-analysis prompt',
+          undefined,
+          'messages',
         );
       }
       const spec = getEnvSpec(envOf(b.model, read));

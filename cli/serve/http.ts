@@ -16,11 +16,13 @@ export class HttpError extends Error {
    * @param status the HTTP status.
    * @param message the refusal in words: what was wrong and the fix.
    * @param code a machine-readable code for the OpenAI-compatible routes (`model_not_found`); absent elsewhere.
+   * @param param the request field the refusal is about (`model`, `messages`), OpenAI's `param`; absent when none is.
    */
   constructor(
     readonly status: number,
     message: string,
     readonly code?: string,
+    readonly param?: string,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -164,7 +166,7 @@ export interface BodyRules {
  * properties only).
  * @param route `POST /step`, for messages.
  * @throws HttpError 400 naming the syntax error, a body that is not an object, or the first bad field with what it
- *   takes, what was sent and the example.
+ *   takes, what was sent and the example (the field, e.g. `model` or `messages[0].role`, as the error's `param`).
  */
 export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, rules: BodyRules): T {
   const fix = `send e.g. ${JSON.stringify(rules.example)}`;
@@ -188,7 +190,8 @@ export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, 
   const item = issue.path.length === 2 && typeof issue.path[1] === 'number' ? `${top}[]` : null;
   if (item !== null && Object.hasOwn(rules.what, item)) {
     const v = (obj[top] as unknown[])[issue.path[1] as number];
-    throw new HttpError(400, `${route}: field "${field}" must be ${rules.what[item]}, got ${kind(v)}; ${fix}`);
+    const msg = `${route}: field "${field}" must be ${rules.what[item]}, got ${kind(v)}; ${fix}`;
+    throw new HttpError(400, msg, undefined, field);
   }
   const takes = Object.hasOwn(rules.what, top) ? rules.what[top] : issue.message;
   const nested = issue.path.length !== 1;
@@ -196,7 +199,7 @@ export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, 
     !nested && !Object.hasOwn(obj, top)
       ? `field "${field}" is missing (${takes})`
       : `field "${field}" must be ${takes}, got ${nested ? issue.message : sent(obj[top])}`;
-  throw new HttpError(400, `${route}: ${msg}; ${fix}`);
+  throw new HttpError(400, `${route}: ${msg}; ${fix}`, undefined, field);
 }
 
 /**

@@ -255,25 +255,134 @@ describe('/v1/chat/completions: models and refusals', () => {
     });
   });
 
-  it('an unknown model: 404 model_not_found in OpenAI shape, which the http analyzer names', async () => {
-    const r = await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: trajectoryPrompt() }] });
-    expect(r.status).toBe(404);
-    expect(r.body).toEqual({
+  const NOT_FOUND =
+    "not found: this server's models are the envs with an embedded analyzer: household, shop, searchqa " +
+    '(GET /v1/models); send as "model" the env the trajectories come from';
+  const notFound = (model: string) => ({
+    status: 404,
+    body: {
       error: {
-        message: expect.stringMatching(
-          /^model "gpt-4o" not found: this server's models are the envs with an embedded analyzer: household, shop/,
-        ),
+        message: `model "${model}" ${NOT_FOUND}`,
         type: 'invalid_request_error',
         param: 'model',
         code: 'model_not_found',
       },
-    });
+    },
+  });
+
+  it('an unknown model: 404 model_not_found in OpenAI shape, which the http analyzer names', async () => {
+    expect(await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: trajectoryPrompt() }] })).toEqual(
+      notFound('gpt-4o'),
+    );
     const http = new HttpAnalyzer({ baseUrl: srv.base, model: 'gpt-4o', maxStepSkills: 2, maxRetries: 0 });
     const group = noisyGroup(getEnvSpec('household'), 'easy', 1, 1);
     expect((await http.analyze(group)).every((x) => x === null)).toBe(true);
     expect(Object.keys(http.stats().failureReasons)).toEqual([
       expect.stringMatching(/^HTTP 404 \(model "gpt-4o" not found/),
     ]);
+  });
+
+  it('an unknown model is 404 with a {group} line and for the connection test too (was answered)', async () => {
+    const line = renderGroup({ group: noisyGroup(getEnvSpec('household'), 'easy', 1, 1), index: 0 }, 2);
+    expect(await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: line }] })).toEqual(notFound('gpt-4o'));
+    // The env's name in another case is another model, as OpenAI's model ids are exact.
+    expect(await chat({ model: 'Household', messages: [{ role: 'user', content: line }] })).toEqual(
+      notFound('Household'),
+    );
+    expect(await testConnection({ baseUrl: srv.base, model: 'gpt-4o' })).toMatchObject({ ok: false });
+    const test = [{ role: 'user', content: 'Connection test. Reply with {"ok": true}.' }];
+    expect(await chat({ model: 'gpt-4o', messages: test })).toEqual(notFound('gpt-4o'));
+  });
+
+  it('no model: 400 naming the field "model", as OpenAI requires it', async () => {
+    expect(await chat({ messages: [{ role: 'user', content: trajectoryPrompt() }] })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          message:
+            'POST /v1/chat/completions: field "model" is missing (a served model: an env with an embedded analyzer ' +
+            '(household, shop, searchqa; GET /v1/models)); send e.g. {"model":"household","messages":[{"role":' +
+            '"user","content":"…"}]}',
+          type: 'invalid_request_error',
+          param: 'model',
+          code: null,
+        },
+      },
+    });
+  });
+
+  /** The default template's prompt for one trajectory of `env`'s default preset (task `index`, seeded noise). */
+  const playgroundPrompt = (env: string, index: number) => {
+    const spec = getEnvSpec(env);
+    const t = noisyGroup(spec, spec.defaultPreset, index, index).trajectories[0];
+    const steps = t.steps
+      .map((s, i) => `step ${i}: obs=${JSON.stringify('…')} action=${JSON.stringify(s.action)} return=0.00`)
+      .join('\n');
+    const user = DEFAULT_HTTP_PROMPT.user
+      .replace('{task}', t.task)
+      .replace('{outcome}', t.success ? 'success' : 'failure')
+      .replace('{steps}', steps)
+      .replace('{final}', '"…"')
+      .replace('{K}', '2');
+    return { t, messages: [{ role: 'user', content: user }] };
+  };
+
+  it("another env's model for a trajectory whose actions are all another env's commands: 400 naming both", async () => {
+    const { t, messages } = playgroundPrompt('household', 3);
+    const n = t.steps.length;
+    expect(n).toBeGreaterThan(1);
+    const refusal = (model: string) => ({
+      status: 400,
+      body: {
+        error: {
+          message:
+            `model "${model}" is the ${model} env's analyzer, but the trajectory's ${n} valid actions are all ` +
+            `household commands and none is a ${model} command (the first: "${t.steps[0].action}"); send model ` +
+            '"household", the env the trajectory comes from',
+          type: 'invalid_request_error',
+          param: 'model',
+          code: null,
+        },
+      },
+    });
+    expect(await chat({ model: 'shop', messages })).toEqual(refusal('shop'));
+    expect(await chat({ model: 'searchqa', messages })).toEqual(refusal('searchqa'));
+    expect(await chat({ model: 'household', messages })).toMatchObject({ status: 200 });
+    // The OPID prompt of a shop episode sent as household: the same refusal, naming shop.
+    const shopT = noisyGroup(getEnvSpec('shop'), 'default', 5, 0).trajectories[0];
+    const opid = await chat({ model: 'household', messages: [{ role: 'user', content: opidPrompt(shopT, 3) }] });
+    expect(opid.status).toBe(400);
+    expect(opid.body.error.message).toBe(
+      `model "household" is the household env's analyzer, but the trajectory's ${shopT.steps.length} valid actions ` +
+        `are all shop commands and none is a household command (the first: "${shopT.steps[0].action}"); send ` +
+        'model "shop", the env the trajectory comes from',
+    );
+  });
+
+  it('shop and searchqa share search[…]: searches alone name both; a fit to the model is answered', async () => {
+    const searches = {
+      task: 'Who wrote The Hidden Lighthouse?',
+      success: false,
+      finalObservation: '',
+      steps: [
+        { observation: 'Search with search[query].', action: 'search[hidden lighthouse]', valid: true, return: 0 },
+      ],
+    };
+    const r = await chat({ model: 'household', messages: [{ role: 'user', content: opidPrompt(searches, 1) }] });
+    expect(r.body.error.message).toBe(
+      'model "household" is the household env\'s analyzer, but the trajectory\'s 1 valid action is a shop and ' +
+        'searchqa command and none is a household command (the first: "search[hidden lighthouse]"); send model ' +
+        '"shop" or "searchqa", the env the trajectory comes from',
+    );
+    // A shop episode sent as searchqa: its search[…] is a searchqa command too, so searchqa's analyzer answers.
+    const shopT = noisyGroup(getEnvSpec('shop'), 'default', 5, 0).trajectories[0];
+    expect(shopT.steps[0].action).toMatch(/^search\[/);
+    const asQa = await chat({ model: 'searchqa', messages: [{ role: 'user', content: opidPrompt(shopT, 3) }] });
+    expect(asQa.status).toBe(200);
+    // An episode of inadmissible text only fits no env: the model's analyzer answers.
+    const garbage = { ...searches, steps: [{ ...searches.steps[0], action: 'hello there' }] };
+    const g = await chat({ model: 'shop', messages: [{ role: 'user', content: opidPrompt(garbage, 1) }] });
+    expect(g.status).toBe(200);
   });
 
   it('stream, a prompt in no known form, a bad {group} line, a {group} env not the model, bad bodies', async () => {
