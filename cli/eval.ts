@@ -23,6 +23,7 @@
  */
 import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { alignColumns } from './text-table';
 import { exitOnClosedStdout } from './files';
 import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
@@ -46,10 +47,9 @@ import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weig
 const POLICY_FLAG: WeightsFlagOptions = { others: ['expert', 'random', 'base'] };
 import { defaultEvalThreads, EVAL_THREADS_MIN_WORK, evalThreadsFor, EvalPool } from './eval-pool';
 import { playScripted } from '../src/core/rollout/scripted';
+import { randomAction } from '../src/core/pretrain/demos';
 import { episodeSummary, runEvalJob, type EpisodeSummary, type EvalJob } from '../src/core/rollout/eval-job';
 import { counted } from '../src/core/count-text';
-
-exitOnClosedStdout();
 
 /** The schema's range of a numeric run-config field, as FlagTable bounds. */
 const range = (key: RunConfigKey) => ({ min: fieldSchema(key).minimum, max: fieldSchema(key).maximum });
@@ -92,7 +92,9 @@ const SPEC = {
   },
   policy: {
     type: 'string',
-    help: 'expert | random | base (the shipped base policy) | path to a .safetensors weights file',
+    help:
+      'expert | random (uniform over the admissible actions; an open form such as search[ completed with 1–4 ' +
+      'random words of the task line and ]) | base (the shipped base policy) | path to a .safetensors weights file',
     default: 'expert',
   },
   hints: {
@@ -133,9 +135,12 @@ function fail(msg: string, code = USAGE_EXIT_CODE): never {
 
 /**
  * Play with a non-model policy that reads the env (expert) or draws uniformly from admissible actions (random); one
- * episode per task first..first+n−1 (rollout/scripted.ts).
+ * episode per task first..first+n−1 (rollout/scripted.ts). The random policy completes an open form it draws (a
+ * free-text prefix such as `search[`, envs/types.ts `isOpenAction`) with 1–4 words of the task line drawn at random
+ * and `]`, as pretraining's noisy demonstrator does (`randomAction`, src/core/pretrain/demos.ts): the open form alone
+ * is no action and would score 0 by construction.
  */
-function playPolicy(
+export function playPolicy(
   spec: EnvSpec,
   preset: string,
   split: Split,
@@ -145,12 +150,12 @@ function playPolicy(
   rng: Rng,
 ): Trajectory[] {
   const refs = Array.from({ length: n }, (_, i) => ({ split, index: first + i }));
-  return playScripted(spec, preset, refs, (env) => {
+  return playScripted(spec, preset, refs, (env, _ref, start) => {
     if (kind === 'expert') {
       const expert = spec.expert(env);
       return () => expert.act();
     }
-    return () => rng.pick(env.admissibleActions());
+    return () => randomAction(env.admissibleActions(), start.task, rng);
   });
 }
 
@@ -410,4 +415,7 @@ async function main(): Promise<void> {
   printResults(a, spec, results);
 }
 
-main().catch((e) => fail(e instanceof Error ? e.message : String(e), 1));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  exitOnClosedStdout();
+  main().catch((e) => fail(e instanceof Error ? e.message : String(e), 1));
+}

@@ -22,10 +22,11 @@ export function openTrajectory(ref: TaskRef, r: ResetResult): Trajectory {
 }
 
 /**
- * A non-model policy for one episode: given the episode's env (reset to its task), the function that names the next
- * action each time it is called (it may read the env: its admissible actions, or its hidden state through the expert).
+ * A non-model policy for one episode: given the episode's env (reset to its task), its ref and what the reset returned
+ * (the task line, the first observation), the function that names the next action each time it is called (it may
+ * read the env: its admissible actions, or its hidden state through the expert).
  */
-export type ScriptedPolicy = (env: Env, ref: TaskRef) => () => string;
+export type ScriptedPolicy = (env: Env, ref: TaskRef, start: ResetResult) => () => string;
 
 /**
  * Play one episode per ref with `policy`, each on a fresh env of `spec`'s `preset`, until the env says done.
@@ -43,7 +44,7 @@ export function playScripted(
   return refs.map((ref) => {
     const env = spec.create(preset);
     const r = env.reset(ref);
-    const act = policy(env, ref);
+    const act = policy(env, ref, r);
     const t = openTrajectory(ref, r);
     let obs = r.observation;
     for (;;) {
