@@ -5,7 +5,9 @@
  * Free-text slots: an admissible action that ends in an unclosed `[` (e.g. shop's `search[`, WebShop's
  * `search[keywords]`, Yao et al. 2022) is a prefix, not a whole action (`isOpenAction`). With `slot` given, once a
  * sampled prefix has run through such an entry, any token of `slot.free` may follow until a `slot.close` token (`]`);
- * after it only <eos>. Without `slot`, the entry is an ordinary whole action.
+ * after it only <eos>. The close is not allowed before a token of text that is not blank, so greedy (or any) decoding
+ * never sends an empty form such as `search[]` or `search[ ]` (an action that does nothing). Without `slot`, the entry
+ * is an ordinary whole action.
  */
 
 import type { Tokenizer } from '../tokenizer/tokenizer';
@@ -27,12 +29,15 @@ export interface FreeTextSlot {
   inside: Int32Array;
   /** Token ids that close the slot (`]`, ` ]`). */
   close: ReadonlySet<number>;
+  /** The tokens of `free` whose text is whitespace only (the space byte, pieces of spaces): no text yet. */
+  blank: ReadonlySet<number>;
 }
 
 /**
  * The free-text slot of a tokenizer: free = every vocabulary piece without a bracket, and the byte tokens of
  * printable ASCII (0x20–0x7E) but `[` and `]` (one-character pieces are byte tokens, tokenizer/tokenizer.ts); close =
- * the byte token of `]` and the piece ` ]` when the vocabulary has it. Special tokens are never free.
+ * the byte token of `]` and the piece ` ]` when the vocabulary has it; blank = the free tokens of whitespace only.
+ * Special tokens are never free.
  */
 export function freeTextSlot(tok: Tokenizer): FreeTextSlot {
   const known = SLOTS.get(tok);
@@ -46,7 +51,8 @@ export function freeTextSlot(tok: Tokenizer): FreeTextSlot {
     else if (!text.includes('[') && !text.includes(']')) free.push(id);
   }
   const inside = Int32Array.from([...free, ...close].sort((a, b) => a - b));
-  const slot = { free: Int32Array.from(free), close, inside };
+  const blank = new Set(free.filter((id) => tok.decode([id]).trim() === ''));
+  const slot = { free: Int32Array.from(free), close, inside, blank };
   SLOTS.set(tok, slot);
   return slot;
 }
@@ -112,11 +118,14 @@ export class ActionTrie {
     return Int32Array.from(out.sort((a, b) => a - b));
   }
 
-  /** Allowed tokens after `text`, the tokens sampled inside an open slot so far. */
+  /**
+   * Allowed tokens after `text`, the tokens sampled inside an open slot so far: free text, and the close once some of
+   * it is not blank; after the close only <eos>.
+   */
   private inSlot(text: readonly number[]): Int32Array {
     const slot = this.slot as FreeTextSlot;
     const closedAt = text.findIndex((t) => slot.close.has(t));
-    if (closedAt < 0) return slot.inside;
+    if (closedAt < 0) return text.every((t) => slot.blank.has(t)) ? slot.free : slot.inside;
     if (closedAt === text.length - 1) return Int32Array.of(this.eos);
     return new Int32Array(0);
   }

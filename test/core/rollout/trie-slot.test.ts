@@ -36,19 +36,26 @@ describe('admissible decoding with a free-text slot (search[…])', () => {
     expect(free.some((t) => tok.isSpecial(t))).toBe(false);
     expect([...slot.close].sort((a, b) => a - b)).toEqual([byte(']'), id(' ]')].sort((a, b) => a - b));
     expect(slot.inside.length).toBe(slot.free.length + 2);
+    expect([...slot.blank]).toEqual([byte(' ')]);
   });
 
-  it('at the open prefix: free text or ]; after ]: only <eos>; after <eos> or a second token past ]: nothing', () => {
+  it('at the open prefix: free text, then ] too; after ]: only <eos>; after <eos> or past ]: nothing', () => {
     expect(trie.allowed([id(' search')])).toEqual(Int32Array.of(byte('[')));
+    // no `]` before some text that is not blank: greedy decoding cannot send search[] or search[ ]
     const inside = trie.allowed(search);
-    expect(inside).toBe(slot.inside);
+    expect(inside).toBe(slot.free);
+    expect(trie.allowed([...search, byte(' ')])).toBe(slot.free);
+    expect(trie.allowed([...search, byte(' '), byte(' ')])).toBe(slot.free);
+    expect(trie.allowed([...search, byte(' '), byte('a')])).toBe(slot.inside);
+    expect(trie.allowed([...search, id(' red')])).toBe(slot.inside);
     expect(trie.allowed([...search, id(' red'), id(' shoes')])).toBe(slot.inside);
     expect(trie.allowed([...search, id(' red'), byte(']')])).toEqual(Int32Array.of(eos));
     expect(trie.allowed([...search, id(' red'), id(' ]')])).toEqual(Int32Array.of(eos));
     expect(trie.allowed([...search, id(' red'), byte(']'), eos])).toEqual(new Int32Array(0));
-    expect(trie.allowed([...search, byte(']'), id(' red')])).toEqual(new Int32Array(0));
-    // `search[` alone is not a whole action: <eos> is not allowed right after the bracket
+    // `search[` alone is not a whole action: neither <eos> nor `]` is allowed right after the bracket
     expect([...inside]).not.toContain(eos);
+    expect([...inside]).not.toContain(byte(']'));
+    expect([...inside]).not.toContain(id(' ]'));
   });
 
   it('an ordinary action keeps the plain trie rule, and without a slot `search[` is a whole action', () => {
