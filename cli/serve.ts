@@ -91,7 +91,9 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     ...analyzerRoutes(),
     ...retrieveRoutes(),
   };
-  const server = createServer(listener(routes, o.onRequest, o.bodyTimeoutMs));
+  const listeners = listener(routes, o.onRequest, o.bodyTimeoutMs);
+  const server = createServer(listeners.request);
+  server.on('clientError', listeners.clientError);
   server.keepAliveTimeout = 65_000; // clients stepping in lockstep keep their connections between turns
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,9 +5,11 @@
  * Every request is untrusted: a body is read as a stream and stopped at its route's cap (a declared Content-Length
  * over it is refused unread, HTTP 413), it must be JSON (400 naming the position of the syntax error otherwise), and
  * its fields are checked against the route's schema (400 naming the first bad field, what it takes and an example
- * body). Query parameters are read with URLSearchParams. Nothing here logs a body or a header.
+ * body); a body whose encoding node's parser breaks off (a bad chunk-size line) is a 400 naming the encoding. Query
+ * parameters are read with URLSearchParams. Nothing here logs a body or a header.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { z } from 'zod';
 
 /** A refusal: the HTTP status and the message sent as `{"error": message}` (or in the route's own error shape). */
@@ -78,7 +80,7 @@ export const CLIENT_CLOSED = 499;
  * `timeoutMs`.
  * @throws HttpError 413 when a declared Content-Length or the bytes received exceed `max` (the rest is not read); 408
  *   when the body has not arrived within `timeoutMs`; CLIENT_CLOSED (499) when the connection closed first (the
- *   client went away, or sent a malformed chunk and node's parser dropped it).
+ *   client went away; a malformed chunk is answered 400 first by `Listeners.clientError`, and this one is dropped).
  */
 export function readBody(
   req: IncomingMessage,
@@ -119,7 +121,7 @@ export function readBody(
       clearTimeout(timer);
       resolve(Buffer.concat(chunks).toString('utf8'));
     });
-    // A closed connection, or one node's parser broke off on a malformed body (a bad chunk): nobody hears the answer.
+    // A closed connection (or one whose malformed body clientError answered already): nobody hears this answer.
     req.on('error', () =>
       stop(new HttpError(CLIENT_CLOSED, `${route}: the client closed the connection before the body arrived`)),
     );
@@ -219,28 +221,90 @@ export function intParam(url: URL, names: readonly string[], route: string): num
   return Number(raw);
 }
 
+/** A request being answered, by its socket: how to answer it once, for `clientError`. */
+interface InFlight {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** `POST /step`, for messages. */
+  key: string;
+  answered: boolean;
+  /** Answer the refusal `e` (the route's error shape) and close the connection; nothing once answered. */
+  refuse(e: HttpError): void;
+}
+
+/** What `listener` gives node:http: the `request` listener and the `clientError` listener. */
+export interface Listeners {
+  request(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * node:http's `clientError`: the parser broke off the connection's bytes. A request whose body was being read (a
+   * malformed chunk: a bad chunk-size line, a missing CRLF) is answered 400 naming the body's encoding and the fix,
+   * in its route's error shape, and logged as 400; with no request waiting for its body, the error is answered as
+   * node answers it (431 headers too large, 413 chunk extensions too large, 408 timeout, else 400), as JSON.
+   */
+  clientError(err: Error & { code?: string }, socket: Duplex): void;
+}
+
+/** The 400 for a request body node's parser broke off (`err`, an `HPE_*` error), naming the encoding and the fix. */
+function badBodyEncoding(key: string, req: IncomingMessage, err: Error & { code?: string }): HttpError {
+  const chunked = /chunked/i.test(String(req.headers['transfer-encoding'] ?? ''));
+  const what = chunked ? 'is not valid chunked encoding' : 'could not be read';
+  return new HttpError(
+    400,
+    `${key}: the request body ${what} (${err.message}, ${err.code}); send the body with a Content-Length, or as ` +
+      'chunks of "<size in hex>\\r\\n<bytes>\\r\\n" ending with "0\\r\\n\\r\\n"',
+  );
+}
+
+/** node's own answer to a connection's parse error with no request waiting (see `Listeners.clientError`). */
+function answerBadConnection(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const statuses: Record<string, [number, string]> = {
+    HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+    HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
+    ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+  };
+  const [status, reason] = statuses[err.code ?? ''] ?? [400, 'Bad Request'];
+  const text = JSON.stringify({
+    error: `the request is not valid HTTP/1.1 (${err.message}, ${err.code ?? 'no code'})`,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
 /**
- * The request listener for a route table: finds the route (404 listing the routes, 405 naming the methods the path
- * takes), reads and caps the body, runs the handler and writes its value or its refusal. A handler's unexpected
- * error is a 500 whose message is the error's, never a stack; a body that stalls past `bodyTimeoutMs` is a 408, one
- * the client abandons is logged as CLIENT_CLOSED (499), never a 500. `onDone` gets method, path, status and
- * milliseconds (for `--log`).
+ * The listeners for a route table (`Listeners`). `request` finds the route (404 listing the routes, 405 naming the
+ * methods the path takes), reads and caps the body, runs the handler and writes its value or its refusal. A
+ * handler's unexpected error is a 500 whose message is the error's, never a stack; a body that stalls past
+ * `bodyTimeoutMs` is a 408, one the client abandons is logged as CLIENT_CLOSED (499), never a 500; a body node's
+ * parser breaks off is a 400 (`clientError`). `onDone` gets method, path, status and milliseconds (for `--log`),
+ * once per request.
  */
 export function listener(
   routes: RouteTable,
   onDone?: (method: string, path: string, status: number, ms: number) => void,
   bodyTimeoutMs = BODY_TIMEOUT_MS,
-): (req: IncomingMessage, res: ServerResponse) => void {
+): Listeners {
   const paths = [...new Set(Object.keys(routes).map((k) => k.split(' ')[1]))];
-  return (req, res) => {
+  const inFlight = new WeakMap<Duplex, InFlight>();
+  const request = (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const key = `${req.method} ${url.pathname}`;
     const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
+    const open: InFlight = { req, res, key, answered: false, refuse: () => {} };
     const finish = (status: number, value: unknown) => {
+      if (open.answered) return; // a body the parser broke off was answered already
+      open.answered = true;
       sendJson(res, status, value);
       onDone?.(req.method ?? '', url.pathname, status, performance.now() - t0);
     };
+    inFlight.set(req.socket, open);
+    res.once('close', () => inFlight.get(req.socket) === open && inFlight.delete(req.socket));
     if (!route) {
       const methods = Object.keys(routes).filter((k) => k.endsWith(` ${url.pathname}`));
       const e = methods.length
@@ -250,17 +314,35 @@ export function listener(
       finish(e.status, { error: e.message });
       return;
     }
+    const refuse = (err: HttpError) => {
+      // A refused body may still be arriving: answer, then close the connection rather than read it.
+      if ([413, 408, CLIENT_CLOSED].includes(err.status) && !res.headersSent) res.setHeader('connection', 'close');
+      finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message });
+    };
+    open.refuse = refuse;
     const body = req.method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key, bodyTimeoutMs);
     body
       .then((text) => route.handle({ url, body: text }))
       .then(
         (value) => finish(200, value),
-        (e: unknown) => {
-          const err = e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e));
-          // A refused body may still be arriving: answer, then close the connection rather than read it.
-          if ([413, 408, CLIENT_CLOSED].includes(err.status)) res.setHeader('connection', 'close');
-          finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message });
-        },
+        (e: unknown) =>
+          refuse(e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e))),
       );
   };
+  const clientError = (err: Error & { code?: string }, socket: Duplex) => {
+    const open = inFlight.get(socket);
+    if (!open) return answerBadConnection(err, socket);
+    // The client closed the connection mid-body (llhttp's "invalid EOF state"): the body's reader logs 499.
+    const closed = err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable;
+    if (!open.answered && !open.req.complete && !closed && err.code?.startsWith('HPE_')) {
+      // The body was still arriving: it is the body that is malformed.
+      open.res.setHeader('connection', 'close');
+      return open.refuse(badBodyEncoding(open.key, open.req, err));
+    }
+    // A closed connection, or bad bytes after a whole request: its answer ends the connection.
+    if (closed) return void socket.destroy();
+    if (open.answered) socket.end();
+    else open.res.setHeader('connection', 'close');
+  };
+  return { request, clientError };
 }

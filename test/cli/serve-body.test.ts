@@ -1,7 +1,8 @@
 /**
- * `npm run serve` request bodies that never arrive in full: a stalled body is refused with 408 after the body timeout,
- * and a body the client abandons (a closed connection, a malformed chunk) is logged as 499 (client closed), never
- * as 500.
+ * `npm run serve` request bodies that never arrive in full or cannot be read: a stalled body is refused with 408 after
+ * the body timeout, a body the client abandons (a closed connection) is logged as 499 (client closed), never as 500,
+ * and a malformed chunked body (a bad chunk-size line, a chunk without its CRLF) is answered 400 naming the encoding,
+ * in the route's error shape, and logged as 400. Raw requests on a `net` socket.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,11 +52,61 @@ describe('environment server: bodies that do not arrive', () => {
     await expect.poll(() => logged, { timeout: 5000 }).toEqual([['POST', '/step', 499]]);
   });
 
-  it('a malformed chunked body (node drops the connection) is logged as 499, not 500', async () => {
+  /** The status line and the JSON body of a raw reply. */
+  const parsed = (reply: string) => ({
+    status: reply.slice(0, reply.indexOf('\r\n')),
+    body: JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)),
+  });
+  const CHUNKED =
+    'POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+  const FIX =
+    'send the body with a Content-Length, or as chunks of "<size in hex>\\r\\n<bytes>\\r\\n" ending with ' +
+    '"0\\r\\n\\r\\n"';
+
+  it('a bad chunk-size line is answered 400 naming the encoding, and logged as 400 (was 499)', async () => {
     logged.length = 0;
-    const head =
-      'POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
-    await raw(`${head}3\r\n{"e\r\nzz\r\n`);
-    await expect.poll(() => logged, { timeout: 5000 }).toEqual([['POST', '/step', 499]]);
+    const reply = await raw(`${CHUNKED}3\r\n{"e\r\nzz\r\n`);
+    expect(parsed(reply)).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error:
+          'POST /step: the request body is not valid chunked encoding (Parse Error: Invalid character in chunk size, ' +
+          `HPE_INVALID_CHUNK_SIZE); ${FIX}`,
+      },
+    });
+    expect(reply).toMatch(/\r\nConnection: close\r\n/i);
+    await expect.poll(() => logged, { timeout: 5000 }).toEqual([['POST', '/step', 400]]);
+  });
+
+  it("a chunk without its CRLF on /v1/chat/completions: 400 in OpenAI's error shape", async () => {
+    logged.length = 0;
+    const head = CHUNKED.replace('/step', '/v1/chat/completions');
+    const reply = await raw(`${head}3\r\n{"mXX`);
+    expect(parsed(reply)).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error: {
+          message:
+            'POST /v1/chat/completions: the request body is not valid chunked encoding (Parse Error: Expected LF ' +
+            `after chunk data, HPE_STRICT); ${FIX}`,
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      },
+    });
+    await expect.poll(() => logged, { timeout: 5000 }).toEqual([['POST', '/v1/chat/completions', 400]]);
+  });
+
+  it('a malformed request head (no request yet) is answered 400 as JSON, and a good request still works', async () => {
+    logged.length = 0;
+    expect(parsed(await raw('POST /step HTTP/1.1\r\nHo st: x\r\n\r\n'))).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error: 'the request is not valid HTTP/1.1 (Parse Error: Invalid header token, HPE_INVALID_HEADER_TOKEN)',
+      },
+    });
+    expect(logged).toEqual([]);
+    expect((await fetch(`${srv.base}/health`)).status).toBe(200);
   });
 });
