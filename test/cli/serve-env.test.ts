@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { play } from '../../cli/play';
+import { invalidActionAnswer } from '../../cli/serve/analyzer';
 import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
 import { TRAIN_TASK_INDICES, type Env, type Expert } from '../../src/core/envs/types';
 import { get, post, testServer } from '../helpers/serve';
@@ -294,14 +295,18 @@ describe('environment server: refusals', () => {
   });
 });
 
+/** An unclosed search (no `]`): invalid in every env, as searchqa's and WebShop's rules judge the whole string. */
+const UNCLOSED = 'search[hidden lighthouse';
+
 describe('environment server: the same transcript as npm run play', () => {
   for (const spec of ENV_SPECS)
-    it(`${spec.name}: test-seen task 5, the expert's actions`, async () => {
+    it(`${spec.name}: test-seen task 5, an unclosed search[ then the expert's actions`, async () => {
       const preset = spec.defaultPreset;
       const local = spec.create(preset);
       local.reset({ split: 'test-seen', index: 5 });
       const expert = getEnvSpec(spec.name).expert(local);
-      const actions: string[] = [];
+      const actions: string[] = [UNCLOSED];
+      expect(local.step(UNCLOSED)).toMatchObject({ valid: false, done: false, reward: 0 });
       while (!local.step((actions[actions.length] = expert.act())).done);
       let out = '';
       const code = await play(
@@ -349,6 +354,27 @@ describe('environment server: the same transcript as npm run play', () => {
           .map((e) => ({ observation: e.observation, reward: e.reward, done: e.done, valid: e.valid })),
       ];
       expect(served).toEqual(played);
-      expect(events.at(-1)).toMatchObject({ event: 'summary', success: true, steps: actions.length });
+      expect(served[1]).toEqual({ observation: invalidActionAnswer(spec), reward: 0, done: false, valid: false });
+      expect(events[1].action).toBe(UNCLOSED);
+      expect(events.at(-1)).toMatchObject({ event: 'summary', success: true, steps: actions.length, invalid: 1 });
     });
+
+  it("searchqa, shop: only play's text mode closes an unclosed search[ (shown), as the page's Play view", async () => {
+    for (const env of ['searchqa', 'shop']) {
+      let out = '';
+      await play(['--env', env, '--split', 'test-seen', '--task', '5'], {
+        lines: (async function* () {
+          yield UNCLOSED;
+        })(),
+        write: (s) => (out += s),
+        error: () => {},
+      });
+      expect(out).toContain(`> Action: ${UNCLOSED}]\n`);
+      expect(out.trimEnd().split('\n').at(-1)).toMatch(/after 1 of \d+ steps, total reward 0 \(0 invalid actions\)\.$/);
+      const id = (await post(srv.base, '/create', { env })).body.id;
+      await post(srv.base, '/reset', { env_idx: id, split: 'test-seen', index: 5 });
+      const r = (await post(srv.base, '/step', { env_idx: id, action: UNCLOSED })).body;
+      expect([r.observation, r.info.is_action_valid]).toEqual([invalidActionAnswer(getEnvSpec(env)), false]);
+    }
+  });
 });
