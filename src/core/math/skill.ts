@@ -1,8 +1,9 @@
 /**
  * OPID's skill advantage (OPID, Yang et al. 2026, §3; docs/references.md#opid): routing of hindsight skills to steps,
  * A_skill = (ℓ_skill − ℓ_old)·m per action token (stop-gradient: plain numbers here), the combined advantage
- * A = A_ep + λ_skill·A_skill with optional batch z-score and clip of A_skill, and the OPID metrics.
- * Pure functions over plain arrays; no tensors.
+ * A = A_ep + λ_skill·A_skill with optional batch z-score and clip of A_skill, and the OPID metrics. Beyond the paper:
+ * the variants of A_skill (SKILL_VARIANTS, `applySkillVariant`: centred under the student, averaged per action, or
+ * only where A_ep = 0). Pure functions over plain arrays; no tensors.
  */
 
 /**
@@ -75,6 +76,141 @@ export function routeSkills(
  */
 export function skillAdvantage(logpSkill: number, logpOld: number): number {
   return logpSkill - logpOld;
+}
+
+/**
+ * What A_skill is per action token (RunConfig.skillVariant). `paper` is the OPID paper's A_skill = ℓ_skill −
+ * ℓ_old (OPID, Yang et al. 2026, Eq. for A_skill; docs/references.md#opid). The others are beyond the paper:
+ * `centred` (`centredSkillAdvantage`), `per-action` (`perActionSkillAdvantage`), `where-ep-zero` (`skillWhereEpZero`).
+ */
+export const SKILL_VARIANTS = ['paper', 'centred', 'per-action', 'where-ep-zero'] as const;
+/** One of SKILL_VARIANTS. */
+export type SkillVariant = (typeof SKILL_VARIANTS)[number];
+
+/**
+ * KL(π ‖ π_skill) at one position, nats (≥ 0): Σ_y π(y)·(log π(y) − log π_skill(y)) over the entries
+ * given, with π the softmax of `studentLogp` over them (over the full vocabulary of a log-softmax it is π itself).
+ * `studentLogp` and `skillLogp` are the log-probs (nats) of the same token ids, without and with the skill in the
+ * prompt; entries where π is 0 (masked tokens) add nothing. Beyond the paper (OPID, Yang et al. 2026, Eq. for A_skill;
+ * docs/references.md#opid): `centredSkillAdvantage` adds it to A_skill.
+ * @throws Error when the two arrays are empty or differ in length, or every student entry is −Infinity.
+ */
+export function studentSkillKl(studentLogp: ArrayLike<number>, skillLogp: ArrayLike<number>): number {
+  const n = studentLogp.length;
+  if (n === 0 || n !== skillLogp.length)
+    throw new Error(`studentSkillKl: need two non-empty arrays of the same length (got ${n} and ${skillLogp.length})`);
+  let mx = -Infinity;
+  for (let i = 0; i < n; i++) mx = Math.max(mx, studentLogp[i]);
+  if (mx === -Infinity) throw new Error('studentSkillKl: every student log-prob is -Infinity');
+  let z = 0;
+  for (let i = 0; i < n; i++) z += Math.exp(studentLogp[i] - mx);
+  const lz = mx + Math.log(z);
+  let kl = 0;
+  for (let i = 0; i < n; i++) {
+    const ls = studentLogp[i] - lz,
+      p = Math.exp(ls);
+    if (p > 0) kl += p * (ls - skillLogp[i]);
+  }
+  return Math.max(0, kl);
+}
+
+/**
+ * The skill advantage centred under the student (RunConfig.skillVariant `centred`; beyond the paper: OPID, Yang et al.
+ * 2026, Eq. for A_skill; docs/references.md#opid): Δℓ_t minus its mean under the student's distribution at that
+ * position, A_t = (ℓ_skill(y_t) − ℓ_old(y_t)) + KL(π ‖ π_skill), since E_{y∼π}[log π_skill(y) − log
+ * π(y)] = −KL(π ‖ π_skill). `aSkill` is ℓ_skill − ℓ_old of the sampled token (`skillAdvantage`), `kl` from
+ * `studentSkillKl` over the full vocabulary, both nats (with additive routing, each summed over the step's skill
+ * prompts). Its mean over the student's own tokens is 0, so it says which token the skill prefers without the shift a
+ * skill prompt gives every token alike.
+ */
+export function centredSkillAdvantage(aSkill: number, kl: number): number {
+  return aSkill + kl;
+}
+
+/**
+ * Per-action A_skill (RunConfig.skillVariant `per-action`; beyond the paper: OPID, Yang et al. 2026, Eq. for A_skill;
+ * docs/references.md#opid): each token of an action gets the mean of A_skill over that action's tokens (the action's
+ * Δℓ averaged, nats per token). `aSkill` is packed sample-major [M] float32, one action per sample, `lengths` its
+ * response lengths (Σ = M). Returns a new float32 [M].
+ * @throws Error when Σ lengths ≠ M.
+ */
+export function perActionSkillAdvantage(aSkill: Float32Array, lengths: readonly number[]): Float32Array {
+  const total = lengths.reduce((s, l) => s + l, 0);
+  if (total !== aSkill.length)
+    throw new Error(`perActionSkillAdvantage: the action lengths sum to ${total}, A_skill has ${aSkill.length} tokens`);
+  const out = new Float32Array(aSkill.length);
+  let o = 0;
+  for (const L of lengths) {
+    let s = 0;
+    for (let i = o; i < o + L; i++) s += aSkill[i];
+    out.fill(L ? s / L : 0, o, o + L);
+    o += L;
+  }
+  return out;
+}
+
+/**
+ * A_skill only where the token's A_ep is exactly 0 (its group's rewards all equal: all success or all fail), 0
+ * elsewhere (RunConfig.skillVariant `where-ep-zero`; beyond the paper: OPID, Yang et al. 2026, Eq. for A_skill;
+ * docs/references.md#opid). `aSkill`, `active`, `aEp` are float32 / uint8 / float32 [M]; returns new vectors, `active`
+ * cleared where A_ep ≠ 0 (so a z-score of A_skill counts only the tokens that keep it).
+ * @throws Error when the lengths differ.
+ */
+export function skillWhereEpZero(
+  aSkill: Float32Array,
+  active: Uint8Array,
+  aEp: Float32Array,
+): { aSkill: Float32Array; active: Uint8Array } {
+  if (aSkill.length !== aEp.length || active.length !== aEp.length)
+    throw new Error(
+      `skillWhereEpZero: A_skill, active and A_ep hold ${aSkill.length}, ${active.length} and ${aEp.length} tokens`,
+    );
+  const a = new Float32Array(aSkill.length),
+    act = new Uint8Array(active.length);
+  for (let i = 0; i < a.length; i++)
+    if (aEp[i] === 0) {
+      a[i] = aSkill[i];
+      act[i] = active[i];
+    }
+  return { aSkill: a, active: act };
+}
+
+/** Inputs of `applySkillVariant`: packed per-token vectors [M] of one step. */
+export interface SkillVariantInputs {
+  /** Σ_routes (ℓ_skill − ℓ_old) per action token, nats (0 where no skill). */
+  aSkill: Float32Array;
+  /** 1 where a skill was routed to the token. */
+  active: Uint8Array;
+  /** A_ep per action token. */
+  aEp: Float32Array;
+  /** Response length of each action (sample), Σ = M. */
+  lengths: readonly number[];
+  /** Σ_routes KL(π ‖ π_skill) per action token, nats (`studentSkillKl`); needed by `centred` only. */
+  kl?: Float32Array;
+}
+
+/**
+ * A_skill and its active mask as `variant` defines them (SKILL_VARIANTS), before combineAdvantages' z-score and clip:
+ * `paper` returns the inputs unchanged; `centred` A_skill + KL; `per-action` each action's mean; `where-ep-zero`
+ * A_skill only where A_ep = 0.
+ * @throws Error when `centred` has no `kl` or one of another length, or from the variant's function.
+ */
+export function applySkillVariant(
+  variant: SkillVariant,
+  x: SkillVariantInputs,
+): { aSkill: Float32Array; active: Uint8Array } {
+  if (variant === 'paper') return { aSkill: x.aSkill, active: x.active };
+  if (variant === 'per-action') return { aSkill: perActionSkillAdvantage(x.aSkill, x.lengths), active: x.active };
+  if (variant === 'where-ep-zero') return skillWhereEpZero(x.aSkill, x.active, x.aEp);
+  const kl = x.kl;
+  if (!kl || kl.length !== x.aSkill.length)
+    throw new Error(
+      `applySkillVariant: centred needs KL(π ‖ π_skill) per action token (${x.aSkill.length}), got ` +
+        `${kl ? kl.length : 'none'}`,
+    );
+  const a = new Float32Array(x.aSkill.length);
+  for (let i = 0; i < a.length; i++) a[i] = x.active[i] ? centredSkillAdvantage(x.aSkill[i], kl[i]) : 0;
+  return { aSkill: a, active: x.active };
 }
 
 /** Options of `combineAdvantages`. */
