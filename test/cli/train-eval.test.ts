@@ -19,7 +19,7 @@ function cli(script: string, args: string[]) {
 
 describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the accepted values', () => {
   it.each([
-    [['--model', 'huge'], /--model must be one of: nano, small, base \(got "huge"\)\n/],
+    [['--model', 'huge'], /--model must be one of: nano, nano-deep, small, base \(got "huge"\)\n/],
     [['--env', 'kitchen'], /--env must be one of: household, shop, searchqa \(got "kitchen"\)\n/],
     [['--algo', 'ppo'], /--algo must be one of: grpo, opid, skill-grpo, agentic-opd \(got "ppo"\)\n/],
     [
@@ -246,7 +246,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
 
   it('pretrain rejects bad flags with exit 2 and writes nothing', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-'));
-    expect(cli('pretrain', ['--model', 'huge']).err).toMatch(/--model must be one of: nano, small, base/);
+    expect(cli('pretrain', ['--model', 'huge']).err).toMatch(/--model must be one of: nano, nano-deep, small, base/);
     expect(cli('pretrain', ['--iters', '0']).err).toMatch(/--iters must be an integer in 1\.\.100000/);
     expect(cli('pretrain', ['--noise', '2']).err).toMatch(/--noise must be a number in 0\.\.1/);
     expect(cli('pretrain', ['--mix', 'noisy=1,foo=2']).err).toMatch(/--mix: "foo=2" is not kind=weight/);

@@ -56,7 +56,7 @@ describe('plainIssue', () => {
 
   it('names real-valued ranges and enum options', () => {
     expect(plainIssue(issues({ learningRate: 2 })[0], 2)).toBe('Learning rate must be a number from 1e-7 to 1.');
-    expect(plainIssue(issues({ model: 'huge' })[0], 'huge')).toBe('Model must be one of nano, small, base.');
+    expect(plainIssue(issues({ model: 'huge' })[0], 'huge')).toBe('Model must be one of nano, nano-deep, small, base.');
   });
 
   it('rewrites cross-field rules with labels and keeps no zod jargon', () => {

@@ -135,7 +135,7 @@ describe('PretrainSession', () => {
       /preset must be one of .*easy.* \(got "hard"\)/,
     );
     expect(() => checkPretrainRequest({ ...req, model: 'huge' })).toThrow(
-      /model must be one of nano, small, base \(got "huge"\)/,
+      /model must be one of nano, nano-deep, small, base \(got "huge"\)/,
     );
     expect(() => checkPretrainRequest({ ...req, iters: 0 })).toThrow(
       /iterations must be an integer from 1 to 100000 \(got 0\)/,

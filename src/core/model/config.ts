@@ -18,7 +18,7 @@ export interface ModelConfig {
 }
 
 /** Accepted model sizes (RunConfig.model, `--model`). */
-export const MODEL_SIZES = ['nano', 'small', 'base'] as const;
+export const MODEL_SIZES = ['nano', 'nano-deep', 'small', 'base'] as const;
 /** One of MODEL_SIZES. */
 export type ModelSize = (typeof MODEL_SIZES)[number];
 
@@ -26,6 +26,11 @@ export type ModelSize = (typeof MODEL_SIZES)[number];
 export const MODEL_PRESETS: Readonly<Record<ModelSize, Omit<ModelConfig, 'vocabSize'>>> = {
   /** ~60k non-embedding params: tests and quick from-scratch runs on the CPU. */
   nano: { dModel: 48, nLayers: 2, nHeads: 2, maxSeq: 384 },
+  /**
+   * nano's width, vocabulary and maxSeq with 4 blocks (~113k non-embedding params): a capacity probe, grown from
+   * trained nano weights (model/grow.ts: nano's 2 blocks, then 2 identity blocks), so it starts as the nano's function.
+   */
+  'nano-deep': { dModel: 48, nLayers: 4, nHeads: 2, maxSeq: 384 },
   /** ~0.8M non-embedding params: the page's default. */
   small: { dModel: 128, nLayers: 4, nHeads: 4, maxSeq: 384 },
   /** ~4.7M non-embedding params: real GPUs. */

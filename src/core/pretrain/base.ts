@@ -10,6 +10,7 @@ import type { EnvSpec } from '../envs/types';
 import { vocabHash, type Tokenizer } from '../tokenizer/tokenizer';
 import { sha256Hex } from '../sha256';
 import { counted } from '../count-text';
+import { MODEL_SIZES } from '../model/config';
 
 /** Success of one split: overall and per task type (fractions in [0, 1]). */
 const SplitRate = z.object({
@@ -36,7 +37,7 @@ export const BaseManifestSchema = z.object({
   format: z.literal(1),
   env: z.string(),
   preset: z.string(),
-  model: z.enum(['nano', 'small', 'base']),
+  model: z.enum(MODEL_SIZES),
   /** Weights file name, relative to the manifest's folder. */
   file: z.string().regex(/^[A-Za-z0-9._-]+\.safetensors$/),
   /** Hex sha256 of the weights file. */

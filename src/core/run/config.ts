@@ -153,6 +153,7 @@ export const RunConfigSchema = z.object({
       group: 'run',
       help:
         "Model size (core/model/config.ts): nano (98k parameters with the default env's vocabulary), " +
+        "nano-deep (nano's width with 4 layers, 157k; grown from nano weights: --init a nano file), " +
         'small (d 128, 4 layers), base (d 256, 6 layers).',
       recommended: 'nano on a CPU; small or base on a GPU',
     } satisfies FieldMeta),

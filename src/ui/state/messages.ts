@@ -31,8 +31,8 @@ export function labelOf(key: string): string {
 }
 
 /**
- * The accepted values of a field in words for a sentence, from its JSON-Schema facts: "one of nano, small, base",
- * "an integer from 1 to 256", "a number from 1e-7 to 1", "true or false", "a text of at most N characters".
+ * The accepted values of a field in words for a sentence, from its JSON-Schema facts: "one of nano, nano-deep, small,
+ * base", "an integer from 1 to 256", "a number from 1e-7 to 1", "true or false", "a text of at most N characters".
  * `preset` (checked against the env's presets, not an enum) says so (core `describeField`).
  */
 export function acceptedText(key: RunConfigKey): string {

@@ -321,13 +321,13 @@ describe('decodeSafetensors: corrupt headers are refused with the tensor, the ru
   it('unknown model size, whatever the string', () => {
     for (const s of ['huge', 'constructor', 'toString', '__proto__', 'hasOwnProperty', ''])
       expect(decode(corrupt((h) => void (h.__metadata__.modelSize = s))), s).toThrow(
-        `weights file: unknown model size ${JSON.stringify(s)} (known: nano, small, base); the weights ` +
+        `weights file: unknown model size ${JSON.stringify(s)} (known: nano, nano-deep, small, base); the weights ` +
           `are from another version — use weights written by this version's train --save`,
       );
     // checkWeights on hand-made metadata too (not through decode).
     const w = decodeSafetensors(VALID);
     expect(() => checkWeights({ ...w, meta: { modelSize: 'constructor' } }, { vocabSize: 3, vocabHash: 'h' })).toThrow(
-      'unknown model size "constructor" (known: nano, small, base)',
+      'unknown model size "constructor" (known: nano, nano-deep, small, base)',
     );
     expect(() => checkWeights({ ...w, meta: {} }, { vocabSize: 3, vocabHash: 'h' })).toThrow(
       'weights file: metadata has no modelSize',

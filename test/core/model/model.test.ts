@@ -22,7 +22,7 @@ const free = freeMaskRow(V, 16, 2);
 
 describe('transformer policy', () => {
   it('names sizes and rejects unknown ones', () => {
-    expect(() => modelConfig('huge', 100)).toThrow(/unknown model size "huge" \(known: nano, small, base\)/);
+    expect(() => modelConfig('huge', 100)).toThrow(/unknown model size "huge" \(known: nano, nano-deep, small, base\)/);
     expect(countParams(modelConfig('small', 1024))).toBe(
       paramShapes(modelConfig('small', 1024)).reduce((s, [, sh]) => s + sh.reduce((a, b) => a * b, 1), 0),
     );
