@@ -98,9 +98,9 @@ describe('Results view in Chromium', () => {
       // Unseen: GRPO 0.5, 0.6 → 55.0 ± 5.0 (heat 0.25, 0.3 → 27.5 ± 2.5); OPID 0.6, 0.7 → 65.0 ± 5.0, Δ 0.1,
       // 0.1 → +10.0 ± 0.0.
       expect(await rows(page, 'test-unseen')).toEqual([
-        ['method', 'seeds', 'test-unseen', 'heat', 'pick', 'Δ vs grpo'],
-        ['grpo', '2', '55.0 ± 5.0', '27.5 ± 2.5', '55.0 ± 5.0', 'baseline'],
-        ['opid', '2', '65.0 ± 5.0', '32.5 ± 2.5', '65.0 ± 5.0', '+10.0 ± 0.0'],
+        ['method', 'seeds', 'test-unseen', 'pick', 'heat', 'Δ vs grpo'],
+        ['grpo', '2', '55.0 ± 5.0', '55.0 ± 5.0', '27.5 ± 2.5', 'baseline'],
+        ['opid', '2', '65.0 ± 5.0', '65.0 ± 5.0', '32.5 ± 2.5', '+10.0 ± 0.0'],
       ]);
       expect(
         await page
@@ -122,8 +122,8 @@ describe('Results view in Chromium', () => {
         'opid',
         '2',
         '75.0 ± 15.0',
-        '37.5 ± 7.5',
         '75.0 ± 15.0',
+        '37.5 ± 7.5',
         '+20.0 ± 10.0',
       ]);
 
@@ -172,8 +172,8 @@ describe('Results view in Chromium', () => {
         'opid',
         '2',
         '75.0 ± 15.0',
-        '37.5 ± 7.5',
         '75.0 ± 15.0',
+        '37.5 ± 7.5',
         '+20.0 ± 10.0',
       ]);
 
@@ -211,9 +211,9 @@ describe('Results view in Chromium', () => {
       // Values first: GRPO seen 0.5, 0.6, 0.7 → 60.0 ± 5.8; cool only on seeds 1, 2 (0.4, 0.5) → 45.0 ± 5.0; OPID
       // Δ seen 0.1, 0.2, 0 → +10.0 ± 5.8.
       expect(await rows(page, 'test-seen')).toEqual([
-        ['method', 'seeds', 'test-seen', 'cool', 'pick', 'Δ vs grpo'],
-        ['grpo', '3', '60.0 ± 5.8', '45.0 ± 5.0', '66.7 ± 3.3', 'baseline'],
-        ['opid', '3', '70.0 ± 5.8', '63.3 ± 8.8', '76.7 ± 3.3', '+10.0 ± 5.8'],
+        ['method', 'seeds', 'test-seen', 'pick', 'cool', 'Δ vs grpo'],
+        ['grpo', '3', '60.0 ± 5.8', '66.7 ± 3.3', '45.0 ± 5.0', 'baseline'],
+        ['opid', '3', '70.0 ± 5.8', '76.7 ± 3.3', '63.3 ± 8.8', '+10.0 ± 5.8'],
       ]);
 
       await page.getByRole('radio', { name: /^Δ vs grpo/ }).check();
@@ -227,18 +227,18 @@ describe('Results view in Chromium', () => {
           })
           .count(),
       ).toBe(1);
-      // Final. Seen: cool paired over seeds 1, 2 only (0.1, 0.3 → +20.0 ± 10.0, said in words), pick 0.1 on every
-      // seed → +10.0 ± 0.0.
+      // Final (task types in the env's order: pick before cool and heat). Seen: pick 0.1 on every seed →
+      // +10.0 ± 0.0, cool paired over seeds 1, 2 only (0.1, 0.3 → +20.0 ± 10.0, said in words).
       const finalSeen = [
-        ['method', 'seeds', 'Δ test-seen', 'Δ cool', 'Δ pick'],
+        ['method', 'seeds', 'Δ test-seen', 'Δ pick', 'Δ cool'],
         ['grpo', '3', 'baseline (the differences are to this method)'],
-        ['opid', '3', '+10.0 ± 5.8', '+20.0 ± 10.0 (2 seeds)', '+10.0 ± 0.0'],
+        ['opid', '3', '+10.0 ± 5.8', '+10.0 ± 0.0', '+20.0 ± 10.0 (2 seeds)'],
       ];
-      // Unseen: the split 0.1, 0, 0.15 → +8.3 ± 4.4; heat 0.3, 0, 0.3 → +20.0 ± 10.0; pick −0.1, 0, 0 →
-      // −3.3 ± 3.3.
-      const finalUnseen = ['opid', '3', '+8.3 ± 4.4', '+20.0 ± 10.0', '-3.3 ± 3.3'];
+      // Unseen: the split 0.1, 0, 0.15 → +8.3 ± 4.4; pick −0.1, 0, 0 → −3.3 ± 3.3; heat 0.3, 0, 0.3 →
+      // +20.0 ± 10.0.
+      const finalUnseen = ['opid', '3', '+8.3 ± 4.4', '-3.3 ± 3.3', '+20.0 ± 10.0'];
       expect(await rows(page, 'test-seen')).toEqual(finalSeen);
-      expect((await rows(page, 'test-unseen'))[0]).toEqual(['method', 'seeds', 'Δ test-unseen', 'Δ heat', 'Δ pick']);
+      expect((await rows(page, 'test-unseen'))[0]).toEqual(['method', 'seeds', 'Δ test-unseen', 'Δ pick', 'Δ heat']);
       expect((await rows(page, 'test-unseen'))[2]).toEqual(finalUnseen);
 
       // Best: OPID seed 3 reads step 5 (seen 0.9, unseen 0.7 on every type): seen 0.1, 0.2, 0.2 → +16.7 ± 3.3; pick
@@ -249,15 +249,15 @@ describe('Results view in Chromium', () => {
         'opid',
         '3',
         '+16.7 ± 3.3',
-        '+20.0 ± 10.0 (2 seeds)',
         '+13.3 ± 3.3',
+        '+20.0 ± 10.0 (2 seeds)',
       ]);
       expect((await rows(page, 'test-unseen'))[2]).toEqual([
         'opid',
         '3',
         '+15.0 ± 10.4',
-        '+23.3 ± 12.0',
         '+6.7 ± 12.0',
+        '+23.3 ± 12.0',
       ]);
 
       // Back to values at the best evaluation: OPID seen 0.6, 0.8, 0.9 → 76.7 ± 8.8.
@@ -266,8 +266,8 @@ describe('Results view in Chromium', () => {
         'opid',
         '3',
         '76.7 ± 8.8',
-        '73.3 ± 12.0',
         '80.0 ± 5.8',
+        '73.3 ± 12.0',
         '+16.7 ± 3.3',
       ]);
 

@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvals } from '../../src/core/run/aggregate';
 import { makeResultsTable, parseResultsTable, resultsTableJson } from '../../src/core/run/table-schema';
-import { curveCharts, splitViews } from '../../src/ui/state/results';
+import { curveCharts, inEnvOrder, splitViews } from '../../src/ui/state/results';
 import { RUN_COLORS } from '../../src/ui/state/compare';
 import { pctDiff } from '../../src/core/run/aggregate';
 import { TYPED_RUNS, TYPED_SPLITS } from '../helpers/table-runs';
+import { getEnvSpec } from '../../src/core/envs/registry';
 
 const split = (rate: number, types: Record<string, number>) => ({
   successRate: rate,
@@ -47,22 +48,22 @@ const TABLE = makeResultsTable({
 });
 
 describe('splitViews', () => {
-  it('one table per split: task types sorted, the baseline marked, Δ of the whole split', () => {
+  it("one table per split: task types in the env's order, the baseline marked, Δ of the whole split", () => {
     const [seen, unseen] = splitViews(TABLE, 'final');
-    expect([seen.split, seen.taskTypes, unseen.taskTypes]).toEqual(['test-seen', ['pick'], ['heat', 'pick']]);
+    expect([seen.split, seen.taskTypes, unseen.taskTypes]).toEqual(['test-seen', ['pick'], ['pick', 'heat']]);
     expect(unseen.rows.map((r) => [r.method, r.seeds, r.baseline])).toEqual([
       ['grpo', 2, true],
       ['opid', 1, false],
     ]);
     // GRPO unseen heat 0.25, 0.3 → 0.275 ± 0.025; OPID − GRPO on seed 1: 0.6 − 0.5
-    expect(unseen.rows[0].byType[0]!.mean).toBeCloseTo(0.275, 12);
-    expect(unseen.rows[0].byType[0]!.se).toBeCloseTo(0.025, 12);
+    expect(unseen.rows[0].byType[1]!.mean).toBeCloseTo(0.275, 12);
+    expect(unseen.rows[0].byType[1]!.se).toBeCloseTo(0.025, 12);
     expect(unseen.rows[0].diff).toBeNull();
     expect(unseen.rows[1].diff!.mean).toBeCloseTo(0.1, 12);
     expect(unseen.rows[1].diff!.n).toBe(1);
-    // per task type: heat OPID − GRPO on seed 1: 0.3 − 0.25; pick 0.6 − 0.5
-    expect(unseen.rows[1].diffByType[0]!.mean).toBeCloseTo(0.05, 12);
-    expect(unseen.rows[1].diffByType[1]!.mean).toBeCloseTo(0.1, 12);
+    // per task type: pick OPID − GRPO on seed 1: 0.6 − 0.5; heat 0.3 − 0.25
+    expect(unseen.rows[1].diffByType[0]!.mean).toBeCloseTo(0.1, 12);
+    expect(unseen.rows[1].diffByType[1]!.mean).toBeCloseTo(0.05, 12);
     expect(unseen.rows[0].diffByType).toEqual([null, null]);
     // best: OPID seed 1's best is step 5 (0.9)
     expect(splitViews(TABLE, 'best')[0].rows[1].total).toEqual({ mean: 0.9, se: 0, n: 1 });
@@ -80,27 +81,28 @@ describe('splitViews per task type (three seeds, test/helpers/table-runs.ts)', (
   });
   it('the paired Δ of each task type, in the order of the task types; null for the baseline', () => {
     const [seen, unseen] = splitViews(typed, 'final');
+    // ALFWorld's order (pick, look, clean, heat, cool, pick2), not the alphabet's
     expect([seen.taskTypes, unseen.taskTypes]).toEqual([
-      ['cool', 'pick'],
-      ['heat', 'pick'],
+      ['pick', 'cool'],
+      ['pick', 'heat'],
     ]);
     expect(seen.rows[0].diffByType).toEqual([null, null]);
-    // seen: cool paired over seeds 1, 2 (0.1, 0.3 → +20.0 ± 10.0), pick 0.1 on every seed → +10.0 ± 0.0
+    // seen: pick 0.1 on every seed → +10.0 ± 0.0, cool paired over seeds 1, 2 (0.1, 0.3 → +20.0 ± 10.0)
     expect(seen.rows[1].diffByType.map((d) => pctDiff(d, seen.rows[1].seeds))).toEqual([
-      '+20.0 ± 10.0 (2 seeds)',
       '+10.0 ± 0.0',
+      '+20.0 ± 10.0 (2 seeds)',
     ]);
-    // unseen: heat 0.3, 0, 0.3 → +20.0 ± 10.0; pick −0.1, 0, 0 → −3.3 ± 3.3; the whole split 0.1, 0, 0.15 →
+    // unseen: pick −0.1, 0, 0 → −3.3 ± 3.3; heat 0.3, 0, 0.3 → +20.0 ± 10.0; the whole split 0.1, 0, 0.15 →
     // +8.3 ± 4.4
-    expect(unseen.rows[1].diffByType[0]!.mean).toBeCloseTo(0.2, 12);
-    expect(unseen.rows[1].diffByType[0]!.se).toBeCloseTo(0.1, 12);
-    expect(unseen.rows[1].diffByType[1]!.mean).toBeCloseTo(-0.1 / 3, 12);
-    expect(unseen.rows[1].diffByType[1]!.se).toBeCloseTo(1 / 30, 12);
+    expect(unseen.rows[1].diffByType[0]!.mean).toBeCloseTo(-0.1 / 3, 12);
+    expect(unseen.rows[1].diffByType[0]!.se).toBeCloseTo(1 / 30, 12);
+    expect(unseen.rows[1].diffByType[1]!.mean).toBeCloseTo(0.2, 12);
+    expect(unseen.rows[1].diffByType[1]!.se).toBeCloseTo(0.1, 12);
     expect(pctDiff(unseen.rows[1].diff, 3)).toBe('+8.3 ± 4.4');
-    // best: OPID seed 3 reads step 5: heat 0.3, 0, 0.4 → +23.3 ± 12.0; pick −0.1, 0, 0.3 → +6.7 ± 12.0
+    // best: OPID seed 3 reads step 5: pick −0.1, 0, 0.3 → +6.7 ± 12.0; heat 0.3, 0, 0.4 → +23.3 ± 12.0
     expect(splitViews(typed, 'best')[1].rows[1].diffByType.map((d) => pctDiff(d, 3))).toEqual([
-      '+23.3 ± 12.0',
       '+6.7 ± 12.0',
+      '+23.3 ± 12.0',
     ]);
   });
   it('reads them from a version-1 file as well', () => {
@@ -113,6 +115,24 @@ describe('splitViews per task type (three seeds, test/helpers/table-runs.ts)', (
       ...v1
     } = JSON.parse(resultsTableJson(typed));
     expect(splitViews(parseResultsTable(v1), 'final')).toEqual(splitViews(typed, 'final'));
+  });
+});
+
+describe('inEnvOrder', () => {
+  it("task types in their env's order (the preset's, as the registry lists them); unknown ones last, sorted", () => {
+    expect(inEnvOrder(['pick2', 'clean', 'cool', 'heat', 'look', 'pick'])).toEqual([
+      'pick',
+      'look',
+      'clean',
+      'heat',
+      'cool',
+      'pick2',
+    ]);
+    const shop = getEnvSpec('shop').taskTypes('default');
+    expect(inEnvOrder([...shop].sort())).toEqual(shop);
+    const qa = getEnvSpec('searchqa').taskTypes('default');
+    expect(inEnvOrder([...qa].reverse())).toEqual(qa);
+    expect(inEnvOrder(['zeta', 'heat', 'alpha', 'pick', 'heat'])).toEqual(['pick', 'heat', 'alpha', 'zeta']);
   });
 });
 
