@@ -1,12 +1,12 @@
 """Clients of `npm run serve` for trainers outside the OPD Playground (stdlib only; docs/scale-out.md).
 
-- `Client`: JSON requests to the server (client.py).
-- verl-agent / the OPID reference code: `PlaygroundEnvs`, `PlaygroundEnvironmentManager`, `playground_projection`,
-  `build_playground_envs` (verl_agent.py).
+- `Client`: JSON requests to the server; `ServerError`, `ServerUnreachable` (client.py).
+- verl-agent / the OPID reference code: `PlaygroundEnvs`, `build_playground_envs` (verl_agent.py),
+  `PlaygroundEnvironmentManager`, `playground_projection` (verl_manager.py, re-exported by verl_agent.py).
 - TRL: `PlaygroundToolEnv`, `make_environment_factory`, `reward_func` (trl_env.py).
 """
 
-from .client import Client, ServerError
+from .client import Client, ServerError, ServerUnreachable
 from .trl_env import PlaygroundToolEnv, make_environment_factory, reward_func
 from .verl_agent import (
     PlaygroundEnvironmentManager,
@@ -18,6 +18,7 @@ from .verl_agent import (
 __all__ = [
     "Client",
     "ServerError",
+    "ServerUnreachable",
     "PlaygroundEnvs",
     "PlaygroundEnvironmentManager",
     "playground_projection",

@@ -1,11 +1,13 @@
 """A small JSON client for `npm run serve` (stdlib only: http.client, json).
 
 One persistent HTTP/1.1 connection per thread; a connection the server closed while idle is reopened once. A refusal
-(status >= 400) raises `ServerError` with the server's message, which names the field and the fix.
+(status >= 400) raises `ServerError` with the server's message, which names the field and the fix; a server that
+cannot be reached (nothing listening, an unknown host) raises `ServerUnreachable` naming the URL and how to start it.
 """
 
 import http.client
 import json
+import socket
 import threading
 import urllib.parse
 
@@ -19,6 +21,39 @@ class ServerError(RuntimeError):
         self.message = message
 
 
+class ServerUnreachable(ConnectionError):
+    """No server answers at `base_url`: `reason` is the system's (e.g. "Connection refused")."""
+
+    def __init__(self, base_url, port, reason):
+        super().__init__(
+            f"cannot reach the OPD Playground server at {base_url} ({reason}): start it in the playground's folder "
+            f"with `npm run serve -- --port {port}` (add `--host 0.0.0.0` when the trainer runs on another machine), "
+            "or point base_url (OPD_SERVE_URL) at the server that runs"
+        )
+        self.base_url, self.reason = base_url, reason
+
+
+ROW_HOLDS = (
+    "a row must hold the task's `index` (an int >= 0) and may hold `split`, `env` and `preset`, as the "
+    "`env_kwargs` that `npm run export-tasks` writes: {'env': …, 'preset': …, 'split': 'train', 'index': 7}"
+)
+
+
+def row_index(row, where):
+    """The task index of an env_kwargs `row` (a dict), for messages `where` (e.g. "reset: env_kwargs row 3").
+
+    Raises ValueError naming `index`, the row's keys and what a row must hold (ROW_HOLDS) when the row is not a
+    mapping, has no `index`, or its index is not an int >= 0."""
+    if not hasattr(row, "keys"):
+        raise ValueError(f"{where} is {type(row).__name__} {row!r}, not a dict; {ROW_HOLDS}")
+    if "index" not in row:
+        raise ValueError(f"{where} has no field 'index' (its keys: {list(row.keys())}); {ROW_HOLDS}")
+    value = row["index"]
+    if isinstance(value, bool) or not str(value).isdigit():
+        raise ValueError(f"{where}: field 'index' must be an int >= 0, got {value!r}; {ROW_HOLDS}")
+    return int(value)
+
+
 class Client:
     """JSON requests to a server at `base_url` (e.g. "http://127.0.0.1:8700"); `timeout` in seconds."""
 
@@ -26,7 +61,7 @@ class Client:
         url = urllib.parse.urlsplit(base_url)
         if url.scheme != "http" or not url.hostname:
             raise ValueError(f"base_url must be http://host:port, got {base_url!r}")
-        self.host, self.port, self.timeout = url.hostname, url.port or 80, timeout
+        self.base_url, self.host, self.port, self.timeout = base_url, url.hostname, url.port or 80, timeout
         self._local = threading.local()
 
     def _connection(self):
@@ -37,7 +72,9 @@ class Client:
         return conn
 
     def request(self, method, path, body=None):
-        """Send one request; return the reply's JSON value. Raises ServerError on a refusal."""
+        """Send one request; return the reply's JSON value.
+
+        Raises ServerError on a refusal, ServerUnreachable when nothing answers at the URL."""
         data = None if body is None else json.dumps(body).encode("utf-8")
         headers = {"content-type": "application/json"} if data is not None else {}
         for attempt in (0, 1):
@@ -47,6 +84,10 @@ class Client:
                 reply = conn.getresponse()
                 raw = reply.read()
                 break
+            except (ConnectionRefusedError, socket.gaierror) as e:
+                conn.close()
+                self._local.conn = None
+                raise ServerUnreachable(self.base_url, self.port, e.strerror or e) from e
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 conn.close()
                 self._local.conn = None  # the server closed an idle connection: open a new one once

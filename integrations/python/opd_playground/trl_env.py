@@ -13,7 +13,7 @@ whose constructor takes no argument), or the OPD_SERVE_URL environment variable.
 import os
 import random
 
-from .client import Client
+from .client import Client, row_index
 
 
 def _listed(actions):
@@ -44,7 +44,7 @@ class PlaygroundToolEnv:
             body = {k: v for k, v in (("env", env), ("preset", preset)) if v is not None}
             self._id, self._made = self._client.post("/create", body)["id"], (env, preset)
         split = kw.get("split", self.split)
-        index = int(kw["index"]) if "index" in kw else random.randrange(1_000_000)
+        index = row_index(kw, "reset: env_kwargs") if "index" in kw else random.randrange(1_000_000)
         r = self._client.post("/reset", {"env_idx": self._id, "split": split, "index": index})
         self.reward, self.done, self.won, self.steps = 0.0, False, False, 0
         self.task = r["task"]

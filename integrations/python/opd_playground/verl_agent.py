@@ -4,40 +4,24 @@
 `step(actions)` -> (observations, rewards, dones, infos), `env_num * group_n` environments whose groups share a task.
 `PlaygroundEnvironmentManager` is an `EnvironmentManagerBase` (agent_system/environments/base.py) that writes the
 prompt: task, the last `env.history_length` observations and actions, the observation, the admissible actions, and
-verl-agent's `<think>` / `<action>` instructions. `info['won']` and `info['is_action_valid']` are set as verl-agent's
-success evaluator and invalid-action penalty read them. Hook it into `make_envs` as docs/scale-out.md shows.
+verl-agent's `<think>` / `<action>` instructions (verl_manager.py, re-exported here with `playground_projection`).
+`info['won']` and `info['is_action_valid']` are set as verl-agent's success evaluator and invalid-action penalty read
+them. Hook it into `make_envs` as docs/scale-out.md shows.
 """
 
 import random
 
-from .client import Client
+from .client import Client, row_index
+from .verl_manager import PROMPT, PlaygroundEnvironmentManager, playground_projection
 
-try:  # inside verl-agent: its base class and numpy conversion
-    from agent_system.environments.base import EnvironmentManagerBase, to_numpy
-except ImportError:  # stand-alone (tests): the base class's constructor and close, lists instead of arrays
-
-    class EnvironmentManagerBase:
-        def __init__(self, envs, projection_f, config):
-            self.envs, self.projection_f, self.config = envs, projection_f, config
-
-        def close(self):
-            self.envs.close()
-
-    def to_numpy(data):
-        return data
-
-
-def _cfg(config, *path, default=None):
-    """config.a.b (OmegaConf or dict), or `default` when a key is missing."""
-    for key in path:
-        config = config.get(key) if isinstance(config, dict) else getattr(config, key, None)
-        if config is None:
-            return default
-    return config
+__all__ = ["PlaygroundEnvs", "PlaygroundEnvironmentManager", "playground_projection", "build_playground_envs", "PROMPT"]
 
 
 class PlaygroundEnvs:
-    """`env_num * group_n` server environments of `env` / `preset`, in groups of `group_n` sharing a task."""
+    """`env_num * group_n` server environments of `env` / `preset`, in groups of `group_n` sharing a task.
+
+    The constructor creates them all (POST /create); when one creation fails it closes those already made and
+    re-raises (ServerError, e.g. 429 at the server's --max-envs; ServerUnreachable when no server runs)."""
 
     def __init__(self, base_url, env=None, preset=None, env_num=1, group_n=1, split="train", seed=0, client=None):
         self.client = client or Client(base_url)
@@ -45,13 +29,20 @@ class PlaygroundEnvs:
         self.batch_size = env_num * group_n
         self._rng = random.Random(seed)
         body = {k: v for k, v in (("env", env), ("preset", preset)) if v is not None}
-        self.ids = [self.client.post("/create", body)["id"] for _ in range(self.batch_size)]
+        self.ids = []
+        try:
+            for _ in range(self.batch_size):
+                self.ids.append(self.client.post("/create", body)["id"])
+        except BaseException:  # e.g. 429 at --max-envs: the envs made so far are not left open on the server
+            self._close_quietly()
+            raise
         self.admissible = [[] for _ in self.ids]
         self._last = [None] * self.batch_size  # (observation, info) of a done env, repeated while it is stepped
 
     def reset(self, kwargs=None):
         """Reset every env. `kwargs`: verl-agent's `env_kwargs` rows ({split, index}, one per env, or one per group);
-        None draws `env_num` tasks of `split`. Returns (observations, infos)."""
+        None draws `env_num` tasks of `split`. Returns (observations, infos). Raises ValueError naming the row and
+        the field when a row has no `index` (or a bad one), before any env is reset."""
         rows = list(kwargs) if kwargs is not None else [
             {"split": self.split, "index": self._rng.randrange(1_000_000)} for _ in range(self.env_num)
         ]
@@ -59,12 +50,13 @@ class PlaygroundEnvs:
             rows = [row for row in rows for _ in range(self.group_n)]
         if len(rows) != self.batch_size:
             raise ValueError(f"reset: {len(rows)} env_kwargs rows for {self.batch_size} environments")
+        indices = [row_index(row, f"reset: env_kwargs row {k}") for k, row in enumerate(rows)]
         observations, infos = [], []
         for i, (env_id, row) in enumerate(zip(self.ids, rows)):
             if self.env is not None and row.get("env", self.env) != self.env:
                 raise ValueError(f"reset: a row of env {row['env']!r} for environments of {self.env!r}")
             r = self.client.post("/reset", {"env_idx": env_id, "split": row.get("split", self.split),
-                                            "index": int(row["index"])})
+                                            "index": indices[i]})
             self.admissible[i], self._last[i] = r["admissible_actions"], None
             observations.append(r["observation"])
             infos.append({"task": r["task"], "task_type": r["task_type"], "admissible_actions": r["admissible_actions"],
@@ -96,71 +88,20 @@ class PlaygroundEnvs:
         return self.admissible
 
     def close(self):
+        """Close every env on the server (POST /close) and the connection."""
         for env_id in self.ids:
             self.client.post("/close", {"env_idx": env_id})
         self.client.close()
 
-
-def playground_projection(text_actions):
-    """verl-agent's projection: the text of the last <action>...</action>; valid only with one (and <think>)."""
-    actions, valids = [], []
-    for text in text_actions:
-        start, end = text.rfind("<action>"), text.rfind("</action>")
-        ok = 0 <= start < end and "<think>" in text and "</think>" in text
-        actions.append(text[start + len("<action>"):end].strip() if 0 <= start < end else text.strip()[-200:])
-        valids.append(ok)
-    return actions, valids
-
-
-PROMPT = """You are an expert agent in a text environment. Your task is to: {task}
-{history}Your current observation is: {observation}
-Your admissible actions of the current situation are: [{actions}].
-
-Now it's your turn to take an action.
-You should first reason step-by-step about the current situation. This reasoning process MUST be enclosed within \
-<think> </think> tags.
-Once you've finished your reasoning, you should choose an admissible action for current step and present it within \
-<action> </action> tags."""
-
-
-class PlaygroundEnvironmentManager(EnvironmentManagerBase):
-    """verl-agent's environment manager for PlaygroundEnvs (history length: config.env.history_length)."""
-
-    def __init__(self, envs, projection_f, config):
-        super().__init__(envs, projection_f, config)
-        self.history_length = int(_cfg(config, "env", "history_length", default=0))
-
-    def reset(self, kwargs):
-        observations, infos = self.envs.reset(kwargs)
-        self.tasks = [info["task"] for info in infos]
-        self.history = [[] for _ in observations]
-        self.previous, self.done = list(observations), [False] * len(observations)
-        return {"text": self.build_text_obs(observations), "image": None, "anchor": list(observations)}, infos
-
-    def step(self, text_actions):
-        actions, valids = self.projection_f(text_actions)
-        observations, rewards, dones, infos = self.envs.step(actions)
-        for i, info in enumerate(infos):
-            if not self.done[i]:  # an env that was done is stepped with the batch, but it is not its history
-                self.history[i].append((self.previous[i], actions[i]))
-            self.done[i] = self.done[i] or bool(dones[i])
-            info["is_action_valid"] = to_numpy(bool(valids[i] and info.get("is_action_valid", True)))
-        self.previous = list(observations)
-        text = self.build_text_obs(observations)
-        return {"text": text, "image": None, "anchor": list(observations)}, to_numpy(rewards), to_numpy(dones), infos
-
-    def build_text_obs(self, observations):
-        """One prompt per env (see PROMPT); an open form such as `search[` is listed as `search[...]`."""
-        prompts = []
-        for i, observation in enumerate(observations):
-            recent = self.history[i][-self.history_length:] if self.history_length > 0 else []
-            history = "".join(f"[Observation {len(self.history[i]) - len(recent) + k + 1}: {o!r}, Action: {a!r}]\n"
-                              for k, (o, a) in enumerate(recent))
-            if history:
-                history = f"Your most recent {len(recent)} observations and actions:\n{history}"
-            listed = ", ".join(repr(a + "...]" if a.endswith("[") else a) for a in self.envs.admissible[i])
-            prompts.append(PROMPT.format(task=self.tasks[i], history=history, observation=observation, actions=listed))
-        return prompts
+    def _close_quietly(self):
+        """Close the envs made so far, ignoring errors (the first error is the one raised)."""
+        for env_id in self.ids:
+            try:
+                self.client.post("/close", {"env_idx": env_id})
+            except Exception:  # noqa: BLE001 - cleanup after a failure: keep closing the rest
+                pass
+        self.ids = []
+        self.client.close()
 
 
 def build_playground_envs(base_url, env, preset, seed, env_num, group_n, is_train=True):

@@ -3,12 +3,15 @@
 
 Starts the server (`--expert`, a free port), exports each registered env's test-seen tasks with `npm run
 export-tasks`, and drives 16 tasks x 8 environments per env to the end with the expert's actions through the
-verl-agent-shaped manager and the TRL-shaped environment class: every episode must succeed with reward 1.
+verl-agent-shaped manager and the TRL-shaped environment class: every episode must succeed with reward 1. Then the
+client's errors: a row without `index`, a `/create` that fails midway (a second server with `--max-envs 4`), and a
+port with nothing listening.
 """
 
 import inspect
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +26,7 @@ from opd_playground import (  # noqa: E402
     PlaygroundEnvironmentManager,
     PlaygroundEnvs,
     ServerError,
+    ServerUnreachable,
     make_environment_factory,
     playground_projection,
     reward_func,
@@ -33,16 +37,24 @@ TASKS, GROUP = 16, 8
 SERVER = {}
 
 
-def setUpModule():
-    proc = subprocess.Popen(
-        [TSX, "cli/serve.ts", "--port", "0", "--expert"], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
+def start_server(*flags):
+    """`npm run serve -- --port 0 FLAGS` in the background: (process, base URL)."""
+    proc = subprocess.Popen([TSX, "cli/serve.ts", "--port", "0", *flags], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if not line.startswith("serving on http://"):
         proc.kill()
         raise RuntimeError(f"the server did not start: {line!r}")
-    SERVER["proc"] = proc
-    SERVER["base"] = line.split()[2]
+    return proc, line.split()[2]
+
+
+def stop_server(proc):
+    proc.terminate()
+    proc.wait(timeout=30)
+    proc.stdout.close()
+
+
+def setUpModule():
+    SERVER["proc"], SERVER["base"] = start_server("--expert")
     SERVER["client"] = Client(SERVER["base"])
     SERVER["envs"] = [e["name"] for e in SERVER["client"].get("/version")["envs"]]
     SERVER["tmp"] = tempfile.TemporaryDirectory()
@@ -50,9 +62,7 @@ def setUpModule():
 
 def tearDownModule():
     SERVER["client"].close()
-    SERVER["proc"].terminate()
-    SERVER["proc"].wait(timeout=30)
-    SERVER["proc"].stdout.close()
+    stop_server(SERVER["proc"])
     SERVER["tmp"].cleanup()
 
 
@@ -141,6 +151,77 @@ class TrlTest(unittest.TestCase):
                     rollouts[0].act("look")
                 for rollout in rollouts:
                     rollout._close()
+
+
+ROW_HOLDS = (
+    "a row must hold the task's `index` (an int >= 0) and may hold `split`, `env` and `preset`, as the "
+    "`env_kwargs` that `npm run export-tasks` writes: {'env': …, 'preset': …, 'split': 'train', 'index': 7}"
+)
+
+
+class ClientErrorsTest(unittest.TestCase):
+    def test_a_row_without_index_names_the_field(self):
+        env = SERVER["envs"][0]
+        envs = PlaygroundEnvs(SERVER["base"], env=env, env_num=2)
+        try:
+            with self.assertRaises(ValueError) as e:
+                envs.reset([{"split": "train", "index": 3}, {"split": "train", "task": "x"}])
+            self.assertEqual(str(e.exception),
+                             f"reset: env_kwargs row 1 has no field 'index' (its keys: ['split', 'task']); {ROW_HOLDS}")
+            with self.assertRaises(ValueError) as e:
+                envs.reset([{"index": 3}, {"index": "three"}])
+            self.assertEqual(str(e.exception),
+                             f"reset: env_kwargs row 1: field 'index' must be an int >= 0, got 'three'; {ROW_HOLDS}")
+            with self.assertRaises(ValueError) as e:
+                envs.reset([{"index": 3}, 7])
+            self.assertEqual(str(e.exception), f"reset: env_kwargs row 1 is int 7, not a dict; {ROW_HOLDS}")
+            self.assertEqual(len(envs.reset([{"index": 3}, {"index": 4}])[0]), 2)
+        finally:
+            envs.close()
+        rollout = make_environment_factory(SERVER["base"], env=env)()
+        with self.assertRaises(ValueError) as e:
+            rollout.reset(env_kwargs={"split": "train", "index": -1})
+        self.assertEqual(str(e.exception), f"reset: env_kwargs: field 'index' must be an int >= 0, got -1; {ROW_HOLDS}")
+        rollout._close()
+
+    def test_create_failing_midway_closes_the_envs_made(self):
+        proc, base = start_server("--max-envs", "4", "--idle-timeout", "0")
+        client = Client(base)
+        try:
+            with self.assertRaises(ServerError) as e:
+                PlaygroundEnvs(base, env_num=3, group_n=2, client=Client(base))
+            self.assertEqual(e.exception.status, 429)
+            self.assertEqual(
+                e.exception.message,
+                "POST /create: 4 environments are open, the most this server keeps (--max-envs 4); POST /close the "
+                "ones you are done with, or start the server with a higher --max-envs",
+            )
+            self.assertEqual(client.get("/health")["envs"], 0)
+            envs = PlaygroundEnvs(base, env_num=2, group_n=2)  # the 4 slots are free again
+            self.assertEqual((len(envs.ids), client.get("/health")["envs"]), (4, 4))
+            envs.close()
+            self.assertEqual(client.get("/health")["envs"], 0)
+        finally:
+            client.close()
+            stop_server(proc)
+
+    def test_no_server_names_the_url_and_the_fix(self):
+        with socket.socket() as s:  # a port that was free a moment ago: nothing listens on it
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        want = (
+            f"cannot reach the OPD Playground server at {url} (Connection refused): start it in the playground's "
+            f"folder with `npm run serve -- --port {port}` (add `--host 0.0.0.0` when the trainer runs on another "
+            "machine), or point base_url (OPD_SERVE_URL) at the server that runs"
+        )
+        with self.assertRaises(ServerUnreachable) as e:
+            PlaygroundEnvs(url, env_num=2)
+        self.assertEqual(str(e.exception), want)
+        self.assertIsInstance(e.exception, ConnectionError)
+        with self.assertRaises(ServerUnreachable) as e:
+            make_environment_factory(url)().reset()
+        self.assertEqual(str(e.exception), want)
 
 
 if __name__ == "__main__":
