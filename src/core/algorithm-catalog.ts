@@ -125,6 +125,7 @@ export const ALGORITHM_CATALOG = Object.freeze({
       'skillZscore',
       'skillClip',
       'skillTopK',
+      'skillVariant',
     ],
     metricKeys: [
       'teacherShare',

@@ -102,6 +102,23 @@ describe('link codec', () => {
     expect(decodeHash(encodeHash(sg))).toEqual({ config: sg, issues: [] });
   });
 
+  it('round-trips the OPID skill variant; a link without it (older links) gives paper; a bad one is named', () => {
+    for (const skillVariant of ['centred', 'per-action', 'where-ep-zero'] as const) {
+      const c = { ...DEFAULT_CONFIG, algo: 'opid' as const, skillVariant, seed: 2 };
+      const h = encodeHash(c);
+      expect(h).toContain(`skillVariant=${skillVariant}`);
+      expect(decodeHash(`#${h}`)).toEqual({ config: c, issues: [] });
+    }
+    const paper = { ...DEFAULT_CONFIG, algo: 'opid' as const, seed: 2 };
+    expect(DEFAULT_CONFIG.skillVariant).toBe('paper');
+    expect(encodeHash(paper)).not.toContain('skillVariant');
+    expect(decodeHash('#v=2&algo=opid&seed=2')).toEqual({ config: paper, issues: [] });
+    const bad = decodeHash('#algo=opid&skillVariant=centered&seed=2');
+    expect(bad.config).toEqual(paper);
+    expect(bad.issues.map((i) => i.field)).toEqual(['skillVariant']);
+    expect(linkIssueText(bad.issues[0])).toBe('must be one of paper, centred, per-action, where-ep-zero; ignored');
+  });
+
   it('keeps the valid part of a link with bad OPID values and names them', () => {
     const r = decodeHash('#algo=opid&lambdaSkill=-1&failedOnly=yes&ablation=none&skillClip=2&analyzer=carrier-pigeon');
     expect(r.config).toEqual({ ...DEFAULT_CONFIG, algo: 'opid', skillClip: 2 });

@@ -4,15 +4,25 @@
  * set C_τ); the pre-update (old) policy re-scores the same sampled action tokens with the routed skill in its prompt
  * (critical-first routing, math/skill.ts `routeSkills`), A_skill = ℓ_skill − ℓ_old per action token, and A = A_ep
  * + λ_skill·A_skill (math/skill.ts `combineAdvantages`). The teacher is the policy itself with privileged hindsight
- * in its prompt.
+ * in its prompt. RunConfig.skillVariant other than `paper` changes A_skill beyond the paper (math/skill.ts
+ * `applySkillVariant`); `centred` re-scores over the full vocabulary (`skillRescoreFull`).
  */
 import { makeAnalyzer } from '../analyzer';
 import type { Trajectory } from '../rollout/types';
 import type { PolicyHandle } from '../model/policy';
 import { scoreSamples } from '../model/scoring';
+import { scoreTopK } from '../model/topk';
 import { skillJobs, type SkillJobs } from './skill-prompts';
 import { skillTopKRescore, type SkillTopK } from './opid-topk';
-import { combineAdvantages, skillAdvantage, skillMetrics, skillMetricsByType } from '../math/skill';
+import {
+  applySkillVariant,
+  combineAdvantages,
+  skillAdvantage,
+  skillMetrics,
+  skillMetricsByType,
+  skillWhereEpZero,
+  studentSkillKl,
+} from '../math/skill';
 import type { PackedSamples } from './outcome';
 import { analyzeStep, type BatchAnalysis } from './analysis';
 import { getEnvSpec } from '../envs/registry';
@@ -33,9 +43,14 @@ export interface SkillRescore {
   aSkill: Float32Array;
   /** 1 where a skill was routed to the token. */
   active: Uint8Array;
-  /** Tokens through the model (prompt + response of every skill prompt scored). */
+  /**
+   * Σ_routes KL(π ‖ π_skill) per action token over the full vocabulary, nats (0 where no skill); only from
+   * `skillRescoreFull` (the `centred` variant).
+   */
+  kl?: Float32Array;
+  /** Tokens through the model (prompt + response of every sequence scored). */
   tokens: number;
-  /** Skill prompts scored. */
+  /** Sequences scored (skill prompts, and with `skillRescoreFull` the rollout prompts too). */
   prompts: number;
 }
 
@@ -71,6 +86,52 @@ export async function skillRescore(
   return { aSkill, active, tokens, prompts: jobs.length };
 }
 
+/**
+ * `skillRescore` plus KL(π ‖ π_skill) at every routed action token over the full vocabulary (RunConfig.skillVariant
+ * `centred`, beyond the paper: OPID, Yang et al. 2026, Eq. for A_skill; docs/references.md#opid). The sampled form's
+ * re-scoring pass computes the skill-conditioned log-softmax over the vocabulary at each position but keeps only the
+ * sampled token's entry, and ℓ_old comes from the sampler, so the student's distribution is nowhere at hand: this
+ * scores both the rollout prompts (the student, π) and the skill prompts (π_skill) of the routed steps and reads all
+ * V log-probs at each action position (model/topk.ts `scoreTopK` at every id; M_routed·V floats per pass). Cost: one
+ * more forward pass than `skillRescore`, over the routed steps' rollout prompts. A_skill = ℓ_skill − ℓ_old still
+ * uses `oldLogp` (nats [M], the sampler's); the KL uses the re-scored student (the same policy, ~1e-5 nats apart).
+ * @throws Error from model/topk.ts `scoreTopK` (a sample too long) or math/skill.ts `studentSkillKl`.
+ */
+export async function skillRescoreFull(
+  policy: PolicyHandle,
+  packed: PackedSamples,
+  routed: SkillJobs,
+  oldLogp: Float32Array,
+  o: { temperature: number },
+): Promise<SkillRescore & { kl: Float32Array }> {
+  const M = packed.tokens,
+    V = policy.cfg.vocabSize;
+  const aSkill = new Float32Array(M),
+    kl = new Float32Array(M),
+    active = new Uint8Array(M);
+  const { jobs, jobSample } = routed;
+  if (!jobs.length) return { aSkill, kl, active, tokens: 0, prompts: 0 };
+  const Mj = jobs.reduce((n, j) => n + j.response.length, 0);
+  const every = new Int32Array(Mj * V);
+  for (let m = 0; m < Mj; m++) for (let v = 0; v < V; v++) every[m * V + v] = v;
+  const so = { temperature: o.temperature, k: V, ids: every };
+  const studentSamples = jobSample.map((s) => packed.samples[s]);
+  const student = await scoreTopK(policy.params, policy.cfg, studentSamples, policy.freeRow, so);
+  const teacher = await scoreTopK(policy.params, policy.cfg, jobs, policy.freeRow, so);
+  let m = 0;
+  jobs.forEach((j, k) => {
+    const base = packed.offsets[jobSample[k]];
+    for (let i = 0; i < j.response.length; i++, m++) {
+      const at = base + i,
+        row = (x: Float32Array) => x.subarray(m * V, (m + 1) * V);
+      aSkill[at] += skillAdvantage(teacher.logp[m * V + j.response[i]], oldLogp[at]);
+      kl[at] += studentSkillKl(row(student.logp), row(teacher.logp));
+      active[at] = 1;
+    }
+  });
+  return { aSkill, kl, active, tokens: student.tokens + teacher.tokens, prompts: 2 * jobs.length };
+}
+
 /** OPID's settings: the RunConfig fields it declares (core/algorithm-catalog.ts), as the run reads them. */
 export type OpidOptions = Pick<RunConfig, (typeof ALGORITHM_CATALOG)['opid']['configFields'][number]>;
 
@@ -95,29 +156,37 @@ interface OpidSignal {
 
 /**
  * Re-score the routed skill prompts (top-k form when skillTopK > 0, ./opid-topk.ts: the skill enters the update as a
- * reverse-KL term, so A = A_ep and teacher share 0) and combine A = A_ep + λ_skill·A_skill (math/skill.ts).
+ * reverse-KL term, so A = A_ep and teacher share 0, and `where-ep-zero` gates that term to tokens with A_ep = 0; the
+ * full-vocabulary pass for skillVariant `centred`) and combine A = A_ep + λ_skill·A_skill, A_skill as skillVariant
+ * defines it (math/skill.ts `applySkillVariant`, `combineAdvantages`).
  */
 async function skillSignal(run: OpidRun, ctx: StepContext, routed: SkillJobs): Promise<OpidSignal> {
   const { o, shared } = run;
-  const top =
+  const { policy, packed, oldLogp, aEpTok } = ctx;
+  const temperature = shared.temperature;
+  let top =
     o.skillTopK > 0
-      ? await skillTopKRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, {
-          k: o.skillTopK,
-          temperature: shared.temperature,
-          coef: o.lambdaSkill,
-        })
+      ? await skillTopKRescore(policy, packed, routed, oldLogp, { k: o.skillTopK, temperature, coef: o.lambdaSkill })
       : null;
+  if (top && o.skillVariant === 'where-ep-zero') {
+    const gate = skillWhereEpZero(top.aSkill, top.active, aEpTok).active;
+    top = { ...top, targets: { ...top.targets, gate } };
+  }
   const rescore =
-    top ?? (await skillRescore(ctx.policy, ctx.packed, routed, ctx.oldLogp, { temperature: shared.temperature }));
+    top ??
+    (o.skillVariant === 'centred'
+      ? await skillRescoreFull(policy, packed, routed, oldLogp, { temperature })
+      : await skillRescore(policy, packed, routed, oldLogp, { temperature }));
   const lambda = top ? 0 : o.lambdaSkill;
-  const c = top
-    ? { adv: Float32Array.from(ctx.aEpTok), aSkillUsed: top.aSkill }
-    : combineAdvantages(ctx.aEpTok, rescore.aSkill, rescore.active, {
-        lambda,
-        zscore: o.skillZscore,
-        clip: o.skillClip,
-        silentScale: o.silentSkillScale,
-      });
+  if (top) return { rescore, top, lambda, c: { adv: Float32Array.from(aEpTok), aSkillUsed: top.aSkill } };
+  const lengths = packed.samples.map((x) => x.response.length);
+  const v = applySkillVariant(o.skillVariant, { ...rescore, aEp: aEpTok, lengths });
+  const c = combineAdvantages(aEpTok, v.aSkill, v.active, {
+    lambda,
+    zscore: o.skillZscore,
+    clip: o.skillClip,
+    silentScale: o.silentSkillScale,
+  });
   return { rescore, top, lambda, c };
 }
 

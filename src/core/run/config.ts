@@ -18,7 +18,7 @@ import {
 } from '../algorithm-catalog';
 import { AGG_MODES } from '../math/losses';
 import { ADV_GROUP_BYS, ADV_NORMS } from '../math/advantages';
-import { SKILL_ABLATIONS } from '../math/skill';
+import { SKILL_ABLATIONS, SKILL_VARIANTS } from '../math/skill';
 import { ANALYZER_KINDS } from '../analyzer/types';
 import { MODEL_SIZES } from '../model/config';
 import { DECODINGS } from '../rollout/runner';
@@ -733,6 +733,30 @@ export const RunConfigSchema = z.object({
         "paper's sampled-token A_skill.",
       recommended: "0 (the paper); docs/experiments/ measures 16 (the OPID table's page)",
     } satisfies FieldMeta),
+  skillVariant: z
+    .enum(SKILL_VARIANTS)
+    .default('paper')
+    .meta({
+      label: 'Skill advantage variant',
+      flag: 'skill-variant',
+      group: 'opid',
+      help:
+        "What A_skill is per action token. paper (the default): the OPID paper's ℓ_skill − ℓ_old. Beyond the " +
+        'paper (OPID, Yang et al. 2026, Eq. for A_skill; docs/references.md): centred = ℓ_skill − ℓ_old + ' +
+        'KL(π ‖ π_skill) at that position over the full vocabulary (Δℓ minus its mean under the policy; one ' +
+        "more forward pass over the routed steps' rollout prompts); per-action = each token gets the mean of " +
+        "ℓ_skill − ℓ_old over its action's tokens; where-ep-zero = A_skill only on tokens whose A_ep is 0 " +
+        '(all-success or all-fail groups), 0 elsewhere (with top-k skill distillation: its KL term only there). ' +
+        'Applied before the z-score and clip. centred and per-action change the sampled A_skill, so they are ' +
+        'not used with top-k skill distillation.',
+      optionLabels: {
+        paper: 'paper (ℓ_skill − ℓ_old)',
+        centred: 'centred under the policy (beyond the paper)',
+        'per-action': 'per-action mean (beyond the paper)',
+        'where-ep-zero': 'only where A_ep = 0 (beyond the paper)',
+      },
+      recommended: 'paper',
+    } satisfies FieldMeta),
   skillMemoryTopK: int(1, 5)
     .default(1)
     .meta({
@@ -978,6 +1002,23 @@ export function visibleText(s: string): string {
   return s.replace(INVISIBLE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`);
 }
 
+/**
+ * The skillVariant rule of crossFieldIssues: `centred` and `per-action` change the sampled-token A_skill, which top-k
+ * skill distillation (skillTopK > 0) does not use, so that pair is refused (for an algorithm that reads both).
+ */
+function skillVariantIssues(c: RunConfig): ConfigIssue[] {
+  if (c.skillTopK === 0 || (c.skillVariant !== 'centred' && c.skillVariant !== 'per-action')) return [];
+  if (!algorithmsUsing('skillVariant')?.includes(c.algo)) return [];
+  return [
+    {
+      field: 'skillVariant',
+      message:
+        `skillVariant ${c.skillVariant} changes the sampled-token A_skill, which top-k skill distillation ` +
+        `(skillTopK ${c.skillTopK}) does not use; set skillTopK to 0, or skillVariant to paper or where-ep-zero`,
+    },
+  ];
+}
+
 /** Cross-field rules; each message says the rule and the fix. */
 export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
@@ -1051,6 +1092,7 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
         'top-k skill distillation scores one skill prompt per step, and additive routing scores two at ' +
         'critical steps; set skillTopK to 0 or choose another ablation',
     });
+  out.push(...skillVariantIssues(c));
   if (c.dualClip !== 0 && c.dualClip <= 1)
     out.push({ field: 'dualClip', message: 'dual-clip constant must be > 1 (or 0 to disable); recommended 3' });
   return out;

@@ -9,7 +9,9 @@
  * sampled token's entry; at T = 1 and 0.7, on the step holding the step skill and on the steps with only the episode
  * skill. No skill routed → A_skill = 0 exactly. The direct computation reproduces the sampler's own log-probs on a
  * runner rollout (so its mask is the runner's), and a re-score read one position late or without the mask is far from
- * OPID's values (so these tests can tell them apart). No tensor is left behind.
+ * OPID's values (so these tests can tell them apart). No tensor is left behind. The A_skill variants beyond the paper
+ * (RunConfig.skillVariant) are checked on the same trajectory: `centred`'s KL(π ‖ π_skill) against a float64
+ * softmax of both passes over each token's allowed set, `per-action` and `where-ep-zero` against the paper's A_skill.
  *
  * Measured on wasm: OPID vs direct ≤ 5.4e-7 nats over 29 tokens (sampler vs direct 4.3e-8); the skills move ℓ by up
  * to 7.3 (T = 1) and 10.7 (T = 0.7) nats; a re-score one position late is off by up to 7.5 / 10.8 nats, an unmasked one
@@ -27,12 +29,12 @@ import { ActionTrie } from '../../../src/core/rollout/trie';
 import { runEpisodes } from '../../../src/core/rollout/runner';
 import type { StepRecord, Trajectory } from '../../../src/core/rollout/types';
 import { packSamples } from '../../../src/core/algorithms/outcome';
-import { opid, skillRescore } from '../../../src/core/algorithms/opid';
+import { opid, skillRescore, skillRescoreFull } from '../../../src/core/algorithms/opid';
 import { skillJobs } from '../../../src/core/algorithms/skill-prompts';
 import type { StepContext } from '../../../src/core/algorithms/types';
 import type { Analyzer, AnalyzerStats, TrajectorySkills } from '../../../src/core/analyzer/types';
 import { episodeSkill, stepSkill } from '../../../src/core/skills/grammar';
-import { parseRunConfig } from '../../../src/core/run/config';
+import { parseRunConfig, type RunConfig } from '../../../src/core/run/config';
 import { Rng } from '../../../src/core/rng';
 import { loadBaseFiles } from '../../../cli/base';
 
@@ -199,9 +201,25 @@ function fixedAnalyzer(sk: TrajectorySkills): Analyzer {
   };
 }
 
-/** OPID's `advantages()` on the hand-made trajectory at temperature T, with ℓ_old = `oldLogp`, A_ep = 0.5. */
-async function opidStep(T: number, sk: TrajectorySkills, oldLogp: Float32Array) {
-  const cfg = parseRunConfig({ algo: 'opid', temperature: T, historyTurns: H, maxActionTokens: MAX, skillClip: 0 });
+/**
+ * OPID's `advantages()` on the hand-made trajectory at temperature T, with ℓ_old = `oldLogp`, A_ep = `aEp` (0.5
+ * unless given) and the settings `extra` beside these.
+ */
+async function opidStep(
+  T: number,
+  sk: TrajectorySkills,
+  oldLogp: Float32Array,
+  extra: Partial<RunConfig> = {},
+  aEp = 0.5,
+) {
+  const cfg = parseRunConfig({
+    algo: 'opid',
+    temperature: T,
+    historyTurns: H,
+    maxActionTokens: MAX,
+    skillClip: 0,
+    ...extra,
+  });
   const run = opid.create({ cfg, env: 'household', analyzer: fixedAnalyzer(sk) });
   const packed = packSamples([traj]);
   const ctx: StepContext = {
@@ -209,11 +227,56 @@ async function opidStep(T: number, sk: TrajectorySkills, oldLogp: Float32Array) 
     trajs: [traj],
     groupOf: [0],
     packed,
-    aEpTraj: [0.5],
-    aEpTok: new Float32Array(packed.tokens).fill(0.5),
+    aEpTraj: [aEp],
+    aEpTok: new Float32Array(packed.tokens).fill(aEp),
     oldLogp,
   };
   return { step: await run.advantages(ctx), lambda: cfg.lambdaSkill };
+}
+
+/**
+ * Per response token, KL(π ‖ π_skill) in float64 over its allowed set: π and π_skill = softmax(logits / T) of one
+ * forward pass over `prompt` + response and `skillPrompt` + response (as `directLogp`, mode exact).
+ */
+function directKl(
+  prompt: readonly number[],
+  skillPrompt: readonly number[],
+  response: readonly number[],
+  allowed: readonly (Int32Array | null)[],
+  T: number,
+): number[] {
+  const V = policy.cfg.vocabSize;
+  const rowsOf = (pr: readonly number[]) => {
+    const ids = [...pr, ...response];
+    const L = ids.length;
+    const lg = tf.tidy(() => {
+      const { hidden } = forward(
+        policy.params,
+        policy.cfg,
+        tf.tensor2d(ids, [1, L], 'int32'),
+        tf.tensor2d([...Array(L).keys()], [1, L], 'int32'),
+      );
+      return logits(policy.params, tf.reshape(hidden, [L, -1]) as tf.Tensor2D);
+    });
+    const all = lg.dataSync() as Float32Array;
+    lg.dispose();
+    return (t: number, set: number[]) => {
+      const at = pr.length - 1 + t;
+      const xs = set.map((v) => all[at * V + v] / T);
+      const m = Math.max(...xs);
+      const lse = m + Math.log(xs.reduce((z, x) => z + Math.exp(x - m), 0));
+      return xs.map((x) => x - lse);
+    };
+  };
+  const student = rowsOf(prompt),
+    teacher = rowsOf(skillPrompt);
+  const free = [...Array(V).keys()].filter((v) => policy.freeRow[v] === 0);
+  return response.map((_, t) => {
+    const set = allowed[t] ? Array.from(allowed[t]!) : free;
+    const ls = student(t, set),
+      lt = teacher(t, set);
+    return ls.reduce((kl, l, i) => kl + Math.exp(l) * (l - lt[i]), 0);
+  });
 }
 
 const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => {
@@ -360,5 +423,94 @@ describe('OPID re-scoring against a direct computation', () => {
       expect(unmasked, 'unmasked re-score differs from OPID').toBeGreaterThan(1e-2);
     }
     expect(tf.memory().numTensors).toBe(n0);
+  });
+});
+
+describe('OPID A_skill variants (beyond the paper) on the hand-made trajectory', () => {
+  const T = 0.7;
+  const advSkillOf = (step: { views?: { token: (m: number) => { advSkill?: number } | undefined } }, M: number) =>
+    Array.from({ length: M }, (_, m) => step.views!.token(m)!.advSkill!);
+
+  it('skillRescoreFull: ℓ_skill as skillRescore; KL(π ‖ π_skill) over V as computed here', async () => {
+    const n0 = tf.memory().numTensors;
+    const oldLogp = Float32Array.from(directAll(T, (k) => traj.steps[k].prompt));
+    const packed = packSamples([traj]);
+    const routed = skillJobs(policy, [traj], [skills], { ablation: 'none', historyTurns: H, maxActionTokens: MAX });
+    const sampled = await skillRescore(policy, packed, routed, oldLogp, { temperature: T });
+    const full = await skillRescoreFull(policy, packed, routed, oldLogp, { temperature: T });
+    expect(tf.memory().numTensors).toBe(n0);
+    expect(maxAbsDiff(full.aSkill, sampled.aSkill)).toBeLessThan(1e-5);
+    expect(Array.from(full.active)).toEqual(Array.from(sampled.active));
+    const klDirect = traj.steps.flatMap((s, k) =>
+      directKl(s.prompt, skillPrompt(k, routedSkill(k)), s.response, s.allowed, T),
+    );
+    expect(maxAbsDiff(full.kl, klDirect)).toBeLessThan(1e-5);
+    expect(Math.max(...klDirect)).toBeGreaterThan(1e-2);
+    // Student and skill passes: two sequences per routed step.
+    expect(full.prompts).toBe(2 * traj.steps.length);
+    expect(full.tokens).toBeGreaterThan(sampled.tokens);
+    // No skills routed: no pass, all zero.
+    const none = skillJobs(policy, [traj], [null], { ablation: 'none', historyTurns: H, maxActionTokens: MAX });
+    const z = await skillRescoreFull(policy, packed, none, oldLogp, { temperature: T });
+    expect([z.tokens, z.prompts, Math.max(...z.kl), Math.max(...z.active)]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('advantages(): paper by name is the default bit for bit; centred = Δℓ + KL, same ℓ_skill view', async () => {
+    const oldLogp = Float32Array.from(directAll(T, (k) => traj.steps[k].prompt));
+    const M = packSamples([traj]).tokens;
+    const base = (await opidStep(T, skills, oldLogp)).step;
+    const paper = (await opidStep(T, skills, oldLogp, { skillVariant: 'paper' })).step;
+    expect(Array.from(paper.adv)).toEqual(Array.from(base.adv));
+    expect(paper.cost).toEqual(base.cost);
+    const { step, lambda } = await opidStep(T, skills, oldLogp, { skillVariant: 'centred' });
+    const klDirect = traj.steps.flatMap((s, k) =>
+      directKl(s.prompt, skillPrompt(k, routedSkill(k)), s.response, s.allowed, T),
+    );
+    const want = advSkillOf(base, M).map((a, m) => a + klDirect[m]);
+    expect(maxAbsDiff(advSkillOf(step, M), want)).toBeLessThan(1e-5);
+    for (let m = 0; m < M; m++) {
+      expect(step.adv[m]).toBeCloseTo(0.5 + lambda * step.views!.token(m)!.advSkill!, 6);
+      expect(step.views!.token(m)!.logpSkill).toBeCloseTo(base.views!.token(m)!.logpSkill!, 5);
+    }
+    expect(step.cost.sequences).toBe(2 * base.cost.sequences);
+    // The sign agreement is judged on ℓ_skill − ℓ_old, not on the centred value.
+    expect(step.metrics.skillSignAgreement).toBe(base.metrics.skillSignAgreement);
+  });
+
+  it('advantages(): per-action: its action’s mean Δℓ; where-ep-zero: Δℓ only at A_ep = 0', async () => {
+    const oldLogp = Float32Array.from(directAll(T, (k) => traj.steps[k].prompt));
+    const packed = packSamples([traj]);
+    const M = packed.tokens;
+    const paper = advSkillOf((await opidStep(T, skills, oldLogp)).step, M);
+    const per = (await opidStep(T, skills, oldLogp, { skillVariant: 'per-action' })).step;
+    traj.steps.forEach((s, k) => {
+      const o = packed.offsets[k],
+        L = s.response.length;
+      const mean = paper.slice(o, o + L).reduce((a, b) => a + b, 0) / L;
+      for (let i = o; i < o + L; i++) expect(per.views!.token(i)!.advSkill).toBeCloseTo(mean, 6);
+    });
+    // A_ep 0.5 everywhere: no teacher term at all, A = A_ep exactly.
+    const ep = (await opidStep(T, skills, oldLogp, { skillVariant: 'where-ep-zero' })).step;
+    expect(Array.from(ep.adv)).toEqual(new Array(M).fill(0.5));
+    expect(ep.metrics.teacherShare).toBe(0);
+    expect(ep.metrics.skillActiveTokenRatio).toBe(1);
+    // A_ep 0 everywhere (a silent group): the paper's A bit for bit.
+    const silentPaper = (await opidStep(T, skills, oldLogp, {}, 0)).step;
+    const silentEp = (await opidStep(T, skills, oldLogp, { skillVariant: 'where-ep-zero' }, 0)).step;
+    expect(Array.from(silentEp.adv)).toEqual(Array.from(silentPaper.adv));
+    expect(silentPaper.adv.some((a) => a !== 0)).toBe(true);
+  });
+
+  it('top-k form with where-ep-zero: the KL term is gated to A_ep = 0 tokens', async () => {
+    const oldLogp = Float32Array.from(directAll(T, (k) => traj.steps[k].prompt));
+    const M = packSamples([traj]).tokens;
+    const x = { skillTopK: 4, skillVariant: 'where-ep-zero' as const };
+    const loud = (await opidStep(T, skills, oldLogp, x)).step;
+    expect(Array.from(loud.topK!.gate)).toEqual(new Array(M).fill(0));
+    const silent = (await opidStep(T, skills, oldLogp, x, 0)).step;
+    expect(Array.from(silent.topK!.gate)).toEqual(new Array(M).fill(1));
+    const plain = (await opidStep(T, skills, oldLogp, { skillTopK: 4 })).step;
+    expect(Array.from(plain.topK!.gate)).toEqual(new Array(M).fill(1));
+    expect(Array.from(loud.adv)).toEqual(Array.from(plain.adv));
   });
 });

@@ -146,6 +146,23 @@ describe('OPID top-k skill distillation', () => {
     expect(() => parseRunConfig({ algo: 'agentic-opd', opdTopK: 1 })).toThrow(/opdTopK.*top-1 reverse KL is always 0/s);
   });
 
+  it('the config takes skillVariant paper by default, refuses a bad value and centred or per-action with top-k', () => {
+    expect(parseRunConfig({ algo: 'opid' }).skillVariant).toBe('paper');
+    expect(() => parseRunConfig({ algo: 'opid', skillVariant: 'centered' })).toThrow(
+      'skillVariant: Invalid option: expected one of "paper"|"centred"|"per-action"|"where-ep-zero" ' +
+        '(accepted: one of paper, centred, per-action, where-ep-zero)',
+    );
+    for (const v of ['centred', 'per-action'] as const)
+      expect(() => parseRunConfig({ algo: 'opid', skillVariant: v, skillTopK: 16 })).toThrow(
+        `skillVariant: skillVariant ${v} changes the sampled-token A_skill, which top-k skill distillation ` +
+          '(skillTopK 16) does not use; set skillTopK to 0, or skillVariant to paper or where-ep-zero',
+      );
+    expect(parseRunConfig({ algo: 'opid', skillVariant: 'where-ep-zero', skillTopK: 16 }).skillVariant).toBe(
+      'where-ep-zero',
+    );
+    expect(parseRunConfig({ algo: 'opid', skillVariant: 'centred' }).skillVariant).toBe('centred');
+  });
+
   it(
     'in the trainer: λ_skill 0 updates as GRPO does, λ_skill 1 does not; A = A_ep (teacher share 0) ' +
       'and the KL is reported',
