@@ -38,6 +38,11 @@ export const BaseManifestSchema = z.object({
   env: z.string(),
   preset: z.string(),
   model: z.enum(MODEL_SIZES),
+  /**
+   * A model grown from weights of a smaller size (core/model/grow.ts, `pretrain --init`): that size and the hex sha256
+   * of its weights file. Absent: not grown.
+   */
+  grownFrom: z.object({ model: z.enum(MODEL_SIZES), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   /** Weights file name, relative to the manifest's folder. */
   file: z.string().regex(/^[A-Za-z0-9._-]+\.safetensors$/),
   /** Hex sha256 of the weights file. */

@@ -9,8 +9,10 @@
  * - `run.json` — `{format: "opd-playground-run", version: 1, config: RunConfig (complete, validated), envVersions:
  *   {env: version}, command: string (how the run was started), argv: string[], backend: string (the tfjs backend),
  *   params: number (parameter count), vocabSize: number, initWeights: string | null (the --init path, when weights
- *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}], fromRun?}`. `fromRun` (an
- *   Agentic-OPD distillation stage) names the GRPO run it distils and fingerprints what it read, so that a resume
+ *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}], fromRun?, grownFrom?}`.
+ *   `grownFrom` (`{model, sha256}`): the --init file was of that smaller size, with that hex sha256, and was grown
+ *   into the config's model (core/model/grow.ts). `fromRun` (an Agentic-OPD distillation stage) names the GRPO run
+ *   it distils and fingerprints what it read, so that a resume
  *   refuses a source that changed since: `{dir, valSha256, student: {step, file, sha256}, teachers: [{step, file,
  *   sha256}]}`. `dir` is where the source run is: from the CLI (`train --from-run SRC`), SRC resolved to an absolute
  *   path when the stage began (cli/from-run.ts; `--resume` reads the source from it again); from the page, the
@@ -46,6 +48,7 @@ import { z } from 'zod';
 import { RunConfigSchema, crossFieldIssues, type RunConfig } from './config';
 import { jsonErrorWhere } from '../json-where';
 import { counted } from '../count-text';
+import { MODEL_SIZES } from '../model/config';
 
 /** `format` of run.json. */
 export const RUN_FORMAT = 'opd-playground-run';
@@ -112,6 +115,8 @@ const RunSchema = z.object({
       teachers: z.array(z.object({ step: Nat, file: z.string(), sha256: Sha256 })),
     })
     .optional(),
+  /** An --init file of a smaller size grown into the config's model (core/model/grow.ts): its size and sha256. */
+  grownFrom: z.object({ model: z.enum(MODEL_SIZES), sha256: Sha256 }).optional(),
 });
 /** run.json (module comment). */
 export type RunRecord = Omit<z.infer<typeof RunSchema>, 'config'> & { config: RunConfig };
