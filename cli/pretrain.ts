@@ -28,6 +28,7 @@ import {
   type PolicyHandle,
 } from '../src/core/model/policy';
 import { MODEL_SIZES } from '../src/core/model/config';
+import { canGrow, growWeights, type GrownFrom } from '../src/core/model/grow';
 import { DEFAULT_CONFIG, fieldSchema, type RunConfigKey } from '../src/core/run/config';
 import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';
@@ -90,7 +91,9 @@ const SPEC = {
     type: 'string',
     help:
       'start from these weights (a .safetensors file of the same model size and vocabulary, e.g. ' +
-      "the env's shipped base policy in public/base/) instead of a fresh seeded init",
+      "the env's shipped base policy in public/base/) instead of a fresh seeded init; nano weights with --model " +
+      "nano-deep are grown: the nano's 2 blocks, then 2 new blocks appended with zero output projections (the " +
+      "nano's function at the start; the manifest records grownFrom)",
   },
   'measure-episodes': {
     type: 'int',
@@ -246,11 +249,17 @@ function pretrainConfig(a: PretrainArgs, mix: PretrainConfig['mix']): PretrainCo
   };
 }
 
-/** The policy to train: --init's weights (checked: a weights file of --model's size), else a fresh seeded init. */
+/** Where --init's weights came from (the manifest's `pretrain` fields): the file, and its sha256. */
+type InitFrom = { initFrom: string; initSha256: string };
+
+/**
+ * The policy to train: --init's weights (checked: a weights file of --model's size, or of the size --model grows
+ * from, grown: core/model/grow.ts, new blocks from the `init` stream of --seed), else a fresh seeded init.
+ */
 async function startPolicy(
   a: PretrainArgs,
   tok: ReturnType<typeof buildTokenizer>,
-): Promise<{ policy: PolicyHandle & { paramCount?: number }; init?: { initFrom: string; initSha256: string } }> {
+): Promise<{ policy: PolicyHandle & { paramCount?: number }; init?: InitFrom; grownFrom?: GrownFrom }> {
   if (a.init === undefined) return { policy: createPolicy(a.model, tok, new Rng(a.seed).fork('init')) };
   const missing = notAWeightsFile(a.init, '--init');
   if (missing) fail(missing);
@@ -264,8 +273,13 @@ async function startPolicy(
     fail(`--init: ${(e as Error).message}`);
   }
   const size = policy.size;
-  if (size !== a.model) fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
-  return { policy, init: { initFrom: a.init, initSha256: await sha256Hex(bytes) } };
+  const init = { initFrom: a.init, initSha256: await sha256Hex(bytes) };
+  if (size === a.model) return { policy, init };
+  disposePolicy(policy);
+  if (!canGrow(size, a.model))
+    fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
+  const grown = await growWeights(bytes, tok, a.model, new Rng(a.seed).fork('init'));
+  return { policy: loadPolicy(grown.bytes, tok), init, grownFrom: grown.grownFrom };
 }
 
 /** Run: behaviour cloning, its events emitted and its demonstrations and progress said; the seconds it took. */
@@ -358,7 +372,7 @@ function manifestOf(
   a: PretrainArgs,
   t: Target,
   run: { bytes: Uint8Array; sha: string; tok: ReturnType<typeof buildTokenizer> },
-  how: { command: string; backend: string; cfg: PretrainConfig; init?: object; seconds: number },
+  how: { command: string; backend: string; cfg: PretrainConfig; init?: object; grownFrom?: GrownFrom; seconds: number },
 ): BaseManifest {
   const { spec } = t;
   return {
@@ -366,6 +380,7 @@ function manifestOf(
     env: spec.name,
     preset: a.preset,
     model: a.model,
+    ...(how.grownFrom ? { grownFrom: how.grownFrom } : {}),
     file: path.basename(t.out),
     sha256: run.sha,
     bytes: run.bytes.length,
@@ -390,17 +405,20 @@ async function main(): Promise<void> {
   const command = pretrainCommand(argv);
   const cfg = pretrainConfig(a, t.mix);
   const tok = buildTokenizer(spec);
-  const { policy, init } = await startPolicy(a, tok);
+  const { policy, init, grownFrom } = await startPolicy(a, tok);
   const o: Output = {
     emit: (x) => void (a.json && process.stdout.write(JSON.stringify(x) + '\n')),
     say: (x) => void (!a.json && process.stdout.write(x)),
   };
-  const from = init ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…` : `${policy.paramCount} params`;
+  const grown = grownFrom ? `, grown from ${grownFrom.model}: its blocks, then identity blocks` : '';
+  const from = init
+    ? `from ${init.initFrom}, sha256 ${init.initSha256.slice(0, 8)}…${grown}`
+    : `${policy.paramCount} params`;
   o.say(`pretraining ${a.model} on ${a.env}/${a.preset} (${from}), backend ${backend}, seed ${a.seed}\n`);
   const seconds = await runPretrain(policy, spec, cfg, o);
   const bytes = await savePolicy(policy, a.model, { [spec.name]: spec.version }, { seed: String(a.seed), command });
   const sha = await sha256Hex(bytes);
-  const manifest = manifestOf(a, t, { bytes, sha, tok }, { command, backend, cfg, init, seconds });
+  const manifest = manifestOf(a, t, { bytes, sha, tok }, { command, backend, cfg, init, grownFrom, seconds });
   // The weights first, with a manifest without measurements: a measurement that fails (or is stopped) loses no
   // training.
   writeAtomic(out, bytes);

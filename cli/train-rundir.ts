@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildTokenizer } from '../src/core/model/policy';
+import type { GrownFrom } from '../src/core/model/grow';
 import { getEnvSpec } from '../src/core/envs/registry';
 import type { RunConfig } from '../src/core/run/config';
 import type { TrainEvent } from '../src/core/train/events';
@@ -360,6 +361,8 @@ export class RunRecorder {
     private readonly resume: Resume | null,
     /** A distillation stage's source run and the sha256 of what it read (run.json `fromRun`). */
     private readonly fromRun: FromRunRecord | null = null,
+    /** The size and sha256 of the --init file grown into the config's model (run.json `grownFrom`). */
+    private readonly grownFrom: GrownFrom | null = null,
   ) {
     this.kept = resume?.step ?? null;
     this.val = null;
@@ -427,6 +430,7 @@ export class RunRecorder {
         createdAt: new Date().toISOString(),
         resumes: [],
         ...(this.fromRun ? { fromRun: this.fromRun } : {}),
+        ...(this.grownFrom ? { grownFrom: this.grownFrom } : {}),
       };
       this.guard(RUN_FILE, () => writeRun(this.dir, this.run!));
     }

@@ -10,6 +10,8 @@ import { envVersionWarning, type EnvVersionWarning } from './env-version';
 import { readFromRun, SHARED_WITH_RUN, type FromRun } from './from-run';
 import { algorithmTraits, distillationAlgorithm } from '../src/core/algorithm-catalog';
 import { buildTokenizer, disposePolicy, loadPolicy } from '../src/core/model/policy';
+import { canGrow, growWeights, type GrownFrom } from '../src/core/model/grow';
+import { Rng } from '../src/core/rng';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { loadBaseFiles } from './base';
 import { parseRunConfig, type RunConfig } from '../src/core/run/config';
@@ -141,26 +143,39 @@ export function resolveStart(
   return { config, start: { from: startKind(config.init, false) === 'base' ? 'base' : 'scratch' } };
 }
 
+/** The weights training starts from (none for --resume and scratch), an environment-version warning, growth. */
+export interface LoadedStart {
+  initWeights: Uint8Array | undefined;
+  versionWarning: EnvVersionWarning | null;
+  /** An --init file of the size the config's model grows from, grown (core/model/grow.ts); run.json records it. */
+  grownFrom?: GrownFrom;
+}
+
 /**
  * The weights training starts from, once the backend is up: a weights file or the source's student loaded to check
  * it (a usage error naming what is wrong, a vocabulary mismatch included, exits 2; an older environment version only
  * warns), or the shipped base policy, which must be of the config's model size. None for --resume and scratch.
+ * An --init file of the size the config's model grows from (nano for nano-deep) is grown: its blocks, then new
+ * blocks with zero output projections drawn from the `init` stream of the config's seed (core/model/grow.ts).
  */
-export async function loadStart(
-  start: Start,
-  config: RunConfig,
-  init: string | undefined,
-): Promise<{ initWeights: Uint8Array | undefined; versionWarning: EnvVersionWarning | null }> {
+export async function loadStart(start: Start, config: RunConfig, init: string | undefined): Promise<LoadedStart> {
   if (start.from === 'run' || start.from === 'file') {
+    const tok = buildTokenizer(getEnvSpec(config.env));
     let p;
     try {
-      p = loadPolicy(start.weights, buildTokenizer(getEnvSpec(config.env)));
+      p = loadPolicy(start.weights, tok);
       disposePolicy(p);
     } catch (e) {
       fail(`--init ${init}: ${(e as Error).message}`);
     }
-    if (p.size !== config.model) fail(`--init ${init} holds a ${p.size} model; pass --model ${p.size}`);
-    return { initWeights: start.weights, versionWarning: envVersionWarning(start.name, p.meta, config.env) };
+    const versionWarning = envVersionWarning(start.name, p.meta, config.env);
+    if (p.size !== config.model && start.from === 'file' && canGrow(p.size, config.model)) {
+      const grown = await growWeights(start.weights, tok, config.model, new Rng(config.seed).fork('init'));
+      return { initWeights: grown.bytes, versionWarning, grownFrom: grown.grownFrom };
+    }
+    if (p.size !== config.model)
+      fail(`--init ${init} holds a ${p.size} model, not --model ${config.model}; pass --model ${p.size}`);
+    return { initWeights: start.weights, versionWarning };
   }
   if (start.from === 'base') return { initWeights: await loadBase(config), versionWarning: null };
   return { initWeights: undefined, versionWarning: null };

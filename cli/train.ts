@@ -79,6 +79,7 @@ import {
   type Resume,
 } from './train-rundir';
 import { loadStart, resolveFromRun, resolveStart, type Start } from './train-start';
+import type { GrownFrom } from '../src/core/model/grow';
 import { algorithmTraits } from '../src/core/algorithm-catalog';
 
 exitOnClosedStdout();
@@ -198,6 +199,8 @@ interface Plan {
   save: string | undefined;
   saveBest: string | undefined;
   start: Start;
+  /** An --init file grown into the config's model (train-start.ts `loadStart`), set once the start is loaded. */
+  grownFrom?: GrownFrom;
 }
 
 /**
@@ -322,6 +325,7 @@ function openRecord(plan: Plan, backend: string, command: string): Pick<Session,
           init !== 'base' && init !== 'scratch' ? (init ?? null) : null,
           resume,
           plan.fromRun?.record ?? null,
+          plan.grownFrom ?? null,
         )
       : null;
   return { dir, record };
@@ -448,8 +452,9 @@ async function main(): Promise<void> {
   const backend = await setupBackend(plan.config.backend as NodeBackend);
   const skipped = plan.resume ? skippedWarning(plan.resume) : null;
   if (skipped) process.stderr.write(`train: warning: ${skipped}\n`);
-  const { initWeights, versionWarning } = await loadStart(plan.start, plan.config, plan.init);
-  await runTraining(plan, backend, initWeights, versionWarning, 'npm run train -- ' + argv.join(' '));
+  const { initWeights, versionWarning, grownFrom } = await loadStart(plan.start, plan.config, plan.init);
+  const command = 'npm run train -- ' + argv.join(' ');
+  await runTraining({ ...plan, grownFrom }, backend, initWeights, versionWarning, command);
 }
 main().catch((e) => {
   process.stderr.write(`train: ${e instanceof Error ? (process.env.OPD_DEBUG ? e.stack : e.message) : String(e)}\n`);
