@@ -89,8 +89,8 @@ describe('play CLI', () => {
         '--task must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes ' +
           '(9007199254740991)',
       ],
-      [['--preset', 'hard'], '--preset must be one of: default, easy (got "hard")\n'],
-      [['--preset', 'esy'], '--preset must be one of: default, easy (got "esy"); did you mean easy?\n'],
+      [['--preset', 'hard'], '--preset must be one of: default, easy, easy-pick2 (got "hard")\n'],
+      [['--preset', 'esy'], '--preset must be one of: default, easy, easy-pick2 (got "esy"); did you mean easy?\n'],
       [
         ['--split', 'tset-seen'],
         '--split must be one of: train, test-seen, test-unseen, val (got "tset-seen"); did you mean test-seen?\n',

@@ -99,7 +99,11 @@ describe('environment server: happy path', () => {
     const v = (await get(srv.base, '/version')).body;
     expect(v.envs.map((e: { name: string }) => e.name)).toEqual(ENV_SPECS.map((s) => s.name));
     const h = v.envs.find((e: { name: string }) => e.name === 'household');
-    expect(h).toMatchObject({ presets: ['default', 'easy'], default_preset: 'easy', max_steps: { easy: 10 } });
+    expect(h).toMatchObject({
+      presets: ['default', 'easy', 'easy-pick2'],
+      default_preset: 'easy',
+      max_steps: { easy: 10 },
+    });
     expect(h.task_types.easy).toEqual(['pick']);
   });
 });
@@ -211,7 +215,10 @@ describe('environment server: refusals', () => {
       err(400, /unknown env "nope"; accepted: household, shop/),
     );
     expect(await post(srv.base, '/create', { env: 'household', preset: 'hard' })).toEqual(
-      err(400, /env household has no preset "hard"; accepted: default, easy \(or leave preset out for easy\)/),
+      err(
+        400,
+        /env household has no preset "hard"; accepted: default, easy, easy-pick2 \(or leave preset out for easy\)/,
+      ),
     );
     const id = (await post(srv.base, '/create', {})).body.id;
     expect(await post(srv.base, '/reset', { env_idx: id, split: 'tran', index: 0 })).toEqual(
@@ -261,7 +268,7 @@ describe('environment server: refusals', () => {
     );
     expect(await post(srv.base, '/create', { env: 'household', preset: 'Easy' })).toEqual(
       refusal(
-        'POST /create: env household has no preset "Easy"; accepted: default, easy (or leave preset out for easy); ' +
+        'POST /create: env household has no preset "Easy"; accepted: default, easy, easy-pick2 (or leave preset out for easy); ' +
           'did you mean easy?',
       ),
     );

@@ -27,7 +27,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
       /--algo must be one of: grpo, opid, skill-grpo, agentic-opd \(got "op"\); did you mean opid\?\n/,
     ],
     [['--backend', 'wsm'], /--backend must be one of: cpu, wasm, webgpu \(got "wsm"\); did you mean wasm\?\n/],
-    [['--preset', 'esy'], /--preset: household has no preset "esy"; one of default, easy; did you mean easy\?\n/],
+    [
+      ['--preset', 'esy'],
+      /--preset: household has no preset "esy"; one of default, easy, easy-pick2; did you mean easy\?\n/,
+    ],
     [['--backend', 'tpu'], /--backend must be one of: cpu, wasm, webgpu/],
     [['--steps', 'ten'], /--steps must be an integer, got "ten" \(accepted: an integer in \[1, 100000\]\)/],
     [['--step-adv-weight', 'abc'], /--step-adv-weight must be a number, got "abc" \(accepted: a number in \[0, 10\]\)/],
@@ -506,13 +509,13 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
           'several separated by commas); did you mean test-unseen?',
       );
       expect(cli('eval', ['--preset', 'esy']).err.split('\n')[0]).toBe(
-        'eval: --preset must be one of: default, easy (got "esy"); did you mean easy?',
+        'eval: --preset must be one of: default, easy, easy-pick2 (got "esy"); did you mean easy?',
       );
       expect(cli('eval', ['--hints', 'stp']).err.split('\n')[0]).toBe(
         'eval: --hints must be one of: none, episode, step, both, correct (got "stp"); did you mean step?',
       );
       expect(cli('pretrain', ['--preset', 'Default']).err.split('\n')[0]).toBe(
-        'pretrain: --preset must be one of: default, easy (got "Default"); did you mean default?',
+        'pretrain: --preset must be one of: default, easy, easy-pick2 (got "Default"); did you mean default?',
       );
       expect(cli('experiment', ['opid-tabel']).err.split('\n')[0]).toBe(
         'experiment: the first argument names the experiment: opid-table (got "opid-tabel"); did you mean opid-table?',

@@ -343,7 +343,7 @@ describe('settings controls from the schema', () => {
     expect(controlOf('init', DEFAULT_CONFIG).optionLabels).toEqual(fieldMeta('init').optionLabels);
     // The Environment select names each env's presets.
     expect(controlOf('env', DEFAULT_CONFIG).optionLabels).toEqual({
-      household: 'household: default / easy',
+      household: 'household: default / easy / easy-pick2',
       shop: 'shop: default',
       searchqa: 'searchqa: default',
     });

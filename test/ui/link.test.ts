@@ -256,12 +256,12 @@ describe('link codec', () => {
         {
           field: 'preset',
           message:
-            'household has no preset "\\u{202E}easy"; one of default, easy; did you mean easy?; not ' +
+            'household has no preset "\\u{202E}easy"; one of default, easy, easy-pick2; did you mean easy?; not ' +
             'accepted, using easy (the default)',
         },
       ]);
       expect(decodeHash('#preset=nightmare').issues[0].message).toBe(
-        'household has no preset "nightmare"; one of default, easy; not accepted, using easy (the default)',
+        'household has no preset "nightmare"; one of default, easy, easy-pick2; not accepted, using easy (the default)',
       );
       expect(decodeHash('#klBacktracks=3').issues).toEqual([
         {

@@ -31,7 +31,9 @@ describe('PlayTable', () => {
     expect(() => t.step('look')).toThrow('play: no task started; choose one and press Start');
     const ok = { env: 'household', preset: 'easy', split: 'train', index: 0 };
     t.start(ok);
-    expect(() => t.start({ ...ok, preset: 'hard' })).toThrow('play: preset must be one of: default, easy (got "hard")');
+    expect(() => t.start({ ...ok, preset: 'hard' })).toThrow(
+      'play: preset must be one of: default, easy, easy-pick2 (got "hard")',
+    );
     expect(() => t.start({ ...ok, env: 'nope' })).toThrow(
       'play: unknown env "nope"; accepted: household, shop, searchqa',
     );

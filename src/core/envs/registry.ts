@@ -35,7 +35,7 @@ export function defaultPresetOf(name: string): string {
 
 /**
  * The registered envs and their presets in words, for `--help` and error messages, e.g.
- * `household (presets: default, easy; when none is named: easy)`.
+ * `household (presets: default, easy, easy-pick2; when none is named: easy)`.
  */
 export function envsInWords(): string {
   return ENV_SPECS.map(

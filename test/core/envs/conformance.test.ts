@@ -44,6 +44,12 @@ const PINS: Record<string, { version: string; hashes: Record<string, Record<Spli
         'test-unseen': 'f49f3f64cb30c91dbc37427b201cce94b9351f29aea260d30693fbfc27dffd9b',
         val: '79d5fbba60024ec797ff1d8f77508ad44fff739c5a2b9f7210adf57d8ae64bb3',
       },
+      'easy-pick2': {
+        train: 'd4fb0365f51e2be7110a563fe34f182fad1afe8582d0013b09b2c4396b86e56d',
+        'test-seen': '0b5ada8b9c13a4592c12f333f8eaba74d4693cddb8e114291095ce942f8a3700',
+        'test-unseen': '4c74e1e3b817a49d488b9d78d04a68b897c87a88dd043701117c62c3a17f49a7',
+        val: 'c6bcc40cf697a3ccc45854d37151cfdc860c6544a2342e5f0b72f7ed60c0ac42',
+      },
     },
   },
   shop: {

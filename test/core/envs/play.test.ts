@@ -41,7 +41,9 @@ describe('household command forms', () => {
     ]);
     expect(easyForms.map((f) => f.verb)).toEqual(['go to', 'take', 'move', 'clean']);
     expect(household.commands?.('easy').map((f) => f.form)).toEqual(easyForms.map((f) => f.form));
-    expect(() => householdCommands('hard')).toThrow('household: unknown preset "hard"; accepted: default, easy');
+    expect(() => householdCommands('hard')).toThrow(
+      'household: unknown preset "hard"; accepted: default, easy, easy-pick2',
+    );
   });
 
   for (const preset of ['easy', 'default']) {
@@ -248,7 +250,7 @@ describe('PlayEpisode', () => {
       'unknown env "nope"; accepted: household, shop, searchqa',
     );
     expect(() => new PlayEpisode({ ...t, preset: 'hard' })).toThrow(
-      'preset must be one of: default, easy (got "hard")',
+      'preset must be one of: default, easy, easy-pick2 (got "hard")',
     );
     expect(() => new PlayEpisode({ ...t, split: 'dev' as never })).toThrow(
       'split must be one of: train, test-seen, test-unseen, val (got "dev")',

@@ -168,6 +168,16 @@ export const PRESETS: Readonly<Record<string, PresetConfig>> = {
     lampChance: 0,
     infoActions: false,
   },
+  'easy-pick2': {
+    name: 'easy-pick2',
+    taskTypes: ['pick2'],
+    layouts: EASY_LAYOUTS,
+    maxSteps: 15,
+    closedReceptacles: false,
+    distractors: [0, 2],
+    lampChance: 0,
+    infoActions: false,
+  },
 };
 
 /** Preset names, in display order. */
@@ -183,6 +193,7 @@ export const RUN_PRESET = 'easy';
 export const PRESET_SUMMARIES: Readonly<Record<string, string>> = {
   default: 'all six ALFWorld task types, rooms of 8–14 receptacles, some with doors',
   easy: 'one task type, few receptacles, quick to learn from scratch',
+  'easy-pick2': "easy's rooms with ALFWorld's pick-two task (two objects to one place), the type of all-fail groups",
 };
 
 /** The preset's config. @throws Error naming the accepted presets on an unknown name. */

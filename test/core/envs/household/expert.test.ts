@@ -20,7 +20,7 @@ function runExpert(env: Env): { success: boolean; steps: number } {
 }
 
 describe('household expert', () => {
-  for (const preset of ['default', 'easy']) {
+  for (const preset of ['default', 'easy', 'easy-pick2']) {
     for (const split of SPLITS) {
       it(`solves 200/200 ${preset} ${split} tasks within maxSteps`, () => {
         const env = household.create(preset);

@@ -61,8 +61,8 @@ describe('household generation', () => {
     expect(() => env.reset({ split: 'valid' as Split, index: 0 })).toThrow(/accepted: train, test-seen, test-unseen/);
     for (const index of [-1, 1.5, Number.NaN, Infinity])
       expect(() => env.reset({ split: 'train', index })).toThrow(/non-negative integer/);
-    expect(() => household.create('hard')).toThrow(/unknown preset "hard"; accepted: default, easy/);
-    expect(() => household.taskTypes('hard')).toThrow(/accepted: default, easy/);
+    expect(() => household.create('hard')).toThrow(/unknown preset "hard"; accepted: default, easy, easy-pick2/);
+    expect(() => household.taskTypes('hard')).toThrow(/accepted: default, easy, easy-pick2/);
   });
 
   it('default preset: all six task types, 8–14 receptacles, some closed, sane objects', () => {

@@ -35,6 +35,12 @@ const PINS: Record<string, Record<Split, string>> = {
     'test-unseen': '1d35f389bfb7de9d45276365453219901e03792e876856d4f3683e90619c7d1a',
     val: '76ffe08e3537c9be143c142195da23a247188b1542eff24997efab226d930e13',
   },
+  'easy-pick2': {
+    train: '0ab9d6e85b5ce2fee71f1bff938d873231df5f54a0910b5156434b35bcf4de24',
+    'test-seen': '59669cfab87557eeb50f60d5876c30458bebbcb47e0640d668666dfc787c4f60',
+    'test-unseen': '66793d5c1f49ee96b0bf31adcea04ebb59a699874344c2979bc5c4a6aa63cec8',
+    val: '3eb944ebda5e01e118f9a48f85825919dd22ebe0ae9a8d8e174587c4b20d3a8a',
+  },
 };
 
 /** One task as a stable JSON line (explicit fields in a fixed order). */
