@@ -1,30 +1,31 @@
 /**
  * `npm run experiment -- opid-table [--protocol table] [--env ENV] [--preset P] [--seeds 3] [--steps 100] [--tasks 4]
- * [--parallel 2] [--episodes 210] [--out DIR]`: the OPID paper's ALFWorld table (OPID, Yang et al. 2026, Table 1
- * and its ablations; docs/references.md#opid) as one command, on any registered environment (`--env`, default the
- * first registered; `--preset` default: the env's preset with the most task types, as the paper's table has them
- * all).
+ * [--parallel 2] [--episodes 210] [--out DIR]`: the OPID paper's ALFWorld table (OPID, Yang et al. 2026, Table 1 and
+ * its ablations; docs/references.md#opid) as one command, on any registered environment (`--env`, default the first
+ * registered; `--preset` default: the env's preset with the most task types, as the paper's table has them all).
  *
  * `--protocol table` (the default) runs GRPO, OPID, OPID without episode skills, without step skills, with additive
- * routing (no critical-first routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset
- * (from scratch, said in the table's header, when the preset has none). `--protocol reference` runs the OPID
- * authors' ALFWorld protocol instead (docs/experiments/opid-protocols.md: its shared flags, B 16 × G 8, 160 steps):
- * their GRPO (mean-only), GRPO with mean-std normalisation, their OPID with the heuristic and with the oracle
- * analyzer, and lists the paired comparisons that split OPID − GRPO as published into the normalisation change and
- * the skill term. `--protocol map-easy` asks where OPID's dense signal helps, on the default env's `easy` preset
- * (one task type): GRPO and OPID with the oracle and the heuristic analyzer at λ_skill 1 and 0.1, each OPID row paired
- * with GRPO, its endpoint fixed in advance as the mean of each run's last three evaluations (`last3`, reported first;
- * final and best too). Each run is a run directory `DIR/runs/<method>-<seed>/` (`train --run-dir`, checkpoints with
- * optimizer state every `--checkpoint-every` steps); its events are copied to `DIR/<method>-<seed>.jsonl` and its
- * best-evaluation weights kept as `DIR/<method>-<seed>-best.safetensors` when it finishes. Stopped at any moment and
- * called again, it skips finished runs and continues each unfinished one from its last checkpoint (`train
- * --resume`), so a table longer than one sitting is still one command; a folder of the other protocol's table is
- * refused. Writes `DIR/table.md` (src/core/run/table-md.ts: success and the paired Δ to the baseline per split and
- * task type, or the named comparisons), `DIR/table.json` (src/core/run/table-schema.ts, validated before it is
- * written, the protocol recorded unless it is `table`; the page's Results view opens it) and `DIR/curves.svg`
- * (vega-lite) from the runs' evaluation events (src/core/run/aggregate.ts). `--preset`, `--steps`, `--tasks`,
- * `--eval-every`, `--episodes` and `--out` default to the protocol's values (PROTOCOL). Bad input: a message naming
- * the flag, exit 2.
+ * routing (no critical-first routing) and Skill-GRPO, for every seed, from the shipped base policy of the preset (from
+ * scratch, said in the table's header, when the preset has none). `--protocol reference` runs the OPID authors'
+ * ALFWorld protocol instead (docs/experiments/opid-protocols.md: its shared flags, B 16 × G 8, 160 steps): their GRPO
+ * (mean-only), GRPO with mean-std normalisation, their OPID with the heuristic and with the oracle analyzer, and lists
+ * the paired comparisons that split OPID − GRPO as published into the normalisation change and the skill term.
+ * `--protocol map-easy` asks where OPID's dense signal helps, on the default env's `easy` preset (one task type): GRPO
+ * and OPID with the oracle and the heuristic analyzer at λ_skill 1 and 0.1, each OPID row paired with GRPO, its
+ * endpoint fixed in advance as the mean of each run's last three evaluations (`last3`, reported first; final and best
+ * too). `--protocol map-update` asks whether the oracle's collapse at λ_skill 1 on the fullest preset belongs to the
+ * update: GRPO, the oracle at λ 1 with the paper's A_skill and with each `--skill-variant` beyond the paper, each
+ * paired with GRPO and each variant with the paper's update (same endpoint). Each run is a run directory
+ * `DIR/runs/<method>-<seed>/` (`train --run-dir`, checkpoints with optimizer state every `--checkpoint-every` steps);
+ * its events are copied to `DIR/<method>-<seed>.jsonl` and its best-evaluation weights kept as
+ * `DIR/<method>-<seed>-best.safetensors` when it finishes. Stopped at any moment and called again, it skips finished
+ * runs and continues each unfinished one from its last checkpoint (`train --resume`), so a table longer than one
+ * sitting is still one command; a folder of the other protocol's table is refused. Writes `DIR/table.md`
+ * (src/core/run/table-md.ts: success and the paired Δ to the baseline per split and task type, or the named
+ * comparisons), `DIR/table.json` (src/core/run/table-schema.ts, validated before it is written, the protocol recorded
+ * unless it is `table`; the page's Results view opens it) and `DIR/curves.svg` (vega-lite) from the runs' evaluation
+ * events (src/core/run/aggregate.ts). `--preset`, `--steps`, `--tasks`, `--eval-every`, `--episodes` and `--out`
+ * default to the protocol's values (PROTOCOL). Bad input: a message naming the flag, exit 2.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -148,6 +149,32 @@ export const MAP_COMPARISONS: readonly Comparison[] = [
   { label: 'heuristic, λ 0.1', method: 'opid-heur-l0.1', baseline: 'grpo' },
 ];
 
+/**
+ * The update map's methods (docs/experiments/opid-protocols.md, "Map of regimes", regime 4): does the collapse of
+ * OPID with perfect skills at λ_skill 1 belong to the update? GRPO, the oracle at λ 1 with the paper's A_skill, and
+ * with each labelled variant beyond the paper (`--skill-variant`: centred under the student, the action's mean, only
+ * where A_ep = 0; src/core/math/skill.ts).
+ */
+export const UPDATE_METHODS: Readonly<Record<string, readonly string[]>> = {
+  grpo: ['--algo', 'grpo'],
+  'opid-oracle-l1': MAP_METHODS['opid-oracle-l1'],
+  ...Object.fromEntries(
+    ['centred', 'per-action', 'where-ep-zero'].map((v) => [
+      `opid-oracle-l1-${v}`,
+      [...MAP_METHODS['opid-oracle-l1'], '--skill-variant', v],
+    ]),
+  ),
+};
+
+/** The update map's comparisons: each oracle row − GRPO, and each variant − the paper's update, paired by seed. */
+export const UPDATE_COMPARISONS: readonly Comparison[] = [
+  { label: 'oracle, λ 1, paper', method: 'opid-oracle-l1', baseline: 'grpo' },
+  ...['centred', 'per-action', 'where-ep-zero'].flatMap((v) => [
+    { label: `oracle, λ 1, ${v}`, method: `opid-oracle-l1-${v}`, baseline: 'grpo' },
+    { label: `${v} − paper`, method: `opid-oracle-l1-${v}`, baseline: 'opid-oracle-l1' },
+  ]),
+];
+
 /** The train flags every run of a table shares (from the shipped base policy when the preset has one). */
 type CommonFlags = (a: ExperimentArgs, hasBase: boolean) => string[];
 
@@ -174,7 +201,7 @@ interface Protocol {
 
 const SPLITS = ['test-seen', 'test-unseen'] as const;
 
-const PROTOCOLS = ['table', 'reference', 'map-easy'] as const;
+const PROTOCOLS = ['table', 'reference', 'map-easy', 'map-update'] as const;
 
 const SPEC = {
   protocol: {
@@ -185,10 +212,14 @@ const SPEC = {
       'decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
       "docs/experiments/opid-protocols.md); map-easy: where OPID's dense signal helps, on the default env's easy " +
       'preset (grpo, opid-oracle-l1, opid-oracle-l0.1, opid-heur-l1, opid-heur-l0.1: analyzer oracle or ' +
-      'heuristic, λ_skill 1 or 0.1; each − grpo at the mean of the last three evaluations, fixed in advance). ' +
+      'heuristic, λ_skill 1 or 0.1; each − grpo at the mean of the last three evaluations, fixed in advance); ' +
+      "map-update: whether the oracle's collapse at λ_skill 1 belongs to the update, on the env's fullest preset " +
+      '(grpo, opid-oracle-l1 and its three --skill-variant rows beyond the paper: centred, per-action, ' +
+      'where-ep-zero; same endpoint). ' +
       'Defaults: table --steps 100 --tasks 4 --eval-every 25 --episodes 210 --out runs/opid-table; reference ' +
       '--steps 160 --tasks 16 --eval-every 20 --episodes 210 --out runs/opid-table-reference; map-easy --preset ' +
-      'easy --steps 80 --tasks 4 --eval-every 20 --episodes 400 --out runs/opid-map-easy',
+      'easy --steps 80 --tasks 4 --eval-every 20 --episodes 400 --out runs/opid-map-easy; map-update --steps 50 ' +
+      '--tasks 4 --eval-every 10 --episodes 210 --out runs/opid-map-update',
     default: 'table',
     choices: PROTOCOLS,
   },
@@ -207,7 +238,8 @@ const SPEC = {
     type: 'int',
     help:
       'training steps per run; default 100 with --protocol table (its 18 runs take ~4–8 h on 2 cores with ' +
-      "--parallel 2), 160 with reference (the authors' 160; ~1.5–4 h a run), 80 with map-easy (unmeasured)",
+      "--parallel 2), 160 with reference (the authors' 160; ~1.5–4 h a run), 80 with map-easy (~7 min a run), 50 " +
+      'with map-update',
     min: 1,
     max: 100000,
   },
@@ -224,13 +256,15 @@ const SPEC = {
     type: 'int',
     help:
       'evaluation episodes per split; default 210 with --protocol table and reference (one s.e. of a 3-seed mean ' +
-      '≤ 2 points), 400 with map-easy (≤ 1.4 points)',
+      '≤ 2 points) and map-update, 400 with map-easy (≤ 1.4 points)',
     min: 1,
     max: 2000,
   },
   'eval-every': {
     type: 'int',
-    help: 'evaluate every k steps; default 25 with --protocol table, 20 with reference and map-easy',
+    help:
+      'evaluate every k steps; default 25 with --protocol table, 20 with reference and map-easy, 10 with ' +
+      'map-update',
     min: 1,
     max: 100000,
   },
@@ -245,7 +279,7 @@ const SPEC = {
     type: 'int',
     help:
       'B: tasks per step; default 4 with --protocol table (a default-preset step at ~7–25 s on 2 cores) and ' +
-      "map-easy, 16 with reference (the authors' 16)",
+      "map-easy and map-update, 16 with reference (the authors' 16)",
     min: 1,
     max: 256,
   },
@@ -254,7 +288,7 @@ const SPEC = {
     type: 'string',
     help:
       'output folder; default runs/opid-table with --protocol table, runs/opid-table-reference with reference, ' +
-      'runs/opid-map-easy with map-easy',
+      'runs/opid-map-easy with map-easy, runs/opid-map-update with map-update',
   },
   help: { type: 'boolean', help: 'show this help' },
 } as const;
@@ -620,6 +654,22 @@ const PROTOCOL: Record<(typeof PROTOCOLS)[number], Protocol> = {
         "run's last three evaluations after step 0 (the first section); the final and the best evaluation follow",
     ],
     defaults: { steps: 80, tasks: 4, 'eval-every': 20, episodes: 400, out: 'runs/opid-map-easy', preset: 'easy' },
+  },
+  'map-update': {
+    title: (a) => `Map of regimes: does the oracle's collapse belong to the update? (${a.env}/${a.preset})`,
+    methods: UPDATE_METHODS,
+    baseline: 'grpo',
+    comparisons: UPDATE_COMPARISONS,
+    last3: true,
+    common: commonFlags,
+    rowsLine: () => [
+      "protocol: map-update, the update's variants beyond the paper (docs/experiments/opid-protocols.md, " +
+        '"Map of regimes"); the rows\' own flags:',
+      ...Object.entries(UPDATE_METHODS).map(([m, f]) => `${m}: ${f.join(' ')}`),
+      'endpoint, fixed in advance: each oracle row − grpo and each variant − opid-oracle-l1, paired by seed, on ' +
+        "test-unseen, at the mean of each run's last three evaluations after step 0 (the first section)",
+    ],
+    defaults: { steps: 50, tasks: 4, 'eval-every': 10, episodes: 210, out: 'runs/opid-map-update' },
   },
 };
 

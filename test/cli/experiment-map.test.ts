@@ -243,3 +243,31 @@ describe('experiment opid-table --protocol map-easy', () => {
     expect(fs.readdirSync(path.join(out, 'runs'))).toEqual(['opid-oracle-l1-1']);
   });
 });
+
+describe('experiment opid-table --protocol map-update', () => {
+  it("its defaults (the env's fullest preset, 50 steps, every 10, 210 episodes) and its five rows", () => {
+    // a folder of the table protocol: refused after the header is printed, nothing trained
+    const out = path.join(tmp, 'update');
+    fs.mkdirSync(path.join(out, 'runs', 'skill-grpo-1'), { recursive: true });
+    const r = run(['opid-table', '--protocol', 'map-update', '--out', out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/holds a table of --protocol table \(runs skill-grpo-1\), not of --protocol map-update/);
+    const header = r.stdout.split('\n');
+    expect(header.slice(1, 4)).toEqual([
+      'household/default, nano, from the shipped base policy',
+      '50 steps of B 4 × G 8, 3 seeds per method, evaluation every 10 steps on 210 episodes per split at T 0.4',
+      'train flags: --env household --preset default --steps 50 --tasks 4 --group 8 --mini-batches 8 ' +
+        '--eval-every 10 --eval-episodes 210 --checkpoint-every 10 --backend wasm --init base',
+    ]);
+    const oracle = '--algo opid --analyzer oracle --lambda-skill 1 --episode-skill-on-search=false';
+    expect(header.slice(5, 10)).toEqual([
+      'grpo: --algo grpo',
+      `opid-oracle-l1: ${oracle}`,
+      `opid-oracle-l1-centred: ${oracle} --skill-variant centred`,
+      `opid-oracle-l1-per-action: ${oracle} --skill-variant per-action`,
+      `opid-oracle-l1-where-ep-zero: ${oracle} --skill-variant where-ep-zero`,
+    ]);
+    expect(header[10]).toMatch(/^endpoint, fixed in advance: each oracle row − grpo and each variant − opid-oracle-l1/);
+    expect(fs.readdirSync(path.join(out, 'runs'))).toEqual(['skill-grpo-1']);
+  });
+});

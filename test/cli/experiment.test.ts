@@ -414,7 +414,7 @@ describe('experiment opid-table', () => {
     const p = run(['opid-table', '--protocol', 'ref']);
     expect(p.status).toBe(2);
     expect(p.stderr).toContain(
-      '--protocol must be one of: table, reference, map-easy (got "ref"); did you mean reference?',
+      '--protocol must be one of: table, reference, map-easy, map-update (got "ref"); did you mean reference?',
     );
   });
 
