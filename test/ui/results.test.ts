@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvals } from '../../src/core/run/aggregate';
 import { makeResultsTable, parseResultsTable, resultsTableJson } from '../../src/core/run/table-schema';
-import { curveCharts, inEnvOrder, splitViews } from '../../src/ui/state/results';
+import { curveCharts, splitViews } from '../../src/ui/state/results';
 import { RUN_COLORS } from '../../src/ui/state/compare';
 import { pctDiff } from '../../src/core/run/aggregate';
 import { TYPED_RUNS, TYPED_SPLITS } from '../helpers/table-runs';
-import { getEnvSpec } from '../../src/core/envs/registry';
+import { getEnvSpec, inEnvOrder } from '../../src/core/envs/registry';
 
 const split = (rate: number, types: Record<string, number>) => ({
   successRate: rate,

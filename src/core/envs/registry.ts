@@ -42,3 +42,15 @@ export function envsInWords(): string {
     (s) => `${s.name} (presets: ${s.presets.join(', ')}; when none is named: ${s.defaultPreset})`,
   ).join('; ');
 }
+
+/**
+ * `types` (task type names, e.g. from a results table, which does not record its env) in the order their env lists
+ * them: the registered envs in order, each env's presets in order, each preset's types in its order
+ * (`EnvSpec.taskTypes`, e.g. ALFWorld's pick, look, clean, heat, cool, pick2), first occurrence kept; a type no
+ * registered env has goes last, sorted. Duplicates in `types` appear once.
+ */
+export function inEnvOrder(types: Iterable<string>): string[] {
+  const order = [...new Set(ENV_SPECS.flatMap((s) => s.presets.flatMap((p) => s.taskTypes(p))))];
+  const rank = (t: string) => (order.includes(t) ? order.indexOf(t) : order.length);
+  return [...new Set(types)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}

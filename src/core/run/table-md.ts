@@ -8,14 +8,36 @@
  */
 import { pct, pctDiff, type Endpoint, type MeanSe, type TableRow } from './aggregate';
 import type { ResultsTable } from './table-schema';
+import { inEnvOrder } from '../envs/registry';
 
-/** The Δ columns: each split followed by its task types (`split/type`, sorted), splits in the table's order. */
+/**
+ * The Δ columns: each split followed by its task types (`split/type`, in their env's order: `inEnvOrder`), splits in
+ * the table's order.
+ */
 function diffKeys(t: ResultsTable, rows: readonly TableRow[]): string[] {
   const have = new Set(rows.flatMap((r) => Object.keys(r.cells)));
   return t.splits.flatMap((s) => [
     ...(have.has(s) ? [s] : []),
-    ...[...have].filter((k) => k.startsWith(`${s}/`)).sort(),
+    ...inEnvOrder([...have].filter((k) => k.startsWith(`${s}/`)).map((k) => k.slice(s.length + 1))).map(
+      (type) => `${s}/${type}`,
+    ),
   ]);
+}
+
+/**
+ * The success table's cell columns: the splits (sorted), then each split's `split/type` columns, splits sorted and
+ * each split's task types in their env's order (`inEnvOrder`).
+ */
+function successKeys(rows: readonly TableRow[]): string[] {
+  const all = [...new Set(rows.flatMap((r) => Object.keys(r.cells)))];
+  const splits = all.filter((k) => !k.includes('/')).sort();
+  const typed = [...new Set(all.filter((k) => k.includes('/')).map((k) => k.slice(0, k.indexOf('/'))))].sort();
+  return [
+    ...splits,
+    ...typed.flatMap((s) =>
+      inEnvOrder(all.filter((k) => k.startsWith(`${s}/`)).map((k) => k.slice(s.length + 1))).map((x) => `${s}/${x}`),
+    ),
+  ];
 }
 
 /** One row of a difference table: its name, the seeds it has, its paired differences per cell key. */
@@ -80,9 +102,7 @@ const HEADINGS: Record<Endpoint, string> = {
  * `—` where there is none. Ends with one newline.
  */
 export function resultsTableMarkdown(t: ResultsTable, title: string): string {
-  const keys = [...new Set([...t.final, ...(t.last3 ?? [])].flatMap((r) => Object.keys(r.cells)))].sort(
-    (a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b),
-  );
+  const keys = successKeys([...t.final, ...(t.last3 ?? [])]);
   const base = t.baseline;
   const cell = (r: TableRow, k: string) => pctDiff(Object.hasOwn(r.diff, k) ? r.diff[k] : null, r.seeds.length);
   const values = (r: TableRow) => keys.map((k) => pct(Object.hasOwn(r.cells, k) ? r.cells[k] : null)).join(' | ');

@@ -7,7 +7,7 @@ import type { MeanSe, Pick } from '../../core/run/aggregate';
 import type { ResultsTable } from '../../core/run/table-schema';
 import type { ChartData } from './chart-data';
 import { runColor } from './compare';
-import { ENV_SPECS } from '../../core/envs/registry';
+import { inEnvOrder } from '../../core/envs/registry';
 
 /** One method's row of a split's table. */
 export interface SplitRow {
@@ -32,27 +32,9 @@ export interface SplitRow {
 /** The table of one split. */
 export interface SplitView {
   split: string;
-  /** Task types with a cell in any row, in the envs' own order (`inEnvOrder`). */
+  /** Task types with a cell in any row, in the envs' own order (core/envs/registry.ts `inEnvOrder`). */
   taskTypes: string[];
   rows: SplitRow[];
-}
-
-/**
- * Every task type of the registered envs, each env's presets in their order and each preset's types in its order
- * (`EnvSpec.taskTypes`, e.g. ALFWorld's pick, look, clean, heat, cool, pick2), first occurrence kept.
- */
-function registryTypeOrder(): string[] {
-  return [...new Set(ENV_SPECS.flatMap((s) => s.presets.flatMap((p) => s.taskTypes(p))))];
-}
-
-/**
- * `types` in the order their env lists them (`registryTypeOrder`: a results table does not record its env, and task
- * type names are each env's own), as the env's preset orders them; a type no registered env has goes last, sorted.
- */
-export function inEnvOrder(types: Iterable<string>): string[] {
-  const order = registryTypeOrder();
-  const rank = (t: string) => (order.includes(t) ? order.indexOf(t) : order.length);
-  return [...new Set(types)].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** The per-split tables of `t` at its final or best evaluation, splits in the file's order. */

@@ -22,11 +22,11 @@ describe('resultsTableMarkdown', () => {
   it('writes success and the paired Δ vs GRPO per task type, final and best (hand-computed)', () => {
     const md = resultsTableMarkdown(table(['grpo', 'opid', 'skill-grpo']), 'OPID household table');
     const cols =
-      '| method | seeds | test-seen | test-unseen | test-seen/cool | test-seen/pick | test-unseen/heat | ' +
-      'test-unseen/pick | Δ vs grpo test-seen | Δ vs grpo test-unseen |';
+      '| method | seeds | test-seen | test-unseen | test-seen/pick | test-seen/cool | test-unseen/pick | ' +
+      'test-unseen/heat | Δ vs grpo test-seen | Δ vs grpo test-unseen |';
     const dcols =
-      '| method | seeds | test-seen | test-seen/cool | test-seen/pick | test-unseen | test-unseen/heat | ' +
-      'test-unseen/pick |';
+      '| method | seeds | test-seen | test-seen/pick | test-seen/cool | test-unseen | test-unseen/pick | ' +
+      'test-unseen/heat |';
     expect(md).toBe(
       [
         '# OPID household table',
@@ -44,10 +44,10 @@ describe('resultsTableMarkdown', () => {
         '|---|---|---|---|---|---|---|---|---|---|',
         // GRPO seen 0.5, 0.6, 0.7 → 60.0 ± 5.8 (√(0.01/3)); cool only seeds 1, 2: 0.4, 0.5 → 45.0 ± 5.0;
         // unseen/pick 0.4 × 3 → 40.0 ± 0.0
-        '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 45.0 ± 5.0 | 66.7 ± 3.3 | 30.0 ± 5.8 | 40.0 ± 0.0 | — | — |',
+        '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 66.7 ± 3.3 | 45.0 ± 5.0 | 40.0 ± 0.0 | 30.0 ± 5.8 | — | — |',
         // OPID seen 0.6, 0.8, 0.7 → 70.0 ± 5.8; Δ seen 0.1, 0.2, 0 → +10.0 ± 5.8; Δ unseen 0.1, 0, 0.15 →
         // +8.3 ± 4.4
-        '| opid | 3 | 70.0 ± 5.8 | 43.3 ± 3.3 | 63.3 ± 8.8 | 76.7 ± 3.3 | 50.0 ± 5.8 | 36.7 ± 3.3 | ' +
+        '| opid | 3 | 70.0 ± 5.8 | 43.3 ± 3.3 | 76.7 ± 3.3 | 63.3 ± 8.8 | 36.7 ± 3.3 | 50.0 ± 5.8 | ' +
           '+10.0 ± 5.8 | +8.3 ± 4.4 |',
         '',
         '### Δ vs grpo per task type, paired over seeds (final evaluation)',
@@ -56,18 +56,18 @@ describe('resultsTableMarkdown', () => {
         '|---|---|---|---|---|---|---|---|',
         // cool: seeds 1, 2 only: 0.1, 0.3 → +20.0 ± 10.0; pick 0.1 × 3 → +10.0 ± 0.0; heat 0.3, 0, 0.3 → +20.0
         // ± 10.0; unseen/pick −0.1, 0, 0 → −3.3 ± 3.3
-        '| opid | 3 | +10.0 ± 5.8 | +20.0 ± 10.0 (2 seeds) | +10.0 ± 0.0 | +8.3 ± 4.4 | +20.0 ± 10.0 ' +
-          '| -3.3 ± 3.3 |',
+        '| opid | 3 | +10.0 ± 5.8 | +10.0 ± 0.0 | +20.0 ± 10.0 (2 seeds) | +8.3 ± 4.4 | -3.3 ± 3.3 ' +
+          '| +20.0 ± 10.0 |',
         '',
         '## Best evaluation (the same episodes chose it: optimistic)',
         '',
         cols,
         '|---|---|---|---|---|---|---|---|---|---|',
-        '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 45.0 ± 5.0 | 66.7 ± 3.3 | 30.0 ± 5.8 | 40.0 ± 0.0 | — | — |',
+        '| grpo | 3 | 60.0 ± 5.8 | 35.0 ± 2.9 | 66.7 ± 3.3 | 45.0 ± 5.0 | 40.0 ± 0.0 | 30.0 ± 5.8 | — | — |',
         // OPID seed 3 reads step 5 (0.9 / 0.7): seen 0.6, 0.8, 0.9 → 76.7 ± 8.8; unseen 0.4, 0.4, 0.7 → 50.0 ±
         // 10.0
-        '| opid | 3 | 76.7 ± 8.8 | 50.0 ± 10.0 | 73.3 ± 12.0 | 80.0 ± 5.8 | 53.3 ± 8.8 | 46.7 ± ' +
-          '12.0 | +16.7 ± 3.3 | +15.0 ± 10.4 |',
+        '| opid | 3 | 76.7 ± 8.8 | 50.0 ± 10.0 | 80.0 ± 5.8 | 73.3 ± 12.0 | 46.7 ± 12.0 | 53.3 ± ' +
+          '8.8 | +16.7 ± 3.3 | +15.0 ± 10.4 |',
         '',
         '### Δ vs grpo per task type, paired over seeds (best evaluation)',
         '',
@@ -75,8 +75,8 @@ describe('resultsTableMarkdown', () => {
         '|---|---|---|---|---|---|---|---|',
         // seen 0.1, 0.2, 0.2 → +16.7 ± 3.3; pick 0.1, 0.1, 0.2 → +13.3 ± 3.3; unseen 0.1, 0, 0.35 → +15.0 ±
         // 10.4 (√(0.0325/3)); heat 0.3, 0, 0.4 → +23.3 ± 12.0; unseen/pick −0.1, 0, 0.3 → +6.7 ± 12.0
-        '| opid | 3 | +16.7 ± 3.3 | +20.0 ± 10.0 (2 seeds) | +13.3 ± 3.3 | +15.0 ± 10.4 | +23.3 ± ' +
-          '12.0 | +6.7 ± 12.0 |',
+        '| opid | 3 | +16.7 ± 3.3 | +13.3 ± 3.3 | +20.0 ± 10.0 (2 seeds) | +15.0 ± 10.4 | +6.7 ± ' +
+          '12.0 | +23.3 ± 12.0 |',
         '',
       ].join('\n'),
     );
@@ -104,12 +104,12 @@ describe('resultsTableMarkdown', () => {
       [
         '### Paired comparisons per task type (final evaluation)',
         '',
-        '| comparison | seeds | test-seen | test-seen/cool | test-seen/pick | test-unseen | test-unseen/heat | ' +
-          'test-unseen/pick |',
+        '| comparison | seeds | test-seen | test-seen/pick | test-seen/cool | test-unseen | test-unseen/pick | ' +
+          'test-unseen/heat |',
         '|---|---|---|---|---|---|---|---|',
         // the numbers of OPID's row in the first test
-        '| skill term: opid − grpo | 3 | +10.0 ± 5.8 | +20.0 ± 10.0 (2 seeds) | +10.0 ± 0.0 | +8.3 ± 4.4 | ' +
-          '+20.0 ± 10.0 | -3.3 ± 3.3 |',
+        '| skill term: opid − grpo | 3 | +10.0 ± 5.8 | +10.0 ± 0.0 | +20.0 ± 10.0 (2 seeds) | +8.3 ± 4.4 | ' +
+          '-3.3 ± 3.3 | +20.0 ± 10.0 |',
         '',
         '## Best evaluation',
       ].join('\n'),
@@ -149,10 +149,10 @@ describe('resultsTableMarkdown', () => {
       });
     const md = resultsTableMarkdown(make(), 'Map');
     const cols =
-      '| method | seeds | test-seen | test-unseen | test-seen/pick | test-unseen/heat | test-unseen/pick | ' +
+      '| method | seeds | test-seen | test-unseen | test-seen/pick | test-unseen/pick | test-unseen/heat | ' +
       'Δ vs grpo test-seen | Δ vs grpo test-unseen |';
     // OPID − GRPO per split and type: seen 0.2, 0.15 → +17.5 ± 2.5; unseen 0.2, 0.2; heat 0.2, 0.25 → +22.5
-    const delta = '+17.5 ± 2.5 | +17.5 ± 2.5 | +20.0 ± 0.0 | +22.5 ± 2.5 | +20.0 ± 0.0 |';
+    const delta = '+17.5 ± 2.5 | +17.5 ± 2.5 | +20.0 ± 0.0 | +20.0 ± 0.0 | +22.5 ± 2.5 |';
     expect(md).toContain(
       ' Last three: per run, the mean success of its last three evaluations after step 0 (of those it has, when ' +
         'fewer), per split and per task type; then over seeds the same way.\n\n## Mean of the last three',
@@ -164,15 +164,15 @@ describe('resultsTableMarkdown', () => {
         cols,
         '|---|---|---|---|---|---|---|---|---|',
         // GRPO per seed: seen 0.5, 0.45 → 47.5 ± 2.5; unseen 0.3, 0.3 → 30.0 ± 0.0; heat 0.2, 0.3 → 25.0 ± 5.0
-        '| grpo | 2 | 47.5 ± 2.5 | 30.0 ± 0.0 | 47.5 ± 2.5 | 25.0 ± 5.0 | 30.0 ± 0.0 | — | — |',
+        '| grpo | 2 | 47.5 ± 2.5 | 30.0 ± 0.0 | 47.5 ± 2.5 | 30.0 ± 0.0 | 25.0 ± 5.0 | — | — |',
         // OPID: seen 0.7, 0.6 → 65.0 ± 5.0; unseen 0.5, 0.5; heat 0.4, 0.55 → 47.5 ± 7.5; Δ seen 0.2, 0.15 →
         // +17.5 ± 2.5; Δ unseen 0.2, 0.2 → +20.0 ± 0.0
-        '| opid | 2 | 65.0 ± 5.0 | 50.0 ± 0.0 | 65.0 ± 5.0 | 47.5 ± 7.5 | 50.0 ± 0.0 | +17.5 ± 2.5 | ' +
+        '| opid | 2 | 65.0 ± 5.0 | 50.0 ± 0.0 | 65.0 ± 5.0 | 50.0 ± 0.0 | 47.5 ± 7.5 | +17.5 ± 2.5 | ' +
           '+20.0 ± 0.0 |',
         '',
         '### Δ vs grpo per task type, paired over seeds (mean of the last three evaluations)',
         '',
-        '| method | seeds | test-seen | test-seen/pick | test-unseen | test-unseen/heat | test-unseen/pick |',
+        '| method | seeds | test-seen | test-seen/pick | test-unseen | test-unseen/pick | test-unseen/heat |',
         '|---|---|---|---|---|---|---|',
         `| opid | 2 | ${delta}`,
         '',
@@ -191,7 +191,7 @@ describe('resultsTableMarkdown', () => {
       [
         '### Paired comparisons per task type (mean of the last three evaluations)',
         '',
-        '| comparison | seeds | test-seen | test-seen/pick | test-unseen | test-unseen/heat | test-unseen/pick |',
+        '| comparison | seeds | test-seen | test-seen/pick | test-unseen | test-unseen/pick | test-unseen/heat |',
         '|---|---|---|---|---|---|---|',
         `| dense signal: opid − grpo | 2 | ${delta}`,
         '',
