@@ -3,20 +3,10 @@
  * after an admissible `search[` with no `]` are played as `search[words]`, and the line shows the action played.
  */
 import { describe, expect, it } from 'vitest';
-import { play } from '../../cli/play';
+import { playSession } from '../helpers/play-session';
 
 /** Run `play` in-process on fixed input lines; returns exit code and stdout. */
-async function session(argv: string[], lines: string[]) {
-  let out = '';
-  const code = await play(argv, {
-    lines: (async function* () {
-      yield* lines;
-    })(),
-    write: (s) => (out += s),
-    error: () => {},
-  });
-  return { code, out };
-}
+const session = playSession;
 
 describe('play: a missing closing ] of an open form is added', () => {
   it('text mode on shop: `search[red shoes` is played as search[red shoes] and costs no invalid action', async () => {

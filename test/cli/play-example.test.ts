@@ -3,20 +3,11 @@
  * expert's first action on train task 0 of the preset, cli/play.ts `exampleLine`), never another env's.
  */
 import { describe, expect, it } from 'vitest';
-import { exampleLine, play } from '../../cli/play';
+import { exampleLine } from '../../cli/play';
+import { playSession } from '../helpers/play-session';
 
 /** Run `play` in-process on fixed input lines; returns exit code and stdout. */
-async function session(argv: string[], lines: string[]) {
-  let out = '';
-  const code = await play(argv, {
-    lines: (async function* () {
-      yield* lines;
-    })(),
-    write: (s) => (out += s),
-    error: () => {},
-  });
-  return { code, out };
-}
+const session = playSession;
 
 /** The `--json` help line of `play --env <env>`. */
 async function jsonHelp(argv: string[]): Promise<string> {

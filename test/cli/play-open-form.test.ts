@@ -5,22 +5,13 @@
  * one. Nothing is played: no step is counted.
  */
 import { describe, expect, it } from 'vitest';
-import { bareOpenForm, play } from '../../cli/play';
+import { bareOpenForm } from '../../cli/play';
+import { playSession } from '../helpers/play-session';
 import { searchqa } from '../../src/core/envs/searchqa';
 import { shop } from '../../src/core/envs/shop';
 
 /** Run `play` in-process on fixed input lines; returns exit code and stdout. */
-async function session(argv: string[], lines: string[]) {
-  let out = '';
-  const code = await play(argv, {
-    lines: (async function* () {
-      yield* lines;
-    })(),
-    write: (s) => (out += s),
-    error: () => {},
-  });
-  return { code, out };
-}
+const session = playSession;
 
 describe("play: a bare open form's message takes its example from the env", () => {
   it('searchqa: search[ and answer[, picked or typed, name the corpus words; no step is taken', async () => {

@@ -2,21 +2,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { play } from '../../cli/play';
+import { playSession } from '../helpers/play-session';
 
 /** Run `play` in-process on fixed input lines; returns exit code, stdout and stderr. */
-async function session(argv: string[], lines: string[]) {
-  let out = '';
-  let err = '';
-  const code = await play(argv, {
-    lines: (async function* () {
-      yield* lines;
-    })(),
-    write: (s) => (out += s),
-    error: (s) => (err += s),
-  });
-  return { code, out, err };
-}
+const session = playSession;
 
 const TSX = ['node_modules/.bin/tsx', 'cli/play.ts'];
 /** A `--json` input line playing `action`. */
