@@ -5,7 +5,8 @@
  * ALFWorld server's `id` is accepted too), a task by the playground's (split, index) (AgentGym's `game` /
  * `session_id` are accepted for `index`).
  *
- * - `POST /create {env?, preset?}` → `{"id": n}`
+ * - `POST /create {env?, preset?}` → `{"id": n, "env": "…", "preset": "…"}`: the env and preset made (defaults
+ *   filled in), so a client that left them out knows which tasks its env takes
  * - `POST /reset {env_idx, split?, index}` → `{id, task, task_type, observation, admissible_actions,
  *   available_actions, max_steps}`
  * - `POST /step {env_idx, action}` → `{observation, reward, done, info: {won, is_action_valid, task_type,
@@ -196,7 +197,8 @@ export function envRoutes(pool: EnvPool, o: EnvRouteOptions): RouteTable {
         what: { env: 'a registered env name', preset: "one of the env's presets" },
         example: { env: DEFAULT_ENV },
       });
-      return { id: pool.create(b.env ?? DEFAULT_ENV, b.preset) };
+      const slot = pool.get(pool.create(b.env ?? DEFAULT_ENV, b.preset), 'POST /create');
+      return { id: slot.id, env: slot.spec.name, preset: slot.preset };
     }),
     'POST /reset': resetRoute(pool),
     'POST /step': stepRoute(pool),

@@ -19,7 +19,17 @@ afterAll(() => srv.close());
 describe('environment server: happy path', () => {
   it('create → reset → step with the expert to success; observation, available actions, close', async () => {
     const c = await post(srv.base, '/create', { env: 'household', preset: 'easy' });
-    expect(c).toEqual({ status: 200, body: { id: expect.any(Number) } });
+    expect(c).toEqual({ status: 200, body: { id: expect.any(Number), env: 'household', preset: 'easy' } });
+    // left out, the env and preset are the defaults, and the answer names them
+    const d = await post(srv.base, '/create', {});
+    expect(d).toEqual({ status: 200, body: { id: c.body.id + 1, env: 'household', preset: 'easy' } });
+    expect((await post(srv.base, '/create', { env: 'searchqa' })).body).toEqual({
+      id: c.body.id + 2,
+      env: 'searchqa',
+      preset: 'default',
+    });
+    await post(srv.base, '/close', { env_idx: d.body.id });
+    await post(srv.base, '/close', { env_idx: d.body.id + 1 });
     const id = c.body.id;
     const r = await post(srv.base, '/reset', { env_idx: id, split: 'train', index: 357 });
     expect(r.status).toBe(200);
@@ -268,8 +278,8 @@ describe('environment server: refusals', () => {
     );
     expect(await post(srv.base, '/create', { env: 'household', preset: 'Easy' })).toEqual(
       refusal(
-        'POST /create: env household has no preset "Easy"; accepted: default, easy, easy-pick2 (or leave preset out for easy); ' +
-          'did you mean easy?',
+        'POST /create: env household has no preset "Easy"; accepted: default, easy, easy-pick2 ' +
+          '(or leave preset out for easy); did you mean easy?',
       ),
     );
     const id = (await post(srv.base, '/create', {})).body.id;

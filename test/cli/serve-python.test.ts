@@ -2,7 +2,8 @@
  * The Python clients of `npm run serve` (integrations/python/) under `npm test`: runs their stdlib unittest suite,
  * which starts the server and drives 16 × 8 environments of every registered env through the verl-agent-shaped
  * manager and the TRL-shaped environment class with the expert's actions, then checks the client's errors: a row
- * without `index`, a `/create` failing midway (the envs made are closed), no server at the URL
+ * without `index` (or a bad one), a row of another env or preset (refused before any env is reset), a `/create`
+ * failing midway (the envs made are closed), no server at the URL
  * (integrations/python/tests/).
  */
 import { spawnSync } from 'node:child_process';
@@ -30,10 +31,11 @@ describe('Python integrations (verl-agent, TRL) against npm run serve', () => {
       'test_projection_and_refusals (test_integrations.VerlAgentTest',
       'test_128_rollouts_solved_by_the_expert (test_integrations.TrlTest',
       'test_a_row_without_index_names_the_field (test_integrations.ClientErrorsTest',
+      'test_a_row_of_another_preset_or_env_is_refused_before_any_reset (test_integrations.ClientErrorsTest',
       'test_create_failing_midway_closes_the_envs_made (test_integrations.ClientErrorsTest',
       'test_no_server_names_the_url_and_the_fix (test_integrations.ClientErrorsTest',
     ])
       expect(out).toMatch(new RegExp(`${name.replace(/[().]/g, '\\$&')}[^\\n]*\\) \\.\\.\\. ok`));
-    expect(out).toMatch(/Ran 6 tests in [\d.]+s\n\nOK/);
+    expect(out).toMatch(/Ran 7 tests in [\d.]+s\n\nOK/);
   });
 });

@@ -54,6 +54,26 @@ def row_index(row, where):
     return int(value)
 
 
+def check_row_env(row, where, env, preset):
+    """Check that an env_kwargs `row` (a dict) addresses a task of the environments' own `env` and `preset`.
+
+    A row's `env` or `preset` (as `npm run export-tasks` writes them) that differs from the environments' raises
+    ValueError naming `where` (e.g. "reset: env_kwargs row 3"), the field, both values and the two fixes: make the
+    environments with the row's env / preset, or export the tasks of the environments'. A field the row leaves out,
+    or an `env` / `preset` of None (not known), is not checked. A row's `split` is never a mismatch: it is part of the
+    task's address, sent to `/reset` as it is."""
+    for field, own in (("env", env), ("preset", preset)):
+        if own is None or field not in row or row[field] == own:
+            continue
+        made = f"{env}/{preset}" if env is not None and preset is not None else f"{field} {own!r}"
+        export = f"--env {env} --preset {preset}" if env is not None and preset is not None else f"--{field} {own}"
+        raise ValueError(
+            f"{where}: field {field!r} is {row[field]!r}, but these environments are {made} ({field} {own!r}); "
+            f"make the environments with {field}={row[field]!r}, or export the tasks of {field} {own!r} "
+            f"(npm run export-tasks -- {export})"
+        )
+
+
 class Client:
     """JSON requests to a server at `base_url` (e.g. "http://127.0.0.1:8700"); `timeout` in seconds."""
 

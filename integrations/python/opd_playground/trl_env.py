@@ -37,14 +37,23 @@ class PlaygroundToolEnv:
         self.task = ""
 
     def reset(self, env_kwargs=None, **row):
-        """Start a task: the row's env_kwargs (env, preset, split, index), else a random task of `split`."""
+        """Start a task: the row's env_kwargs (env, preset, split, index), else a random task of `split`.
+
+        A row's `env` or `preset` that is not this instance's env's makes a new server env of the row's (the old one
+        is closed): one instance is one rollout, so it plays the row's task wherever it comes from. Raises ValueError
+        naming the field when env_kwargs is not a dict or its `index` is not an int >= 0, before any request."""
+        if env_kwargs is not None and not hasattr(env_kwargs, "keys"):
+            row_index(env_kwargs, "reset: env_kwargs")  # raises: not a dict
         kw = dict(env_kwargs or {})
+        index = row_index(kw, "reset: env_kwargs") if "index" in kw else random.randrange(1_000_000)
         env, preset = kw.get("env", self.env), kw.get("preset", self.preset)
         if self._id is None or self._made != (env, preset):
+            if self._id is not None:
+                self._client.post("/close", {"env_idx": self._id})
+                self._id = None
             body = {k: v for k, v in (("env", env), ("preset", preset)) if v is not None}
             self._id, self._made = self._client.post("/create", body)["id"], (env, preset)
         split = kw.get("split", self.split)
-        index = row_index(kw, "reset: env_kwargs") if "index" in kw else random.randrange(1_000_000)
         r = self._client.post("/reset", {"env_idx": self._id, "split": split, "index": index})
         self.reward, self.done, self.won, self.steps = 0.0, False, False, 0
         self.task = r["task"]

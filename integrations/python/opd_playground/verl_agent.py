@@ -11,7 +11,7 @@ them. Hook it into `make_envs` as docs/scale-out.md shows.
 
 import random
 
-from .client import Client, row_index
+from .client import Client, check_row_env, row_index
 from .verl_manager import PROMPT, PlaygroundEnvironmentManager, playground_projection
 
 __all__ = ["PlaygroundEnvs", "PlaygroundEnvironmentManager", "playground_projection", "build_playground_envs", "PROMPT"]
@@ -21,18 +21,22 @@ class PlaygroundEnvs:
     """`env_num * group_n` server environments of `env` / `preset`, in groups of `group_n` sharing a task.
 
     The constructor creates them all (POST /create); when one creation fails it closes those already made and
-    re-raises (ServerError, e.g. 429 at the server's --max-envs; ServerUnreachable when no server runs)."""
+    re-raises (ServerError, e.g. 429 at the server's --max-envs; ServerUnreachable when no server runs). `env` and
+    `preset` left out are the server's defaults: afterwards `self.env` / `self.preset` hold the ones the server made
+    (its `/create` answer names them)."""
 
     def __init__(self, base_url, env=None, preset=None, env_num=1, group_n=1, split="train", seed=0, client=None):
         self.client = client or Client(base_url)
-        self.env, self.env_num, self.group_n, self.split = env, env_num, group_n, split
+        self.env, self.preset, self.env_num, self.group_n, self.split = env, preset, env_num, group_n, split
         self.batch_size = env_num * group_n
         self._rng = random.Random(seed)
         body = {k: v for k, v in (("env", env), ("preset", preset)) if v is not None}
         self.ids = []
         try:
             for _ in range(self.batch_size):
-                self.ids.append(self.client.post("/create", body)["id"])
+                made = self.client.post("/create", body)
+                self.ids.append(made["id"])
+                self.env, self.preset = made.get("env", self.env), made.get("preset", self.preset)
         except BaseException:  # e.g. 429 at --max-envs: the envs made so far are not left open on the server
             self._close_quietly()
             raise
@@ -40,21 +44,27 @@ class PlaygroundEnvs:
         self._last = [None] * self.batch_size  # (observation, info) of a done env, repeated while it is stepped
 
     def reset(self, kwargs=None):
-        """Reset every env. `kwargs`: verl-agent's `env_kwargs` rows ({split, index}, one per env, or one per group);
-        None draws `env_num` tasks of `split`. Returns (observations, infos). Raises ValueError naming the row and
-        the field when a row has no `index` (or a bad one), before any env is reset."""
+        """Reset every env. `kwargs`: verl-agent's `env_kwargs` rows ({env, preset, split, index}, one per env, or
+        one per group); None draws `env_num` tasks of `split`. A row's `split` addresses its task (sent to the server
+        as it is; `split` is the default for rows without one). Returns (observations, infos).
+
+        Every row is checked before any env is reset: ValueError naming the row and the field when a row is not a
+        dict, has no `index` or a bad one (row_index), or names another `env` or `preset` than these environments'
+        (check_row_env: the fix is environments of the row's preset, or the tasks of this one)."""
         rows = list(kwargs) if kwargs is not None else [
             {"split": self.split, "index": self._rng.randrange(1_000_000)} for _ in range(self.env_num)
         ]
-        if len(rows) == self.env_num and self.group_n > 1:
-            rows = [row for row in rows for _ in range(self.group_n)]
+        per = self.group_n if len(rows) == self.env_num and self.group_n > 1 else 1  # one row per group: repeated
+        rows = [row for row in rows for _ in range(per)]
         if len(rows) != self.batch_size:
             raise ValueError(f"reset: {len(rows)} env_kwargs rows for {self.batch_size} environments")
-        indices = [row_index(row, f"reset: env_kwargs row {k}") for k, row in enumerate(rows)]
+        indices = []
+        for k, row in enumerate(rows):
+            where = f"reset: env_kwargs row {k // per}"  # the row as the caller numbered it
+            indices.append(row_index(row, where))
+            check_row_env(row, where, self.env, self.preset)
         observations, infos = [], []
         for i, (env_id, row) in enumerate(zip(self.ids, rows)):
-            if self.env is not None and row.get("env", self.env) != self.env:
-                raise ValueError(f"reset: a row of env {row['env']!r} for environments of {self.env!r}")
             r = self.client.post("/reset", {"env_idx": env_id, "split": row.get("split", self.split),
                                             "index": indices[i]})
             self.admissible[i], self._last[i] = r["admissible_actions"], None

@@ -4,7 +4,8 @@
 Starts the server (`--expert`, a free port), exports each registered env's test-seen tasks with `npm run
 export-tasks`, and drives 16 tasks x 8 environments per env to the end with the expert's actions through the
 verl-agent-shaped manager and the TRL-shaped environment class: every episode must succeed with reward 1. Then the
-client's errors: a row without `index`, a `/create` that fails midway (a second server with `--max-envs 4`), and a
+client's errors: a row without `index` (or a bad one), a row of another env or preset (refused before any env is
+reset; TRL's class makes an env of the row's preset), a `/create` that fails midway (a second server with `--max-envs 4`), and a
 port with nothing listening.
 """
 
@@ -182,7 +183,61 @@ class ClientErrorsTest(unittest.TestCase):
         with self.assertRaises(ValueError) as e:
             rollout.reset(env_kwargs={"split": "train", "index": -1})
         self.assertEqual(str(e.exception), f"reset: env_kwargs: field 'index' must be an int >= 0, got -1; {ROW_HOLDS}")
+        self.assertIsNone(rollout._id)  # refused before any request: no env was made
         rollout._close()
+
+    def test_a_row_of_another_preset_or_env_is_refused_before_any_reset(self):
+        envs = PlaygroundEnvs(SERVER["base"], "household", "easy", env_num=2, group_n=2)
+        try:
+            fix = "or export the tasks of preset 'easy' (npm run export-tasks -- --env household --preset easy)"
+            with self.assertRaises(ValueError) as e:  # one row per group: rows 0 and 1 of the caller's 2
+                envs.reset([{"env": "household", "preset": "default", "index": 3}, {"index": 3}])
+            self.assertEqual(str(e.exception),
+                             "reset: env_kwargs row 0: field 'preset' is 'default', but these environments are "
+                             f"household/easy (preset 'easy'); make the environments with preset='default', {fix}")
+            with self.assertRaises(ValueError) as e:  # the bad row last: no env was reset before the refusal
+                envs.reset([{"index": 3}, {"index": 3}, {"index": 3}, {"preset": "easy-pick2", "index": 3}])
+            self.assertEqual(str(e.exception),
+                             "reset: env_kwargs row 3: field 'preset' is 'easy-pick2', but these environments are "
+                             f"household/easy (preset 'easy'); make the environments with preset='easy-pick2', {fix}")
+            with self.assertRaises(ValueError) as e:
+                envs.reset([{"index": 3}, {"env": "shop", "preset": "default", "index": 3}])
+            self.assertEqual(str(e.exception),
+                             "reset: env_kwargs row 1: field 'env' is 'shop', but these environments are household/easy "
+                             "(env 'household'); make the environments with env='shop', or export the tasks of env "
+                             "'household' (npm run export-tasks -- --env household --preset easy)")
+            with self.assertRaises(ServerError) as e:
+                SERVER["client"].get("/observation", env_idx=envs.ids[0])
+            self.assertEqual((e.exception.status, e.exception.message),
+                             (409, f"GET /observation: env {envs.ids[0]} has no task yet; POST /reset it first"))
+            # a row of the envs' own env and preset, and one with a split of its own: both reset
+            obs, infos = envs.reset([{"env": "household", "preset": "easy", "index": 3},
+                                     {"split": "test-seen", "index": 3}])
+            self.assertEqual([i["max_steps"] for i in infos], [10, 10, 10, 10])
+            self.assertEqual(infos[0]["task"], infos[1]["task"])
+        finally:
+            envs.close()
+        defaults = PlaygroundEnvs(SERVER["base"], env_num=1)  # env and preset left out: the server's, as it made them
+        try:
+            self.assertEqual((defaults.env, defaults.preset), ("household", "easy"))
+            with self.assertRaises(ValueError) as e:
+                defaults.reset([{"preset": "default", "index": 3}])
+            self.assertTrue(str(e.exception).startswith("reset: env_kwargs row 0: field 'preset' is 'default', but "
+                                                         "these environments are household/easy (preset 'easy');"))
+        finally:
+            defaults.close()
+        # TRL: one instance is one rollout; a row of another preset makes an env of that preset (the old one closed)
+        rollout = make_environment_factory(SERVER["base"], env="household", preset="easy")()
+        try:
+            open_before = SERVER["client"].get("/health")["envs"]
+            first = rollout.reset(env_kwargs={"env": "household", "preset": "default", "split": "train", "index": 3})
+            self.assertTrue(first.endswith("at most 30 actions."))
+            self.assertEqual(SERVER["client"].get("/health")["envs"], open_before + 1)
+            second = rollout.reset(env_kwargs={"env": "household", "preset": "easy", "split": "train", "index": 3})
+            self.assertTrue(second.endswith("at most 10 actions."))
+            self.assertEqual(SERVER["client"].get("/health")["envs"], open_before + 1)
+        finally:
+            rollout._close()
 
     def test_create_failing_midway_closes_the_envs_made(self):
         proc, base = start_server("--max-envs", "4", "--idle-timeout", "0")
