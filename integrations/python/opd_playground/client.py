@@ -7,6 +7,7 @@ cannot be reached (nothing listening, an unknown host) raises `ServerUnreachable
 
 import http.client
 import json
+import re
 import socket
 import threading
 import urllib.parse
@@ -49,7 +50,8 @@ def row_index(row, where):
     if "index" not in row:
         raise ValueError(f"{where} has no field 'index' (its keys: {list(row.keys())}); {ROW_HOLDS}")
     value = row["index"]
-    if isinstance(value, bool) or not str(value).isdigit():
+    # ASCII digits only: str.isdigit() also takes '²' or '٣', which int() refuses or reads as another number
+    if isinstance(value, bool) or not re.fullmatch(r"[0-9]+", str(value)):
         raise ValueError(f"{where}: field 'index' must be an int >= 0, got {value!r}; {ROW_HOLDS}")
     return int(value)
 

@@ -173,6 +173,11 @@ class ClientErrorsTest(unittest.TestCase):
                 envs.reset([{"index": 3}, {"index": "three"}])
             self.assertEqual(str(e.exception),
                              f"reset: env_kwargs row 1: field 'index' must be an int >= 0, got 'three'; {ROW_HOLDS}")
+            for bad in ("\u00b2", "3.0", " 3", 2.5):  # '²' passes str.isdigit() but int() refuses it
+                with self.assertRaises(ValueError) as e:
+                    envs.reset([{"index": 3}, {"index": bad}])
+                self.assertEqual(str(e.exception),
+                                 f"reset: env_kwargs row 1: field 'index' must be an int >= 0, got {bad!r}; {ROW_HOLDS}")
             with self.assertRaises(ValueError) as e:
                 envs.reset([{"index": 3}, 7])
             self.assertEqual(str(e.exception), f"reset: env_kwargs row 1 is int 7, not a dict; {ROW_HOLDS}")
@@ -183,6 +188,10 @@ class ClientErrorsTest(unittest.TestCase):
         with self.assertRaises(ValueError) as e:
             rollout.reset(env_kwargs={"split": "train", "index": -1})
         self.assertEqual(str(e.exception), f"reset: env_kwargs: field 'index' must be an int >= 0, got -1; {ROW_HOLDS}")
+        with self.assertRaises(ValueError) as e:
+            rollout.reset(env_kwargs={"index": "\u00b2"})
+        self.assertEqual(str(e.exception),
+                         f"reset: env_kwargs: field 'index' must be an int >= 0, got '\u00b2'; {ROW_HOLDS}")
         self.assertIsNone(rollout._id)  # refused before any request: no env was made
         rollout._close()
 
