@@ -7,13 +7,13 @@
  *
  * Which env: the request's `model`, which must be served (OpenAI's 404 `model_not_found` otherwise, the connection
  * test included; a missing `model` is a 400 naming it, as OpenAI requires the field) and must be the prompt's env: a
- * `{group}` line names its env (400 when it is not the model); for the other forms a 400 when the trajectory's valid
- * actions are all commands of another served env and none is a command of the model's (`lookAlikeEnvs`); when some
- * action is a command of the model's env, or no other env takes them all, the model's analyzer answers. The
- * trajectories come from the prompt (cli/serve/prompt-read.ts: the `{group}` line, the playground's default prompt or
- * the OPID reference code's). The reply's keys follow the prompt: `episodeSkill` / `stepSkills` for the playground's
- * forms, `episode_summary` / `episode_skill` / `step_skills` for OPID's. The page's "Test connection" message gets
- * `{"ok": true}`.
+ * `{group}` line names its env (400 when it is not the model, or not a served env); for the other forms a 400 when
+ * the trajectory's valid actions are all commands of another served env and none is a command of the model's
+ * (`lookAlikeEnvs`); when some action is a command of the model's env, or no other env takes them all, the model's
+ * analyzer answers. The trajectories come from the prompt (cli/serve/prompt-read.ts: the `{group}` line, the
+ * playground's default prompt or the OPID reference code's). The reply's keys follow the prompt: `episodeSkill` /
+ * `stepSkills` for the playground's forms, `episode_summary` / `episode_skill` / `step_skills` for OPID's. The page's
+ * "Test connection" message gets `{"ok": true}`.
  *
  * Refusals use OpenAI's error object `{"error": {"message", "type", "param", "code"}}` (`param` the field at fault):
  * 404 `model_not_found` for a model that names no env with an analyzer, 400 for a bad body, a prompt in none of the
@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { counted } from '../../src/core/count-text';
 import { ENV_NAMES, ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
 import { normalizeAction, type CommandForm, type EnvSpec, type TrajectorySkills } from '../../src/core/envs/types';
+import { didYouMean } from '../args';
 import { HttpError, parseBody, type Route, type RouteTable } from './http';
 import { markInvalidSteps, messageText, readPrompt, type ReadPrompt } from './prompt-read';
 
@@ -85,9 +86,20 @@ export function lookAlikeEnvs(model: string, read: ReadPrompt): string[] {
 
 /**
  * The env whose analyzer answers: the model, which must be served (404 `model_not_found` otherwise) and be the env
- * of the prompt: the `{group}` line's env, or the env `lookAlikeEnvs` places the trajectory in (400 naming both).
+ * of the prompt: the `{group}` line's env, or the env `lookAlikeEnvs` places the trajectory in (400 naming both). A
+ * `{group}` line naming an env with no analyzer here is a 400 naming it and listing the served envs (`param`
+ * `messages`: the prompt is at fault, not the model).
  */
 function envOf(model: string, read: ReadPrompt): string {
+  if (read.env !== undefined && !analyzerEnvs().includes(read.env))
+    throw new HttpError(
+      400,
+      `the prompt's {group} line names env "${read.env}", which this server has no analyzer for: its models are ` +
+        `the envs with an embedded analyzer: ${analyzerEnvs().join(', ')} (GET /v1/models)` +
+        `${didYouMean(read.env, analyzerEnvs())}; render the line with {group} from a run of one of them`,
+      undefined,
+      'messages',
+    );
   if (read.env !== undefined && model !== read.env)
     throw new HttpError(
       400,

@@ -21,6 +21,7 @@
  */
 import { z } from 'zod';
 import { GROUP_LINE_PREFIX } from '../../src/core/analyzer/prompt';
+import { counted } from '../../src/core/count-text';
 import type { AnalyzerStep, AnalyzerTrajectory } from '../../src/core/envs/types';
 import { HttpError } from './http';
 
@@ -54,15 +55,13 @@ const trajectorySchema = z.object({
   finalObservation: z.string(),
   steps: z.array(stepSchema).max(1000),
 });
-const groupSchema = z
-  .object({
-    v: z.literal(1),
-    env: z.string(),
-    index: z.int().nonnegative(),
-    maxStepSkills: z.int().min(0).max(100),
-    trajectories: z.array(trajectorySchema).min(1).max(512),
-  })
-  .refine((g) => g.index < g.trajectories.length, { message: 'index must name one of the trajectories' });
+const groupSchema = z.object({
+  v: z.literal(1),
+  env: z.string(),
+  index: z.int().nonnegative(),
+  maxStepSkills: z.int().min(0).max(100),
+  trajectories: z.array(trajectorySchema).min(1).max(512),
+});
 
 /** The `{group}` line's object, or null when no line of `text` starts with GROUP_LINE_PREFIX. */
 function readGroup(text: string): ReadPrompt | null {
@@ -74,13 +73,23 @@ function readGroup(text: string): ReadPrompt | null {
   } catch {
     throw new HttpError(400, `the "${GROUP_LINE_PREFIX.trim()}" line is not one JSON object; render it with {group}`);
   }
+  const what = `the "${GROUP_LINE_PREFIX.trim()}" line`;
   const r = groupSchema.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0];
-    const where = i.path.length ? `field "${i.path.join('.')}"` : 'the object';
-    throw new HttpError(400, `the "${GROUP_LINE_PREFIX.trim()}" line's ${where}: ${i.message}`);
+    if (!i.path.length)
+      throw new HttpError(400, `${what} must hold one JSON object (${i.message}); render it with {group}`);
+    throw new HttpError(400, `${what}'s field "${i.path.join('.')}": ${i.message}; render the line with {group}`);
   }
   const g = r.data;
+  const n = g.trajectories.length;
+  if (g.index >= n)
+    throw new HttpError(
+      400,
+      `${what}'s field "index" is ${g.index}, but the line holds ${counted(n, 'trajectory', 'trajectories')}: ` +
+        `send the index of the prompt's trajectory in "trajectories" (0 to ${n - 1}), as ` +
+        '{group} renders it',
+    );
   return { form: 'group', env: g.env, trajectories: g.trajectories, index: g.index, maxStepSkills: g.maxStepSkills };
 }
 

@@ -407,6 +407,44 @@ describe('/v1/chat/completions: models and refusals', () => {
     expect(await chat({ model: 'shop', messages: user(line) })).toEqual(
       bad(400, /names another env than the prompt's \{group\} line/),
     );
+    const refused = (message: string, param: string | null) => ({
+      status: 400,
+      body: { error: { message, type: 'invalid_request_error', param, code: null } },
+    });
+    // A {group} line of an env this server does not serve: the line is at fault, not the model (no "send model").
+    const value = JSON.parse(line.slice(GROUP_LINE_PREFIX.length));
+    for (const [env, near] of [
+      ['nosuch', ''],
+      ['Household', '; did you mean household?'],
+    ])
+      expect(
+        await chat({ model: 'household', messages: user(GROUP_LINE_PREFIX + JSON.stringify({ ...value, env })) }),
+      ).toEqual(
+        refused(
+          `the prompt's {group} line names env "${env}", which this server has no analyzer for: its models are the ` +
+            `envs with an embedded analyzer: household, shop, searchqa (GET /v1/models)${near}; render the line ` +
+            'with {group} from a run of one of them',
+          'messages',
+        ),
+      );
+    const n = value.trajectories.length;
+    expect(n).toBe(8);
+    expect(
+      await chat({ model: 'household', messages: user(GROUP_LINE_PREFIX + JSON.stringify({ ...value, index: n })) }),
+    ).toEqual(
+      refused(
+        'the "opd-group:" line\'s field "index" is 8, but the line holds 8 trajectories: send the index of the ' +
+          'prompt\'s trajectory in "trajectories" (0 to 7), as {group} renders it',
+        null,
+      ),
+    );
+    expect(await chat({ model: 'household', messages: user('opd-group: [1, 2]') })).toEqual(
+      refused(
+        'the "opd-group:" line must hold one JSON object (Invalid input: expected object, received array); render ' +
+          'it with {group}',
+        null,
+      ),
+    );
     expect(await chat({ model: 'household', messages: [] })).toEqual(
       bad(400, /field "messages" must be a non-empty array/),
     );
