@@ -4,7 +4,8 @@
  * src/core/run-files/pack.ts: the page's Runs view exports them, `cli/pack.ts` makes them): each run's folder name,
  * environment and preset (runs of different envs side by side are told apart), algorithm, seed, steps done (of
  * planned), success per evaluation split at the last evaluation and at the best evaluation with its step, the last
- * step's training success, checkpoints and the last validation's mean pass rate.
+ * step's training success, checkpoints and the last validation's mean pass rate; under it, the other settings that
+ * differ between the runs (one row per run), as the Markdown and CSV outputs list them.
  * "Best" has one meaning in all four outputs, the results tables' (src/core/run/aggregate.ts `pickEval`): the one
  * evaluation with the highest mean success over the splits (ties: the earlier), every split read from it. Two runs of
  * the same name (a `.opdrun` file and the folder it was unpacked to) are told apart by the path given: `grpo-3
@@ -25,6 +26,7 @@ import { summarizeRun, type RunSummary } from '../src/core/run/summary';
 import { compareCsv, compareMarkdown, compareRuns, type CompareInput } from '../src/core/run/compare';
 import { isFile, readPackFile } from './packfile';
 import { compareInputPaths } from './compare-inputs';
+import { alignColumns } from './text-table';
 
 exitOnClosedStdout();
 
@@ -76,6 +78,8 @@ function help(): string {
     '  best eval (top mean)         the step of the best evaluation',
     "  train final                  the last training step's success",
     "  ckpts, val final             checkpoints written, the last validation's mean pass rate",
+    'Under it, "settings that differ": one row per run with each other setting whose value differs between the',
+    'runs (run.json config names, e.g. skillVariant, model), as --markdown and --csv list them.',
     `best = ${BEST}.`,
     'The same best is in --json (bestEval, bestEvalStep), --csv (best <split>, best step) and --markdown ' +
       '(best <split>).',
@@ -132,6 +136,24 @@ function table(runs: RunSummary[]): string {
       .join('  ')
       .trimEnd();
   return [line(head), line(w.map((n) => '-'.repeat(n))), ...rows.map(line)].join('\n');
+}
+
+/** Settings the plain table shows as its own columns (steps: done/planned), left out of its settings that differ. */
+const SHOWN = new Set(['env', 'preset', 'algo', 'seed', 'steps']);
+
+/**
+ * The settings that differ between `inputs` (the page's Compare table, src/core/run/compare.ts, as --markdown and
+ * --csv list them) beyond those the plain table shows as columns (`SHOWN`), as a second table under it: one row per
+ * run, in the table's order, and one column per setting, named as run.json's config names it (`skillVariant`). Empty
+ * when no other setting differs.
+ */
+function settingsTable(inputs: readonly CompareInput[], names: readonly string[]): string {
+  // compareRuns refuses two runs of one name; the plain table allows them (the same folder given twice)
+  const { settings } = compareRuns(inputs.map((r, i) => ({ ...r, name: String(i) })));
+  const diff = settings.filter((x) => x.differs && !SHOWN.has(x.key));
+  if (!diff.length) return '';
+  const rows = [['run', ...diff.map((x) => x.key)], ...names.map((n, i) => [n, ...diff.map((x) => x.values[i])])];
+  return `\nsettings that differ:\n${alignColumns(rows).join('\n')}\n`;
 }
 
 /**
@@ -198,7 +220,8 @@ function main(): void {
     return;
   }
   const runs: RunSummary[] = inputs.map((r) => summarizeRun(r.name, r.run, r.events));
-  process.stdout.write((values.json ? JSON.stringify({ runs }) : table(runs)) + '\n');
+  if (values.json) process.stdout.write(JSON.stringify({ runs }) + '\n');
+  else process.stdout.write(table(runs) + '\n' + settingsTable(inputs, names));
 }
 
 main();
