@@ -692,6 +692,25 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
       `on ${counted(a.episodes, 'episode')} per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
     ...PROTOCOL[a.protocol].rowsLine(),
+    ...fewEvalsNote(a),
+  ];
+}
+
+/**
+ * For a protocol whose endpoint is the mean of the last three evaluations after step 0 (`last3`): a note when
+ * --steps and --eval-every give fewer than three such evaluations (evalSteps), saying how many the endpoint will
+ * average and the --steps that gives three. None otherwise.
+ */
+export function fewEvalsNote(a: Pick<ExperimentArgs, 'protocol' | 'steps' | 'eval-every'>): string[] {
+  const every = a['eval-every'];
+  const after = evalSteps(a.steps, every).slice(1);
+  if (!PROTOCOL[a.protocol].last3 || after.length >= 3) return [];
+  return [
+    `note: --steps ${a.steps} with evaluation every ${every} gives ${counted(after.length, 'evaluation')} after ` +
+      `step 0 (step${after.length > 1 ? 's' : ''} ${after.join(', ')}): the endpoint, the mean of the last ` +
+      'three, will average ' +
+      `${after.length === 1 ? 'that one' : `those ${after.length}`}; give --steps above ${2 * every} (or a smaller ` +
+      '--eval-every) for three',
   ];
 }
 
@@ -784,9 +803,18 @@ function checkRecordedRuns({ jobs, out }: Table): void {
 }
 
 /**
+ * Whether `out`/runs/`name` holds a run: a run.json or an events.jsonl (what train writes first). A folder with
+ * neither (an empty one, made by hand or left by a run stopped before its start) is no run of any protocol.
+ */
+function holdsRun(out: string, name: string): boolean {
+  const dir = path.join(out, 'runs', name);
+  return ['run.json', 'events.jsonl'].some((f) => fs.existsSync(path.join(dir, f)));
+}
+
+/**
  * An --out folder holds one protocol's table: run folders named after another protocol's methods that this one does
- * not have (`runs/<method>-<seed>`), or a table.json that records another protocol (none recorded: `table`), are
- * refused before anything is trained or written.
+ * not have (`runs/<method>-<seed>`, holding a run: `holdsRun`), or a table.json that records another protocol (none
+ * recorded: `table`), are refused before anything is trained or written.
  */
 function checkProtocol({ a, out }: Table): void {
   const mine = Object.keys(PROTOCOL[a.protocol].methods);
@@ -801,7 +829,8 @@ function checkProtocol({ a, out }: Table): void {
     const methods = Object.keys(PROTOCOL[other].methods).filter((m) => !mine.includes(m));
     const theirs = fs.readdirSync(path.join(out, 'runs')).filter((d) => {
       const cut = d.lastIndexOf('-');
-      return cut > 0 && /^\d+$/.test(d.slice(cut + 1)) && methods.includes(d.slice(0, cut));
+      const method = cut > 0 && /^\d+$/.test(d.slice(cut + 1)) ? d.slice(0, cut) : null;
+      return method !== null && methods.includes(method) && holdsRun(out, d);
     });
     const what = theirs.length
       ? `runs ${theirs.slice(0, 4).join(', ')}${theirs.length > 4 ? ', …' : ''}`

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseResultsTable } from '../../src/core/run/table-schema';
 import { handRunJson } from '../helpers/run-json';
+import { fewEvalsNote } from '../../cli/experiment';
 
 const run = (args: string[]) =>
   spawnSync('node_modules/.bin/tsx', ['cli/experiment.ts', ...args], { encoding: 'utf8', timeout: 300_000 });
@@ -87,6 +88,12 @@ function finishedRun(dir: string, config: Record<string, unknown>, rates: number
   }));
   const lines = [...evals, { event: 'done', steps: 8, elapsedMs: 1 }];
   fs.writeFileSync(path.join(dir, 'events.jsonl'), lines.map((e) => JSON.stringify(e) + '\n').join(''));
+}
+
+/** A run folder `out`/runs/`name` that train has started: its events.jsonl, nothing in it yet. */
+function startedRun(out: string, name: string): void {
+  fs.mkdirSync(path.join(out, 'runs', name), { recursive: true });
+  fs.writeFileSync(path.join(out, 'runs', name, 'events.jsonl'), '');
 }
 
 const ARGS = (out: string) => [
@@ -198,7 +205,7 @@ describe('experiment opid-table --protocol map-easy', () => {
   it("the protocol's defaults (the default env's easy preset, 80 steps, B 4 × G 8, every 20, 400 episodes)", () => {
     // a folder of the table protocol: refused after the header is printed, nothing trained
     const out = path.join(tmp, 'defaults');
-    fs.mkdirSync(path.join(out, 'runs', 'opid-no-step-1'), { recursive: true });
+    startedRun(out, 'opid-no-step-1');
     const r = run(['opid-table', '--protocol', 'map-easy', '--out', out]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/holds a table of --protocol table \(runs opid-no-step-1\), not of --protocol map-easy/);
@@ -233,7 +240,7 @@ describe('experiment opid-table --protocol map-easy', () => {
 
   it("a folder of the map's runs is refused under the table protocol (its OPID rows' names)", () => {
     const out = path.join(tmp, 'other');
-    fs.mkdirSync(path.join(out, 'runs', 'opid-oracle-l1-1'), { recursive: true });
+    startedRun(out, 'opid-oracle-l1-1');
     const r = run(['opid-table', '--seeds', '1', '--out', out]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(
@@ -248,7 +255,7 @@ describe('experiment opid-table --protocol map-update', () => {
   it("its defaults (the env's fullest preset, 50 steps, every 10, 210 episodes) and its five rows", () => {
     // a folder of the table protocol: refused after the header is printed, nothing trained
     const out = path.join(tmp, 'update');
-    fs.mkdirSync(path.join(out, 'runs', 'skill-grpo-1'), { recursive: true });
+    startedRun(out, 'skill-grpo-1');
     const r = run(['opid-table', '--protocol', 'map-update', '--out', out]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/holds a table of --protocol table \(runs skill-grpo-1\), not of --protocol map-update/);
@@ -267,7 +274,39 @@ describe('experiment opid-table --protocol map-update', () => {
       `opid-oracle-l1-per-action: ${oracle} --skill-variant per-action`,
       `opid-oracle-l1-where-ep-zero: ${oracle} --skill-variant where-ep-zero`,
     ]);
-    expect(header[10]).toMatch(/^endpoint, fixed in advance: each oracle row − grpo and each variant − opid-oracle-l1/);
+    expect(
+      header[10].startsWith(
+        'endpoint, fixed in advance: each oracle row − grpo and each variant − ' + 'opid-oracle-l1',
+      ),
+    ).toBe(true);
     expect(fs.readdirSync(path.join(out, 'runs'))).toEqual(['skill-grpo-1']);
+  });
+});
+
+describe('experiment: an empty run folder, and fewer evaluations than the endpoint averages', () => {
+  it("an empty folder named after another protocol's method is no run of it; --steps 2 gets a note", () => {
+    const out = path.join(tmp, 'empty');
+    fs.mkdirSync(path.join(out, 'runs', 'skill-grpo-1'), { recursive: true });
+    // table.json records the table protocol: the refusal names it alone, not the empty folder (no run)
+    fs.writeFileSync(path.join(out, 'table.json'), JSON.stringify({ protocol: 'table' }));
+    const r = run(['opid-table', '--protocol', 'map-update', '--steps', '2', '--out', out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      `${out} holds a table of --protocol table (table.json), not of --protocol map-update; give --protocol table ` +
+        'to continue that table, or another --out for a new one',
+    );
+    expect(r.stdout).toContain(
+      '\nnote: --steps 2 with evaluation every 10 gives 1 evaluation after step 0 (step 2): the endpoint, the mean ' +
+        'of the last three, will average that one; give --steps above 20 (or a smaller --eval-every) for three\n',
+    );
+  });
+
+  it('fewEvalsNote: none at three evaluations after step 0 or more, or under a protocol without the endpoint', () => {
+    expect(fewEvalsNote({ protocol: 'map-update', steps: 21, 'eval-every': 10 })).toEqual([]);
+    expect(fewEvalsNote({ protocol: 'table', steps: 2, 'eval-every': 10 })).toEqual([]);
+    expect(fewEvalsNote({ protocol: 'map-easy', steps: 40, 'eval-every': 20 })).toEqual([
+      'note: --steps 40 with evaluation every 20 gives 2 evaluations after step 0 (steps 20, 40): the endpoint, the ' +
+        'mean of the last three, will average those 2; give --steps above 40 (or a smaller --eval-every) for three',
+    ]);
   });
 });
