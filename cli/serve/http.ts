@@ -5,8 +5,11 @@
  * Every request is untrusted: a body is read as a stream and stopped at its route's cap (a declared Content-Length
  * over it is refused unread, HTTP 413), it must be JSON (400 naming the position of the syntax error otherwise), and
  * its fields are checked against the route's schema (400 naming the first bad field, what it takes and an example
- * body); a body whose encoding node's parser breaks off (a bad chunk-size line) is a 400 naming the encoding. Query
- * parameters are read with URLSearchParams. Nothing here logs a body or a header.
+ * body); a body whose encoding node's parser breaks off (a bad chunk-size line, a size past 2^64 − 1) is a 400 naming
+ * the encoding. node's parser does not hand a chunk's declared size to JavaScript, only the chunk's bytes as they
+ * arrive: a chunk declared over the cap (`FFFFFFFFFFFFFFFF`) is refused with 413 once the bytes received pass the
+ * cap, and with 408 when they stop coming, as any body. Query parameters are read with URLSearchParams. Nothing here
+ * logs a body or a header.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -238,8 +241,10 @@ export interface Listeners {
   /**
    * node:http's `clientError`: the parser broke off the connection's bytes. A request whose body was being read (a
    * malformed chunk: a bad chunk-size line, a missing CRLF) is answered 400 naming the body's encoding and the fix,
-   * in its route's error shape, and logged as 400; with no request waiting for its body, the error is answered as
-   * node answers it (431 headers too large, 413 chunk extensions too large, 408 timeout, else 400), as JSON.
+   * in its route's error shape, and logged as 400; with no request waiting for its body (a malformed head, or
+   * both Content-Length and Transfer-Encoding), the error is answered as node answers it (431 headers too large,
+   * 413 chunk extensions too large, 408 timeout, else 400), as JSON, naming the route and in its error shape when
+   * the bytes read hold the request's line and it names a route.
    */
   clientError(err: Error & { code?: string }, socket: Duplex): void;
 }
@@ -255,8 +260,38 @@ function badBodyEncoding(key: string, req: IncomingMessage, err: Error & { code?
   );
 }
 
-/** node's own answer to a connection's parse error with no request waiting (see `Listeners.clientError`). */
-function answerBadConnection(err: Error & { code?: string }, socket: Duplex): void {
+/** A parse error of node's HTTP parser: its code and, for a request's bytes, the bytes read and where it stopped. */
+type ParseError = Error & { code?: string; rawPacket?: unknown; bytesParsed?: number };
+
+/**
+ * The method and path of the request whose head node's parser broke off: the last request line in the bytes it had
+ * read up to the error (`rawPacket` up to `bytesParsed`), the path without its query; null when those bytes hold
+ * none (a head split across reads, or bytes that are not HTTP).
+ */
+export function headOf(err: ParseError): { method: string; path: string } | null {
+  if (!Buffer.isBuffer(err.rawPacket)) return null;
+  const text = err.rawPacket.subarray(0, err.bytesParsed ?? err.rawPacket.length).toString('latin1');
+  const line = [...text.matchAll(/(?:^|\n)([A-Z]+) (\S+) HTTP\/1\.[01]\r?\n/g)].at(-1);
+  if (!line) return null;
+  try {
+    return { method: line[1], path: new URL(line[2], 'http://localhost').pathname };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The answer to a connection's parse error with no request waiting (see `Listeners.clientError`): node's status for
+ * the error as JSON; when the broken request's line names a route (`headOf`), the refusal names the route, is in its
+ * error shape and is logged (`onDone`), as every other refusal of that route. A request with both Content-Length and
+ * Transfer-Encoding (which node refuses, as RFC 9112 §6.1 allows) gets the fix: send one of them.
+ */
+function answerBadConnection(
+  err: ParseError,
+  socket: Duplex,
+  routes: RouteTable,
+  onDone?: (method: string, path: string, status: number, ms: number) => void,
+): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -267,9 +302,19 @@ function answerBadConnection(err: Error & { code?: string }, socket: Duplex): vo
     ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
   };
   const [status, reason] = statuses[err.code ?? ''] ?? [400, 'Bad Request'];
-  const text = JSON.stringify({
-    error: `the request is not valid HTTP/1.1 (${err.message}, ${err.code ?? 'no code'})`,
-  });
+  const head = headOf(err);
+  const key = head && `${head.method} ${head.path}`;
+  const route = key !== null && Object.hasOwn(routes, key) ? routes[key] : undefined;
+  const both = /Content-Length/.test(err.message) && /Transfer-Encoding/.test(err.message);
+  const fix = both ? '; send the body with a Content-Length or with Transfer-Encoding: chunked, not both' : '';
+  const message = `the request is not valid HTTP/1.1 (${err.message}, ${err.code ?? 'no code'})${fix}`;
+  let value: unknown = { error: message };
+  if (route && head) {
+    const e = new HttpError(status, `${key}: ${message}`);
+    value = route.errorBody ? route.errorBody(e) : { error: e.message };
+    onDone?.(head.method, head.path, status, 0);
+  }
+  const text = JSON.stringify(value);
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
@@ -329,9 +374,9 @@ export function listener(
           refuse(e instanceof HttpError ? e : new HttpError(500, e instanceof Error ? e.message : String(e))),
       );
   };
-  const clientError = (err: Error & { code?: string }, socket: Duplex) => {
+  const clientError = (err: ParseError, socket: Duplex) => {
     const open = inFlight.get(socket);
-    if (!open) return answerBadConnection(err, socket);
+    if (!open) return answerBadConnection(err, socket, routes, onDone);
     // The client closed the connection mid-body (llhttp's "invalid EOF state"): the body's reader logs 499.
     const closed = err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable;
     if (!open.answered && !open.req.complete && !closed && err.code?.startsWith('HPE_')) {

@@ -2,7 +2,9 @@
  * `npm run serve` request bodies that never arrive in full or cannot be read: a stalled body is refused with 408 after
  * the body timeout, a body the client abandons (a closed connection) is logged as 499 (client closed), never as 500,
  * and a malformed chunked body (a bad chunk-size line, a chunk without its CRLF) is answered 400 naming the encoding,
- * in the route's error shape, and logged as 400. Raw requests on a `net` socket.
+ * in the route's error shape, and logged as 400; a malformed head or one with both Content-Length and
+ * Transfer-Encoding is a 400 naming the route when its request line names one; a chunk declared past the body cap is
+ * capped as its bytes come (node's parser does not show the declared size). Raw requests on a `net` socket.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,13 +102,86 @@ describe('environment server: bodies that do not arrive', () => {
 
   it('a malformed request head (no request yet) is answered 400 as JSON, and a good request still works', async () => {
     logged.length = 0;
-    expect(parsed(await raw('POST /step HTTP/1.1\r\nHo st: x\r\n\r\n'))).toEqual({
+    expect(parsed(await raw('POST /nowhere HTTP/1.1\r\nHo st: x\r\n\r\n'))).toEqual({
       status: 'HTTP/1.1 400 Bad Request',
       body: {
         error: 'the request is not valid HTTP/1.1 (Parse Error: Invalid header token, HPE_INVALID_HEADER_TOKEN)',
       },
     });
-    expect(logged).toEqual([]);
+    expect(logged).toEqual([]); // no route: nothing to log it under
+    // A route's request line was read: the refusal names the route and is logged under it, as its other refusals.
+    expect(parsed(await raw('POST /step HTTP/1.1\r\nHo st: x\r\n\r\n'))).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error:
+          'POST /step: the request is not valid HTTP/1.1 (Parse Error: Invalid header token, ' +
+          'HPE_INVALID_HEADER_TOKEN)',
+      },
+    });
+    expect(logged).toEqual([['POST', '/step', 400]]);
     expect((await fetch(`${srv.base}/health`)).status).toBe(200);
+  });
+
+  it('both Content-Length and Transfer-Encoding: 400 naming the route, in its error shape, with the fix', async () => {
+    logged.length = 0;
+    const both = (path: string, first: string, second: string) =>
+      raw(`POST ${path} HTTP/1.1\r\nHost: x\r\n${first}\r\n${second}\r\n\r\n5\r\n{"a":\r\n0\r\n\r\n`);
+    const FIX_BOTH = 'send the body with a Content-Length or with Transfer-Encoding: chunked, not both';
+    expect(parsed(await both('/step?x=1', 'Content-Length: 5', 'Transfer-Encoding: chunked'))).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error:
+          "POST /step: the request is not valid HTTP/1.1 (Parse Error: Transfer-Encoding can't be present with " +
+          `Content-Length, HPE_INVALID_TRANSFER_ENCODING); ${FIX_BOTH}`,
+      },
+    });
+    const chat = parsed(await both('/v1/chat/completions', 'Transfer-Encoding: chunked', 'Content-Length: 5'));
+    expect(chat).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error: {
+          message:
+            "POST /v1/chat/completions: the request is not valid HTTP/1.1 (Parse Error: Content-Length can't be " +
+            `present with Transfer-Encoding, HPE_INVALID_CONTENT_LENGTH); ${FIX_BOTH}`,
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      },
+    });
+    expect(logged).toEqual([
+      ['POST', '/step', 400],
+      ['POST', '/v1/chat/completions', 400],
+    ]);
+  });
+
+  it("a chunk declared past the cap: node's parser hides the size, so its bytes are capped as they come", async () => {
+    // node's parser hands JavaScript a chunk's bytes, not its declared size: 408 when they stop coming ...
+    logged.length = 0;
+    expect(parsed(await raw(`${CHUNKED}FFFFFFFFFFFFFFFF\r\n{"e`))).toEqual({
+      status: 'HTTP/1.1 408 Request Timeout',
+      body: {
+        error: 'POST /step: the request body did not arrive within 0.3 s (3 bytes came); send the whole body at once',
+      },
+    });
+    // ... 413 as soon as they pass the cap (64 KiB) ...
+    expect(parsed(await raw(`${CHUNKED}FFFFFFFFFFFFFFFF\r\n${'x'.repeat(64 * 1024 + 1)}`))).toEqual({
+      status: 'HTTP/1.1 413 Payload Too Large',
+      body: { error: 'POST /step: the request body is over 64 KiB, the most this route takes; send less' },
+    });
+    // ... and a size past 2^64 − 1 is refused by the parser at once.
+    expect(parsed(await raw(`${CHUNKED}1FFFFFFFFFFFFFFFF\r\n`))).toEqual({
+      status: 'HTTP/1.1 400 Bad Request',
+      body: {
+        error:
+          'POST /step: the request body is not valid chunked encoding (Parse Error: Chunk size overflow, ' +
+          `HPE_INVALID_CHUNK_SIZE); ${FIX}`,
+      },
+    });
+    expect(logged).toEqual([
+      ['POST', '/step', 408],
+      ['POST', '/step', 413],
+      ['POST', '/step', 400],
+    ]);
   });
 });
