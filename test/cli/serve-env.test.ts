@@ -3,6 +3,7 @@
  * environments stepping in lockstep to the end with the expert's actions, every refusal, and the same transcript as
  * `npm run play` for the same task and actions.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { play } from '../../cli/play';
 import { invalidActionAnswer } from '../../cli/serve/analyzer';
@@ -115,6 +116,26 @@ describe('environment server: happy path', () => {
       max_steps: { easy: 10 },
     });
     expect(h.task_types.easy).toEqual(['pick']);
+    expect(v.envs.map((e: { name: string; max_steps: Record<string, number> }) => [e.name, e.max_steps])).toEqual([
+      ['household', { default: 30, easy: 10, 'easy-pick2': 15 }],
+      ['shop', { default: 15 }],
+      ['searchqa', { default: 4 }],
+    ]);
+  });
+
+  it("docs/scale-out.md's env.max_steps list is every env's and preset's, as GET /version answers", async () => {
+    const v = (await get(srv.base, '/version')).body as { envs: { name: string; max_steps: Record<string, number> }[] };
+    const list = v.envs
+      .map(
+        (e) =>
+          `${e.name}: ${Object.entries(e.max_steps)
+            .map(([p, n]) => `${p} ${n}`)
+            .join(', ')}`,
+      )
+      .join('; ');
+    expect(list).toBe('household: default 30, easy 10, easy-pick2 15; shop: default 15; searchqa: default 4');
+    const docs = readFileSync('docs/scale-out.md', 'utf8').replace(/\s+/g, ' ');
+    expect(docs).toContain(`\`env.max_steps\` must be the env's own (\`GET /version\` → \`max_steps\`: ${list})`);
   });
 });
 
