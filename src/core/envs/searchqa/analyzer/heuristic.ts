@@ -21,7 +21,10 @@
  * - A failure: walked against the group's plan (mistakes.ts): a search for the wrong entity, an answer before the
  *   hop that holds it was searched, a wrong name copied from a passage, an invalid or repeated action, a search on
  *   the last step. Step skills at the mistakes (≤ K, first ones first) name the plan's move there; the episode skill
- *   is the first mistake's failure skill (`avoid: … warning sign: … instead: …`); none: the steps-run-out skill.
+ *   is the first mistake's failure skill (`avoid: … warning sign: … instead: …`). With no mistake the plan can
+ *   name (an answer the plan agrees with, in an episode judged failed; a trajectory cut short), searchqa's own fallback
+ *   (`fallbackSkill`): an episode that ended with an answer avoids that answer (`warning sign: the answer is
+ *   wrong`), one that ended without an answer avoids searching with no final answer (`steps run out`).
  * - Every step skill names `search[<text>]` or `answer[<text>]` with non-empty text and no bracket inside: an action
  *   the env accepts at any step before the episode ends (both open forms are always admissible).
  */
@@ -120,9 +123,37 @@ export class SearchQaAnalyzer implements Analyzer {
       if (m.fix !== undefined && Object.keys(stepSkills).length < this.o.maxStepSkills)
         stepSkills[m.i] = stepSkill(m.fix);
     const m = mistakes[0];
-    const episode = m
-      ? failureSkill(m.mistake, m.sign, m.fix ?? FALLBACK_PHRASES.sooner)
-      : failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), FALLBACK_PHRASES.sooner);
+    const episode = m ? failureSkill(m.mistake, m.sign, m.fix ?? FALLBACK_PHRASES.sooner) : fallbackSkill(r, p);
     return { episodeSkill: episode, stepSkills };
   }
+}
+
+/**
+ * searchqa's own words for a failure in which no step is a mistake the plan can name (household's fallback, `wandering
+ * between places`, describes no search episode). Every word is one of the env's tokens (vocab.ts with the skill
+ * grammar's words), so the policy reads them without byte fallback.
+ */
+export const SEARCHQA_FALLBACK = {
+  /** The mistake of an episode that ended without an answer. */
+  noAnswer: 'search with no final answer',
+  /** The warning sign of an episode that ended with an answer and failed: the env's verdict on it. */
+  wrongAnswer: 'the answer is wrong',
+  /** The fix for such an answer. */
+  findAnswer: 'search the passage that names the answer',
+  /** The fix for an episode without an answer when the plan's answer is unknown. */
+  answerSooner: 'give the final answer in fewer steps',
+} as const;
+
+/**
+ * The episode skill of a failure with no mistake (see the module doc): ended with a valid answer, `avoid: <that
+ * answer>. warning sign: the answer is wrong. instead: search the passage that names the answer.`; else (an episode
+ * ends without an answer only when its steps run out) `avoid: search with no final answer. warning sign: steps run
+ * out. instead: <the plan's answer, or 'give the final answer in fewer steps'>.`
+ */
+export function fallbackSkill(r: ReadTrajectory, p: QaPlan): string {
+  const last = r.steps[r.steps.length - 1];
+  if (last?.valid && last.verb === 'answer')
+    return failureSkill(last.action, SEARCHQA_FALLBACK.wrongAnswer, SEARCHQA_FALLBACK.findAnswer);
+  const fix = p.answer === null ? SEARCHQA_FALLBACK.answerSooner : `answer[${p.answer}]`;
+  return failureSkill(SEARCHQA_FALLBACK.noAnswer, warningSign('timeout'), fix);
 }

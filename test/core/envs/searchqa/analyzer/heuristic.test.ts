@@ -3,7 +3,8 @@
  * exact skills each rule writes: a success beside a failure that answered after one hop (the `http` prompt's worked
  * examples), a search for the wrong entity (a passage's other name, another organisation), a wrong name copied from
  * a passage, an all-fail group planned from the passages its searches showed, a comparison, a clue, a success with
- * detours, steps run out, a task line of no known shape, K, failedOnly and the counters.
+ * detours, steps run out, a task line of no known shape, no mistake the plan can name (searchqa's own fallback), K,
+ * failedOnly and the counters.
  *
  * Tasks: train/1 `In which town was the author of The Rising Compass born?` (The Rising Compass → Wystan Morrow →
  * Raven Gate); test-seen/3 `Where was the founder of the Azure Bank born?` (Azure Bank → Mira Yarrow → Silver Vale;
@@ -12,7 +13,9 @@
  * Exhibition; `search[Sable League]` shows it beside the Peace Exhibition of 1894).
  */
 import { describe, expect, it } from 'vitest';
-import { SearchQaAnalyzer } from '../../../../../src/core/envs/searchqa/analyzer/heuristic';
+import { SEARCHQA_FALLBACK, SearchQaAnalyzer } from '../../../../../src/core/envs/searchqa/analyzer/heuristic';
+import { getEnvSpec } from '../../../../../src/core/envs/registry';
+import { buildTokenizer } from '../../../../../src/core/model/policy';
 import { SEARCHQA_PROMPT } from '../../../../../src/core/envs/searchqa/analyzer/prompt-examples';
 import type { AnalyzerOptions, AnalyzerTrajectory, AnalysisResult } from '../../../../../src/core/envs/types';
 import { playActions, type Played } from './helpers';
@@ -217,6 +220,36 @@ describe('searchqa heuristic analyzer: hand-built groups', () => {
       },
       { episodeSkill: repeat, stepSkills: { 2: 'next, answer[Kestrel Hollow].' } },
     ]);
+  });
+
+  it("no mistake the plan can name: searchqa's own fallback, never household's wandering", async () => {
+    // The winning episode of train/1, judged failed (right answer at step 2 of 4): every step is the plan's.
+    const win = playActions(T1, WIN1);
+    const judgedFailed = { ...win.traj, success: false };
+    expect(await analyze([judgedFailed])).toEqual([
+      {
+        episodeSkill:
+          'avoid: answer[Raven Gate]. warning sign: the answer is wrong. instead: search the passage that names ' +
+          'the answer.',
+        stepSkills: {},
+      },
+    ]);
+    // No answer at all (a trajectory with no step): without a plan answer, and with the success's beside it.
+    const none: AnalyzerTrajectory = {
+      ...win.traj,
+      success: false,
+      steps: [],
+      finalObservation: win.traj.steps[0].observation,
+    };
+    const noAnswer = 'avoid: search with no final answer. warning sign: steps run out. instead: ';
+    expect(await analyze([none])).toEqual([
+      { episodeSkill: `${noAnswer}give the final answer in fewer steps.`, stepSkills: {} },
+    ]);
+    expect((await analyze([win, none]))[1]).toEqual({ episodeSkill: `${noAnswer}answer[Raven Gate].`, stepSkills: {} });
+    // Every word is one of the env's tokens: no byte fallback but for punctuation.
+    const tok = buildTokenizer(getEnvSpec('searchqa'));
+    for (const text of Object.values(SEARCHQA_FALLBACK))
+      expect(tok.encode(` ${text}`).filter((i) => i >= tok.byteOffset && i < tok.byteOffset + 256)).toEqual([]);
   });
 
   it('failedOnly: successes get null and are not counted; K and the counters', async () => {
