@@ -112,3 +112,27 @@ export function notSafetensors(
     `train --save, or a run directory's ckpt-<k>.safetensors${detail}${others}`
   );
 }
+
+/**
+ * The message for weights made on environments that do not include `env` (their metadata `envVersions`, written by
+ * train, pretrain and the page), which the loader can only word as a vocabulary mismatch: each environment has its
+ * own vocabulary, so weights fit only the environment they were made on. Names both and the `--env` to pass. Null
+ * when the weights name `env`, name none, or cannot be decoded (the loader's message says why).
+ */
+export function otherEnvWeights(bytes: Uint8Array, env: string): string | null {
+  let made: unknown;
+  try {
+    const { meta } = decodeSafetensors(bytes);
+    made = Object.hasOwn(meta, 'envVersions') ? JSON.parse(meta.envVersions) : null;
+  } catch {
+    return null;
+  }
+  if (!made || typeof made !== 'object' || Array.isArray(made)) return null;
+  const envs = Object.keys(made).map((e) => e.slice(0, 40));
+  if (envs.length === 0 || envs.includes(env)) return null;
+  return (
+    `these weights were made on the ${orList(envs)} environment, not ${env} (each environment has its own ` +
+    `vocabulary, so weights fit only the one they were made on): use them with --env ${orList(envs)}, or give ` +
+    `weights made on ${env}`
+  );
+}

@@ -78,8 +78,13 @@ describe('play CLI', () => {
         '--task must be an integer ≥ 0, got "99999999999999999999", beyond the largest integer it takes ' +
           '(9007199254740991)',
       ],
-      [['--preset', 'hard'], '--preset must be one of: default, easy, easy-pick2 (got "hard")\n'],
-      [['--preset', 'esy'], '--preset must be one of: default, easy, easy-pick2 (got "esy"); did you mean easy?\n'],
+      // the env named, as train names it
+      [['--preset', 'hard'], 'play: --preset: household has no preset "hard"; one of default, easy, easy-pick2\n'],
+      [
+        ['--preset', 'esy'],
+        'play: --preset: household has no preset "esy"; one of default, easy, easy-pick2; did you mean easy?\n',
+      ],
+      [['--env', 'searchqa', '--preset', 'easy'], 'play: --preset: searchqa has no preset "easy"; one of default\n'],
       [
         ['--split', 'tset-seen'],
         '--split must be one of: train, test-seen, test-unseen, val (got "tset-seen"); did you mean test-seen?\n',
