@@ -9,7 +9,8 @@
  * reward on an episode's last step (`StepResult.info`, e.g. a QA env's `em`, `f1`, `subEm`), the text output adds
  * their means over the split and a column each in the per-type table, and --json adds `metrics` to each episode line,
  * to the summary and to each of its `byTaskType` entries. With --json one line per episode, then
- * `{"event":"summary","successRate":…,"byTaskType":{…}}` last. The summary carries `envVersions` (this code's {env:
+ * `{"event":"summary","successRate":…,"byTaskType":{…}}` last (its task types, as the text table's rows, in
+ * the env's order: registry.ts `inEnvOrder`). The summary carries `envVersions` (this code's {env:
  * version}) and `envVersionWarning` (null, or
  * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
  * the same warning is printed on stderr). Weights of another vocabulary are refused (exit 2).
@@ -28,7 +29,7 @@ import { alignColumns } from './text-table';
 import { exitOnClosedStdout } from './files';
 import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
 import { setupBackend, NODE_BACKENDS } from './backend';
-import { getEnvSpec } from '../src/core/envs/registry';
+import { getEnvSpec, inEnvOrder } from '../src/core/envs/registry';
 import { ENV_FLAG, PRESET_FLAG, presetFor } from './env-flags';
 import { SPLITS, type EnvSpec, type Split } from '../src/core/envs/types';
 import { Rng } from '../src/core/rng';
@@ -41,7 +42,7 @@ import { HINT_MODES } from '../src/core/envs/expert-hints';
 import { loadBaseFiles } from './base';
 import { evalJobs } from './eval-jobs';
 import { runFileAsWeights } from './packfile';
-import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
+import { notAWeightsFile, notSafetensors, otherEnvWeights, type WeightsFlagOptions } from './weightsfile';
 
 /** --policy's words besides a weights path. */
 const POLICY_FLAG: WeightsFlagOptions = { others: ['expert', 'random', 'base'] };
@@ -244,7 +245,7 @@ async function runModel(a: EvalArgs, spec: EnvSpec, splits: Split[]): Promise<Re
   try {
     policy = loadPolicy(bytes, tok);
   } catch (e) {
-    fail(`--policy ${a.policy}: ${(e as Error).message}`);
+    fail(`--policy ${a.policy}: ${otherEnvWeights(bytes, spec.name) ?? (e as Error).message}`);
   }
   let versionWarning: EnvVersionWarning | null = null;
   if (a.policy !== 'base') {
@@ -357,7 +358,7 @@ function printResults(a: EvalArgs, spec: EnvSpec, { results, historyUsed, versio
           episodes: s.episodes,
           successRate: s.successRate,
           ...(s.metrics ? { metrics: s.metrics } : {}),
-          byTaskType: s.byTaskType,
+          byTaskType: Object.fromEntries(inEnvOrder(Object.keys(s.byTaskType)).map((t) => [t, s.byTaskType[t]])),
           envVersions: { [spec.name]: spec.version },
           envVersionWarning: versionWarning && {
             kind: 'env-version',
@@ -378,8 +379,9 @@ const metricText = (v: number | undefined) => (v === undefined ? '-' : v.toFixed
  * Print without --json: a split's success over its episodes (the task range); where the env reports metrics besides
  * the reward (SplitEval.metrics, e.g. `em`, `f1`, `subEm`), their means over the episodes on the next line
  * (`  mean em 0.500, f1 0.667, subEm 0.500`); then a table of success per task type (`task type  success  episodes`,
- * and a column per metric with the type's mean), each column padded to its widest cell (cli/text-table.ts) so that
- * the header and rows line up whatever the type names' lengths.
+ * and a column per metric with the type's mean), the types in their env's order (registry.ts `inEnvOrder`: ALFWorld's
+ * pick, look, clean, heat, cool, pick2), not in the order the episodes met them, each column padded to its widest
+ * cell (cli/text-table.ts) so that the header and rows line up whatever the type names' lengths.
  */
 function printText(a: EvalArgs, split: Split, s: SplitEval): void {
   const first = a['first-task'];
@@ -391,7 +393,7 @@ function printText(a: EvalArgs, split: Split, s: SplitEval): void {
   const names = Object.keys(s.metrics ?? {});
   if (names.length)
     process.stdout.write(`  mean ${names.map((k) => `${k} ${metricText(s.metrics![k])}`).join(', ')}\n`);
-  const types = Object.entries(s.byTaskType);
+  const types = inEnvOrder(Object.keys(s.byTaskType)).map((t) => [t, s.byTaskType[t]] as const);
   if (types.length === 0) return;
   const rows = [
     ['task type', 'success', 'episodes', ...names],
