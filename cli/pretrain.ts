@@ -15,7 +15,7 @@ import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from '
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { alignColumns } from './text-table';
 import { runFileAsWeights } from './packfile';
-import { notAWeightsFile, notSafetensors } from './weightsfile';
+import { notAWeightsFile, notSafetensors, otherEnvWeights, type WeightsFlagOptions } from './weightsfile';
 import { setupBackend, NODE_BACKENDS } from './backend';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { ENV_FLAG, PRESET_FLAG, presetFor } from './env-flags';
@@ -36,11 +36,14 @@ import { pretrain, DEFAULT_PRETRAIN, maxActionTokensFor, type PretrainConfig } f
 import { parseMix } from '../src/core/pretrain/demos';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
+import { PUBLIC_DIR, PUBLIC_DIR_VAR, folderProblem, loadBaseFiles, publicDirNamed, shownPath } from './base';
 import { sha256Hex } from '../src/core/sha256';
 import type { EnvSpec, Split } from '../src/core/envs/types';
 import { counted } from '../src/core/count-text';
 
 const D = DEFAULT_PRETRAIN;
+/** pretrain --init's word besides a weights path: `base`, the env's base policy for the preset. */
+const INIT_FLAG: WeightsFlagOptions = { others: ['base'] };
 exitOnClosedStdout();
 
 /** The schema's range of a numeric run-config field, as FlagTable bounds. */
@@ -90,8 +93,9 @@ const SPEC = {
   init: {
     type: 'string',
     help:
-      'start from these weights (a .safetensors file of the same model size and vocabulary, e.g. ' +
-      "the env's shipped base policy in public/base/) instead of a fresh seeded init; nano weights with --model " +
+      'start from these weights (a .safetensors file of the same model size and vocabulary, or base: the ' +
+      "env's base policy for the preset, from public/base/ or OPD_PUBLIC_DIR's base/) instead of a fresh seeded " +
+      'init; nano weights (base included) with --model ' +
       "nano-deep are grown: the nano's 2 blocks, then 2 new blocks appended with zero output projections (the " +
       "nano's function at the start; the manifest records grownFrom)",
   },
@@ -106,11 +110,13 @@ const SPEC = {
     type: 'string',
     help:
       "weights path (the manifest goes next to it as .json); default the env's base-policy file for the preset, " +
-      'public/base/<env>-<preset>.safetensors unless the env names another stem',
+      "public/base/<env>-<preset>.safetensors unless the env names another stem (OPD_PUBLIC_DIR's base/ when set)",
   },
   force: {
     type: 'boolean',
-    help: "replace the env's shipped base policy: without --out, an existing public/base/<env>-<preset> file is kept",
+    help:
+      "replace the env's base policy: without --out, an existing public/base/<env>-<preset> file (OPD_PUBLIC_DIR's " +
+      'base/ when set) is kept',
   },
   json: { type: 'boolean', help: 'print one JSON object per line' },
   help: { type: 'boolean', help: 'show this help' },
@@ -191,15 +197,33 @@ function parsePretrainArgs(argv: string[]): PretrainArgs | null {
 }
 
 /**
+ * The default --out: the env's base-policy file for the preset under PUBLIC_DIR's `base/` (cli/base.ts: the
+ * repository's public/, or OPD_PUBLIC_DIR's folder, which must then be a folder; exits 2 naming it otherwise), where
+ * train and eval read it; shown relative to the working folder when under it.
+ */
+function defaultOut(spec: EnvSpec, preset: string): string {
+  if (PUBLIC_DIR_VAR !== undefined) {
+    const problem = folderProblem(PUBLIC_DIR);
+    if (problem)
+      fail(
+        `${publicDirNamed(PUBLIC_DIR_VAR, PUBLIC_DIR)} ${problem}; without --out pretrain writes under its base/ ` +
+          '(where train and eval read base policies): create that folder, unset OPD_PUBLIC_DIR to write the ' +
+          'shipped ones, or pass --out FILE',
+      );
+  }
+  return shownPath(path.join(PUBLIC_DIR, baseWeightsPath(spec, preset)));
+}
+
+/**
  * Resolve: the env and preset, --out (a .safetensors path in a folder that exists; without --out the env's base-policy
- * file, kept when it exists unless --force) and --mix; exits 2 otherwise.
+ * file under PUBLIC_DIR's base/, made when missing, kept when it exists unless --force) and --mix; exits 2 otherwise.
  */
 function resolveTarget(a: PretrainArgs): Target {
   const spec = getEnvSpec(a.env);
-  const out = a.out ?? path.join('public', baseWeightsPath(spec, a.preset));
+  const out = a.out ?? defaultOut(spec, a.preset);
   if (!out.endsWith('.safetensors')) fail(`--out must end in .safetensors (got "${out}")`);
   const dir = path.dirname(path.resolve(out));
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+  if (a.out !== undefined && (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()))
     fail(`--out: folder "${dir}" does not exist; create it first`);
   const manifestPath = out.replace(/\.safetensors$/, '.json');
   let mix = D.mix;
@@ -210,8 +234,11 @@ function resolveTarget(a: PretrainArgs): Target {
   }
   if (a.out === undefined && !a.force && fs.existsSync(out))
     fail(
-      `--out: ${out} is the shipped base policy for ${spec.name}/${a.preset} and is kept; pass --out FILE to write ` +
-        'elsewhere, or --force to replace it (git checkout public/base/ restores the shipped one)',
+      PUBLIC_DIR_VAR === undefined
+        ? `--out: ${out} is the shipped base policy for ${spec.name}/${a.preset} and is kept; pass --out FILE to ` +
+            'write elsewhere, or --force to replace it (git checkout public/base/ restores the shipped one)'
+        : `--out: ${out} is the base policy for ${spec.name}/${a.preset} under OPD_PUBLIC_DIR=${PUBLIC_DIR_VAR} ` +
+            'and is kept; pass --out FILE to write elsewhere, or --force to replace it',
     );
   return { spec, out, manifestPath, mix };
 }
@@ -253,31 +280,55 @@ function pretrainConfig(a: PretrainArgs, mix: PretrainConfig['mix']): PretrainCo
 type InitFrom = { initFrom: string; initSha256: string };
 
 /**
- * The policy to train: --init's weights (checked: a weights file of --model's size, or of the size --model grows
- * from, grown: core/model/grow.ts, new blocks from the `init` stream of --seed), else a fresh seeded init.
+ * --init's bytes and the file they came from: `base`, the env's base policy for the preset (cli/base.ts
+ * `loadBaseFiles`, checked against its manifest; PUBLIC_DIR's base/), else a weights file (its format checked).
+ * Exits 2 naming the flag and the fix.
+ */
+async function initBytes(
+  a: PretrainArgs,
+  init: string,
+  tok: ReturnType<typeof buildTokenizer>,
+): Promise<{ file: string; bytes: Uint8Array }> {
+  if (init === 'base') {
+    try {
+      const alt = 'give --init a weights file, or leave --init out for a fresh seeded init';
+      const base = await loadBaseFiles(getEnvSpec(a.env), a.preset, tok, PUBLIC_DIR, alt);
+      return { file: shownPath(base.path), bytes: base.bytes };
+    } catch (e) {
+      fail(`--init base: ${(e as Error).message}`);
+    }
+  }
+  const missing = notAWeightsFile(init, '--init', INIT_FLAG);
+  if (missing) fail(missing);
+  const bytes = new Uint8Array(fs.readFileSync(init));
+  const packed = runFileAsWeights(init, bytes, '--init') ?? notSafetensors(init, bytes, '--init', INIT_FLAG);
+  if (packed) fail(packed);
+  return { file: init, bytes };
+}
+
+/**
+ * The policy to train: --init's weights (`base`: the env's base policy for the preset; checked: a weights file of
+ * --model's size, or of the size --model grows from, grown: core/model/grow.ts, new blocks from the `init` stream of
+ * --seed), else a fresh seeded init.
  */
 async function startPolicy(
   a: PretrainArgs,
   tok: ReturnType<typeof buildTokenizer>,
 ): Promise<{ policy: PolicyHandle & { paramCount?: number }; init?: InitFrom; grownFrom?: GrownFrom }> {
   if (a.init === undefined) return { policy: createPolicy(a.model, tok, new Rng(a.seed).fork('init')) };
-  const missing = notAWeightsFile(a.init, '--init');
-  if (missing) fail(missing);
-  const bytes = new Uint8Array(fs.readFileSync(a.init));
-  const packed = runFileAsWeights(a.init, bytes, '--init') ?? notSafetensors(a.init, bytes, '--init');
-  if (packed) fail(packed);
+  const { file, bytes } = await initBytes(a, a.init, tok);
   let policy;
   try {
     policy = loadPolicy(bytes, tok);
   } catch (e) {
-    fail(`--init: ${(e as Error).message}`);
+    fail(`--init: ${otherEnvWeights(bytes, a.env) ?? (e as Error).message}`);
   }
   const size = policy.size;
-  const init = { initFrom: a.init, initSha256: await sha256Hex(bytes) };
+  const init = { initFrom: file, initSha256: await sha256Hex(bytes) };
   if (size === a.model) return { policy, init };
   disposePolicy(policy);
   if (!canGrow(size, a.model))
-    fail(`--init: ${a.init} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
+    fail(`--init: ${file} holds model size ${size}, not --model ${a.model}; set --model ${size}`);
   const grown = await growWeights(bytes, tok, a.model, new Rng(a.seed).fork('init'));
   return { policy: loadPolicy(grown.bytes, tok), init, grownFrom: grown.grownFrom };
 }
@@ -420,7 +471,8 @@ async function main(): Promise<void> {
   const sha = await sha256Hex(bytes);
   const manifest = manifestOf(a, t, { bytes, sha, tok }, { command, backend, cfg, init, grownFrom, seconds });
   // The weights first, with a manifest without measurements: a measurement that fails (or is stopped) loses no
-  // training.
+  // training. The default --out's base/ folder is made when an OPD_PUBLIC_DIR folder lacks it.
+  fs.mkdirSync(path.dirname(out), { recursive: true });
   writeAtomic(out, bytes);
   writeAtomic(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
   if (a['measure-episodes'] > 0) {

@@ -13,11 +13,11 @@ import { buildTokenizer, disposePolicy, loadPolicy } from '../src/core/model/pol
 import { canGrow, growWeights, type GrownFrom } from '../src/core/model/grow';
 import { Rng } from '../src/core/rng';
 import { getEnvSpec } from '../src/core/envs/registry';
-import { loadBaseFiles } from './base';
+import { basePolicyWords, loadBaseFiles, shownPath } from './base';
 import { parseRunConfig, type RunConfig } from '../src/core/run/config';
 import { readRun } from './rundir';
 import { runFileAsWeights } from './packfile';
-import { notAWeightsFile, notSafetensors, type WeightsFlagOptions } from './weightsfile';
+import { notAWeightsFile, notSafetensors, otherEnvWeights, type WeightsFlagOptions } from './weightsfile';
 import { fail, flagOf } from './train-flags';
 import { resumeFromRun, type Resume } from './train-rundir';
 import { startKind } from '../src/core/pretrain/base';
@@ -166,7 +166,7 @@ export async function loadStart(start: Start, config: RunConfig, init: string | 
       p = loadPolicy(start.weights, tok);
       disposePolicy(p);
     } catch (e) {
-      fail(`--init ${init}: ${(e as Error).message}`);
+      fail(`--init ${init}: ${otherEnvWeights(start.weights, config.env) ?? (e as Error).message}`);
     }
     const versionWarning = envVersionWarning(start.name, p.meta, config.env);
     if (p.size !== config.model && start.from === 'file' && canGrow(p.size, config.model)) {
@@ -181,7 +181,10 @@ export async function loadStart(start: Start, config: RunConfig, init: string | 
   return { initWeights: undefined, versionWarning: null };
 }
 
-/** The shipped base policy of the config's env and preset; refused (exit 2) when missing or of another model size. */
+/**
+ * The shipped base policy of the config's env and preset; refused (exit 2) when missing or of another model size
+ * (naming its file as the --init that grows it when the config's model grows from its size).
+ */
 async function loadBase(config: RunConfig): Promise<Uint8Array> {
   const spec = getEnvSpec(config.env);
   try {
@@ -192,11 +195,16 @@ async function loadBase(config: RunConfig): Promise<Uint8Array> {
       undefined,
       'pass --init scratch to start from fresh weights',
     );
-    if (base.manifest.model !== config.model)
+    if (base.manifest.model !== config.model) {
+      // a base of the size the config's model grows from (nano for nano-deep) grows when given as a file
+      const grow = canGrow(base.manifest.model, config.model)
+        ? `, or --init ${shownPath(base.path)} to grow it into ${config.model}`
+        : '';
       fail(
-        `--init base: the shipped base policy for ${config.env}/${config.preset} is a ${base.manifest.model} ` +
-          `model; pass --model ${base.manifest.model}, or --init scratch`,
+        `--init base: ${basePolicyWords()} for ${config.env}/${config.preset} is a ${base.manifest.model} ` +
+          `model; pass --model ${base.manifest.model}, or --init scratch${grow}`,
       );
+    }
     return base.bytes;
   } catch (e) {
     fail(`--init base: ${(e as Error).message}`);

@@ -117,14 +117,20 @@ describe('eval --policy and pretrain --init: a path of the wrong kind, worded as
     );
   }, 110_000);
 
-  it('pretrain --init some.json: the same words, without the words --init of train takes', () => {
+  it("pretrain --init some.json: the same words, with pretrain's other word (base; not train's scratch)", () => {
     const file = path.join(tmp, 'init.json');
     fs.writeFileSync(file, '{"config": {"seed": 1}}\n');
     const r = run('pretrain', ['--init', file, '--backend', 'cpu', '--out', path.join(tmp, 'p.safetensors')]);
     expect(r.status).toBe(2);
     expect(r.stderr.split('\n')[0]).toBe(
       `pretrain: --init ${file}: not a safetensors weights file (it starts with "{": it looks like JSON); ` +
-        `give a .safetensors file written by train --save, or a run directory's ckpt-<k>.safetensors ${JSON_DETAIL}`,
+        `give a .safetensors file written by train --save, or a run directory's ckpt-<k>.safetensors ` +
+        `${JSON_DETAIL}; --init also takes base`,
+    );
+    const m = run('pretrain', ['--init', 'bsae', '--out', path.join(tmp, 'p.safetensors')]);
+    expect(m.stderr).toBe(
+      'pretrain: --init: no weights file at "bsae" (base or a .safetensors file written by train --save); did you ' +
+        'mean base?\n',
     );
   }, 110_000);
 });

@@ -45,12 +45,11 @@ describe('shop: messages a new user meets', () => {
     const env = { ...process.env, OPD_PUBLIC_DIR: empty };
     const t = run('train', ['--env', 'searchqa', '--steps', '1'], env);
     expect(t.code).toBe(2);
-    expect(t.err).toMatch(
-      /^train: --init base: no base policy for searchqa\/default \(\S*public\/base\/searchqa-default\.json is missing\); /,
-    );
-    expect(t.err).toContain(
-      'make one with npm run pretrain -- --env searchqa --preset default, or pass --init scratch to start from ' +
-        'fresh weights\n',
+    expect(t.err).toBe(
+      `train: --init base: no base policy for searchqa/default: it was looked for under OPD_PUBLIC_DIR=${empty} ` +
+        `(${empty}/base/searchqa-default.json is missing); unset OPD_PUBLIC_DIR to use the shipped base policies, ` +
+        'or make one there with npm run pretrain -- --env searchqa --preset default, or pass --init scratch to ' +
+        'start from fresh weights\n',
     );
     const e = run('eval', ['--env', 'searchqa', '--policy', 'base'], env);
     expect(e.code).toBe(2);
@@ -74,16 +73,18 @@ describe('shop: messages a new user meets', () => {
     expect(e.err).toContain('give another weights file, e.g. another checkpoint of the run\n');
   });
 
-  it('household weights given to shop name the environment they were made on', () => {
+  it('household weights given to shop name the environment they were made on, and the one asked for', () => {
     const ckpt = path.join(tmp, 'hh', 'ckpt-1.safetensors');
     for (const r of [
       run('eval', ['--env', 'shop', '--policy', ckpt, '--episodes', '1']),
       run('train', ['--env', 'shop', '--init', ckpt, '--steps', '1']),
+      run('pretrain', ['--env', 'shop', '--init', ckpt, '--out', path.join(tmp, 'no.safetensors')]),
     ]) {
       expect(r.code).toBe(2);
       expect(r.err).toContain(
-        'these weights were made on the household environment (each environment has its own vocabulary): ' +
-          'use them with household, or retrain them with this version\n',
+        'these weights were made on the household environment, not shop (each environment has its own ' +
+          'vocabulary, so weights fit only the one they were made on): use them with --env household, or give ' +
+          'weights made on shop\n',
       );
     }
   });
