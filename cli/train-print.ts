@@ -10,7 +10,10 @@ import type {
   StepEvent,
   ValidationEvent,
 } from '../src/core/train/events';
-import type { RunConfig } from '../src/core/run/config';
+import { algorithmsUsing, type RunConfig } from '../src/core/run/config';
+import type { GrownFrom } from '../src/core/model/grow';
+import type { Start } from './train-start';
+import { basePolicyWords } from './base';
 import { checkpointFile } from '../src/core/run/record';
 import path from 'node:path';
 import type { FromRun } from './from-run';
@@ -28,15 +31,39 @@ export function analyzerWords(config: RunConfig): string | null {
 }
 
 /**
- * The start: algorithm, env, model, backend and seed, the analyzer of an algorithm that uses one, and the step a
- * resumed run continues from.
+ * Where a run's weights start, as the start line says it: `from the shipped base policy` (with OPD_PUBLIC_DIR set,
+ * `from the base policy under OPD_PUBLIC_DIR=<value>`), `from scratch`, `from <path>` (an --init file, or a
+ * distillation stage's student checkpoint), `from <path>, grown from nano` (a file grown into the config's model);
+ * null for --resume (the line then names the checkpoint it continues from).
  */
-export function startLine(ev: StartEvent, config: RunConfig, backend: string): string {
+export function startOrigin(start: Start, grownFrom?: GrownFrom | null): string | null {
+  if (start.from === 'resume') return null;
+  if (start.from === 'base') return `from ${basePolicyWords()}`;
+  if (start.from === 'scratch') return 'from scratch';
+  return `from ${start.name}${grownFrom ? `, grown from ${grownFrom.model}` : ''}`;
+}
+
+/**
+ * The A_skill variant of a run whose algorithm reads it (`skill variant centred`), when not the paper's; null
+ * otherwise.
+ */
+export function skillVariantWords(config: RunConfig): string | null {
+  if (config.skillVariant === 'paper' || !algorithmsUsing('skillVariant')?.includes(config.algo)) return null;
+  return `skill variant ${config.skillVariant}`;
+}
+
+/**
+ * The start: algorithm, env, model, where its weights come from (`startOrigin`; none given, none said), backend and
+ * seed, the analyzer of an algorithm that uses one, an A_skill variant beyond the paper's, and the step a resumed run
+ * continues from.
+ */
+export function startLine(ev: StartEvent, config: RunConfig, backend: string, origin: string | null = null): string {
   const resumed = ev.resumedFrom !== undefined ? `; resumed from the checkpoint of step ${ev.resumedFrom}` : '';
-  const analyzer = analyzerWords(config);
+  const extras = [analyzerWords(config), skillVariantWords(config)].filter((w) => w !== null);
   return (
     `training ${config.algo} on ${config.env}/${config.preset}, model ${config.model} (${ev.params} ` +
-    `params, vocab ${ev.vocabSize}), backend ${backend}, seed ${config.seed}${analyzer ? `, ${analyzer}` : ''}` +
+    `params, vocab ${ev.vocabSize})${origin ? `, ${origin}` : ''}, backend ${backend}, seed ${config.seed}` +
+    extras.map((w) => `, ${w}`).join('') +
     resumed
   );
 }

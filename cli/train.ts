@@ -35,6 +35,7 @@ import {
   phaseLine,
   progress,
   startLine,
+  startOrigin,
   teachersLine,
   validationLine,
 } from './train-print';
@@ -425,7 +426,8 @@ function printJsonEvent(ev: TrainEvent, record: RunRecorder | null): void {
 /** Print without --json: the line of a start, step (and its time split), eval, validation, checkpoint or done. */
 function printEvent(ev: TrainEvent, s: Session): void {
   const { config, args } = s.plan;
-  if (ev.event === 'start') process.stdout.write(startLine(ev, config, s.backend) + '\n');
+  if (ev.event === 'start')
+    process.stdout.write(startLine(ev, config, s.backend, startOrigin(s.plan.start, s.plan.grownFrom)) + '\n');
   else if (ev.event === 'step') {
     process.stdout.write(
       progress(

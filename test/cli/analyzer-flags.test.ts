@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzerFlagIssues } from '../../cli/train-flags';
-import { analyzerWords, startLine } from '../../cli/train-print';
+import { analyzerWords, skillVariantWords, startLine, startOrigin } from '../../cli/train-print';
 import { DEFAULT_CONFIG } from '../../src/core/run/config';
 import type { StartEvent } from '../../src/core/train/events';
 
@@ -90,8 +90,8 @@ describe('train refuses them (exit 2, nothing trained)', () => {
     const r = train([...SMALL, '--algo', 'opid', '--analyzer', 'oracle', '--run-dir', dir]);
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(
-      'training opid on household/easy, model nano (100464 params, vocab 529), backend wasm, seed 3, analyzer ' +
-        'oracle (privileged)',
+      'training opid on household/easy, model nano (100464 params, vocab 529), from the shipped base policy, ' +
+        'backend wasm, seed 3, analyzer oracle (privileged)',
     );
     const before = fs.readFileSync(path.join(dir, 'events.jsonl'));
     const again = train(['--resume', dir, '--steps', '2', '--analyzer-timeout-ms', '20000']);
@@ -104,8 +104,8 @@ describe('train refuses them (exit 2, nothing trained)', () => {
     const h = train([...SMALL, '--algo', 'skill-grpo']);
     expect(h.status).toBe(0);
     expect(h.stdout.split('\n')[0]).toBe(
-      'training skill-grpo on household/easy, model nano (100464 params, vocab 529), backend wasm, seed 3, ' +
-        'analyzer heuristic',
+      'training skill-grpo on household/easy, model nano (100464 params, vocab 529), from the shipped base ' +
+        'policy, backend wasm, seed 3, analyzer heuristic',
     );
   }, 300_000);
 });
@@ -127,5 +127,22 @@ describe('the start line', () => {
     expect(startLine(ev, { ...DEFAULT_CONFIG, algo: 'grpo' }, 'cpu')).toBe(
       'training grpo on household/easy, model nano (10 params, vocab 5), backend cpu, seed 1',
     );
+  });
+
+  it('says where the weights come from, and an A_skill variant beyond the paper as the analyzer is named', () => {
+    const file = { from: 'file', weights: new Uint8Array(), name: 'runs/a.safetensors' } as const;
+    expect(startOrigin({ from: 'base' })).toBe('from the shipped base policy');
+    expect(startOrigin({ from: 'scratch' })).toBe('from scratch');
+    expect(startOrigin(file)).toBe('from runs/a.safetensors');
+    expect(startOrigin(file, { model: 'nano', sha256: 'ab' })).toBe('from runs/a.safetensors, grown from nano');
+    expect(startOrigin({ from: 'resume' })).toBeNull();
+    const oracle = { ...DEFAULT_CONFIG, algo: 'opid' as const, analyzer: 'oracle' as const };
+    expect(startLine(ev, { ...oracle, skillVariant: 'centred' }, 'wasm', 'from scratch')).toBe(
+      'training opid on household/easy, model nano (10 params, vocab 5), from scratch, backend wasm, seed 1, ' +
+        'analyzer oracle (privileged), skill variant centred',
+    );
+    expect(skillVariantWords({ ...oracle, skillVariant: 'paper' })).toBeNull();
+    expect(skillVariantWords({ ...oracle, skillVariant: 'where-ep-zero' })).toBe('skill variant where-ep-zero');
+    expect(skillVariantWords({ ...DEFAULT_CONFIG, algo: 'grpo', skillVariant: 'centred' })).toBeNull();
   });
 });

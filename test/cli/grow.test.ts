@@ -111,15 +111,18 @@ describe('train --model nano-deep --init NANO', () => {
     ]);
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(
-      'training grpo on household/default, model nano-deep (157008 params, vocab 529), backend wasm, seed 1',
+      'training grpo on household/default, model nano-deep (157008 params, vocab 529), from ' +
+        `${NANO}, grown from nano, backend wasm, seed 1`,
     );
     const sha = await sha256Hex(new Uint8Array(fs.readFileSync(NANO)));
     const rec = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8'));
-    expect([rec.params, rec.initWeights, rec.grownFrom, rec.config.model]).toEqual([
+    // config.init is the schema's base|scratch (its default here): the file is initWeights (docs/cli.md)
+    expect([rec.params, rec.initWeights, rec.grownFrom, rec.config.model, rec.config.init]).toEqual([
       157008,
       NANO,
       { model: 'nano', sha256: sha },
       'nano-deep',
+      'base',
     ]);
   }, 210_000);
 
@@ -128,5 +131,34 @@ describe('train --model nano-deep --init NANO', () => {
     const r = run('train', [...COMMON, '--init', file, '--steps', '1']);
     expect([r.status, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toBe(`train: --init ${file} holds a small model, not --model nano-deep; pass --model small\n`);
+  }, 210_000);
+});
+
+describe('nano-deep and --init base', () => {
+  it('train --model nano-deep from the nano base policy: refused, naming the file that grows it', () => {
+    const r = run('train', [...COMMON, '--steps', '1']);
+    expect([r.status, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toBe(
+      'train: --init base: the shipped base policy for household/default is a nano model; pass --model nano, or ' +
+        '--init scratch, or --init public/base/household-default.safetensors to grow it into nano-deep\n',
+    );
+  }, 210_000);
+
+  it('pretrain --model nano-deep --init base grows the shipped base policy of the env and preset', async () => {
+    const out = path.join(tmp, 'deep-base.safetensors');
+    const r = run('pretrain', [
+      ...COMMON,
+      ...['--init', 'base', '--iters', '1', '--tasks', '2', '--batch', '4', '--measure-episodes', '0'],
+      ...['--out', out],
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const sha = await sha256Hex(new Uint8Array(fs.readFileSync(NANO)));
+    expect(r.stdout.split('\n')[0]).toBe(
+      `pretraining nano-deep on household/default (from ${NANO}, sha256 ${sha.slice(0, 8)}…, grown from nano: its ` +
+        'blocks, then identity blocks), backend wasm, seed 1',
+    );
+    const m = JSON.parse(fs.readFileSync(path.join(tmp, 'deep-base.json'), 'utf8'));
+    expect([m.grownFrom, m.pretrain.initFrom]).toEqual([{ model: 'nano', sha256: sha }, NANO]);
   }, 210_000);
 });
