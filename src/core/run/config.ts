@@ -152,8 +152,8 @@ export const RunConfigSchema = z.object({
       flag: 'model',
       group: 'run',
       help:
-        "Model size (core/model/config.ts): nano (98k parameters with the default env's vocabulary), " +
-        "nano-deep (nano's width with 4 layers, 157k; grown from nano weights: --init a nano file), " +
+        "Model size (core/model/config.ts): nano (100,464 parameters with the default env's vocabulary), " +
+        "nano-deep (nano's width with 4 layers, 157,008; grown from nano weights: --init a nano file), " +
         'small (d 128, 4 layers), base (d 256, 6 layers).',
       recommended: 'nano on a CPU; small or base on a GPU',
     } satisfies FieldMeta),
