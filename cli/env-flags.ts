@@ -6,7 +6,8 @@
  */
 import { DEFAULT_ENV, ENV_NAMES, envsInWords, getEnvSpec } from '../src/core/envs/registry';
 import type { EnvSpec } from '../src/core/envs/types';
-import { choiceError, UsageError } from './args';
+import { choiceError, didYouMean, UsageError } from './args';
+import { visibleText } from '../src/core/run/config';
 
 /** The `--env` flag: one of the registered envs, default DEFAULT_ENV. */
 export const ENV_FLAG = {
@@ -24,12 +25,18 @@ export const PRESET_FLAG = {
 
 /**
  * The preset a command uses: `given`, checked against the env's presets, or the env's default preset.
- * @throws UsageError naming the env's presets (and the nearest one) for an unknown preset.
+ * @throws UsageError naming the env, its presets (and the nearest one) for an unknown preset, as train words it:
+ * `--preset: searchqa has no preset "easy"; one of default`.
  */
 export function presetFor(spec: EnvSpec, given: string | undefined): string {
   const preset = given ?? spec.defaultPreset;
   if (!spec.presets.includes(preset))
-    throw new UsageError(choiceError('preset', spec.presets, preset), 'preset', preset);
+    throw new UsageError(
+      `--preset: ${spec.name} has no preset "${visibleText(preset.slice(0, 40))}"; one of ` +
+        `${spec.presets.join(', ')}${didYouMean(preset, spec.presets)}`,
+      'preset',
+      preset,
+    );
   return preset;
 }
 

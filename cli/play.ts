@@ -27,11 +27,10 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
 import { isOpenAction, type CommandForm } from '../src/core/envs/types';
-import { ENV_NAMES, getEnvSpec } from '../src/core/envs/registry';
-import { visibleText } from '../src/core/run/config';
+import { getEnvSpec } from '../src/core/envs/registry';
 import { z } from 'zod';
 import { PlayEpisode, closeOpenForm, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
-import { USAGE_EXIT_CODE, UsageError, didYouMean, parseArgs, usage } from './args';
+import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { ENV_FLAG, PRESET_FLAG, envAndPreset } from './env-flags';
 import { exitOnClosedStdout } from './files';
 
@@ -134,23 +133,6 @@ export function bareOpenForm(
 }
 
 /**
- * The env and preset to play (env-flags.ts `envAndPreset`); a preset the env does not have is named with the env, as
- * train words it: `--preset: searchqa has no preset "easy"; one of default`.
- * @throws UsageError on an unknown env or preset.
- */
-function playedEnvAndPreset(env: string, preset: string | undefined): { preset: string } {
-  const presets = ENV_NAMES.includes(env) ? getEnvSpec(env).presets : null;
-  if (presets && preset !== undefined && !presets.includes(preset))
-    throw new UsageError(
-      `--preset: ${env} has no preset "${visibleText(preset.slice(0, 40))}"; one of ${presets.join(', ')}` +
-        didYouMean(preset, presets),
-      'preset',
-      preset,
-    );
-  return envAndPreset(env, preset);
-}
-
-/**
  * Plays one task. Returns the exit code: 0 (done or end of input), 2 (bad flags; message on `io.error`).
  */
 export async function play(argv: readonly string[], io: PlayIO): Promise<number> {
@@ -163,7 +145,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       io.write(`${helpFor(args.env, args.preset)}\n`);
       return 0;
     }
-    const { preset } = playedEnvAndPreset(args.env, args.preset);
+    const { preset } = envAndPreset(args.env, args.preset);
     if (args.seed !== undefined && args.task !== undefined) {
       throw new UsageError(
         `--task ${args.task} and --seed ${args.seed} both choose the task (--seed draws one at random); ` +

@@ -35,7 +35,9 @@ describe('--env', () => {
       expect(presetFor(spec, undefined)).toBe(spec.defaultPreset);
       for (const p of spec.presets) expect(presetFor(spec, p)).toBe(p);
       expect(() => presetFor(spec, 'no-such-preset')).toThrow(UsageError);
-      expect(() => presetFor(spec, 'no-such-preset')).toThrow(`--preset must be one of: ${spec.presets.join(', ')}`);
+      expect(() => presetFor(spec, 'no-such-preset')).toThrow(
+        `--preset: ${spec.name} has no preset "no-such-preset"; one of ${spec.presets.join(', ')}`,
+      );
       expect(envAndPreset(spec.name, undefined)).toEqual({ spec, preset: spec.defaultPreset });
     }
     expect(() => envAndPreset('no-such-env', undefined)).toThrow(/^--env must be one of: /);

@@ -69,7 +69,7 @@ describe('export-tasks', () => {
     expect(run([])).toMatchObject({ code: 2, err: expect.stringContaining('--out is required') });
     expect(run(['--out', '/tmp/x', '--env', 'household', '--preset', 'hard'])).toMatchObject({
       code: 2,
-      err: expect.stringContaining('--preset must be one of: default, easy, easy-pick2 (got "hard")'),
+      err: expect.stringContaining('--preset: household has no preset "hard"; one of default, easy, easy-pick2'),
     });
     expect(run(['--out', '/tmp/x', '--train', '-1'])).toMatchObject({
       code: 2,

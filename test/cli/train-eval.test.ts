@@ -509,13 +509,14 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
           'several separated by commas); did you mean test-unseen?',
       );
       expect(cli('eval', ['--preset', 'esy']).err.split('\n')[0]).toBe(
-        'eval: --preset must be one of: default, easy, easy-pick2 (got "esy"); did you mean easy?',
+        'eval: --preset: household has no preset "esy"; one of default, easy, easy-pick2; did you mean easy?',
       );
       expect(cli('eval', ['--hints', 'stp']).err.split('\n')[0]).toBe(
         'eval: --hints must be one of: none, episode, step, both, correct (got "stp"); did you mean step?',
       );
       expect(cli('pretrain', ['--preset', 'Default']).err.split('\n')[0]).toBe(
-        'pretrain: --preset must be one of: default, easy, easy-pick2 (got "Default"); did you mean default?',
+        'pretrain: --preset: household has no preset "Default"; one of default, easy, easy-pick2; did you mean ' +
+          'default?',
       );
       expect(cli('experiment', ['opid-tabel']).err.split('\n')[0]).toBe(
         'experiment: the first argument names the experiment: opid-table (got "opid-tabel"); did you mean opid-table?',
