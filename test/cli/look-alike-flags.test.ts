@@ -46,8 +46,8 @@ describe('look-alike characters in a flag value', () => {
     const preset = cli('train', ['--preset', 'еаѕу']);
     expect(preset.status).toBe(2);
     expect(preset.stderr.split('\n')[0]).toBe(
-      'train: --preset: household has no preset "еаѕу"; one of default, easy, easy-pick2; did you mean easy? (written with ' +
-        'look-alikes of Latin letters: е U+0435, а U+0430, ѕ U+0455, у U+0443)',
+      'train: --preset: household has no preset "еаѕу"; one of default, easy, easy-pick2; did you mean easy? ' +
+        '(written with look-alikes of Latin letters: е U+0435, а U+0430, ѕ U+0455, у U+0443)',
     );
     const split = cli('eval', ['--split', 'tеst-seen']);
     expect(split.status).toBe(2);

@@ -130,8 +130,8 @@ export class SearchQaAnalyzer implements Analyzer {
 
 /**
  * searchqa's own words for a failure in which no step is a mistake the plan can name (the skill grammar's fallback,
- * `wandering between places`, describes no search episode). Every word is one of the env's tokens (vocab.ts with the skill
- * grammar's words), so the policy reads them without byte fallback.
+ * `wandering between places`, describes no search episode). Every word is one of the env's tokens (vocab.ts with the
+ * skill grammar's words), so the policy reads them without byte fallback.
  */
 export const SEARCHQA_FALLBACK = {
   /** The mistake of an episode that ended without an answer. */
