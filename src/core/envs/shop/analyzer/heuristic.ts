@@ -23,7 +23,9 @@
  *   mistake's failure skill (`avoid: … warning sign: … instead: …`, mistakes.ts `contrastSign`).
  * - Any other failed trajectory (no better sibling — the group's best one itself, or a group where no purchase
  *   scored): its own mistakes (mistakes.ts `ownMistakes`): the first names the episode skill, the first K with a fix
- *   get step skills; none → the steps-run-out skill.
+ *   get step skills; none → the steps-run-out skill in shop's own words (`SHOP_FALLBACK`: `avoid: search and click
+ *   with no buy now. warning sign: steps run out. instead: buy the product in fewer steps.`); a first mistake without
+ *   a fix gets that fix too.
  * - Every step skill names an action the env accepts at that step, read from the page the step was taken on
  *   (tracked.ts `skillAdmissible`): a click on a value the page shows, or on the search page a `search[<words>]`
  *   with its closing bracket and no bracket inside.
@@ -38,13 +40,25 @@ import type {
   TrajectorySkills,
 } from '../../types';
 import { checkMaxStepSkills, emptyStats } from '../../types';
-import { episodeSkill, failureSkill, stepSkill, warningSign, FALLBACK_PHRASES } from '../../../skills/grammar';
+import { episodeSkill, failureSkill, stepSkill, warningSign } from '../../../skills/grammar';
 import { now } from '../../../clock';
 import { NEXT_PAGE, PREV_PAGE } from '../pages';
 import { canonicalAction, readGoal, searchKeywords } from './read';
 import { trackSeen, skillAdmissible } from './tracked';
 import { keepsToPlan, planOf, towardPlan, type ShopPlan } from './plan';
 import { contrastSign, ownMistakes, type ReadTrajectory } from './mistakes';
+
+/**
+ * shop's own words for a failure with no mistake to name, and for a mistake with no fix (the skill grammar's
+ * fallback, `wandering between places` / `follow the task in fewer steps`, describes no shopping episode). Every word
+ * is one of the env's tokens (vocab.ts with the skill grammar's words), so the policy reads them without byte fallback.
+ */
+export const SHOP_FALLBACK = {
+  /** The mistake of an episode whose steps ran out without a purchase (no `click[buy now]`). */
+  noPurchase: 'search and click with no buy now',
+  /** The fix when no page shows a better move. */
+  buySooner: 'buy the product in fewer steps',
+} as const;
 
 /** A trajectory read for analysis, with its plan when it bought something. */
 interface Read extends ReadTrajectory {
@@ -153,8 +167,8 @@ export class ShopAnalyzer implements Analyzer {
         stepSkills[m.i] = stepSkill(m.fix);
     const m = mistakes[0];
     const episode = m
-      ? failureSkill(m.mistake, m.sign, m.fix ?? FALLBACK_PHRASES.sooner)
-      : failureSkill(FALLBACK_PHRASES.wandering, warningSign('timeout'), FALLBACK_PHRASES.sooner);
+      ? failureSkill(m.mistake, m.sign, m.fix ?? SHOP_FALLBACK.buySooner)
+      : failureSkill(SHOP_FALLBACK.noPurchase, warningSign('timeout'), SHOP_FALLBACK.buySooner);
     return { episodeSkill: episode, stepSkills };
   }
 }

@@ -2,7 +2,8 @@
  * The shop's embedded analyzer on hand-built groups played through the real env (shop/default, train tasks 3 and 7),
  * with the exact skills each rule writes: a success's plan (with paging), a missed option, a wrong option, a purchase
  * over the price limit, a search whose words missed the product, another search that also finds it, an invalid and a
- * repeated action, a best-reward reference below 1 (its repaired plan), K, failedOnly and the counters.
+ * repeated action, a best-reward reference below 1 (its repaired plan), steps run out with no mistake (shop's own
+ * fallback words, every one a token of the env), K, failedOnly and the counters.
  *
  * Task train/7: `i want to buy polo shirt that is short sleeve, moisture wicking and cotton blend with color: olive
  * green, and size: xx-large, and price lower than 70.00 dollars`; the expert searches its key words (Q7), opens
@@ -11,9 +12,11 @@
  * ($68.23), clicks espresso, buys; page 1 lists b07x28 at $95.69, which offers espresso.
  */
 import { describe, expect, it } from 'vitest';
-import { ShopAnalyzer } from '../../../../../src/core/envs/shop/analyzer/heuristic';
+import { SHOP_FALLBACK, ShopAnalyzer } from '../../../../../src/core/envs/shop/analyzer/heuristic';
 import { SHOP_PROMPT } from '../../../../../src/core/envs/shop/analyzer/prompt-examples';
-import type { AnalyzerOptions, AnalysisResult } from '../../../../../src/core/envs/types';
+import { getEnvSpec } from '../../../../../src/core/envs/registry';
+import { buildTokenizer } from '../../../../../src/core/model/policy';
+import type { AnalyzerOptions, AnalyzerTrajectory, AnalysisResult } from '../../../../../src/core/envs/types';
 import { playActions, type Played } from './helpers';
 
 const T7 = { split: 'train', index: 7 } as const;
@@ -27,6 +30,9 @@ const expert = (ref: typeof T7 | typeof T3) => playActions(ref, Array(10).fill(n
 /** Analyse one group of played episodes. */
 const analyze = (runs: Played[], o: AnalyzerOptions = { maxStepSkills: 5 }): Promise<AnalysisResult> =>
   new ShopAnalyzer(o).analyze({ env: 'shop', trajectories: runs.map((r) => r.traj) });
+/** The steps-run-out skill in shop's own words (SHOP_FALLBACK), never household's `wandering between places`. */
+const FALLBACK =
+  'avoid: search and click with no buy now. warning sign: steps run out. instead: buy the product in fewer steps.';
 /** `n` alternations of two actions, starting with the first. */
 const alternate = (a: string, b: string, n: number) => Array.from({ length: n }, (_, k) => (k % 2 ? b : a));
 
@@ -234,19 +240,14 @@ describe('shop heuristic analyzer: hand-built groups', () => {
     expect(wander.traj.steps).toHaveLength(15);
     expect(await analyze([wander])).toEqual([
       {
-        episodeSkill:
-          'avoid: wandering between places. warning sign: steps run out. instead: follow the task in fewer steps.',
+        episodeSkill: FALLBACK,
         stepSkills: {},
       },
     ]);
   });
 
   it('text that shows no shop page, or no step at all, gets the steps-run-out skill and no step skill', async () => {
-    const fallback = {
-      episodeSkill:
-        'avoid: wandering between places. warning sign: steps run out. instead: follow the task in fewer steps.',
-      stepSkills: {},
-    };
+    const fallback = { episodeSkill: FALLBACK, stepSkills: {} };
     const odd = {
       task: 'put a clean apple in fridge 1.',
       success: false,
@@ -258,6 +259,34 @@ describe('shop heuristic analyzer: hand-built groups', () => {
       fallback,
       fallback,
     ]);
+  });
+
+  it("a hand-made failure with no mistake: shop's own fallback, every word one of shop's tokens", async () => {
+    // Task train/3's instruction; a search of its words, then `next >` to page 2, and the episode ends unbought.
+    const results = (page: number, line: string) =>
+      `[back to search]\nPage ${page} (Total results: 50)\n${page > 1 ? '[< prev] ' : ''}[next >]\n${line}`;
+    const unbought: AnalyzerTrajectory = {
+      task: 'i need office chair that is ergonomic with color: espresso, and price lower than 80.00 dollars',
+      success: false,
+      steps: [
+        { observation: 'WebShop\nSearch for a product: search[keywords]', action: Q3, valid: true, return: 0 },
+        {
+          observation: results(1, '[b07x28] harbor ergonomic office chair | $95.69'),
+          action: 'click[next >]',
+          valid: true,
+          return: 0,
+        },
+      ],
+      finalObservation: results(2, '[b30k11] atlas mesh office chair | $120.00'),
+    };
+    expect(await new ShopAnalyzer({ maxStepSkills: 5 }).analyze({ env: 'shop', trajectories: [unbought] })).toEqual([
+      { episodeSkill: FALLBACK, stepSkills: {} },
+    ]);
+    // Every word is one of the env's tokens: the whole skill falls back to bytes only for its punctuation.
+    const tok = buildTokenizer(getEnvSpec('shop'));
+    const bytes = (text: string) => tok.encode(text).filter((i) => i >= tok.byteOffset && i < tok.byteOffset + 256);
+    for (const text of Object.values(SHOP_FALLBACK)) expect(bytes(` ${text}`)).toEqual([]);
+    expect(tok.decode(bytes(FALLBACK))).toBe(':.:.:.');
   });
 
   it('failedOnly: successes get null and are not counted; K must be an integer ≥ 0', async () => {
