@@ -1,7 +1,7 @@
 /**
  * searchqa tasks: (preset, split, index) → one question (questions.ts), identical on every machine (the
- * reproducibility contract, docs/architecture.md). An `Rng` seeded with `searchqa/<version>/<preset>/<split>/<index>`
- * draws the subset uniformly among the split's subsets, then the question.
+ * reproducibility contract, docs/architecture.md). An `Rng` seeded with `searchqa/<tag>/<preset>/<split>/<index>`
+ * (world.ts SEARCHQA_SEED_TAG) draws the subset uniformly among the split's subsets, then the question.
  *
  * Splits (world.ts has two disjoint worlds):
  * - `train`: the seen world, six subsets (no `bamboogle`, which is test-only as in Search-R1's evaluation).
@@ -14,7 +14,7 @@
 import { Rng, hash32 } from '../../rng';
 import { SPLITS, TRAIN_TASK_INDICES, type Split, type TaskRef } from '../types';
 import { SUBSETS, makeQuestion, type Question, type Subset } from './questions';
-import { SEARCHQA_VERSION } from './world';
+import { SEARCHQA_SEED_TAG } from './world';
 
 /** Presets (the first is the default). */
 export const SEARCHQA_PRESETS: readonly string[] = ['default'];
@@ -56,7 +56,7 @@ export function generateTask(preset: string, ref: TaskRef): SearchQaTask {
   checkPreset(preset);
   checkTaskRef(ref);
   const addr = ref.split === 'val' ? { split: 'train', index: TRAIN_TASK_INDICES + ref.index } : ref;
-  const rng = new Rng(hash32(`searchqa/${SEARCHQA_VERSION}/${preset}/${addr.split}/${addr.index}`));
+  const rng = new Rng(hash32(`searchqa/${SEARCHQA_SEED_TAG}/${preset}/${addr.split}/${addr.index}`));
   const subsets = subsetsOf(ref.split);
   const subset = subsets[rng.int(subsets.length)];
   return { split: ref.split, index: ref.index, question: makeQuestion(subset, rng, ref.split === 'test-unseen') };

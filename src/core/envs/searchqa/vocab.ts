@@ -25,14 +25,14 @@ import {
 } from './env';
 import * as lexicon from './lexicon';
 import { SUBSETS, TEMPLATES, drawQuestion } from './questions';
-import { SEARCHQA_VERSION } from './world';
+import { SEARCHQA_SEED_TAG } from './world';
 
 /** One question of every template of every subset (the seen world), each from its own fixed stream. */
 export function templateSamples(): string[] {
   const out: string[] = [];
   for (const subset of SUBSETS)
     for (const t of TEMPLATES[subset]) {
-      const rng = new Rng(hash32(`searchqa/${SEARCHQA_VERSION}/vocab/${subset}/${t.name}`));
+      const rng = new Rng(hash32(`searchqa/${SEARCHQA_SEED_TAG}/vocab/${subset}/${t.name}`));
       out.push(drawQuestion(subset, t, rng, false).text);
     }
   return out;

@@ -1,8 +1,8 @@
 /**
  * The searchqa fact graph: fictional countries, towns, people, organisations, works and events, drawn from a seeded
- * `Rng` (`searchqa/<version>/world/<stage>`), so no pretrained knowledge helps and every answer is grounded in the
- * corpus (corpus.ts writes one passage per entity). The same graph, bit for bit, on every machine and run; built on
- * first use and memoised (`world()`; 0.05–0.15 s with the passages, cold, on two busy cores).
+ * `Rng` (`searchqa/<tag>/world/<stage>`, SEARCHQA_SEED_TAG), so no pretrained knowledge helps and every answer is
+ * grounded in the corpus (corpus.ts writes one passage per entity). The same graph, bit for bit, on every machine and
+ * run; built on first use and memoised (`world()`; 0.05–0.15 s with the passages, cold, on two busy cores).
  *
  * Entities and facts (counts are totals; `id` is the entity's index in `world().entities`, which is also its
  * passage index):
@@ -49,6 +49,13 @@ import {
  * (test/core/envs/conformance.test.ts, test/core/envs/searchqa/pins.test.ts) whenever generation or the rules change.
  */
 export const SEARCHQA_VERSION = 'searchqa-v1';
+/**
+ * The tag the world's, the tasks' and the vocabulary samples' generators are seeded with
+ * (`searchqa/<tag>/world/<stage>`, tasks.ts, vocab.ts): a version that changes only the rules keeps it, so the
+ * corpus, the tasks and the tokenizer's vocabulary stay the same bit for bit. A change to generation moves it to the
+ * new version.
+ */
+export const SEARCHQA_SEED_TAG = 'searchqa-v1';
 
 /** Entity counts (see the module comment). */
 export const COUNTS = { countries: 30, townsPerCountry: 10, people: 1200, orgs: 300, works: 600, events: 240 } as const;
@@ -150,7 +157,7 @@ function names(rng: Rng, first: readonly string[], second: readonly string[], n:
 
 /** A seeded stream for one stage of generation. */
 function stage(label: string): Rng {
-  return new Rng(hash32(`searchqa/${SEARCHQA_VERSION}/world/${label}`));
+  return new Rng(hash32(`searchqa/${SEARCHQA_SEED_TAG}/world/${label}`));
 }
 
 /** An index drawn with probability ∝ weights[i] (all > 0). */
