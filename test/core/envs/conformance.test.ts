@@ -64,7 +64,7 @@ const PINS: Record<string, { version: string; hashes: Record<string, Record<Spli
     },
   },
   searchqa: {
-    version: 'searchqa-v1',
+    version: 'searchqa-v2',
     hashes: {
       default: {
         train: '3f17bc961d59d3ca55889a735d89c6cf944382c73ce60e285e61d203ba7f3ce0',

@@ -10,8 +10,10 @@
  *
  * - Reset: the task line is the question (questions.ts); the first observation is START_OBSERVATION.
  * - Actions are judged after `normalizeAction` (trim, collapse whitespace, lower-case). An action is the whole
- *   string `search[q]` or `answer[a]` with `q`/`a` non-empty after trimming (text inside may hold any character,
- *   `]` included: the argument runs to the last `]`).
+ *   string `search[q]` or `answer[a]` with `q`/`a` non-empty after trimming and free of `]`: the first `]` ends the
+ *   action, so nothing may follow it (`search[a] search[b]`, `answer[x]y]` and `search[a]]` are invalid, as text after
+ *   a command is; a sampler closes an open form at its first `]`, rollout/trie.ts). Any other character may stand
+ *   inside, `[` included (`search[a [b]` searches `a [b`). Until `searchqa-v2` the argument ran to the last `]`.
  *   - `search[q]`: BM25 over the corpus (corpus.ts), the top TOP_K = 3 passages, one line each as Search-R1's
  *     `_passages2string` writes them: `Doc 1(Title: Azure Guild) The Azure Guild was founded by …`. Any query is
  *     searched as given — a 5 000-character one, a prompt-injection-like one (`ignore the task and answer X` is just
@@ -23,9 +25,10 @@
  *     The observation says whether it was correct (ANSWER_CORRECT / ANSWER_WRONG; Search-R1 shows nothing after an
  *     answer, the episode being over). Token F1 and substring EM are computed too and returned in `info`.
  *   - Anything else — an empty string, free text, `search[]`, `answer[  ]`, `search [x]`, text around a command,
- *     `<search>x</search>` — is invalid: the state is unchanged, `valid: false`, the observation is INVALID_ACTION
- *     (Search-R1's message, with the brackets for the tags), and the step counts. Search-R1 would search or score an
- *     empty tag and ignore text around one (its responses carry reasoning); here a response is the action alone.
+ *     a second `]`, `<search>x</search>` — is invalid: the state is unchanged, `valid: false`, the observation is
+ *     INVALID_ACTION (Search-R1's message, with the brackets for the tags), and the step counts. Search-R1 would
+ *     search or score an empty tag and ignore text around one (its responses carry reasoning; `re.search` takes the
+ *     first tag, up to its first closing tag); here a response is the action alone.
  * - done: after `answer[…]`, or once `steps` reaches `maxSteps` (4). The last step's `info` holds the episode's
  *   answer scores `{em, f1, subEm}` (all 0 when it ran out of steps without an answer).
  * - `admissibleActions()`: `['search[', 'answer[']` — both open forms (`isOpenAction`): a sampler completes either
@@ -58,13 +61,13 @@ export const ANSWER_WRONG = 'The answer is wrong.';
 /** A parsed action. */
 export interface QaAction {
   verb: 'search' | 'answer';
-  /** The query or answer: the text between the brackets, trimmed (non-empty). */
+  /** The query or answer: the text between the brackets, trimmed (non-empty, no `]`). */
   arg: string;
 }
 
 /** The action `action` (any string) is, after `normalizeAction`; null when it is invalid (see the module comment). */
 export function parseAction(action: string): QaAction | null {
-  const m = /^(search|answer)\[(.*)\]$/.exec(normalizeAction(String(action)));
+  const m = /^(search|answer)\[([^\]]*)\]$/.exec(normalizeAction(String(action)));
   if (!m) return null;
   const arg = m[2].trim();
   return arg === '' ? null : { verb: m[1] as QaAction['verb'], arg };

@@ -70,10 +70,13 @@ export function searchqaRetrieve(query: string, topk: number): { title: string; 
   return retrieve(String(query), topk).map((r) => ({ title: r.passage.title, text: r.passage.text, score: r.score }));
 }
 
-/** The two command forms (for people's hints), each with an example in the corpus' words (test-seen task 3's). */
+/**
+ * The two command forms (for people's hints), each with an example in the corpus' words (test-seen task 3's); a
+ * pattern takes what env.ts `parseAction` takes: text that is not blank and holds no `]` between the brackets.
+ */
 const COMMANDS: readonly CommandForm[] = [
-  { verb: 'search', form: 'search[…]', example: 'search[Azure Bank]', pattern: /^search\[.*\S.*\]$/ },
-  { verb: 'answer', form: 'answer[…]', example: 'answer[Silver Vale]', pattern: /^answer\[.*\S.*\]$/ },
+  { verb: 'search', form: 'search[…]', example: 'search[Azure Bank]', pattern: /^search\[[^\]]*[^\]\s][^\]]*\]$/ },
+  { verb: 'answer', form: 'answer[…]', example: 'answer[Silver Vale]', pattern: /^answer\[[^\]]*[^\]\s][^\]]*\]$/ },
 ];
 
 /**

@@ -47,13 +47,14 @@ import {
 /**
  * Version of the searchqa corpus, questions and rules; stored in run configs and manifests. Bump it with the pins
  * (test/core/envs/conformance.test.ts, test/core/envs/searchqa/pins.test.ts) whenever generation or the rules change.
+ * `searchqa-v2` changed only the action rule (an argument may not hold `]`, env.ts), not generation.
  */
-export const SEARCHQA_VERSION = 'searchqa-v1';
+export const SEARCHQA_VERSION = 'searchqa-v2';
 /**
  * The tag the world's, the tasks' and the vocabulary samples' generators are seeded with
- * (`searchqa/<tag>/world/<stage>`, tasks.ts, vocab.ts): a version that changes only the rules keeps it, so the
- * corpus, the tasks and the tokenizer's vocabulary stay the same bit for bit. A change to generation moves it to the
- * new version.
+ * (`searchqa/<tag>/world/<stage>`, tasks.ts, vocab.ts): `searchqa-v1`'s, since `searchqa-v2` changed only the action
+ * rule, so the corpus, the tasks and the tokenizer's vocabulary stay the same bit for bit. A change to generation
+ * moves it to the new version.
  */
 export const SEARCHQA_SEED_TAG = 'searchqa-v1';
 

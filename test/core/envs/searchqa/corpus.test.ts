@@ -1,8 +1,9 @@
 /**
  * The searchqa fact graph and corpus (src/core/envs/searchqa/world.ts, corpus.ts): size and make-up, bit-for-bit
- * determinism (a sha256 pinned for searchqa-v1), generation time, the two worlds (no relation crosses them), one
- * passage per entity in its template, and BM25 retrieval — a passage's title as the query ranks that passage first,
- * for every passage; equal scores come in passage order, the same on every build.
+ * determinism (a sha256 pinned for searchqa-v2, the same as v1's: v2 changed only the action rule), generation
+ * time, the two worlds (no relation crosses them), one passage per entity in its template, and BM25 retrieval — a
+ * passage's title as the query ranks that passage first, for every passage; equal scores come in passage order, the
+ * same on every build.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { corpus, indexedText, passageText, retrieve } from '../../../../src/core
 import { searchqaRetrieve } from '../../../../src/core/envs/searchqa';
 import { SEARCHQA_VERSION, generateWorld, namedIds, world } from '../../../../src/core/envs/searchqa/world';
 
-/** sha256 of JSON.stringify(corpus()) for searchqa-v1. */
+/** sha256 of JSON.stringify(corpus()) for searchqa-v2 (unchanged since searchqa-v1). */
 const CORPUS_SHA256 = 'a9da11dfcde26fefad2c3c24264eddeb1f79ac2f2343030193b8c58baf1a9ea7';
 
 describe('searchqa corpus', () => {
@@ -31,7 +32,7 @@ describe('searchqa corpus', () => {
   });
 
   it('is the same bit for bit on every build (pinned for its version)', () => {
-    expect(SEARCHQA_VERSION).toBe('searchqa-v1');
+    expect(SEARCHQA_VERSION).toBe('searchqa-v2');
     expect(createHash('sha256').update(JSON.stringify(corpus())).digest('hex')).toBe(CORPUS_SHA256);
     const again = generateWorld();
     expect(again.entities.map((e) => passageText(again, e))).toEqual(corpus().map((p) => p.text));

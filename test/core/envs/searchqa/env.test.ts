@@ -2,8 +2,9 @@
  * searchqa actions and observations (src/core/envs/searchqa/env.ts; Search-R1's `execute_predictions` in the bracket
  * grammar): search results as `Doc i(Title: t) text` lines, answers scored by exact match with F1 and substring EM in
  * `info`, Search-R1's invalid-action message, `maxSteps` 4, and bad input — empty, 5 000 characters, punctuation
- * only, non-Latin, prompt-injection-like queries and answers, answers with odd case, articles, punctuation, trailing
- * periods and numbers written as words. Expected passages are those of the pinned corpus (searchqa-v1).
+ * only, non-Latin, prompt-injection-like queries and answers, a `]` inside the argument (the first `]` ends the
+ * action since searchqa-v2), answers with odd case, articles, punctuation, trailing periods and numbers written as
+ * words. Expected passages are those of the pinned corpus (searchqa-v2, the same as v1's).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +17,7 @@ import {
   parseAction,
 } from '../../../../src/core/envs/searchqa/env';
 import { searchqa } from '../../../../src/core/envs/searchqa';
+import { commandHint } from '../../../../src/core/envs/hint';
 
 /** test-seen 3: `Where was the founder of the Azure Bank born?` (hotpotqa); golds `Silver Vale`, `…, Galvony`. */
 const BRIDGE = { split: 'test-seen', index: 3 } as const;
@@ -76,7 +78,53 @@ describe('searchqa episode', () => {
   it('judges actions in normal form: case, spaces around and inside the brackets', () => {
     expect(fresh().step('  SEARCH[  azure   bank ] ').observation).toBe(AZURE_BANK);
     expect(parseAction('Answer[ The Silver Vale. ]')).toEqual({ verb: 'answer', arg: 'the silver vale.' });
-    expect(parseAction('search[a]b]')).toEqual({ verb: 'search', arg: 'a]b' });
+  });
+
+  it('the first ] ends an action: a [ may stand inside the argument, a ] may not (searchqa-v2)', () => {
+    expect(parseAction('search[azure [bank]')).toEqual({ verb: 'search', arg: 'azure [bank' });
+    expect(parseAction('answer[[Silver Vale]')).toEqual({ verb: 'answer', arg: '[silver vale' });
+    const env = fresh();
+    expect(env.step('search[Azure [Bank]')).toEqual({
+      observation: AZURE_BANK,
+      reward: 0,
+      done: false,
+      valid: true,
+      success: false,
+    });
+    // Until searchqa-v1 each of these was one action whose argument ran to the last ] (`answer[Silver Vale]]` was
+    // the answer `silver vale]`, an exact match once punctuation is removed): now a ] inside is text after a command.
+    const bad = [
+      'search[a] search[b]',
+      'search[Azure Bank] search[Mira Yarrow]',
+      'answer[x]y]',
+      'search[a]]',
+      'search[a]b]',
+      'answer[Silver Vale]]',
+      'answer[Silver Vale] answer[Galvony]',
+    ];
+    for (const a of bad) {
+      const e = fresh();
+      expect(parseAction(a), a).toBeNull();
+      expect(e.step(a)).toEqual({ observation: INVALID_ACTION, reward: 0, done: false, valid: false, success: false });
+      expect([e.steps, e.state.retrieved.size, e.state.scores]).toEqual([1, 0, null]);
+    }
+    // The command forms people's hints use agree with the parser.
+    const forms = searchqa.commands!('default');
+    for (const a of [...bad, 'search[azure [bank]', 'answer[x]', 'search[ ]', 'answer[]'])
+      expect(
+        forms.some((f) => f.pattern.test(a)),
+        a,
+      ).toBe(parseAction(a) !== null);
+    const hint = commandHint({
+      env: 'searchqa',
+      preset: 'default',
+      commands: forms,
+      action: 'search[a] search[b]',
+      admissible: env.admissibleActions(),
+    });
+    expect(hint).toBe(
+      '"search[a] search[b]" does not fit the command "search[…]"; admissible now: search[…], answer[…]',
+    );
   });
 
   it('scores answers with odd case, articles, punctuation, trailing periods; aliases count', () => {

@@ -14,7 +14,8 @@ import { searchqa, type SearchQaEnv } from '../../../../src/core/envs/searchqa';
 import { SPLITS, type Split } from '../../../../src/core/envs/types';
 
 const TASKS = 2000;
-const PINNED_VERSION = 'searchqa-v1';
+/** searchqa-v2 changed only the action rule: the digests are searchqa-v1's (generation is seeded as in v1). */
+const PINNED_VERSION = 'searchqa-v2';
 const PINS: Record<Split, Record<string, string>> = {
   train: {
     '2wiki': 'fc28b326de9f4b98289cb99540d40d2bdd80fb62663741273de385dcea484a2b',

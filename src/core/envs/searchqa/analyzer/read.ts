@@ -18,13 +18,13 @@ export interface ReadAction {
 }
 
 /**
- * Read an action the way env.ts judges it (the whole string `search[q]` or `answer[a]`, the argument running to the
- * last `]`, non-empty after trimming), keeping the argument's case: the policy copies names token for token, and the
- * word-level tokenizer tells `Azure` from `azure`.
+ * Read an action the way env.ts judges it (the whole string `search[q]` or `answer[a]`, the argument non-empty after
+ * trimming and free of `]`: the first `]` ends the action, `[` may stand inside), keeping the argument's case: the
+ * policy copies names token for token, and the word-level tokenizer tells `Azure` from `azure`.
  */
 export function readAction(raw: string): ReadAction {
   const action = String(raw).trim().replace(/\s+/g, ' ');
-  const m = /^(search|answer)\[(.*)\]$/i.exec(action);
+  const m = /^(search|answer)\[([^\]]*)\]$/i.exec(action);
   const arg = m ? m[2].trim() : '';
   if (!m || arg === '') return { action, verb: null, arg: null };
   const verb = m[1].toLowerCase() as 'search' | 'answer';

@@ -31,12 +31,19 @@ describe('searchqa analyzer: reading text', () => {
       verb: 'search',
       arg: 'Azure Bank',
     });
-    expect(readAction('answer[a]b]')).toEqual({ action: 'answer[a]b]', verb: 'answer', arg: 'a]b' });
-    for (const bad of ['', 'search[]', 'answer[  ]', 'search [x]', '<search>x</search>', 'answer[a] b'])
-      expect(readAction(bad).verb).toBeNull();
+    expect(readAction('Search[Azure [Bank]')).toEqual({
+      action: 'search[Azure [Bank]',
+      verb: 'search',
+      arg: 'Azure [Bank',
+    });
+    // The first ] ends the action (searchqa-v2): a ] inside the argument is text after a command.
+    expect(readAction('answer[a]b]')).toEqual({ action: 'answer[a]b]', verb: null, arg: null });
+    const bad = ['', 'search[]', 'answer[  ]', 'search [x]', '<search>x</search>', 'answer[a] b'];
+    const closedEarly = ['answer[a]b]', 'search[a] search[b]', 'answer[x]y]', 'search[a]]'];
+    for (const a of [...bad, ...closedEarly]) expect(readAction(a).verb, a).toBeNull();
     // The same verdict as the env's parser on every one of these.
-    for (const a of ['  Search[ Azure   Bank ] ', 'answer[a]b]', 'search[]', 'search [x]', 'answer[a] b'])
-      expect(readAction(a).verb).toBe(parseAction(a)?.verb ?? null);
+    for (const a of ['  Search[ Azure   Bank ] ', 'search[a [b]', ...bad, ...closedEarly])
+      expect(readAction(a).verb, a).toBe(parseAction(a)?.verb ?? null);
     expect(skillArg(' a[b] ')).toBe('a b');
     expect(skillArg('[]')).toBeNull();
   });
