@@ -415,4 +415,38 @@ describe('environment server: the same transcript as npm run play', () => {
       expect([r.observation, r.info.is_action_valid]).toEqual([invalidActionAnswer(getEnvSpec(env)), false]);
     }
   });
+
+  it('searchqa: the first ] ends an action in play and on the server alike; a [ inside is searched', async () => {
+    const twice = 'search[Azure Bank] search[Mira Yarrow]'; // two commands: text after the first, invalid
+    const bracket = 'search[Azure [Bank'; // play closes it: search[Azure [Bank]
+    let out = '';
+    await play(['--env', 'searchqa', '--split', 'test-seen', '--task', '3'], {
+      lines: (async function* () {
+        yield* [twice, bracket];
+      })(),
+      write: (s) => (out += s),
+      error: () => {},
+    });
+    const azureBank = [
+      'Doc 1(Title: Azure Bank) The Azure Bank was founded by Mira Yarrow in 1851 and is based in Bramble Ford.',
+      'Doc 2(Title: Azure League) The Azure League was founded by Elsa Ulver in 1873 and is based in Ash Point.',
+      'Doc 3(Title: Azure Club) The Azure Club was founded by Petra Everard in 1926 and is based in Copper Harbour.',
+    ].join('\n');
+    expect(out).toContain(`> ${invalidActionAnswer(getEnvSpec('searchqa'))}\n`);
+    expect(out).toContain(`> Action: ${bracket}]\n${azureBank}\n`);
+    expect(out.trimEnd().split('\n').at(-1)).toBe(
+      'End of input: no success after 2 of 4 steps, total reward 0 (1 invalid action).',
+    );
+    const id = (await post(srv.base, '/create', { env: 'searchqa' })).body.id;
+    await post(srv.base, '/reset', { env_idx: id, split: 'test-seen', index: 3 });
+    const served = [];
+    for (const action of [twice, `${bracket}]`]) {
+      const r = (await post(srv.base, '/step', { env_idx: id, action })).body;
+      served.push([r.observation, r.info.is_action_valid]);
+    }
+    expect(served).toEqual([
+      [invalidActionAnswer(getEnvSpec('searchqa')), false],
+      [azureBank, true],
+    ]);
+  });
 });
