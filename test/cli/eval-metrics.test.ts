@@ -34,12 +34,13 @@ describe('eval: the means of the env metrics', () => {
         'expert on searchqa/default test-seen: success 100.0% of 14 episodes (tasks 0..13)',
         '  mean em 1.000, f1 1.000, subEm 1.000',
         '  task type  success  episodes     em     f1  subEm',
+        // subsets in the env's order (nq, triviaqa, popqa, hotpotqa, 2wiki, musique, bamboogle)
         '  nq          100.0%         1  1.000  1.000  1.000',
-        '  2wiki       100.0%         3  1.000  1.000  1.000',
+        '  triviaqa    100.0%         1  1.000  1.000  1.000',
         '  popqa       100.0%         2  1.000  1.000  1.000',
         '  hotpotqa    100.0%         4  1.000  1.000  1.000',
+        '  2wiki       100.0%         3  1.000  1.000  1.000',
         '  musique     100.0%         3  1.000  1.000  1.000',
-        '  triviaqa    100.0%         1  1.000  1.000  1.000',
         '',
       ].join('\n'),
     );
