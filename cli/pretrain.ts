@@ -34,6 +34,7 @@ import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';
 import { pretrain, DEFAULT_PRETRAIN, maxActionTokensFor, type PretrainConfig } from '../src/core/pretrain/pretrain';
 import { parseMix } from '../src/core/pretrain/demos';
+import { parseTypeWeights } from '../src/core/pretrain/task-pick';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
 import { PUBLIC_DIR, PUBLIC_DIR_VAR, folderProblem, loadBaseFiles, publicDirNamed, shownPath } from './base';
@@ -88,6 +89,12 @@ const SPEC = {
     help: `demonstration kinds, kind=weight,… (default ${Object.entries(D.mix)
       .map(([k, v]) => `${k}=${v}`)
       .join(',')})`,
+  },
+  'type-weights': {
+    type: 'string',
+    help:
+      'demonstrate train tasks by task type, type=weight,… (e.g. popqa=0.2,musique=4; a type left out weighs 1, ' +
+      'a type at 0 is left out; default: train tasks 0..tasks−1)',
   },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
   init: {
@@ -161,12 +168,13 @@ function fail(msg: string): never {
 /** The parsed flags, the preset resolved (the env's default when not given). */
 type PretrainArgs = Omit<ParsedArgs<typeof SPEC>, 'preset'> & { preset: string };
 
-/** Where results go: the weights path and its manifest's, and the demonstration mix. */
+/** Where results go: the weights path and its manifest's, the demonstration mix and the task-type weights. */
 interface Target {
   spec: EnvSpec;
   out: string;
   manifestPath: string;
   mix: PretrainConfig['mix'];
+  typeWeights: PretrainConfig['typeWeights'];
 }
 
 /** Printing: `emit` a JSON line with --json, `say` readable text without. */
@@ -216,7 +224,8 @@ function defaultOut(spec: EnvSpec, preset: string): string {
 
 /**
  * Resolve: the env and preset, --out (a .safetensors path in a folder that exists; without --out the env's base-policy
- * file under PUBLIC_DIR's base/, made when missing, kept when it exists unless --force) and --mix; exits 2 otherwise.
+ * file under PUBLIC_DIR's base/, made when missing, kept when it exists unless --force), --mix and --type-weights;
+ * exits 2 otherwise.
  */
 function resolveTarget(a: PretrainArgs): Target {
   const spec = getEnvSpec(a.env);
@@ -232,6 +241,12 @@ function resolveTarget(a: PretrainArgs): Target {
   } catch (e) {
     fail(`--${(e as Error).message}`);
   }
+  let typeWeights: PretrainConfig['typeWeights'];
+  try {
+    if (a['type-weights'] !== undefined) typeWeights = parseTypeWeights(a['type-weights'], spec.taskTypes(a.preset));
+  } catch (e) {
+    fail(`--${(e as Error).message}`);
+  }
   if (a.out === undefined && !a.force && fs.existsSync(out))
     fail(
       PUBLIC_DIR_VAR === undefined
@@ -240,7 +255,7 @@ function resolveTarget(a: PretrainArgs): Target {
         : `--out: ${out} is the base policy for ${spec.name}/${a.preset} under OPD_PUBLIC_DIR=${PUBLIC_DIR_VAR} ` +
             'and is kept; pass --out FILE to write elsewhere, or --force to replace it',
     );
-  return { spec, out, manifestPath, mix };
+  return { spec, out, manifestPath, mix, typeWeights };
 }
 
 /**
@@ -257,10 +272,11 @@ function pretrainCommand(argv: string[]): string {
 }
 
 /** The pretraining config: the defaults with the flags' settings. */
-function pretrainConfig(a: PretrainArgs, mix: PretrainConfig['mix']): PretrainConfig {
+function pretrainConfig(a: PretrainArgs, t: Pick<Target, 'mix' | 'typeWeights'>): PretrainConfig {
   return {
     ...D,
-    mix,
+    mix: t.mix,
+    ...(t.typeWeights === undefined ? {} : { typeWeights: t.typeWeights }),
     stepHintRate: a['step-hint-rate'],
     stepNoise: a['step-noise'],
     episodeNoise: a['episode-noise'],
@@ -454,7 +470,7 @@ async function main(): Promise<void> {
   const { spec, out, manifestPath } = t;
   const backend = await setupBackend(a.backend);
   const command = pretrainCommand(argv);
-  const cfg = pretrainConfig(a, t.mix);
+  const cfg = pretrainConfig(a, t);
   const tok = buildTokenizer(spec);
   const { policy, init, grownFrom } = await startPolicy(a, tok);
   const o: Output = {

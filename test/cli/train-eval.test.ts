@@ -253,6 +253,12 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--iters', '0']).err).toMatch(/--iters must be an integer in 1\.\.100000/);
     expect(cli('pretrain', ['--noise', '2']).err).toMatch(/--noise must be a number in 0\.\.1/);
     expect(cli('pretrain', ['--mix', 'noisy=1,foo=2']).err).toMatch(/--mix: "foo=2" is not kind=weight/);
+    expect(cli('pretrain', ['--env', 'searchqa', '--type-weights', 'popqa=0.2,musiqe=2']).err).toMatch(
+      /--type-weights: "musiqe=2" is not type=weight with type one of nq, .*; did you mean musique=2\?/,
+    );
+    expect(cli('pretrain', ['--type-weights', 'popqa=1']).err).toMatch(
+      /"popqa=1" is not type=weight with type one of /,
+    );
     const r = cli('pretrain', ['--out', path.join(dir, 'x.bin')]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--out must end in \.safetensors/);

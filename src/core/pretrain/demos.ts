@@ -39,6 +39,7 @@ import {
 } from '../skills/grammar';
 import { expertPlanFor } from '../envs/expert-hints';
 import { nearestName } from '../near';
+import { pickTasks, type TypeWeights } from './task-pick';
 
 /** Demonstration kinds. */
 export type DemoKind = 'noisy' | 'episode' | 'step' | 'failure';
@@ -55,7 +56,7 @@ export const DEFAULT_MIX: DemoMix = { noisy: 0.25, episode: 0.1, step: 0.55, fai
 /** Options of `makeDemos`. */
 export interface DemoOptions {
   preset: string;
-  /** Number of train-split tasks (indices 0..tasks−1), one episode each. */
+  /** Number of train-split tasks, one episode each (indices 0..tasks−1 unless `typeWeights` picks others). */
   tasks: number;
   /** Probability that the noisy demonstrator takes (and demonstrates) a random admissible action. */
   noise: number;
@@ -73,6 +74,11 @@ export interface DemoOptions {
   maxPrompt: number;
   rng: Rng;
   split?: Split;
+  /**
+   * Weight per task type (pretrain/task-pick.ts `pickTasks`): which `tasks` tasks are demonstrated. Undefined: tasks
+   * 0..tasks−1, as without it.
+   */
+  typeWeights?: TypeWeights;
 }
 
 /** Demonstration samples and how many of each kind. */
@@ -162,7 +168,8 @@ export function randomAction(admissible: readonly string[], task: string, r: Rng
 
 /**
  * Generate demonstrations, deterministically from `o.rng`.
- * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), or a weight is negative or all are 0.
+ * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), or a weight is negative or all are 0; `pickTasks`'s
+ *   errors for `typeWeights`.
  */
 export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos {
   if (!(o.tasks >= 1)) throw new Error(`makeDemos: tasks must be ≥ 1, got ${o.tasks}`);
@@ -176,7 +183,8 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
   if (!(episodeNoise >= 0 && episodeNoise < 1))
     throw new Error(`makeDemos: episodeNoise must be in [0, 1), got ${o.episodeNoise}`);
   const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0 };
-  for (let index = 0; index < o.tasks; index++) {
+  const picked = pickTasks(spec, { preset: o.preset, split, tasks: o.tasks, weights: o.typeWeights, rng: o.rng });
+  for (const index of picked) {
     const r = o.rng.fork(`demo/${index}`);
     let u = r.next() * total,
       ki = 0;

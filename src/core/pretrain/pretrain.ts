@@ -13,6 +13,7 @@ import { activationScale } from '../model/config';
 import type { PolicyHandle } from '../model/policy';
 import { accumulate, applyClipped, microBatches } from '../optim/gradients';
 import { makeDemos, DEFAULT_MIX, type DemoMix } from './demos';
+import type { TypeWeights } from './task-pick';
 
 /** Pretraining settings. Defaults are the shipped base policy's. */
 export interface PretrainConfig {
@@ -32,6 +33,11 @@ export interface PretrainConfig {
   /** Random, undemonstrated steps in episode-skill episodes (so a plan is also followed after a detour); 0 = none. */
   episodeNoise: number;
   mix: DemoMix;
+  /**
+   * Weight per task type of the demonstrated tasks (pretrain/task-pick.ts); a type left out weighs 1. Undefined (the
+   * default): train tasks 0..tasks−1.
+   */
+  typeWeights?: TypeWeights;
   historyTurns: number;
   maxActionTokens: number;
   seed: number;
@@ -112,6 +118,7 @@ export async function* pretrain(
     stepNoise: c.stepNoise,
     episodeNoise: c.episodeNoise,
     mix: c.mix,
+    typeWeights: c.typeWeights,
     historyTurns: c.historyTurns,
     maxPrompt: policy.cfg.maxSeq - c.maxActionTokens,
     rng: root.fork('demos'),
