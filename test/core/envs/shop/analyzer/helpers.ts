@@ -1,82 +1,10 @@
-/** Test helpers for the shop analyzer: episodes played through the real env, recorded as the analyzer sees them. */
+/** Test helpers for the shop analyzer: test/core/envs/play-helpers.ts bound to shop/default. */
 import { shop, type ShopEnv } from '../../../../../src/core/envs/shop';
-import type { AnalyzerTrajectory, TaskRef } from '../../../../../src/core/envs/types';
-import { discountedReturns } from '../../../../../src/core/math/returns';
-import { STEP_TEMPLATES } from '../../../../../src/core/skills/grammar';
+import { playHelpers, type Chooser as AnyChooser } from '../../play-helpers';
 
-/** One played episode: the trajectory as the analyzer sees it, each step's admissible list, the actions taken. */
-export interface Played {
-  ref: TaskRef;
-  traj: AnalyzerTrajectory;
-  admissible: string[][];
-  actions: string[];
-}
+export { actionOf, type Played } from '../../play-helpers';
+/** What to do at each step (play-helpers.ts `Chooser`), with the shop env for its hidden state. */
+export type Chooser = AnyChooser<ShopEnv>;
 
-/**
- * What to do at each step: an action string, null for the expert's action, undefined to stop recording (the
- * trajectory ends there, as a cut-off episode). Called with the env (for its admissible list and hidden state), the
- * step number and the expert's action there.
- */
-export type Chooser = (env: ShopEnv, step: number, expert: string) => string | null | undefined;
-
-/** Play task `ref` of shop/default with `choose` until the episode ends (maxSteps or a purchase) or it stops. */
-export function play(ref: TaskRef, choose: Chooser): Played {
-  const env = shop.create('default') as ShopEnv;
-  const expert = shop.expert(env);
-  const r = env.reset(ref);
-  let obs = r.observation,
-    success = false,
-    done = false;
-  const steps: { observation: string; action: string; valid: boolean; reward: number }[] = [];
-  const admissible: string[][] = [];
-  while (!done) {
-    const e = expert.act();
-    const chosen = choose(env, steps.length, e);
-    if (chosen === undefined) break;
-    const action = chosen ?? e;
-    admissible.push(env.admissibleActions());
-    const st = env.step(action);
-    steps.push({ observation: obs, action, valid: st.valid, reward: st.reward });
-    obs = st.observation;
-    success ||= st.success;
-    done = st.done;
-  }
-  const G = discountedReturns(steps.map((s) => s.reward));
-  return {
-    ref,
-    admissible,
-    actions: steps.map((s) => s.action),
-    traj: {
-      task: r.task,
-      success,
-      finalObservation: obs,
-      steps: steps.map((s, i) => ({ observation: s.observation, action: s.action, valid: s.valid, return: G[i] })),
-    },
-  };
-}
-
-/** Play a fixed action list (null = the expert's action) until it runs out or the episode ends. */
-export function playActions(ref: TaskRef, actions: readonly (string | null)[]): Played {
-  return play(ref, (_env, step) => (step < actions.length ? actions[step] : undefined));
-}
-
-/** The action inside a step skill, from the grammar's templates (null if the text fits none). */
-export function actionOf(skill: string): string | null {
-  for (const t of STEP_TEMPLATES) {
-    const [pre, post] = t.split('{a}');
-    if (skill.startsWith(pre) && skill.endsWith(post)) return skill.slice(pre.length, skill.length - post.length);
-  }
-  return null;
-}
-
-/**
- * Replay `actions` (the first `upTo` of them) on a fresh env of `ref`, then take `action`: its step result and the
- * admissible list it was taken from.
- */
-export function tryAt(ref: TaskRef, actions: readonly string[], upTo: number, action: string) {
-  const env = shop.create('default') as ShopEnv;
-  env.reset(ref);
-  for (let i = 0; i < upTo; i++) env.step(actions[i]);
-  const admissible = env.admissibleActions();
-  return { admissible, result: env.step(action) };
-}
+/** Play (maxSteps or a purchase end the episode), a fixed action list, one action after a replayed prefix. */
+export const { play, playActions, tryAt } = playHelpers<ShopEnv>(shop, 'default');
