@@ -96,6 +96,15 @@ const SPEC = {
       'demonstrate train tasks by task type, type=weight,… (e.g. popqa=0.2,musique=4; a type left out weighs 1, ' +
       'a type at 0 is left out; default: train tasks 0..tasks−1)',
   },
+  rename: {
+    type: 'float',
+    help:
+      "share of demonstration episodes whose entities are renamed consistently (the env's demoRenamer: each " +
+      'name swapped for another seen name of its kind), so cloning cannot answer from memorised facts',
+    default: 0,
+    min: 0,
+    max: 1,
+  },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
   init: {
     type: 'string',
@@ -247,6 +256,8 @@ function resolveTarget(a: PretrainArgs): Target {
   } catch (e) {
     fail(`--${(e as Error).message}`);
   }
+  if (a.rename > 0 && !spec.demoRenamer)
+    fail(`--rename: ${spec.name} has no names to rename (only an env with a demoRenamer does); leave --rename at 0`);
   if (a.out === undefined && !a.force && fs.existsSync(out))
     fail(
       PUBLIC_DIR_VAR === undefined
@@ -277,6 +288,7 @@ function pretrainConfig(a: PretrainArgs, t: Pick<Target, 'mix' | 'typeWeights'>)
     ...D,
     mix: t.mix,
     ...(t.typeWeights === undefined ? {} : { typeWeights: t.typeWeights }),
+    ...(a.rename > 0 ? { rename: a.rename } : {}),
     stepHintRate: a['step-hint-rate'],
     stepNoise: a['step-noise'],
     episodeNoise: a['episode-noise'],
@@ -357,7 +369,7 @@ async function runPretrain(policy: PolicyHandle, spec: EnvSpec, cfg: PretrainCon
     if (ev.event === 'demos')
       o.say(
         `demonstrations: ${counted(ev.samples, 'sample')} (${ev.hinted} with a hint) from ` +
-          `${JSON.stringify(ev.episodes)} episodes\n`,
+          `${JSON.stringify(ev.episodes)} episodes${ev.renamed ? `, ${ev.renamed} of them renamed` : ''}\n`,
       );
     if (ev.event === 'iter' && (ev.iter % 25 === 0 || ev.iter === ev.iters))
       o.say(

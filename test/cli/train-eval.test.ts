@@ -256,6 +256,9 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--env', 'searchqa', '--type-weights', 'popqa=0.2,musiqe=2']).err).toMatch(
       /--type-weights: "musiqe=2" is not type=weight with type one of nq, .*; did you mean musique=2\?/,
     );
+    expect(cli('pretrain', ['--rename', '0.5']).err).toMatch(
+      /--rename: household has no names to rename \(only an env with a demoRenamer does\); leave --rename at 0/,
+    );
     expect(cli('pretrain', ['--type-weights', 'popqa=1']).err).toMatch(
       /"popqa=1" is not type=weight with type one of /,
     );

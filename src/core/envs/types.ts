@@ -13,6 +13,7 @@
  * imports the registry).
  */
 import type { TrajectorySkills } from '../math/skill';
+import type { Rng } from '../rng';
 
 export type { TrajectorySkills } from '../math/skill';
 
@@ -184,6 +185,14 @@ export interface EnvSpec {
    * has no corpus to search, and `/retrieve` answers that no registered env has one.
    */
   retrieve?(query: string, topk: number): readonly RetrievedPassage[];
+  /**
+   * Pretraining augmentation (`npm run pretrain -- --rename P`, src/core/pretrain/demos.ts): for one demonstration
+   * episode, a text rewriter that renames the env's entities consistently (the same name always to the same other
+   * name of its kind), applied to every text the episode's samples hold, so behaviour cloning cannot lean on
+   * memorised facts. Deterministic in `rng`. Absent: the env has no names to rename, and `--rename` above 0 is
+   * refused naming the env.
+   */
+  demoRenamer?(rng: Rng): (text: string) => string;
 }
 
 /** One passage `EnvSpec.retrieve` returns: a document's title and text, and its retrieval score. */

@@ -79,6 +79,11 @@ export interface DemoOptions {
    * 0..tasks−1, as without it.
    */
   typeWeights?: TypeWeights;
+  /**
+   * Share of episodes whose texts are renamed through the env's `demoRenamer` (EnvSpec; a draw per task from
+   * `rng.fork('rename/<index>')`). Default 0: none, and no draw is made.
+   */
+  rename?: number;
 }
 
 /** Demonstration samples and how many of each kind. */
@@ -88,6 +93,8 @@ export interface Demos {
   episodes: Record<DemoKind, number>;
   /** Samples that carry a hint (episode or step skill). */
   hinted: number;
+  /** Episodes whose texts were renamed (`rename`). */
+  renamed: number;
 }
 
 const KINDS: readonly DemoKind[] = ['noisy', 'episode', 'step', 'failure'];
@@ -166,10 +173,69 @@ export function randomAction(admissible: readonly string[], task: string, r: Rng
   return `${a}${picked.join(' ')}]`;
 }
 
+/** One demonstration episode of `kind` on task `index`, its samples appended to `out`; `rn` renames its texts. */
+function demoEpisode(
+  spec: EnvSpec,
+  tok: Tokenizer,
+  o: DemoOptions & { split: Split; episodeNoise: number },
+  e: { index: number; kind: DemoKind; r: Rng; rn: (text: string) => string; eos: number },
+  out: Demos,
+): void {
+  const { kind, r, rn } = e;
+  const ref = { split: o.split, index: e.index };
+  const env: Env = spec.create(o.preset);
+  const reset = env.reset(ref);
+  const ex = spec.expert(env);
+  let epSkill: string | undefined;
+  if (kind === 'episode') epSkill = episodeSkill(expertPlanFor(spec, o.preset, ref), r.int(EPISODE_TEMPLATES.length));
+  if (kind === 'failure') epSkill = failureHint(spec, o.preset, ref, r);
+  if (epSkill !== undefined) epSkill = rn(epSkill);
+  const task = rn(reset.task);
+  const hist: Turn[] = [];
+  let obs = reset.observation;
+  for (let t = 0; t < env.maxSteps; t++) {
+    const adm = env.admissibleActions();
+    const expert = ex.act();
+    let action = expert;
+    let sSkill: string | undefined;
+    if (kind === 'noisy' && r.next() < o.noise) action = randomAction(adm, reset.task, r);
+    const offPath =
+      (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) ||
+      (kind === 'episode' && o.episodeNoise > 0 && r.next() < o.episodeNoise);
+    if (offPath)
+      action = randomAction(adm, reset.task, r); // off-path: taken, not demonstrated
+    else {
+      if (kind === 'step' && r.next() < o.stepHintRate) sSkill = rn(stepSkill(expert, r.int(STEP_TEMPLATES.length)));
+      const shown = adm.map(rn);
+      const prompt = buildPrompt(
+        tok,
+        {
+          task,
+          history: hist,
+          observation: rn(obs),
+          admissible: shown,
+          historyTurns: o.historyTurns,
+          episodeSkill: epSkill,
+          stepSkill: sSkill,
+        },
+        o.maxPrompt,
+      );
+      const response = [...actionTokens(tok, rn(action)), e.eos];
+      const trie = admissibleTrie(tok, shown);
+      out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
+      if (epSkill || sSkill) out.hinted++;
+    }
+    const st = env.step(action);
+    hist.push({ action: rn(action), observation: rn(st.observation) });
+    obs = st.observation;
+    if (st.done) break;
+  }
+}
+
 /**
  * Generate demonstrations, deterministically from `o.rng`.
- * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), or a weight is negative or all are 0; `pickTasks`'s
- *   errors for `typeWeights`.
+ * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), `rename` outside [0, 1] or above 0 on an env
+ *   without `demoRenamer`, or a weight is negative or all are 0; `pickTasks`'s errors for `typeWeights`.
  */
 export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos {
   if (!(o.tasks >= 1)) throw new Error(`makeDemos: tasks must be ≥ 1, got ${o.tasks}`);
@@ -182,60 +248,22 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
   const episodeNoise = o.episodeNoise ?? 0;
   if (!(episodeNoise >= 0 && episodeNoise < 1))
     throw new Error(`makeDemos: episodeNoise must be in [0, 1), got ${o.episodeNoise}`);
-  const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0 };
+  const rename = o.rename ?? 0;
+  if (!(rename >= 0 && rename <= 1)) throw new Error(`makeDemos: rename must be in [0, 1], got ${o.rename}`);
+  if (rename > 0 && !spec.demoRenamer)
+    throw new Error(`makeDemos: ${spec.name} has no names to rename (EnvSpec.demoRenamer); leave rename at 0`);
+  const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0, renamed: 0 };
   const picked = pickTasks(spec, { preset: o.preset, split, tasks: o.tasks, weights: o.typeWeights, rng: o.rng });
   for (const index of picked) {
     const r = o.rng.fork(`demo/${index}`);
     let u = r.next() * total,
       ki = 0;
     while (ki < KINDS.length - 1 && (u -= weights[ki]) >= 0) ki++;
-    const kind = KINDS[ki];
-    out.episodes[kind]++;
-    const ref = { split, index };
-    const env: Env = spec.create(o.preset);
-    const reset = env.reset(ref);
-    const ex = spec.expert(env);
-    let epSkill: string | undefined;
-    if (kind === 'episode') epSkill = episodeSkill(expertPlanFor(spec, o.preset, ref), r.int(EPISODE_TEMPLATES.length));
-    if (kind === 'failure') epSkill = failureHint(spec, o.preset, ref, r);
-    const hist: Turn[] = [];
-    let obs = reset.observation;
-    for (let t = 0; t < env.maxSteps; t++) {
-      const adm = env.admissibleActions();
-      const expert = ex.act();
-      let action = expert;
-      let sSkill: string | undefined;
-      if (kind === 'noisy' && r.next() < o.noise) action = randomAction(adm, reset.task, r);
-      const offPath =
-        (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) ||
-        (kind === 'episode' && episodeNoise > 0 && r.next() < episodeNoise);
-      if (offPath)
-        action = randomAction(adm, reset.task, r); // off-path: taken, not demonstrated
-      else {
-        if (kind === 'step' && r.next() < o.stepHintRate) sSkill = stepSkill(expert, r.int(STEP_TEMPLATES.length));
-        const prompt = buildPrompt(
-          tok,
-          {
-            task: reset.task,
-            history: hist,
-            observation: obs,
-            admissible: adm,
-            historyTurns: o.historyTurns,
-            episodeSkill: epSkill,
-            stepSkill: sSkill,
-          },
-          o.maxPrompt,
-        );
-        const response = [...actionTokens(tok, action), eos];
-        const trie = admissibleTrie(tok, adm);
-        out.samples.push({ prompt, response, allowed: response.map((_, k) => trie.allowed(response.slice(0, k))) });
-        if (epSkill || sSkill) out.hinted++;
-      }
-      const st = env.step(action);
-      hist.push({ action, observation: st.observation });
-      obs = st.observation;
-      if (st.done) break;
-    }
+    out.episodes[KINDS[ki]]++;
+    const renamed = rename > 0 && o.rng.fork(`rename/${index}`).next() < rename;
+    if (renamed) out.renamed++;
+    const rn = renamed ? spec.demoRenamer!(o.rng.fork(`rename/${index}/names`)) : (t: string) => t;
+    demoEpisode(spec, tok, { ...o, split, episodeNoise }, { index, kind: KINDS[ki], r, rn, eos }, out);
   }
   return out;
 }

@@ -38,6 +38,11 @@ export interface PretrainConfig {
    * default): train tasks 0..tasks−1.
    */
   typeWeights?: TypeWeights;
+  /**
+   * Share of demonstration episodes whose entities are renamed (EnvSpec `demoRenamer`; pretrain/demos.ts). Undefined
+   * (the default): 0, none.
+   */
+  rename?: number;
   historyTurns: number;
   maxActionTokens: number;
   seed: number;
@@ -85,7 +90,15 @@ export function maxActionTokensFor(spec: Pick<EnvSpec, 'maxActionTokens'>): numb
 
 /** Progress events: demos built, one per iteration, done. */
 export type PretrainEvent =
-  | { event: 'demos'; samples: number; hinted: number; episodes: Record<string, number>; ms: number }
+  | {
+      event: 'demos';
+      samples: number;
+      hinted: number;
+      episodes: Record<string, number>;
+      /** Episodes whose entities were renamed (`rename`). */
+      renamed: number;
+      ms: number;
+    }
   | {
       event: 'iter';
       iter: number;
@@ -119,6 +132,7 @@ export async function* pretrain(
     episodeNoise: c.episodeNoise,
     mix: c.mix,
     typeWeights: c.typeWeights,
+    rename: c.rename,
     historyTurns: c.historyTurns,
     maxPrompt: policy.cfg.maxSeq - c.maxActionTokens,
     rng: root.fork('demos'),
@@ -129,6 +143,7 @@ export async function* pretrain(
     samples: demos.samples.length,
     hinted: demos.hinted,
     episodes: demos.episodes,
+    renamed: demos.renamed,
     ms: performance.now() - t0,
   };
   const opt = tf.train.adam(c.learningRate);

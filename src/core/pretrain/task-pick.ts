@@ -1,6 +1,6 @@
 /**
- * Which train-split tasks pretraining demonstrates, when the demonstrations are weighted by task type (searchqa's
- * subsets, household's six ALFWorld types): a stage that shifts a base policy towards the types it fails (the
+ * Which train-split tasks pretraining demonstrates, when the demonstrations are weighted by task type (a QA env's
+ * benchmark subsets, ALFWorld's six types): a stage that shifts a base policy towards the types it fails (the
  * multi-hop subsets) and away from those it already solves, without a new environment or split.
  */
 import type { EnvSpec, Split } from '../envs/types';

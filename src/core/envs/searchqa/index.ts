@@ -36,6 +36,7 @@ import { SearchQaExpert } from './expert';
 import { SEARCHQA_PRESETS, SEARCHQA_TASK_TYPES, checkPreset } from './tasks';
 import { searchqaCorpus } from './vocab';
 import { SEARCHQA_VERSION } from './world';
+import { searchqaDemoRenamer } from './rename';
 
 export { SEARCHQA_VERSION, world } from './world';
 export { corpus, retrieve, type Passage } from './corpus';
@@ -146,6 +147,10 @@ export const searchqa: EnvSpec = {
    */
   retrieve(query: string, topk: number): readonly RetrievedPassage[] {
     return searchqaRetrieve(query, topk);
+  },
+  /** One bijection per entity kind over the seen world's names, for a pretraining demonstration (rename.ts). */
+  demoRenamer(rng) {
+    return searchqaDemoRenamer(rng);
   },
 };
 

@@ -1,0 +1,89 @@
+/**
+ * The searchqa demonstration renamer (src/core/envs/searchqa/rename.ts): one bijection per entity kind over the seen
+ * world's names, whole names only, case kept, unseen names and other words untouched; and pretraining with
+ * `rename` (src/core/pretrain/demos.ts) demonstrates the renamed texts of the same episodes.
+ */
+import { describe, expect, it } from 'vitest';
+import { searchqaDemoRenamer } from '../../../../src/core/envs/searchqa/rename';
+import { world, type EntityKind } from '../../../../src/core/envs/searchqa/world';
+import { searchqa } from '../../../../src/core/envs/searchqa';
+import { getEnvSpec } from '../../../../src/core/envs/registry';
+import { makeDemos, DEFAULT_MIX } from '../../../../src/core/pretrain/demos';
+import { buildTokenizer } from '../../../../src/core/model/policy';
+import { Rng } from '../../../../src/core/rng';
+
+const w = world();
+const seenOf = (k: EntityKind) => w.byKind[k].map((id) => w.entities[id]).filter((e) => !e.unseen);
+
+describe('searchqa demonstration renamer', () => {
+  it('maps the seen names of each kind one to one onto the seen names of that kind', () => {
+    const rn = searchqaDemoRenamer(new Rng(7));
+    for (const k of Object.keys(w.byKind) as EntityKind[]) {
+      const names = seenOf(k).map((e) => e.name);
+      const images = names.map(rn);
+      expect(new Set(images)).toEqual(new Set(names));
+      expect(images.filter((n, i) => n !== names[i]).length).toBeGreaterThan(names.length / 2);
+    }
+  });
+
+  it('renames whole names in running text, keeps case style, years and every other word', () => {
+    const rn = searchqaDemoRenamer(new Rng(3));
+    const [p] = seenOf('person');
+    const [t] = seenOf('town');
+    const [o] = seenOf('org');
+    const text = `${p.name} was a novelist born in ${t.name} in 1843. ${p.name} founded the ${o.name}.`;
+    expect(rn(text)).toBe(
+      `${rn(p.name)} was a novelist born in ${rn(t.name)} in 1843. ${rn(p.name)} founded the ${rn(o.name)}.`,
+    );
+    expect(rn(p.name)).not.toBe(p.name);
+    expect(rn(`who founded the ${o.name.toLowerCase()}`)).toBe(`who founded the ${rn(o.name).toLowerCase()}`);
+    // a name inside a longer word is no name; an unseen entity is never renamed
+    expect(rn(`${p.name}x`)).toBe(`${p.name}x`);
+    const unseen = w.entities.filter((e) => e.unseen);
+    expect(unseen.length).toBeGreaterThan(0);
+    for (const u of unseen.slice(0, 50)) expect(rn(u.name)).toBe(u.name);
+  });
+
+  it('the same rng draws the same renaming, another rng another', () => {
+    const names = seenOf('person').map((e) => e.name);
+    const a = names.map(searchqaDemoRenamer(new Rng(1)));
+    expect(names.map(searchqaDemoRenamer(new Rng(1)))).toEqual(a);
+    expect(names.map(searchqaDemoRenamer(new Rng(2)))).not.toEqual(a);
+  });
+});
+
+describe('pretraining with renamed demonstrations', () => {
+  const tok = buildTokenizer(searchqa);
+  const o = {
+    preset: 'default',
+    tasks: 12,
+    noise: 0,
+    stepHintRate: 1,
+    stepNoise: 0,
+    mix: { ...DEFAULT_MIX, noisy: 1, episode: 0, step: 0, failure: 0 },
+    historyTurns: 3,
+    maxPrompt: 372,
+  };
+  const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
+
+  it('rename 0 demonstrates exactly what no rename does; rename 1 the same episodes, renamed', () => {
+    const plain = makeDemos(searchqa, tok, { ...o, rng: new Rng(1) });
+    expect(makeDemos(searchqa, tok, { ...o, rng: new Rng(1), rename: 0 })).toEqual(plain);
+    const renamed = makeDemos(searchqa, tok, { ...o, rng: new Rng(1), rename: 1 });
+    expect(renamed.renamed).toBe(12);
+    expect(renamed.episodes).toEqual(plain.episodes);
+    expect(renamed.samples.length).toBe(plain.samples.length);
+    // Task 0's first sample: its response is the expert's action through task 0's renamer (the noise-free demo).
+    const rn = searchqa.demoRenamer!(new Rng(1).fork('rename/0/names'));
+    expect(text(renamed.samples[0].response)).toBe(rn(text(plain.samples[0].response)));
+    const changed = renamed.samples.filter((s, i) => text(s.prompt) !== text(plain.samples[i].prompt)).length;
+    expect(changed).toBe(plain.samples.length);
+  });
+
+  it('an env without names refuses rename above 0', () => {
+    const household = getEnvSpec('household');
+    expect(() =>
+      makeDemos(household, buildTokenizer(household), { ...o, preset: 'easy', rng: new Rng(1), rename: 0.5 }),
+    ).toThrow('makeDemos: household has no names to rename (EnvSpec.demoRenamer); leave rename at 0');
+  });
+});
