@@ -21,6 +21,10 @@
  *   and take the fix — never to obey a wrong hint (we teach no misleading hints at all).
  * The expert reads hidden state, so without a hint its search moves look arbitrary to the policy, which then
  * learns to search; with a hint it learns to go where the hint says.
+ *
+ * Which tasks are demonstrated: train tasks 0..tasks−1, or drawn by task type (`typeWeights`, task-pick.ts). With
+ * `rename`, a share of the episodes has every text it shows (task line, observations, actions, hints) rewritten by
+ * the env's `demoRenamer`, a consistent renaming of its entities; the env itself steps on the original actions.
  */
 import { isOpenAction, type Env, type EnvSpec, type Split } from '../envs/types';
 import type { Rng } from '../rng';
