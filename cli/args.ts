@@ -379,3 +379,12 @@ export function usage(command: string, spec: FlagTable): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * `argv` as one POSIX shell line that gives back the same arguments when pasted: an argument made only of
+ * `A–Z a–z 0–9 _ - . / = : , @ % +` is written as is, any other (spaces, quotes, `$`, an empty one) in single
+ * quotes, a single quote inside written `'\''`. For the commands recorded in run files and manifests.
+ */
+export function shellLine(argv: readonly string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_\-./=:,@%+]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}

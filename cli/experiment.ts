@@ -33,7 +33,7 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
+import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs, shellLine } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { totalEtaMinutes } from './eta';
@@ -685,7 +685,7 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
     : `FROM SCRATCH: this preset has no shipped base policy (npm run pretrain -- --env ${a.env} --preset ` +
       `${a.preset} makes one)`;
   return [
-    `command: npm run experiment -- ${argv.join(' ')}`,
+    `command: npm run experiment -- ${shellLine(argv)}`,
     `${a.env}/${a.preset}, nano, ${start}`,
     `${counted(a.steps, 'step')} of B ${a.tasks} × G ${a.group}, ${counted(a.seeds, 'seed')} per ` +
       `method, evaluation ${evaluation} ` +
@@ -987,7 +987,7 @@ async function writeTable({ a, argv, out, header, jobs }: Table): Promise<void> 
   const p = PROTOCOL[a.protocol];
   const table = makeResultsTable({
     header: head,
-    command: `npm run experiment -- ${argv.join(' ')}`,
+    command: `npm run experiment -- ${shellLine(argv)}`,
     // the table protocol's file is as before it had a name: its absence reads as `table`
     protocol: a.protocol === 'table' ? undefined : a.protocol,
     baseline: p.baseline,

@@ -11,13 +11,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs } from './args';
+import { parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs, shellLine } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { alignColumns } from './text-table';
 import { runFileAsWeights } from './packfile';
 import { notAWeightsFile, notSafetensors, otherEnvWeights, type WeightsFlagOptions } from './weightsfile';
 import { setupBackend, NODE_BACKENDS } from './backend';
-import { getEnvSpec } from '../src/core/envs/registry';
+import { ENV_SPECS, getEnvSpec } from '../src/core/envs/registry';
 import { ENV_FLAG, PRESET_FLAG, presetFor } from './env-flags';
 import {
   buildTokenizer,
@@ -34,7 +34,7 @@ import { Rng } from '../src/core/rng';
 import { vocabHash } from '../src/core/tokenizer/tokenizer';
 import { pretrain, DEFAULT_PRETRAIN, maxActionTokensFor, type PretrainConfig } from '../src/core/pretrain/pretrain';
 import { parseMix } from '../src/core/pretrain/demos';
-import { parseTypeWeights } from '../src/core/pretrain/task-pick';
+import { checkTypeWeights, parseTypeWeights } from '../src/core/pretrain/task-pick';
 import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
 import { PUBLIC_DIR, PUBLIC_DIR_VAR, folderProblem, loadBaseFiles, publicDirNamed, shownPath } from './base';
@@ -100,7 +100,10 @@ const SPEC = {
     type: 'float',
     help:
       "share of demonstration episodes whose entities are renamed consistently (the env's demoRenamer: each " +
-      'name swapped for another seen name of its kind), so cloning cannot answer from memorised facts',
+      'name swapped for another seen name of its kind), so cloning cannot answer from memorised facts; envs that ' +
+      `have one: ${ENV_SPECS.filter((e) => e.demoRenamer)
+        .map((e) => e.name)
+        .join(', ')}`,
     default: 0,
     min: 0,
     max: 1,
@@ -252,7 +255,10 @@ function resolveTarget(a: PretrainArgs): Target {
   }
   let typeWeights: PretrainConfig['typeWeights'];
   try {
-    if (a['type-weights'] !== undefined) typeWeights = parseTypeWeights(a['type-weights'], spec.taskTypes(a.preset));
+    if (a['type-weights'] !== undefined) {
+      typeWeights = parseTypeWeights(a['type-weights'], spec.taskTypes(a.preset));
+      checkTypeWeights(spec, a.preset, 'train', typeWeights);
+    }
   } catch (e) {
     fail(`--${(e as Error).message}`);
   }
@@ -276,9 +282,9 @@ function resolveTarget(a: PretrainArgs): Target {
 function pretrainCommand(argv: string[]): string {
   return (
     'npm run pretrain -- ' +
-    argv
-      .filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out='))
-      .join(' ')
+    shellLine(
+      argv.filter((x, i) => x !== '--json' && x !== '--out' && argv[i - 1] !== '--out' && !x.startsWith('--out=')),
+    )
   );
 }
 

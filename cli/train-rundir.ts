@@ -4,6 +4,7 @@
  * read), rebuilding a resumed distillation stage's teachers, and `RunRecorder`, which writes run.json, events.jsonl,
  * val.json and the checkpoints as the trainer's events come. Every refusal exits 2 through `fail`.
  */
+import { shellLine } from './args';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildTokenizer } from '../src/core/model/policy';
@@ -331,7 +332,7 @@ export function nextTurn(): Promise<void> {
  */
 export function lockRunDir(dir: string, force: boolean): void {
   try {
-    const lock = acquireRunLock(dir, { force, command: 'npm run train -- ' + process.argv.slice(2).join(' ') });
+    const lock = acquireRunLock(dir, { force, command: 'npm run train -- ' + shellLine(process.argv.slice(2)) });
     for (const n of lock.notes) process.stderr.write(`train: ${n}\n`);
   } catch (e) {
     if (e instanceof RunLockError) fail(e.message);

@@ -44,7 +44,7 @@ import { unionStartWarning } from '../src/core/algorithms/agentic-opd';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs, UsageError } from './args';
+import { parseArgs, UsageError, shellLine } from './args';
 import { savePolicy } from '../src/core/model/policy';
 import { BestEval } from '../src/core/train/best';
 import { getEnvSpec } from '../src/core/envs/registry';
@@ -455,7 +455,7 @@ async function main(): Promise<void> {
   const skipped = plan.resume ? skippedWarning(plan.resume) : null;
   if (skipped) process.stderr.write(`train: warning: ${skipped}\n`);
   const { initWeights, versionWarning, grownFrom } = await loadStart(plan.start, plan.config, plan.init);
-  const command = 'npm run train -- ' + argv.join(' ');
+  const command = 'npm run train -- ' + shellLine(argv);
   await runTraining({ ...plan, grownFrom }, backend, initWeights, versionWarning, command);
 }
 main().catch((e) => {

@@ -3,7 +3,7 @@
  * benchmark subsets, ALFWorld's six types): a stage that shifts a base policy towards the types it fails (the
  * multi-hop subsets) and away from those it already solves, without a new environment or split.
  */
-import type { EnvSpec, Split } from '../envs/types';
+import { TRAIN_TASK_INDICES, type EnvSpec, type Split } from '../envs/types';
 import type { Rng } from '../rng';
 import { nearestName } from '../near';
 
@@ -22,6 +22,8 @@ export function parseTypeWeights(s: string, types: readonly string[]): Record<st
     .map((x) => x.trim())
     .filter(Boolean)) {
     const m = /^([^=\s]+)=([0-9]*\.?[0-9]+)$/.exec(part);
+    if (m && types.includes(m[1]) && !Number.isFinite(Number(m[2])))
+      throw new Error(`type-weights: ${m[1]}'s weight ${m[2].slice(0, 12)}… is too large; give a weight such as 4`);
     if (!m || !types.includes(m[1])) {
       const type = part.split('=')[0];
       const near = m && !types.includes(type) ? nearestName(type, types) : null;
@@ -33,7 +35,8 @@ export function parseTypeWeights(s: string, types: readonly string[]): Record<st
     if (Object.hasOwn(out, m[1])) throw new Error(`type-weights: ${m[1]} is given twice; give it once`);
     out[m[1]] = Number(m[2]);
   }
-  if (Object.keys(out).length === 0) throw new Error('type-weights: empty; give type=weight pairs, e.g. a=0.5,b=2');
+  if (Object.keys(out).length === 0)
+    throw new Error(`type-weights: empty; give type=weight pairs, e.g. ${types[0]}=0.5,${types.at(-1)}=2`);
   return out;
 }
 
@@ -42,14 +45,47 @@ function weightOf(w: TypeWeights, type: string): number {
   return Object.hasOwn(w, type) ? w[type] : 1;
 }
 
+/** Tasks of a split read to learn which task types it holds (each type of every shipped env is ≥ 10% of a split). */
+export const TYPES_SCAN = 1000;
+
+/** The task types among the first TYPES_SCAN tasks of `split`, in the env's order. */
+function typesIn(spec: EnvSpec, preset: string, split: Split): string[] {
+  const env = spec.create(preset);
+  const seen = new Set<string>();
+  for (let index = 0; index < TYPES_SCAN; index++) seen.add(env.reset({ split, index }).taskType);
+  return spec.taskTypes(preset).filter((t) => seen.has(t));
+}
+
+/**
+ * Checks `weights` against the task types `split` holds: a type the split does not hold (a test-only type on
+ * train) weighted above 0 is refused, and so are weights that leave every type it holds at 0.
+ * @returns the split's task types (read from its first TYPES_SCAN tasks), in the env's order.
+ * @throws Error naming the types and the fix.
+ */
+export function checkTypeWeights(spec: EnvSpec, preset: string, split: Split, weights: TypeWeights): string[] {
+  const held = typesIn(spec, preset, split);
+  const absent = Object.keys(weights).filter((t) => !held.includes(t) && weights[t] > 0);
+  if (absent.length > 0)
+    throw new Error(
+      `type-weights: ${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not among the ${split} split's task ` +
+        `types (${held.join(', ')}); leave ${absent.length === 1 ? 'it' : 'them'} out`,
+    );
+  if (!held.some((t) => weightOf(weights, t) > 0))
+    throw new Error(
+      `type-weights: every task type the ${split} split holds (${held.join(', ')}) weighs 0 (a type left out ` +
+        'weighs 1); give at least one a weight > 0',
+    );
+  return held;
+}
+
 /**
  * The indices of `split`'s tasks to demonstrate, in increasing order. Without `weights`: 0..tasks−1 (the default
  * pretraining, unchanged). With them: tasks are read in index order and each is kept with probability
  * weight(type) / max weight (a draw from `rng.fork('types/<index>')`, so the kept set depends on the seed and the
  * weights only), until `tasks` are kept.
  * @returns `tasks` indices; shape [tasks], integers ≥ 0.
- * @throws Error when every weight of the split's types is 0, or when `tasks` cannot be kept from the first
- *   1 000 × tasks indices (a type weighted far below the rest on a split that has few other tasks).
+ * @throws Error from `checkTypeWeights`, or when `tasks` cannot be kept from the first min(1 000 × tasks,
+ *   TRAIN_TASK_INDICES) indices (a type weighted far below the rest on a split that has few other tasks).
  */
 export function pickTasks(
   spec: EnvSpec,
@@ -57,12 +93,10 @@ export function pickTasks(
 ): number[] {
   if (o.weights === undefined) return Array.from({ length: o.tasks }, (_, i) => i);
   const w = o.weights;
-  const types = spec.taskTypes(o.preset);
-  const max = Math.max(...types.map((t) => weightOf(w, t)));
-  if (!(max > 0)) throw new Error('type-weights: every task type weighs 0; give at least one a weight > 0');
+  const max = Math.max(...checkTypeWeights(spec, o.preset, o.split, w).map((t) => weightOf(w, t)));
   const env = spec.create(o.preset);
   const out: number[] = [];
-  const limit = o.tasks * 1000;
+  const limit = Math.min(o.tasks * 1000, TRAIN_TASK_INDICES);
   for (let index = 0; out.length < o.tasks; index++) {
     if (index >= limit)
       throw new Error(

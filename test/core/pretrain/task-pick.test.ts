@@ -4,7 +4,7 @@
  * demonstrates only the picked tasks.
  */
 import { describe, expect, it } from 'vitest';
-import { parseTypeWeights, pickTasks } from '../../../src/core/pretrain/task-pick';
+import { checkTypeWeights, parseTypeWeights, pickTasks } from '../../../src/core/pretrain/task-pick';
 import { makeDemos, DEFAULT_MIX } from '../../../src/core/pretrain/demos';
 import { getEnvSpec } from '../../../src/core/envs/registry';
 import { buildTokenizer } from '../../../src/core/model/policy';
@@ -26,13 +26,18 @@ describe('pretraining by task type', () => {
     expect(() => parseTypeWeights('popqa=1,popqa=2', types)).toThrow(
       'type-weights: popqa is given twice; give it once',
     );
-    expect(() => parseTypeWeights(' , ', types)).toThrow(/type-weights: empty/);
+    expect(() => parseTypeWeights(' , ', types)).toThrow(
+      'type-weights: empty; give type=weight pairs, e.g. nq=0.5,bamboogle=2',
+    );
+    expect(() => parseTypeWeights(`popqa=${'9'.repeat(400)}`, types)).toThrow(
+      "type-weights: popqa's weight 999999999999… is too large; give a weight such as 4",
+    );
   });
 
   it('without weights, or with every weight 1, tasks 0..n−1', () => {
     const rng = new Rng(3);
     expect(pickTasks(spec, { preset, split: 'train', tasks: 5, rng })).toEqual([0, 1, 2, 3, 4]);
-    const ones = Object.fromEntries(types.map((t) => [t, 1]));
+    const ones = Object.fromEntries(types.map((t) => [t, t === 'bamboogle' ? 0 : 1])); // bamboogle: test only
     expect(pickTasks(spec, { preset, split: 'train', tasks: 5, weights: ones, rng })).toEqual([0, 1, 2, 3, 4]);
   });
 
@@ -57,11 +62,20 @@ describe('pretraining by task type', () => {
     expect(share(a)).toBeGreaterThan(2.5 * share(plain));
   });
 
-  it('every weight 0 is refused; makeDemos demonstrates only the picked tasks', () => {
-    const zero = Object.fromEntries(types.map((t) => [t, 0]));
-    expect(() => pickTasks(spec, { preset, split: 'train', tasks: 3, weights: zero, rng: new Rng(1) })).toThrow(
-      'type-weights: every task type weighs 0; give at least one a weight > 0',
+  it('a type train does not hold, or every type it holds at 0, is refused at once', () => {
+    const trainTypes = 'nq, triviaqa, popqa, hotpotqa, 2wiki, musique';
+    expect(checkTypeWeights(spec, preset, 'train', { popqa: 0 })).toEqual(trainTypes.split(', '));
+    expect(() => checkTypeWeights(spec, preset, 'train', { bamboogle: 5 })).toThrow(
+      `type-weights: bamboogle is not among the train split's task types (${trainTypes}); leave it out`,
     );
+    const zero = Object.fromEntries(types.filter((t) => t !== 'bamboogle').map((t) => [t, 0]));
+    expect(() => pickTasks(spec, { preset, split: 'train', tasks: 3, weights: zero, rng: new Rng(1) })).toThrow(
+      `type-weights: every task type the train split holds (${trainTypes}) weighs 0 (a type left out weighs 1); ` +
+        'give at least one a weight > 0',
+    );
+  });
+
+  it('makeDemos demonstrates only the picked tasks', () => {
     const tok = buildTokenizer(spec);
     const only = Object.fromEntries(types.map((t) => [t, t === 'hotpotqa' ? 1 : 0]));
     const demos = makeDemos(spec, tok, {
