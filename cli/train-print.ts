@@ -139,7 +139,8 @@ function stepOutcome(e: StepEvent): string {
 
 /**
  * The analyzer's part of the progress line: with `skillSignal` (OPID) first the teacher share (or top-k KL), skill
- * activity and sign agreement, then the analyzer's calls and failures.
+ * activity and sign agreement (`–` when no trajectory counted: every group all-fail or all-success), then the
+ * analyzer's calls and failures.
  */
 function analyzerPart(e: StepEvent, skillSignal: boolean): string {
   const signal =
@@ -153,21 +154,26 @@ function analyzerPart(e: StepEvent, skillSignal: boolean): string {
         .join(', ') +
       ')'
     : '';
+  // No trajectory with skill-active tokens and A_ep ≠ 0 (every group all-fail or all-success): nothing to agree on.
+  const judged = e.skillByTaskType && Object.values(e.skillByTaskType).reduce((n, x) => n + x.agreementCounted, 0);
+  const agreement = judged === 0 ? '–' : `${(100 * e.skillSignAgreement).toFixed(0)}%`;
   const skills = skillSignal
-    ? `${signal}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  ` +
-      `sign agreement ${(100 * e.skillSignAgreement).toFixed(0)}%  `
+    ? `${signal}  skill-active ${(100 * e.skillActiveTokenRatio).toFixed(0)}%  sign agreement ${agreement}  `
     : '';
   return `  | ${skills}analyzer ${counted(e.analyzerCalls, 'call')}, ${e.analyzerFailures} failed${reasons}`;
 }
 
 /**
  * OPID with more than one task type in the step: teacher share and sign agreement per type (`  | by type (teacher
- * share, sign agreement): pick 5.1% 75%, …`).
+ * share, sign agreement): pick 5.1% 75%, …`; `–` where no trajectory of the type counted for agreement).
  */
 function typeLine(m: StepEvent['skillByTaskType']): string {
   if (!m || Object.keys(m).length < 2) return '';
   return `  | by type (teacher share, sign agreement): ${Object.entries(m)
-    .map(([t, x]) => `${t} ${(100 * x.teacherShare).toFixed(1)}% ${(100 * x.skillSignAgreement).toFixed(0)}%`)
+    .map(([t, x]) => {
+      const agreement = x.agreementCounted === 0 ? '–' : `${(100 * x.skillSignAgreement).toFixed(0)}%`;
+      return `${t} ${(100 * x.teacherShare).toFixed(1)}% ${agreement}`;
+    })
     .join(', ')}`;
 }
 

@@ -44,6 +44,25 @@ describe('train progress line', () => {
     expect(top).not.toContain('teacher share');
   });
 
+  it('sign agreement with no trajectory to judge (every group all-fail or all-success) reads –, not 0%', () => {
+    const byType = (counted: number, agreement: number) => ({
+      teacherShare: 0.01,
+      skillActiveTokenRatio: 0.5,
+      skillSignAgreement: agreement,
+      trajectories: 4,
+      tokens: 40,
+      agreementCounted: counted,
+    });
+    const none = { ...base, skillSignAgreement: 0, skillByTaskType: { pick: byType(0, 0), cool: byType(0, 0) } };
+    const line = progress(none as StepEvent, 10, 0);
+    expect(line).toContain('skill-active 50%  sign agreement –  analyzer');
+    expect(line).toContain('| by type (teacher share, sign agreement): pick 1.0% –, cool 1.0% –');
+    const some = { ...base, skillByTaskType: { pick: byType(0, 0), cool: byType(4, 0.75) } };
+    const line2 = progress(some as StepEvent, 10, 0);
+    expect(line2).toContain('sign agreement 75%  analyzer');
+    expect(line2).toContain('pick 1.0% –, cool 1.0% 75%');
+  });
+
   it("Skill-GRPO (no teacher-share chart): only the analyzer's calls, no skill numbers", () => {
     const line = progress(base, 10, 0, ALGORITHM_CATALOG['skill-grpo'].charts);
     expect(line).toContain('| analyzer 32 calls, 0 failed');
