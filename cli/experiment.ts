@@ -37,7 +37,7 @@ import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedA
 import { exitOnClosedStdout, writeAtomic } from './files';
 import { PUBLIC_DIR } from './base';
 import { totalEtaMinutes } from './eta';
-import { getEnvSpec } from '../src/core/envs/registry';
+import { DEFAULT_ENV, getEnvSpec } from '../src/core/envs/registry';
 import type { EnvSpec } from '../src/core/envs/types';
 import { ENV_FLAG, presetFor } from './env-flags';
 import { baseManifestPath } from '../src/core/pretrain/base';
@@ -513,6 +513,12 @@ function parseExperimentArgs(argv: string[]): ExperimentArgs | null {
   let preset: string;
   try {
     const spec = getEnvSpec(a.env);
+    if (a.preset === undefined && d.preset !== undefined && !spec.presets.includes(d.preset))
+      fail(
+        `--protocol ${a.protocol} runs on ${DEFAULT_ENV}'s "${d.preset}" preset unless --preset names another, ` +
+          `and ${spec.name} has no "${d.preset}": pass --preset (one of ${spec.presets.join(', ')}) or ` +
+          `--env ${DEFAULT_ENV}`,
+      );
     preset = presetFor(spec, a.preset ?? d.preset ?? fullestPreset(spec));
   } catch (e) {
     if (e instanceof UsageError) fail(`${e.message}\n${tableUsage()}`);
@@ -692,6 +698,12 @@ function headerLines(a: ExperimentArgs, argv: string[], common: string[], hasBas
       `on ${counted(a.episodes, 'episode')} per split at T 0.4`,
     `train flags: ${common.join(' ')}`,
     ...PROTOCOL[a.protocol].rowsLine(),
+    ...(a.protocol === 'reference' && a.env !== DEFAULT_ENV
+      ? [
+          `note: the reference protocol copies the OPID authors' ALFWorld settings, made for ${DEFAULT_ENV}; on ` +
+            `${a.env} they are kept as they are (history 5, λ 0.001, KL and entropy, B 16 × G 8)`,
+        ]
+      : []),
     ...fewEvalsNote(a),
   ];
 }

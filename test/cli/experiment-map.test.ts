@@ -230,6 +230,20 @@ describe('experiment opid-table --protocol map-easy', () => {
     expect(s.status).toBe(2);
     expect(s.stdout).toContain('household/default, nano,');
     expect(s.stdout).toContain('--eval-episodes 50 ');
+    // another env without an easy preset: the protocol's default preset is named, not a --preset never given
+    const shop = run(['opid-table', '--protocol', 'map-easy', '--env', 'shop', '--out', out]);
+    expect(shop.status).toBe(2);
+    expect(shop.stderr).toContain(
+      'experiment: --protocol map-easy runs on household\'s "easy" preset unless --preset names another, and shop ' +
+        'has no "easy": pass --preset (one of default) or --env household',
+    );
+    // the reference protocol on another env says whose settings it keeps (refused after the header: nothing trains)
+    const ref = run(['opid-table', '--protocol', 'reference', '--env', 'shop', '--out', out]);
+    expect(ref.status).toBe(2);
+    expect(ref.stdout).toContain(
+      "note: the reference protocol copies the OPID authors' ALFWorld settings, made for household; on shop they " +
+        'are kept as they are (history 5, λ 0.001, KL and entropy, B 16 × G 8)',
+    );
     // the default folder, named where --out is empty
     const e = run(['opid-table', '--protocol', 'map-easy', '--out', '']);
     expect(e.status).toBe(2);
