@@ -100,7 +100,9 @@ const SPEC = {
   },
   hints: {
     type: 'string',
-    help: 'hints for a model policy (expert oracle): correct = step',
+    help:
+      "hints for a model policy, written by the env's expert (the hinted success rate): episode = its plan, " +
+      'step = its next action at every step, both; correct = step',
     default: 'none',
     choices: [...HINT_MODES, 'correct'],
   },
@@ -177,6 +179,25 @@ interface Results {
   versionWarning: EnvVersionWarning | null;
 }
 
+/** The flags only a model policy reads: the expert and the random policy take no hints and sample nothing. */
+const MODEL_FLAGS = ['hints', 'temperature', 'decoding', 'history'] as const;
+
+/**
+ * Exits 2 when a model policy's flag is given with `--policy expert|random` (it would be ignored), naming it;
+ * `--hints none` is what they play anyway.
+ */
+function refuseModelFlags(argv: readonly string[], a: { policy: string; hints: string }): void {
+  const given = MODEL_FLAGS.filter(
+    (f) => argv.some((x) => x === `--${f}` || x.startsWith(`--${f}=`)) && !(f === 'hints' && a.hints === 'none'),
+  );
+  if (given.length > 0)
+    fail(
+      `${given.map((f) => `--${f}`).join(', ')} ${given.length === 1 ? 'applies' : 'apply'} to a model policy ` +
+        `(--policy base or a weights file); the ${a.policy} policy takes no hints and samples nothing: leave ` +
+        `${given.length === 1 ? 'it' : 'them'} out`,
+    );
+}
+
 /** Parse: the flags (a usage error exits 2 with the usage); null once --help is printed. */
 function parseEvalArgs(argv: string[]): EvalArgs | null {
   let a;
@@ -190,6 +211,7 @@ function parseEvalArgs(argv: string[]): EvalArgs | null {
     process.stdout.write(usage('npm run eval --', SPEC) + '\n');
     return null;
   }
+  if (a.policy === 'expert' || a.policy === 'random') refuseModelFlags(argv, a);
   try {
     return { ...a, preset: presetFor(getEnvSpec(a.env), a.preset) };
   } catch (e) {

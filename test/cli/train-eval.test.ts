@@ -520,7 +520,8 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
   );
 
   it(
-    'eval, pretrain and experiment: a near-miss of a choice names the choices and the one it most likely ' + 'meant',
+    'eval, pretrain and experiment: a near-miss of a choice names the choices and the one it most likely meant; ' +
+      "eval refuses a model policy's flags with the expert or random policy",
     () => {
       expect(cli('eval', ['--split', 'test-seen,tset-unseen']).err.split('\n')[0]).toBe(
         'eval: --split: unknown split "tset-unseen" (accepted: train, test-seen, test-unseen, val, or ' +
@@ -528,6 +529,14 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
       );
       expect(cli('eval', ['--preset', 'esy']).err.split('\n')[0]).toBe(
         'eval: --preset: household has no preset "esy"; one of default, easy, easy-pick2; did you mean easy?',
+      );
+      expect(cli('eval', ['--policy', 'random', '--hints', 'step', '--temperature', '1']).err.split('\n')[0]).toBe(
+        'eval: --hints, --temperature apply to a model policy (--policy base or a weights file); the random policy ' +
+          'takes no hints and samples nothing: leave them out',
+      );
+      expect(cli('eval', ['--history=2']).err.split('\n')[0]).toBe(
+        'eval: --history applies to a model policy (--policy base or a weights file); the expert policy takes no ' +
+          'hints and samples nothing: leave it out',
       );
       expect(cli('eval', ['--hints', 'stp']).err.split('\n')[0]).toBe(
         'eval: --hints must be one of: none, episode, step, both, correct (got "stp"); did you mean step?',
