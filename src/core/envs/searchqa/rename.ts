@@ -23,7 +23,13 @@ function names(): NonNullable<typeof index> {
   const w = world();
   const kinds = Object.keys(w.byKind) as EntityKind[];
   const seen = Object.fromEntries(
-    kinds.map((k) => [k, w.byKind[k].map((id) => w.entities[id]).filter((e) => !e.unseen).map((e) => e.name)]),
+    kinds.map((k) => [
+      k,
+      w.byKind[k]
+        .map((id) => w.entities[id])
+        .filter((e) => !e.unseen)
+        .map((e) => e.name),
+    ]),
   ) as Record<EntityKind, string[]>;
   const slot = new Map<string, [EntityKind, number]>();
   for (const k of kinds) seen[k].forEach((n, i) => slot.set(n.toLowerCase(), [k, i]));
