@@ -368,14 +368,43 @@ function describe(f: FlagSpec): string {
   return what;
 }
 
-/** Help text: a usage line and one line per flag with what it accepts and its default. */
+/** Width of `--help` text in characters: lines wrap at spaces to fit (a word longer than a line stays whole). */
+export const HELP_WIDTH = 100;
+
+/**
+ * `text` wrapped at spaces into lines of at most `width` characters: its first `indent` characters (a flag's name,
+ * padded) are kept as they are, and every following line is indented by `indent` spaces (a hanging indent under
+ * the description). A word longer than a line is kept whole on its own line; runs of spaces in the description
+ * become one. Returns the lines joined with `\n`.
+ */
+export function wrapHanging(text: string, indent: number, width = HELP_WIDTH): string {
+  const out: string[] = [];
+  let line = text.slice(0, indent);
+  let fresh = true; // no word on `line` yet
+  for (const word of text
+    .slice(indent)
+    .split(' ')
+    .filter((w) => w !== '')) {
+    if (!fresh && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = ' '.repeat(indent);
+      fresh = true;
+    }
+    line += fresh ? word : ` ${word}`;
+    fresh = false;
+  }
+  out.push(line);
+  return out.join('\n');
+}
+
+/** Help text: a usage line and one entry per flag (wrapped to `HELP_WIDTH`) with what it accepts and its default. */
 export function usage(command: string, spec: FlagTable): string {
   const lines = [`usage: ${command} [flags]`, 'flags:'];
   const w = Math.max(12, ...Object.keys(spec).map((n) => n.length));
   for (const [name, f] of Object.entries(spec)) {
     const def = f.default !== undefined && f.default !== false ? `; default ${f.default}` : '';
     const req = f.type !== 'boolean' && f.required ? '; required' : '';
-    lines.push(`  --${name.padEnd(w)} ${f.help} (${describe(f)}${def}${req})`);
+    lines.push(wrapHanging(`  --${name.padEnd(w)} ${f.help} (${describe(f)}${def}${req})`, w + 5));
   }
   return lines.join('\n');
 }

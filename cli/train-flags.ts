@@ -3,7 +3,7 @@
  * (src/core/run/config.ts), typed by the field's JSON Schema, plus train's own flags (output, run directory, resume,
  * evaluation threads); the `--help` text grouped as in the page; and `fail`, the usage-error exit (code 2).
  */
-import { USAGE_EXIT_CODE, numberError, type FlagTable } from './args';
+import { USAGE_EXIT_CODE, numberError, wrapHanging, type FlagTable } from './args';
 import { NODE_BACKENDS } from './backend';
 import { defaultEvalThreads } from './eval-pool';
 import {
@@ -138,8 +138,8 @@ export function helpText(): string {
   const lines = [
     'usage: npm run train -- [flags]',
     '',
-    'Every run setting (src/core/run/config.ts): label — meaning; accepted values, default, unit, ' +
-      'symbol, recommended value.',
+    'Every run setting (src/core/run/config.ts): label — meaning;',
+    'accepted values, default, unit, symbol, recommended value.',
   ];
   for (const group of FIELD_GROUPS) {
     const keys = fieldsOfGroup(group).filter((k) => fieldMeta(k).flag);
@@ -153,11 +153,14 @@ export function helpText(): string {
       if (m.unit) facts.push(`unit: ${m.unit}`);
       if (m.symbol) facts.push(`symbol: ${m.symbol}`);
       if (m.recommended) facts.push(`recommended: ${m.recommended}`);
-      lines.push(`  --${flag.padEnd(w)}${m.label} — ${m.help}`, `${pad}${facts.join('; ')}`);
+      lines.push(
+        wrapHanging(`  --${flag.padEnd(w)}${m.label} — ${m.help}`, w + 4),
+        wrapHanging(`${pad}${facts.join('; ')}`, w + 4),
+      );
     }
   }
   lines.push('', 'output:');
-  for (const [flag, f] of Object.entries(OTHER_FLAGS)) lines.push(`  --${flag.padEnd(w)}${f.help}`);
+  for (const [flag, f] of Object.entries(OTHER_FLAGS)) lines.push(wrapHanging(`  --${flag.padEnd(w)}${f.help}`, w + 4));
   return lines.join('\n');
 }
 

@@ -186,7 +186,7 @@ export function evalLine(e: EvalEvent): string {
         ([s, v]) =>
           `${s} ${(100 * v!.successRate).toFixed(1)}% (${counted(v!.episodes, 'episode')}; ` +
           Object.entries(v!.byTaskType)
-            .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(0)}%`)
+            .map(([t, x]) => `${t} ${(100 * x.successRate).toFixed(1)}%`)
             .join(', ') +
           ')',
       )

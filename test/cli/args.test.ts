@@ -11,6 +11,8 @@ import {
   parseArgs,
   parseArgsAndPositionals,
   usage,
+  wrapHanging,
+  HELP_WIDTH,
 } from '../../cli/args';
 
 const SPEC = {
@@ -312,5 +314,27 @@ describe('flags npm run kept for itself (no "--" before them)', () => {
     );
     vi.unstubAllEnvs();
     expect(usageError(['3']).message).toMatch(/^unexpected argument "3"/);
+  });
+});
+
+describe('--help wrapping', () => {
+  it('wraps at spaces under a hanging indent and keeps the padded flag name', () => {
+    const text = `  --a   ${'word '.repeat(6).trim()}`; // prefix 8 characters, then six 4-letter words
+    expect(wrapHanging(text, 8, 20)).toBe(['  --a   word word', '        word word', '        word word'].join('\n'));
+  });
+
+  it('keeps a word longer than a line whole, and short text unchanged', () => {
+    expect(wrapHanging('  --b  x https://example.com/a/very/long/path y', 7, 16)).toBe(
+      ['  --b  x', '       https://example.com/a/very/long/path', '       y'].join('\n'),
+    );
+    expect(wrapHanging('  --c short', 6, 100)).toBe('  --c short');
+  });
+
+  it('fits every line of a flag table to HELP_WIDTH', () => {
+    const long = { x: { type: 'string', help: 'many words '.repeat(40).trim() } } as const;
+    const lines = usage('cmd', long).split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(HELP_WIDTH);
+    expect(lines[3]).toMatch(/^ {17}\S/); // 2 + 2 + 12 (min name width) + 1
   });
 });

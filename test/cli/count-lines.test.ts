@@ -45,7 +45,7 @@ describe('counts in the CLI lines agree with their nouns', () => {
       splits: { 'test-seen': split(1), 'test-unseen': split(2) },
     } as unknown as EvalEvent;
     expect(evalLine(ev)).toBe(
-      'eval @ step 0: test-seen 100.0% (1 episode; pick 100%)  test-unseen 100.0% (2 episodes; pick 100%)',
+      'eval @ step 0: test-seen 100.0% (1 episode; pick 100.0%)  test-unseen 100.0% (2 episodes; pick 100.0%)',
     );
     const val = { event: 'validation', step: 4, samples: 1, passRates: [1], taskTypes: ['pick'], successRate: 1 };
     expect(validationLine(val as ValidationEvent)).toBe(

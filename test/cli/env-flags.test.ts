@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { ENV_SPECS } from '../../src/core/envs/registry';
 import { UsageError } from '../../cli/args';
 import { envAndPreset, presetFor } from '../../cli/env-flags';
+import { unwrapHelp } from '../helpers/help-text';
 
 const COMMANDS: [string, string[]][] = [
   ['train', ['cli/train.ts', '--help']],
@@ -23,10 +24,11 @@ describe('--env', () => {
     it(`${name} --help lists every registered env and its presets`, () => {
       const r = spawnSync('node_modules/.bin/tsx', args, { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
-      const line = r.stdout.split('\n').find((l) => /^\s+--env\s/.test(l)) ?? '';
+      const out = unwrapHelp(r.stdout);
+      const line = out.split('\n').find((l) => /^\s+--env\s/.test(l)) ?? '';
       for (const spec of ENV_SPECS) {
         expect(line).toContain(spec.name);
-        expect(r.stdout).toContain(spec.presets.join(', '));
+        expect(out).toContain(spec.presets.join(', '));
       }
     });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { EVAL_THREADS_MIN_WORK, evalThreadsFor } from '../../cli/eval-pool';
 import { getEnvSpec } from '../../src/core/envs/registry';
+import { unwrapHelp } from '../helpers/help-text';
 
 describe('eval --eval-threads default', () => {
   it('stays in the calling thread below the threshold and uses the available threads at or above it', () => {
@@ -30,6 +31,8 @@ describe('eval --eval-threads default', () => {
   it("names the threshold in the flag's help", () => {
     const r = spawnSync('node_modules/.bin/tsx', ['cli/eval.ts', '--help'], { encoding: 'utf8', timeout: 120_000 });
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/--eval-threads[\s\S]*episodes × the preset's max turns ≥ 1000 episode-turns, else 0/);
+    expect(unwrapHelp(r.stdout)).toMatch(
+      /--eval-threads[\s\S]*episodes × the preset's max turns ≥ 1000 episode-turns, else 0/,
+    );
   });
 });

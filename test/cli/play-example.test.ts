@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { exampleLine } from '../../cli/play';
 import { playSession } from '../helpers/play-session';
+import { unwrapHelp } from '../helpers/help-text';
 
 /** Run `play` in-process on fixed input lines; returns exit code and stdout. */
 const session = playSession;
@@ -13,7 +14,9 @@ const session = playSession;
 async function jsonHelp(argv: string[]): Promise<string> {
   const r = await session([...argv, '--help'], []);
   expect(r.code).toBe(0);
-  return r.out.split('\n').find((l) => l.startsWith('  --json'))!;
+  return unwrapHelp(r.out)
+    .split('\n')
+    .find((l) => l.startsWith('  --json'))!;
 }
 
 const SHOP = '{"action":"search[non gmo low acid coffee beans 16 ounce dark roast]"}';

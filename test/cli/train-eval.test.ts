@@ -10,6 +10,7 @@ import { decodeSafetensors, encodeSafetensors } from '../../src/core/model/io';
 import { Rng } from '../../src/core/rng';
 import { useBackend } from '../helpers/backend';
 import { loadBaseFiles } from '../../cli/base';
+import { unwrapHelp } from '../helpers/help-text';
 
 /** Run a CLI script with tsx; returns exit code, stdout and stderr. */
 function cli(script: string, args: string[]) {
@@ -86,6 +87,7 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     () => {
       const r = cli('train', ['--help']);
       expect(r.code).toBe(0);
+      r.out = unwrapHelp(r.out);
       for (const key of RUN_CONFIG_KEYS) {
         const flag = fieldMeta(key).flag;
         if (flag) expect(r.out).toMatch(new RegExp(`^  --${flag} `, 'm'));

@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultText, helpText } from '../../cli/train-flags';
+import { unwrapHelp } from '../helpers/help-text';
 
 /** The two lines of `--help` for `--flag`: its label and meaning, then its facts. */
 function helpOf(flag: string): string {
-  const lines = helpText().split('\n');
+  const lines = unwrapHelp(helpText()).split('\n');
   const at = lines.findIndex((l) => l.startsWith(`  --${flag} `));
   expect(at).toBeGreaterThan(0);
   return lines[at + 1].trim();

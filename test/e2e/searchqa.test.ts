@@ -371,7 +371,7 @@ describe('a new user on the searchqa environment (wasm)', () => {
           .poll(async () => (await rows(s))[0], { timeout: 60_000 })
           .toEqual(['method', 'seeds', s, ...types, 'Δ vs grpo']);
         expect((await rows(s)).map((r) => r.length)).toEqual([11, 11, 11]);
-        const grpo = s === 'test-seen' ? '20.0 (1 seed, no s.e.)' : '10.0 (1 seed, no s.e.)';
+        const grpo = s === 'test-seen' ? '20.0 (1 seed)' : '10.0 (1 seed)';
         expect((await rows(s))[1]).toEqual(['grpo', '1', ...Array(8).fill(grpo), 'baseline']);
       }
       expect(await overflows(page, 'results-view')).toBe(false);

@@ -219,15 +219,15 @@ export function buildComparisons(
 /**
  * `12.3 ± 1.2` in percent points (one decimal); `+1.5 ± 0.8` with a sign for differences (a mean that rounds to zero
  * prints `+0.0`, never `-0.0`, so rounding noise of a difference like 0.8 − 0.7 − 0.1 shows no sign flip). A value
- * over one seed has no standard error: it prints `12.3 (1 seed, no s.e.)`, so a single run's number (or a difference
- * of two single runs) never reads as `± 0.0`, i.e. as certain.
+ * over one seed has no standard error: it prints `12.3 (1 seed)`, so a single run's number (or a difference of two
+ * single runs) never reads as `± 0.0`, i.e. as certain.
  */
 export function pct(x: MeanSe | null | undefined, signed = false): string {
   if (!x) return '—';
   const m = (100 * x.mean).toFixed(1).replace(/^-(0\.0)$/, '$1'),
     s = 100 * x.se;
   const sign = signed && !m.startsWith('-') ? '+' : '';
-  return x.n === 1 ? `${sign}${m} (1 seed, no s.e.)` : `${sign}${m} ± ${s.toFixed(1)}`;
+  return x.n === 1 ? `${sign}${m} (1 seed)` : `${sign}${m} ± ${s.toFixed(1)}`;
 }
 
 /**

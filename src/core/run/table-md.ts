@@ -125,7 +125,8 @@ export function resultsTableMarkdown(t: ResultsTable, title: string): string {
       '',
       `Success in %, mean ± standard error over seeds; Δ: paired difference to ${base} in percent ` +
         `points, mean ± standard error of the per-seed differences over the seeds both have (the number of ` +
-        `seeds is given where it is fewer than the row's).` +
+        `seeds is given where it is fewer than the row's; a value over one seed has no standard error and says ` +
+        '`(1 seed)`).' +
         (t.comparisons ? ' Paired comparisons: `method − baseline` of the two methods named, the same way.' : '') +
         (t.last3
           ? ' Last three: per run, the mean success of its last three evaluations after step 0 (of those it has, ' +

@@ -181,9 +181,9 @@ describe('buildTable per task type (three seeds, test/helpers/table-runs.ts)', (
     expect(pctDiff(o.diff['test-seen/pick'], 3)).toBe('+10.0 ± 0.0');
     expect(pctDiff(o.diff['test-unseen/pick'], 3)).toBe('-3.3 ± 3.3');
     // one seed has no standard error: said in words, never `± 0.0`
-    expect(pctDiff({ mean: 0.05, se: 0, n: 1 }, 2)).toBe('+5.0 (1 seed, no s.e.)');
-    expect(pctDiff({ mean: 0, se: 0, n: 1 }, 1)).toBe('+0.0 (1 seed, no s.e.)');
-    expect(pct({ mean: 0.333, se: 0, n: 1 })).toBe('33.3 (1 seed, no s.e.)');
+    expect(pctDiff({ mean: 0.05, se: 0, n: 1 }, 2)).toBe('+5.0 (1 seed)');
+    expect(pctDiff({ mean: 0, se: 0, n: 1 }, 1)).toBe('+0.0 (1 seed)');
+    expect(pct({ mean: 0.333, se: 0, n: 1 })).toBe('33.3 (1 seed)');
     expect(pctDiff(null, 3)).toBe('—');
     // a difference that rounds to zero has no minus sign: 0.7 − 0.8 + 0.1 in floating point is −2.8e-17
     expect(pct({ mean: 0.7 - 0.8 + 0.1, se: 0, n: 2 }, true)).toBe('+0.0 ± 0.0');

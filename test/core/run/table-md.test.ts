@@ -36,7 +36,8 @@ describe('resultsTableMarkdown', () => {
         '',
         'Success in %, mean ± standard error over seeds; Δ: paired difference to grpo in percent ' +
           'points, mean ± standard error of the per-seed differences over the seeds both have (the number ' +
-          "of seeds is given where it is fewer than the row's).",
+          "of seeds is given where it is fewer than the row's; a value over one seed has no standard error and " +
+          'says `(1 seed)`).',
         '',
         '## Final evaluation',
         '',

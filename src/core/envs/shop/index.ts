@@ -37,7 +37,7 @@ const COMMANDS: readonly CommandForm[] = [
 export const shop: EnvSpec = {
   name: 'shop',
   version: SHOP_VERSION,
-  summary: 'WebShop-like store: search a 3 000-product catalogue, open an item, choose its options and buy',
+  summary: 'WebShop-like store: search a 3\u00a0000-product catalogue, open an item, choose its options and buy',
   presets: SHOP_PRESETS,
   defaultPreset: 'default',
   /**
