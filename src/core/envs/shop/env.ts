@@ -23,7 +23,9 @@
  * - Reward: 0 until `buy now`, then WebShop's `get_reward` (reward.ts) for the open product, its drawn price and the
  *   chosen options (`buy now` before any option is allowed, as in WebShop: no option then matches). `success` iff the
  *   reward is exactly 1.
- * - done: after `buy now`, or once `steps` reaches `maxSteps` (15).
+ * - done: after `buy now`, or once `steps` reaches `maxSteps` (15). The last step's `info` holds `{score}`: the
+ *   episode's reward in [0, 1] (0 when it ran out of steps), whose mean × 100 over a split is WebShop's "score"
+ *   (Yao et al. 2022, the column beside success rate); evaluations report its mean per split and task type.
  * - `admissibleActions()`: on the search page `['search[']` — an open form, not a complete action: a sampler
  *   completes it with free text and closes it with `]` (the action is `search[<text>]`, `<text>` non-empty); elsewhere
  *   `click[v]` for every clickable of the page, in page order; empty once done.
@@ -111,7 +113,8 @@ export class ShopEnv implements Env {
     this.solved = s.page === 'done' && reward === 1;
     this.finished = s.page === 'done' || this.taken >= this.maxSteps;
     const observation = valid ? pageText(s) : NOTHING_HAPPENS;
-    return { observation, reward, done: this.finished, valid, success: this.solved };
+    const info = this.finished ? { score: reward } : undefined; // WebShop's score / 100 for the episode
+    return { observation, reward, done: this.finished, valid, success: this.solved, ...(info ? { info } : {}) };
   }
 
   private search(s: ShopState, keywords: string): void {

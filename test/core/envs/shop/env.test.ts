@@ -184,6 +184,7 @@ describe('shop purchase', () => {
       done: true,
       valid: true,
       success: true,
+      info: { score: 1 },
     });
     expect(env.steps).toBe(6);
     expect(env.admissibleActions()).toEqual([]);
@@ -192,7 +193,7 @@ describe('shop purchase', () => {
 
   it('buy now before any option: (2 + 0 + 1) / 5 = 0.6, done, no success', () => {
     const r = onItem().step('click[buy now]');
-    expect(r).toMatchObject({ reward: 0.6, done: true, valid: true, success: false });
+    expect(r).toMatchObject({ reward: 0.6, done: true, valid: true, success: false, info: { score: 0.6 } });
     expect(r.observation).toBe('Thank you for shopping with us!\nYour score (min 0.0, max 1.0): 0.60');
   });
 
@@ -303,7 +304,14 @@ describe('shop bad input: state unchanged, valid false, the step counted', () =>
     const env = fresh();
     let r = env.step('look');
     for (let i = 1; i < 15; i++) r = env.step('look');
-    expect(r).toEqual({ observation: NOTHING_HAPPENS, reward: 0, done: true, valid: false, success: false });
+    expect(r).toEqual({
+      observation: NOTHING_HAPPENS,
+      reward: 0,
+      done: true,
+      valid: false,
+      success: false,
+      info: { score: 0 },
+    });
     expect(env.steps).toBe(15);
     expect(env.maxSteps).toBe(15);
   });
