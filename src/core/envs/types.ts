@@ -18,7 +18,8 @@ import type { Rng } from '../rng';
 export type { TrajectorySkills } from '../math/skill';
 
 /**
- * Task splits. `test-unseen` holds object/receptacle combinations and layouts never generated in `train`. `val`
+ * Task splits. `test-unseen` holds what `train` never generates, by each env's rule (household: object/receptacle
+ * combinations and layouts; shop: attribute combinations; searchqa: a second world's entities; see docs/envs/). `val`
  * (validation) holds tasks of the train distribution at addresses no training step and no test split uses (e.g. val
  * index i generated as train index TRAIN_TASK_INDICES + i, beyond the indices training draws).
  */
@@ -40,7 +41,7 @@ export interface TaskRef {
 
 /** What `reset` returns. */
 export interface ResetResult {
-  /** The task line shown to the agent, e.g. `put a clean apple in fridge 1.` */
+  /** The task line shown to the agent, e.g. `put a clean apple in fridge.` */
   task: string;
   /** Task type name, one of the spec's `taskTypes(preset)` (ALFWorld's: pick, look, clean, heat, cool, pick2). */
   taskType: string;

@@ -7,7 +7,7 @@
  *   against `admissibleActions()`; anything else (empty, 10 000 characters, unknown) answers `Nothing happens.`,
  *   `valid: false`, and still counts as a step.
  * - Reward: 1 on the step that completes the task, else 0.
- * - done: on success, or once `steps` reaches `maxSteps` (30 in `default`, 10 in `easy`).
+ * - done: on success, or once `steps` reaches `maxSteps` (30 in `default`, 10 in `easy`, 15 in `easy-pick2`).
  */
 import { normalizeAction, type Env, type ResetResult, type StepResult, type TaskRef } from '../types';
 import { generateWorld } from './generate';
@@ -20,7 +20,7 @@ import type { World } from './world';
 export class HouseholdEnv implements Env {
   /** Preset name this env generates tasks for. */
   readonly preset: string;
-  /** Max actions per episode (30 in `default`, 10 in `easy`; see `presets.ts`). */
+  /** Max actions per episode (30 in `default`, 10 in `easy`, 15 in `easy-pick2`; see `presets.ts`). */
   readonly maxSteps: number;
   private state: World | null = null;
   private taken = 0;

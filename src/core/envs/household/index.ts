@@ -25,8 +25,8 @@ export type { Goal, World } from './world';
 
 /**
  * The household env family, registered as `household`. Presets: `default` (all six types), `easy` (pick only, the
- * runs' default). Base policies: public/base/household-<preset>.* (the default stem). Embedded analyzer: the
- * `heuristic` one of analyzer/heuristic.ts.
+ * runs' default), `easy-pick2` (easy's rooms with pick2). Base policies: public/base/household-<preset>.* (the
+ * default stem). Embedded analyzer: the `heuristic` one of analyzer/heuristic.ts.
  */
 export const household: EnvSpec = {
   name: 'household',

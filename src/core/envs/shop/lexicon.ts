@@ -31,7 +31,7 @@ export interface LeafSpec {
   readonly options: readonly OptionPool[];
   /** Price bounds of a product's (first) price, in dollars. */
   readonly price: readonly [number, number];
-  /** True when no split asks for the type's products: they are search distractors only (catalog.ts `isUnseenGoal`). */
+  /** True when no split asks for the type's products: they are search distractors only (tasks.ts `pool`). */
   readonly heldOut: boolean;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Shop tasks (WebShop, Yao et al. 2022, engine/goal.py `get_synthetic_goals`): the option combination order
- * (itertools.product over sorted option names), the instruction text, the splits (test-unseen only held-out product
- * types, the others never), val = train at TRAIN_TASK_INDICES + i, addressing errors.
+ * (itertools.product over sorted option names), the instruction text, the splits (test-unseen only the products of
+ * catalog.ts `isUnseenGoal`, the others never; no split the held-out types), val = train at TRAIN_TASK_INDICES + i,
+ * addressing errors.
  */
 import { describe, expect, it } from 'vitest';
 import { catalog, isUnseenGoal } from '../../../../src/core/envs/shop/catalog';
