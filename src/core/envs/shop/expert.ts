@@ -2,8 +2,8 @@
  * The shop expert: reads the hidden state (the task's target product and options) and acts from any page — search
  * with the instruction's key words, page to the target (`next >` / `< prev`), open it, click each asked option, buy.
  * Used for demonstrations, checks and the privileged `oracle` analyzer (never shown to a policy). Solves every
- * generated task (reward 1) from the search page within 10 steps: search, ≤ 4 × `next >`, open, ≤ 2 options (no type
- * offers more option groups), buy.
+ * generated task (reward 1) from the search page within 10 steps: search, ≤ 4 × `next >`, open, ≤ 2 options (no
+ * type offers more option groups), buy.
  *
  * The query is the first of these whose top 50 (search.ts) holds the target: the instruction's key words (its
  * attributes, product type and option values), the target's title, the target's whole indexed text.
