@@ -9,7 +9,9 @@
  * reward on an episode's last step (`StepResult.info`, e.g. a QA env's `em`, `f1`, `subEm`), the text output adds
  * their means over the split and a column each in the per-type table, and --json adds `metrics` to each episode line,
  * to the summary and to each of its `byTaskType` entries. With --json one line per episode, then
- * `{"event":"summary","successRate":…,"byTaskType":{…}}` last (its task types, as the text table's rows, in
+ * `{"event":"summary","successRate":…,"byTaskType":{…}}` last (with the settings that make two outputs comparable
+ * episode by episode: env, preset, split, policy, hints, historyTurns, seed, temperature, decoding, firstTask; its
+ * task types, as the text table's rows, in
  * the env's order: registry.ts `inEnvOrder`). The summary carries `envVersions` (this code's {env:
  * version}) and `envVersionWarning` (null, or
  * `{kind:"env-version",weights,made,current}` when `--policy PATH` holds weights made for another environment version;
@@ -376,6 +378,9 @@ function printResults(a: EvalArgs, spec: EnvSpec, { results, historyUsed, versio
           policy: a.policy,
           hints: a.hints,
           historyTurns: historyUsed,
+          seed: a.seed,
+          temperature: a.temperature,
+          decoding: a.decoding,
           firstTask: a['first-task'],
           episodes: s.episodes,
           successRate: s.successRate,
