@@ -75,9 +75,42 @@ export function closestAction(action: string, admissible: readonly string[]): st
 }
 
 /**
+ * What to do with an open form (an action ending in `[`, types.ts `isOpenAction`, e.g. `search[`) sent with nothing
+ * inside: `search[…] is an open form: complete it with your own words and a closing ], e.g. search[red shoes]`, the
+ * example being that of the command form whose `CommandForm.example` starts with `open` (a store's `search[red
+ * shoes]`, a QA env's `answer[Silver Vale]`); without such an example the text ends after `closing ]`. `open` is
+ * judged normalised (`normalizeAction`). Used by `commandHint` and by `npm run play`'s text mode.
+ */
+export function openFormHint(open: string, forms: readonly CommandForm[] = []): string {
+  const a = normalizeAction(open);
+  const example = forms.find((f) => f.example !== undefined && normalizeAction(f.example).startsWith(a))?.example;
+  const eg = example ? `, e.g. ${example}` : '';
+  return `${a}…] is an open form: complete it with your own words and a closing ]${eg}`;
+}
+
+/**
+ * The suggestion for `action` (normalised) in a hint: the words typed after an admissible open form with no closing
+ * `]` are suggested closed (`search[x` → `did you mean "search[x]"?`, or `close it with ]` when that would be over
+ * HINT_QUOTE_MAX characters); otherwise the closest admissible action (`closestAction`), an open form shown as
+ * `search[…]`; null when none is close.
+ */
+function suggestion(action: string, admissible: readonly string[]): string | null {
+  if (action === '') return null;
+  const open = admissible.filter(isOpenAction).find((a) => action.startsWith(a) && action.length > a.length);
+  if (open !== undefined && !action.includes(']', open.length)) {
+    const closed = `${action}]`;
+    return closed.length > HINT_QUOTE_MAX ? 'close it with ]' : `did you mean "${closed}"?`;
+  }
+  const near = closestAction(action, admissible);
+  return near === null ? null : `did you mean "${shown(near)}"?`;
+}
+
+/**
  * The hint for an action the environment judged not admissible (`StepResult.valid === false`); null for an
- * admissible one. One of, each followed by `; admissible now: a, b, …` (or `; nothing is admissible now`) and, when
- * an admissible action is within a few edits, `; did you mean "…"?`:
+ * admissible one that is not an open form. One of, each followed by `; admissible now: a, b, …` (or `; nothing is
+ * admissible now`) and, when one fits, a suggestion (`suggestion`: `; did you mean "…"?`, an open form's words closed
+ * with `]` or an admissible action within a few edits):
+ * - an admissible open form sent as it is listed (`search[`): `openFormHint`, with the env's example;
  * - `an empty action is not a command`;
  * - `"fly to moon" is not a command of <env>/<preset>; commands here: go to …, take … from …, …`;
  * - `"take apple 1" does not fit the command "take … from …"` (a bracket command too: `"click[]" does not fit the
@@ -88,11 +121,13 @@ export function closestAction(action: string, admissible: readonly string[]): st
  */
 export function commandHint(x: HintInput): string | null {
   const action = normalizeAction(String(x.action));
-  if (x.admissible.includes(action)) return null;
+  const bareOpen = isOpenAction(action) && x.admissible.includes(action);
+  if (x.admissible.includes(action) && !bareOpen) return null;
   const where = `${x.env}/${x.preset}`;
   const parts: string[] = [];
   const forms = x.commands ?? [];
-  if (action === '') parts.push('an empty action is not a command');
+  if (bareOpen) parts.push(openFormHint(action, forms));
+  else if (action === '') parts.push('an empty action is not a command');
   else if (forms.length === 0) parts.push(`${quote(action)} is not admissible now`);
   else {
     // A verb is followed by a space (`take … from …`) or a bracket (`click[…]`).
@@ -112,7 +147,7 @@ export function commandHint(x: HintInput): string | null {
   parts.push(
     x.admissible.length ? `admissible now: ${x.admissible.map(shown).join(', ')}` : 'nothing is admissible now',
   );
-  const near = action === '' ? null : closestAction(action, x.admissible);
-  if (near !== null) parts.push(`did you mean "${near}"?`);
+  const next = bareOpen ? null : suggestion(action, x.admissible);
+  if (next !== null) parts.push(next);
   return parts.join('; ');
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { household, householdCommands } from '../../../src/core/envs/household';
-import { closestAction, commandHint, editDistance } from '../../../src/core/envs/hint';
+import { closestAction, commandHint, editDistance, openFormHint } from '../../../src/core/envs/hint';
 import {
   PlayEpisode,
   latestHint,
@@ -130,7 +130,8 @@ describe('commandHint', () => {
     );
     expect(shopHint('click[]', page)).toBe(`"click[]" does not fit the command "click[…]"; ${now}`);
     expect(shopHint('search[bed frame', ['search['])).toBe(
-      '"search[bed frame" does not fit the command "search[…]"; admissible now: search[…]',
+      '"search[bed frame" does not fit the command "search[…]"; admissible now: search[…]; did you mean ' +
+        '"search[bed frame]"?',
     );
     expect(shopHint('fly away', page)).toBe(
       `"fly away" is not a command of shop/default; commands here: search[…], click[…]; ${now}`,
@@ -140,6 +141,34 @@ describe('commandHint', () => {
   it('lists an open form (an admissible action ending in [, e.g. a free-text search) as form[…]', () => {
     expect(commandHint({ env: 'toy', preset: 'p', action: 'jump', admissible: ['search[', 'click[a]'] })).toBe(
       '"jump" is not admissible now; admissible now: search[…], click[a]',
+    );
+  });
+
+  it('an open form sent as listed says to complete it; words without ] get the closed form suggested', () => {
+    const forms = getEnvSpec('shop').commands?.('default') ?? [];
+    const shopHint = (action: string, admissible = ['search[']) =>
+      commandHint({ env: 'shop', preset: 'default', commands: forms, action, admissible });
+    expect(shopHint(' Search[ ')).toBe(
+      'search[…] is an open form: complete it with your own words and a closing ], e.g. search[red shoes]; ' +
+        'admissible now: search[…]',
+    );
+    expect(commandHint({ env: 'toy', preset: 'p', action: 'search[', admissible: ['search['] })).toBe(
+      'search[…] is an open form: complete it with your own words and a closing ]; admissible now: search[…]',
+    );
+    expect(shopHint('search[x')).toBe(
+      '"search[x" does not fit the command "search[…]"; admissible now: search[…]; did you mean "search[x]"?',
+    );
+    const long = `search[${'w '.repeat(30)}x`;
+    expect(shopHint(long)).toBe(
+      `"${long.slice(0, 59)}…" does not fit the command "search[…]"; admissible now: search[…]; close it with ]`,
+    );
+    // A typo of an open form: the form suggested as listed, never the bare open form.
+    expect(shopHint('serch[')).toBe(
+      '"serch[" is not a command of shop/default; commands here: search[…], click[…]; admissible now: ' +
+        'search[…]; did you mean "search[…]"?',
+    );
+    expect(openFormHint('answer[', getEnvSpec('searchqa').commands?.('default'))).toBe(
+      'answer[…] is an open form: complete it with your own words and a closing ], e.g. answer[Silver Vale]',
     );
   });
 
