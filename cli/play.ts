@@ -2,22 +2,26 @@
  * `npm run play -- [--env ENV] --split train --task 7 [--preset P] [--seed S] [--json]`: a person (or a
  * script) plays one task of an environment in the terminal (src/core/envs/play.ts).
  *
- * Text mode: prints the task, the observation and the numbered admissible actions, reads a line (an action, or
- * the number of an admissible action; empty lines are ignored, and a number outside 1..N gets a message giving the
- * range and costs no step: core `readTyped`; so does a line over 2 000 characters; an open form such as shop's
- * `search[`, listed as `search[…]`, typed or
- * picked with nothing inside gets a message saying to type one's own words in it (with the example of the env's
+ * Text mode: prints one line on how to type (`START_LINE`: an action, or the number of a listed one; Ctrl-D, the end
+ * of input, ends), the task, the observation and the numbered admissible actions, reads a line (an action, or
+ * the number of an admissible action; empty lines are skipped and cost no step, and a number outside 1..N gets a
+ * message giving the range and costs no step: core `readTyped`; so does a line over 2 000 characters; an open form
+ * such as shop's `search[`, listed as `search[…]`, typed or picked with nothing inside gets the message `--json`'s
+ * hint gives (core `openFormHint`: complete it with one's own words and a closing `]`, with the example of the env's
  * command form, `CommandForm.example`), and costs no step; words typed
  * after it with no closing `]` are played with it added, `Action: search[red shoes]`, as on the page: core
  * `closeOpenForm`), prints the result, and ends at `done`. An action that
  * does nothing also gets a hint in parentheses: whether it is a command of the preset at all (listing the commands it
  * has), fits its command's form, or is not possible now, with the admissible actions (src/core/envs/hint.ts). The end
  * of the episode or of the input prints a summary line: steps, success, total reward, invalid actions.
- * JSON mode (`--json`): JSON lines both ways. Output: one line `{"event":"reset",task,taskType,observation,
- * admissibleActions}`, then for each input line, as soon as it arrives, one line `{"event":"step",action,observation,
- * reward,done,valid,admissibleActions[,hint]}`, and at the end `{"event":"summary",steps,maxSteps,success,reward,
- * invalid,done,text}`. Input: one JSON object `{"action":"…"}` per line (the action as text; numbers are
- * not resolved, open forms not closed); blank lines are skipped; a line that is not such an object (or is over
+ * JSON mode (`--json`): JSON lines both ways. Output: one line `{"event":"reset",task,taskType,split,index,
+ * observation,admissibleActions}` (`split` and `index`: the task played, as `--split` and `--task` name it, also when
+ * `--seed` drew it), then for each input line, as soon as it arrives, one line `{"event":"step",action,observation,
+ * reward,done,valid,admissibleActions[,hint]}` (`hint`: why an invalid action did nothing, core `commandHint`; an open
+ * form sent as listed, `search[`, is an invalid step whose hint says to complete it), and at the end
+ * `{"event":"summary",steps,maxSteps,success,reward,invalid,done,text}`. Input: one JSON object `{"action":"…"}` per
+ * line (the action as text; numbers are not resolved, open forms not closed; `{"action":""}` is an invalid step);
+ * blank lines are skipped; a line that is not such an object (or is over
  * 2 000 characters) gets `{"event":"error",line,message}` and costs no step; its message, and `--help`, show an input
  * line of the chosen env (`exampleLine`: its expert's first action on train task 0). Exits 0 at EOF or `done`; exits 2
  * with a message naming the flag and its accepted values on bad flags, and when both --task and --seed are given
@@ -28,8 +32,10 @@ import { pathToFileURL } from 'node:url';
 import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
 import { isOpenAction, type CommandForm } from '../src/core/envs/types';
 import { getEnvSpec } from '../src/core/envs/registry';
+import { openFormHint } from '../src/core/envs/hint';
 import { z } from 'zod';
 import { PlayEpisode, closeOpenForm, randomTaskIndex, readTyped, summaryText } from '../src/core/envs/play';
+import type { PlayView } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { ENV_FLAG, PRESET_FLAG, envAndPreset } from './env-flags';
 import { exitOnClosedStdout } from './files';
@@ -48,7 +54,8 @@ export const PLAY_FLAGS = {
     type: 'boolean',
     help:
       'JSON lines both ways: read one {"action":"…"} object per line (blank lines skipped; a bad ' +
-      'line gets an {"event":"error"} line and costs no step), write reset, step and summary events',
+      'line gets an {"event":"error"} line and costs no step), write reset (task, taskType, split, index, ' +
+      'observation, admissibleActions), step and summary events',
   },
   help: { type: 'boolean', help: 'print this help' },
 } as const;
@@ -62,6 +69,9 @@ export interface PlayIO {
   /** Write to stderr. */
   error(text: string): void;
 }
+
+/** Text mode's first line: how to type an action, and how to end (Ctrl-D: the end of input). */
+export const START_LINE = 'Type an action, or the number of a listed one; Ctrl-D ends.';
 
 /** Longest input line played (as `npm run serve`'s `/step` action); a longer one is refused and costs no step. */
 export const MAX_LINE_CHARS = 2000;
@@ -116,9 +126,10 @@ function numbered(actions: readonly string[]): string {
 
 /**
  * Text mode: a line that is an admissible open form with nothing after it (`search[`, typed or picked by number)
- * is not played (it would do nothing and cost a step); the message says to type one's own words in it, with the
- * example the env's command form of that verb gives (`CommandForm.example`: `e.g. search[red shoes]` on a store,
- * `e.g. answer[Silver Vale]` on a QA env), or none when the env gives none.
+ * is not played (it would do nothing and cost a step); the message is the hint `--json` gets for the same action
+ * (core `openFormHint`): an open form to complete with one's own words and a closing `]`, with the example the env's
+ * command form of that verb gives (`CommandForm.example`: `e.g. search[red shoes]` on a store, `e.g. answer[Silver
+ * Vale]` on a QA env), or none when the env gives none. Null for any other line (it is played).
  */
 export function bareOpenForm(
   action: string,
@@ -127,9 +138,22 @@ export function bareOpenForm(
 ): { message: string } | null {
   const a = normalizeAction(action);
   if (!isOpenAction(a) || !admissible.includes(a)) return null;
-  const example = forms.find((f) => f.example !== undefined && normalizeAction(f.example).startsWith(a))?.example;
-  const eg = example ? `, e.g. ${example}` : '';
-  return { message: `${a}…] takes your own words: type them inside the brackets${eg}` };
+  return { message: openFormHint(a, forms) };
+}
+
+/**
+ * What `play` writes first: in JSON mode the reset event (`{"event":"reset",task,taskType,split,index,observation,
+ * admissibleActions}`, one line); in text mode `START_LINE`, the task (with its index and split when `seed` drew
+ * it), the observation, the numbered admissible actions and the prompt `> `.
+ */
+function startText(first: PlayView, json: boolean, seed: number | undefined): string {
+  const { task, taskType, split, index, observation, admissible } = first;
+  if (json) {
+    const reset = { event: 'reset', task, taskType, split, index, observation, admissibleActions: admissible };
+    return `${JSON.stringify(reset)}\n`;
+  }
+  const from = seed === undefined ? '' : ` (task ${index} of ${split}, drawn from seed ${seed})`;
+  return `${START_LINE}\n\nTask: ${task}${from}\n\n${observation}\n\n${numbered(admissible)}\n> `;
 }
 
 /**
@@ -166,14 +190,7 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
   const example = json ? exampleLine(args.env, first.preset) : '';
   let actions = first.admissible;
   const max = first.summary.maxSteps;
-  if (json) {
-    const { task, taskType, observation } = first;
-    io.write(`${JSON.stringify({ event: 'reset', task, taskType, observation, admissibleActions: actions })}\n`);
-  } else {
-    const from =
-      args.seed === undefined ? '' : ` (task ${first.index} of ${first.split}, drawn from seed ${args.seed})`;
-    io.write(`Task: ${first.task}${from}\n\n${first.observation}\n\n${numbered(actions)}\n> `);
-  }
+  io.write(startText(first, json, args.seed));
   let lineNo = 0;
   for await (const line of io.lines) {
     lineNo++;

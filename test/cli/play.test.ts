@@ -28,6 +28,8 @@ describe('play CLI', () => {
       event: 'reset',
       task: 'put a laptop in sidetable.',
       taskType: 'pick',
+      split: 'train',
+      index: 357,
       observation:
         'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
       admissibleActions: ['go to desk 1', 'go to shelf 1', 'go to sidetable 1'],
@@ -54,9 +56,12 @@ describe('play CLI', () => {
     });
   });
 
-  it('text mode: numbered actions, a number picks one, ends with the outcome', async () => {
+  it('text mode: how to type first, numbered actions, a number picks one, ends with the outcome', async () => {
     const r = await session(['--task', '357', '--preset', 'easy'], ['1', '', 'take laptop 1 from desk 1', 'bogus']);
     expect(r.code).toBe(0);
+    expect(r.out.startsWith('Type an action, or the number of a listed one; Ctrl-D ends.\n\nTask: put a laptop')).toBe(
+      true,
+    );
     expect(r.out).toContain('Task: put a laptop in sidetable.');
     expect(r.out).toContain('   1. go to desk 1');
     expect(r.out).toContain(
@@ -173,7 +178,8 @@ describe('play CLI', () => {
     const t = await session(['--env', 'shop'], ['1', ' search[ ', 'search[bed frame]', 'click[zzz]']);
     expect(t.code).toBe(0);
     expect(t.out).toContain('Admissible actions:\n   1. search[…]\n> ');
-    const msg = '(search[…] takes your own words: type them inside the brackets, e.g. search[red shoes])\n> ';
+    const msg =
+      '(search[…] is an open form: complete it with your own words and a closing ], e.g. search[red shoes])\n> ';
     expect(t.out.split(msg).length).toBe(3);
     expect(t.out).toContain('Page 1 (Total results: 50)');
     expect(t.out).toContain('("click[zzz]" is a command of shop/default, but not possible now; admissible now: ');
@@ -189,9 +195,11 @@ describe('play CLI', () => {
     expect(t.out).toMatch(/\n\nTask complete: success in 4 of 10 steps, total reward 1 \(0 invalid actions\)\.\n$/);
   });
 
-  it('--seed plays the task the seed draws (the same one every time) and says which', async () => {
+  it('--seed plays the task the seed draws (the same one every time) and says which, in both modes', async () => {
     const a = await session(['--seed', '5', '--preset', 'default'], []);
     expect(a.out).toContain('(task 220338 of train, drawn from seed 5)');
+    const json = await session(['--seed', '5', '--preset', 'default', '--split', 'test-unseen', '--json'], []);
+    expect(JSON.parse(json.out.split('\n')[0])).toMatchObject({ event: 'reset', split: 'test-unseen', index: 220338 });
     const b = await session(['--task', '220338', '--preset', 'default', '--json'], []);
     expect(a.out).toContain(`Task: ${JSON.parse(b.out.split('\n')[0]).task} (task 220338`);
     const bad = await session(['--seed', 'x'], []);
@@ -273,4 +281,21 @@ describe('play CLI', () => {
       expect(events[6]).toMatchObject({ steps: 2, invalid: 1, done: false });
     },
   );
+
+  it('an empty action: skipped without a step in text mode, an invalid step in JSON mode', async () => {
+    const t = await session(['--task', '357', '--preset', 'easy'], ['', '   ']);
+    expect(t.out).toMatch(/End of input: no success after 0 of 10 steps, total reward 0 \(0 invalid actions\)\.\n$/);
+    const r = await session(['--task', '357', '--preset', 'easy', '--json'], [j('')]);
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events[1]).toMatchObject({
+      event: 'step',
+      action: '',
+      valid: false,
+      hint: 'an empty action is not a command; admissible now: go to desk 1, go to shelf 1, go to sidetable 1',
+    });
+    expect(events[2]).toMatchObject({ steps: 1, invalid: 1 });
+  });
 });
