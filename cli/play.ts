@@ -38,6 +38,7 @@ import { PlayEpisode, closeOpenForm, randomTaskIndex, readTyped, summaryText } f
 import type { PlayView } from '../src/core/envs/play';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { ENV_FLAG, PRESET_FLAG, envAndPreset } from './env-flags';
+import { exampleAction } from './example-action';
 import { exitOnClosedStdout } from './files';
 
 /** Flags of `play`. */
@@ -81,14 +82,11 @@ const jsonLineSchema = z.object({ action: z.string() }).strict();
 
 /**
  * A `--json` input line of the env for examples: `{"action":…}` with the expert's first action on task 0 of the
- * preset's train split (an action of that env, an open form with its own words). @throws Error for an unknown env or
- * preset.
+ * preset's train split (`exampleAction`: an action of that env, an open form with its own words). @throws Error for
+ * an unknown env or preset.
  */
 export function exampleLine(env: string, preset: string): string {
-  const spec = getEnvSpec(env);
-  const world = spec.create(preset);
-  world.reset({ split: 'train', index: 0 });
-  return JSON.stringify({ action: spec.expert(world).act() });
+  return JSON.stringify({ action: exampleAction(env, preset) });
 }
 
 /**

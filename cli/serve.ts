@@ -11,7 +11,8 @@
  * Listens on 127.0.0.1 unless `--host` says otherwise (`--host 0.0.0.0` exposes it: there is no authentication);
  * `--port 0` takes a free port. Prints one line once listening, `serving on http://HOST:PORT …`, and with `--log` one
  * line per request on stderr (method, path, status, ms: never a body or a header). Stops on SIGINT / SIGTERM. Exits 2
- * with a message naming the flag on bad flags, 1 when the port cannot be had.
+ * with a message naming the flag on bad flags, 1 when the port cannot be had. `--help` lists these routes and the flags
+ * (`serveHelp`).
  */
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -48,6 +49,23 @@ export const SERVE_FLAGS = {
   log: { type: 'boolean', help: 'one line per request on stderr: method, path, status, ms (never a body)' },
   help: { type: 'boolean', help: 'print this help' },
 } as const;
+
+/**
+ * `npm run serve -- --help`: the usage line, the routes the server offers (every route of `startServer`'s table, by
+ * group) and where the protocol is described (docs/scale-out.md), then the flags.
+ */
+export function serveHelp(): string {
+  const [first, ...flags] = usage('npm run serve --', SERVE_FLAGS).split('\n');
+  const routes = [
+    'Serves the environments, the embedded analyzers and a retrieval corpus over HTTP; protocol, clients and',
+    'examples in docs/scale-out.md:',
+    '  environments (AgentGym-shaped): POST /create, /reset, /step, /close; GET /observation, /available_actions,',
+    '    /health, /version, /expert_action (only with --expert)',
+    '  analyzers (OpenAI-compatible): POST /v1/chat/completions; GET /v1/models',
+    "  retrieval (Search-R1's): POST /retrieve",
+  ];
+  return [first, ...routes, ...flags].join('\n');
+}
 
 /** What `startServer` takes. */
 export interface ServeOptions {
@@ -127,7 +145,7 @@ export async function serve(argv: readonly string[]): Promise<number | null> {
     return USAGE_EXIT_CODE;
   }
   if (args.help) {
-    process.stdout.write(`${usage('npm run serve --', SERVE_FLAGS)}\n`);
+    process.stdout.write(`${serveHelp()}\n`);
     return 0;
   }
   const log = args.log

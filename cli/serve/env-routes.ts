@@ -21,11 +21,13 @@
  * Refusals are `{"error": "..."}` with 400 (bad JSON, a bad or missing field, an unknown env, preset or split with a
  * did-you-mean, a train index at or past TRAIN_TASK_INDICES: those tasks are `val`'s), 404 (an unknown, closed or
  * reclaimed id), 408 (a body not in within 10 s), 409 (a step before any reset or after done), 413 (a body over
- * 64 KiB) and 429 (`--max-envs` open). Which env an id holds is the pool's business: no route names an env.
+ * 64 KiB) and 429 (`--max-envs` open). Which env an id holds is the pool's business: no route names an env. A
+ * refused `POST /step` body's example action is one of the env its `env_idx` names (`stepExample`).
  */
 import { z } from 'zod';
-import { DEFAULT_ENV, ENV_SPECS } from '../../src/core/envs/registry';
+import { DEFAULT_ENV, ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
 import { SPLITS, TRAIN_TASK_INDICES } from '../../src/core/envs/types';
+import { exampleAction } from '../example-action';
 import { HttpError, intParam, parseBody, type Route, type RouteTable } from './http';
 import type { EnvPool, Slot } from './pool';
 
@@ -109,12 +111,33 @@ function versionInfo(version: string): unknown {
   };
 }
 
+/**
+ * The example body of a refused `POST /step`: when the body's `env_idx` names an open environment, that id with an
+ * action of its env and preset (`exampleAction`: a store's `search[…]` with its own words); otherwise id 0 with an
+ * action of the default env, and a note saying whose action it is and where an env's own actions are listed.
+ */
+export function stepExample(
+  pool: EnvPool,
+  body: Readonly<Record<string, unknown>> | undefined,
+): { example: { env_idx: number; action: string }; note?: string } {
+  const id = body?.env_idx;
+  const slot = typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? pool.peek(id) : undefined;
+  if (slot) return { example: { env_idx: slot.id, action: exampleAction(slot.spec.name, slot.preset) } };
+  const preset = getEnvSpec(DEFAULT_ENV).defaultPreset;
+  return {
+    example: { env_idx: 0, action: exampleAction(DEFAULT_ENV, preset) },
+    note:
+      `(an action of ${DEFAULT_ENV}/${preset}; another env's actions are in the admissible_actions its ` +
+      `POST /reset answered)`,
+  };
+}
+
 /** The step route: the action's outcome, with the episode's won / valid / task type and the next admissible list. */
 function stepRoute(pool: EnvPool): Route {
   return post((body) => {
     const b = parseBody('POST /step', body, stepSchema, {
       what: { env_idx: ID_WORDS, action: `the action as text, at most ${MAX_ACTION_CHARS} characters` },
-      example: { env_idx: 0, action: 'look' },
+      exampleFor: (sent) => stepExample(pool, sent),
       aliases: ID_ALIASES,
     });
     const slot = pool.running(b.env_idx, 'POST /step');

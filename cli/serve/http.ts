@@ -160,10 +160,23 @@ export interface BodyRules {
    * item of an array field takes (`queries[]`: `a string of at most 1000 characters`).
    */
   what: Readonly<Record<string, string>>;
-  /** A body the route accepts, shown as the fix. */
-  example: unknown;
+  /** A body the route accepts, shown as the fix (unless `exampleFor` is given). */
+  example?: unknown;
+  /**
+   * The fix for the body sent instead of `example`, when the route can do better with what was sent (`POST /step`:
+   * an action of the env `env_idx` names): given the body as an object after the aliases are copied (undefined when
+   * it is not JSON or not an object), the example body and a note written after it (e.g. whose action it is).
+   * Called only for a refused body.
+   */
+  exampleFor?: (body: Readonly<Record<string, unknown>> | undefined) => { example: unknown; note?: string };
   /** Other names a field may be sent under (`{id: 'env_idx'}`): used when the field itself is absent. */
   aliases?: Readonly<Record<string, string>>;
+}
+
+/** `send e.g. <example body>` for a refused body (`BodyRules.exampleFor`'s, with its note, when the route has one). */
+function fixText(rules: BodyRules, body: Readonly<Record<string, unknown>> | undefined): string {
+  const e = rules.exampleFor ? rules.exampleFor(body) : { example: rules.example };
+  return `send e.g. ${JSON.stringify(e.example)}${e.note ? ` ${e.note}` : ''}`;
 }
 
 /**
@@ -174,21 +187,24 @@ export interface BodyRules {
  *   takes, what was sent and the example (the field, e.g. `model` or `messages[0].role`, as the error's `param`).
  */
 export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, rules: BodyRules): T {
-  const fix = `send e.g. ${JSON.stringify(rules.example)}`;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     const why = e instanceof Error ? e.message : 'not JSON';
-    throw new HttpError(400, `${route}: the body is not JSON (${why}); ${fix}`);
+    throw new HttpError(400, `${route}: the body is not JSON (${why}); ${fixText(rules, undefined)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new HttpError(400, `${route}: the body must be a JSON object, got ${shown(value)}; ${fix}`);
+    throw new HttpError(
+      400,
+      `${route}: the body must be a JSON object, got ${shown(value)}; ${fixText(rules, undefined)}`,
+    );
   const obj: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [alias, field] of Object.entries(rules.aliases ?? {}))
     if (!Object.hasOwn(obj, field) && Object.hasOwn(obj, alias)) obj[field] = obj[alias];
   const r = schema.safeParse(obj);
   if (r.success) return r.data;
+  const fix = fixText(rules, obj);
   const issue = r.error.issues[0];
   const field = issue.path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
   const top = String(issue.path[0] ?? '');

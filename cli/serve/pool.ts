@@ -103,6 +103,11 @@ export class EnvPool {
     return id;
   }
 
+  /** The open environment `id`, or undefined; unlike `get`, it neither throws nor counts as a use. */
+  peek(id: number): Slot | undefined {
+    return this.slots.get(id);
+  }
+
   /**
    * The open environment `id`, marked as used now.
    * @throws HttpError 404 saying whether it was closed, reclaimed idle, or never made.

@@ -12,6 +12,8 @@ import { TRAIN_TASK_INDICES, type Env, type Expert } from '../../src/core/envs/t
 import { get, post, testServer } from '../helpers/serve';
 
 let srv: Awaited<ReturnType<typeof testServer>>;
+/** `text` as a regular expression matching it literally. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 beforeAll(async () => {
   srv = await testServer({ expert: true });
 });
@@ -216,7 +218,7 @@ describe('environment server: refusals', () => {
   it('a bad or missing action type, bad JSON, a body that is not an object, an oversized body', async () => {
     const id = (await post(srv.base, '/create', {})).body.id;
     await post(srv.base, '/reset', { env_idx: id, index: 0 });
-    const fix = /send e\.g\. \{"env_idx":0,"action":"look"\}$/;
+    const fix = new RegExp(`send e\\.g\\. \\{"env_idx":${id},"action":"go to desk 1"\\}$`);
     expect(await post(srv.base, '/step', { env_idx: id, action: 5 })).toEqual(
       err(400, /field "action" must be the action as text, at most 2000 characters, got 5;/),
     );
@@ -232,13 +234,36 @@ describe('environment server: refusals', () => {
       body: {
         error:
           'POST /step: field "action" must be the action as text, at most 2000 characters, got a text of 2001 ' +
-          'characters; send e.g. {"env_idx":0,"action":"look"}',
+          `characters; send e.g. {"env_idx":${id},"action":"go to desk 1"}`,
       },
     });
     const big = JSON.stringify({ env_idx: id, action: 'x'.repeat(70_000) });
     expect(await post(srv.base, '/step', big)).toEqual(err(413, /over 64 KiB, the most this route takes/));
     // The refused body cost no step.
     expect((await post(srv.base, '/step', { env_idx: id, action: 'look' })).body.info.steps).toBe(1);
+  });
+
+  it("a refused step's example: an action of the env env_idx names, else the default env's, said so", async () => {
+    const shop = (await post(srv.base, '/create', { env: 'shop' })).body.id;
+    const qa = (await post(srv.base, '/create', { env: 'searchqa' })).body.id;
+    await post(srv.base, '/reset', { env_idx: shop, index: 0 });
+    expect((await post(srv.base, '/step', { env_idx: shop })).body.error).toBe(
+      'POST /step: field "action" is missing (the action as text, at most 2000 characters); send e.g. ' +
+        `{"env_idx":${shop},"action":"search[non gmo low acid coffee beans 16 ounce dark roast]"}`,
+    );
+    // No task yet is no matter: the env is known from POST /create; `id` is read as env_idx.
+    expect((await post(srv.base, '/step', { id: qa, action: 7 })).body.error).toBe(
+      'POST /step: field "action" must be the action as text, at most 2000 characters, got 7; send e.g. ' +
+        `{"env_idx":${qa},"action":"search[Falcon Regatta]"}`,
+    );
+    const other =
+      'send e.g. {"env_idx":0,"action":"go to desk 1"} (an action of household/easy; another env\'s actions are ' +
+      'in the admissible_actions its POST /reset answered)';
+    expect((await post(srv.base, '/step', '{"env_idx": 0,')).body.error).toMatch(new RegExp(`; ${escape(other)}$`));
+    expect((await post(srv.base, '/step', { env_idx: 987654 })).body.error).toBe(
+      `POST /step: field "action" is missing (the action as text, at most 2000 characters); ${other}`,
+    );
+    for (const e of [shop, qa]) await post(srv.base, '/close', { env_idx: e });
   });
 
   it('an unknown env, preset or split; a missing or bad query parameter; an unknown route or method', async () => {
