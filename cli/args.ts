@@ -371,29 +371,61 @@ function describe(f: FlagSpec): string {
 /** Width of `--help` text in characters: lines wrap at spaces to fit (a word longer than a line stays whole). */
 export const HELP_WIDTH = 100;
 
+/** A word that is an operator (`×`, `=`, `+`, `−`, `→`, `≥`, `≤`, `·`) or ends with one. */
+const OPERATOR_END = /[×=+−→≥≤·]$/;
+/** A unit that stays with the number before it. */
+const UNIT = /^(KiB|MiB|GiB|B|ms|s|min|h|%|nats|tokens|bytes)[,;.)]*$/;
+
+/** Whether `next` must stay on the line of `atom` (the words before it): see `wrapHanging`. */
+function glued(atom: string, prev: string, next: string): boolean {
+  // an unclosed { or [ of an example, up to 60 characters (an open form named in prose, `search[`, stays breakable)
+  const open = (o: string, c: string) => atom.length < 60 && atom.split(o).length > atom.split(c).length;
+  return (
+    open('{', '}') ||
+    open('[', ']') ||
+    /^[0-9]/.test(next) ||
+    OPERATOR_END.test(prev) ||
+    OPERATOR_END.test(next) ||
+    (/^[0-9][0-9.,]*$/.test(prev) && UNIT.test(next))
+  );
+}
+
 /**
  * `text` wrapped at spaces into lines of at most `width` characters: its first `indent` characters (a flag's name,
  * padded) are kept as they are, and every following line is indented by `indent` spaces (a hanging indent under
- * the description). A word longer than a line is kept whole on its own line; runs of spaces in the description
- * become one. Returns the lines joined with `\n`.
+ * the description); a `\n` in the description starts a new line at that indent. Some words stay together, as an
+ * unbreakable group: a number with the word before it (`≥ 0`, `B 4`, `λ 0.001`) and a unit after it (`64 MiB`),
+ * words around an operator (`16 × 8`, `A = A_ep + λ·A_skill`) and a `{…}` or `[…]` example of up to 60
+ * characters; a group longer than a line is kept whole on its own line. Runs of spaces in the description become
+ * one. Returns the lines joined with `\n`.
  */
 export function wrapHanging(text: string, indent: number, width = HELP_WIDTH): string {
   const out: string[] = [];
-  let line = text.slice(0, indent);
-  let fresh = true; // no word on `line` yet
-  for (const word of text
+  const pad = ' '.repeat(indent);
+  text
     .slice(indent)
-    .split(' ')
-    .filter((w) => w !== '')) {
-    if (!fresh && line.length + 1 + word.length > width) {
+    .split('\n')
+    .forEach((para, k) => {
+      const atoms: string[] = [];
+      let prev = '';
+      for (const word of para.split(' ').filter((w) => w !== '')) {
+        if (atoms.length && glued(atoms[atoms.length - 1], prev, word)) atoms[atoms.length - 1] += ` ${word}`;
+        else atoms.push(word);
+        prev = word;
+      }
+      let line = k === 0 ? text.slice(0, indent) : pad;
+      let fresh = true; // no atom on `line` yet
+      for (const atom of atoms) {
+        if (!fresh && line.length + 1 + atom.length > width) {
+          out.push(line);
+          line = pad;
+          fresh = true;
+        }
+        line += fresh ? atom : ` ${atom}`;
+        fresh = false;
+      }
       out.push(line);
-      line = ' '.repeat(indent);
-      fresh = true;
-    }
-    line += fresh ? word : ` ${word}`;
-    fresh = false;
-  }
-  out.push(line);
+    });
   return out.join('\n');
 }
 

@@ -207,19 +207,20 @@ const SPEC = {
   protocol: {
     type: 'string',
     help:
-      "table: the OPID paper's table (GRPO, OPID, its three ablations, Skill-GRPO); reference: the " +
-      "OPID authors' ALFWorld protocol (history 5, KL, entropy bonus, λ 0.001 …; admissible decoding) as a " +
-      'decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
-      "docs/experiments/opid-protocols.md); map-easy: where OPID's dense signal helps, on the default env's easy " +
-      'preset (grpo, opid-oracle-l1, opid-oracle-l0.1, opid-heur-l1, opid-heur-l0.1: analyzer oracle or ' +
-      'heuristic, λ_skill 1 or 0.1; each − grpo at the mean of the last three evaluations, fixed in advance); ' +
+      "table: the OPID paper's table (GRPO, OPID, its three ablations, Skill-GRPO).\n" +
+      "reference: the OPID authors' ALFWorld protocol (history 5, KL, entropy bonus, λ 0.001 …; admissible " +
+      'decoding) as a decomposition table (grpo-mean, grpo-mean-std, opid-ref, opid-ref-oracle; ' +
+      'docs/experiments/opid-protocols.md).\n' +
+      "map-easy: where OPID's dense signal helps, on the default env's easy preset (grpo, opid-oracle-l1, " +
+      'opid-oracle-l0.1, opid-heur-l1, opid-heur-l0.1: analyzer oracle or heuristic, λ_skill 1 or 0.1; each − ' +
+      'grpo at the mean of the last three evaluations, fixed in advance).\n' +
       "map-update: whether the oracle's collapse at λ_skill 1 belongs to the update, on the env's fullest preset " +
       '(grpo, opid-oracle-l1 and its three --skill-variant rows beyond the paper: centred, per-action, ' +
-      'where-ep-zero; same endpoint). ' +
-      'Defaults: table --steps 100 --tasks 4 --eval-every 25 --episodes 210 --out runs/opid-table; reference ' +
-      '--steps 160 --tasks 16 --eval-every 20 --episodes 210 --out runs/opid-table-reference; map-easy --preset ' +
-      'easy --steps 80 --tasks 4 --eval-every 20 --episodes 400 --out runs/opid-map-easy; map-update --steps 50 ' +
-      '--tasks 4 --eval-every 10 --episodes 210 --out runs/opid-map-update',
+      'where-ep-zero; same endpoint).\n' +
+      'Defaults (--out: see below): table --steps 100 --tasks 4 --eval-every 25 --episodes 210;\n' +
+      'reference --steps 160 --tasks 16 --eval-every 20 --episodes 210;\n' +
+      'map-easy --preset easy --steps 80 --tasks 4 --eval-every 20 --episodes 400;\n' +
+      'map-update --steps 50 --tasks 4 --eval-every 10 --episodes 210.',
     default: 'table',
     choices: PROTOCOLS,
   },

@@ -330,6 +330,18 @@ describe('--help wrapping', () => {
     expect(wrapHanging('  --c short', 6, 100)).toBe('  --c short');
   });
 
+  it('keeps a number with the word before it and its unit, operators and a short example together', () => {
+    // width 14, indent 2: "≥ 0)", "64 MiB", "16 × 8" and {"a":"b c"} would each be split at a plain space
+    expect(wrapHanging('  xx yy (an integer ≥ 0)', 2, 14)).toBe(['  xx yy (an', '  integer ≥ 0)'].join('\n'));
+    expect(wrapHanging('  at most 64 MiB', 2, 12)).toBe(['  at', '  most 64 MiB'].join('\n'));
+    expect(wrapHanging('  a batch 16 × 8 = 128', 2, 12)).toBe(['  a', '  batch 16 × 8 = 128'].join('\n'));
+    expect(wrapHanging('  e.g. {"a":"b c"} ok', 2, 12)).toBe(['  e.g.', '  {"a":"b c"}', '  ok'].join('\n'));
+  });
+
+  it('a line break in the description starts a new line at the indent', () => {
+    expect(wrapHanging('  --p one.\ntwo.', 6, 100)).toBe(['  --p one.', '      two.'].join('\n'));
+  });
+
   it('fits every line of a flag table to HELP_WIDTH', () => {
     const long = { x: { type: 'string', help: 'many words '.repeat(40).trim() } } as const;
     const lines = usage('cmd', long).split('\n');

@@ -678,7 +678,6 @@ export const RunConfigSchema = z.object({
     .meta({
       label: 'Failed rollouts only',
       flag: 'failed-only',
-      unit: 'analyse only failed rollouts',
       group: 'opid',
       help: 'Analyse only failed trajectories.',
     } satisfies FieldMeta),
@@ -700,7 +699,6 @@ export const RunConfigSchema = z.object({
     .meta({
       label: 'Z-score A_skill',
       flag: 'skill-zscore',
-      unit: "over the step's skill-active tokens",
       group: 'opid',
       help: "Z-score A_skill over the step's skill-active tokens before λ. Not used with top-k skill distillation.",
     } satisfies FieldMeta),
@@ -890,8 +888,8 @@ export const RunConfigSchema = z.object({
       flag: 'backend',
       group: 'settings',
       help:
-        'tfjs backend; auto = webgpu → webgl → wasm → cpu in the page, wasm in Node. The same ' +
-        'backend replays a run exactly.',
+        'tfjs backend. The page takes auto (webgpu → webgl → wasm → cpu, the first that starts) or one of ' +
+        'them; the CLI takes cpu, wasm or webgpu (default wasm). The same backend replays a run exactly.',
     } satisfies FieldMeta),
 });
 
