@@ -1,7 +1,7 @@
 /**
  * One action of an environment for the examples a command shows (`npm run play -- --json`'s input line, the fix
  * `npm run serve`'s `POST /step` refusals give): the env's expert's first action on task 0 of the preset's train
- * split, so it is an action of that env in its own words (household/easy's `go to desk 1`, a store's
+ * split, so it is an action of that env in its own words (the default env's `go to desk 1` on easy, a store's
  * `search[non gmo low acid coffee beans 16 ounce dark roast]`, a QA env's `search[Falcon Regatta]`), never another
  * env's.
  */
