@@ -2,17 +2,18 @@
  * Paired comparison of `npm run eval -- --json` outputs played on the same tasks with the same `--seed`:
  * `npx tsx scripts/paired-evals.ts BASE_FILE NAME=FILE [NAME=FILE …]`.
  *
- * Reads each file's `{"event":"episode",split,index,taskType,success}` lines and its `summary` lines (other lines are
- * skipped; every line is checked with a schema). Every NAME file must hold exactly the base's episodes — the same
- * (split, index) pairs with the same task type — and, where both summaries say them, the same env, preset, seed,
- * temperature, decoding, history and first task: otherwise nothing is printed and the first difference is named, so
- * unrelated or partial files are never paired. Prints a Markdown table per split: one row per task type (in the env's
- * order, registry.ts `inEnvOrder`) and the split's total, with the base's success and, per named policy, its success
- * and the paired difference to the base in percent points, `mean ± s.e.` (s.e. of the mean of the per-episode
- * differences, each −1, 0 or +1; `± —` over a single episode, which has none). Exit 2 with the reason on bad
- * input.
+ * Reads each file (gzip-compressed when its name ends in `.gz`): its `{"event":"episode",split,index,taskType,
+ * success}` lines and its `summary` lines (other lines are skipped; every line is checked with a schema). Every NAME
+ * file must hold exactly the base's episodes — the same (split, index) pairs with the same task type — and, where
+ * both summaries say them, the same env, preset, seed, temperature, decoding, history and first task: otherwise
+ * nothing is printed and the first difference is named, so unrelated or partial files are never paired. Prints a
+ * Markdown table per split: one row per task type (in the env's order, registry.ts `inEnvOrder`) and the split's
+ * total, with the base's success and, per named policy, its success and the paired difference to the base in percent
+ * points, `mean ± s.e.` (s.e. of the mean of the per-episode differences, each −1, 0 or +1; `± —` over a single
+ * episode, which has none). Exit 2 with the reason on bad input.
  */
 import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
 import { z } from 'zod';
 import { inEnvOrder } from '../src/core/envs/registry';
 
@@ -59,7 +60,9 @@ function readEvalFile(file: string): EvalFile {
   if (file === '') die('NAME=FILE needs a file after "="');
   if (!fs.existsSync(file) || !fs.statSync(file).isFile()) die(`no file at ${file}`);
   const out: EvalFile = { file, episodes: new Map(), summaries: new Map() };
-  fs.readFileSync(file, 'utf8')
+  const bytes = fs.readFileSync(file);
+  (file.endsWith('.gz') ? zlib.gunzipSync(bytes) : bytes)
+    .toString('utf8')
     .split('\n')
     .forEach((line, i) => {
       if (line.includes('"event":"summary"')) {

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paired-'));
@@ -47,6 +48,12 @@ describe('paired-evals', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('reads a gzip-compressed file as the plain one', () => {
+    const gz = path.join(dir, 'x.jsonl.gz');
+    fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(evalFile('xz.jsonl', TYPES, [true, true, true, false]))));
+    expect(run([base, `x=${gz}`]).stdout).toContain('| all | 4 | 25.0 | 75.0 | +50.0 ± 28.9 |');
   });
 
   it('one episode has no standard error', () => {
