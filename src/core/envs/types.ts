@@ -18,8 +18,8 @@ import type { Rng } from '../rng';
 export type { TrajectorySkills } from '../math/skill';
 
 /**
- * Task splits. `test-unseen` holds what `train` never generates, by each env's rule (household: object/receptacle
- * combinations and layouts; shop: attribute combinations; searchqa: a second world's entities; see docs/envs/). `val`
+ * Task splits. `test-unseen` holds what `train` never generates, by each env's rule (docs/envs/: object/receptacle
+ * combinations and layouts, attribute combinations, or a second world's entities). `val`
  * (validation) holds tasks of the train distribution at addresses no training step and no test split uses (e.g. val
  * index i generated as train index TRAIN_TASK_INDICES + i, beyond the indices training draws).
  */
