@@ -553,8 +553,12 @@ function resolveOut(a: ExperimentArgs): string {
   return out;
 }
 
-/** The train flags every run of the table protocol shares (from the shipped base policy when the preset has one). */
+/**
+ * The train flags every run of the table protocol shares (from the shipped base policy when the preset has one; K as
+ * the OPID paper sets it for the env's family where the env says so, EnvSpec.opidMaxStepSkills).
+ */
 function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
+  const spec = getEnvSpec(a.env);
   return [
     '--env',
     a.env,
@@ -578,6 +582,7 @@ function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
     'wasm',
     '--init',
     hasBase ? 'base' : 'scratch',
+    ...(spec.opidMaxStepSkills !== undefined ? ['--max-step-skills', String(spec.opidMaxStepSkills)] : []),
   ];
 }
 

@@ -46,6 +46,22 @@ describe('experiment: the train argv of every run', () => {
     expect(runs).toBe(presets * 2 * 2 * 15);
   });
 
+  it("K (--max-step-skills): the OPID paper's where the env sets it (EnvSpec.opidMaxStepSkills), every row", () => {
+    for (const spec of ENV_SPECS)
+      for (const protocol of ['table', 'map-easy']) {
+        const argv = ['opid-table', '--protocol', protocol, '--env', spec.name, '--preset', spec.defaultPreset];
+        for (const j of plannedTrainArgvs(argv, true)) {
+          const k = parseArgs(j.argv, TRAIN_SPEC)['max-step-skills'];
+          expect({ env: spec.name, method: j.method, k }).toEqual({
+            env: spec.name,
+            method: j.method,
+            k: spec.opidMaxStepSkills,
+          });
+        }
+      }
+    expect(ENV_SPECS.map((s) => s.opidMaxStepSkills)).toEqual([undefined, undefined, 2]); // household, shop, searchqa
+  });
+
   it("a row's flag wins over the shared one, which is left out", () => {
     expect(
       mergeFlags(['--env', 'e', '--lambda-skill', '0.3', '--steps', '9'], ['--lambda-skill', '1', '--seed', '2']),

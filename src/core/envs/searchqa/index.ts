@@ -98,6 +98,8 @@ export const searchqa: EnvSpec = {
    * and answers get twice that, and the prompt keeps 368 of nano's 384 tokens.
    */
   maxActionTokens: 16,
+  /** The OPID paper's K for search-QA (2; at most 4 steps here, so a step skill marks the one or two that mattered). */
+  opidMaxStepSkills: 2,
   presetSummaries: { default: '7 subsets, 4 steps' },
   /** The seven subsets. @throws Error naming the accepted presets on an unknown one. */
   taskTypes(preset: string): readonly string[] {
