@@ -43,7 +43,7 @@ import { ENV_FLAG, presetFor } from './env-flags';
 import { baseManifestPath } from '../src/core/pretrain/base';
 import type { Comparison, RunEvals } from '../src/core/run/aggregate';
 import { makeResultsTable, resultsTableJson } from '../src/core/run/table-schema';
-import { parseRunConfig } from '../src/core/run/config';
+import { algorithmsUsing, parseRunConfig } from '../src/core/run/config';
 import { RecordError, parseEvents } from '../src/core/run/record';
 import { jsonErrorWhere } from '../src/core/json-where';
 import { configFieldsOf, SPEC as TRAIN_SPEC } from './train-flags';
@@ -553,12 +553,8 @@ function resolveOut(a: ExperimentArgs): string {
   return out;
 }
 
-/**
- * The train flags every run of the table protocol shares (from the shipped base policy when the preset has one; K as
- * the OPID paper sets it for the env's family where the env says so, EnvSpec.opidMaxStepSkills).
- */
+/** The train flags every run of the table protocol shares (from the shipped base policy when the preset has one). */
 function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
-  const spec = getEnvSpec(a.env);
   return [
     '--env',
     a.env,
@@ -582,7 +578,6 @@ function commonFlags(a: ExperimentArgs, hasBase: boolean): string[] {
     'wasm',
     '--init',
     hasBase ? 'base' : 'scratch',
-    ...(spec.opidMaxStepSkills !== undefined ? ['--max-step-skills', String(spec.opidMaxStepSkills)] : []),
   ];
 }
 
@@ -754,6 +749,19 @@ export function mergeFlags(common: readonly string[], own: readonly string[]): s
   return [...out, ...own];
 }
 
+/**
+ * A row's flags with K (`--max-step-skills`) as the OPID paper sets it for the env's family
+ * (EnvSpec.opidMaxStepSkills) added when the row's algorithm reads it (run config `algorithmsUsing`) and the row does
+ * not set it; the row's flags as they are otherwise (and on an env without it).
+ */
+export function withEnvStepSkills(env: string, flags: readonly string[]): string[] {
+  const k = getEnvSpec(env).opidMaxStepSkills;
+  const algo = flags[flags.indexOf('--algo') + 1];
+  const reads = flags.includes('--algo') && (algorithmsUsing('maxStepSkills') ?? []).includes(algo as never);
+  if (k === undefined || !reads || flags.some((f) => f.split('=')[0] === '--max-step-skills')) return [...flags];
+  return [...flags, '--max-step-skills', String(k)];
+}
+
 /** Every run of the table: each seed of each method, with its run directory and its --save-best file. */
 function makeJobs(a: ExperimentArgs, out: string, common: string[]): Job[] {
   const jobs: Job[] = [];
@@ -764,7 +772,7 @@ function makeJobs(a: ExperimentArgs, out: string, common: string[]): Job[] {
         seed,
         dir: path.join(out, 'runs', `${method}-${seed}`),
         args: mergeFlags(common, [
-          ...flags,
+          ...withEnvStepSkills(a.env, flags),
           '--seed',
           String(seed),
           '--save-best',

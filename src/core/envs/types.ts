@@ -126,8 +126,9 @@ export interface EnvSpec {
   readonly maxActionTokens?: number;
   /**
    * K, the most step skills per trajectory, as the OPID paper sets it for this family (Yang et al. 2026: 5 for ALFWorld
-   * and WebShop, 2 for search-QA): `npm run experiment -- opid-table` passes it to every run of the env (the protocols
-   * that share the table's flags: table, map-easy, map-update). Absent: the run config's default (5).
+   * and WebShop, 2 for search-QA): `npm run experiment -- opid-table` passes it to every row whose algorithm reads
+   * it (the OPID and Skill-GRPO rows of the table, map-easy and map-update protocols). Absent: the run config's
+   * default (5).
    */
   readonly opidMaxStepSkills?: number;
   /** Per preset, a short phrase for help texts (e.g. `one task type, few receptacles`). Absent: names only. */
