@@ -349,12 +349,14 @@ function parse<const S extends FlagTable>(
 }
 
 /**
- * The error for a flag given twice (`--steps 5 --steps 50`, or a boolean's `--json` and `--json=false`): every CLI
- * refuses it rather than let one of the two silently win, naming the flag and both values as written (a boolean's as
- * true or false), e.g. `--steps given twice (5, then 50): give it once`.
+ * The error for a flag given twice (`--steps 5 --steps 50`, `--steps=5 --steps 50`, or a boolean's `--json` and
+ * `--json=false`): every CLI refuses it rather than let one of the two silently win, naming the flag, both values as
+ * written (a boolean's as true or false) and the fix, e.g. `--steps given twice (5, then 50): give --steps once`.
+ * `name`: the flag without `--`. The error's `flag` is `name`; its `value` is left unset, as neither value is what is
+ * refused (a CLI that adds a flag's accepted values to a refused value's message adds nothing here).
  */
 export function repeatedFlag(name: string, first: string, second: string): UsageError {
-  return new UsageError(`--${name} given twice (${first}, then ${second}): give it once`, name, second);
+  return new UsageError(`--${name} given twice (${first}, then ${second}): give --${name} once`, name);
 }
 
 /** What a flag accepts, e.g. `one of: a, b`, `an integer ≥ 0`, `a number in 0..1`. */

@@ -167,31 +167,42 @@ describe('parseArgs', () => {
     expect(parseArgs(['--json', 'false', '--seed', '2'], SPEC)).toMatchObject({ json: false, seed: 2 });
   });
 
-  it('a flag given twice is refused in every form, naming the flag and both values', () => {
-    expect(usageError(['--seed', '1', '--steps', '5', '--steps', '50'])).toMatchObject({
-      flag: 'steps',
-      value: '50',
-      message: '--steps given twice (5, then 50): give it once',
-    });
+  it('a flag given twice is refused in every form, naming the flag, both values and the fix', () => {
+    const e = usageError(['--seed', '1', '--steps', '5', '--steps', '50']);
+    expect(e).toMatchObject({ flag: 'steps', message: '--steps given twice (5, then 50): give --steps once' });
+    expect(e.value).toBeUndefined(); // neither value is refused: train adds no "(accepted: …)" to the message
+    // `--flag=value` and `--flag value` are the same flag, whatever the order
     expect(usageError(['--steps=5', '--seed', '1', '--steps', '5']).message).toBe(
-      '--steps given twice (5, then 5): give it once',
+      '--steps given twice (5, then 5): give --steps once',
     );
     expect(usageError(['--seed', '1', '--name', '-x', '--name=y']).message).toBe(
-      '--name given twice (-x, then y): give it once',
+      '--name given twice (-x, then y): give --name once',
     );
+    // a boolean: `--json`, `--json=true|false` and `--json true|false` are all the same flag
     expect(usageError(['--seed', '1', '--json', '--json=false']).message).toBe(
-      '--json given twice (true, then false): give it once',
+      '--json given twice (true, then false): give --json once',
     );
     expect(usageError(['--seed', '1', '--json=false', '--json']).message).toBe(
-      '--json given twice (false, then true): give it once',
+      '--json given twice (false, then true): give --json once',
     );
     expect(usageError(['--seed', '1', '--json', 'false', '--json', 'true']).message).toBe(
-      '--json given twice (false, then true): give it once',
+      '--json given twice (false, then true): give --json once',
     );
-    expect(usageError(['--seed', '1', '--seed', '1']).message).toBe('--seed given twice (1, then 1): give it once');
+    expect(usageError(['--seed', '1', '--json', '--json']).message).toBe(
+      '--json given twice (true, then true): give --json once',
+    );
+    // the same value twice, and a third occurrence: refused at the second
+    expect(usageError(['--seed', '1', '--seed', '1']).message).toBe('--seed given twice (1, then 1): give --seed once');
+    expect(usageError(['--seed', '1', '--seed', '2', '--seed', '3']).message).toBe(
+      '--seed given twice (1, then 2): give --seed once',
+    );
+    // values are checked in argv order: a bad first value is reported before the repeat
+    expect(usageError(['--seed', '1', '--steps', '0', '--steps', '5']).message).toBe(
+      '--steps must be an integer in 1..100, got "0"; give e.g. --steps 10 (the default)',
+    );
     // with positional arguments too (compare, pack)
     expect(() => parseArgsAndPositionals(['a', '--seed', '1', 'b', '--seed=2'], SPEC)).toThrow(
-      /^--seed given twice \(1, then 2\): give it once$/,
+      /^--seed given twice \(1, then 2\): give --seed once$/,
     );
     // after `--` a flag-like word is a positional argument, not a second flag
     expect(parseArgsAndPositionals(['--seed', '1', '--', '--seed'], SPEC).positionals).toEqual(['--seed']);
