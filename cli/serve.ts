@@ -10,9 +10,9 @@
  *
  * Listens on 127.0.0.1 unless `--host` says otherwise (`--host 0.0.0.0` exposes it: there is no authentication);
  * `--port 0` takes a free port. Prints one line once listening, `serving on http://HOST:PORT …`, and with `--log` one
- * line per request on stderr (method, path, status, ms: never a body or a header). Stops on SIGINT / SIGTERM. Exits 2
- * with a message naming the flag on bad flags, 1 when the port cannot be had. `--help` lists these routes and the flags
- * (`serveHelp`).
+ * line per request on stderr (method, path, status, ms, and for a client gone before the answer the refusal's message
+ * (`logLine`): never a body or a header). Stops on SIGINT / SIGTERM. Exits 2 with a message naming the flag on bad
+ * flags, 1 when the port cannot be had. `--help` lists these routes and the flags (`serveHelp`).
  */
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { ENV_NAMES } from '../src/core/envs/registry';
 import { USAGE_EXIT_CODE, UsageError, parseArgs, usage } from './args';
 import { analyzerRoutes } from './serve/analyzer';
 import { envRoutes } from './serve/env-routes';
-import { listener } from './serve/http';
+import { listener, type OnDone } from './serve/http';
 import { EnvPool } from './serve/pool';
 import { retrieveRoutes } from './serve/retrieve';
 
@@ -75,8 +75,8 @@ export interface ServeOptions {
   maxEnvs: number;
   idleSeconds: number;
   expert: boolean;
-  /** Called once per request (method, path, status, ms). */
-  onRequest?: (method: string, path: string, status: number, ms: number) => void;
+  /** Called once per request (method, path, status, ms; what a client gone before the answer missed: `OnDone`). */
+  onRequest?: OnDone;
   /** How long a request body may take to arrive (ms) before a 408; default BODY_TIMEOUT_MS (10 s). */
   bodyTimeoutMs?: number;
 }
@@ -134,6 +134,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   };
 }
 
+/**
+ * One `--log` line: method, path, status and milliseconds (`POST /step 200 0.4 ms`); for a client that could not hear
+ * the answer, the refusal's message after `not heard:` (the route and what was wrong; never a body or a header).
+ */
+export function logLine(method: string, path: string, status: number, ms: number, unheard?: string): string {
+  return `${method} ${path} ${status} ${ms.toFixed(1)} ms${unheard === undefined ? '' : ` (not heard: ${unheard})`}`;
+}
+
 /** Parse flags and serve until SIGINT / SIGTERM. Returns the exit code when it does not serve (help, bad flags). */
 export async function serve(argv: readonly string[]): Promise<number | null> {
   let args;
@@ -148,8 +156,8 @@ export async function serve(argv: readonly string[]): Promise<number | null> {
     process.stdout.write(`${serveHelp()}\n`);
     return 0;
   }
-  const log = args.log
-    ? (m: string, p: string, s: number, ms: number) => process.stderr.write(`${m} ${p} ${s} ${ms.toFixed(1)} ms\n`)
+  const log: OnDone | undefined = args.log
+    ? (...line) => void process.stderr.write(`${logLine(...line)}\n`)
     : undefined;
   let running: RunningServer;
   try {

@@ -52,6 +52,13 @@ export interface Route {
 /** Routes by `METHOD /path`, e.g. `POST /step`. */
 export type RouteTable = Record<string, Route>;
 
+/**
+ * Called once per request answered or refused (for `--log`): method, path, status, milliseconds, and, when the client
+ * could not hear the answer (it closed the connection, or its socket was gone when the refusal came), `unheard`: the
+ * refusal's message (the route, what was wrong; never a body or a header).
+ */
+export type OnDone = (method: string, path: string, status: number, ms: number, unheard?: string) => void;
+
 /** Write `value` as a JSON reply with `status`. */
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const text = JSON.stringify(value);
@@ -257,7 +264,8 @@ export interface Listeners {
   /**
    * node:http's `clientError`: the parser broke off the connection's bytes. A request whose body was being read (a
    * malformed chunk: a bad chunk-size line, a missing CRLF) is answered 400 naming the body's encoding and the fix,
-   * in its route's error shape, and logged as 400; with no request waiting for its body (a malformed head, or
+   * in its route's error shape, and logged as 400 (with the message as `unheard` when the socket can no longer be
+   * written: nothing is sent then); with no request waiting for its body (a malformed head, or
    * both Content-Length and Transfer-Encoding), the error is answered as node answers it (431 headers too large,
    * 413 chunk extensions too large, 408 timeout, else 400), as JSON, naming the route and in its error shape when
    * the bytes read hold the request's line and it names a route.
@@ -300,18 +308,11 @@ export function headOf(err: ParseError): { method: string; path: string } | null
  * The answer to a connection's parse error with no request waiting (see `Listeners.clientError`): node's status for
  * the error as JSON; when the broken request's line names a route (`headOf`), the refusal names the route, is in its
  * error shape and is logged (`onDone`), as every other refusal of that route. A request with both Content-Length and
- * Transfer-Encoding (which node refuses, as RFC 9112 §6.1 allows) gets the fix: send one of them.
+ * Transfer-Encoding (which node refuses, as RFC 9112 §6.1 allows) gets the fix: send one of them. When the socket can
+ * no longer be written, nothing is sent: a refusal of a route is still logged, with its message as `unheard`.
  */
-function answerBadConnection(
-  err: ParseError,
-  socket: Duplex,
-  routes: RouteTable,
-  onDone?: (method: string, path: string, status: number, ms: number) => void,
-): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
+function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable, onDone?: OnDone): void {
+  if (err.code === 'ECONNRESET') return void socket.destroy();
   const statuses: Record<string, [number, string]> = {
     HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
     HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'],
@@ -324,12 +325,14 @@ function answerBadConnection(
   const both = /Content-Length/.test(err.message) && /Transfer-Encoding/.test(err.message);
   const fix = both ? '; send the body with a Content-Length or with Transfer-Encoding: chunked, not both' : '';
   const message = `the request is not valid HTTP/1.1 (${err.message}, ${err.code ?? 'no code'})${fix}`;
+  const gone = !socket.writable;
   let value: unknown = { error: message };
   if (route && head) {
     const e = new HttpError(status, `${key}: ${message}`);
     value = route.errorBody ? route.errorBody(e) : { error: e.message };
-    onDone?.(head.method, head.path, status, 0);
+    onDone?.(head.method, head.path, status, 0, gone ? e.message : undefined);
   }
+  if (gone) return void socket.destroy();
   const text = JSON.stringify(value);
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
@@ -342,14 +345,11 @@ function answerBadConnection(
  * methods the path takes), reads and caps the body, runs the handler and writes its value or its refusal. A
  * handler's unexpected error is a 500 whose message is the error's, never a stack; a body that stalls past
  * `bodyTimeoutMs` is a 408, one the client abandons is logged as CLIENT_CLOSED (499), never a 500; a body node's
- * parser breaks off is a 400 (`clientError`). `onDone` gets method, path, status and milliseconds (for `--log`),
- * once per request.
+ * parser breaks off is a 400 (`clientError`), logged as 400 even when the socket is gone by then. `onDone` gets method,
+ * path, status and milliseconds (for `--log`), once per request, and what a client that could not hear the answer
+ * missed (`OnDone`).
  */
-export function listener(
-  routes: RouteTable,
-  onDone?: (method: string, path: string, status: number, ms: number) => void,
-  bodyTimeoutMs = BODY_TIMEOUT_MS,
-): Listeners {
+export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BODY_TIMEOUT_MS): Listeners {
   const paths = [...new Set(Object.keys(routes).map((k) => k.split(' ')[1]))];
   const inFlight = new WeakMap<Duplex, InFlight>();
   const request = (req: IncomingMessage, res: ServerResponse) => {
@@ -358,11 +358,14 @@ export function listener(
     const key = `${req.method} ${url.pathname}`;
     const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
     const open: InFlight = { req, res, key, answered: false, refuse: () => {} };
-    const finish = (status: number, value: unknown) => {
+    const finish = (status: number, value: unknown, message?: string) => {
       if (open.answered) return; // a body the parser broke off was answered already
       open.answered = true;
-      sendJson(res, status, value);
-      onDone?.(req.method ?? '', url.pathname, status, performance.now() - t0);
+      // A client gone (closed, or its socket ended under a refusal) hears nothing: the log says what it missed.
+      const heard = req.socket.writable && !req.socket.destroyed;
+      if (heard) sendJson(res, status, value);
+      const unheard = heard ? undefined : (message ?? `${key}: the client closed the connection before the answer`);
+      onDone?.(req.method ?? '', url.pathname, status, performance.now() - t0, unheard);
     };
     inFlight.set(req.socket, open);
     res.once('close', () => inFlight.get(req.socket) === open && inFlight.delete(req.socket));
@@ -372,13 +375,13 @@ export function listener(
         ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods.map((m) => m.split(' ')[0])}`)
         : new HttpError(404, `no route ${key}; the routes: ${paths.join(', ')}`);
       req.resume();
-      finish(e.status, { error: e.message });
+      finish(e.status, { error: e.message }, e.message);
       return;
     }
     const refuse = (err: HttpError) => {
       // A refused body may still be arriving: answer, then close the connection rather than read it.
       if ([413, 408, CLIENT_CLOSED].includes(err.status) && !res.headersSent) res.setHeader('connection', 'close');
-      finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message });
+      finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message }, err.message);
     };
     open.refuse = refuse;
     const body = req.method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key, bodyTimeoutMs);
@@ -394,14 +397,17 @@ export function listener(
     const open = inFlight.get(socket);
     if (!open) return answerBadConnection(err, socket, routes, onDone);
     // The client closed the connection mid-body (llhttp's "invalid EOF state"): the body's reader logs 499.
-    const closed = err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable;
+    const closed = err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE';
     if (!open.answered && !open.req.complete && !closed && err.code?.startsWith('HPE_')) {
-      // The body was still arriving: it is the body that is malformed.
+      // The body was still arriving: it is the body that is malformed, a 400 (logged with its message when the
+      // socket is gone already, rather than as the 499 its destruction would give).
       open.res.setHeader('connection', 'close');
-      return open.refuse(badBodyEncoding(open.key, open.req, err));
+      open.refuse(badBodyEncoding(open.key, open.req, err));
+      if (!socket.writable) socket.destroy();
+      return;
     }
     // A closed connection, or bad bytes after a whole request: its answer ends the connection.
-    if (closed) return void socket.destroy();
+    if (closed || !socket.writable) return void socket.destroy();
     if (open.answered) socket.end();
     else open.res.setHeader('connection', 'close');
   };

@@ -4,18 +4,29 @@
  * and a malformed chunked body (a bad chunk-size line, a chunk without its CRLF) is answered 400 naming the encoding,
  * in the route's error shape, and logged as 400; a malformed head or one with both Content-Length and
  * Transfer-Encoding is a 400 naming the route when its request line names one; a chunk declared past the body cap is
- * capped as its bytes come (node's parser does not show the declared size). Raw requests on a `net` socket.
+ * capped as its bytes come (node's parser does not show the declared size); a malformed body whose socket is gone
+ * when the parser breaks off is still logged as 400, with its message as what the client did not hear. Raw requests
+ * on a `net` socket.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logLine } from '../../cli/serve';
 import { testServer } from '../helpers/serve';
 
 type Logged = [string, string, number];
 let srv: Awaited<ReturnType<typeof testServer>>;
 const logged: Logged[] = [];
+/** The messages of the refusals logged with a client that could not hear them (`OnDone`'s `unheard`). */
+const unheard: string[] = [];
 
 beforeAll(async () => {
-  srv = await testServer({ bodyTimeoutMs: 300, onRequest: (m, p, s) => logged.push([m, p, s]) });
+  srv = await testServer({
+    bodyTimeoutMs: 300,
+    onRequest: (m, p, s, _ms, missed) => {
+      logged.push([m, p, s]);
+      if (missed !== undefined) unheard.push(missed);
+    },
+  });
 });
 afterAll(() => srv.close());
 
@@ -50,8 +61,14 @@ describe('environment server: bodies that do not arrive', () => {
 
   it('a client that closes the connection mid-body is logged as 499 (client closed), not 500', async () => {
     logged.length = 0;
+    unheard.length = 0;
     await raw(STALLED, 50);
     await expect.poll(() => logged, { timeout: 5000 }).toEqual([['POST', '/step', 499]]);
+    expect(unheard).toEqual(['POST /step: the client closed the connection before the body arrived']);
+    expect(logLine('POST', '/step', 499, 51.25, unheard[0])).toBe(
+      'POST /step 499 51.3 ms (not heard: POST /step: the client closed the connection before the body arrived)',
+    );
+    expect(logLine('POST', '/step', 200, 0.44)).toBe('POST /step 200 0.4 ms');
   });
 
   /** The status line and the JSON body of a raw reply. */
@@ -98,6 +115,46 @@ describe('environment server: bodies that do not arrive', () => {
       },
     });
     await expect.poll(() => logged, { timeout: 5000 }).toEqual([['POST', '/v1/chat/completions', 400]]);
+  });
+
+  /** A parse error as node's parser reports it (`clientError`'s first argument). */
+  const parseError = (message: string, code: string, rawPacket?: Buffer) =>
+    Object.assign(new Error(`Parse Error: ${message}`), { code, rawPacket, bytesParsed: rawPacket?.length });
+  /** Resolves once both ends of a connection have closed. */
+  const closed = (...socks: Socket[]) => Promise.all(socks.map((s) => new Promise((r) => s.once('close', r))));
+
+  it('a malformed chunk whose socket is gone by then: logged as 400 with its message, not as 499', async () => {
+    logged.length = 0;
+    unheard.length = 0;
+    const client = connect(srv.port, '127.0.0.1');
+    const arrived = new Promise<Socket>((resolve) => srv.server.once('request', (req) => resolve(req.socket)));
+    client.write(`${CHUNKED}3\r\n{"e\r\n`);
+    const socket = await arrived;
+    const gone = closed(client, socket);
+    socket.end(); // the server's side can no longer be written when the parser breaks off the next chunk
+    srv.server.emit('clientError', parseError('Invalid character in chunk size', 'HPE_INVALID_CHUNK_SIZE'), socket);
+    await gone;
+    expect(logged).toEqual([['POST', '/step', 400]]);
+    expect(unheard).toEqual([
+      'POST /step: the request body is not valid chunked encoding (Parse Error: Invalid character in chunk size, ' +
+        `HPE_INVALID_CHUNK_SIZE); ${FIX}`,
+    ]);
+  });
+
+  it('a malformed head whose socket is gone by then: logged under its route with its message', async () => {
+    logged.length = 0;
+    unheard.length = 0;
+    const client = connect(srv.port, '127.0.0.1');
+    const socket = await new Promise<Socket>((resolve) => srv.server.once('connection', resolve));
+    const gone = closed(client, socket);
+    socket.end();
+    const head = Buffer.from('POST /step HTTP/1.1\r\nHo st: x\r\n');
+    srv.server.emit('clientError', parseError('Invalid header token', 'HPE_INVALID_HEADER_TOKEN', head), socket);
+    await gone;
+    expect(logged).toEqual([['POST', '/step', 400]]);
+    expect(unheard).toEqual([
+      'POST /step: the request is not valid HTTP/1.1 (Parse Error: Invalid header token, HPE_INVALID_HEADER_TOKEN)',
+    ]);
   });
 
   it('a malformed request head (no request yet) is answered 400 as JSON, and a good request still works', async () => {
