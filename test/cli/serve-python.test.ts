@@ -3,7 +3,9 @@
  * which starts the server and drives 16 × 8 environments of every registered env through the verl-agent-shaped
  * manager and the TRL-shaped environment class with the expert's actions, then checks the client's errors: a row
  * without `index` (or a bad one), a row of another env or preset (refused before any env is reset), a `/create`
- * failing midway (the envs made are closed), no server at the URL
+ * failing midway (the envs made are closed), no server at the URL; and against a stand-in server, replies the
+ * server never sends: a `/reset` reply without `task`, fields of another type, a reply that is not JSON, a `/create`
+ * reply without `id` midway (the envs made are closed), a server that closes every connection unanswered
  * (integrations/python/tests/).
  */
 import { spawnSync } from 'node:child_process';
@@ -34,8 +36,12 @@ describe('Python integrations (verl-agent, TRL) against npm run serve', () => {
       'test_a_row_of_another_preset_or_env_is_refused_before_any_reset (test_integrations.ClientErrorsTest',
       'test_create_failing_midway_closes_the_envs_made (test_integrations.ClientErrorsTest',
       'test_no_server_names_the_url_and_the_fix (test_integrations.ClientErrorsTest',
+      'test_a_reset_reply_without_a_field_names_it_and_the_reply (test_client_replies.ClientRepliesTest',
+      'test_fields_of_another_type_and_replies_not_objects_are_named (test_client_replies.ClientRepliesTest',
+      'test_a_create_reply_without_id_midway_closes_the_envs_made (test_client_replies.ClientRepliesTest',
+      'test_a_server_that_hangs_up_names_the_url_and_the_fix (test_client_replies.ClientRepliesTest',
     ])
       expect(out).toMatch(new RegExp(`${name.replace(/[().]/g, '\\$&')}[^\\n]*\\) \\.\\.\\. ok`));
-    expect(out).toMatch(/Ran 7 tests in [\d.]+s\n\nOK/);
+    expect(out).toMatch(/Ran 11 tests in [\d.]+s\n\nOK/);
   });
 });

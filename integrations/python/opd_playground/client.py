@@ -2,15 +2,18 @@
 
 One persistent HTTP/1.1 connection per thread; a connection the server closed while idle is reopened once. A refusal
 (status >= 400) raises `ServerError` with the server's message, which names the field and the fix; a server that
-cannot be reached (nothing listening, an unknown host) raises `ServerUnreachable` naming the URL and how to start it.
+cannot be reached (nothing listening, an unknown host, a connection closed again without an answer) raises
+`ServerUnreachable` naming the URL and how to start it; a reply that is not JSON, or lacks a field the caller reads
+(`expect`), raises `ServerReplyError` (replies.py) naming the route, the field and the reply.
 """
 
 import http.client
 import json
 import re
-import socket
 import threading
 import urllib.parse
+
+from .replies import REPLY_FIX, ServerReplyError, check_reply, shown
 
 
 class ServerError(RuntimeError):
@@ -23,7 +26,8 @@ class ServerError(RuntimeError):
 
 
 class ServerUnreachable(ConnectionError):
-    """No server answers at `base_url`: `reason` is the system's (e.g. "Connection refused")."""
+    """No server answers at `base_url` (`port` its port, named in the fix): `reason` is the system's (e.g.
+    "Connection refused"), or says that the connection closed twice without an answer."""
 
     def __init__(self, base_url, port, reason):
         super().__init__(
@@ -93,41 +97,56 @@ class Client:
             self._local.conn = conn
         return conn
 
-    def request(self, method, path, body=None):
-        """Send one request; return the reply's JSON value.
+    def request(self, method, path, body=None, expect=None):
+        """Send one request (`body`: a JSON value, or None for none); return the reply's JSON value, checked against
+        `expect` when given ((field, kind) pairs, replies.check_reply; e.g. replies.RESET).
 
-        Raises ServerError on a refusal, ServerUnreachable when nothing answers at the URL."""
+        Raises ServerError on a refusal (status >= 400: the server's `error`, else the reply's text);
+        ServerUnreachable when nothing answers at the URL (the connection refused, the host unknown, a connection
+        closed twice without an answer); ServerReplyError when a reply of status < 400 is not JSON or misses
+        `expect`."""
+        route = f"{method} {path.split('?')[0]}"
         data = None if body is None else json.dumps(body).encode("utf-8")
         headers = {"content-type": "application/json"} if data is not None else {}
         for attempt in (0, 1):
             conn = self._connection()
             try:
+                if conn.sock is None:
+                    conn.connect()
+            except OSError as e:  # refused, unknown host, no route to it, no answer to the connect in `timeout` s
+                self._drop()
+                raise ServerUnreachable(self.base_url, self.port, getattr(e, "strerror", None) or e) from e
+            try:
                 conn.request(method, path, body=data, headers=headers)
                 reply = conn.getresponse()
                 raw = reply.read()
                 break
-            except (ConnectionRefusedError, socket.gaierror) as e:
-                conn.close()
-                self._local.conn = None
-                raise ServerUnreachable(self.base_url, self.port, e.strerror or e) from e
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                conn.close()
-                self._local.conn = None  # the server closed an idle connection: open a new one once
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
+                self._drop()  # the server closed an idle connection: open a new one once
                 if attempt:
-                    raise
-        value = json.loads(raw) if raw else None
+                    why = f"the connection closed twice without an answer to {route}: {e}"
+                    raise ServerUnreachable(self.base_url, self.port, why) from e
+        try:
+            value = json.loads(raw) if raw else None
+        except ValueError as e:  # json.JSONDecodeError, UnicodeDecodeError
+            text = raw.decode("utf-8", "replace")
+            if reply.status >= 400:
+                raise ServerError(reply.status, text) from None
+            raise ServerReplyError(
+                f"{route}: the reply of {self.base_url} (HTTP {reply.status}) is not JSON ({e}): "
+                f"{shown(text, raw=True)}; {REPLY_FIX}", route, None, text) from None
         if reply.status >= 400:
-            message = value.get("error") if isinstance(value, dict) else raw.decode("utf-8", "replace")
-            raise ServerError(reply.status, message)
-        return value
+            error = value.get("error") if isinstance(value, dict) else None
+            raise ServerError(reply.status, error if error is not None else raw.decode("utf-8", "replace"))
+        return value if expect is None else check_reply(value, route, self.base_url, expect)
 
-    def post(self, path, body):
-        """POST `body` as JSON to `path`."""
-        return self.request("POST", path, body)
+    def post(self, path, body, expect=None):
+        """POST `body` as JSON to `path`; the reply checked against `expect` (see `request`, which lists the errors)."""
+        return self.request("POST", path, body, expect)
 
-    def get(self, path, **query):
-        """GET `path` with `query` parameters."""
-        return self.request("GET", path + ("?" + urllib.parse.urlencode(query) if query else ""))
+    def get(self, path, expect=None, **query):
+        """GET `path` with `query` parameters; the reply checked against `expect` (see `request` for the errors)."""
+        return self.request("GET", path + ("?" + urllib.parse.urlencode(query) if query else ""), expect=expect)
 
     def close(self):
         """Close this thread's connection."""
@@ -135,3 +154,7 @@ class Client:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+    def _drop(self):
+        """Close this thread's connection after a failure: the next request opens a new one."""
+        self.close()

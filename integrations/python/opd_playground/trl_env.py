@@ -14,6 +14,7 @@ import os
 import random
 
 from .client import Client, row_index
+from .replies import CREATE, RESET, STEP
 
 
 def _listed(actions):
@@ -40,8 +41,10 @@ class PlaygroundToolEnv:
         """Start a task: the row's env_kwargs (env, preset, split, index), else a random task of `split`.
 
         A row's `env` or `preset` that is not this instance's env's makes a new server env of the row's (the old one
-        is closed): one instance is one rollout, so it plays the row's task wherever it comes from. Raises ValueError
-        naming the field when env_kwargs is not a dict or its `index` is not an int >= 0, before any request."""
+        is closed): one instance is one rollout, so it plays the row's task wherever it comes from. Returns the prompt
+        text (task, first observation, admissible actions, the step limit). Raises ValueError naming the field when
+        env_kwargs is not a dict or its `index` is not an int >= 0, before any request; ServerError on a refusal;
+        ServerReplyError when a reply lacks a field read or holds another type (replies.CREATE, RESET)."""
         if env_kwargs is not None and not hasattr(env_kwargs, "keys"):
             row_index(env_kwargs, "reset: env_kwargs")  # raises: not a dict
         kw = dict(env_kwargs or {})
@@ -52,9 +55,9 @@ class PlaygroundToolEnv:
                 self._client.post("/close", {"env_idx": self._id})
                 self._id = None
             body = {k: v for k, v in (("env", env), ("preset", preset)) if v is not None}
-            self._id, self._made = self._client.post("/create", body)["id"], (env, preset)
+            self._id, self._made = self._client.post("/create", body, CREATE)["id"], (env, preset)
         split = kw.get("split", self.split)
-        r = self._client.post("/reset", {"env_idx": self._id, "split": split, "index": index})
+        r = self._client.post("/reset", {"env_idx": self._id, "split": split, "index": index}, RESET)
         self.reward, self.done, self.won, self.steps = 0.0, False, False, 0
         self.task = r["task"]
         return (
@@ -76,7 +79,7 @@ class PlaygroundToolEnv:
         """
         if self.done:
             raise ValueError("The episode is over: no more actions are taken.")
-        r = self._client.post("/step", {"env_idx": self._id, "action": action})
+        r = self._client.post("/step", {"env_idx": self._id, "action": action}, STEP)
         info = r["info"]
         self.reward += float(r["reward"])
         self.done, self.won, self.steps = bool(r["done"]), bool(info["won"]), int(info["steps"])
@@ -95,12 +98,15 @@ class PlaygroundToolEnv:
 
 
 def reward_func(environments, **kwargs):
-    """TRL reward function: each rollout's environment reward."""
+    """TRL reward function: each rollout's environment reward (`environments`: the rollouts' PlaygroundToolEnv
+    instances; returns one float per rollout, 1.0 for a solved task, 0.0 before any step)."""
     return [float(env.reward) for env in environments]
 
 
 def make_environment_factory(base_url=None, env=None, preset=None, split="train"):
-    """A PlaygroundToolEnv subclass bound to a server, an env and a preset: pass it as `environment_factory`."""
+    """A PlaygroundToolEnv subclass bound to a server (`base_url`, default OPD_SERVE_URL or http://127.0.0.1:8700), an
+    env and a preset (None: the server's defaults) and the `split` of rows without one: pass it as
+    `environment_factory`. Nothing is requested until an instance's `reset` (which lists its errors)."""
     attrs = {"env": env, "preset": preset, "split": split}
     if base_url is not None:
         attrs["base_url"] = base_url

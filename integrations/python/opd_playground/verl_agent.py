@@ -12,6 +12,7 @@ them. Hook it into `make_envs` as docs/scale-out.md shows.
 import random
 
 from .client import Client, check_row_env, row_index
+from .replies import CREATE, RESET, STEP
 from .verl_manager import PROMPT, PlaygroundEnvironmentManager, playground_projection
 
 __all__ = ["PlaygroundEnvs", "PlaygroundEnvironmentManager", "playground_projection", "build_playground_envs", "PROMPT"]
@@ -21,7 +22,8 @@ class PlaygroundEnvs:
     """`env_num * group_n` server environments of `env` / `preset`, in groups of `group_n` sharing a task.
 
     The constructor creates them all (POST /create); when one creation fails it closes those already made and
-    re-raises (ServerError, e.g. 429 at the server's --max-envs; ServerUnreachable when no server runs). `env` and
+    re-raises (ServerError, e.g. 429 at the server's --max-envs; ServerUnreachable when no server runs;
+    ServerReplyError for a reply without a valid `id`). `env` and
     `preset` left out are the server's defaults: afterwards `self.env` / `self.preset` hold the ones the server made
     (its `/create` answer names them)."""
 
@@ -34,7 +36,7 @@ class PlaygroundEnvs:
         self.ids = []
         try:
             for _ in range(self.batch_size):
-                made = self.client.post("/create", body)
+                made = self.client.post("/create", body, CREATE)
                 self.ids.append(made["id"])
                 self.env, self.preset = made.get("env", self.env), made.get("preset", self.preset)
         except BaseException:  # e.g. 429 at --max-envs: the envs made so far are not left open on the server
@@ -50,7 +52,9 @@ class PlaygroundEnvs:
 
         Every row is checked before any env is reset: ValueError naming the row and the field when a row is not a
         dict, has no `index` or a bad one (row_index), or names another `env` or `preset` than these environments'
-        (check_row_env: the fix is environments of the row's preset, or the tasks of this one)."""
+        (check_row_env: the fix is environments of the row's preset, or the tasks of this one). A reply of the server
+        without one of the fields read, or with a value of another type, raises ServerReplyError naming the field
+        and the reply (replies.RESET)."""
         rows = list(kwargs) if kwargs is not None else [
             {"split": self.split, "index": self._rng.randrange(1_000_000)} for _ in range(self.env_num)
         ]
@@ -66,7 +70,7 @@ class PlaygroundEnvs:
         observations, infos = [], []
         for i, (env_id, row) in enumerate(zip(self.ids, rows)):
             r = self.client.post("/reset", {"env_idx": env_id, "split": row.get("split", self.split),
-                                            "index": indices[i]})
+                                            "index": indices[i]}, RESET)
             self.admissible[i], self._last[i] = r["admissible_actions"], None
             observations.append(r["observation"])
             infos.append({"task": r["task"], "task_type": r["task_type"], "admissible_actions": r["admissible_actions"],
@@ -74,14 +78,16 @@ class PlaygroundEnvs:
         return observations, infos
 
     def step(self, actions):
-        """Step every env with its action. A done env is not stepped again: it repeats its last answer, reward 0."""
+        """Step every env with its action (`actions`: one string per env); returns (observations, rewards, dones,
+        infos). A done env is not stepped again: it repeats its last answer, reward 0. Raises ServerError on a
+        refusal, ServerReplyError on a reply without one of the fields read or of another type (replies.STEP)."""
         observations, rewards, dones, infos = [], [], [], []
         for i, (env_id, action) in enumerate(zip(self.ids, actions)):
             if self._last[i] is not None:
                 observation, info = self._last[i]
                 reward, done = 0.0, True
             else:
-                r = self.client.post("/step", {"env_idx": env_id, "action": action})
+                r = self.client.post("/step", {"env_idx": env_id, "action": action}, STEP)
                 observation, info, reward, done = r["observation"], r["info"], float(r["reward"]), bool(r["done"])
                 self.admissible[i] = info["admissible_actions"]
                 if done:
