@@ -8,8 +8,8 @@
  * Which env: the request's `model`, which must be served (OpenAI's 404 `model_not_found` otherwise, the connection
  * test included; a missing `model` is a 400 naming it, as OpenAI requires the field) and must be the prompt's env: a
  * `{group}` line names its env (400 when it is not the model, or not a served env); for the other forms a 400 when
- * the trajectory's valid actions are all commands of another served env and none is a command of the model's
- * (`lookAlikeEnvs`); when some action is a command of the model's env, or no other env takes them all, the model's
+ * the trajectory's valid actions are all commands of another served env and some is not a command of the model's
+ * (`lookAlikeEnvs`); when every action is a command of the model's env, or no other env takes them all, the model's
  * analyzer answers. The trajectories come from the prompt (cli/serve/prompt-read.ts: the `{group}` line, the
  * playground's default prompt or the OPID reference code's). The reply's keys follow the prompt: `episodeSkill` /
  * `stepSkills` for the playground's forms, `episode_summary` / `episode_skill` / `step_skills` for OPID's. The page's
@@ -74,13 +74,14 @@ function isCommandOf(env: string, action: string): boolean {
 
 /**
  * For a prompt that names no env (the playground and OPID forms), the other served envs the trajectory's actions
- * belong to: those whose commands take every action of the prompt's trajectory (the steps the prompt marks valid),
- * when `model`'s env states its commands and none of them takes any of those actions. Empty when the actions fit
- * `model` or no other env takes them all (an episode of only inadmissible text cannot be placed): the model answers.
+ * belong to: those whose commands take every action of the prompt's trajectory (the steps marked valid), when
+ * `model`'s env states its commands and some of those actions is not one of them. Empty when every action is a
+ * command of `model`'s env (as every valid action of its episodes is; an episode of forms two envs share fits both),
+ * or no other env takes them all (an episode with text no env takes cannot be placed): the model answers.
  */
 export function lookAlikeEnvs(model: string, read: ReadPrompt): string[] {
   const actions = read.trajectories[read.index].steps.filter((s) => s.valid).map((s) => normalizeAction(s.action));
-  if (!actions.length || !formsOf(model).length || actions.some((a) => isCommandOf(model, a))) return [];
+  if (!actions.length || !formsOf(model).length || actions.every((a) => isCommandOf(model, a))) return [];
   return analyzerEnvs().filter((e) => e !== model && actions.every((a) => isCommandOf(e, a)));
 }
 
@@ -110,14 +111,19 @@ function envOf(model: string, read: ReadPrompt): string {
   const others = read.env === undefined ? lookAlikeEnvs(model, read) : [];
   if (others.length) {
     const actions = read.trajectories[read.index].steps.filter((s) => s.valid);
+    const foreign = actions.filter((s) => !isCommandOf(model, normalizeAction(s.action)));
     const names = others.map((e) => `"${e}"`).join(' or ');
     const one = actions.length === 1;
+    const not =
+      foreign.length === actions.length
+        ? `none is a ${model} command`
+        : `${foreign.length} ${foreign.length === 1 ? `is not a ${model} command` : `are not ${model} commands`}`;
     throw new HttpError(
       400,
       `model "${model}" is the ${model} env's analyzer, but the trajectory's ` +
         `${counted(actions.length, 'valid action')}` +
-        ` ${one ? 'is a' : 'are all'} ${others.join(' and ')} command${one ? '' : 's'} and none is a ${model} ` +
-        `command (the first: "${actions[0].action}"); send model ${names}, the env the trajectory comes from`,
+        ` ${one ? 'is a' : 'are all'} ${others.join(' and ')} command${one ? '' : 's'} and ${not} ` +
+        `(the first: "${foreign[0].action}"); send model ${names}, the env the trajectory comes from`,
       undefined,
       'model',
     );
@@ -210,8 +216,9 @@ function chatRoute(): Route {
           'messages',
         );
       }
+      // The steps the model's env would not take are marked first: the actions placed are the valid ones.
+      markInvalidSteps(read, invalidActionAnswer(getEnvSpec(b.model)));
       const spec = getEnvSpec(envOf(b.model, read));
-      markInvalidSteps(read, invalidActionAnswer(spec));
       const analyzer = spec.analyzer!({ maxStepSkills: read.maxStepSkills });
       const skills = (await analyzer.analyze({ env: spec.name, trajectories: read.trajectories }))[read.index];
       return completion(b.model, JSON.stringify(content(read, skills)), ++served);

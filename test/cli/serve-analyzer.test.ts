@@ -374,15 +374,63 @@ describe('/v1/chat/completions: models and refusals', () => {
         'searchqa command and none is a household command (the first: "search[hidden lighthouse]"); send model ' +
         '"shop" or "searchqa", the env the trajectory comes from',
     );
-    // A shop episode sent as searchqa: its search[…] is a searchqa command too, so searchqa's analyzer answers.
-    const shopT = noisyGroup(getEnvSpec('shop'), 'default', 5, 0).trajectories[0];
-    expect(shopT.steps[0].action).toMatch(/^search\[/);
-    const asQa = await chat({ model: 'searchqa', messages: [{ role: 'user', content: opidPrompt(shopT, 3) }] });
-    expect(asQa.status).toBe(200);
+    // Searches only are a shop episode as much as a searchqa one: the model's analyzer answers.
+    const asShop = await chat({ model: 'shop', messages: [{ role: 'user', content: opidPrompt(searches, 1) }] });
+    expect(asShop.status).toBe(200);
     // An episode of inadmissible text only fits no env: the model's analyzer answers.
     const garbage = { ...searches, steps: [{ ...searches.steps[0], action: 'hello there' }] };
     const g = await chat({ model: 'shop', messages: [{ role: 'user', content: opidPrompt(garbage, 1) }] });
     expect(g.status).toBe(200);
+  });
+
+  it("an episode of another env sharing some of the model's commands: 400 naming that env (was answered)", async () => {
+    const refusal = (model: string, n: number, not: string, first: string, send: string) =>
+      `model "${model}" is the ${model} env's analyzer, but the trajectory's ${n} valid actions are all ${send} ` +
+      `commands and ${not} (the first: "${first}"); send model "${send}", the env the trajectory comes from`;
+    // A shop episode sent as searchqa: its search[…] is a searchqa command, its clicks are not.
+    const shopT = noisyGroup(getEnvSpec('shop'), 'default', 5, 0).trajectories[0];
+    expect(shopT.steps.map((s) => s.action)).toEqual([
+      'search[machine wash relaxed fit hoodie yellow]',
+      'click[b54f94]',
+      'click[yellow]',
+      'click[buy now]',
+    ]);
+    const asQa = await chat({ model: 'searchqa', messages: [{ role: 'user', content: opidPrompt(shopT, 3) }] });
+    expect(asQa.status).toBe(400);
+    expect(asQa.body.error).toEqual({
+      message: refusal('searchqa', 4, '3 are not searchqa commands', 'click[b54f94]', 'shop'),
+      type: 'invalid_request_error',
+      param: 'model',
+      code: null,
+    });
+    // A searchqa episode sent as shop, in the playground's default prompt: its answer[…] is not a shop command.
+    const { t, messages } = playgroundPrompt('searchqa', 1);
+    expect(t.steps.map((s) => s.action)).toEqual([
+      'search[The Rising Compass]',
+      'search[Wystan Morrow]',
+      'answer[Raven Gate]',
+    ]);
+    expect((await chat({ model: 'shop', messages })).body.error.message).toBe(
+      refusal('shop', 3, '1 is not a shop command', 'answer[Raven Gate]', 'searchqa'),
+    );
+    expect((await chat({ model: 'searchqa', messages })).status).toBe(200);
+    // A shop episode whose answer[…] the shop answered as inadmissible: only its valid actions place it, in shop.
+    const step = (observation: string, action: string) => ({ observation, action, valid: true, return: 0 });
+    const typo = {
+      task: 'i need a yellow hoodie',
+      success: false,
+      finalObservation: '',
+      steps: [
+        step('WebShop [SEP] Instruction: [SEP] i need a yellow hoodie [SEP] Search', 'search[yellow hoodie]'),
+        step('[Back to Search] Page 1 (Total results: 0)', 'answer[yellow hoodie]'),
+        step('Nothing happens.', 'search[hoodie]'),
+      ],
+    };
+    const r = await chat({ model: 'shop', messages: [{ role: 'user', content: opidPrompt(typo, 1) }] });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body.choices[0].message.content).episode_summary).toBe(
+      'The agent failed after 3 steps (1 invalid) on: i need a yellow hoodie',
+    );
   });
 
   it('stream, a prompt in no known form, a bad {group} line, a {group} env not the model, bad bodies', async () => {
