@@ -2,6 +2,11 @@
  * Skill-GRPO, the OPID paper's baseline (OPID, Yang et al. 2026, §4 baselines; docs/references.md#opid): GRPO with a
  * memory of skills. The episode skills the analyzer writes for successful trajectories are remembered by task type; the
  * most recent top-k are injected into rollout and evaluation prompts. No distillation: the advantage is GRPO's.
+ *
+ * The remembered skills are the analyzer's concrete episode skills (a successful trajectory's own plan, with its
+ * arguments), not the general, task-type-level principles of the paper's skill library (SkillRL). Where a plan names
+ * the task's own entities, a remembered skill is another task's solution: in search-based QA it is another question's
+ * searches and answer, which a base policy taught to follow hints copies (measured in docs/experiments/).
  */
 import { makeAnalyzer } from '../analyzer';
 import { analyzeStep } from './analysis';
