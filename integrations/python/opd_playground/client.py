@@ -38,6 +38,19 @@ class ServerUnreachable(ConnectionError):
         self.base_url, self.reason = base_url, reason
 
 
+class ServerTimeout(TimeoutError):
+    """The server at `base_url` accepted `route` but sent no answer within `timeout` seconds (a TimeoutError, so
+    code that catches that still does): the message names the route, the URL, the timeout and the fix."""
+
+    def __init__(self, route, base_url, timeout):
+        super().__init__(
+            f"{route}: no answer from the OPD Playground server at {base_url} within {timeout:g} s (the client's "
+            "timeout): a server busy with many environments may need longer; make the client with a larger one, "
+            "e.g. Client(base_url, timeout=300), and check that the server is not stopped (Ctrl-Z) or overloaded"
+        )
+        self.route, self.base_url, self.timeout = route, base_url, timeout
+
+
 ROW_HOLDS = (
     "a row must hold the task's `index` (an int >= 0) and may hold `split`, `env` and `preset`, as the "
     "`env_kwargs` that `npm run export-tasks` writes: {'env': …, 'preset': …, 'split': 'train', 'index': 7}"
@@ -103,7 +116,8 @@ class Client:
 
         Raises ServerError on a refusal (status >= 400: the server's `error`, else the reply's text);
         ServerUnreachable when nothing answers at the URL (the connection refused, the host unknown, a connection
-        closed twice without an answer); ServerReplyError when a reply of status < 400 is not JSON or misses
+        closed twice without an answer); ServerTimeout when it accepted the request but sent no answer within
+        `timeout` seconds; ServerReplyError when a reply of status < 400 is not JSON or misses
         `expect`."""
         route = f"{method} {path.split('?')[0]}"
         data = None if body is None else json.dumps(body).encode("utf-8")
@@ -121,6 +135,9 @@ class Client:
                 reply = conn.getresponse()
                 raw = reply.read()
                 break
+            except TimeoutError as e:  # socket.timeout: connected, but no reply within `timeout` s
+                self._drop()  # the reply may still come on this connection: never read it as another's
+                raise ServerTimeout(route, self.base_url, self.timeout) from e
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
                 self._drop()  # the server closed an idle connection: open a new one once
                 if attempt:

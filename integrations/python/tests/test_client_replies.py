@@ -3,13 +3,15 @@
 
 A stand-in server (http.server on a free port) answers each route with a reply set by the test: a `/reset` reply
 without `task`, fields of another type, a reply that is not JSON or not an object, a `/create` reply without `id`
-in the middle of the constructor (the envs made are closed), and a server that closes every connection unanswered.
+in the middle of the constructor (the envs made are closed), a server that closes every connection unanswered, and
+one that takes longer to answer than the client's timeout.
 The clients must raise an error naming the route, the field, the reply and the fix, never a bare KeyError.
 """
 
 import json
 import sys
 import threading
+import time
 import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,9 +20,11 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "integrations" / "python"))
 
 from opd_playground import (  # noqa: E402
+    Client,
     PlaygroundEnvs,
     ServerError,
     ServerReplyError,
+    ServerTimeout,
     ServerUnreachable,
     make_environment_factory,
 )
@@ -186,6 +190,25 @@ class ClientRepliesTest(unittest.TestCase):
             "or point base_url (OPD_SERVE_URL) at the server that runs",
         )
         self.assertEqual([p for _, p, _ in self.server.log], ["/create", "/create"])
+
+    def test_a_server_slower_than_the_timeout_names_the_route_the_timeout_and_the_fix(self):
+        def slow(body):
+            time.sleep(1.0)
+            return RESET
+
+        self.server.replies["/reset"] = slow
+        client = Client(self.base, timeout=0.25)
+        with self.assertRaises(ServerTimeout) as e:
+            client.request("POST", "/reset", {"env_idx": 0, "index": 3})
+        self.assertIsInstance(e.exception, TimeoutError)
+        self.assertEqual(
+            str(e.exception),
+            f"POST /reset: no answer from the OPD Playground server at {self.base} within 0.25 s (the client's "
+            "timeout): a server busy with many environments may need longer; make the client with a larger one, "
+            "e.g. Client(base_url, timeout=300), and check that the server is not stopped (Ctrl-Z) or overloaded",
+        )
+        self.server.replies["/reset"] = RESET  # the next request opens a new connection and gets its own reply
+        self.assertEqual(client.request("POST", "/reset", {"env_idx": 0, "index": 4})["task"], RESET["task"])
 
 
 if __name__ == "__main__":
