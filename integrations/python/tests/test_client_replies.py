@@ -47,11 +47,14 @@ class StandIn(BaseHTTPRequestHandler):
             return
         status, text = reply if isinstance(reply, tuple) else (200, json.dumps(reply))
         data = text.encode("utf-8")
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # a client that gave up waiting (the timeout test)
+            self.close_connection = True
 
     def do_POST(self):  # noqa: N802 - http.server's name
         length = int(self.headers.get("content-length", 0))
@@ -209,6 +212,7 @@ class ClientRepliesTest(unittest.TestCase):
         )
         self.server.replies["/reset"] = RESET  # the next request opens a new connection and gets its own reply
         self.assertEqual(client.request("POST", "/reset", {"env_idx": 0, "index": 4})["task"], RESET["task"])
+        client.close()
 
 
 if __name__ == "__main__":
