@@ -5,8 +5,8 @@
  * without `index` (or a bad one), a row of another env or preset (refused before any env is reset), a `/create`
  * failing midway (the envs made are closed), no server at the URL; and against a stand-in server, replies the
  * server never sends: a `/reset` reply without `task`, fields of another type, a reply that is not JSON, a `/create`
- * reply without `id` midway (the envs made are closed), a server that closes every connection unanswered
- * (integrations/python/tests/).
+ * reply without `id` midway (the envs made are closed), a server that closes every connection unanswered, one slower
+ * than the client's timeout (integrations/python/tests/).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
