@@ -61,7 +61,7 @@ export function serveHelp(): string {
     'examples in docs/scale-out.md:',
     '  environments (AgentGym-shaped): POST /create, /reset, /step, /close; GET /observation, /available_actions,',
     '    /health, /version, /expert_action (only with --expert)',
-    '  analyzers (OpenAI-compatible): POST /v1/chat/completions; GET /v1/models',
+    '  analyzers (OpenAI-compatible): POST /v1/chat/completions; GET /v1/models, /v1/models/{id}',
     "  retrieval (Search-R1's): POST /retrieve",
   ];
   return [first, ...routes, ...flags].join('\n');

@@ -3,7 +3,8 @@
  * with the skills of the env's embedded `heuristic` analyzer (EnvSpec.analyzer), in the chat-completions shape
  * (OpenAI's `chat.completion` object: one choice, the skills as a JSON object in the message content,
  * finish_reason `stop`). `GET /v1/models` lists the models served: one per registered env with an embedded analyzer,
- * named as the env.
+ * named as the env; `GET /v1/models/{id}` answers one of them (OpenAI's retrieve-model route; 404 `model_not_found`
+ * for another id).
  *
  * Which env: the request's `model`, which must be served (OpenAI's 404 `model_not_found` otherwise, the connection
  * test included; a missing `model` is a 400 naming it, as OpenAI requires the field) and must be the prompt's env: a
@@ -226,16 +227,27 @@ function chatRoute(): Route {
   };
 }
 
+/** OpenAI's `model` object for a served model (an env with an embedded analyzer); `created` 0 (no date). */
+function modelObject(id: string): { id: string; object: 'model'; created: number; owned_by: string } {
+  return { id, object: 'model', created: 0, owned_by: 'opd-playground' };
+}
+
 /** The OpenAI-compatible routes (see the module doc). */
 export function analyzerRoutes(): RouteTable {
   return {
     'POST /v1/chat/completions': chatRoute(),
     'GET /v1/models': {
       maxBody: 0,
-      handle: () => ({
-        object: 'list',
-        data: analyzerEnvs().map((id) => ({ id, object: 'model', created: 0, owned_by: 'opd-playground' })),
-      }),
+      handle: () => ({ object: 'list', data: analyzerEnvs().map(modelObject) }),
+    },
+    'GET /v1/models/*': {
+      maxBody: 0,
+      errorBody: openAiError,
+      handle: ({ url }) => {
+        const id = decodeURIComponent(url.pathname.slice('/v1/models/'.length));
+        if (!analyzerEnvs().includes(id)) throw notServed(id);
+        return modelObject(id);
+      },
     },
   };
 }

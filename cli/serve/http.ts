@@ -49,8 +49,25 @@ export interface Route {
   errorBody?(e: HttpError): unknown;
 }
 
-/** Routes by `METHOD /path`, e.g. `POST /step`. */
+/**
+ * Routes by `METHOD /path`, e.g. `POST /step`. A key ending in `/*` (`GET /v1/models/*`) takes every path one
+ * segment below its prefix (`/v1/models/household`); an exact key wins over it. The handler reads the segment from
+ * `req.url.pathname`.
+ */
 export type RouteTable = Record<string, Route>;
+
+/**
+ * The route table's key for a request: `METHOD path` when the table holds it, else the `METHOD prefix/*` key that
+ * takes a path one segment below `prefix`, else undefined.
+ * @param routes the table; @param method `GET`, `POST`, …; @param path the URL's pathname (`/v1/models/x`).
+ */
+export function routeKey(routes: RouteTable, method: string, path: string): string | undefined {
+  const exact = `${method} ${path}`;
+  if (Object.hasOwn(routes, exact)) return exact;
+  const cut = path.lastIndexOf('/');
+  const wild = `${method} ${path.slice(0, cut)}/*`;
+  return cut > 0 && cut < path.length - 1 && Object.hasOwn(routes, wild) ? wild : undefined;
+}
 
 /**
  * Called once per request answered or refused (for `--log`): method, path, status, milliseconds, and, when the client
@@ -321,7 +338,8 @@ function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable
   const [status, reason] = statuses[err.code ?? ''] ?? [400, 'Bad Request'];
   const head = headOf(err);
   const key = head && `${head.method} ${head.path}`;
-  const route = key !== null && Object.hasOwn(routes, key) ? routes[key] : undefined;
+  const found = head ? routeKey(routes, head.method, head.path) : undefined;
+  const route = found === undefined ? undefined : routes[found];
   const both = /Content-Length/.test(err.message) && /Transfer-Encoding/.test(err.message);
   const fix = both ? '; send the body with a Content-Length or with Transfer-Encoding: chunked, not both' : '';
   const message = `the request is not valid HTTP/1.1 (${err.message}, ${err.code ?? 'no code'})${fix}`;
@@ -350,13 +368,14 @@ function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable
  * missed (`OnDone`).
  */
 export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BODY_TIMEOUT_MS): Listeners {
-  const paths = [...new Set(Object.keys(routes).map((k) => k.split(' ')[1]))];
+  const paths = [...new Set(Object.keys(routes).map((k) => k.split(' ')[1].replace(/\/\*$/, '/{id}')))];
   const inFlight = new WeakMap<Duplex, InFlight>();
   const request = (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const key = `${req.method} ${url.pathname}`;
-    const route = Object.hasOwn(routes, key) ? routes[key] : undefined;
+    const found = routeKey(routes, req.method ?? '', url.pathname);
+    const route = found === undefined ? undefined : routes[found];
     const open: InFlight = { req, res, key, answered: false, refuse: () => {} };
     const finish = (status: number, value: unknown, message?: string) => {
       if (open.answered) return; // a body the parser broke off was answered already
@@ -370,9 +389,10 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
     inFlight.set(req.socket, open);
     res.once('close', () => inFlight.get(req.socket) === open && inFlight.delete(req.socket));
     if (!route) {
-      const methods = Object.keys(routes).filter((k) => k.endsWith(` ${url.pathname}`));
+      const all = [...new Set(Object.keys(routes).map((k) => k.split(' ')[0]))];
+      const methods = all.filter((m) => routeKey(routes, m, url.pathname) !== undefined);
       const e = methods.length
-        ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods.map((m) => m.split(' ')[0])}`)
+        ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods}`)
         : new HttpError(404, `no route ${key}; the routes: ${paths.join(', ')}`);
       req.resume();
       finish(e.status, { error: e.message }, e.message);

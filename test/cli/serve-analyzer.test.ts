@@ -270,6 +270,26 @@ describe('/v1/chat/completions: models and refusals', () => {
     },
   });
 
+  it('GET /v1/models/{id}: the model object of a served env; another id is 404 model_not_found', async () => {
+    expect(await get(srv.base, '/v1/models/shop')).toEqual({
+      status: 200,
+      body: { id: 'shop', object: 'model', created: 0, owned_by: 'opd-playground' },
+    });
+    expect(await get(srv.base, '/v1/models/gpt-4o')).toEqual(notFound('gpt-4o'));
+    // An id is matched exactly, after percent-decoding; '__proto__' is no model.
+    expect(await get(srv.base, '/v1/models/Shop')).toEqual(notFound('Shop'));
+    expect(await get(srv.base, '/v1/models/__proto__')).toEqual(notFound('__proto__'));
+    expect(await get(srv.base, '/v1/models/house%20hold')).toEqual(notFound('house hold'));
+    // Only one segment below /v1/models: a deeper path is no route; another method is named.
+    const deeper = await get(srv.base, '/v1/models/shop/x');
+    expect(deeper.status).toBe(404);
+    expect(deeper.body.error).toMatch(/^no route GET \/v1\/models\/shop\/x; the routes: .*\/v1\/models\/\{id\}/);
+    expect(await post(srv.base, '/v1/models/shop', {})).toEqual({
+      status: 405,
+      body: { error: 'POST /v1/models/shop is not served; /v1/models/shop takes GET' },
+    });
+  });
+
   it('an unknown model: 404 model_not_found in OpenAI shape, which the http analyzer names', async () => {
     expect(await chat({ model: 'gpt-4o', messages: [{ role: 'user', content: trajectoryPrompt() }] })).toEqual(
       notFound('gpt-4o'),

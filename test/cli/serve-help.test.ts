@@ -18,7 +18,7 @@ describe('serve --help', () => {
       'examples in docs/scale-out.md:',
       '  environments (AgentGym-shaped): POST /create, /reset, /step, /close; GET /observation, /available_actions,',
       '    /health, /version, /expert_action (only with --expert)',
-      '  analyzers (OpenAI-compatible): POST /v1/chat/completions; GET /v1/models',
+      '  analyzers (OpenAI-compatible): POST /v1/chat/completions; GET /v1/models, /v1/models/{id}',
       "  retrieval (Search-R1's): POST /retrieve",
       'flags:',
     ]);
@@ -34,10 +34,14 @@ describe('serve --help', () => {
     const paths = Object.keys(table)
       .map((k) => k.split(' ')[1])
       .filter((p) => p !== '/');
-    expect(paths.length).toBe(12);
+    expect(paths.length).toBe(13);
     const help = serveHelp();
-    // Each path followed by a separator or the end of a line (`/step`, never a prefix of a longer path).
-    for (const p of paths) expect(help, p).toMatch(new RegExp(`${p.replace(/\//g, '\\/')}(?=[,;: ]|$)`, 'm'));
+    // Each path followed by a separator or the end of a line (`/step`, never a prefix of a longer path); a path
+    // one segment below a prefix (`/v1/models/*`) is written `/v1/models/{id}`.
+    for (const p of paths) {
+      const written = p.replace(/\/\*$/, '/{id}').replace(/[/{}]/g, '\\$&');
+      expect(help, p).toMatch(new RegExp(`${written}(?=[,;: ]|$)`, 'm'));
+    }
   });
 
   it('as a process: prints it and exits 0', () => {
