@@ -1,12 +1,14 @@
 /**
  * A live chart's x (step) range after Reset: the run's steps are cleared, so each chart gets no points; its x axis
  * must start over instead of keeping the discarded run's steps (stepRange, src/ui/state/chart-data.ts, the x-scale
- * range of Chart.svelte). Checked on real uPlot, in Node with a minimal stand-in for the DOM and canvas it touches
+ * range of Chart.svelte). Its y range without a fixed one (valueRange): a line whose values differ by a hair (an OPID
+ * teacher share of 0.99999997 then 0.99999998) gets a band, not uPlot's zero-width nice range, on which its axis
+ * ticks never end. Checked on real uPlot, in Node with a minimal stand-in for the DOM and canvas it touches
  * (it draws nothing that is read here; only its scales are).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type uPlotType from 'uplot';
-import { stepRange } from '../../src/ui/state/chart-data';
+import { stepRange, valueRange } from '../../src/ui/state/chart-data';
 
 const noop = () => {};
 const G = globalThis as Record<string, unknown>;
@@ -155,5 +157,45 @@ describe('stepRange', () => {
       [1, 80],
       [1, 2],
     ]);
+  });
+});
+
+describe('valueRange', () => {
+  const nice = (lo: number, hi: number) => uPlot.rangeNum(lo, hi, 0.1, true) as [number, number];
+  /** Teacher shares of a 2-step OPID run (B 1 × G 2) whose spread uPlot's nice range rounds away. */
+  const SHARES = [0.9999999769201459, 0.9999999701907201];
+
+  it('is [0, 1] without data, a ±10 % band for a flat line, and the nice range otherwise', () => {
+    expect(valueRange(null, null, nice)).toEqual([0, 1]);
+    expect(valueRange(2, 2, nice)).toEqual([1.8, 2.2]);
+    expect(valueRange(0, 0, nice)).toEqual([-0.001, 0.001]);
+    expect(valueRange(0.2, 0.6, nice)).toEqual(nice(0.2, 0.6));
+    expect(valueRange(0, 2.67e-6, nice)).toEqual(nice(0, 2.67e-6));
+  });
+
+  it("gives values a hair apart a band around their middle, where uPlot's nice range has zero width", () => {
+    expect(nice(SHARES[1], SHARES[0])).toEqual([1, 1]);
+    const mid = (SHARES[0] + SHARES[1]) / 2;
+    expect(valueRange(SHARES[1], SHARES[0], nice)).toEqual([mid - mid * 0.1, mid + mid * 0.1]);
+  });
+
+  it('on uPlot: the y axis of those values gets the band and two ticks, not an endless list', async () => {
+    const u = new uPlot(
+      {
+        width: 300,
+        height: 130,
+        legend: { show: false },
+        cursor: { show: false },
+        scales: { x: { time: false, range: stepRange }, y: { range: (_u, lo, hi) => valueRange(lo, hi, nice) } },
+        series: [{}, { stroke: 'red' }],
+      },
+      [[1, 2], SHARES],
+    );
+    await settle();
+    expect([u.scales.y.min, u.scales.y.max]).toEqual(valueRange(SHARES[1], SHARES[0], nice));
+    // The y axis' tick values (uPlot keeps them on the axis; an endless list failed before it got here).
+    const ticks = (u.axes[1] as { _splits?: number[] })._splits ?? [];
+    expect(ticks).toEqual([0.9, 1]);
+    u.destroy();
   });
 });

@@ -51,6 +51,35 @@ export function stepRange(_u: unknown, min: number | null, max: number | null): 
   return min == null || max == null ? [0, 1] : [min, max];
 }
 
+/**
+ * Spread, relative to the values' magnitude, at or below which a line counts as flat. uPlot's nice range rounds a
+ * spread this small (e.g. a teacher share of 0.99999997 then 0.99999998) to a zero-width scale, on which its axis
+ * ticks never end (RangeError: Invalid array length, and the chart stops drawing).
+ */
+const FLAT_SPREAD = 1e-6;
+
+/**
+ * The y range of a live chart without a fixed range, as uPlot's y-scale `range` function given `nice` (uPlot.rangeNum
+ * with 10 % padding): [0, 1] without data; a flat line, or one whose values differ by at most FLAT_SPREAD of their
+ * magnitude, gets a band of ±10 % (at least ±0.001) around its middle; otherwise `nice(min, max)`, unless that comes
+ * back no wider than a flat line, when the band is used too.
+ */
+export function valueRange(
+  min: number | null,
+  max: number | null,
+  nice: (min: number, max: number) => [number, number],
+): [number, number] {
+  if (min == null || max == null) return [0, 1];
+  const flat = (lo: number, hi: number) => !(hi - lo > Math.max(Math.abs(min), Math.abs(max)) * FLAT_SPREAD);
+  if (!flat(min, max)) {
+    const [lo, hi] = nice(min, max);
+    if (!flat(lo, hi)) return [lo, hi];
+  }
+  const mid = (min + max) / 2;
+  const pad = Math.max(Math.abs(mid) * 0.1, 1e-3);
+  return [mid - pad, mid + pad];
+}
+
 /** One step metric as a single-line chart. */
 export function metricChart(
   steps: StepEvent[],
