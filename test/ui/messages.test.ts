@@ -131,6 +131,11 @@ describe('linkNoticeHeading', () => {
     expect(heading('#v=2&seed=3&seed=4')).toBe(
       'Some settings in this link were given more than once; the last value is used:',
     );
+    // A value outside the schema's range or choices: the notice shows "must be …; ignored".
+    for (const hash of ['#v=2&steps=-5', '#v=2&env=nope', '#v=2&algo=ppo', '#v=2&seed=1e20']) {
+      expect(linkIssueText(decodeHash(hash).issues[0])).toMatch(/; ignored$/);
+      expect(heading(hash)).toBe('Some settings in this link were ignored; defaults are used instead:');
+    }
     expect(heading('#v=2&seed=3&seed=4&steps=0x10')).toBe(
       'Some settings in this link were ignored or given more than once; defaults (or the last value) are used instead:',
     );

@@ -82,13 +82,14 @@ export function linkIssueText(issue: ConfigIssue): string {
 
 /**
  * The heading of the link notice, fitted to its notes (decodeHash, state/link.ts): "… were ignored …" only when a
- * note says a setting was ignored or not accepted, "… given more than once …" only when one was repeated; notes
+ * note, as the notice shows it (linkIssueText: a value out of the schema's range reads "must be …; ignored"), says a
+ * setting was ignored or not accepted, "… given more than once …" only when one was repeated; notes
  * where every setting was used (a link percent-encoded once and decoded, an environment-version mismatch, an extra
  * `#` read as `&`) get "Notes on this link; its settings are used as read:". The schema-version note ("settings it
  * does not know are ignored") is about settings named in their own notes, so it does not count as ignoring.
  */
 export function linkNoticeHeading(issues: readonly ConfigIssue[]): string {
-  const ignored = issues.some((i) => i.field !== 'v' && /\b(ignored|not accepted)\b/.test(i.message));
+  const ignored = issues.some((i) => i.field !== 'v' && /\b(ignored|not accepted)\b/.test(linkIssueText(i)));
   const repeated = issues.some((i) => /^given (twice|\d+ times); using /.test(i.message));
   if (ignored && repeated)
     return (
