@@ -39,7 +39,7 @@ import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
 import { PUBLIC_DIR, PUBLIC_DIR_VAR, folderProblem, loadBaseFiles, publicDirNamed, shownPath } from './base';
 import { sha256Hex } from '../src/core/sha256';
-import type { EnvSpec, Split } from '../src/core/envs/types';
+import { RENAME_NAMES, type EnvSpec, type RenameNames, type Split } from '../src/core/envs/types';
 import { counted } from '../src/core/count-text';
 
 const D = DEFAULT_PRETRAIN;
@@ -100,13 +100,22 @@ const SPEC = {
     type: 'float',
     help:
       "share of demonstration episodes whose entities are renamed consistently (the env's demoRenamer: each " +
-      'name swapped for another seen name of its kind), so cloning cannot answer from memorised facts; envs that ' +
+      'name swapped for another of its kind, see --rename-names), so cloning cannot answer from memorised facts; ' +
+      'envs that ' +
       `have one: ${ENV_SPECS.filter((e) => e.demoRenamer)
         .map((e) => e.name)
         .join(', ')}`,
     default: 0,
     min: 0,
     max: 1,
+  },
+  'rename-names': {
+    type: 'string',
+    help:
+      "where --rename's new names come from: seen (another seen entity's name of the same kind) or fresh (new " +
+      "names from the env's word inventory, which cannot be completed from memory and must be copied)",
+    default: RENAME_NAMES[0],
+    choices: RENAME_NAMES,
   },
   history: { type: 'int', help: 'H: past turns in the prompt', default: D.historyTurns, ...range('historyTurns') },
   init: {
@@ -264,6 +273,8 @@ function resolveTarget(a: PretrainArgs): Target {
   }
   if (a.rename > 0 && !spec.demoRenamer)
     fail(`--rename: ${spec.name} has no names to rename (only an env with a demoRenamer does); leave --rename at 0`);
+  if (a['rename-names'] !== RENAME_NAMES[0] && !(a.rename > 0))
+    fail(`--rename-names ${a['rename-names']} renames nothing with --rename 0: give --rename P (0 < P ≤ 1) too`);
   if (a.out === undefined && !a.force && fs.existsSync(out))
     fail(
       PUBLIC_DIR_VAR === undefined
@@ -295,6 +306,7 @@ function pretrainConfig(a: PretrainArgs, t: Pick<Target, 'mix' | 'typeWeights'>)
     mix: t.mix,
     ...(t.typeWeights === undefined ? {} : { typeWeights: t.typeWeights }),
     ...(a.rename > 0 ? { rename: a.rename } : {}),
+    ...(a.rename > 0 && a['rename-names'] !== 'seen' ? { renameNames: a['rename-names'] as RenameNames } : {}),
     stepHintRate: a['step-hint-rate'],
     stepNoise: a['step-noise'],
     episodeNoise: a['episode-noise'],

@@ -268,6 +268,9 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--rename', '0.5']).err).toMatch(
       /--rename: household has no names to rename \(only an env with a demoRenamer does\); leave --rename at 0/,
     );
+    expect(cli('pretrain', ['--env', 'searchqa', '--rename-names', 'fresh']).err).toMatch(
+      /--rename-names fresh renames nothing with --rename 0: give --rename P \(0 < P ≤ 1\) too/,
+    );
     expect(cli('pretrain', ['--type-weights', 'popqa=1']).err).toMatch(
       /"popqa=1" is not type=weight with type one of /,
     );

@@ -98,6 +98,16 @@ export interface Expert {
 }
 
 /**
+ * Where a renamed demonstration's new names come from (`EnvSpec.demoRenamer`, `npm run pretrain -- --rename-names`):
+ * `seen`, another seen entity's name of the same kind, one bijection per kind; `fresh`, new names drawn from the
+ * env's word inventory for the kind, so a name cannot be completed from memory and must be copied.
+ */
+export type RenameNames = 'seen' | 'fresh';
+
+/** The accepted `RenameNames`, the default first. */
+export const RENAME_NAMES: readonly RenameNames[] = ['seen', 'fresh'];
+
+/**
  * Everything the rest of the system needs to know about one environment family: registered in
  * src/core/envs/registry.ts, it is offered by the run schema (`env`, `preset`), the page's selects, Play, links, the
  * worker and every CLI command's `--env` without any of them naming it. Required fields are what every env has;
@@ -197,10 +207,10 @@ export interface EnvSpec {
    * Pretraining augmentation (`npm run pretrain -- --rename P`, src/core/pretrain/demos.ts): for one demonstration
    * episode, a text rewriter that renames the env's entities consistently (the same name always to the same other
    * name of its kind), applied to every text the episode's samples hold, so behaviour cloning cannot lean on
-   * memorised facts. Deterministic in `rng`. Absent: the env has no names to rename, and `--rename` above 0 is
-   * refused naming the env.
+   * memorised facts. Deterministic in `rng`. `names` says where the new names come from (`RenameNames`; default
+   * `seen`). Absent: the env has no names to rename, and `--rename` above 0 is refused naming the env.
    */
-  demoRenamer?(rng: Rng): (text: string) => string;
+  demoRenamer?(rng: Rng, names?: RenameNames): (text: string) => string;
 }
 
 /** One passage `EnvSpec.retrieve` returns: a document's title and text, and its retrieval score. */

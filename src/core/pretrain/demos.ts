@@ -26,7 +26,7 @@
  * `rename`, a share of the episodes has every text it shows (task line, observations, actions, hints) rewritten by
  * the env's `demoRenamer`, a consistent renaming of its entities; the env itself steps on the original actions.
  */
-import { isOpenAction, type Env, type EnvSpec, type Split } from '../envs/types';
+import { isOpenAction, type Env, type EnvSpec, type RenameNames, type Split } from '../envs/types';
 import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { ScoreSample } from '../model/scoring';
@@ -88,6 +88,8 @@ export interface DemoOptions {
    * `rng.fork('rename/<index>')`). Default 0: none, and no draw is made.
    */
   rename?: number;
+  /** Where renamed episodes' names come from (EnvSpec `demoRenamer`, envs/types.ts `RenameNames`). Default `seen`. */
+  renameNames?: RenameNames;
 }
 
 /** Demonstration samples and how many of each kind. */
@@ -266,7 +268,9 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
     out.episodes[KINDS[ki]]++;
     const renamed = rename > 0 && o.rng.fork(`rename/${index}`).next() < rename;
     if (renamed) out.renamed++;
-    const rn = renamed ? spec.demoRenamer!(o.rng.fork(`rename/${index}/names`)) : (t: string) => t;
+    const rn = renamed
+      ? spec.demoRenamer!(o.rng.fork(`rename/${index}/names`), o.renameNames ?? 'seen')
+      : (t: string) => t;
     demoEpisode(spec, tok, { ...o, split, episodeNoise }, { index, kind: KINDS[ki], r, rn, eos }, out);
   }
   return out;

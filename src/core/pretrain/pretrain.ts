@@ -6,7 +6,7 @@
  */
 import * as tf from '../tf';
 import { Rng } from '../rng';
-import type { EnvSpec } from '../envs/types';
+import type { EnvSpec, RenameNames } from '../envs/types';
 import { DEFAULT_ENV, getEnvSpec } from '../envs/registry';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { activationScale } from '../model/config';
@@ -43,6 +43,8 @@ export interface PretrainConfig {
    * (the default): 0, none.
    */
   rename?: number;
+  /** Where renamed episodes' names come from (envs/types.ts `RenameNames`). Undefined (the default): `seen`. */
+  renameNames?: RenameNames;
   historyTurns: number;
   maxActionTokens: number;
   seed: number;
@@ -133,6 +135,7 @@ export async function* pretrain(
     mix: c.mix,
     typeWeights: c.typeWeights,
     rename: c.rename,
+    renameNames: c.renameNames,
     historyTurns: c.historyTurns,
     maxPrompt: policy.cfg.maxSeq - c.maxActionTokens,
     rng: root.fork('demos'),

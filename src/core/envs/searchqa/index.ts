@@ -150,9 +150,9 @@ export const searchqa: EnvSpec = {
   retrieve(query: string, topk: number): readonly RetrievedPassage[] {
     return searchqaRetrieve(query, topk);
   },
-  /** One bijection per entity kind over the seen world's names, for a pretraining demonstration (rename.ts). */
-  demoRenamer(rng) {
-    return searchqaDemoRenamer(rng);
+  /** Seen names renamed for a pretraining demonstration: to other seen names, or to fresh ones (rename.ts). */
+  demoRenamer(rng, names) {
+    return searchqaDemoRenamer(rng, names);
   },
 };
 
