@@ -1,11 +1,12 @@
 /**
  * The charts' tick labels, value tables and the Checkpoints view's coverage bars: neighbouring rate ticks never read
- * the same ("0 %" twice on a small range; pctTick with the ticks' spacing), a chart's value table keeps the step-0
+ * the same ("0 %" twice on a small range; pctTick with the ticks' spacing), nor do plain ones (a KL of 1e-5
+ * nats/token gets "5e-5", not "0" at every tick; numTick), a chart's value table keeps the step-0
  * evaluation the chart draws once the run has more steps than the table's rows (tableRows), and a coverage bar's
  * length is its value's share of the track (barWidth), the same rule for best, union and oracle.
  */
 import { describe, expect, it } from 'vitest';
-import { pctTick, tickStep } from '../../src/ui/state/format';
+import { numTick, pctTick, tickStep } from '../../src/ui/state/format';
 import { successChart, tableRows } from '../../src/ui/state/chart-data';
 import { barWidth } from '../../src/ui/state/checkpoints-view';
 import type { EvalEvent, StepEvent } from '../../src/core/train/events';
@@ -32,6 +33,21 @@ describe('rate axis ticks', () => {
     expect(labels([0.5])).toEqual(['50 %']); // one tick: the default 1 decimal at most
     expect(tickStep([0, 0, 0.1])).toBeCloseTo(0.1);
     expect(tickStep([0.3])).toBeUndefined();
+  });
+});
+
+describe('plain axis ticks', () => {
+  const plain = (ticks: number[]) => ticks.map((v) => numTick(v, tickStep(ticks)));
+  it('tiny spacings in exponent form, others with the decimals they need and thousands separators', () => {
+    expect(plain([0, 0.00005, 0.0001])).toEqual(['0', '5e-5', '1e-4']);
+    expect(plain([0, 0.00002, 0.00004, 0.00006])).toEqual(['0', '2e-5', '4e-5', '6e-5']);
+    expect(plain([-0.0001, 0, 0.0001])).toEqual(['-0.0001', '0', '0.0001']);
+    expect(plain([-0.00001, 0, 0.00001])).toEqual(['-1e-5', '0', '1e-5']);
+    expect(plain([0.00015000000000000001, 0.0002])).toEqual(['1.5e-4', '2e-4']);
+    expect(plain([0.15, 0.2, 0.25])).toEqual(['0.15', '0.2', '0.25']);
+    expect(plain([0.013, 0.0135, 0.014])).toEqual(['0.013', '0.0135', '0.014']);
+    expect(plain([20000, 25000])).toEqual(['20,000', '25,000']);
+    expect(plain([0.5])).toEqual(['0.5']); // one tick: 3 decimals at most
   });
 });
 

@@ -46,6 +46,23 @@ export function pctTick(x: number, step?: number): string {
   return `${+(x * 100).toFixed(d)} %`;
 }
 
+/** Plain axis ticks of up to 4 decimals, with thousands separators (as uPlot's own ticks), by decimals. */
+const TICK_FORMATS = new Map<number, Intl.NumberFormat>();
+
+/**
+ * A plain-number axis tick. With `step`, the spacing of the axis' ticks, as many decimals as the spacing needs, so
+ * neighbouring ticks never read the same: spacings of up to 4 decimals as `0.0135`, `25,000`; finer ones in exponent
+ * form, ticks 0, 0.00005, 0.0001 → "0", "5e-5", "1e-4" (uPlot's own ticks, 3 decimals at most, read "0" at each).
+ */
+export function numTick(x: number, step?: number): string {
+  const s = step && step > 0 && Number.isFinite(step) ? step : undefined;
+  const d = s === undefined ? 3 : decimalsFor(s);
+  if (s !== undefined && d > 4) return Math.abs(x) < s * 1e-6 ? '0' : (+x.toPrecision(6)).toExponential();
+  let f = TICK_FORMATS.get(d);
+  if (!f) TICK_FORMATS.set(d, (f = new Intl.NumberFormat('en-US', { maximumFractionDigits: d })));
+  return f.format(x);
+}
+
 /** The spacing of an axis' ticks: the smallest gap between neighbouring ticks; undefined for fewer than two. */
 export function tickStep(ticks: readonly number[]): number | undefined {
   let step = Infinity;
