@@ -41,10 +41,13 @@ describe('plainIssue', () => {
     expect(plainIssue(big, 1000)).toBe('Tasks per step (B) must be an integer from 1 to 256.');
   });
 
-  it('says an emptied field is empty', () => {
+  it('says an emptied field is empty and what to enter', () => {
     const [i] = issues({ tasksPerStep: NaN });
-    expect(plainIssue(i, NaN)).toBe('Tasks per step (B) is empty.');
-    expect(plainIssue(i)).toBe('Tasks per step (B) is empty.'); // from the message alone
+    expect(plainIssue(i, NaN)).toBe('Tasks per step (B) is empty; enter an integer from 1 to 256.');
+    // from the message alone
+    expect(plainIssue(i)).toBe('Tasks per step (B) is empty; enter an integer from 1 to 256.');
+    const [lr] = issues({ learningRate: NaN });
+    expect(plainIssue(lr, NaN)).toBe('Learning rate is empty; enter a number from 1e-7 to 1.');
   });
 
   it('covers the top-bar seed (negative, fractional, huge)', () => {

@@ -4,6 +4,7 @@
  * rule in one sentence, e.g. "Tasks per step (B) must be an integer from 1 to 256." Pure functions.
  */
 import {
+  DEFAULT_CONFIG,
   describeField,
   fieldMeta,
   fieldSchema,
@@ -60,7 +61,10 @@ export function plainIssue(issue: ConfigIssue, value?: unknown): string {
   const key = issue.field.split('.')[0];
   const label = labelOf(key);
   if (value === '' || (typeof value === 'number' && Number.isNaN(value)) || /received NaN/.test(issue.message))
-    return `${label} is empty.`;
+    // A number field says what to enter (its range); a text field's own rule says it in its other messages.
+    return isRunConfigKey(key) && typeof DEFAULT_CONFIG[key] === 'number'
+      ? `${label} is empty; enter ${acceptedText(key)}.`
+      : `${label} is empty.`;
   // Schema issues end in "(accepted: …)" (core/run/config.ts zodIssues); the range says it all.
   if (isRunConfigKey(key) && /\(accepted: /.test(issue.message)) return `${label} must be ${acceptedText(key)}.`;
   // Anything else is a cross-field rule or a link note ("must be ≤ tasksPerStep·groupSize (64); lower miniBatches
