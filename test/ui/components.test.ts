@@ -193,6 +193,30 @@ describe('Notices: analyzer failures', () => {
   });
 });
 
+describe('Notices: a settings change that ends the run', () => {
+  it('says what is not saved (the weights) and that Runs keeps the run', () => {
+    const props = {
+      status: '',
+      pendingChange: 'steps',
+      stepsDone: 3,
+      linkIssues: [],
+      baseNotice: null,
+      error: null,
+      analyzerFailures: null,
+      onconfirm() {},
+      oncancel() {},
+      ondismisslink() {},
+      ondismissbase() {},
+      ondismissanalyzer() {},
+    };
+    const body = render(Notices, { props }).body.replace(/\s+/g, ' ');
+    expect(body).toContain(
+      'Changing Steps starts a new run and ends the current one (3 steps). Its weights are not saved under ' +
+        'Weights; Runs keeps its record.',
+    );
+  });
+});
+
 describe('Play view: a bad task index or seed', () => {
   type Play = { index: number; seed: number; error: string; start(): Promise<void>; random(): Promise<void> };
   const make = async (calls: unknown[]) => {
