@@ -7,8 +7,12 @@
 
 /** How a failed attempt is retried: not at all, with the same prompt after a backoff, or with the stricter prompt. */
 export type Retry = 'no' | 'same' | 'strict';
-/** A failed attempt: a fixed-phrase reason (never server text), how to retry, and a wait the server asked for (ms). */
-export type Failure = { ok: false; reason: string; retry: Retry; waitMs?: number };
+/**
+ * A failed attempt: a fixed-phrase reason (never server text), how to retry, a wait the server asked for (ms), and
+ * for a model's answer that is not JSON the start of it (`replyExcerpt`, never a server error body), which the
+ * counted reason quotes.
+ */
+export type Failure = { ok: false; reason: string; retry: Retry; waitMs?: number; excerpt?: string };
 
 /** What the reply readers need to name a cause: the model asked for, the request limit (ms), whether a key was sent. */
 export interface Ctx {

@@ -20,7 +20,9 @@
  * a declared Content-Length over it is refused unread), a failure whose reason names the cap, not retried.
  *
  * The API key lives in a private field and is sent only in the Authorization header: no error, reason, stat or
- * thrown message contains it (reasons are fixed phrases; server error bodies are never echoed).
+ * thrown message contains it (reasons are fixed phrases; server error bodies are never echoed). The one quote is the
+ * start of a model's answer that is not JSON (`replyExcerpt`): the counted reason names the first such answer, e.g.
+ * `reply was not JSON, e.g. "I think the agent did well."`, and counts every later one under it.
  */
 import type {
   Analyzer,
@@ -40,7 +42,7 @@ import {
   type PromptEnv,
   type PromptTemplate,
 } from './prompt';
-import { DEFAULT_MAX_SKILL_CHARS, repairJson, stripThinking, validateSkills } from './repair';
+import { DEFAULT_MAX_SKILL_CHARS, NOT_JSON, repairJson, replyExcerpt, stripThinking, validateSkills } from './repair';
 import { finishFailure, httpFailure, readEnvelope, type Ctx, type Failure } from './http-reply';
 import { exchange, networkFailure, redirectNote, sleep, tooLargeFailure, unreadableFailure } from './http-exchange';
 
@@ -108,6 +110,8 @@ export class HttpAnalyzer implements Analyzer {
   /** False once the server rejected `response_format` (HTTP 400): later requests ask for JSON in the prompt only. */
   private jsonMode = true;
   private readonly waiting: (() => void)[] = [];
+  /** The counted reason of each failure that quotes a reply, fixed by its first excerpt (one entry per reason). */
+  private readonly quoted: Record<string, string> = {};
 
   /**
    * @throws Error naming the field, the rule and the fix, when baseUrl is not an http(s) URL (or has credentials, a
@@ -216,7 +220,8 @@ export class HttpAnalyzer implements Analyzer {
       if (r.retry === 'no') break;
       if (r.retry === 'strict') strict = true;
     }
-    const reason = last!.reason;
+    const f = last!;
+    const reason = f.excerpt === undefined ? f.reason : (this.quoted[f.reason] ??= `${f.reason}, e.g. ${f.excerpt}`);
     this.s.failures++;
     this.s.failureReasons[reason] = (this.s.failureReasons[reason] ?? 0) + 1;
     return null;
@@ -272,7 +277,13 @@ export class HttpAnalyzer implements Analyzer {
     const f = finishFailure(e.finish); // cut at max_tokens or filtered: even JSON that parses may be a fragment
     if (f) return f;
     const j = repairJson(th.text);
-    if (!j.ok) return { ok: false, reason: j.reason, retry: 'strict' };
+    if (!j.ok)
+      return {
+        ok: false,
+        reason: j.reason,
+        retry: 'strict',
+        ...(j.reason === NOT_JSON && { excerpt: replyExcerpt(th.text) }),
+      };
     const v = validateSkills(j.value, nSteps, this.o.maxStepSkills, this.o.maxSkillChars);
     return v.ok ? { ok: true, skills: v.skills } : { ok: false, reason: v.reason, retry: 'strict' };
   }
@@ -330,11 +341,12 @@ export type ConnectionResult = { ok: true; latencyMs: number; model: string } | 
 /**
  * One minimal chat-completions request (JSON output asked for, temperature 0, as the analyzer sends; sent once more
  * without JSON mode when the server rejects it) to check the base URL, model and key before a run (test
- * connection). No other retries. OK only when the reply carries answer text in its message content after any
- * `<think>` block, so a reasoning model that answers only in `reasoning_content`, or is cut at max_tokens, fails here
- * with the reason the run would count. `latencyMs` is the wall time of the request(s) in ms. Never throws: a bad base
- * URL or model, an HTTP error, a timeout, a refused connection and a reply that is not a usable chat completion all
- * come back as `{ok: false, reason}`.
+ * connection). No other retries. OK only when the reply's message content, after any `<think>` block, holds a JSON
+ * object (read as the analyzer reads its replies), so a reasoning model that answers only in `reasoning_content`, one
+ * cut at max_tokens, or one answering in prose fails here with the reason the run would count (prose quoted).
+ * `latencyMs` is the wall time of the request(s) in ms. Never throws: a bad base URL or model, an HTTP error, a
+ * timeout, a refused connection and a reply that is not a usable chat completion all come back as `{ok: false,
+ * reason}`.
  */
 export async function testConnection(t: ConnectionTest): Promise<ConnectionResult> {
   let endpoint: string;
@@ -375,5 +387,13 @@ export async function testConnection(t: ConnectionTest): Promise<ConnectionResul
   if (!th.ok) return { ok: false, reason: th.reason };
   const f = finishFailure(e.finish);
   if (f) return { ok: false, reason: f.reason };
+  const j = repairJson(th.text);
+  if (!j.ok)
+    return {
+      ok: false,
+      reason:
+        `${j.reason}: its message content began ${replyExcerpt(th.text)}; the server must answer the message ` +
+        `content as a JSON object (here {"ok": true}), as the analyzer reads skills only from one`,
+    };
   return { ok: true, latencyMs: counts.latencyMs, model: e.model || model };
 }

@@ -24,6 +24,18 @@ export type ValidateResult = { ok: true; skills: TrajectorySkills } | { ok: fals
 /** Default cap on one skill's length (characters, after cleaning). */
 export const DEFAULT_MAX_SKILL_CHARS = 200;
 
+/** `repairJson`'s reason for a reply with no JSON object in it. */
+export const NOT_JSON = 'reply was not JSON';
+
+/**
+ * The start of a reply for a message that quotes it: whitespace runs as one space, at most 60 characters (the first 57
+ * and "…" when longer), in double quotes, e.g. `"Sure! Here is the analysis…"`.
+ */
+export function replyExcerpt(text: string): string {
+  const s = text.replace(/\s+/g, ' ').trim();
+  return `"${s.length > 60 ? s.slice(0, 57).trimEnd() + '…' : s}"`;
+}
+
 /**
  * Result of `stripThinking`: the reply without its reasoning, or why no answer is left (plain words, shown to users).
  */
@@ -120,7 +132,7 @@ export function repairJson(text: string): RepairResult {
   }
   if (a >= 0 && b < a && /^\{\s*["']/.test(s.slice(a)))
     return { ok: false, reason: 'reply JSON was cut off before its closing brace' };
-  return { ok: false, reason: 'reply was not JSON' };
+  return { ok: false, reason: NOT_JSON };
 }
 
 /** `JSON.parse`, else `jsonrepair` then `JSON.parse`; only a plain object counts. */

@@ -79,7 +79,7 @@ describe('testConnection', () => {
   );
 
   it('no key: no Authorization header; a reply without a model name answers the model asked for', async () => {
-    const s = await serve({ body: JSON.stringify({ choices: [{ message: { content: 'ok' } }] }) });
+    const s = await serve({ body: JSON.stringify({ choices: [{ message: { content: '{"ok": true}' } }] }) });
     expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({
       ok: true,
       latencyMs: expect.any(Number),
@@ -125,6 +125,26 @@ describe('testConnection', () => {
     expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({
       ok: false,
       reason: 'reply had no choices (the server returned an empty completion)',
+    });
+  });
+
+  it('a chat completion whose message content is not a JSON object: fails, quoting its start', async () => {
+    let s = await serve({ body: completion('ok') });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({
+      ok: false,
+      reason:
+        'reply was not JSON: its message content began "ok"; the server must answer the message content as a ' +
+        'JSON object (here {"ok": true}), as the analyzer reads skills only from one',
+    });
+    server?.closeAllConnections();
+    await new Promise((r) => server!.close(r));
+    s = await serve({ body: completion(`Sure!  Here is\nthe answer you asked for: ${'ok '.repeat(40)}`) });
+    expect(await testConnection({ baseUrl: s.url, model: 'tiny' })).toEqual({
+      ok: false,
+      reason:
+        'reply was not JSON: its message content began ' +
+        '"Sure! Here is the answer you asked for: ok ok ok ok ok ok…"; the server must answer the message ' +
+        'content as a JSON object (here {"ok": true}), as the analyzer reads skills only from one',
     });
   });
 

@@ -187,7 +187,15 @@ describe('http analyzer: bad replies are retried, then counted', () => {
     const users = s.seen.map((r) => r.body.messages[1].content);
     expect(users.map((u) => u.endsWith(STRICT_SUFFIX))).toEqual([false, true, true]);
     expect(users[1]).toBe(users[0] + STRICT_SUFFIX);
-    expect(counts(a)).toEqual(stats(3, 1, { 'reply was not JSON': 1 }));
+    expect(counts(a)).toEqual(stats(3, 1, { 'reply was not JSON, e.g. "I think the agent did well."': 1 }));
+  });
+
+  it('not JSON: the counted reason quotes the first such reply (shortened); one reason counts them all', async () => {
+    const s = await serve((n) => ({ content: n < 3 ? `Well,\n  the agent ${'x'.repeat(80)}` : 'Another answer.' }));
+    const a = make(s.url);
+    expect(await a.analyze(group(false))).toEqual([null]);
+    expect(await a.analyze(group(false))).toEqual([null]);
+    expect(counts(a)).toEqual(stats(6, 2, { [`reply was not JSON, e.g. "Well, the agent ${'x'.repeat(41)}…"`]: 2 }));
   });
 
   it.each([
