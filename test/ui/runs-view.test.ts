@@ -4,6 +4,7 @@ import {
   LOADING_RUNS,
   importedRunName,
   interruptedRun,
+  interruptedText,
   noRunsText,
   resumability,
   runFileName,
@@ -17,6 +18,20 @@ const run = (id: string, o: Partial<RunInfo>) =>
   ({ id, done: false, lastCheckpoint: 2, stepsPlanned: 6, ...o }) as RunInfo;
 
 describe('runs view helpers', () => {
+  it('the interrupted-run notice names the last stored step, says later steps were not kept and are run again', () => {
+    const r = { name: 'grpo household', stepsDone: 2, stepsPlanned: 60, lastCheckpoint: 2 };
+    expect(interruptedText(r)).toBe(
+      'Run “grpo household” was interrupted (the tab was closed or reloaded). Its record was last stored at ' +
+        'step 2 of 60; steps shown after that were not kept. It can continue from its checkpoint of step 2, ' +
+        'running the steps after step 2 again.',
+    );
+    expect(interruptedText({ ...r, stepsDone: 5 })).toBe(
+      'Run “grpo household” was interrupted (the tab was closed or reloaded). Its record was last stored at ' +
+        'step 5 of 60; steps shown after that were not kept. It can continue from its checkpoint of step 2, ' +
+        'running the steps after step 2 again.',
+    );
+  });
+
   it('picks the newest unfinished run with a checkpoint before its end, not the one being recorded', () => {
     const list = [
       run('a', {}),

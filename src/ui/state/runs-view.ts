@@ -59,6 +59,20 @@ export function interruptedRun(runs: readonly RunInfo[], activeId: string | null
 }
 
 /**
+ * The notice for a run a reload interrupted (`interruptedRun`). The record is stored every few steps, so it can end
+ * before the step the page last showed: the notice names the last stored step, says later steps were not kept, and
+ * that Resume runs every step after the checkpoint again, e.g. "… Its record was last stored at step 2 of 60; steps
+ * shown after that were not kept. It can continue from its checkpoint of step 2, running the steps after step 2 again."
+ */
+export function interruptedText(r: Pick<RunInfo, 'name' | 'stepsDone' | 'stepsPlanned' | 'lastCheckpoint'>): string {
+  return (
+    `Run “${r.name}” was interrupted (the tab was closed or reloaded). Its record was last stored at step ` +
+    `${r.stepsDone} of ${r.stepsPlanned}; steps shown after that were not kept. It can continue from its checkpoint ` +
+    `of step ${r.lastCheckpoint}, running the steps after step ${r.lastCheckpoint} again.`
+  );
+}
+
+/**
  * The Runs view's state of stored run `r`: recording (the run this tab records now), finished, or stopped (by Stop;
  * by an error, with its message, e.g. "stopped by an error; checkpoint at step 2: step 3: the gradient norm is NaN;
  * …"; or when the tab closed), with its latest checkpoint.
