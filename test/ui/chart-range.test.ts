@@ -3,8 +3,8 @@
  * must start over instead of keeping the discarded run's steps (stepRange, src/ui/state/chart-data.ts, the x-scale
  * range of Chart.svelte). Its y range without a fixed one (valueRange): a line whose values differ by a hair (an OPID
  * teacher share of 0.99999997 then 0.99999998) gets a band, not uPlot's zero-width nice range, on which its axis
- * ticks never end. Checked on real uPlot, in Node with a minimal stand-in for the DOM and canvas it touches
- * (it draws nothing that is read here; only its scales are).
+ * ticks never end; values all ≥ 0 (a clip fraction flat at 0) get no range below 0. Checked on real uPlot, in Node
+ * with a minimal stand-in for the DOM and canvas it touches (it draws nothing that is read here; only its scales are).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type uPlotType from 'uplot';
@@ -168,9 +168,17 @@ describe('valueRange', () => {
   it('is [0, 1] without data, a ±10 % band for a flat line, and the nice range otherwise', () => {
     expect(valueRange(null, null, nice)).toEqual([0, 1]);
     expect(valueRange(2, 2, nice)).toEqual([1.8, 2.2]);
-    expect(valueRange(0, 0, nice)).toEqual([-0.001, 0.001]);
+    expect(valueRange(0, 0, nice)).toEqual([0, 0.001]);
+    expect(valueRange(-2, -2, nice)).toEqual([-2.2, -1.8]);
     expect(valueRange(0.2, 0.6, nice)).toEqual(nice(0.2, 0.6));
     expect(valueRange(0, 2.67e-6, nice)).toEqual(nice(0, 2.67e-6));
+  });
+
+  it('never goes below 0 for values that are all ≥ 0: a flat line at or near 0 gets [0, …]', () => {
+    expect(valueRange(0, 0, nice)).toEqual([0, 0.001]);
+    expect(valueRange(0.0005, 0.0005, nice)).toEqual([0, 0.0015]);
+    expect(valueRange(0.1, 0.5, () => [-0.1, 0.6])).toEqual([0, 0.6]);
+    expect(valueRange(-0.1, 0.5, () => [-0.2, 0.6])).toEqual([-0.2, 0.6]);
   });
 
   it("gives values a hair apart a band around their middle, where uPlot's nice range has zero width", () => {

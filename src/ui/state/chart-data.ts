@@ -62,7 +62,8 @@ const FLAT_SPREAD = 1e-6;
  * The y range of a live chart without a fixed range, as uPlot's y-scale `range` function given `nice` (uPlot.rangeNum
  * with 10 % padding): [0, 1] without data; a flat line, or one whose values differ by at most FLAT_SPREAD of their
  * magnitude, gets a band of ±10 % (at least ±0.001) around its middle; otherwise `nice(min, max)`, unless that comes
- * back no wider than a flat line, when the band is used too.
+ * back no wider than a flat line, when the band is used too. Either is cut at 0 when every value is ≥ 0 (a line flat
+ * at 0 gets [0, 0.001]).
  */
 export function valueRange(
   min: number | null,
@@ -70,14 +71,16 @@ export function valueRange(
   nice: (min: number, max: number) => [number, number],
 ): [number, number] {
   if (min == null || max == null) return [0, 1];
+  // Values all ≥ 0 (fractions, rates, entropy, KL …) get no range below 0: a line flat at 0 reads 0, not "-0.1 %".
+  const floor = (lo: number) => (min >= 0 ? Math.max(0, lo) : lo);
   const flat = (lo: number, hi: number) => !(hi - lo > Math.max(Math.abs(min), Math.abs(max)) * FLAT_SPREAD);
   if (!flat(min, max)) {
     const [lo, hi] = nice(min, max);
-    if (!flat(lo, hi)) return [lo, hi];
+    if (!flat(lo, hi)) return [floor(lo), hi];
   }
   const mid = (min + max) / 2;
   const pad = Math.max(Math.abs(mid) * 0.1, 1e-3);
-  return [mid - pad, mid + pad];
+  return [floor(mid - pad), mid + pad];
 }
 
 /** One step metric as a single-line chart. */
