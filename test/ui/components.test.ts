@@ -218,7 +218,15 @@ describe('Notices: a settings change that ends the run', () => {
 });
 
 describe('Play view: a bad task index or seed', () => {
-  type Play = { index: number; seed: number; error: string; start(): Promise<void>; random(): Promise<void> };
+  type Play = {
+    index: number;
+    seed: number;
+    error: string;
+    start(): Promise<void>;
+    random(): Promise<void>;
+    typeIndex(text: string): void;
+    typeSeed(text: string): void;
+  };
   const make = async (calls: unknown[]) => {
     const { PlayState } = await vite.ssrLoadModule('/src/ui/state/play.svelte.ts');
     const api = {
@@ -253,6 +261,20 @@ describe('Play view: a bad task index or seed', () => {
     play.seed = 2.5;
     await play.random();
     expect(play.error).toBe('Seed must be an integer between −2147483647 and 2147483647 (got 2.5).');
+    expect(calls).toEqual([]);
+  });
+
+  it('an emptied Task index or Seed is refused with the field and what to enter, not read as 0', async () => {
+    const calls: unknown[] = [];
+    const play = await make(calls);
+    play.typeIndex('7');
+    expect(play.index).toBe(7);
+    play.typeIndex(' ');
+    await play.start();
+    expect(play.error).toBe('Task index is empty; enter an integer ≥ 0, such as 0 or 357.');
+    play.typeSeed('');
+    await play.random();
+    expect(play.error).toBe('Seed is empty; enter an integer between −2147483647 and 2147483647.');
     expect(calls).toEqual([]);
   });
 });

@@ -15,9 +15,12 @@ export class PlayState {
   env = $state(DEFAULT_ENV);
   preset = $state(getEnvSpec(DEFAULT_ENV).defaultPreset);
   split = $state<Split>('train');
-  /** Task index for Start (an integer ≥ 0). */
+  /** Task index for Start (an integer ≥ 0); NaN while its field is empty. */
   index = $state(0);
-  /** Seed for "Random task" (an integer); each draw moves it on by one, so the next draw is another task. */
+  /**
+   * Seed for "Random task" (an integer); each draw moves it on by one, so the next draw is another task. NaN while its
+   * field is empty.
+   */
   seed = $state(1);
   /** The episode being played, as the worker last returned it; null before the first Start. */
   view = $state.raw<PlayView | null>(null);
@@ -66,8 +69,22 @@ export class PlayState {
     if (!spec.presets.includes(this.preset)) this.preset = spec.defaultPreset;
   }
 
+  /** The Task index field's text as `index`: NaN when it is empty (Start then says so), never 0. */
+  typeIndex(text: string): void {
+    this.index = fieldNumber(text);
+  }
+
+  /** The Seed field's text as `seed`: NaN when it is empty (Random task then says so), never 0. */
+  typeSeed(text: string): void {
+    this.seed = fieldNumber(text);
+  }
+
   /** Starts the task at `index` of the chosen env, preset and split. */
   async start(): Promise<void> {
+    if (Number.isNaN(this.index)) {
+      this.error = 'Task index is empty; enter an integer ≥ 0, such as 0 or 357.';
+      return;
+    }
     if (!Number.isSafeInteger(this.index) || this.index < 0) {
       this.error = `Task index must be an integer ≥ 0 (got ${this.index}); type a whole number such as 0 or 357.`;
       return;
@@ -81,6 +98,10 @@ export class PlayState {
   /** Starts the task drawn from `seed` (the same seed, the same task), then moves the seed on by one. */
   async random(): Promise<void> {
     const seed = this.seed;
+    if (Number.isNaN(seed)) {
+      this.error = 'Seed is empty; enter an integer between −2147483647 and 2147483647.';
+      return;
+    }
     if (!Number.isSafeInteger(seed) || Math.abs(seed) > 2 ** 31 - 1) {
       this.error = `Seed must be an integer between −2147483647 and 2147483647 (got ${seed}).`;
       return;
@@ -141,4 +162,9 @@ export class PlayState {
       this.working = false;
     }
   }
+}
+
+/** A number field's text as a number: NaN when blank (`Number('')` would read an emptied field as 0). */
+function fieldNumber(text: string): number {
+  return text.trim() === '' ? NaN : Number(text);
 }
