@@ -194,26 +194,34 @@ describe('Notices: analyzer failures', () => {
 });
 
 describe('Notices: a settings change that ends the run', () => {
+  const props = {
+    status: '',
+    pendingChange: 'steps',
+    stepsDone: 3,
+    linkIssues: [],
+    baseNotice: null,
+    error: null,
+    analyzerFailures: null,
+    onconfirm() {},
+    oncancel() {},
+    ondismisslink() {},
+    ondismissbase() {},
+    ondismissanalyzer() {},
+  };
+
   it('says what is not saved (the weights) and that Runs keeps the run', () => {
-    const props = {
-      status: '',
-      pendingChange: 'steps',
-      stepsDone: 3,
-      linkIssues: [],
-      baseNotice: null,
-      error: null,
-      analyzerFailures: null,
-      onconfirm() {},
-      oncancel() {},
-      ondismisslink() {},
-      ondismissbase() {},
-      ondismissanalyzer() {},
-    };
     const body = render(Notices, { props }).body.replace(/\s+/g, ' ');
     expect(body).toContain(
       'Changing Steps starts a new run and ends the current one (3 steps). Its weights are not saved under ' +
         'Weights; Runs keeps its record.',
     );
+  });
+
+  it('asks and answers in the same words: the run ends, nothing is discarded', () => {
+    const body = render(Notices, { props }).body.replace(/\s+/g, ' ');
+    expect(body).toContain('aria-label="End the run?"');
+    expect(body).toMatch(/data-testid="confirm-change-yes">\s?End run and apply\s?<\/button>/);
+    expect(body).not.toMatch(/discard/i);
   });
 });
 
