@@ -36,6 +36,7 @@ import {
   shortHint,
   HINT_MAX,
 } from '../../src/ui/components/schemaFields';
+import { settingsLockedWhy } from '../../src/ui/state/run-buttons';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let vite: ViteDevServer;
@@ -341,6 +342,69 @@ const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 /** The opening tag of the control with id `field-<key>` in `body`. */
 const controlTag = (body: string, key: string) =>
   body.match(new RegExp(`<(select|input)[^>]*\\bid="field-${key}"[^>]*>`))?.[0];
+
+describe('settings locked while a run trains', () => {
+  const TRAINS =
+    'Locked while the run trains: Pause (or Stop) unlocks the settings; changing one then ends this run and starts ' +
+    'a new one.';
+
+  it('say why, and what unlocks them, in every phase that locks them; nothing when they are not locked', () => {
+    for (const phase of ['starting', 'running', 'stepping'] as const)
+      expect(settingsLockedWhy(phase, false)).toBe(TRAINS);
+    expect(settingsLockedWhy('booting', false)).toBe('Locked while the training worker starts; wait a moment.');
+    expect(settingsLockedWhy('pausing', false)).toBe('Locked until the run pauses at its next safe point.');
+    expect(settingsLockedWhy('stopping', false)).toBe('Locked until the run stops at its next safe point.');
+    expect(settingsLockedWhy('ready', true)).toBe(
+      'Locked while a pretraining holds the worker: pause or abort it in Pretrain to unlock the settings.',
+    );
+    for (const phase of ['ready', 'paused', 'done', 'error', 'resetting'] as const)
+      expect(settingsLockedWhy(phase, false)).toBe('');
+  });
+
+  it("the panel says it in a note, and every locked field, the top bar's too, in its tooltip", () => {
+    /** The tooltip of the row holding control `field-<key>` ('' when it has none); undefined when there is none. */
+    const row = (body: string, key: string) => {
+      const open = '<div class="row[^"]*"(?: title="([^"]*)")?>(?:<!--[^>]*-->)?';
+      const m = body.match(new RegExp(`${open}<(?:select|input)[^>]*\\bid="field-${key}"`));
+      return m ? (m[1] ?? '') : undefined;
+    };
+    const panel = (disabled: boolean) =>
+      render(Controls, {
+        props: {
+          draft: DEFAULT_CONFIG,
+          issuesFor: () => [],
+          disabled,
+          lockedWhy: disabled ? TRAINS : '',
+          checkpoint: null,
+          onchange() {},
+        },
+      }).body;
+    expect(panel(true)).toMatch(/<p class="locked[^"]*" data-testid="settings-locked">Locked while the run trains: /);
+    expect(panel(true)).toContain(`data-testid="settings-locked">${TRAINS}</p>`);
+    expect(row(panel(true), 'steps')).toBe(TRAINS);
+    expect(panel(false)).not.toContain('settings-locked');
+    expect(row(panel(false), 'steps')).toBe('');
+    const bar = render(TopBar, {
+      props: {
+        draft: DEFAULT_CONFIG,
+        backend: null,
+        phase: 'running',
+        valid: true,
+        blocked: false,
+        stepsDone: 2,
+        issuesFor: () => [],
+        onchange() {},
+        onstart() {},
+        onpause() {},
+        onstop() {},
+        onstep() {},
+        onreset() {},
+        oncopylink() {},
+      },
+    }).body;
+    expect(row(bar, 'env')).toBe(TRAINS);
+  });
+});
 
 describe('settings controls from the schema', () => {
   const noop = () => {};

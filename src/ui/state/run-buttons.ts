@@ -1,7 +1,8 @@
 /**
  * Why Start and Step are disabled, in words, for the buttons' titles and the line under the top bar: the field to fix
  * and how, the link checkpoint to import, the pretraining or the run that holds the worker. One rule for both
- * buttons, so a disabled button never goes without a reason. Pure function.
+ * buttons, so a disabled button never goes without a reason; likewise why the run settings are locked. Pure
+ * functions.
  */
 import type { ConfigIssue } from '../../core/run/config';
 import { isBusy, type RunPhase } from './run-phase';
@@ -50,4 +51,24 @@ export function runButtonsWhy(s: RunButtonsInput): RunButtonsWhy {
   else if (s.issues.length) line = reason = `${fixText(s.issues)} Start and Step wait until it is fixed.`;
   const step = reason || (s.phase === 'done' ? 'The run has finished: Restart begins a new one.' : '');
   return { start: reason, step, line };
+}
+
+/**
+ * Why the run settings are locked (disabled), for the settings panel's note and each locked field's tooltip, or ''
+ * when they are not. While the run trains, Pause (or Stop) unlocks them: in a paused or ended run a setting can be
+ * changed, and the change starts a new run (run.svelte.ts setField). Pause and Stop act at the next safe point, so
+ * the settings stay locked until then.
+ */
+export function settingsLockedWhy(phase: RunPhase, pretraining: boolean): string {
+  if (phase === 'booting') return 'Locked while the training worker starts; wait a moment.';
+  if (phase === 'pausing') return 'Locked until the run pauses at its next safe point.';
+  if (phase === 'stopping') return 'Locked until the run stops at its next safe point.';
+  if (isBusy(phase))
+    return (
+      'Locked while the run trains: Pause (or Stop) unlocks the settings; changing one then ends this run and ' +
+      'starts a new one.'
+    );
+  if (pretraining)
+    return 'Locked while a pretraining holds the worker: pause or abort it in Pretrain to unlock the settings.';
+  return '';
 }
