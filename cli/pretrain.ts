@@ -39,7 +39,14 @@ import { measureHinted, skillSensitivity } from '../src/core/pretrain/measure';
 import { baseWeightsPath, type BaseManifest } from '../src/core/pretrain/base';
 import { PUBLIC_DIR, PUBLIC_DIR_VAR, folderProblem, loadBaseFiles, publicDirNamed, shownPath } from './base';
 import { sha256Hex } from '../src/core/sha256';
-import { RENAME_NAMES, type EnvSpec, type RenameNames, type Split } from '../src/core/envs/types';
+import {
+  NOISE_ACTIONS,
+  RENAME_NAMES,
+  type EnvSpec,
+  type NoiseActions,
+  type RenameNames,
+  type Split,
+} from '../src/core/envs/types';
 import { counted } from '../src/core/count-text';
 
 const D = DEFAULT_PRETRAIN;
@@ -61,6 +68,17 @@ const SPEC = {
   batch: { type: 'int', help: 'samples per iteration', default: D.batch, min: 1, max: 4096 },
   lr: { type: 'float', help: 'Adam learning rate', default: D.learningRate, ...range('learningRate') },
   noise: { type: 'float', help: 'noisy demonstrator random-action probability', default: D.noise, min: 0, max: 1 },
+  'noise-actions': {
+    type: 'string',
+    help:
+      "what the noisy demonstrator's random steps take: random (a uniformly random admissible action, an open form " +
+      "completed with random words of the task line) or plausible (the env's plausible mistake: a search for, or an " +
+      `answer of, a name or year on screen; envs that have one: ${ENV_SPECS.filter((e) => e.plausibleMistake)
+        .map((e) => e.name)
+        .join(', ')})`,
+    default: NOISE_ACTIONS[0],
+    choices: NOISE_ACTIONS,
+  },
   'step-hint-rate': {
     type: 'float',
     help: "share of a step-hint episode's steps that carry the step skill",
@@ -273,6 +291,11 @@ function resolveTarget(a: PretrainArgs): Target {
   }
   if (a.rename > 0 && !spec.demoRenamer)
     fail(`--rename: ${spec.name} has no names to rename (only an env with a demoRenamer does); leave --rename at 0`);
+  if (a['noise-actions'] === 'plausible' && !spec.plausibleMistake)
+    fail(
+      `--noise-actions plausible: ${spec.name} has no plausible mistakes (only an env with a plausibleMistake has); ` +
+        'leave --noise-actions at random',
+    );
   if (a['rename-names'] !== RENAME_NAMES[0] && !(a.rename > 0))
     fail(`--rename-names ${a['rename-names']} renames nothing with --rename 0: give --rename P (0 < P ≤ 1) too`);
   if (a.out === undefined && !a.force && fs.existsSync(out))
@@ -307,6 +330,7 @@ function pretrainConfig(a: PretrainArgs, t: Pick<Target, 'mix' | 'typeWeights'>)
     ...(t.typeWeights === undefined ? {} : { typeWeights: t.typeWeights }),
     ...(a.rename > 0 ? { rename: a.rename } : {}),
     ...(a.rename > 0 && a['rename-names'] !== 'seen' ? { renameNames: a['rename-names'] as RenameNames } : {}),
+    ...(a['noise-actions'] !== 'random' ? { noiseActions: a['noise-actions'] as NoiseActions } : {}),
     stepHintRate: a['step-hint-rate'],
     stepNoise: a['step-noise'],
     episodeNoise: a['episode-noise'],

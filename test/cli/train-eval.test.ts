@@ -268,6 +268,10 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--rename', '0.5']).err).toMatch(
       /--rename: household has no names to rename \(only an env with a demoRenamer does\); leave --rename at 0/,
     );
+    expect(cli('pretrain', ['--noise-actions', 'plausible']).err).toContain(
+      '--noise-actions plausible: household has no plausible mistakes (only an env with a plausibleMistake has); ' +
+        'leave --noise-actions at random',
+    );
     expect(cli('pretrain', ['--env', 'searchqa', '--rename-names', 'fresh']).err).toMatch(
       /--rename-names fresh renames nothing with --rename 0: give --rename P \(0 < P ≤ 1\) too/,
     );

@@ -108,6 +108,16 @@ export type RenameNames = 'seen' | 'fresh';
 export const RENAME_NAMES: readonly RenameNames[] = ['seen', 'fresh'];
 
 /**
+ * What the noisy demonstrator's random steps do (pretraining, `npm run pretrain -- --noise-actions`): `random`, a
+ * uniformly random admissible action (an open form completed with random words of the task line); `plausible`, the
+ * env's `plausibleMistake`.
+ */
+export type NoiseActions = 'random' | 'plausible';
+
+/** The accepted `NoiseActions`, the default first. */
+export const NOISE_ACTIONS: readonly NoiseActions[] = ['random', 'plausible'];
+
+/**
  * Everything the rest of the system needs to know about one environment family: registered in
  * src/core/envs/registry.ts, it is offered by the run schema (`env`, `preset`), the page's selects, Play, links, the
  * worker and every CLI command's `--env` without any of them naming it. Required fields are what every env has;
@@ -211,6 +221,13 @@ export interface EnvSpec {
    * `seen`). Absent: the env has no names to rename, and `--rename` above 0 is refused naming the env.
    */
   demoRenamer?(rng: Rng, names?: RenameNames): (text: string) => string;
+  /**
+   * Pretraining's noisy demonstrator with `npm run pretrain -- --noise-actions plausible` (src/core/pretrain/demos.ts):
+   * a plausible wrong action for a step, from the task line and the observation shown (a search for the wrong
+   * entity, an early answer), demonstrated instead of a uniformly random admissible action. Undefined: none fits,
+   * and the random action is drawn. Deterministic in `rng`. Absent: `plausible` is refused naming the env.
+   */
+  plausibleMistake?(task: string, observation: string, rng: Rng): string | undefined;
 }
 
 /** One passage `EnvSpec.retrieve` returns: a document's title and text, and its retrieval score. */

@@ -26,7 +26,7 @@
  * `rename`, a share of the episodes has every text it shows (task line, observations, actions, hints) rewritten by
  * the env's `demoRenamer`, a consistent renaming of its entities; the env itself steps on the original actions.
  */
-import { isOpenAction, type Env, type EnvSpec, type RenameNames, type Split } from '../envs/types';
+import { isOpenAction, type Env, type EnvSpec, type NoiseActions, type RenameNames, type Split } from '../envs/types';
 import type { Rng } from '../rng';
 import type { Tokenizer } from '../tokenizer/tokenizer';
 import type { ScoreSample } from '../model/scoring';
@@ -90,6 +90,11 @@ export interface DemoOptions {
   rename?: number;
   /** Where renamed episodes' names come from (EnvSpec `demoRenamer`, envs/types.ts `RenameNames`). Default `seen`. */
   renameNames?: RenameNames;
+  /**
+   * What the noisy demonstrator's random steps take (envs/types.ts `NoiseActions`): `random` (the default), or the
+   * env's `plausibleMistake` (a random action where it has none for the step).
+   */
+  noiseActions?: NoiseActions;
 }
 
 /** Demonstration samples and how many of each kind. */
@@ -204,7 +209,10 @@ function demoEpisode(
     const expert = ex.act();
     let action = expert;
     let sSkill: string | undefined;
-    if (kind === 'noisy' && r.next() < o.noise) action = randomAction(adm, reset.task, r);
+    if (kind === 'noisy' && r.next() < o.noise)
+      action =
+        (o.noiseActions === 'plausible' ? spec.plausibleMistake!(reset.task, obs, r) : undefined) ??
+        randomAction(adm, reset.task, r);
     const offPath =
       (kind === 'step' && o.stepNoise > 0 && r.next() < o.stepNoise) ||
       (kind === 'episode' && o.episodeNoise > 0 && r.next() < o.episodeNoise);
@@ -241,7 +249,8 @@ function demoEpisode(
 /**
  * Generate demonstrations, deterministically from `o.rng`.
  * @throws Error if `tasks` < 1, `episodeNoise` is outside [0, 1), `rename` outside [0, 1] or above 0 on an env
- *   without `demoRenamer`, or a weight is negative or all are 0; `pickTasks`'s errors for `typeWeights`.
+ *   without `demoRenamer`, `noiseActions` is `plausible` on an env without `plausibleMistake`, or a weight is
+ *   negative or all are 0; `pickTasks`'s errors for `typeWeights`.
  */
 export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos {
   if (!(o.tasks >= 1)) throw new Error(`makeDemos: tasks must be ≥ 1, got ${o.tasks}`);
@@ -258,6 +267,10 @@ export function makeDemos(spec: EnvSpec, tok: Tokenizer, o: DemoOptions): Demos 
   if (!(rename >= 0 && rename <= 1)) throw new Error(`makeDemos: rename must be in [0, 1], got ${o.rename}`);
   if (rename > 0 && !spec.demoRenamer)
     throw new Error(`makeDemos: ${spec.name} has no names to rename (EnvSpec.demoRenamer); leave rename at 0`);
+  if (o.noiseActions === 'plausible' && !spec.plausibleMistake)
+    throw new Error(
+      `makeDemos: ${spec.name} has no plausible mistakes (EnvSpec.plausibleMistake); leave noiseActions at random`,
+    );
   const out: Demos = { samples: [], episodes: { noisy: 0, episode: 0, step: 0, failure: 0 }, hinted: 0, renamed: 0 };
   const picked = pickTasks(spec, { preset: o.preset, split, tasks: o.tasks, weights: o.typeWeights, rng: o.rng });
   for (const index of picked) {

@@ -6,7 +6,7 @@
  */
 import * as tf from '../tf';
 import { Rng } from '../rng';
-import type { EnvSpec, RenameNames } from '../envs/types';
+import type { EnvSpec, NoiseActions, RenameNames } from '../envs/types';
 import { DEFAULT_ENV, getEnvSpec } from '../envs/registry';
 import { buildScoreBatch, disposeBatch, tokenLogProbs, type ScoreSample } from '../model/scoring';
 import { activationScale } from '../model/config';
@@ -45,6 +45,8 @@ export interface PretrainConfig {
   rename?: number;
   /** Where renamed episodes' names come from (envs/types.ts `RenameNames`). Undefined (the default): `seen`. */
   renameNames?: RenameNames;
+  /** What the noisy demonstrator's random steps take (envs/types.ts `NoiseActions`). Undefined: `random`. */
+  noiseActions?: NoiseActions;
   historyTurns: number;
   maxActionTokens: number;
   seed: number;
@@ -136,6 +138,7 @@ export async function* pretrain(
     typeWeights: c.typeWeights,
     rename: c.rename,
     renameNames: c.renameNames,
+    noiseActions: c.noiseActions,
     historyTurns: c.historyTurns,
     maxPrompt: policy.cfg.maxSeq - c.maxActionTokens,
     rng: root.fork('demos'),

@@ -37,6 +37,7 @@ import { SEARCHQA_PRESETS, SEARCHQA_TASK_TYPES, checkPreset } from './tasks';
 import { searchqaCorpus } from './vocab';
 import { SEARCHQA_VERSION } from './world';
 import { searchqaDemoRenamer } from './rename';
+import { searchqaPlausibleMistake } from './mistake';
 
 export { SEARCHQA_VERSION, world } from './world';
 export { corpus, retrieve, type Passage } from './corpus';
@@ -153,6 +154,10 @@ export const searchqa: EnvSpec = {
   /** Seen names renamed for a pretraining demonstration: to other seen names, or to fresh ones (rename.ts). */
   demoRenamer(rng, names) {
     return searchqaDemoRenamer(rng, names);
+  },
+  /** A search for, or an answer of, an entity or year on screen, for the noisy demonstrator (mistake.ts). */
+  plausibleMistake(task, observation, rng) {
+    return searchqaPlausibleMistake(task, observation, rng);
   },
 };
 
