@@ -5,8 +5,9 @@
  * entity named in the question or in the passages on screen, or an answer of a year those passages hold. A weak
  * search agent picks the wrong hop or answers too early; it does not search stop words.
  *
- * Names are matched in any case, as written (`verdant press` in an NQ-style question), as whole names (no letter or digit on either side), longest first, among every
- * entity of the world (both worlds: the text decides which names are there); years are four-digit numbers.
+ * Names are matched in any case and kept as written (`verdant press` in an NQ-style question), as whole names (no
+ * letter or digit on either side), longest first, among every entity of the world (both worlds: the text decides
+ * which names are there); years are four-digit numbers.
  */
 import type { Rng } from '../../rng';
 import { world } from './world';
