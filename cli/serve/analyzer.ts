@@ -232,6 +232,15 @@ function modelObject(id: string): { id: string; object: 'model'; created: number
   return { id, object: 'model', created: 0, owned_by: 'opd-playground' };
 }
 
+/** A path segment percent-decoded, or as sent when its encoding is malformed (`%E0%A4%A`): then it names no model. */
+function decodedId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The OpenAI-compatible routes (see the module doc). */
 export function analyzerRoutes(): RouteTable {
   return {
@@ -244,7 +253,7 @@ export function analyzerRoutes(): RouteTable {
       maxBody: 0,
       errorBody: openAiError,
       handle: ({ url }) => {
-        const id = decodeURIComponent(url.pathname.slice('/v1/models/'.length));
+        const id = decodedId(url.pathname.slice('/v1/models/'.length));
         if (!analyzerEnvs().includes(id)) throw notServed(id);
         return modelObject(id);
       },

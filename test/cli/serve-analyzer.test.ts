@@ -280,6 +280,9 @@ describe('/v1/chat/completions: models and refusals', () => {
     expect(await get(srv.base, '/v1/models/Shop')).toEqual(notFound('Shop'));
     expect(await get(srv.base, '/v1/models/__proto__')).toEqual(notFound('__proto__'));
     expect(await get(srv.base, '/v1/models/house%20hold')).toEqual(notFound('house hold'));
+    // A malformed percent-encoding is no model either (not a server error): the id is named as sent.
+    expect(await get(srv.base, '/v1/models/%E0%A4%A')).toEqual(notFound('%E0%A4%A'));
+    expect(await get(srv.base, '/v1/models/shop%zz')).toEqual(notFound('shop%zz'));
     // Only one segment below /v1/models: a deeper path is no route; another method is named.
     const deeper = await get(srv.base, '/v1/models/shop/x');
     expect(deeper.status).toBe(404);
