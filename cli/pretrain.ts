@@ -296,6 +296,11 @@ function resolveTarget(a: PretrainArgs): Target {
       `--noise-actions plausible: ${spec.name} has no plausible mistakes (only an env with a plausibleMistake has); ` +
         'leave --noise-actions at random',
     );
+  if (a['noise-actions'] !== NOISE_ACTIONS[0] && !(a.noise > 0 && mix.noisy > 0))
+    fail(
+      `--noise-actions ${a['noise-actions']} changes nothing without noisy steps: give --noise P > 0 and a noisy ` +
+        'share in --mix, or leave --noise-actions at random',
+    );
   if (a['rename-names'] !== RENAME_NAMES[0] && !(a.rename > 0))
     fail(`--rename-names ${a['rename-names']} renames nothing with --rename 0: give --rename P (0 < P ≤ 1) too`);
   if (a.out === undefined && !a.force && fs.existsSync(out))

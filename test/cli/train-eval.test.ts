@@ -275,6 +275,15 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     expect(cli('pretrain', ['--env', 'searchqa', '--rename-names', 'fresh']).err).toMatch(
       /--rename-names fresh renames nothing with --rename 0: give --rename P \(0 < P ≤ 1\) too/,
     );
+    const noMistake =
+      '--noise-actions plausible changes nothing without noisy steps: give --noise P > 0 and a noisy share in ' +
+      '--mix, or leave --noise-actions at random';
+    expect(cli('pretrain', ['--env', 'searchqa', '--noise-actions', 'plausible', '--noise', '0']).err).toContain(
+      noMistake,
+    );
+    expect(
+      cli('pretrain', ['--env', 'searchqa', '--noise-actions=plausible', '--mix', 'noisy=0,step=1']).err,
+    ).toContain(noMistake);
     expect(cli('pretrain', ['--type-weights', 'popqa=1']).err).toMatch(
       /"popqa=1" is not type=weight with type one of /,
     );
