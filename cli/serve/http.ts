@@ -51,7 +51,7 @@ export interface Route {
 
 /**
  * Routes by `METHOD /path`, e.g. `POST /step`. A key ending in `/*` (`GET /v1/models/*`) takes every path one
- * segment below its prefix (`/v1/models/household`); an exact key wins over it. The handler reads the segment from
+ * segment below its prefix (`/v1/models/x`); an exact key wins over it. The handler reads the segment from
  * `req.url.pathname`.
  */
 export type RouteTable = Record<string, Route>;
