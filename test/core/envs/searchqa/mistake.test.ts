@@ -8,7 +8,8 @@ import { searchqaPlausibleMistake } from '../../../../src/core/envs/searchqa/mis
 import { corpus } from '../../../../src/core/envs/searchqa/corpus';
 import { searchqa } from '../../../../src/core/envs/searchqa';
 import { getEnvSpec } from '../../../../src/core/envs/registry';
-import { makeDemos, DEFAULT_MIX } from '../../../../src/core/pretrain/demos';
+import { makeDemos } from '../../../../src/core/pretrain/demos';
+import { noisyDemoSetup } from '../../../helpers/noisy-demos';
 import { buildTokenizer } from '../../../../src/core/model/policy';
 import { Rng } from '../../../../src/core/rng';
 
@@ -59,18 +60,7 @@ describe('searchqa plausible mistakes', () => {
 });
 
 describe('pretraining with plausible noisy actions', () => {
-  const tok = buildTokenizer(searchqa);
-  const o = {
-    preset: 'default',
-    tasks: 30,
-    noise: 1,
-    stepHintRate: 1,
-    stepNoise: 0,
-    mix: { ...DEFAULT_MIX, noisy: 1, episode: 0, step: 0, failure: 0 },
-    historyTurns: 3,
-    maxPrompt: 372,
-  };
-  const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
+  const { tok, o, text } = noisyDemoSetup(searchqa, 30, 1);
 
   it('every noisy action is a search or an answer of a name or year (random words without: `search[the the]`)', () => {
     const random = makeDemos(searchqa, tok, { ...o, rng: new Rng(1) });

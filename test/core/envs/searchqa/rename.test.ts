@@ -9,7 +9,8 @@ import { searchqaDemoRenamer } from '../../../../src/core/envs/searchqa/rename';
 import { world, type EntityKind } from '../../../../src/core/envs/searchqa/world';
 import { searchqa } from '../../../../src/core/envs/searchqa';
 import { getEnvSpec } from '../../../../src/core/envs/registry';
-import { makeDemos, DEFAULT_MIX } from '../../../../src/core/pretrain/demos';
+import { makeDemos } from '../../../../src/core/pretrain/demos';
+import { noisyDemoSetup } from '../../../helpers/noisy-demos';
 import { buildTokenizer } from '../../../../src/core/model/policy';
 import { Rng } from '../../../../src/core/rng';
 import * as lex from '../../../../src/core/envs/searchqa/lexicon';
@@ -118,18 +119,7 @@ describe('searchqa demonstration renamer, fresh names', () => {
 });
 
 describe('pretraining with renamed demonstrations', () => {
-  const tok = buildTokenizer(searchqa);
-  const o = {
-    preset: 'default',
-    tasks: 12,
-    noise: 0,
-    stepHintRate: 1,
-    stepNoise: 0,
-    mix: { ...DEFAULT_MIX, noisy: 1, episode: 0, step: 0, failure: 0 },
-    historyTurns: 3,
-    maxPrompt: 372,
-  };
-  const text = (ids: readonly number[]) => tok.decode(ids, { skipSpecial: true });
+  const { tok, o, text } = noisyDemoSetup(searchqa, 12, 0);
 
   it('rename 0 demonstrates exactly what no rename does; rename 1 the same episodes, renamed', () => {
     const plain = makeDemos(searchqa, tok, { ...o, rng: new Rng(1) });
