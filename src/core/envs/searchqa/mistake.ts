@@ -10,18 +10,14 @@
  * which names are there); years are four-digit numbers.
  */
 import type { Rng } from '../../rng';
+import { wholeNames } from './rename';
 import { world } from './world';
 
 let pattern: RegExp | null = null;
 
-/** Every entity name of the world as one pattern, longest first (built once). */
+/** Every entity name of the world as one pattern (rename.ts `wholeNames`; built once). */
 function namePattern(): RegExp {
-  if (pattern) return pattern;
-  const names = [...new Set(world().entities.map((e) => e.name))].sort(
-    (a, b) => b.length - a.length || (a < b ? -1 : 1),
-  );
-  const esc = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${esc.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  pattern ??= wholeNames(world().entities.map((e) => e.name));
   return pattern;
 }
 

@@ -29,6 +29,16 @@ import { world, type EntityKind } from './world';
 /** Lower-cased name → [entity kind, index among the seen entities of that kind]. */
 let index: { re: RegExp; seen: Record<EntityKind, string[]>; slot: Map<string, [EntityKind, number]> } | null = null;
 
+/**
+ * A pattern matching any of `names` as a whole name (no letter or digit on either side), in any case, longest name
+ * first (`The Iron Ford` before `Iron Ford`); global, so `replace` and `matchAll` find every mention.
+ */
+export function wholeNames(names: readonly string[]): RegExp {
+  const alts = [...new Set(names)].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const esc = alts.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${esc.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+}
+
 /** The seen names per kind, their match pattern and where each sits (built once). */
 function names(): NonNullable<typeof index> {
   if (index) return index;
@@ -45,9 +55,7 @@ function names(): NonNullable<typeof index> {
   ) as Record<EntityKind, string[]>;
   const slot = new Map<string, [EntityKind, number]>();
   for (const k of kinds) seen[k].forEach((n, i) => slot.set(n.toLowerCase(), [k, i]));
-  const alts = [...slot.keys()].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  const esc = alts.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${esc.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  const re = wholeNames([...slot.keys()]);
   index = { re, seen, slot };
   return index;
 }
