@@ -356,11 +356,21 @@ function stateOf(j: Job, steps: number): 'done' | 'started' | 'new' {
   return fs.existsSync(path.join(j.dir, 'run.json')) ? 'started' : 'new';
 }
 
-/** The step a job's next call starts from: its latest checkpoint's (train --resume continues there), else 0. */
+/**
+ * The step a job's next call starts from: its latest checkpoint whose two files are on disk (train --resume
+ * continues there; the files are not committed, so a fresh clone holds the events but not the checkpoints), else 0.
+ */
 function startStep(j: Job): number {
   let k = 0;
   for (const e of readEvents(path.join(j.dir, 'events.jsonl')))
-    if (e.event === 'checkpoint' && typeof e.step === 'number') k = Math.max(k, e.step);
+    if (
+      e.event === 'checkpoint' &&
+      typeof e.step === 'number' &&
+      e.step > k &&
+      fs.existsSync(path.join(j.dir, `ckpt-${e.step}.safetensors`)) &&
+      fs.existsSync(path.join(j.dir, `ckpt-${e.step}.state`))
+    )
+      k = e.step;
   return k;
 }
 
@@ -904,14 +914,16 @@ function recordedConfig(j: Job): Record<string, unknown> | undefined {
 }
 
 /**
- * A run stopped before its first checkpoint has nothing to continue from: it starts again from step 0. A finished
+ * A run with no checkpoint on disk (stopped before its first, or a checkout without the uncommitted ckpt-<k> files)
+ * has nothing to continue from: it starts again from step 0. A finished
  * run must hold every evaluation the table reads (a deleted line would move the final row to an earlier one).
  */
 function prepareRuns({ a, jobs }: Table): void {
   for (const j of jobs)
     if (stateOf(j, a.steps) === 'started' && startStep(j) === 0) {
       process.stdout.write(
-        `${j.method}-${j.seed}: stopped before its first checkpoint; training it again from step 0\n`,
+        `${j.method}-${j.seed}: no checkpoint to continue from (stopped before its first, or its ckpt-<k> files ` +
+          `are not in this checkout); training it again from step 0\n`,
       );
       fs.rmSync(j.dir, { recursive: true, force: true });
     }

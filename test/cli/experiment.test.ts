@@ -346,6 +346,30 @@ describe('experiment opid-table', () => {
     expect(fs.readFileSync(path.join(out, 'table.md'), 'utf8')).toBe(table);
     expect(fs.readFileSync(path.join(out, 'table.json'), 'utf8')).toBe(json);
 
+    // a clone holds the events but not the ignored ckpt-<k> files: a run cut after its step-1 checkpoint event, its
+    // files gone, is trained again from step 0 (not refused by train --resume), and the table comes out the same
+    const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'opd-table-ref-clone-'));
+    fs.cpSync(out, clone, { recursive: true });
+    const dir = path.join(clone, 'runs', 'opid-ref-1');
+    const lines = fs.readFileSync(path.join(dir, 'events.jsonl'), 'utf8').trimEnd().split('\n');
+    const step1 = lines.findIndex((l) => l.startsWith('{"event":"step","step":1,'));
+    const ckpt = lines.find((l) => l.startsWith('{"event":"checkpoint","step":2,'))!;
+    expect(step1).toBeGreaterThan(0);
+    const cutLines = [...lines.slice(0, step1 + 1), ckpt.replace('"step":2,', '"step":1,').replaceAll('-2.', '-1.')];
+    fs.writeFileSync(path.join(dir, 'events.jsonl'), cutLines.join('\n') + '\n');
+    for (const f of fs.readdirSync(dir)) if (f.startsWith('ckpt-')) fs.rmSync(path.join(dir, f));
+    const cloneArgs = args.map((x) => (x === out ? clone : x));
+    const r = run(cloneArgs);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(
+      'opid-ref-1: no checkpoint to continue from (stopped before its first, or its ckpt-<k> files are not in this ' +
+        'checkout); training it again from step 0',
+    );
+    expect(r.stdout).toMatch(/3 of 4 runs already finished; 1 to run/);
+    expect(fs.readFileSync(path.join(clone, 'table.json'), 'utf8')).toBe(json.replaceAll(out, clone));
+    fs.rmSync(clone, { recursive: true, force: true });
+
     // the same folder under the default protocol: refused, nothing trained or written
     const c = run(args.filter((x, i) => x !== '--protocol' && args[i - 1] !== '--protocol'));
     expect(c.status).toBe(2);
