@@ -359,8 +359,21 @@ function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable
 }
 
 /**
- * The listeners for a route table (`Listeners`). `request` finds the route (404 listing the routes, 405 naming the
- * methods the path takes), reads and caps the body, runs the handler and writes its value or its refusal. A
+ * How a refusal of a path no route takes is written: the `errorBody` of a route under the same first segment (a
+ * wrong path under `/v1/` gets OpenAI's error shape, as the `/v1` routes' refusals), else undefined (`{"error": …}`).
+ */
+function familyErrorBody(routes: RouteTable, path: string): Route['errorBody'] | undefined {
+  const first = (p: string) => /^\/[^/]*\//.exec(p)?.[0];
+  const family = first(path);
+  if (family === undefined) return undefined;
+  for (const [k, r] of Object.entries(routes)) if (r.errorBody && first(k.split(' ')[1]) === family) return r.errorBody;
+  return undefined;
+}
+
+/**
+ * The listeners for a route table (`Listeners`). `request` finds the route (HEAD as GET; 404 listing the routes, 405
+ * naming the methods the path takes, in its message and its Allow header; both in the shape of the path's family's
+ * refusals, `familyErrorBody`), reads and caps the body, runs the handler and writes its value or its refusal. A
  * handler's unexpected error is a 500 whose message is the error's, never a stack; a body that stalls past
  * `bodyTimeoutMs` is a 408, one the client abandons is logged as CLIENT_CLOSED (499), never a 500; a body node's
  * parser breaks off is a 400 (`clientError`), logged as 400 even when the socket is gone by then. `onDone` gets method,
@@ -374,7 +387,9 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
     const t0 = performance.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const key = `${req.method} ${url.pathname}`;
-    const found = routeKey(routes, req.method ?? '', url.pathname);
+    // HEAD is GET without the body (RFC 9110 §9.3.2): node's response writes no body for a HEAD request.
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
+    const found = routeKey(routes, method, url.pathname);
     const route = found === undefined ? undefined : routes[found];
     const open: InFlight = { req, res, key, answered: false, refuse: () => {} };
     const finish = (status: number, value: unknown, message?: string) => {
@@ -394,8 +409,11 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
       const e = methods.length
         ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods}`)
         : new HttpError(404, `no route ${key}; the routes: ${paths.join(', ')}`);
+      // A 405 says what the path takes in Allow (RFC 9110 §15.5.6); HEAD goes wherever GET does.
+      if (methods.length) res.setHeader('allow', (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', '));
       req.resume();
-      finish(e.status, { error: e.message }, e.message);
+      const shaped = familyErrorBody(routes, url.pathname);
+      finish(e.status, shaped ? shaped(e) : { error: e.message }, e.message);
       return;
     }
     const refuse = (err: HttpError) => {
@@ -404,7 +422,7 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
       finish(err.status, route.errorBody ? route.errorBody(err) : { error: err.message }, err.message);
     };
     open.refuse = refuse;
-    const body = req.method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key, bodyTimeoutMs);
+    const body = method === 'GET' ? Promise.resolve('') : readBody(req, route.maxBody, key, bodyTimeoutMs);
     body
       .then((text) => route.handle({ url, body: text }))
       .then(

@@ -284,13 +284,38 @@ describe('/v1/chat/completions: models and refusals', () => {
     expect(await get(srv.base, '/v1/models/%E0%A4%A')).toEqual(notFound('%E0%A4%A'));
     expect(await get(srv.base, '/v1/models/shop%zz')).toEqual(notFound('shop%zz'));
     // Only one segment below /v1/models: a deeper path is no route; another method is named.
+    // Both refusals in OpenAI's error shape, as every /v1 refusal; the 405 names the methods in Allow too.
     const deeper = await get(srv.base, '/v1/models/shop/x');
     expect(deeper.status).toBe(404);
-    expect(deeper.body.error).toMatch(/^no route GET \/v1\/models\/shop\/x; the routes: .*\/v1\/models\/\{id\}/);
+    expect(deeper.body.error).toMatchObject({ type: 'invalid_request_error', param: null, code: null });
+    expect(deeper.body.error.message).toMatch(
+      /^no route GET \/v1\/models\/shop\/x; the routes: .*\/v1\/models\/\{id\}/,
+    );
     expect(await post(srv.base, '/v1/models/shop', {})).toEqual({
       status: 405,
-      body: { error: 'POST /v1/models/shop is not served; /v1/models/shop takes GET' },
+      body: {
+        error: {
+          message: 'POST /v1/models/shop is not served; /v1/models/shop takes GET',
+          type: 'invalid_request_error',
+          param: null,
+          code: null,
+        },
+      },
     });
+    const del = await fetch(`${srv.base}/v1/chat/completions`, { method: 'DELETE' });
+    expect([del.status, del.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await del.json()).error.message).toBe(
+      'DELETE /v1/chat/completions is not served; /v1/chat/completions takes POST',
+    );
+    // HEAD is GET without a body: the same status and headers
+    const head = await fetch(`${srv.base}/v1/models/shop`, { method: 'HEAD' });
+    const body = JSON.stringify({ id: 'shop', object: 'model', created: 0, owned_by: 'opd-playground' });
+    expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([
+      200,
+      String(Buffer.byteLength(body)),
+      '',
+    ]);
+    expect((await fetch(`${srv.base}/v1/models/gpt-4o`, { method: 'HEAD' })).status).toBe(404);
   });
 
   it('an unknown model: 404 model_not_found in OpenAI shape, which the http analyzer names', async () => {

@@ -285,7 +285,17 @@ describe('environment server: refusals', () => {
     expect(await get(srv.base, '/observation?env_idx=x')).toEqual(err(400, /must be an integer ≥ 0/));
     expect(await get(srv.base, `/available_actions?env_idx=${id}`)).toEqual(err(409, /has no task yet/));
     expect(await get(srv.base, '/nope')).toEqual(err(404, /^no route GET \/nope; the routes: \/, \/health/));
-    expect((await fetch(`${srv.base}/step`, { method: 'DELETE' })).status).toBe(405);
+    const del = await fetch(`${srv.base}/step`, { method: 'DELETE' });
+    expect([del.status, del.headers.get('allow')]).toEqual([405, 'POST']);
+    expect(await del.json()).toEqual({ error: 'DELETE /step is not served; /step takes POST' });
+    const put = await fetch(`${srv.base}/health`, { method: 'PUT' });
+    expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    // HEAD is GET without a body (RFC 9110 §9.3.2)
+    const head = await fetch(`${srv.base}/health`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    expect(Number(head.headers.get('content-length'))).toBe(
+      Buffer.byteLength(JSON.stringify((await get(srv.base, '/health')).body)),
+    );
   });
 
   it('train indices stop at TRAIN_TASK_INDICES (val lies past it); 1e16 named as unsafe', async () => {
