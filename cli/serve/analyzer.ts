@@ -44,14 +44,15 @@ function analyzerEnvs(): string[] {
 
 /**
  * The refusal for a model this endpoint does not serve, in OpenAI's words: 404 `model_not_found`, `param` `model`,
- * naming the model and listing the served ones.
+ * naming the model and listing the served ones, then `fix` (what to send instead: the chat route's default, or the
+ * models route's own).
  */
-function notServed(model: string): HttpError {
+function notServed(model: string, fix = 'send as "model" the env the trajectories come from'): HttpError {
   const served = analyzerEnvs();
   return new HttpError(
     404,
     `model "${model}" not found: this server's models are the envs with an embedded analyzer: ` +
-      `${served.join(', ')} (GET /v1/models); send as "model" the env the trajectories come from`,
+      `${served.join(', ')} (GET /v1/models); ${fix}`,
     'model_not_found',
     'model',
   );
@@ -254,7 +255,7 @@ export function analyzerRoutes(): RouteTable {
       errorBody: openAiError,
       handle: ({ url }) => {
         const id = decodedId(url.pathname.slice('/v1/models/'.length));
-        if (!analyzerEnvs().includes(id)) throw notServed(id);
+        if (!analyzerEnvs().includes(id)) throw notServed(id, 'ask for one of them: GET /v1/models/{name}');
         return modelObject(id);
       },
     },

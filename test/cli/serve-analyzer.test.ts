@@ -258,11 +258,11 @@ describe('/v1/chat/completions: models and refusals', () => {
   const NOT_FOUND =
     "not found: this server's models are the envs with an embedded analyzer: household, shop, searchqa " +
     '(GET /v1/models); send as "model" the env the trajectories come from';
-  const notFound = (model: string) => ({
+  const notFound = (model: string, message = `model "${model}" ${NOT_FOUND}`) => ({
     status: 404,
     body: {
       error: {
-        message: `model "${model}" ${NOT_FOUND}`,
+        message,
         type: 'invalid_request_error',
         param: 'model',
         code: 'model_not_found',
@@ -275,14 +275,21 @@ describe('/v1/chat/completions: models and refusals', () => {
       status: 200,
       body: { id: 'shop', object: 'model', created: 0, owned_by: 'opd-playground' },
     });
-    expect(await get(srv.base, '/v1/models/gpt-4o')).toEqual(notFound('gpt-4o'));
+    // The models route's own fix (a GET sends no "model" field)
+    const noModel = (id: string) =>
+      notFound(
+        id,
+        `model "${id}" not found: this server's models are the envs with an embedded analyzer: household, shop, ` +
+          'searchqa (GET /v1/models); ask for one of them: GET /v1/models/{name}',
+      );
+    expect(await get(srv.base, '/v1/models/gpt-4o')).toEqual(noModel('gpt-4o'));
     // An id is matched exactly, after percent-decoding; '__proto__' is no model.
-    expect(await get(srv.base, '/v1/models/Shop')).toEqual(notFound('Shop'));
-    expect(await get(srv.base, '/v1/models/__proto__')).toEqual(notFound('__proto__'));
-    expect(await get(srv.base, '/v1/models/house%20hold')).toEqual(notFound('house hold'));
+    expect(await get(srv.base, '/v1/models/Shop')).toEqual(noModel('Shop'));
+    expect(await get(srv.base, '/v1/models/__proto__')).toEqual(noModel('__proto__'));
+    expect(await get(srv.base, '/v1/models/house%20hold')).toEqual(noModel('house hold'));
     // A malformed percent-encoding is no model either (not a server error): the id is named as sent.
-    expect(await get(srv.base, '/v1/models/%E0%A4%A')).toEqual(notFound('%E0%A4%A'));
-    expect(await get(srv.base, '/v1/models/shop%zz')).toEqual(notFound('shop%zz'));
+    expect(await get(srv.base, '/v1/models/%E0%A4%A')).toEqual(noModel('%E0%A4%A'));
+    expect(await get(srv.base, '/v1/models/shop%zz')).toEqual(noModel('shop%zz'));
     // Only one segment below /v1/models: a deeper path is no route; another method is named.
     // Both refusals in OpenAI's error shape, as every /v1 refusal; the 405 names the methods in Allow too.
     const deeper = await get(srv.base, '/v1/models/shop/x');
