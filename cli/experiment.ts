@@ -35,7 +35,7 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import { didYouMean, parseArgs, usage, UsageError, USAGE_EXIT_CODE, type ParsedArgs, shellLine } from './args';
 import { exitOnClosedStdout, writeAtomic } from './files';
-import { PUBLIC_DIR } from './base';
+import { PUBLIC_DIR, shownPath } from './base';
 import { totalEtaMinutes } from './eta';
 import { DEFAULT_ENV, getEnvSpec } from '../src/core/envs/registry';
 import type { EnvSpec } from '../src/core/envs/types';
@@ -491,6 +491,8 @@ interface Table {
   out: string;
   header: string[];
   jobs: Job[];
+  /** The shipped base policy's weights file and the hex sha256 its manifest gives; null without a base policy. */
+  base: { file: string; sha256: string } | null;
 }
 
 /** The usage text of the one experiment. */
@@ -819,7 +821,8 @@ const MOVE_AWAY = "move the run's folder away (it is trained again from step 0) 
  * run.json's, else the start line's — field by field against the one this table makes for it (runs made with other
  * settings, another seed or another method are refused rather than relabelled).
  */
-function checkRecordedRuns({ jobs, out }: Table): void {
+function checkRecordedRuns(t: Table): void {
+  const { jobs, out } = t;
   const changed: string[] = [];
   for (const j of jobs) {
     const cfg = recordedConfig(j);
@@ -830,12 +833,58 @@ function checkRecordedRuns({ jobs, out }: Table): void {
       if (Object.hasOwn(cfg, k) && JSON.stringify(cfg[k]) !== JSON.stringify(v))
         changed.push(`${j.method}-${j.seed} ${k} ${String(cfg[k])} → ${String(v)}`);
   }
+  checkRecordedBase(t);
   if (changed.length)
     fail(
       `${out} holds runs made with other settings (${changed.slice(0, 6).join('; ')}` +
         `${changed.length > 6 ? `; and ${changed.length - 6} more` : ''}); ` +
         `give the settings they were made with to continue that table, or another --out for a new one`,
     );
+}
+
+/**
+ * The runs that began from the base policy must have begun from the one shipped now: a run.json whose `initSha256`
+ * (recorded since the field exists; older runs are not compared) is not the base's is refused, naming both hashes —
+ * a table over two base policies would compare methods that did not start from the same weights.
+ */
+function checkRecordedBase({ jobs, out, base }: Table): void {
+  if (!base) return;
+  for (const j of jobs) {
+    const f = path.join(j.dir, 'run.json');
+    if (!fs.existsSync(f) || j.args[j.args.lastIndexOf('--init') + 1] !== 'base') continue;
+    let was: unknown;
+    try {
+      was = JSON.parse(fs.readFileSync(f, 'utf8'))?.initSha256;
+    } catch {
+      continue; // recordedConfig names a run.json that is not JSON
+    }
+    if (typeof was === 'string' && was !== base.sha256)
+      fail(
+        `${out} holds runs begun from another base policy (${j.method}-${j.seed} from sha256 ${was.slice(0, 8)}…, ` +
+          `${shownPath(base.file)} is now ${base.sha256.slice(0, 8)}…); restore that base policy (its weights and ` +
+          `manifest, e.g. from git history) to continue that table, or give another --out for a new one`,
+      );
+  }
+}
+
+/** The shipped base policy of the table's env and preset: its weights file and its manifest's sha256, else null. */
+function shippedBase(a: ExperimentArgs): Table['base'] {
+  const m = path.join(PUBLIC_DIR, baseManifestPath(getEnvSpec(a.env), a.preset));
+  if (!fs.existsSync(m)) return null;
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(fs.readFileSync(m, 'utf8'));
+  } catch {
+    return null; // train refuses it, naming the file
+  }
+  const get = (k: string) =>
+    manifest && typeof manifest === 'object' && Object.hasOwn(manifest, k)
+      ? (manifest as Record<string, unknown>)[k]
+      : undefined;
+  const file = get('file'),
+    sha = get('sha256');
+  if (typeof file !== 'string' || typeof sha !== 'string' || !/^[0-9a-f]{64}$/.test(sha)) return null;
+  return { file: path.join(path.dirname(m), file), sha256: sha };
 }
 
 /**
@@ -1063,7 +1112,7 @@ async function main(): Promise<void> {
   const common = PROTOCOL[a.protocol].common(a, hasBase);
   const header = headerLines(a, argv, common, hasBase);
   process.stdout.write(header.map((h) => `${h}\n`).join(''));
-  const t: Table = { a, argv, out, header, jobs: makeJobs(a, out, common) };
+  const t: Table = { a, argv, out, header, jobs: makeJobs(a, out, common), base: hasBase ? shippedBase(a) : null };
   checkProtocol(t);
   checkRecordedRuns(t);
   prepareRuns(t);

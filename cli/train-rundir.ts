@@ -364,6 +364,8 @@ export class RunRecorder {
     private readonly fromRun: FromRunRecord | null = null,
     /** The size and sha256 of the --init file grown into the config's model (run.json `grownFrom`). */
     private readonly grownFrom: GrownFrom | null = null,
+    /** The hex sha256 of the weights a fresh run began from (run.json `initSha256`); null for a fresh init. */
+    private readonly initSha256: string | null = null,
   ) {
     this.kept = resume?.step ?? null;
     this.val = null;
@@ -428,6 +430,7 @@ export class RunRecorder {
         params: ev.params,
         vocabSize: ev.vocabSize,
         initWeights: this.initWeights,
+        ...(this.initSha256 ? { initSha256: this.initSha256 } : {}),
         createdAt: new Date().toISOString(),
         resumes: [],
         ...(this.fromRun ? { fromRun: this.fromRun } : {}),

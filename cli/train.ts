@@ -39,7 +39,7 @@ import {
   teachersLine,
   validationLine,
 } from './train-print';
-import type { FromRun } from './from-run';
+import { sha256, type FromRun } from './from-run';
 import { unionStartWarning } from '../src/core/algorithms/agentic-opd';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -281,7 +281,7 @@ async function runTraining(
   const s: Session = {
     plan,
     backend,
-    ...openRecord(plan, backend, command),
+    ...openRecord(plan, backend, command, initWeights),
     policy: undefined,
     best,
     meta,
@@ -311,8 +311,16 @@ async function runTraining(
   await pool?.close();
 }
 
-/** The run directory to write (made now for a new --run-dir) and its recorder; none without one. */
-function openRecord(plan: Plan, backend: string, command: string): Pick<Session, 'dir' | 'record'> {
+/**
+ * The run directory to write (made now for a new --run-dir) and its recorder; none without one. `initWeights`: the
+ * bytes a fresh run begins from (their sha256 goes into run.json).
+ */
+function openRecord(
+  plan: Plan,
+  backend: string,
+  command: string,
+  initWeights: Uint8Array | undefined,
+): Pick<Session, 'dir' | 'record'> {
   const { resume, runDir, init } = plan;
   const dir = resume?.dir ?? runDir;
   if (!resume && runDir !== undefined) makeRunDir(runDir, plan.args.force === true);
@@ -327,6 +335,7 @@ function openRecord(plan: Plan, backend: string, command: string): Pick<Session,
           resume,
           plan.fromRun?.record ?? null,
           plan.grownFrom ?? null,
+          initWeights && !resume ? sha256(initWeights) : null,
         )
       : null;
   return { dir, record };

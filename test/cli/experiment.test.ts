@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,6 +94,30 @@ describe('experiment opid-table', () => {
       return r.stderr;
     };
     const events = (dir: string, run: string) => path.join(dir, 'runs', run, 'events.jsonl');
+    // every run records the sha256 of the base policy it began from (the shipped household-easy weights)
+    const baseSha = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync('public/base/household-easy.safetensors'))
+      .digest('hex');
+    const recorded = (d: string, r: string) => JSON.parse(fs.readFileSync(path.join(d, 'runs', r, 'run.json'), 'utf8'));
+    expect(recorded(out, 'grpo-1').initSha256).toBe(baseSha);
+    // a run begun from another base policy (the shipped one replaced since): refused, naming both hashes
+    expect(
+      damaged('base', (d) => {
+        const r = recorded(d, 'opid-1');
+        fs.writeFileSync(
+          path.join(d, 'runs', 'opid-1', 'run.json'),
+          JSON.stringify({ ...r, initSha256: 'ab'.repeat(32) }),
+        );
+      }),
+    ).toMatch(
+      new RegExp(
+        '^experiment: \\S+opd-table-base-\\w+ holds runs begun from another base policy \\(opid-1 from sha256 ' +
+          `abababab…, public/base/household-easy\\.safetensors is now ${baseSha.slice(0, 8)}…\\); restore that ` +
+          'base policy \\(its weights and manifest, e\\.g\\. from git history\\) to continue that table, or give ' +
+          'another --out for a new one\n$',
+      ),
+    );
     // another method's run in OPID's folder (a copy between tables gone wrong)
     expect(
       damaged('foreign', (d) => {

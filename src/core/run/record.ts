@@ -9,7 +9,9 @@
  * - `run.json` — `{format: "opd-playground-run", version: 1, config: RunConfig (complete, validated), envVersions:
  *   {env: version}, command: string (how the run was started), argv: string[], backend: string (the tfjs backend),
  *   params: number (parameter count), vocabSize: number, initWeights: string | null (the --init path, when weights
- *   came from a file), createdAt: ISO time, resumes: [{fromStep, steps, command, at}], fromRun?, grownFrom?}`.
+ *   came from a file), initSha256?: string (the hex sha256 of the weights the run began from, base or file; absent
+ *   for a fresh init and in records written before the field), createdAt: ISO time, resumes: [{fromStep, steps,
+ *   command, at}], fromRun?, grownFrom?}`.
  *   `grownFrom` (`{model, sha256}`): the --init file was of that smaller size, with that hex sha256, and was grown
  *   into the config's model (core/model/grow.ts). `fromRun` (an Agentic-OPD distillation stage) names the GRPO run
  *   it distils and fingerprints what it read, so that a resume
@@ -104,6 +106,8 @@ const RunSchema = z.object({
   params: Nat,
   vocabSize: Nat,
   initWeights: z.string().nullable(),
+  /** Hex sha256 of the weights the run began from (the shipped base or the --init file); absent for a fresh init. */
+  initSha256: Sha256.optional(),
   createdAt: z.string(),
   resumes: z.array(z.object({ fromStep: Nat, steps: Nat, command: z.string(), at: z.string() })),
   fromRun: z
