@@ -858,12 +858,17 @@ function checkRecordedBase({ jobs, out, base }: Table): void {
     } catch {
       continue; // recordedConfig names a run.json that is not JSON
     }
-    if (typeof was === 'string' && was !== base.sha256)
+    if (was === undefined || was === base.sha256) continue;
+    if (typeof was !== 'string' || !/^[0-9a-f]{64}$/.test(was))
       fail(
-        `${out} holds runs begun from another base policy (${j.method}-${j.seed} from sha256 ${was.slice(0, 8)}…, ` +
-          `${shownPath(base.file)} is now ${base.sha256.slice(0, 8)}…); restore that base policy (its weights and ` +
-          `manifest, e.g. from git history) to continue that table, or give another --out for a new one`,
+        `${f}: field "initSha256" must be the hex sha256 of the weights the run began from (64 digits 0-9a-f), got ` +
+          `${JSON.stringify(was).slice(0, 80)}; restore the file, or ${MOVE_AWAY}`,
       );
+    fail(
+      `${out} holds runs begun from another base policy (${f}: "initSha256" ${was.slice(0, 8)}…; ` +
+        `${shownPath(base.file)} is now ${base.sha256.slice(0, 8)}…); restore that base policy (its weights and ` +
+        `manifest, e.g. from git history) to continue that table, ${MOVE_AWAY}`,
+    );
   }
 }
 

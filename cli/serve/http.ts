@@ -315,7 +315,7 @@ export function headOf(err: ParseError): { method: string; path: string } | null
   const line = [...text.matchAll(/(?:^|\n)([A-Z]+) (\S+) HTTP\/1\.[01]\r?\n/g)].at(-1);
   if (!line) return null;
   try {
-    return { method: line[1], path: new URL(line[2], 'http://localhost').pathname };
+    return { method: line[1], path: requestUrl(line[2]).pathname };
   } catch {
     return null;
   }
@@ -359,6 +359,14 @@ function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable
 }
 
 /**
+ * A request target as a URL: the origin form (`/path?query`) read as a path even when it starts with `//` (which the
+ * URL parser would take for a host: `//health` is no route, not `/`), the absolute form as it is.
+ */
+function requestUrl(target: string): URL {
+  return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+}
+
+/**
  * How a refusal of a path no route takes is written: the `errorBody` of a route under the same first segment (a
  * wrong path under `/v1/` gets OpenAI's error shape, as the `/v1` routes' refusals), else undefined (`{"error": …}`).
  */
@@ -385,7 +393,7 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
   const inFlight = new WeakMap<Duplex, InFlight>();
   const request = (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req.url ?? '/');
     const key = `${req.method} ${url.pathname}`;
     // HEAD is GET without the body (RFC 9110 §9.3.2): node's response writes no body for a HEAD request.
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
@@ -403,14 +411,31 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
     };
     inFlight.set(req.socket, open);
     res.once('close', () => inFlight.get(req.socket) === open && inFlight.delete(req.socket));
+    // Any origin may call (a page served elsewhere, e.g. its http analyzer): CORS on every answer.
+    res.setHeader('access-control-allow-origin', '*');
+    const all = [...new Set(Object.keys(routes).map((k) => k.split(' ')[0]))];
+    const taken = all.filter((m) => routeKey(routes, m, url.pathname) !== undefined);
+    // HEAD goes wherever GET does
+    const methods = taken.includes('GET') ? [...taken, 'HEAD'] : taken;
+    if (req.method === 'OPTIONS' && methods.length && req.headers['access-control-request-method'] !== undefined) {
+      // a CORS preflight (Fetch standard): the methods the path takes, the headers asked for
+      res.writeHead(204, {
+        'access-control-allow-methods': methods.join(', '),
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+        'access-control-max-age': '600',
+      });
+      res.end();
+      req.resume();
+      open.answered = true;
+      onDone?.('OPTIONS', url.pathname, 204, performance.now() - t0);
+      return;
+    }
     if (!route) {
-      const all = [...new Set(Object.keys(routes).map((k) => k.split(' ')[0]))];
-      const methods = all.filter((m) => routeKey(routes, m, url.pathname) !== undefined);
       const e = methods.length
-        ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods}`)
+        ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods.join(', ')}`)
         : new HttpError(404, `no route ${key}; the routes: ${paths.join(', ')}`);
-      // A 405 says what the path takes in Allow (RFC 9110 §15.5.6); HEAD goes wherever GET does.
-      if (methods.length) res.setHeader('allow', (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', '));
+      // A 405 says what the path takes in Allow too (RFC 9110 §15.5.6).
+      if (methods.length) res.setHeader('allow', methods.join(', '));
       req.resume();
       const shaped = familyErrorBody(routes, url.pathname);
       finish(e.status, shaped ? shaped(e) : { error: e.message }, e.message);

@@ -112,10 +112,23 @@ describe('experiment opid-table', () => {
       }),
     ).toMatch(
       new RegExp(
-        '^experiment: \\S+opd-table-base-\\w+ holds runs begun from another base policy \\(opid-1 from sha256 ' +
-          `abababab…, public/base/household-easy\\.safetensors is now ${baseSha.slice(0, 8)}…\\); restore that ` +
-          'base policy \\(its weights and manifest, e\\.g\\. from git history\\) to continue that table, or give ' +
-          'another --out for a new one\n$',
+        '^experiment: \\S+opd-table-base-\\w+ holds runs begun from another base policy ' +
+          '\\(\\S+/runs/opid-1/run\\.json: ' +
+          `"initSha256" abababab…; public/base/household-easy\\.safetensors is now ${baseSha.slice(0, 8)}…\\); ` +
+          'restore that base policy \\(its weights and manifest, e\\.g\\. from git history\\) to continue that ' +
+          "table, move the run's folder away \\(it is trained again from step 0\\) or use another --out\n$",
+      ),
+    );
+    // a value that is no sha256: named as such, not read as another base
+    expect(
+      damaged('base-bad', (d) => {
+        const r = recorded(d, 'opid-1');
+        fs.writeFileSync(path.join(d, 'runs', 'opid-1', 'run.json'), JSON.stringify({ ...r, initSha256: 'xyz' }));
+      }),
+    ).toMatch(
+      new RegExp(
+        'runs/opid-1/run\\.json: field "initSha256" must be the hex sha256 of the weights the run began from ' +
+          '\\(64 digits 0-9a-f\\), got "xyz"; restore the file, or move the run\'s folder away',
       ),
     );
     // another method's run in OPID's folder (a copy between tables gone wrong)

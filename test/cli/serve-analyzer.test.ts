@@ -302,7 +302,7 @@ describe('/v1/chat/completions: models and refusals', () => {
       status: 405,
       body: {
         error: {
-          message: 'POST /v1/models/shop is not served; /v1/models/shop takes GET',
+          message: 'POST /v1/models/shop is not served; /v1/models/shop takes GET, HEAD',
           type: 'invalid_request_error',
           param: null,
           code: null,
@@ -323,6 +323,34 @@ describe('/v1/chat/completions: models and refusals', () => {
       '',
     ]);
     expect((await fetch(`${srv.base}/v1/models/gpt-4o`, { method: 'HEAD' })).status).toBe(404);
+  });
+
+  it("CORS: a page on another origin may call (the preflight answered, every reply allows '*')", async () => {
+    const pre = await fetch(`${srv.base}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+    expect(pre.status).toBe(204);
+    expect(Object.fromEntries([...pre.headers].filter(([k]) => k.startsWith('access-control-')))).toEqual({
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'authorization, content-type',
+      'access-control-max-age': '600',
+    });
+    const models = await fetch(`${srv.base}/v1/models`, { headers: { origin: 'http://localhost:5173' } });
+    expect([models.status, models.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
+    // a plain OPTIONS (no preflight) is a method the path does not take; a preflight of no route is a 404
+    const plain = await fetch(`${srv.base}/v1/chat/completions`, { method: 'OPTIONS' });
+    expect([plain.status, plain.headers.get('allow')]).toEqual([405, 'POST']);
+    const nowhere = await fetch(`${srv.base}/v1/nope`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://x', 'access-control-request-method': 'POST' },
+    });
+    expect(nowhere.status).toBe(404);
   });
 
   it('an unknown model: 404 model_not_found in OpenAI shape, which the http analyzer names', async () => {

@@ -290,6 +290,10 @@ describe('environment server: refusals', () => {
     expect(await del.json()).toEqual({ error: 'DELETE /step is not served; /step takes POST' });
     const put = await fetch(`${srv.base}/health`, { method: 'PUT' });
     expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect(await put.json()).toEqual({ error: 'PUT /health is not served; /health takes GET, HEAD' });
+    // a path starting with // is that path (no route), never a host name taken off it (`//health` is not `/`)
+    expect(await get(srv.base, '//health')).toEqual(err(404, /^no route GET \/\/health; the routes: /));
+    expect(await post(srv.base, '//evil.com/create', {})).toEqual(err(404, /^no route POST \/\/evil\.com\/create;/));
     // HEAD is GET without a body (RFC 9110 §9.3.2)
     const head = await fetch(`${srv.base}/health`, { method: 'HEAD' });
     expect([head.status, await head.text()]).toEqual([200, '']);

@@ -50,8 +50,11 @@ describe('train / eval / bench CLIs: bad input exits 2 naming the flag and the a
     ],
     [['--steps', '0'], /--steps must be an integer in \[1, 100000\], got "0"; give e\.g\. --steps 120 \(the default\)/],
     [
-      ['--tasks', '1', '--group', '2', '--mini-batches', '8'],
-      /--mini-batches: must be ≤ --tasks·--group \(2\); lower --mini-batches or raise B·G/,
+      ['--tasks', '1', '--group', '2'],
+      new RegExp(
+        '--mini-batches: is 8 \\(the default\\), more than --tasks·--group \\(2\\): each mini-batch needs a ' +
+          'sample; set --mini-batches to 2 or fewer, or raise B·G',
+      ),
     ],
     [['--lr', '-1'], /--lr must be a number in \[1e-7, 1\], got "-1"; give e\.g\. --lr 0\.0001 \(the default\)/],
     [['--adam-beta2', '1'], /--adam-beta2 must be a number in \[0, 0.99999\], got "1"; give e\.g\. --adam-beta2 /],

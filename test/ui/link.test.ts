@@ -284,8 +284,8 @@ describe('link codec', () => {
         {
           field: 'miniBatches',
           message:
-            'must be ≤ tasksPerStep·groupSize (4); lower miniBatches or raise B·G; not accepted, using ' +
-            '4 (the most B·G = 2·2 allows)',
+            'is 64, more than tasksPerStep·groupSize (4): each mini-batch needs a sample; set miniBatches to 4 or ' +
+            'fewer, or raise B·G; not accepted, using 4 (the most B·G = 2·2 allows)',
         },
       ]);
       // miniBatches 8 (its default) with B·G 4 and no miniBatches in the link at all

@@ -234,7 +234,8 @@ describe('RunState field issues', () => {
     await run.setField('steps', -4);
     expect(run.issuesFor('steps')).toHaveLength(1);
     expect(run.issuesFor('miniBatches').map((i) => i.message)).toEqual([
-      'must be ≤ tasksPerStep·groupSize (2); lower miniBatches or raise B·G',
+      'is 8 (the default), more than tasksPerStep·groupSize (2): each mini-batch needs a sample; set miniBatches ' +
+        'to 2 or fewer, or raise B·G',
     ]);
     await run.setField('steps', 6);
     expect(run.fieldIssues.map((i) => i.field)).toEqual(['miniBatches']);

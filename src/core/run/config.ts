@@ -1034,7 +1034,10 @@ export function crossFieldIssues(c: RunConfig): ConfigIssue[] {
   if (c.miniBatches > samplesLowerBound)
     out.push({
       field: 'miniBatches',
-      message: `must be ≤ tasksPerStep·groupSize (${samplesLowerBound}); lower miniBatches or raise B·G`,
+      message:
+        `is ${c.miniBatches}${c.miniBatches === DEFAULT_CONFIG.miniBatches ? ' (the default)' : ''}, more than ` +
+        `tasksPerStep·groupSize (${samplesLowerBound}): each mini-batch needs a sample; set miniBatches to ` +
+        `${samplesLowerBound} or fewer, or raise B·G`,
     });
   if (c.klBacktracks > 0 && c.maxStepKl === 0)
     out.push({
