@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { z } from 'zod';
+import { nearestName } from '../../src/core/near';
 
 /** A refusal: the HTTP status and the message sent as `{"error": message}` (or in the route's own error shape). */
 export class HttpError extends Error {
@@ -204,11 +205,28 @@ function fixText(rules: BodyRules, body: Readonly<Record<string, unknown>> | und
 }
 
 /**
+ * A field of `obj` the route does not read that is a near miss of one it reads and that `obj` lacks (`Env` for `env`,
+ * `presets` for `preset`; core/near.ts `nearestName`), or null. Other unknown fields are ignored, as clients written
+ * for other servers send their own.
+ */
+function misspeltField(obj: Record<string, unknown>, rules: BodyRules): { sent: string; meant: string } | null {
+  const known = Object.keys(rules.what).filter((k) => !k.endsWith('[]'));
+  const aliases = Object.keys(rules.aliases ?? {});
+  for (const sent of Object.keys(obj)) {
+    if (known.includes(sent) || aliases.includes(sent)) continue;
+    const meant = nearestName(sent, known);
+    if (meant !== null && !Object.hasOwn(obj, meant)) return { sent, meant };
+  }
+  return null;
+}
+
+/**
  * Parse a JSON request body against `schema`, after copying each alias to its field when the field is absent (own
  * properties only).
  * @param route `POST /step`, for messages.
- * @throws HttpError 400 naming the syntax error, a body that is not an object, or the first bad field with what it
- *   takes, what was sent and the example (the field, e.g. `model` or `messages[0].role`, as the error's `param`).
+ * @throws HttpError 400 naming the syntax error, a body that is not an object, a misspelt field (`misspeltField`,
+ *   with the one meant), or the first bad field with what it takes, what was sent and the example (the field, e.g.
+ *   `model` or `messages[0].role`, as the error's `param`).
  */
 export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, rules: BodyRules): T {
   let value: unknown;
@@ -226,6 +244,15 @@ export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, 
   const obj: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [alias, field] of Object.entries(rules.aliases ?? {}))
     if (!Object.hasOwn(obj, field) && Object.hasOwn(obj, alias)) obj[field] = obj[alias];
+  const misspelt = misspeltField(obj, rules);
+  if (misspelt)
+    throw new HttpError(
+      400,
+      `${route}: field "${misspelt.sent}" is not one this route reads; did you mean "${misspelt.meant}" ` +
+        `(${rules.what[misspelt.meant]})? ${fixText(rules, obj)}`,
+      undefined,
+      misspelt.sent,
+    );
   const r = schema.safeParse(obj);
   if (r.success) return r.data;
   const fix = fixText(rules, obj);

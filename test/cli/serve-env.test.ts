@@ -291,6 +291,21 @@ describe('environment server: refusals', () => {
     const put = await fetch(`${srv.base}/health`, { method: 'PUT' });
     expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     expect(await put.json()).toEqual({ error: 'PUT /health is not served; /health takes GET, HEAD' });
+    // a misspelt field is refused with the one meant (never read as absent: {"Env": "searchqa"} is no household);
+    // a field no route reads and that is no near miss is ignored, as clients written for other servers send their own
+    expect(await post(srv.base, '/create', { Env: 'searchqa' })).toEqual(
+      err(
+        400,
+        new RegExp(
+          '^POST /create: field "Env" is not one this route reads; did you mean "env" \\(a registered env ' +
+            'name\\)\\? send e\\.g\\. \\{"env":"household"\\}$',
+        ),
+      ),
+    );
+    expect(await post(srv.base, '/create', { envv: 'shop' })).toEqual(err(400, /field "envv" .* did you mean "env"/));
+    const extra = await post(srv.base, '/create', { env: 'shop', client: 'agentgym' });
+    expect([extra.status, extra.body.env]).toEqual([200, 'shop']);
+    await post(srv.base, '/close', { env_idx: extra.body.id });
     // a path starting with // is that path (no route), never a host name taken off it (`//health` is not `/`)
     expect(await get(srv.base, '//health')).toEqual(err(404, /^no route GET \/\/health; the routes: /));
     expect(await post(srv.base, '//evil.com/create', {})).toEqual(err(404, /^no route POST \/\/evil\.com\/create;/));
