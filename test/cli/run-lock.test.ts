@@ -64,15 +64,21 @@ describe('train holds a lock on its run directory', () => {
       await new Promise((r) => setTimeout(r, 50));
     const holder = JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number; host: string };
     expect(holder.host).toBe(os.hostname());
-    const second = cli(['--resume', dir, '--steps', '4']);
-    expect(second.status).toBe(2);
-    expect(second.stderr).toContain(`${dir} is being written by another train: pid ${holder.pid} on host`);
-    expect(second.stderr).toMatch(/since \d{4}-\d\d-\d\dT/);
-    expect(second.stderr).toMatch(/one writer at a time: wait for it to end/);
-    // --run-dir on the same folder names the holder too (not just "not empty")
-    const third = cli([...SMALL, '--steps', '2', '--run-dir', dir]);
-    expect(third.status).toBe(2);
-    expect(third.stderr).toContain(`--run-dir: ${dir} is being written by another train: pid ${holder.pid}`);
+    // the holder is paused while the other writers try, so a loaded machine cannot let it finish first
+    process.kill(holder.pid, 'SIGSTOP');
+    try {
+      const second = cli(['--resume', dir, '--steps', '4']);
+      expect(second.status).toBe(2);
+      expect(second.stderr).toContain(`${dir} is being written by another train: pid ${holder.pid} on host`);
+      expect(second.stderr).toMatch(/since \d{4}-\d\d-\d\dT/);
+      expect(second.stderr).toMatch(/one writer at a time: wait for it to end/);
+      // --run-dir on the same folder names the holder too (not just "not empty")
+      const third = cli([...SMALL, '--steps', '2', '--run-dir', dir]);
+      expect(third.status).toBe(2);
+      expect(third.stderr).toContain(`--run-dir: ${dir} is being written by another train: pid ${holder.pid}`);
+    } finally {
+      process.kill(holder.pid, 'SIGCONT');
+    }
     expect(await exited).toBe(0);
     expect(err1).toBe('');
     expect(stepsOf(dir)).toEqual([1, 2, 3, 4, 5, 6]);

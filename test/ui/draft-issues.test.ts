@@ -20,7 +20,8 @@ describe('draftIssues', () => {
     expect(both.map((i) => i.field)).toEqual(['steps', 'miniBatches']);
     expect(both.map((i) => plainIssue(i))).toEqual([
       'Steps must be an integer from 1 to 100000.',
-      'Mini-batches must be ≤ Tasks per step (B)·Group size (G) (2); lower Mini-batches or raise B·G.',
+      'Mini-batches is 8 (the default), more than Tasks per step (B)·Group size (G) (2): each mini-batch needs a ' +
+        'sample; set Mini-batches to 2 or fewer, or raise B·G.',
     ]);
     // Alone, each field has its own issue only.
     expect(draftIssues({ ...RUN, miniBatches: 8 }, RUN).map((i) => i.field)).toEqual(['miniBatches']);

@@ -65,7 +65,7 @@ describe('plainIssue', () => {
   it('rewrites cross-field rules with labels and keeps no zod jargon', () => {
     const [i] = issues({ tasksPerStep: 1, groupSize: 2, miniBatches: 8 });
     const text = plainIssue(i, 8);
-    expect(text).toMatch(/^Mini-batches: is 8 \(the default\), more than Tasks per step \(B\)·Group size \(G\) \(2\)/);
+    expect(text).toMatch(/^Mini-batches is 8 \(the default\), more than Tasks per step \(B\)·Group size \(G\) \(2\)/);
     expect(text).not.toMatch(/miniBatches|tasksPerStep|Invalid input|expected/);
   });
 

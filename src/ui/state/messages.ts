@@ -67,11 +67,11 @@ export function plainIssue(issue: ConfigIssue, value?: unknown): string {
       : `${label} is empty.`;
   // Schema issues end in "(accepted: …)" (core/run/config.ts zodIssues); the range says it all.
   if (isRunConfigKey(key) && /\(accepted: /.test(issue.message)) return `${label} must be ${acceptedText(key)}.`;
-  // Anything else is a cross-field rule or a link note ("must be ≤ tasksPerStep·groupSize (64); lower miniBatches
-  // or raise B·G"): keep its words, naming fields by their labels. Only camelCase words are keys there: "the http
-  // analyzer needs a model name" means the words, not the fields.
+  // Anything else is a cross-field rule or a link note ("is 8, more than tasksPerStep·groupSize (4): …; set
+  // miniBatches to 4 or fewer"): keep its words, naming fields by their labels. Only camelCase words are keys
+  // there: "the http analyzer needs a model name" means the words, not the fields.
   const text = issue.message.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (w) => labelOf(w)).replace(/\.?$/, '.');
-  return /^must /.test(text) ? `${label} ${text}` : `${label}: ${text}`;
+  return /^(must|is) /.test(text) ? `${label} ${text}` : `${label}: ${text}`;
 }
 
 /**
