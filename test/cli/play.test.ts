@@ -52,6 +52,7 @@ describe('play CLI', () => {
       reward: 1,
       invalid: 0,
       done: true,
+      truncated: false,
       text: 'Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).',
     });
   });
@@ -153,6 +154,7 @@ describe('play CLI', () => {
       reward: 0,
       invalid: 2,
       done: false,
+      truncated: false,
       text: 'End of input: no success after 3 of 10 steps, total reward 0 (2 invalid actions).',
     });
   });

@@ -19,7 +19,9 @@ describe('PlayTable', () => {
     });
     for (const a of ['go to desk 1', 'take laptop 1 from desk 1', 'go to sidetable 1']) t.step(a);
     const end = t.step('move laptop 1 to sidetable 1');
-    expect(end.summary).toEqual({ steps: 5, maxSteps: 10, success: true, reward: 1, invalid: 1, done: true });
+    expect(end.summary).toEqual({
+      ...{ steps: 5, maxSteps: 10, success: true, reward: 1, invalid: 1, done: true, truncated: false },
+    });
     expect(() => t.step('look')).toThrow('play: the episode has ended; start a new task');
     const s = t.start({ env: 'household', preset: 'default', split: 'train', seed: 5 });
     expect(s.index).toBe(220338);

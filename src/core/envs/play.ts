@@ -57,8 +57,10 @@ export interface PlaySummary {
   reward: number;
   /** Actions that were not admissible. */
   invalid: number;
-  /** True once the episode ended (success or the step limit). */
+  /** True once the episode ended (success, an action that ends the task, or the step limit). */
   done: boolean;
+  /** True when the step limit ended it (the last step's `StepResult.truncated`); false otherwise. */
+  truncated: boolean;
 }
 
 /** Everything the Play view shows, as plain data. */
@@ -85,8 +87,8 @@ export type PlayEnding = 'episode' | 'input' | 'stopped';
  * The summary in one line:
  * - `Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).`
  * - `Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).`
- * - `Episode over: no success in 3 of 15 steps, total reward 0.2 (0 invalid actions).` (done before the step limit,
- *   e.g. shop's `click[buy now]` of a product that does not fully match)
+ * - `Episode over: no success in 3 of 15 steps, total reward 0.2 (0 invalid actions).` (an action ended it, e.g.
+ *   shop's `click[buy now]` of a product that does not fully match or searchqa's wrong `answer[…]`, on any step)
  * - `End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).` (ending `input`, not done)
  * - `Stopped: no success after 2 of 10 steps, …` (ending `stopped`, not done).
  * A done episode reads the same whatever `ending` says.
@@ -95,7 +97,7 @@ export function summaryText(s: PlaySummary, ending: PlayEnding = 'episode'): str
   const invalid = `(${counted(s.invalid, 'invalid action')})`;
   const rest = `${s.steps} of ${counted(s.maxSteps, 'step')}, total reward ${s.reward} ${invalid}.`;
   if (s.success) return `Task complete: success in ${rest}`;
-  if (s.done) return `${s.steps < s.maxSteps ? 'Episode over' : 'Out of steps'}: no success in ${rest}`;
+  if (s.done) return `${s.truncated ? 'Out of steps' : 'Episode over'}: no success in ${rest}`;
   return `${ending === 'input' ? 'End of input' : 'Stopped'}: no success after ${rest}`;
 }
 
@@ -167,6 +169,7 @@ export class PlayEpisode {
   private invalid = 0;
   private solved = false;
   private ended = false;
+  private truncated = false;
 
   /**
    * Builds the task's world. @throws Error naming the field and its accepted values on an unknown env, preset or
@@ -230,6 +233,7 @@ export class PlayEpisode {
     this.total += r.reward;
     this.solved ||= r.success;
     this.ended = r.done;
+    this.truncated = r.truncated === true;
     this.log.push(turn);
     return turn;
   }
@@ -243,6 +247,7 @@ export class PlayEpisode {
       reward: this.total,
       invalid: this.invalid,
       done: this.ended,
+      truncated: this.truncated,
     };
   }
 

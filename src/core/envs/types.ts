@@ -65,6 +65,12 @@ export interface StepResult {
   /** True when the task is complete (success). */
   success: boolean;
   /**
+   * Present, and true, when the step limit ended the episode (`done` after `maxSteps` actions, none of which ended the
+   * task: Gymnasium's `truncated`); absent on every other step, including a last-step action that ends the task
+   * itself (a success, searchqa's `answer[…]`, shop's `buy now`).
+   */
+  truncated?: true;
+  /**
    * Numbers an env reports besides the reward (Gym's `info`, numbers only), e.g. a question-answering env's answer
    * scores `{em, f1, subEm}` on the episode's last step. Absent: none. Nothing in the trainer reads them.
    */

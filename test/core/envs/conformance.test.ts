@@ -10,12 +10,13 @@
  * - task hashes are pinned: sha256 over the reset texts (task line, task type, first observation) of tasks 0–999 of
  *   every split must equal the digest pinned in PINS below, with the env's version. Generation may change only with
  *   a version bump and new pins together. An env with no entry fails naming the env and printing the entry to paste;
- * - the expert solves 100% of tasks 0–199 of every split, within maxSteps;
+ * - the expert solves 100% of tasks 0–199 of every split, within maxSteps, never `truncated`;
  * - a bad action (`xyzzy`, empty, 5 000 characters, punctuation, non-Latin script, whitespace) gets a well-defined
  *   answer: no throw, a non-empty observation, valid = false, no reward, no success, and the step is counted;
  * - admissible actions are stable (the same list twice) and normalised (`normalizeAction(a) === a`), along the
  *   expert's episodes;
- * - `done` comes at maxSteps (bad actions only) and a step after `done` throws; a step before any reset throws.
+ * - `done` comes at maxSteps (bad actions only), that step alone `truncated`, and a step after `done` throws; a step
+ *   before any reset throws.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -168,12 +169,13 @@ describe('every registered environment keeps the Env contract', () => {
               for (let index = 0; index < EXPERT_TASKS; index++) {
                 env.reset({ split, index });
                 const expert = spec.expert(env);
-                let last = { done: false, success: false };
+                let last: { done: boolean; success: boolean; truncated?: true } = { done: false, success: false };
                 while (!last.done) {
                   const admissible = env.admissibleActions();
                   expect(env.admissibleActions()).toEqual(admissible);
                   for (const a of admissible) expect(normalizeAction(a)).toBe(a);
                   last = env.step(expert.act());
+                  if (last.truncated !== undefined) failed.push(index);
                 }
                 if (!last.success || env.steps > env.maxSteps) failed.push(index);
               }
@@ -207,6 +209,7 @@ describe('every registered environment keeps the Env contract', () => {
               const r = env.step('xyzzy');
               expect(env.steps).toBe(i);
               expect(r.done).toBe(i === env.maxSteps);
+              expect(r.truncated).toBe(i === env.maxSteps ? true : undefined);
             }
             expect(() => env.step('xyzzy')).toThrow();
             // a new reset starts over

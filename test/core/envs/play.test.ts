@@ -193,17 +193,22 @@ describe('summaryText', () => {
     reward: 0,
     invalid: 0,
     done: false,
+    truncated: false,
     ...o,
   });
   it('states steps, success, total reward and invalid actions', () => {
     expect(summaryText(s({ success: true, reward: 1, done: true }))).toBe(
       'Task complete: success in 4 of 10 steps, total reward 1 (0 invalid actions).',
     );
-    expect(summaryText(s({ steps: 10, invalid: 3, done: true }), 'input')).toBe(
+    expect(summaryText(s({ steps: 10, invalid: 3, done: true, truncated: true }), 'input')).toBe(
       'Out of steps: no success in 10 of 10 steps, total reward 0 (3 invalid actions).',
     );
     expect(summaryText(s({ steps: 3, maxSteps: 15, reward: 0.2, done: true }), 'input')).toBe(
       'Episode over: no success in 3 of 15 steps, total reward 0.2 (0 invalid actions).',
+    );
+    // an action that ends the task on the last step (searchqa's wrong answer) is not the step limit
+    expect(summaryText(s({ steps: 4, maxSteps: 4, done: true }))).toBe(
+      'Episode over: no success in 4 of 4 steps, total reward 0 (0 invalid actions).',
     );
     expect(summaryText(s({ steps: 1, invalid: 1 }), 'input')).toBe(
       'End of input: no success after 1 of 10 steps, total reward 0 (1 invalid action).',
@@ -226,7 +231,7 @@ describe('PlayEpisode', () => {
       observation:
         'You are in the middle of a room. Looking quickly around you, you see a desk 1, a shelf 1, and a sidetable 1.',
       commands: ['go to …', 'take … from …', 'move … to …', 'clean … with …'],
-      summary: { steps: 0, maxSteps: 10, success: false, reward: 0, invalid: 0, done: false },
+      summary: { steps: 0, maxSteps: 10, success: false, reward: 0, invalid: 0, done: false, truncated: false },
     });
     const actions = [
       'fly to moon',
@@ -250,7 +255,9 @@ describe('PlayEpisode', () => {
       [true, 0, false, undefined],
       [true, 1, true, undefined],
     ]);
-    expect(ep.summary()).toEqual({ steps: 5, maxSteps: 10, success: true, reward: 1, invalid: 1, done: true });
+    expect(ep.summary()).toEqual({
+      ...{ steps: 5, maxSteps: 10, success: true, reward: 1, invalid: 1, done: true, truncated: false },
+    });
     expect(summaryText(ep.summary())).toBe(
       'Task complete: success in 5 of 10 steps, total reward 1 (1 invalid action).',
     );
@@ -261,6 +268,22 @@ describe('PlayEpisode', () => {
     const env = household.create('easy');
     env.reset({ split: 'train', index: 357 });
     expect(actions.map((a) => env.step(a).observation)).toEqual(turns.map((t) => t.observation));
+  });
+
+  it('searchqa: a wrong answer on the last step is "Episode over", four searches "Out of steps"', () => {
+    const t = { env: 'searchqa', preset: 'default', split: 'test-seen', index: 0 } as const;
+    const answered = new PlayEpisode(t);
+    for (const a of ['search[a]', 'search[b]', 'search[c]', 'answer[no such answer]']) answered.step(a);
+    expect(answered.summary()).toMatchObject({ steps: 4, maxSteps: 4, done: true, success: false, truncated: false });
+    expect(summaryText(answered.summary())).toBe(
+      'Episode over: no success in 4 of 4 steps, total reward 0 (0 invalid actions).',
+    );
+    const searched = new PlayEpisode(t);
+    for (const a of ['search[a]', 'search[b]', 'search[c]', 'search[d]']) searched.step(a);
+    expect(searched.summary()).toMatchObject({ steps: 4, done: true, success: false, truncated: true });
+    expect(summaryText(searched.summary())).toBe(
+      'Out of steps: no success in 4 of 4 steps, total reward 0 (0 invalid actions).',
+    );
   });
 
   it("the expert's actions solve a default task; the view is plain data", () => {

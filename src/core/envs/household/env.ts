@@ -73,6 +73,7 @@ export class HouseholdEnv implements Env {
       done: this.finished,
       valid: r.valid,
       success: r.success,
+      ...(this.finished && !r.success ? { truncated: true as const } : {}),
     };
   }
 

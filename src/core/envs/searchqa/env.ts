@@ -140,7 +140,16 @@ export class SearchQaEnv implements Env {
     const success = scores.em === 1;
     const reward = a?.verb === 'answer' ? scores.em : 0;
     const info = this.finished ? { ...scores } : undefined;
-    return { observation, reward, done: this.finished, valid: a !== null, success, ...(info ? { info } : {}) };
+    const truncated = this.finished && s.scores === null ? { truncated: true as const } : {};
+    return {
+      observation,
+      reward,
+      done: this.finished,
+      valid: a !== null,
+      success,
+      ...(info ? { info } : {}),
+      ...truncated,
+    };
   }
 
   /** Admissible actions now: both open forms, or none once done. @throws Error before `reset`. */

@@ -114,7 +114,16 @@ export class ShopEnv implements Env {
     this.finished = s.page === 'done' || this.taken >= this.maxSteps;
     const observation = valid ? pageText(s) : NOTHING_HAPPENS;
     const info = this.finished ? { score: reward } : undefined; // WebShop's score / 100 for the episode
-    return { observation, reward, done: this.finished, valid, success: this.solved, ...(info ? { info } : {}) };
+    const truncated = this.finished && s.page !== 'done' ? { truncated: true as const } : {};
+    return {
+      observation,
+      reward,
+      done: this.finished,
+      valid,
+      success: this.solved,
+      ...(info ? { info } : {}),
+      ...truncated,
+    };
   }
 
   private search(s: ShopState, keywords: string): void {

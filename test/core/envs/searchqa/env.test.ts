@@ -233,6 +233,7 @@ describe('searchqa episode', () => {
       valid: false,
       success: false,
       info: { em: 0, f1: 0, subEm: 0 },
+      truncated: true,
     });
   });
 

@@ -311,6 +311,7 @@ describe('shop bad input: state unchanged, valid false, the step counted', () =>
       valid: false,
       success: false,
       info: { score: 0 },
+      truncated: true,
     });
     expect(env.steps).toBe(15);
     expect(env.maxSteps).toBe(15);
