@@ -91,11 +91,21 @@ export function openFormHint(open: string, forms: readonly CommandForm[] = []): 
 /**
  * The suggestion for `action` (normalised) in a hint: the words typed after an admissible open form with no closing
  * `]` are suggested closed (`search[x` → `did you mean "search[x]"?`, or `close it with ]` when that would be over
- * HINT_QUOTE_MAX characters); otherwise the closest admissible action (`closestAction`), an open form shown as
- * `search[…]`; null when none is close.
+ * HINT_QUOTE_MAX characters); words after an open form's verb and a space (`search [x]`) are suggested without the
+ * space; otherwise the closest admissible action (`closestAction`), an open form shown as `search[…]`; null when none
+ * is close.
  */
 function suggestion(action: string, admissible: readonly string[]): string | null {
   if (action === '') return null;
+  // `search [x]`: a space between the verb and its bracket
+  const squeezed = action.replace(/^([a-z]+) \[/, '$1[');
+  if (
+    squeezed !== action &&
+    admissible.some((a) => isOpenAction(a) && squeezed.startsWith(a) && squeezed.length > a.length)
+  ) {
+    const closed = squeezed.endsWith(']') ? squeezed : `${squeezed}]`;
+    return closed.length > HINT_QUOTE_MAX ? 'write it with no space before [' : `did you mean "${closed}"?`;
+  }
   const open = admissible.filter(isOpenAction).find((a) => action.startsWith(a) && action.length > a.length);
   if (open !== undefined && !action.includes(']', open.length)) {
     const closed = `${action}]`;
@@ -110,7 +120,8 @@ function suggestion(action: string, admissible: readonly string[]): string | nul
  * admissible one that is not an open form. One of, each followed by `; admissible now: a, b, …` (or `; nothing is
  * admissible now`) and, when one fits, a suggestion (`suggestion`: `; did you mean "…"?`, an open form's words closed
  * with `]` or an admissible action within a few edits):
- * - an admissible open form sent as it is listed (`search[`): `openFormHint`, with the env's example;
+ * - an admissible open form sent as it is listed (`search[`): `openFormHint`, with the env's example; sent with
+ *   nothing inside (`search[]`): `"search[]" is empty; ` and the same;
  * - `an empty action is not a command`;
  * - `"fly to moon" is not a command of <env>/<preset>; commands here: go to …, take … from …, …`;
  * - `"take apple 1" does not fit the command "take … from …"` (a bracket command too: `"click[]" does not fit the
@@ -122,11 +133,13 @@ function suggestion(action: string, admissible: readonly string[]): string | nul
 export function commandHint(x: HintInput): string | null {
   const action = normalizeAction(String(x.action));
   const bareOpen = isOpenAction(action) && x.admissible.includes(action);
+  const emptyOpen = action.endsWith('[]') && x.admissible.includes(action.slice(0, -1));
   if (x.admissible.includes(action) && !bareOpen) return null;
   const where = `${x.env}/${x.preset}`;
   const parts: string[] = [];
   const forms = x.commands ?? [];
   if (bareOpen) parts.push(openFormHint(action, forms));
+  else if (emptyOpen) parts.push(`${quote(action)} is empty; ${openFormHint(action.slice(0, -1), forms)}`);
   else if (action === '') parts.push('an empty action is not a command');
   else if (forms.length === 0) parts.push(`${quote(action)} is not admissible now`);
   else {
@@ -147,7 +160,7 @@ export function commandHint(x: HintInput): string | null {
   parts.push(
     x.admissible.length ? `admissible now: ${x.admissible.map(shown).join(', ')}` : 'nothing is admissible now',
   );
-  const next = bareOpen ? null : suggestion(action, x.admissible);
+  const next = bareOpen || emptyOpen ? null : suggestion(action, x.admissible);
   if (next !== null) parts.push(next);
   return parts.join('; ');
 }

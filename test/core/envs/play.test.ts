@@ -162,6 +162,16 @@ describe('commandHint', () => {
     expect(shopHint(long)).toBe(
       `"${long.slice(0, 59)}…" does not fit the command "search[…]"; admissible now: search[…]; close it with ]`,
     );
+    // Empty brackets: what an open form wants, no suggestion of the form itself; a space before the bracket: closed up.
+    expect(shopHint('search[]')).toBe(
+      '"search[]" is empty; search[…] is an open form: complete it with your own words and a closing ], e.g. ' +
+        'search[red shoes]; admissible now: search[…]',
+    );
+    expect(shopHint('search [red shoes]')).toBe(
+      '"search [red shoes]" does not fit the command "search[…]"; admissible now: search[…]; did you mean ' +
+        '"search[red shoes]"?',
+    );
+    expect(shopHint('search [red')).toMatch(/; did you mean "search\[red\]"\?$/);
     // A typo of an open form: the form suggested as listed, never the bare open form.
     expect(shopHint('serch[')).toBe(
       '"serch[" is not a command of shop/default; commands here: search[…], click[…]; admissible now: ' +
