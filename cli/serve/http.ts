@@ -231,7 +231,7 @@ function misspeltField(obj: Record<string, unknown>, rules: BodyRules): { sent: 
 export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, rules: BodyRules): T {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte order mark may be ignored (RFC 8259 §8.1)
   } catch (e) {
     const why = e instanceof Error ? e.message : 'not JSON';
     throw new HttpError(400, `${route}: the body is not JSON (${why}); ${fixText(rules, undefined)}`);
@@ -395,11 +395,12 @@ function requestUrl(target: string): URL {
 
 /**
  * How a refusal of a path no route takes is written: the `errorBody` of a route under the same first segment (a
- * wrong path under `/v1/` gets OpenAI's error shape, as the `/v1` routes' refusals), else undefined (`{"error": …}`).
+ * wrong path under `/v1/`, or `/v1` itself, gets OpenAI's error shape, as the `/v1` routes' refusals), else undefined
+ * (`{"error": …}`).
  */
 function familyErrorBody(routes: RouteTable, path: string): Route['errorBody'] | undefined {
   const first = (p: string) => /^\/[^/]*\//.exec(p)?.[0];
-  const family = first(path);
+  const family = first(path.endsWith('/') ? path : `${path}/`);
   if (family === undefined) return undefined;
   for (const [k, r] of Object.entries(routes)) if (r.errorBody && first(k.split(' ')[1]) === family) return r.errorBody;
   return undefined;

@@ -298,6 +298,9 @@ describe('/v1/chat/completions: models and refusals', () => {
     expect(deeper.body.error.message).toMatch(
       /^no route GET \/v1\/models\/shop\/x; the routes: .*\/v1\/models\/\{id\}/,
     );
+    // /v1 itself (no slash) is in the family too
+    const bare = await get(srv.base, '/v1');
+    expect([bare.status, bare.body.error?.type]).toEqual([404, 'invalid_request_error']);
     expect(await post(srv.base, '/v1/models/shop', {})).toEqual({
       status: 405,
       body: {

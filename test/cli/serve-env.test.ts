@@ -306,6 +306,11 @@ describe('environment server: refusals', () => {
     const extra = await post(srv.base, '/create', { env: 'shop', client: 'agentgym' });
     expect([extra.status, extra.body.env]).toEqual([200, 'shop']);
     await post(srv.base, '/close', { env_idx: extra.body.id });
+    // a byte order mark before the JSON is ignored (RFC 8259 §8.1)
+    const bom = await fetch(`${srv.base}/create`, { method: 'POST', body: '\uFEFF{"env":"shop"}' });
+    const bomBody = (await bom.json()) as { id: number; env: string };
+    expect([bom.status, bomBody.env]).toEqual([200, 'shop']);
+    await post(srv.base, '/close', { env_idx: bomBody.id });
     // a path starting with // is that path (no route), never a host name taken off it (`//health` is not `/`)
     expect(await get(srv.base, '//health')).toEqual(err(404, /^no route GET \/\/health; the routes: /));
     expect(await post(srv.base, '//evil.com/create', {})).toEqual(err(404, /^no route POST \/\/evil\.com\/create;/));
