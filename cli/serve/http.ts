@@ -2,14 +2,16 @@
  * The HTTP plumbing of `npm run serve` (cli/serve.ts) on `node:http`: a route table, request bodies read with a byte
  * cap, every request body checked with a zod schema, and every refusal as JSON naming the field and the fix.
  *
- * Every request is untrusted: a body is read as a stream and stopped at its route's cap (a declared Content-Length
- * over it is refused unread, HTTP 413), it must be JSON (400 naming the position of the syntax error otherwise), and
- * its fields are checked against the route's schema (400 naming the first bad field, what it takes and an example
- * body); a body whose encoding node's parser breaks off (a bad chunk-size line, a size past 2^64 − 1) is a 400 naming
- * the encoding. node's parser does not hand a chunk's declared size to JavaScript, only the chunk's bytes as they
- * arrive: a chunk declared over the cap (`FFFFFFFFFFFFFFFF`) is refused with 413 once the bytes received pass the
- * cap, and with 408 when they stop coming, as any body. Query parameters are read with URLSearchParams. Nothing here
- * logs a body or a header.
+ * Every request is untrusted: a body is read as a stream and kept up to its route's cap; one over it (declared by
+ * Content-Length or counted) is refused with 413, answered once the rest has been read and dropped (within the body
+ * timeout: closing a connection with bytes unread resets it, and a client that sends its whole body before reading,
+ * as Python's http.client, would get a broken pipe instead of the 413). A body must be JSON (400 naming the position
+ * of the syntax error otherwise), and its fields are checked against the route's schema (400 naming the first bad
+ * field, what it takes and an example body); a body whose encoding node's parser breaks off (a bad chunk-size line,
+ * a size past 2^64 − 1) is a 400 naming the encoding. node's parser does not hand a chunk's declared size to
+ * JavaScript, only the chunk's bytes as they arrive: a chunk declared over the cap (`FFFFFFFFFFFFFFFF`) is refused
+ * with 413 once the bytes received pass the cap, and with 408 when they stop coming, as any body. Query parameters
+ * are read with URLSearchParams. Nothing here logs a body or a header.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -106,9 +108,10 @@ export const CLIENT_CLOSED = 499;
 /**
  * The body of `req` as UTF-8 text, at most `max` bytes (`route` names the route in the refusal), arriving within
  * `timeoutMs`.
- * @throws HttpError 413 when a declared Content-Length or the bytes received exceed `max` (the rest is not read); 408
- *   when the body has not arrived within `timeoutMs`; CLIENT_CLOSED (499) when the connection closed first (the
- *   client went away; a malformed chunk is answered 400 first by `Listeners.clientError`, and this one is dropped).
+ * @throws HttpError 413 when a declared Content-Length or the bytes received exceed `max`, once the rest of the body
+ *   has been read and dropped or `timeoutMs` has passed since (nothing over `max` is kept); 408 when the body has not
+ *   arrived within `timeoutMs`; CLIENT_CLOSED (499) when the connection closed first (the client went away; a malformed
+ *   chunk is answered 400 first by `Listeners.clientError`, and this one is dropped).
  */
 export function readBody(
   req: IncomingMessage,
@@ -119,17 +122,38 @@ export function readBody(
   const declared = Number(req.headers['content-length']);
   const over = () =>
     new HttpError(413, `${route}: the request body is over ${sizeWords(max)}, the most this route takes; send less`);
-  if (Number.isFinite(declared) && declared > max) return Promise.reject(over());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stop = (e: HttpError) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const detach = () => {
       clearTimeout(timer);
       req.removeAllListeners('data');
+      req.removeAllListeners('end');
+    };
+    const stop = (e: HttpError) => {
+      detach();
       req.resume(); // drain without keeping it
       reject(e);
     };
-    const timer = setTimeout(
+    // Over the cap: drop what comes until the body ends (at most timeoutMs more), then refuse.
+    const overflow = () => {
+      detach();
+      chunks.length = 0;
+      if (req.complete) return reject(over());
+      timer = setTimeout(() => stop(over()), timeoutMs);
+      req.on('end', () => {
+        clearTimeout(timer);
+        reject(over());
+      });
+      req.resume();
+    };
+    // A closed connection (or one whose malformed body clientError answered already): nobody hears this answer.
+    req.on('error', () =>
+      stop(new HttpError(CLIENT_CLOSED, `${route}: the client closed the connection before the body arrived`)),
+    );
+    if (Number.isFinite(declared) && declared > max) return overflow();
+    timer = setTimeout(
       () =>
         stop(
           new HttpError(
@@ -142,17 +166,13 @@ export function readBody(
     );
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) stop(over());
+      if (size > max) overflow();
       else chunks.push(c);
     });
     req.on('end', () => {
       clearTimeout(timer);
       resolve(Buffer.concat(chunks).toString('utf8'));
     });
-    // A closed connection (or one whose malformed body clientError answered already): nobody hears this answer.
-    req.on('error', () =>
-      stop(new HttpError(CLIENT_CLOSED, `${route}: the client closed the connection before the body arrived`)),
-    );
   });
 }
 

@@ -2,11 +2,12 @@
  * `npm run serve` request bodies that never arrive in full or cannot be read: a stalled body is refused with 408 after
  * the body timeout, a body the client abandons (a closed connection) is logged as 499 (client closed), never as 500,
  * and a malformed chunked body (a bad chunk-size line, a chunk without its CRLF) is answered 400 naming the encoding,
- * in the route's error shape, and logged as 400; a malformed head or one with both Content-Length and
- * Transfer-Encoding is a 400 naming the route when its request line names one; a chunk declared past the body cap is
- * capped as its bytes come (node's parser does not show the declared size); a malformed body whose socket is gone
- * when the parser breaks off is still logged as 400, with its message as what the client did not hear. Raw requests
- * on a `net` socket.
+ * in the route's error shape, and logged as 400; a malformed head or one with both Content-Length and Transfer-Encoding
+ * is a 400 naming the route when its request line names one; a chunk declared past the body cap is capped as its bytes
+ * come (node's parser does not show the declared size); a body over the cap is read to its end and dropped before its
+ * 413, so a client that writes all of it before reading hears the 413; a malformed body whose socket is gone when the
+ * parser breaks off is still logged as 400, with its message as what the client did not hear. Raw requests on a `net`
+ * socket.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,9 +32,9 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 /** Write `head` and `body` raw to the server; resolves with all it answers once it closes the connection. */
-function raw(text: string, closeAfterMs?: number): Promise<string> {
+function raw(text: string, closeAfterMs?: number, port = srv.port): Promise<string> {
   return new Promise((resolve, reject) => {
-    const sock = connect(srv.port, '127.0.0.1', () => sock.write(text));
+    const sock = connect(port, '127.0.0.1', () => sock.write(text));
     let got = '';
     sock.on('data', (d) => (got += d.toString('utf8')));
     sock.on('close', () => resolve(got));
@@ -240,5 +241,28 @@ describe('environment server: bodies that do not arrive', () => {
       ['POST', '/step', 413],
       ['POST', '/step', 400],
     ]);
+  });
+
+  it('a client that sends its whole over-cap body before reading hears the 413 (was a broken pipe)', async () => {
+    // as Python's http.client does: the rest is read and dropped before the answer, so no byte is left unread (a
+    // server of its own with the default body timeout, the time the 16 MiB have to arrive on a loaded machine)
+    const seen: Logged[] = [];
+    const own = await testServer({ onRequest: (m, p, s) => seen.push([m, p, s]) });
+    try {
+      const big = 'x'.repeat(16 << 20);
+      const declared = `POST /step HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n${big}`;
+      const chunked = `${CHUNKED}${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`;
+      for (const request of [declared, chunked])
+        expect(parsed(await raw(request, undefined, own.port))).toEqual({
+          status: 'HTTP/1.1 413 Payload Too Large',
+          body: { error: 'POST /step: the request body is over 64 KiB, the most this route takes; send less' },
+        });
+      expect(seen).toEqual([
+        ['POST', '/step', 413],
+        ['POST', '/step', 413],
+      ]);
+    } finally {
+      await own.close();
+    }
   });
 });
