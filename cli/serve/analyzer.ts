@@ -31,9 +31,12 @@ import { markInvalidSteps, messageText, readPrompt, type ReadPrompt } from './pr
 /** Largest chat-completions body: a `{group}` line holds the whole group with full observations. */
 export const CHAT_BODY_MAX = 8 << 20;
 
+/** The roles of OpenAI's chat messages. */
+const CHAT_ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+
 const chatSchema = z.object({
   model: z.string(),
-  messages: z.array(z.object({ role: z.string(), content: z.unknown() })).min(1),
+  messages: z.array(z.object({ role: z.enum(CHAT_ROLES), content: z.unknown() })).min(1),
   stream: z.boolean().optional(),
 });
 
@@ -194,6 +197,9 @@ function chatRoute(): Route {
         what: {
           model: `a served model: an env with an embedded analyzer (${analyzerEnvs().join(', ')}; GET /v1/models)`,
           messages: 'a non-empty array of {role, content}',
+          'messages[]': 'an object {role, content}',
+          'messages[].role': `one of ${CHAT_ROLES.map((r) => `"${r}"`).join(', ')}`,
+          'messages[].content': 'the message: a text (the prompt, in the last user message)',
         },
         example: { model: ENV_NAMES[0], messages: [{ role: 'user', content: '…' }] },
       });

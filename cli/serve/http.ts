@@ -198,11 +198,22 @@ function kind(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
+/** The value at `path` in `v`, looked up as own properties; `found` false when a step of it is missing. */
+function valueAt(v: unknown, path: readonly PropertyKey[]): { found: boolean; value?: unknown } {
+  let at = v;
+  for (const k of path) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, k)) return { found: false };
+    at = (at as Record<PropertyKey, unknown>)[k];
+  }
+  return { found: true, value: at };
+}
+
 /** How `parseBody` reads and explains one route's body. */
 export interface BodyRules {
   /**
    * Per field, what it takes in words (`an integer ≥ 0, the id POST /create answered`); `field[]` names what each
-   * item of an array field takes (`queries[]`: `a string of at most 1000 characters`).
+   * item of an array field takes (`queries[]`: `a string of at most 1000 characters`), `field[].key` a key of each
+   * item (`messages[].role`). A nested field with no entry is refused with the schema's own words.
    */
   what: Readonly<Record<string, string>>;
   /** A body the route accepts, shown as the fix (unless `exampleFor` is given). */
@@ -279,18 +290,22 @@ export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, 
   const issue = r.error.issues[0];
   const field = issue.path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i ? '.' : ''}${String(k)}`)).join('');
   const top = String(issue.path[0] ?? '');
-  const item = issue.path.length === 2 && typeof issue.path[1] === 'number' ? `${top}[]` : null;
-  if (item !== null && Object.hasOwn(rules.what, item)) {
-    const v = (obj[top] as unknown[])[issue.path[1] as number];
-    const msg = `${route}: field "${field}" must be ${rules.what[item]}, got ${kind(v)}; ${fix}`;
-    throw new HttpError(400, msg, undefined, field);
+  // a nested field by its pattern (`messages[].role`), an array's item (`queries[]`)
+  const pattern = issue.path.map((k, i) => (typeof k === 'number' ? '[]' : `${i ? '.' : ''}${String(k)}`)).join('');
+  if (issue.path.length > 1 && Object.hasOwn(rules.what, pattern)) {
+    const at = valueAt(obj, issue.path);
+    const msg = at.found
+      ? `field "${field}" must be ${rules.what[pattern]}, got ${kind(at.value)}`
+      : `field "${field}" is missing (${rules.what[pattern]})`;
+    throw new HttpError(400, `${route}: ${msg}; ${fix}`, undefined, field);
   }
   const takes = Object.hasOwn(rules.what, top) ? rules.what[top] : issue.message;
-  const nested = issue.path.length !== 1;
   const msg =
-    !nested && !Object.hasOwn(obj, top)
-      ? `field "${field}" is missing (${takes})`
-      : `field "${field}" must be ${takes}, got ${nested ? issue.message : sent(obj[top])}`;
+    issue.path.length > 1
+      ? `field "${field}" is not valid (${issue.message})`
+      : !Object.hasOwn(obj, top)
+        ? `field "${field}" is missing (${takes})`
+        : `field "${field}" must be ${takes}, got ${sent(obj[top])}`;
   throw new HttpError(400, `${route}: ${msg}; ${fix}`, undefined, field);
 }
 

@@ -582,6 +582,23 @@ describe('/v1/chat/completions: models and refusals', () => {
     expect(await chat({ model: 'household', messages: [] })).toEqual(
       bad(400, /field "messages" must be a non-empty array/),
     );
+    // a field inside a message is named with what it takes (not the whole array's description)
+    const ROLES = '"system", "developer", "user", "assistant", "tool", "function"';
+    expect(await chat({ model: 'household', messages: [{ role: 1, content: 'x' }] })).toEqual(
+      bad(
+        400,
+        new RegExp(`^POST /v1/chat/completions: field "messages\\[0\\]\\.role" must be one of ${ROLES}, got a number;`),
+      ),
+    );
+    expect(await chat({ model: 'household', messages: [{ role: 'wizard', content: 'x' }] })).toEqual(
+      bad(400, /field "messages\[0\]\.role" must be one of "system", .*, got a string;/),
+    );
+    expect(await chat({ model: 'household', messages: [{ role: 'user' }] })).toEqual(
+      bad(400, /field "messages\[0\]\.content" is missing \(the message: a text/),
+    );
+    expect(await chat({ model: 'household', messages: ['hi'] })).toEqual(
+      bad(400, /field "messages\[0\]" must be an object \{role, content\}, got a string;/),
+    );
     expect(await chat('{"model": ')).toEqual(bad(400, /the body is not JSON/));
     expect(await chat({ model: 'household', messages: user(trajectoryPrompt()) })).toMatchObject({ status: 200 });
   });
