@@ -237,15 +237,17 @@ function fixText(rules: BodyRules, body: Readonly<Record<string, unknown>> | und
 
 /**
  * A field of `obj` the route does not read that is a near miss of one it reads and that `obj` lacks (`Env` for `env`,
- * `presets` for `preset`; core/near.ts `nearestName`), or null. Other unknown fields are ignored, as clients written
- * for other servers send their own.
+ * `presets` for `preset`; core/near.ts `nearestName`), or that starts with the name of one (of 3 letters or more) that
+ * `obj` lacks (`env_name`, `environment` for `env`), or null. Other unknown fields are ignored, as clients written for
+ * other servers send their own.
  */
 function misspeltField(obj: Record<string, unknown>, rules: BodyRules): { sent: string; meant: string } | null {
-  const known = Object.keys(rules.what).filter((k) => !k.endsWith('[]'));
+  const known = Object.keys(rules.what).filter((k) => !k.includes('['));
   const aliases = Object.keys(rules.aliases ?? {});
   for (const sent of Object.keys(obj)) {
     if (known.includes(sent) || aliases.includes(sent)) continue;
-    const meant = nearestName(sent, known);
+    const lower = sent.toLowerCase();
+    const meant = nearestName(sent, known) ?? known.find((k) => k.length >= 3 && lower.startsWith(k)) ?? null;
     if (meant !== null && !Object.hasOwn(obj, meant)) return { sent, meant };
   }
   return null;

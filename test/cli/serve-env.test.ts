@@ -303,6 +303,11 @@ describe('environment server: refusals', () => {
       ),
     );
     expect(await post(srv.base, '/create', { envv: 'shop' })).toEqual(err(400, /field "envv" .* did you mean "env"/));
+    // a longer name that starts with the field's (other servers' names for it)
+    for (const sent of ['env_name', 'environment', 'Enviroment'])
+      expect(await post(srv.base, '/create', { [sent]: 'shop' })).toEqual(
+        err(400, new RegExp(`field "${sent}" is not one this route reads; did you mean "env"`)),
+      );
     const extra = await post(srv.base, '/create', { env: 'shop', client: 'agentgym' });
     expect([extra.status, extra.body.env]).toEqual([200, 'shop']);
     await post(srv.base, '/close', { env_idx: extra.body.id });
