@@ -7,7 +7,7 @@
 import { DEFAULT_ENV, ENV_NAMES, envsInWords, getEnvSpec } from '../src/core/envs/registry';
 import type { EnvSpec } from '../src/core/envs/types';
 import { choiceError, didYouMean, UsageError } from './args';
-import { visibleText } from '../src/core/run/config';
+import { visibleText } from '../src/core/visible-text';
 
 /** The `--env` flag: one of the registered envs, default DEFAULT_ENV. */
 export const ENV_FLAG = {

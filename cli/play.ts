@@ -24,12 +24,12 @@
  * blank lines are skipped; a line that is not such an object (or is over
  * 2 000 characters) gets `{"event":"error",line,message}` and costs no step; its message, and `--help`, show an input
  * line of the chosen env (`exampleLine`: its expert's first action on train task 0). Exits 0 at EOF or `done`; exits 2
- * with a message naming the flag and its accepted values on bad flags, and when both --task and --seed are given
- * (each chooses the task).
+ * with a message naming the flag and its accepted values on bad flags, when both --task and --seed are given (each
+ * chooses the task), and for a train --task past TRAIN_TASK_INDICES (those indices are split val's tasks).
  */
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { SPLITS, normalizeAction, type Split } from '../src/core/envs/types';
+import { SPLITS, TRAIN_TASK_INDICES, normalizeAction, type Split } from '../src/core/envs/types';
 import { isOpenAction, type CommandForm } from '../src/core/envs/types';
 import { getEnvSpec } from '../src/core/envs/registry';
 import { openFormHint } from '../src/core/envs/hint';
@@ -56,7 +56,8 @@ export const PLAY_FLAGS = {
     help:
       'JSON lines both ways: read one {"action":"…"} object per line (blank lines skipped; a bad ' +
       'line gets an {"event":"error"} line and costs no step), write reset (task, taskType, split, index, ' +
-      'observation, admissibleActions), step and summary events',
+      'observation, admissibleActions), step and summary events; each action is played as sent, as ' +
+      "npm run serve's /step plays it: numbers are not resolved, open forms such as search[ not closed or held back",
   },
   help: { type: 'boolean', help: 'print this help' },
 } as const;
@@ -96,7 +97,7 @@ export function exampleLine(env: string, preset: string): string {
 function jsonAction(line: string, example: string): { action: string } | { message: string } {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(line.replace(/^\uFEFF/, '')); // a byte order mark may be ignored (RFC 8259 §8.1)
   } catch {
     return { message: `not JSON; send one object per line, e.g. ${example}` };
   }
@@ -176,6 +177,13 @@ export async function play(argv: readonly string[], io: PlayIO): Promise<number>
       );
     }
     const index = args.seed === undefined ? (args.task ?? 0) : randomTaskIndex(args.seed);
+    if (args.split === 'train' && index >= TRAIN_TASK_INDICES)
+      throw new UsageError(
+        `--task ${index} is past split train's tasks (0 to ${TRAIN_TASK_INDICES - 1}; the indices from ` +
+          `${TRAIN_TASK_INDICES} on are split val's): give a smaller --task, or --split val --task ` +
+          `${index - TRAIN_TASK_INDICES} for that val task`,
+        'task',
+      );
     episode = new PlayEpisode({ env: args.env, preset, split: args.split as Split, index });
     forms = getEnvSpec(args.env).commands?.(preset) ?? [];
   } catch (e) {

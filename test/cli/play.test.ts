@@ -95,6 +95,11 @@ describe('play CLI', () => {
         ['--split', 'tset-seen'],
         '--split must be one of: train, test-seen, test-unseen, val (got "tset-seen"); did you mean test-seen?\n',
       ],
+      [
+        ['--task', '1000003'],
+        "play: --task 1000003 is past split train's tasks (0 to 999999; the indices from 1000000 on are split " +
+          "val's): give a smaller --task, or --split val --task 3 for that val task\n",
+      ],
     ];
     for (const [argv, msg] of cases) {
       const r = await session(argv, []);
@@ -207,6 +212,19 @@ describe('play CLI', () => {
     const bad = await session(['--seed', 'x'], []);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--seed must be an integer');
+  });
+
+  it('JSON mode: a byte order mark before the first line is ignored (RFC 8259 §8.1)', async () => {
+    const r = await session(['--preset', 'easy', '--task', '357', '--json'], [`\uFEFF${j('go to desk 1')}`]);
+    const events = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; valid?: boolean });
+    expect(events.map((e) => [e.event, e.valid])).toEqual([
+      ['reset', undefined],
+      ['step', true],
+      ['summary', undefined],
+    ]);
   });
 
   it('--task with --seed exits 2: both choose the task', async () => {

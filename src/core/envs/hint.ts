@@ -4,6 +4,7 @@
  * command's form, or is a command that is not possible in this state, and list the admissible actions. Only people
  * see these hints: the environment's own observation, which the policy reads, is unchanged.
  */
+import { visibleText } from '../visible-text';
 import { isOpenAction, normalizeAction, type CommandForm } from './types';
 
 /** Longest action text quoted in a hint (characters); a longer one is cut and ends with `…`. */
@@ -20,11 +21,19 @@ export interface HintInput {
   action: string;
   /** The admissible actions of the state the action was tried in (normalised, in the environment's order). */
   admissible: readonly string[];
+  /**
+   * True when that action ended the episode (its last step): the list is then said as `admissible at that step: …`
+   * and the hint ends with `the episode has ended`, as nothing is admissible now.
+   */
+  ended?: boolean;
 }
 
-/** `"text"`, cut to HINT_QUOTE_MAX characters with a trailing `…`. */
+/**
+ * `"text"`, cut to HINT_QUOTE_MAX characters with a trailing `…`, its control characters written out (`\u{1B}`:
+ * ../visible-text.ts), so a typed escape sequence is shown, not run by the terminal.
+ */
 function quote(text: string): string {
-  return `"${text.length > HINT_QUOTE_MAX ? `${text.slice(0, HINT_QUOTE_MAX - 1)}…` : text}"`;
+  return `"${visibleText(text.length > HINT_QUOTE_MAX ? `${text.slice(0, HINT_QUOTE_MAX - 1)}…` : text)}"`;
 }
 
 /**
@@ -157,10 +166,12 @@ export function commandHint(x: HintInput): string | null {
       parts.push(`${quote(action)} is a command of ${where}, but not possible now`);
     }
   }
+  const when = x.ended ? 'at that step' : 'now';
   parts.push(
-    x.admissible.length ? `admissible now: ${x.admissible.map(shown).join(', ')}` : 'nothing is admissible now',
+    x.admissible.length ? `admissible ${when}: ${x.admissible.map(shown).join(', ')}` : `nothing is admissible ${when}`,
   );
   const next = bareOpen || emptyOpen ? null : suggestion(action, x.admissible);
   if (next !== null) parts.push(next);
+  if (x.ended) parts.push('the episode has ended');
   return parts.join('; ');
 }

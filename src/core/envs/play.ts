@@ -124,17 +124,27 @@ export function latestHint(view: Pick<PlayView, 'turns'>): string | null {
 export type TypedAction = { action: string } | { message: string };
 
 /**
- * A line a person typed, read as `npm run play` (text mode) and the page's Play view read it: a whole number n
- * (digits, spaces around allowed) picks the n-th admissible action (1-based, in the environment's order); a number
- * outside 1..N is refused with a message giving the range, and costs no step; any other text is the action itself.
- * Examples with 3 admissible actions: `"2"` → the second; `"7"` → `{ message: 'there is no action 7: type a number
- * from 1 to 3, or an action' }`; `"go to desk 1"` → itself.
+ * A line a person typed, read as `npm run play` (text mode) and the page's Play view read it:
+ * - a whole number n (digits, optionally a sign or the trailing `.` of the numbered list, spaces around allowed;
+ *   full-width digits read as digits) picks the n-th admissible action (1-based, in the environment's order); a
+ *   number outside 1..N, or one that is not whole (`1.5`), is refused with a message giving the range and costs no
+ *   step;
+ * - an open form as the list shows it (`search[…]`, or `search[...]`) is that open form (`search[`), so that it asks
+ *   for words rather than searching for "…";
+ * - any other text is the action itself.
+ * Examples with 3 admissible actions: `"2"`, `"2."` → the second; `"7"`, `"-1"` → `{ message: 'there is no action
+ * 7: type a number from 1 to 3, or an action' }`; `"go to desk 1"` → itself.
  */
 export function readTyped(line: string, admissible: readonly string[]): TypedAction {
-  if (!/^\s*\d+\s*$/.test(line)) return { action: line };
-  const n = Number(line);
-  if (n >= 1 && n <= admissible.length) return { action: admissible[n - 1] };
-  const shown = line.trim().length > 12 ? `${line.trim().slice(0, 11)}…` : line.trim();
+  const t = line.normalize('NFKC').trim();
+  // NFKC reads the list's `…` as `...`; spaces inside the brackets do not matter
+  const asListed = normalizeAction(t).replace(/\[ /, '[').replace(/ \]$/, ']');
+  const listed = admissible.find((a) => isOpenAction(a) && asListed === `${a}...]`);
+  if (listed !== undefined) return { action: listed };
+  if (!/^[+-]?(\d+\.?|\d*\.\d+)$/.test(t)) return { action: line };
+  const n = Number(t.replace(/\.$/, ''));
+  if (Number.isInteger(n) && n >= 1 && n <= admissible.length) return { action: admissible[n - 1] };
+  const shown = t.length > 12 ? `${t.slice(0, 11)}…` : t;
   return {
     message:
       admissible.length === 0
@@ -173,7 +183,7 @@ export class PlayEpisode {
 
   /**
    * Builds the task's world. @throws Error naming the field and its accepted values on an unknown env, preset or
-   * split, or an index that is not a non-negative safe integer.
+   * split, an index that is not a non-negative safe integer, or a train index past TRAIN_TASK_INDICES (val's tasks).
    */
   constructor(task: PlayTask) {
     this.spec = getEnvSpec(task.env);
@@ -184,6 +194,12 @@ export class PlayEpisode {
       throw new Error(`split must be one of: ${SPLITS.join(', ')} (got "${task.split}")`);
     if (!Number.isSafeInteger(task.index) || task.index < 0)
       throw new Error(`task index must be an integer ≥ 0 (got ${task.index})`);
+    if (task.split === 'train' && task.index >= TRAIN_TASK_INDICES)
+      throw new Error(
+        `task index ${task.index} is past split train's tasks (0 to ${TRAIN_TASK_INDICES - 1}; the indices from ` +
+          `${TRAIN_TASK_INDICES} on are split val's): play a smaller index, or split val's task ` +
+          `${task.index - TRAIN_TASK_INDICES}`,
+      );
     this.task = { env: task.env, preset: task.preset, split: task.split, index: task.index };
     this.env = this.spec.create(task.preset);
     this.start = this.env.reset({ split: task.split, index: task.index });
@@ -226,6 +242,7 @@ export class PlayEpisode {
         commands: this.forms,
         action,
         admissible: before,
+        ended: r.done,
       });
       if (hint !== null) turn.hint = hint;
       this.invalid++;

@@ -27,6 +27,7 @@ import { DEFAULT_ENV, ENV_NAMES, ENV_SPECS, getEnvSpec } from '../envs/registry'
 import { INIT_SOURCES } from '../pretrain/base';
 import { BACKENDS } from '../backend/names';
 import { lookAlikeNote, nearestName } from '../near';
+import { visibleText } from '../visible-text';
 
 /** Bumped when a field is renamed or changes meaning; stored in links and exports (src/ui/state/link.ts migrates). */
 export const SCHEMA_VERSION = 2;
@@ -987,17 +988,6 @@ function zodIssues(err: z.ZodError): ConfigIssue[] {
     const accepted = isRunConfigKey(key) ? ` (accepted: ${describeField(key)})` : '';
     return { field, message: `${i.message}${accepted}` };
   });
-}
-
-/** Control characters and bidi controls (they can make displayed text lie about its order), not plain spaces. */
-const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
-
-/**
- * `s` with each control or format character (U+202E right-to-left override, U+200B zero-width space, a tab …)
- * written as `\u{202E}`, so a value quoted back in a message shows what it holds and cannot reorder the message.
- */
-export function visibleText(s: string): string {
-  return s.replace(INVISIBLE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase()}}`);
 }
 
 /**

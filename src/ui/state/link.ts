@@ -25,8 +25,8 @@ import {
   type ConfigIssue,
   type RunConfig,
   type RunConfigKey,
-  visibleText,
 } from '../../core/run/config';
+import { visibleText } from '../../core/visible-text';
 import { NUMBER_TEXT_RULE, readNumberText } from '../../core/number-text';
 import { acceptedText } from './messages';
 

@@ -172,6 +172,8 @@ describe('commandHint', () => {
         '"search[red shoes]"?',
     );
     expect(shopHint('search [red')).toMatch(/; did you mean "search\[red\]"\?$/);
+    // control characters typed are written out, not sent to the terminal
+    expect(shopHint('\u001b]0;pwned\u0007go')).toMatch(/^"\\u\{1B\}\]0;pwned\\u\{7\}go" is not a command of shop/);
     // A typo of an open form: the form suggested as listed, never the bare open form.
     expect(shopHint('serch[')).toBe(
       '"serch[" is not a command of shop/default; commands here: search[…], click[…]; admissible now: ' +
@@ -288,6 +290,13 @@ describe('PlayEpisode', () => {
     expect(summaryText(answered.summary())).toBe(
       'Episode over: no success in 4 of 4 steps, total reward 0 (0 invalid actions).',
     );
+    // an action that does nothing on the last step: its hint says the list was that step's, and that it has ended
+    const spent = new PlayEpisode(t);
+    for (const a of ['search[a]', 'search[b]', 'search[c]']) spent.step(a);
+    expect(spent.step('search[').hint).toBe(
+      'search[…] is an open form: complete it with your own words and a closing ], e.g. search[Azure Bank]; ' +
+        'admissible at that step: search[…], answer[…]; the episode has ended',
+    );
     const searched = new PlayEpisode(t);
     for (const a of ['search[a]', 'search[b]', 'search[c]', 'search[d]']) searched.step(a);
     expect(searched.summary()).toMatchObject({ steps: 4, done: true, success: false, truncated: true });
@@ -319,6 +328,10 @@ describe('PlayEpisode', () => {
     );
     expect(() => new PlayEpisode({ ...t, index: -1 })).toThrow('task index must be an integer ≥ 0 (got -1)');
     expect(() => new PlayEpisode({ ...t, index: 1.5 })).toThrow('task index must be an integer ≥ 0 (got 1.5)');
+    expect(() => new PlayEpisode({ ...t, split: 'train', index: 1_000_007 })).toThrow(
+      "task index 1000007 is past split train's tasks (0 to 999999; the indices from 1000000 on are split val's): " +
+        "play a smaller index, or split val's task 7",
+    );
   });
 
   it('randomTaskIndex: the same seed names the same task, in [0, 1e6)', () => {
@@ -346,7 +359,27 @@ describe('readTyped: a typed number picks an admissible action', () => {
     });
     expect(readTyped('1', [])).toEqual({ message: 'there is no action 1: nothing is admissible now' });
     expect(readTyped('go to desk 1', EASY_ROOT)).toEqual({ action: 'go to desk 1' });
-    expect(readTyped('-1', EASY_ROOT)).toEqual({ action: '-1' });
+    // number-like text is a number too: a sign, the list's trailing dot, full-width digits, a fraction
+    expect(readTyped('2.', EASY_ROOT)).toEqual({ action: 'go to shelf 1' });
+    expect(readTyped('＋３', EASY_ROOT)).toEqual({ action: 'go to sidetable 1' });
+    for (const [typed, shown] of [
+      ['-1', '-1'],
+      ['1.5', '1.5'],
+      ['.5', '.5'],
+    ])
+      expect(readTyped(typed, EASY_ROOT)).toEqual({
+        message: `there is no action ${shown}: type a number from 1 to 3, or an action`,
+      });
+    expect(readTyped('1 2', EASY_ROOT)).toEqual({ action: '1 2' });
+  });
+
+  it('an open form as the list shows it (search[…]) is the open form, not a search for "…"', () => {
+    const open = ['search[', 'answer['];
+    for (const typed of ['search[…]', ' Search[...] ', 'search[ … ]'])
+      expect(readTyped(typed, open)).toEqual({ action: 'search[' });
+    expect(readTyped('answer[…]', open)).toEqual({ action: 'answer[' });
+    expect(readTyped('search[…]', ['click[back]'])).toEqual({ action: 'search[…]' }); // not admissible: as typed
+    expect(readTyped('search[… more]', open)).toEqual({ action: 'search[… more]' });
   });
 });
 
