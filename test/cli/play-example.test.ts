@@ -49,8 +49,8 @@ describe('play --json: the example input line is of the chosen env', () => {
 
   it('--help shows an input line of --env (the default env without it)', async () => {
     const tail = (line: string, env: string) =>
-      `write reset (task, taskType, split, index, observation, admissibleActions), step and summary events; ` +
-      `e.g. ${line} (with --env ${env})`;
+      "step and summary events; each action is played as sent, as npm run serve's /step plays it: numbers are not " +
+      `resolved, open forms such as search[ not closed or held back; e.g. ${line} (with --env ${env})`;
     expect(await jsonHelp(['--env', 'shop'])).toContain(tail(SHOP, 'shop'));
     expect(await jsonHelp(['--env', 'searchqa'])).toContain(tail(SEARCHQA, 'searchqa'));
     expect(await jsonHelp([])).toContain(tail('{"action":"go to desk 1"}', 'household'));
