@@ -125,54 +125,52 @@ export function readBody(
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    /** Over the cap: what comes is read and dropped until the body ends (at most timeoutMs more), then refused. */
+    let dropping = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const detach = () => {
-      clearTimeout(timer);
-      req.removeAllListeners('data');
-      req.removeAllListeners('end');
-    };
     const stop = (e: HttpError) => {
-      detach();
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
       req.resume(); // drain without keeping it
       reject(e);
     };
-    // Over the cap: drop what comes until the body ends (at most timeoutMs more), then refuse.
     const overflow = () => {
-      detach();
+      dropping = true;
       chunks.length = 0;
-      if (req.complete) return reject(over());
+      clearTimeout(timer);
       timer = setTimeout(() => stop(over()), timeoutMs);
-      req.on('end', () => {
-        clearTimeout(timer);
-        reject(over());
-      });
-      req.resume();
     };
+    const onData = (c: Buffer) => {
+      if (dropping) return;
+      size += c.length;
+      if (size > max) overflow();
+      else chunks.push(c);
+    };
+    const onEnd = () => {
+      clearTimeout(timer);
+      if (dropping) reject(over());
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    if (Number.isFinite(declared) && declared > max) overflow();
+    else
+      timer = setTimeout(
+        () =>
+          stop(
+            new HttpError(
+              408,
+              `${route}: the request body did not arrive within ${timeoutMs / 1000} s (${size} bytes came` +
+                `${Number.isFinite(declared) ? ` of the ${declared} declared` : ''}); send the whole body at once`,
+            ),
+          ),
+        timeoutMs,
+      );
+    req.on('data', onData);
+    req.on('end', onEnd);
     // A closed connection (or one whose malformed body clientError answered already): nobody hears this answer.
     req.on('error', () =>
       stop(new HttpError(CLIENT_CLOSED, `${route}: the client closed the connection before the body arrived`)),
     );
-    if (Number.isFinite(declared) && declared > max) return overflow();
-    timer = setTimeout(
-      () =>
-        stop(
-          new HttpError(
-            408,
-            `${route}: the request body did not arrive within ${timeoutMs / 1000} s (${size} bytes came` +
-              `${Number.isFinite(declared) ? ` of the ${declared} declared` : ''}); send the whole body at once`,
-          ),
-        ),
-      timeoutMs,
-    );
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) overflow();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
   });
 }
 
