@@ -142,6 +142,20 @@ export function logLine(method: string, path: string, status: number, ms: number
   return `${method} ${path} ${status} ${ms.toFixed(1)} ms${unheard === undefined ? '' : ` (not heard: ${unheard})`}`;
 }
 
+/**
+ * The line `serve` prints when the port cannot be had: the listen error's message and, for the two errors a user can
+ * act on, the fix — another `--port` or `--port 0` (any free port, printed on start) when the port is taken
+ * (EADDRINUSE), a port from 1024 up when a privileged one is refused (EACCES).
+ */
+export function listenErrorLine(host: string, port: number, e: Error & { code?: unknown }): string {
+  const head = `serve: cannot listen on ${host}:${port}: ${e.message}`;
+  if (e.code === 'EADDRINUSE') {
+    return `${head}\n  another process holds port ${port}: pass --port with a free one, or --port 0 for any free port`;
+  }
+  if (e.code === 'EACCES') return `${head}\n  ports below 1024 need privileges: pass --port 1024 or above, or --port 0`;
+  return head;
+}
+
 /** Parse flags and serve until SIGINT / SIGTERM. Returns the exit code when it does not serve (help, bad flags). */
 export async function serve(argv: readonly string[]): Promise<number | null> {
   let args;
@@ -170,7 +184,7 @@ export async function serve(argv: readonly string[]): Promise<number | null> {
       onRequest: log,
     });
   } catch (e) {
-    process.stderr.write(`serve: cannot listen on ${args.host}:${args.port}: ${(e as Error).message}\n`);
+    process.stderr.write(`${listenErrorLine(args.host, args.port, e as Error)}\n`);
     return 1;
   }
   const idle = args['idle-timeout'] ? `reclaimed after ${args['idle-timeout']} s unused` : 'never reclaimed';
