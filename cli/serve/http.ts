@@ -206,6 +206,34 @@ function valueAt(v: unknown, path: readonly PropertyKey[]): { found: boolean; va
   return { found: true, value: at };
 }
 
+/**
+ * How deep a request body may nest arrays and objects. The deepest body a route reads is a chat message's content
+ * part (`{"messages": [{"content": [{"type": "text", …}]}]}`, depth 4); JSON.parse of a body nested millions deep
+ * takes seconds of the server's one thread (3.5 s for 6 MB), so depth is checked first, in one pass.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * Where `text` (JSON or not) first opens an array or object `max + 1` deep, outside strings (a backslash escapes the
+ * next character), as a 0-based character index; -1 when it never does. Linear in `text.length`.
+ */
+export function nestingPast(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
 /** How `parseBody` reads and explains one route's body. */
 export interface BodyRules {
   /**
@@ -255,11 +283,18 @@ function misspeltField(obj: Record<string, unknown>, rules: BodyRules): { sent: 
  * Parse a JSON request body against `schema`, after copying each alias to its field when the field is absent (own
  * properties only).
  * @param route `POST /step`, for messages.
- * @throws HttpError 400 naming the syntax error, a body that is not an object, a misspelt field (`misspeltField`,
- *   with the one meant), or the first bad field with what it takes, what was sent and the example (the field, e.g.
- *   `model` or `messages[0].role`, as the error's `param`).
+ * @throws HttpError 400 naming a body nested past MAX_BODY_DEPTH, the syntax error, a body that is not an object, a
+ *   misspelt field (`misspeltField`, with the one meant), or the first bad field with what it takes, what was sent
+ *   and the example (the field, e.g. `model` or `messages[0].role`, as the error's `param`).
  */
 export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, rules: BodyRules): T {
+  const deep = nestingPast(text, MAX_BODY_DEPTH);
+  if (deep >= 0)
+    throw new HttpError(
+      400,
+      `${route}: the body nests arrays and objects more than ${MAX_BODY_DEPTH} deep (at character ${deep}); ` +
+        `${fixText(rules, undefined)}`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte order mark may be ignored (RFC 8259 §8.1)
