@@ -477,6 +477,23 @@ function familyErrorBody(routes: RouteTable, path: string): Route['errorBody'] |
 }
 
 /**
+ * `did you mean POST /create? ` for a path no route takes that is a near miss of one (core/near.ts `nearestName`
+ * on the path without its trailing slashes: another case, `-` for `_`, one edit, a prefix of only one), with a
+ * method the route takes (`method` when it is one); empty when there is none. `/` is never suggested (every short
+ * path is one edit from it).
+ */
+function meantRoute(routes: RouteTable, method: string, path: string): string {
+  const keys = Object.keys(routes).filter((k) => !k.endsWith('*'));
+  const meant = nearestName(
+    path.replace(/(.)\/+$/, '$1'),
+    [...new Set(keys.map((k) => k.split(' ')[1]))].filter((p) => p !== '/'),
+  );
+  if (meant === null) return '';
+  const same = keys.includes(`${method} ${meant}`);
+  return `did you mean ${same ? method : keys.find((k) => k.endsWith(` ${meant}`))?.split(' ')[0]} ${meant}? `;
+}
+
+/**
  * The listeners for a route table (`Listeners`). `request` finds the route (HEAD as GET; 404 listing the routes, 405
  * naming the methods the path takes, in its message and its Allow header; both in the shape of the path's family's
  * refusals, `familyErrorBody`), reads and caps the body, runs the handler and writes its value or its refusal. A
@@ -531,7 +548,10 @@ export function listener(routes: RouteTable, onDone?: OnDone, bodyTimeoutMs = BO
     if (!route) {
       const e = methods.length
         ? new HttpError(405, `${key} is not served; ${url.pathname} takes ${methods.join(', ')}`)
-        : new HttpError(404, `no route ${key}; the routes: ${paths.join(', ')}`);
+        : new HttpError(
+            404,
+            `no route ${key}; ${meantRoute(routes, method, url.pathname)}the routes: ${paths.join(', ')}`,
+          );
       // A 405 says what the path takes in Allow too (RFC 9110 §15.5.6).
       if (methods.length) res.setHeader('allow', methods.join(', '));
       req.resume();

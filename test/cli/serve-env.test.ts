@@ -285,6 +285,23 @@ describe('environment server: refusals', () => {
     expect(await get(srv.base, '/observation?env_idx=x')).toEqual(err(400, /must be an integer ≥ 0/));
     expect(await get(srv.base, `/available_actions?env_idx=${id}`)).toEqual(err(409, /has no task yet/));
     expect(await get(srv.base, '/nope')).toEqual(err(404, /^no route GET \/nope; the routes: \/, \/health/));
+    // a near miss of a route (case, a trailing slash, `-` for `_`, one edit) names it, with a method it takes
+    for (const [method, path, meant] of [
+      ['POST', '/Create', 'POST /create'],
+      ['POST', '/create/', 'POST /create'],
+      ['GET', '/health/', 'GET /health'],
+      ['GET', '/available-actions', 'GET /available_actions'],
+      ['POST', '/stepp', 'POST /step'],
+      ['GET', '/Reset', 'POST /reset'],
+    ]) {
+      const r = await fetch(srv.base + path, { method, body: method === 'POST' ? '{}' : undefined });
+      expect([r.status, ((await r.json()) as { error: string }).error]).toEqual([
+        404,
+        expect.stringMatching(new RegExp(`^no route ${method} ${path}; did you mean ${meant}\\? the routes: /, `)),
+      ]);
+    }
+    // `/` is never the one meant (every short path is one edit from it)
+    expect(await get(srv.base, '/x/')).toEqual(err(404, /^no route GET \/x\/; the routes: \/, /));
     const del = await fetch(`${srv.base}/step`, { method: 'DELETE' });
     expect([del.status, del.headers.get('allow')]).toEqual([405, 'POST']);
     expect(await del.json()).toEqual({ error: 'DELETE /step is not served; /step takes POST' });
@@ -317,7 +334,9 @@ describe('environment server: refusals', () => {
     expect([bom.status, bomBody.env]).toEqual([200, 'shop']);
     await post(srv.base, '/close', { env_idx: bomBody.id });
     // a path starting with // is that path (no route), never a host name taken off it (`//health` is not `/`)
-    expect(await get(srv.base, '//health')).toEqual(err(404, /^no route GET \/\/health; the routes: /));
+    expect(await get(srv.base, '//health')).toEqual(
+      err(404, /^no route GET \/\/health; did you mean GET \/health\? the routes: /),
+    );
     expect(await post(srv.base, '//evil.com/create', {})).toEqual(err(404, /^no route POST \/\/evil\.com\/create;/));
     // HEAD is GET without a body (RFC 9110 §9.3.2); /version's body is fixed (/health's memory figure moves)
     const head = await fetch(`${srv.base}/version`, { method: 'HEAD' });
