@@ -345,10 +345,21 @@ export function parseBody<T>(route: string, text: string, schema: z.ZodType<T>, 
 }
 
 /**
- * A non-negative integer query parameter (`env_idx` of `GET /observation?env_idx=3`).
- * @throws HttpError 400 naming the parameter when it is missing or not such an integer.
+ * A non-negative integer query parameter (`env_idx` of `GET /observation?env_idx=3`), sent under one of `names` (the
+ * first is its name, the others aliases).
+ * @throws HttpError 400 naming the parameter when it is missing, sent more than once (under one name or several:
+ *   which one was meant cannot be told), or not such an integer.
  */
 export function intParam(url: URL, names: readonly string[], route: string): number {
+  const sentAs = [...url.searchParams].filter(([k]) => names.includes(k));
+  if (sentAs.length > 1) {
+    const all = sentAs.map(([k, v]) => `${k}=${shown(v)}`).join(', ');
+    throw new HttpError(
+      400,
+      `${route}: query parameter "${names[0]}" is sent ${sentAs.length} times (${all}); send it once, e.g. ` +
+        `${route}?${names[0]}=0`,
+    );
+  }
   const name = names.find((n) => url.searchParams.has(n));
   const raw = name === undefined ? null : url.searchParams.get(name);
   if (raw === null)

@@ -283,6 +283,19 @@ describe('environment server: refusals', () => {
     expect(await post(srv.base, '/reset', { env_idx: id, index: 1.5 })).toEqual(err(400, /field "index" must be/));
     expect(await get(srv.base, '/available_actions')).toEqual(err(400, /query parameter "env_idx" is missing/));
     expect(await get(srv.base, '/observation?env_idx=x')).toEqual(err(400, /must be an integer ≥ 0/));
+    // a parameter sent twice, under its name or its alias: which one was meant cannot be told
+    expect(await get(srv.base, `/observation?env_idx=${id}&env_idx=9`)).toEqual(
+      err(
+        400,
+        new RegExp(
+          `^GET /observation: query parameter "env_idx" is sent 2 times \\(env_idx="${id}", env_idx="9"\\); ` +
+            'send it once, e.g. GET /observation\\?env_idx=0$',
+        ),
+      ),
+    );
+    expect(await get(srv.base, `/available_actions?id=${id}&env_idx=${id}`)).toEqual(
+      err(400, new RegExp(`is sent 2 times \\(id="${id}", env_idx="${id}"\\)`)),
+    );
     expect(await get(srv.base, `/available_actions?env_idx=${id}`)).toEqual(err(409, /has no task yet/));
     expect(await get(srv.base, '/nope')).toEqual(err(404, /^no route GET \/nope; the routes: \/, \/health/));
     // a near miss of a route (case, a trailing slash, `-` for `_`, one edit) names it, with a method it takes
