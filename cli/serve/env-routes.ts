@@ -7,8 +7,9 @@
  *
  * - `POST /create {env?, preset?}` → `{"id": n, "env": "…", "preset": "…"}`: the env and preset made (defaults
  *   filled in), so a client that left them out knows which tasks its env takes
- * - `POST /reset {env_idx, split?, index}` → `{id, task, task_type, observation, admissible_actions,
- *   available_actions, max_steps}`
+ * - `POST /reset {env_idx, split?, index, env?, preset?}` → `{id, task, task_type, observation, admissible_actions,
+ *   available_actions, max_steps}`; `env` and `preset`, when sent, must be the ones `env_idx` was created with (400
+ *   otherwise: a client that names another env expects its tasks)
  * - `POST /step {env_idx, action}` → `{observation, reward, done, info: {won, is_action_valid, task_type,
  *   admissible_actions, steps, max_steps}}`, `info` also holding the numbers the env reports (`StepResult.info`)
  * - `GET /observation?env_idx=` → the latest observation (a JSON string, as AgentGym's)
@@ -21,7 +22,7 @@
  * Refusals are `{"error": "..."}` with 400 (bad JSON, a bad or missing field, an unknown env, preset or split with a
  * did-you-mean, a train index at or past TRAIN_TASK_INDICES: those tasks are `val`'s), 404 (an unknown, closed or
  * reclaimed id), 408 (a body not in within 10 s), 409 (a step before any reset or after done), 413 (a body over
- * 64 KiB) and 429 (`--max-envs` open). Which env an id holds is the pool's business: no route names an env. A
+ * 64 KiB) and 429 (`--max-envs` open). Which env an id holds is the pool's business: only `/create` sets it. A
  * refused `POST /step` body's example action is one of the env its `env_idx` names (`stepExample`).
  */
 import { z } from 'zod';
@@ -44,6 +45,9 @@ const resetSchema = z.object({
   env_idx: z.int().nonnegative(),
   split: z.string().optional(),
   index: z.int().nonnegative(),
+  // Read only to check them against the env `env_idx` names (clients that send them expect that env).
+  env: z.string().optional(),
+  preset: z.string().optional(),
 });
 /** Longest action `/step` takes: an env's parsing and search cost time in its length, on the server's one thread. */
 export const MAX_ACTION_CHARS = 2000;
@@ -163,10 +167,32 @@ function stepRoute(pool: EnvPool): Route {
 function resetRoute(pool: EnvPool): Route {
   return post((body) => {
     const b = parseBody('POST /reset', body, resetSchema, {
-      what: { env_idx: ID_WORDS, split: `one of ${SPLITS.join(', ')} (default train)`, index: INDEX_WORDS },
+      what: {
+        env_idx: ID_WORDS,
+        split: `one of ${SPLITS.join(', ')} (default train)`,
+        index: INDEX_WORDS,
+        env: 'the name of the env env_idx is (optional; checked, never changed)',
+        preset: 'the preset env_idx was created with (optional; checked, never changed)',
+      },
       example: { env_idx: 0, split: 'train', index: 7 },
       aliases: { ...ID_ALIASES, game: 'index', session_id: 'index' },
     });
+    const made = pool.get(b.env_idx, 'POST /reset');
+    const wanted = { env: b.env ?? made.spec.name, ...(b.preset === undefined ? {} : { preset: b.preset }) };
+    for (const [field, sentValue, is] of [
+      ['env', b.env, made.spec.name],
+      ['preset', b.preset, made.preset],
+    ] as const)
+      if (sentValue !== undefined && sentValue !== is)
+        throw new HttpError(
+          400,
+          `POST /reset: field "${field}" is ${JSON.stringify(sentValue)}, but env ${made.id} is ` +
+            `${made.spec.name}/${made.preset} (its env and preset are set by POST /create); POST /create ` +
+            `${JSON.stringify(wanted)} for that one, ` +
+            `or leave the field out`,
+          undefined,
+          field,
+        );
     const { slot, result } = pool.reset(b.env_idx, b.split ?? 'train', b.index);
     return {
       id: slot.id,

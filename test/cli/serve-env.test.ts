@@ -283,6 +283,27 @@ describe('environment server: refusals', () => {
     expect(await post(srv.base, '/reset', { env_idx: id, index: 1.5 })).toEqual(err(400, /field "index" must be/));
     expect(await get(srv.base, '/available_actions')).toEqual(err(400, /query parameter "env_idx" is missing/));
     expect(await get(srv.base, '/observation?env_idx=x')).toEqual(err(400, /must be an integer ≥ 0/));
+    // env and preset on /reset are checked against the ones /create made, never ignored nor changed
+    const hh = await post(srv.base, '/create', { env: 'household', preset: 'easy' });
+    expect(await post(srv.base, '/reset', { env_idx: hh.body.id, index: 0, env: 'shop' })).toEqual(
+      err(
+        400,
+        new RegExp(
+          `^POST /reset: field "env" is "shop", but env ${hh.body.id} is household/easy \\(its env and preset are ` +
+            'set by POST /create\\); POST /create \\{"env":"shop"\\} for that one, or leave the ' +
+            'field out$',
+        ),
+      ),
+    );
+    expect(await post(srv.base, '/reset', { env_idx: hh.body.id, index: 0, preset: 'default' })).toEqual(
+      err(
+        400,
+        /"preset" is "default", but env \d+ is household\/easy .* \/create \{"env":"household","preset":"default"\}/,
+      ),
+    );
+    const same = await post(srv.base, '/reset', { env_idx: hh.body.id, index: 0, env: 'household', preset: 'easy' });
+    expect([same.status, same.body.id]).toEqual([200, hh.body.id]);
+    await post(srv.base, '/close', { env_idx: hh.body.id });
     // a parameter sent twice, under its name or its alias: which one was meant cannot be told
     expect(await get(srv.base, `/observation?env_idx=${id}&env_idx=9`)).toEqual(
       err(
