@@ -15,6 +15,11 @@ import { HttpError, parseBody, type RouteTable } from './http';
 /** Most passages per query (`topk`), and the default (Search-R1's `--topk`). */
 export const MAX_TOPK = 100;
 const DEFAULT_TOPK = 3;
+/**
+ * The query of the example body a refusal shows: one searchqa's corpus answers (its passage `Azure Club` first;
+ * test/cli/serve-retrieve.test.ts), as a query about the world outside the corpus would find nothing.
+ */
+export const EXAMPLE_QUERY = 'who founded the Azure Club?';
 /** Most queries per request and characters per query: BM25 over the corpus costs time in both, on one thread. */
 export const MAX_QUERIES = 256;
 export const MAX_QUERY_CHARS = 1000;
@@ -55,20 +60,20 @@ export function retrieveRoutes(): RouteTable {
             topk: `an integer in 1..${MAX_TOPK}`,
             return_scores: 'true or false',
           },
-          example: { queries: ['who wrote hamlet?'], topk: DEFAULT_TOPK, return_scores: true },
+          example: { queries: [EXAMPLE_QUERY], topk: DEFAULT_TOPK, return_scores: true },
         });
         if (b.queries !== undefined && b.query !== undefined)
           throw new HttpError(
             400,
             'POST /retrieve: send "queries" (an array) or "query" (one question), not both; send e.g. ' +
-              '{"queries": ["who wrote hamlet?"], "topk": 3, "return_scores": true}',
+              `{"queries": ["${EXAMPLE_QUERY}"], "topk": 3, "return_scores": true}`,
           );
         const queries = b.queries ?? (b.query !== undefined ? [b.query] : null);
         if (!queries)
           throw new HttpError(
             400,
             'POST /retrieve: send "queries" (an array) or "query" (one question); send e.g. ' +
-              '{"queries": ["who wrote hamlet?"], "topk": 3, "return_scores": true}',
+              `{"queries": ["${EXAMPLE_QUERY}"], "topk": 3, "return_scores": true}`,
           );
         const spec = corpusEnv(b.env);
         const topk = b.topk ?? DEFAULT_TOPK;

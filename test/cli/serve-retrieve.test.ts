@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV_SPECS, getEnvSpec } from '../../src/core/envs/registry';
+import { EXAMPLE_QUERY } from '../../cli/serve/retrieve';
 import { post, testServer } from '../helpers/serve';
 
 let srv: Awaited<ReturnType<typeof testServer>>;
@@ -64,7 +65,7 @@ describe('/retrieve', () => {
   });
 
   it('refuses a query over 1000 characters, over 256 queries, a bad item, and query with queries', async () => {
-    const fix = '; send e.g. {"queries":["who wrote hamlet?"],"topk":3,"return_scores":true}';
+    const fix = '; send e.g. {"queries":["who founded the Azure Club?"],"topk":3,"return_scores":true}';
     const refused = (error: string) => ({ status: 400, body: { error: `POST /retrieve: ${error}` } });
     expect(await post(srv.base, '/retrieve', { queries: ['Falcon Regatta', 7] })).toEqual(
       refused(`field "queries[1]" must be a string of at most 1000 characters, got a number${fix}`),
@@ -75,14 +76,19 @@ describe('/retrieve', () => {
     expect(await post(srv.base, '/retrieve', { query: 'q'.repeat(1001) })).toEqual(
       refused(`field "query" must be a question as text, at most 1000 characters, got a text of 1001 characters${fix}`),
     );
-    expect(await post(srv.base, '/retrieve', { queries: Array(257).fill('who wrote hamlet?') })).toEqual(
+    expect(await post(srv.base, '/retrieve', { queries: Array(257).fill('who founded the Azure Club?') })).toEqual(
       refused(`field "queries" must be an array of at most 256 questions, got an array of 257 items${fix}`),
     );
     expect(await post(srv.base, '/retrieve', { query: 'x', queries: ['y'] })).toEqual(
       refused(
         'send "queries" (an array) or "query" (one question), not both; send e.g. ' +
-          '{"queries": ["who wrote hamlet?"], "topk": 3, "return_scores": true}',
+          '{"queries": ["who founded the Azure Club?"], "topk": 3, "return_scores": true}',
       ),
+    );
+    // the example a refusal shows finds a passage of this corpus, the one it asks about first
+    const example = await post(srv.base, '/retrieve', { queries: [EXAMPLE_QUERY], topk: 3, return_scores: true });
+    expect(example.body.result[0][0].document.contents).toBe(
+      'Azure Club\nThe Azure Club was founded by Petra Everard in 1926 and is based in Copper Harbour.',
     );
     const most = await post(srv.base, '/retrieve', { queries: Array(256).fill('q'.repeat(1000)), topk: 1 });
     expect(most.status).toBe(200);
