@@ -434,7 +434,8 @@ export function headOf(err: ParseError): { method: string; path: string } | null
  * the error as JSON; when the broken request's line names a route (`headOf`), the refusal names the route, is in its
  * error shape and is logged (`onDone`), as every other refusal of that route. A request with both Content-Length and
  * Transfer-Encoding (which node refuses, as RFC 9112 §6.1 allows) gets the fix: send one of them. When the socket can
- * no longer be written, nothing is sent: a refusal of a route is still logged, with its message as `unheard`.
+ * no longer be written, nothing is sent: a refusal of a route is still logged, with its message as `unheard`. It
+ * carries the CORS header every answer carries, so a page that sent the request can read the refusal.
  */
 function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable, onDone?: OnDone): void {
   if (err.code === 'ECONNRESET') return void socket.destroy();
@@ -462,7 +463,8 @@ function answerBadConnection(err: ParseError, socket: Duplex, routes: RouteTable
   const text = JSON.stringify(value);
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      `Content-Length: ${Buffer.byteLength(text)}\r\nAccess-Control-Allow-Origin: *\r\n` +
+      `Connection: close\r\n\r\n${text}`,
   );
 }
 

@@ -160,7 +160,10 @@ describe('environment server: bodies that do not arrive', () => {
 
   it('a malformed request head (no request yet) is answered 400 as JSON, and a good request still works', async () => {
     logged.length = 0;
-    expect(parsed(await raw('POST /nowhere HTTP/1.1\r\nHo st: x\r\n\r\n'))).toEqual({
+    const reply = await raw('POST /nowhere HTTP/1.1\r\nHo st: x\r\n\r\n');
+    // CORS on this answer too, as on every other: a page that sent it can read the refusal
+    expect(reply.split('\r\n')).toContain('Access-Control-Allow-Origin: *');
+    expect(parsed(reply)).toEqual({
       status: 'HTTP/1.1 400 Bad Request',
       body: {
         error: 'the request is not valid HTTP/1.1 (Parse Error: Invalid header token, HPE_INVALID_HEADER_TOKEN)',
