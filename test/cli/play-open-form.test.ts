@@ -74,15 +74,15 @@ describe("play: a bare open form's message takes its example from the env", () =
       [
         'search[x',
         false,
-        '"search[x" does not fit the command "search[…]"; admissible now: search[…], answer[…]; did you mean ' +
-          '"search[x]"?',
+        '"search[x" does not fit the command "search[…]"; did you mean "search[x]"?; admissible now: search[…], ' +
+          'answer[…]',
       ],
     ]);
     const store = await steps('shop', ['search[', 'search[x']);
     expect(store.map((e) => e.hint)).toEqual([
       'search[…] is an open form: complete it with your own words and a closing ], e.g. search[red shoes]; ' +
         'admissible now: search[…]',
-      '"search[x" does not fit the command "search[…]"; admissible now: search[…]; did you mean "search[x]"?',
+      '"search[x" does not fit the command "search[…]"; did you mean "search[x]"?; admissible now: search[…]',
     ]);
   });
 

@@ -174,7 +174,7 @@ describe('play CLI', () => {
           '… from …, move … to …, clean … with …; admissible now: go to desk 1, go to shelf 1, go ' +
           'to sidetable 1)\n',
       );
-      expect(t.out).toContain('; did you mean "go to desk 1"?)\n');
+      expect(t.out).toContain('; did you mean "go to desk 1"?; admissible now: go to desk 1, go to shelf 1, go to ');
       expect(t.out).toMatch(
         /\n> \nEnd of input: no success after 2 of 10 steps, total reward 0 \(2 invalid actions\)\.\n$/,
       );

@@ -126,9 +126,9 @@ function suggestion(action: string, admissible: readonly string[]): string | nul
 
 /**
  * The hint for an action the environment judged not admissible (`StepResult.valid === false`); null for an
- * admissible one that is not an open form. One of, each followed by `; admissible now: a, b, …` (or `; nothing is
- * admissible now`) and, when one fits, a suggestion (`suggestion`: `; did you mean "…"?`, an open form's words closed
- * with `]` or an admissible action within a few edits):
+ * admissible one that is not an open form. One of, each followed, when one fits, by a suggestion
+ * (`suggestion`: `; did you mean "…"?`, an open form's words closed with `]` or an admissible action within a few
+ * edits) and then by `; admissible now: a, b, …` (or `; nothing is admissible now`):
  * - an admissible open form sent as it is listed (`search[`): `openFormHint`, with the env's example; sent with
  *   nothing inside (`search[]`): `"search[]" is empty; ` and the same;
  * - `an empty action is not a command`;
@@ -166,12 +166,13 @@ export function commandHint(x: HintInput): string | null {
       parts.push(`${quote(action)} is a command of ${where}, but not possible now`);
     }
   }
+  // The suggestion before the list, which can be long (a shop page's clicks): the likely fix is read first.
+  const next = bareOpen || emptyOpen ? null : suggestion(action, x.admissible);
+  if (next !== null) parts.push(next);
   const when = x.ended ? 'at that step' : 'now';
   parts.push(
     x.admissible.length ? `admissible ${when}: ${x.admissible.map(shown).join(', ')}` : `nothing is admissible ${when}`,
   );
-  const next = bareOpen || emptyOpen ? null : suggestion(action, x.admissible);
-  if (next !== null) parts.push(next);
   if (x.ended) parts.push('the episode has ended');
   return parts.join('; ');
 }

@@ -88,10 +88,10 @@ describe('commandHint', () => {
   it('suggests the admissible action a typo is close to', () => {
     expect(hint('got to desk 1')).toBe(
       `"got to desk 1" is not a command of household/easy; commands here: go to …, take … from …, ` +
-        `move … to …, clean … with …; ${now}; did you mean "go to desk 1"?`,
+        `move … to …, clean … with …; did you mean "go to desk 1"?; ${now}`,
     );
     expect(hint('go to shelf', EASY_ROOT)).toBe(
-      `"go to shelf" is a command of household/easy, but not possible now; ${now}; did you mean "go to shelf 1"?`,
+      `"go to shelf" is a command of household/easy, but not possible now; did you mean "go to shelf 1"?; ${now}`,
     );
   });
 
@@ -130,8 +130,8 @@ describe('commandHint', () => {
     );
     expect(shopHint('click[]', page)).toBe(`"click[]" does not fit the command "click[…]"; ${now}`);
     expect(shopHint('search[bed frame', ['search['])).toBe(
-      '"search[bed frame" does not fit the command "search[…]"; admissible now: search[…]; did you mean ' +
-        '"search[bed frame]"?',
+      '"search[bed frame" does not fit the command "search[…]"; did you mean "search[bed frame]"?; admissible ' +
+        'now: search[…]',
     );
     expect(shopHint('fly away', page)).toBe(
       `"fly away" is not a command of shop/default; commands here: search[…], click[…]; ${now}`,
@@ -156,11 +156,11 @@ describe('commandHint', () => {
       'search[…] is an open form: complete it with your own words and a closing ]; admissible now: search[…]',
     );
     expect(shopHint('search[x')).toBe(
-      '"search[x" does not fit the command "search[…]"; admissible now: search[…]; did you mean "search[x]"?',
+      '"search[x" does not fit the command "search[…]"; did you mean "search[x]"?; admissible now: search[…]',
     );
     const long = `search[${'w '.repeat(30)}x`;
     expect(shopHint(long)).toBe(
-      `"${long.slice(0, 59)}…" does not fit the command "search[…]"; admissible now: search[…]; close it with ]`,
+      `"${long.slice(0, 59)}…" does not fit the command "search[…]"; close it with ]; admissible now: search[…]`,
     );
     // Empty brackets: what an open form wants, no suggestion of the form itself; a space before the bracket: closed up.
     expect(shopHint('search[]')).toBe(
@@ -168,16 +168,16 @@ describe('commandHint', () => {
         'search[red shoes]; admissible now: search[…]',
     );
     expect(shopHint('search [red shoes]')).toBe(
-      '"search [red shoes]" does not fit the command "search[…]"; admissible now: search[…]; did you mean ' +
-        '"search[red shoes]"?',
+      '"search [red shoes]" does not fit the command "search[…]"; did you mean "search[red shoes]"?; ' +
+        'admissible now: search[…]',
     );
-    expect(shopHint('search [red')).toMatch(/; did you mean "search\[red\]"\?$/);
+    expect(shopHint('search [red')).toMatch(/; did you mean "search\[red\]"\?; admissible now: search\[…\]$/);
     // control characters typed are written out, not sent to the terminal
     expect(shopHint('\u001b]0;pwned\u0007go')).toMatch(/^"\\u\{1B\}\]0;pwned\\u\{7\}go" is not a command of shop/);
     // A typo of an open form: the form suggested as listed, never the bare open form.
     expect(shopHint('serch[')).toBe(
-      '"serch[" is not a command of shop/default; commands here: search[…], click[…]; admissible now: ' +
-        'search[…]; did you mean "search[…]"?',
+      '"serch[" is not a command of shop/default; commands here: search[…], click[…]; did you mean ' +
+        '"search[…]"?; admissible now: search[…]',
     );
     expect(openFormHint('answer[', getEnvSpec('searchqa').commands?.('default'))).toBe(
       'answer[…] is an open form: complete it with your own words and a closing ], e.g. answer[Silver Vale]',
