@@ -135,7 +135,10 @@ function suggestion(action: string, admissible: readonly string[]): string | nul
  * - `"fly to moon" is not a command of <env>/<preset>; commands here: go to …, take … from …, …`;
  * - `"take apple 1" does not fit the command "take … from …"` (a bracket command too: `"click[]" does not fit the
  *   command "click[…]"`);
- * - `"take apple 1 from desk 1" is a command of <env>/<preset>, but not possible now`.
+ * - `"take apple 1 from desk 1" is a command of <env>/<preset>, but not possible now`;
+ * - `"go to desk 1 take apple 1 from desk 1" holds 2 lines: an action is one line, one per step` for an action of
+ *   several lines (which the environment reads as one, its line breaks as spaces), suggesting the first line when
+ *   it is admissible.
  * Without `commands` the middle cases read `"x" is not admissible now`. Actions are judged normalised (trim,
  * collapse whitespace, lower-case), as the environment judges them.
  */
@@ -147,7 +150,15 @@ export function commandHint(x: HintInput): string | null {
   const where = `${x.env}/${x.preset}`;
   const parts: string[] = [];
   const forms = x.commands ?? [];
-  if (bareOpen) parts.push(openFormHint(action, forms));
+  // Lines are joined by the environment's whitespace rule, so two actions sent at once read as one long one.
+  const lines = String(x.action)
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .map(normalizeAction)
+    .filter((l) => l !== '');
+  if (lines.length > 1) {
+    parts.push(`${quote(action)} holds ${lines.length} lines: an action is one line, one per step`);
+    if (x.admissible.includes(lines[0])) parts.push(`did you mean "${shown(lines[0])}"?`);
+  } else if (bareOpen) parts.push(openFormHint(action, forms));
   else if (emptyOpen) parts.push(`${quote(action)} is empty; ${openFormHint(action.slice(0, -1), forms)}`);
   else if (action === '') parts.push('an empty action is not a command');
   else if (forms.length === 0) parts.push(`${quote(action)} is not admissible now`);
@@ -167,7 +178,7 @@ export function commandHint(x: HintInput): string | null {
     }
   }
   // The suggestion before the list, which can be long (a shop page's clicks): the likely fix is read first.
-  const next = bareOpen || emptyOpen ? null : suggestion(action, x.admissible);
+  const next = bareOpen || emptyOpen || lines.length > 1 ? null : suggestion(action, x.admissible);
   if (next !== null) parts.push(next);
   const when = x.ended ? 'at that step' : 'now';
   parts.push(

@@ -85,6 +85,18 @@ describe('commandHint', () => {
     );
   });
 
+  it('an action of several lines (read by the env as one): says so, suggests the first line when admissible', () => {
+    expect(hint('go to desk 1\ntake laptop 1 from desk 1')).toBe(
+      `"go to desk 1 take laptop 1 from desk 1" holds 2 lines: an action is one line, one per step; did you mean ` +
+        `"go to desk 1"?; ${now}`,
+    );
+    expect(hint('go to desk 9\r\n\r\ngo to desk 1\u2028x')).toBe(
+      `"go to desk 9 go to desk 1 x" holds 3 lines: an action is one line, one per step; ${now}`,
+    );
+    // blank lines around one action are no second line: it is judged as that action
+    expect(hint('\n go to desk 1 \n\n')).toBeNull();
+  });
+
   it('suggests the admissible action a typo is close to', () => {
     expect(hint('got to desk 1')).toBe(
       `"got to desk 1" is not a command of household/easy; commands here: go to …, take … from …, ` +
