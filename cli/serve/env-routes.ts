@@ -188,8 +188,7 @@ function resetRoute(pool: EnvPool): Route {
           400,
           `POST /reset: field "${field}" is ${JSON.stringify(sentValue)}, but env ${made.id} is ` +
             `${made.spec.name}/${made.preset} (its env and preset are set by POST /create); POST /create ` +
-            `${JSON.stringify(wanted)} for that one, ` +
-            `or leave the field out`,
+            `${JSON.stringify(wanted)} for that one, or leave the field out`,
           undefined,
           field,
         );
